@@ -1,0 +1,42 @@
+import Koa from 'koa';
+import { koaBody } from 'koa-body';
+import type { Deps } from '../shared/deps';
+import type { AppContextExtras, AppState } from './context';
+import { accessLog } from './middleware/access-log';
+import { errorHandler } from './middleware/error-handler';
+import { requestId } from './middleware/request-id';
+import { mountedRouters } from './routes';
+
+export type App = Koa<AppState, AppContextExtras>;
+
+/** Builds the HTTP app for all five interfaces. It does not listen: server.ts and the tests do. */
+export function createApp(deps: Deps): App {
+  const app: App = new Koa<AppState, AppContextExtras>({ proxy: deps.config.trustProxy });
+  app.context.deps = deps;
+  // Koa's own error printing would write stacks to stderr; the error handler logs instead.
+  app.silent = true;
+
+  app.use(requestId());
+  app.use(accessLog(deps.logger));
+  app.use(errorHandler(deps.logger));
+  app.use(
+    koaBody({
+      json: true,
+      urlencoded: true,
+      text: false,
+      multipart: false,
+      jsonLimit: '1mb',
+      formLimit: '256kb',
+      // Webhook routes verify provider signatures over the exact bytes received.
+      includeUnparsed: true,
+      onError: (err) => {
+        throw Object.assign(err, { status: (err as { status?: number }).status ?? 400, expose: true });
+      },
+    }),
+  );
+  for (const router of mountedRouters(deps)) {
+    app.use(router.routes());
+    app.use(router.allowedMethods());
+  }
+  return app;
+}

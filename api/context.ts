@@ -1,0 +1,40 @@
+import type {} from 'koa-body';
+import type Koa from 'koa';
+import type { Deps } from '../shared/deps';
+import type { Customer, CustomerAccessToken, MerchantToken, Store } from '../db/models';
+import type { InterfaceName } from './interfaces';
+import { envelopes } from './envelopes';
+
+/** Per-request state that middleware fills in before a handler runs. */
+export interface AppState {
+  requestId: string;
+  interface: InterfaceName;
+  /** Set by the embed-key guard, the storefront store resolver and the merchant guard. */
+  store?: Store;
+  customer?: Customer;
+  customerToken?: CustomerAccessToken;
+  merchantToken?: MerchantToken;
+  /** Validated input, set by the validate middleware. */
+  body?: unknown;
+  query?: unknown;
+  params?: unknown;
+  [key: string]: unknown;
+}
+
+export interface AppContextExtras {
+  deps: Deps;
+}
+
+export type AppContext = Koa.ParameterizedContext<AppState, AppContextExtras & Koa.DefaultContext>;
+export type AppMiddleware = Koa.Middleware<AppState, AppContextExtras & Koa.DefaultContext>;
+
+/** Writes a success body in the envelope of the interface the request belongs to. */
+export function respond(ctx: AppContext, data: unknown, opts: { status?: number; message?: string | null } = {}): void {
+  ctx.status = opts.status ?? 200;
+  ctx.body = envelopes[ctx.state.interface].ok(data, opts.message ?? null);
+}
+
+/** Typed access to what the validate middleware produced. */
+export function input<B = unknown, Q = unknown, P = unknown>(ctx: AppContext): { body: B; query: Q; params: P } {
+  return { body: ctx.state.body as B, query: ctx.state.query as Q, params: ctx.state.params as P };
+}

@@ -1,0 +1,92 @@
+import type { ErrorCode, FieldErrors } from '../shared/errors';
+import { PUBLIC_ERROR_CODES } from '../shared/errors';
+import type { InterfaceName } from './interfaces';
+
+/** What the error handler knows about a failure once it has been mapped to a status. */
+export interface ErrorView {
+  status: number;
+  code: ErrorCode;
+  message: string;
+  extra: Record<string, unknown>;
+  errors?: FieldErrors;
+}
+
+export interface Envelope {
+  ok(data: unknown, message?: string | null): unknown;
+  error(e: ErrorView): unknown;
+}
+
+const withoutErrors = (extra: Record<string, unknown>): Record<string, unknown> => {
+  const { errors: _errors, ...rest } = extra;
+  return rest;
+};
+
+/** Spec, Errors: "Merchant, Storefront and License APIs 429: body with message only". */
+const messageOnlyOn429 = (e: ErrorView): { message: string } | null =>
+  e.status === 429 ? { message: e.message } : null;
+
+const embed: Envelope = {
+  ok: (data) => ({ success: true, data }),
+  error: (e) => {
+    const body: Record<string, unknown> = { success: false, message: e.message };
+    if (e.code === 'RATE_LIMITED') body.error_code = 'RATE_LIMIT_EXCEEDED';
+    else if (PUBLIC_ERROR_CODES.has(e.code)) body.error_code = e.code;
+    Object.assign(body, withoutErrors(e.extra));
+    if (e.errors) body.errors = e.errors;
+    return body;
+  },
+};
+
+const storefront: Envelope = {
+  ok: (data, message = null) => ({ success: true, data, message }),
+  error: (e) =>
+    messageOnlyOn429(e) ?? {
+      success: false,
+      data: null,
+      message: e.message,
+      ...(e.errors ? { errors: e.errors } : {}),
+    },
+};
+
+const analytics: Envelope = {
+  ok: () => ({ status: 'ok' }),
+  error: (e) => ({ status: 'error', message: e.message, ...(e.errors ? { errors: e.errors } : {}) }),
+};
+
+const merchant: Envelope = {
+  ok: (data, message = null) => ({ message, data, api: 'merchant', timestamp: Math.floor(Date.now() / 1000) }),
+  error: (e) =>
+    messageOnlyOn429(e) ?? {
+      message: e.message,
+      data: null,
+      api: 'merchant',
+      timestamp: Math.floor(Date.now() / 1000),
+      error: true,
+      ...(e.errors ? { errors: e.errors } : {}),
+    },
+};
+
+const license: Envelope = {
+  ok: (data) => ({ success: true, data }),
+  error: (e) => messageOnlyOn429(e) ?? { success: false, message: e.message, ...(e.errors ? { errors: e.errors } : {}) },
+};
+
+const fivem: Envelope = {
+  ok: (data) => ({ success: true, data }),
+  error: (e) => ({ success: false, message: e.message, ...(e.errors ? { errors: e.errors } : {}) }),
+};
+
+const platform: Envelope = {
+  ok: (data) => data,
+  error: (e) => ({ error: { code: e.code, message: e.message, ...(e.errors ? { errors: e.errors } : {}) } }),
+};
+
+export const envelopes: Record<InterfaceName, Envelope> = {
+  embed,
+  storefront,
+  analytics,
+  merchant,
+  license,
+  fivem,
+  platform,
+};

@@ -1,0 +1,27 @@
+import http from 'node:http';
+import { createDeps } from '../shared/deps';
+import { runProcess } from '../shared/process';
+import { createApp } from './app';
+
+void runProcess('web', async (config, logger) => {
+  const deps = await createDeps(config, { role: 'web', logger });
+  const app = createApp(deps);
+  const server = http.createServer(app.callback());
+  // Keep-alive sockets would hold server.close() open; they are closed once idle during shutdown.
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, resolve);
+  });
+  logger.info({ port: config.port, url: config.publicBaseUrl }, `web ready on port ${config.port}`);
+
+  return {
+    async stop() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+      await deps.close();
+    },
+  };
+});

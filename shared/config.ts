@@ -1,0 +1,142 @@
+import Joi from 'joi';
+
+/**
+ * Process configuration, read once from the environment (CONTRACT section 2).
+ * A bad value stops the process with a message naming the variable.
+ */
+export interface Config {
+  readonly nodeEnv: 'development' | 'production' | 'test';
+  readonly port: number;
+  readonly databaseUrl: string;
+  readonly redisUrl: string;
+  readonly publicBaseUrl: string;
+  readonly trustProxy: boolean;
+  readonly queuePrefix: string;
+  readonly otpTtlSeconds: number;
+  readonly otpResendCooldownSeconds: number;
+  readonly checkoutTtlSeconds: number;
+  readonly rateLimitsEnabled: boolean;
+  /** Scales every rate-limit window (tests use a small factor to avoid waiting minutes). */
+  readonly rateLimitWindowScale: number;
+  readonly messagingDriver: 'twilio' | 'outbox';
+  readonly twilio: {
+    readonly accountSid?: string;
+    readonly authToken?: string;
+    readonly whatsappFrom?: string;
+    readonly smsFrom?: string;
+    /** Overrides https://api.twilio.com (local stub servers in tests). */
+    readonly apiBaseUrl?: string;
+  };
+  readonly dashboardUser?: string;
+  readonly dashboardPassword?: string;
+  /** Key for HMACs and at-rest encryption; when unset one is generated and kept in the database. */
+  readonly appSecret?: string;
+  readonly logLevel: string;
+  readonly workerQueues?: readonly string[];
+  readonly uploadDir: string;
+  readonly shutdownTimeoutMs: number;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    detail: string,
+  ) {
+    super(`Invalid configuration: ${variable} ${detail}`);
+    this.name = 'ConfigError';
+    Object.setPrototypeOf(this, new.target.prototype);
+  }
+}
+
+const uri = (schemes: string[]) => Joi.string().uri({ scheme: schemes });
+const positiveInt = Joi.number().integer().positive();
+
+const schema = Joi.object({
+  NODE_ENV: Joi.string().valid('development', 'production', 'test').default('development'),
+  PORT: Joi.number().port().default(3000),
+  DATABASE_URL: uri(['postgres', 'postgresql']).default('postgres://postgres@127.0.0.1:5432/commerce'),
+  REDIS_URL: uri(['redis', 'rediss']).default('redis://127.0.0.1:6379'),
+  PUBLIC_BASE_URL: uri(['http', 'https']),
+  TRUST_PROXY: Joi.string().valid('0', '1', 'true', 'false').default('0'),
+  QUEUE_PREFIX: Joi.string()
+    .pattern(/^[A-Za-z0-9_.:-]+$/)
+    .max(64)
+    .default('commerce'),
+  OTP_TTL_SECONDS: positiveInt.default(300),
+  OTP_RESEND_COOLDOWN_SECONDS: Joi.number().integer().min(0).default(30),
+  CHECKOUT_TTL_SECONDS: positiveInt.default(3600),
+  RATE_LIMITS: Joi.string().default('on'),
+  RATE_LIMIT_WINDOW_SCALE: Joi.number().positive().max(1).default(1),
+  MESSAGING_DRIVER: Joi.string().valid('twilio', 'outbox'),
+  TWILIO_ACCOUNT_SID: Joi.string().pattern(/^AC[0-9a-fA-F]{32}$/),
+  TWILIO_AUTH_TOKEN: Joi.string().min(8),
+  TWILIO_WHATSAPP_FROM: Joi.string(),
+  TWILIO_SMS_FROM: Joi.string(),
+  TWILIO_API_BASE_URL: uri(['http', 'https']),
+  DASHBOARD_USER: Joi.string().allow(''),
+  DASHBOARD_PASSWORD: Joi.string().allow(''),
+  APP_SECRET: Joi.string().min(32),
+  LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
+  WORKER_QUEUES: Joi.string().pattern(/^[a-z0-9_-]+(,[a-z0-9_-]+)*$/),
+  UPLOAD_DIR: Joi.string().default('.data/uploads'),
+  SHUTDOWN_TIMEOUT_MS: positiveInt.max(60000).default(8000),
+}).unknown(true);
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  // Empty strings are treated as unset, as a shell `FOO=` usually means "no value".
+  const cleaned: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) if (value !== undefined && value !== '') cleaned[key] = value;
+
+  const { error, value } = schema.validate(cleaned, { abortEarly: true, convert: true });
+  if (error) {
+    const detail = error.details[0];
+    const variable = String(detail.path[0] ?? detail.context?.key ?? 'environment');
+    throw new ConfigError(variable, detail.message.replace(/^"[^"]+"\s*/, ''));
+  }
+  const v = value as Record<string, string | number | undefined>;
+  const port = Number(v.PORT);
+  const hasTwilio = Boolean(v.TWILIO_ACCOUNT_SID && v.TWILIO_AUTH_TOKEN);
+  const messagingDriver = (v.MESSAGING_DRIVER as Config['messagingDriver'] | undefined) ?? (hasTwilio ? 'twilio' : 'outbox');
+  if (messagingDriver === 'twilio' && !hasTwilio) {
+    throw new ConfigError('MESSAGING_DRIVER', 'is twilio but TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN are not set');
+  }
+  if (messagingDriver === 'twilio' && !v.TWILIO_SMS_FROM && !v.TWILIO_WHATSAPP_FROM) {
+    throw new ConfigError('TWILIO_SMS_FROM', 'must be set (or TWILIO_WHATSAPP_FROM) when MESSAGING_DRIVER is twilio');
+  }
+  const publicBaseUrl = String(v.PUBLIC_BASE_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
+
+  return Object.freeze({
+    nodeEnv: v.NODE_ENV as Config['nodeEnv'],
+    port,
+    databaseUrl: String(v.DATABASE_URL),
+    redisUrl: String(v.REDIS_URL),
+    publicBaseUrl,
+    trustProxy: v.TRUST_PROXY === '1' || v.TRUST_PROXY === 'true',
+    queuePrefix: String(v.QUEUE_PREFIX),
+    otpTtlSeconds: Number(v.OTP_TTL_SECONDS),
+    otpResendCooldownSeconds: Number(v.OTP_RESEND_COOLDOWN_SECONDS),
+    checkoutTtlSeconds: Number(v.CHECKOUT_TTL_SECONDS),
+    rateLimitsEnabled: String(v.RATE_LIMITS).toLowerCase() !== 'off',
+    rateLimitWindowScale: Number(v.RATE_LIMIT_WINDOW_SCALE),
+    messagingDriver,
+    twilio: Object.freeze({
+      accountSid: v.TWILIO_ACCOUNT_SID as string | undefined,
+      authToken: v.TWILIO_AUTH_TOKEN as string | undefined,
+      whatsappFrom: v.TWILIO_WHATSAPP_FROM as string | undefined,
+      smsFrom: v.TWILIO_SMS_FROM as string | undefined,
+      apiBaseUrl: v.TWILIO_API_BASE_URL as string | undefined,
+    }),
+    dashboardUser: (v.DASHBOARD_USER as string | undefined) || undefined,
+    dashboardPassword: (v.DASHBOARD_PASSWORD as string | undefined) || undefined,
+    appSecret: v.APP_SECRET as string | undefined,
+    logLevel: String(v.LOG_LEVEL),
+    workerQueues: v.WORKER_QUEUES ? Object.freeze(String(v.WORKER_QUEUES).split(',')) : undefined,
+    uploadDir: String(v.UPLOAD_DIR),
+    shutdownTimeoutMs: Number(v.SHUTDOWN_TIMEOUT_MS),
+  });
+}
+
+/** Builds a config for tests and scripts: the environment's values overridden by `overrides`. */
+export function configWith(overrides: NodeJS.ProcessEnv, base: NodeJS.ProcessEnv = process.env): Config {
+  return loadConfig({ ...base, ...overrides });
+}

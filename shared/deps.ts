@@ -1,0 +1,115 @@
+import knexFactory, { Knex } from 'knex';
+import { Model } from 'objection';
+import type { Redis } from 'ioredis';
+import { knexConfig } from '../db/knexfile';
+import type { Config } from './config';
+import { Cipher } from './crypto';
+import { createLogger, Logger } from './logger';
+import { createMessenger, Messenger } from './messaging';
+import { closeQueues, createQueues, Queues } from './queues';
+import { createRedis, redactUrl, waitForRedis } from './redis';
+import { resolveAppSecret } from './secrets';
+
+export type ProcessRole = 'web' | 'worker' | 'scheduler' | 'script' | 'test';
+
+/**
+ * Everything a process needs, wired in one place. Handlers, processors and services receive this object
+ * (or the parts of it they use); nothing reaches for a global.
+ */
+export interface Deps {
+  readonly config: Config;
+  readonly role: ProcessRole;
+  readonly logger: Logger;
+  readonly knex: Knex;
+  /** General-purpose connection: rate limits, locks, caches. Fails fast while Redis is down. */
+  readonly redis: Redis;
+  /** Producer connection shared by every Queue. */
+  readonly queueRedis: Redis;
+  readonly queues: Queues;
+  readonly messenger: Messenger;
+  /** Platform secret (HMAC key material) and the at-rest cipher derived from it. */
+  readonly appSecret: string;
+  readonly cipher: Cipher;
+  close(): Promise<void>;
+}
+
+export class StartupError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StartupError';
+    Object.setPrototypeOf(this, new.target.prototype);
+  }
+}
+
+async function checkPostgres(knex: Knex, url: string): Promise<void> {
+  try {
+    await knex.raw('select 1');
+  } catch (err) {
+    throw new StartupError(`Postgres is not reachable at ${redactUrl(url)}: ${(err as Error).message}`);
+  }
+}
+
+export async function createDeps(
+  config: Config,
+  opts: { role: ProcessRole; logger?: Logger; pool?: { min: number; max: number } },
+): Promise<Deps> {
+  const logger = opts.logger ?? createLogger(config.logLevel, opts.role);
+  const knex = knexFactory(knexConfig(config.databaseUrl, opts.pool));
+  // Objection binds models to one knex instance per process (its documented pattern).
+  Model.knex(knex);
+  const redis = createRedis(config.redisUrl, 'general', `${config.queuePrefix}:${opts.role}`);
+  const queueRedis = createRedis(config.redisUrl, 'producer', `${config.queuePrefix}:${opts.role}:queues`);
+  // Unhandled 'error' events would crash the process; connection trouble is logged and retried instead.
+  for (const conn of [redis, queueRedis]) {
+    conn.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
+  }
+
+  const closeAll = async (): Promise<void> => {
+    await Promise.allSettled([knex.destroy(), redis.quit(), queueRedis.quit()]);
+    redis.disconnect();
+    queueRedis.disconnect();
+  };
+
+  try {
+    await Promise.all([
+      checkPostgres(knex, config.databaseUrl),
+      waitForRedis(redis, config.redisUrl).catch((err: Error) => {
+        throw new StartupError(err.message);
+      }),
+      waitForRedis(queueRedis, config.redisUrl).catch((err: Error) => {
+        throw new StartupError(err.message);
+      }),
+    ]);
+  } catch (err) {
+    await closeAll();
+    throw err;
+  }
+
+  let appSecret: string;
+  try {
+    appSecret = await resolveAppSecret(knex, config.appSecret);
+  } catch (err) {
+    await closeAll();
+    throw new StartupError(
+      `The database is not ready (${(err as Error).message}); run \`npm run db:migrate\` first`,
+    );
+  }
+  const queues = createQueues(queueRedis, config.queuePrefix);
+
+  return {
+    config,
+    role: opts.role,
+    logger,
+    knex,
+    redis,
+    queueRedis,
+    queues,
+    messenger: createMessenger(config, knex),
+    appSecret,
+    cipher: new Cipher(appSecret),
+    async close() {
+      await closeQueues(queues);
+      await closeAll();
+    },
+  };
+}

@@ -1,0 +1,102 @@
+/**
+ * Domain errors name the problem, not the HTTP status. The API's error handler maps `code` to a status
+ * (api/middleware/error-handler.ts) and the interface's envelope formats it.
+ */
+export type ErrorCode =
+  | 'VALIDATION_FAILED'
+  | 'NOT_FOUND'
+  | 'INVALID'
+  | 'UNAUTHENTICATED'
+  | 'FORBIDDEN'
+  | 'ORIGIN_NOT_ALLOWED'
+  | 'CONFLICT'
+  | 'RATE_LIMITED'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'UNAVAILABLE'
+  // Embed API error codes, exposed to clients as `error_code` (spec: Embed error codes).
+  | 'PHONE_BLOCKED'
+  | 'COOLDOWN_ACTIVE'
+  | 'SESSION_EXPIRED'
+  | 'INVALID_CODE'
+  | 'MAX_ATTEMPTS_REACHED';
+
+/** Codes that the Embed envelope shows to clients as `error_code`. */
+export const PUBLIC_ERROR_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'PHONE_BLOCKED',
+  'COOLDOWN_ACTIVE',
+  'SESSION_EXPIRED',
+  'INVALID_CODE',
+  'MAX_ATTEMPTS_REACHED',
+]);
+
+export type FieldErrors = Record<string, string[]>;
+
+export class DomainError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    /** Extra fields the client may read (retry_after, remaining_attempts, ...). */
+    readonly extra: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = new.target.name;
+    Object.setPrototypeOf(this, new.target.prototype);
+  }
+}
+
+export class NotFoundError extends DomainError {
+  constructor(message = 'Not found') {
+    super('NOT_FOUND', message);
+  }
+}
+
+export class ValidationError extends DomainError {
+  constructor(
+    readonly errors: FieldErrors,
+    message = 'Invalid request',
+  ) {
+    super('VALIDATION_FAILED', message, { errors });
+  }
+
+  static field(field: string, message: string, summary = 'Invalid request'): ValidationError {
+    return new ValidationError({ [field]: [message] }, summary);
+  }
+}
+
+/** A request that is well-formed but not allowed in the current state (400). */
+export class InvalidError extends DomainError {
+  constructor(message: string, extra: Record<string, unknown> = {}) {
+    super('INVALID', message, extra);
+  }
+}
+
+export class UnauthenticatedError extends DomainError {
+  constructor(message = 'Unauthenticated') {
+    super('UNAUTHENTICATED', message);
+  }
+}
+
+export class ForbiddenError extends DomainError {
+  constructor(message = 'Forbidden') {
+    super('FORBIDDEN', message);
+  }
+}
+
+export class ConflictError extends DomainError {
+  constructor(message: string) {
+    super('CONFLICT', message);
+  }
+}
+
+export class RateLimitedError extends DomainError {
+  constructor(
+    readonly retryAfterSeconds: number,
+    message = 'Too many requests. Please try again later.',
+  ) {
+    super('RATE_LIMITED', message, { retry_after: retryAfterSeconds });
+  }
+}
+
+/** Raised by services with one of the Embed API's public error codes. */
+export class CodedError extends DomainError {}

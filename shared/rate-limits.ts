@@ -1,0 +1,36 @@
+/**
+ * Every rate limit of the spec (Limits section), with its scope and window. The rate-limit middleware
+ * (api/middleware/rate-limit.ts) consumes them on Redis, atomically, keyed by the scope.
+ */
+export interface LimitDefinition {
+  /** Stable name, part of the Redis key. */
+  readonly name: string;
+  readonly points: number;
+  readonly durationSeconds: number;
+  readonly scope: 'ip' | 'global' | 'phone' | 'token' | 'session';
+}
+
+const def = (name: string, points: number, durationSeconds: number, scope: LimitDefinition['scope']): LimitDefinition =>
+  Object.freeze({ name, points, durationSeconds, scope });
+
+export const LIMITS = Object.freeze({
+  embedPerIpMinute: def('embed_ip_min', 30, 60, 'ip'),
+  embedPerIpHour: def('embed_ip_hour', 200, 3600, 'ip'),
+  embedPerIpDay: def('embed_ip_day', 500, 86400, 'ip'),
+  embedGlobalMinute: def('embed_global_min', 5000, 60, 'global'),
+  otpStartPerIp: def('otp_start_ip', 50, 86400, 'ip'),
+  otpStartPerPhone: def('otp_start_phone', 10, 86400, 'phone'),
+  otpResendPerIp: def('otp_resend_ip', 20, 86400, 'ip'),
+  otpResendPerPhone: def('otp_resend_phone', 3, 600, 'phone'),
+  merchantPerToken: def('merchant_token', 60, 60, 'token'),
+  storefrontPerIp: def('storefront_ip', 60, 60, 'ip'),
+  storefrontAuthStartPerIp: def('sf_auth_start_ip', 50, 86400, 'ip'),
+  storefrontAuthPerPhone: def('sf_auth_phone', 10, 86400, 'phone'),
+  storefrontVerifyPerIp: def('sf_verify_ip', 5, 60, 'ip'),
+  storefrontResendPerPhone: def('sf_resend_phone', 3, 600, 'phone'),
+  licensePerIp: def('license_ip', 60, 60, 'ip'),
+  analyticsEventsPerIp: def('analytics_ip', 120, 60, 'ip'),
+  paymentStatusPerIp: def('payment_status_ip', 120, 60, 'ip'),
+});
+
+export type LimitName = keyof typeof LIMITS;

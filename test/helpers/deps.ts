@@ -1,0 +1,44 @@
+import crypto from 'node:crypto';
+import { Config, configWith } from '../../shared/config';
+import { createDeps, Deps } from '../../shared/deps';
+import { TEST_ENV, TEST_QUEUE_PREFIX } from './env';
+
+let shared: Promise<Deps> | null = null;
+const extra: Deps[] = [];
+
+export function testConfig(overrides: NodeJS.ProcessEnv = {}): Config {
+  return configWith({ ...TEST_ENV, ...overrides }, {});
+}
+
+/** Deps on the run's database and Redis prefix, shared by every suite that needs no special settings. */
+export function sharedDeps(): Promise<Deps> {
+  shared ??= createDeps(testConfig(), { role: 'test' });
+  return shared;
+}
+
+/**
+ * Deps with their own settings and, unless given, their own Redis key prefix (a fresh set of queues and
+ * rate-limit counters). Closed at the end of the run.
+ */
+export async function isolatedDeps(overrides: NodeJS.ProcessEnv = {}): Promise<Deps> {
+  const prefix = `${TEST_QUEUE_PREFIX}_${crypto.randomBytes(3).toString('hex')}`;
+  const deps = await createDeps(testConfig({ QUEUE_PREFIX: prefix, ...overrides }), { role: 'test' });
+  extra.push(deps);
+  return deps;
+}
+
+export async function closeSharedDeps(): Promise<void> {
+  const all = [...extra.splice(0)];
+  if (shared) all.push(await shared);
+  shared = null;
+  await Promise.allSettled(all.map((d) => d.close()));
+}
+
+/** Empties every table but the migration bookkeeping and platform settings. */
+export async function truncateAll(deps: Deps): Promise<void> {
+  const { rows } = await deps.knex.raw<{ rows: { tablename: string }[] }>(
+    "select tablename from pg_tables where schemaname = 'public' and tablename not like 'knex_%' and tablename <> 'platform_settings'",
+  );
+  if (rows.length === 0) return;
+  await deps.knex.raw(`truncate ${rows.map((r) => `"${r.tablename}"`).join(', ')} restart identity cascade`);
+}

@@ -1,0 +1,71 @@
+import crypto from 'node:crypto';
+import knexFactory from 'knex';
+import { Redis } from 'ioredis';
+import { migrateDatabase } from '../../db/migrate';
+
+/**
+ * Each test run gets its own database and Redis key prefix, so it never touches anyone else's data and
+ * two runs can share one server. TEST_DATABASE_URL / DATABASE_URL name the server to create it on.
+ */
+const runId = `${process.pid}_${crypto.randomBytes(3).toString('hex')}`;
+export const TEST_DB_NAME = `commerce_test_${runId}`;
+export const TEST_QUEUE_PREFIX = `test_${runId}`;
+
+function serverUrl(): URL {
+  const base = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  return new URL(base);
+}
+
+function urlForDatabase(name: string): string {
+  const url = serverUrl();
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+export const testDatabaseUrl = urlForDatabase(TEST_DB_NAME);
+export const testRedisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** Environment every test config starts from. */
+export const TEST_ENV: NodeJS.ProcessEnv = {
+  NODE_ENV: 'test',
+  DATABASE_URL: testDatabaseUrl,
+  REDIS_URL: testRedisUrl,
+  QUEUE_PREFIX: TEST_QUEUE_PREFIX,
+  LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+  APP_SECRET: 'test-secret-test-secret-test-secret-0001',
+  MESSAGING_DRIVER: 'outbox',
+  PUBLIC_BASE_URL: 'http://localhost:3999',
+};
+
+async function withAdmin<T>(fn: (k: ReturnType<typeof knexFactory>) => Promise<T>): Promise<T> {
+  const admin = knexFactory({ client: 'pg', connection: urlForDatabase('postgres'), pool: { min: 0, max: 1 } });
+  try {
+    return await fn(admin);
+  } finally {
+    await admin.destroy();
+  }
+}
+
+export async function createTestDatabase(): Promise<void> {
+  await withAdmin((admin) => admin.raw(`create database "${TEST_DB_NAME}"`));
+  await migrateDatabase(testDatabaseUrl);
+}
+
+export async function dropTestDatabase(): Promise<void> {
+  await withAdmin((admin) => admin.raw(`drop database if exists "${TEST_DB_NAME}" with (force)`));
+}
+
+export async function deleteRedisKeys(prefix: string): Promise<void> {
+  const redis = new Redis(testRedisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    await redis.connect();
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length > 0) await redis.unlink(...keys);
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}

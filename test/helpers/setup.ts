@@ -1,0 +1,16 @@
+import { closeSharedDeps } from './deps';
+import { createTestDatabase, deleteRedisKeys, dropTestDatabase, TEST_QUEUE_PREFIX } from './env';
+
+/** Mocha root hooks: one database and Redis prefix for the whole run, removed at the end. */
+export const mochaHooks = {
+  async beforeAll(this: Mocha.Context): Promise<void> {
+    this.timeout(60_000);
+    await createTestDatabase();
+  },
+  async afterAll(this: Mocha.Context): Promise<void> {
+    this.timeout(60_000);
+    await closeSharedDeps();
+    await deleteRedisKeys(TEST_QUEUE_PREFIX);
+    if (!process.env.KEEP_TEST_DB) await dropTestDatabase();
+  },
+};
