@@ -5,7 +5,9 @@ import { issueCustomerToken, issueMerchantToken, TokenKind } from '../../shared/
 /** Data builders for tests: each row with sane defaults, any column overridable. */
 const uniq = (): string => crypto.randomBytes(4).toString('hex');
 
-export async function createStore(overrides: Partial<Store> & { domains?: string[] } = {}): Promise<Store> {
+export async function createStore(
+  overrides: Omit<Partial<Store>, 'domains' | 'payment_methods'> & { domains?: string[] } = {},
+): Promise<Store> {
   const { domains = [], ...columns } = overrides;
   const store = await Store.query().insertAndFetch({
     name: `Store ${uniq()}`,
@@ -21,7 +23,10 @@ export async function createStore(overrides: Partial<Store> & { domains?: string
   return store;
 }
 
-export async function createPaymentMethod(store: Store, overrides: Partial<StorePaymentMethod> = {}): Promise<StorePaymentMethod> {
+export async function createPaymentMethod(
+  store: Store,
+  overrides: Partial<StorePaymentMethod> = {},
+): Promise<StorePaymentMethod> {
   return StorePaymentMethod.query().insertAndFetch({
     store_id: store.id,
     method: 'card',

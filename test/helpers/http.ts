@@ -31,19 +31,56 @@ export async function startServer(deps: Deps): Promise<TestServer> {
         headers.set('Content-Type', 'application/json');
         body = JSON.stringify(init.json);
       }
+      // fetch() drops a Host header; the Storefront finds its store by Host, so send with node:http.
+      const host = headers.get('host');
+      if (host) return requestWithHost(url + path, host, init.method ?? 'GET', headers, body);
       const res = await fetch(url + path, { ...init, headers, body });
-      const text = await res.text();
-      let parsed: TestResponse['body'] = {};
-      try {
-        parsed = text ? JSON.parse(text) : {};
-      } catch {
-        parsed = {};
-      }
-      return { status: res.status, headers: res.headers, body: parsed, text };
+      return toTestResponse(res.status, res.headers, await res.text());
     },
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+function toTestResponse(status: number, headers: Headers, text: string): TestResponse {
+  let parsed: TestResponse['body'];
+  try {
+    parsed = text ? JSON.parse(text) : {};
+  } catch {
+    parsed = {};
+  }
+  return { status, headers, body: parsed, text };
+}
+
+function requestWithHost(
+  target: string,
+  host: string,
+  method: string,
+  headers: Headers,
+  body: RequestInit['body'],
+): Promise<TestResponse> {
+  const outgoing: Record<string, string> = {};
+  headers.forEach((value, key) => {
+    outgoing[key] = value;
+  });
+  outgoing.host = host;
+  return new Promise((resolve, reject) => {
+    const req = http.request(target, { method, headers: outgoing }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
+        const responseHeaders = new Headers();
+        for (const [key, value] of Object.entries(res.headers)) {
+          if (value !== undefined) responseHeaders.set(key, Array.isArray(value) ? value.join(', ') : value);
+        }
+        resolve(toTestResponse(res.statusCode ?? 0, responseHeaders, Buffer.concat(chunks).toString('utf8')));
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    if (typeof body === 'string') req.write(body);
+    req.end();
+  });
 }

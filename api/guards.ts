@@ -1,0 +1,63 @@
+import { LIMITS } from '../shared/rate-limits';
+import type { Deps } from '../shared/deps';
+import type { AppContext, AppMiddleware } from './context';
+import { embedKey } from './middleware/embed-key';
+import { merchantAuth } from './middleware/merchant-auth';
+import { originCheck } from './middleware/origin-check';
+import { byClientIp, globally, rateLimit } from './middleware/rate-limit';
+import { storefrontStore } from './middleware/storefront-store';
+
+/**
+ * The guard chain of each interface, spread into a router before its handlers:
+ * `router.post('/api/embed/x', ...embedGuards(deps), validate(...), handler)`.
+ * Limits come before anything that touches Postgres, so abusive traffic is cut at the cheapest point.
+ * `deps` is taken for symmetry with the routers; the limiters themselves are built once per Deps.
+ */
+
+export function embedGuards(_deps: Deps): AppMiddleware[] {
+  return [
+    rateLimit([
+      { def: LIMITS.embedPerIpMinute, key: byClientIp },
+      { def: LIMITS.embedPerIpHour, key: byClientIp },
+      { def: LIMITS.embedPerIpDay, key: byClientIp },
+      { def: LIMITS.embedGlobalMinute, key: globally },
+    ]),
+    embedKey(),
+    originCheck(),
+  ];
+}
+
+/** GET /api/embed/payment/status/{checkoutUrl}: public, no embed key; polled every 2 to 3 seconds. */
+export function paymentStatusGuards(_deps: Deps): AppMiddleware[] {
+  return [rateLimit([{ def: LIMITS.paymentStatusPerIp, key: byClientIp }])];
+}
+
+export function storefrontGuards(_deps: Deps): AppMiddleware[] {
+  return [rateLimit([{ def: LIMITS.storefrontPerIp, key: byClientIp }]), storefrontStore()];
+}
+
+/** Analytics counts events, not requests: the collect routes add analyticsEventsLimit() with their count. */
+export function analyticsGuards(_deps: Deps): AppMiddleware[] {
+  return [storefrontStore()];
+}
+
+/** Per-IP analytics limit where every event of a batch counts; `events` says how many this request carries. */
+export function analyticsEventsLimit(events: (ctx: AppContext) => number): AppMiddleware {
+  return rateLimit([{ def: LIMITS.analyticsEventsPerIp, key: byClientIp, cost: events }]);
+}
+
+export function merchantGuards(_deps: Deps): AppMiddleware[] {
+  return [
+    merchantAuth(),
+    rateLimit([
+      {
+        def: LIMITS.merchantPerToken,
+        key: (ctx) => (ctx.state.merchantToken ? String(ctx.state.merchantToken.id) : null),
+      },
+    ]),
+  ];
+}
+
+export function licenseGuards(_deps: Deps): AppMiddleware[] {
+  return [rateLimit([{ def: LIMITS.licensePerIp, key: byClientIp }])];
+}

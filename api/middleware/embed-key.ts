@@ -1,0 +1,32 @@
+import { Store } from '../../db/models';
+import { UnauthenticatedError } from '../../shared/errors';
+import type { AppContext, AppMiddleware } from '../context';
+
+export const EMBED_KEY_HEADER = 'X-Embed-Key';
+export const EMBED_KEY_QUERY = 'embed_key';
+
+/** Longer than any key the platform issues; longer values are refused without a query. */
+const MAX_KEY_LENGTH = 200;
+
+function presentedKey(ctx: AppContext): string | null {
+  const header = ctx.get(EMBED_KEY_HEADER).trim();
+  if (header) return header;
+  const query = ctx.query[EMBED_KEY_QUERY];
+  const value = (Array.isArray(query) ? query[0] : query)?.trim();
+  return value ? value : null;
+}
+
+/**
+ * Finds the store by its public embed key (header X-Embed-Key, else query parameter embed_key, which
+ * lets a plain <img>/<script> request or a redirect carry it) and puts it on ctx.state.store.
+ */
+export function embedKey(): AppMiddleware {
+  return async (ctx, next) => {
+    const key = presentedKey(ctx);
+    if (!key) throw new UnauthenticatedError('Embed key is required');
+    const store = key.length <= MAX_KEY_LENGTH ? await Store.query().findOne({ embed_key: key }) : undefined;
+    if (!store) throw new UnauthenticatedError('Invalid embed key');
+    ctx.state.store = store;
+    await next();
+  };
+}

@@ -1,0 +1,86 @@
+import type { LimitDefinition } from '../../shared/rate-limits';
+import { RateLimitedError } from '../../shared/errors';
+import {
+  LimitUse,
+  mostRestrictive,
+  RateLimitUnavailableError,
+  rateLimiterFor,
+} from '../../shared/services/rate-limiter';
+import type { AppContext, AppMiddleware } from '../context';
+
+export interface RateLimitRule {
+  readonly def: LimitDefinition;
+  /** The bucket this request counts against; null leaves this limit out (e.g. no phone in the body). */
+  readonly key: (ctx: AppContext) => string | null;
+  /** Points this request costs; an analytics batch costs one per event. Defaults to 1. */
+  readonly cost?: (ctx: AppContext) => number;
+}
+
+/**
+ * The client address. Koa reads X-Forwarded-For only when the app was built with `proxy: true`
+ * (TRUST_PROXY=1); otherwise a client could pick its own bucket by sending the header.
+ */
+export const byClientIp = (ctx: AppContext): string => ctx.ip || 'unknown';
+
+/** A single bucket shared by every caller (the Embed API's global limit). */
+export const globally = (): string => 'all';
+
+/** A string field of the JSON body, trimmed; null when absent or empty. */
+export const byBodyField =
+  (field: string) =>
+  (ctx: AppContext): string | null => {
+    const body: unknown = ctx.request.body;
+    if (!body || typeof body !== 'object') return null;
+    const value: unknown = (body as Record<string, unknown>)[field];
+    if (typeof value !== 'string' && typeof value !== 'number') return null;
+    const text = String(value).trim();
+    return text === '' ? null : text;
+  };
+
+function setHeaders(ctx: AppContext, limit: number, remaining: number, force: boolean): void {
+  // A request can pass several rateLimit() middlewares (interface-wide, then per endpoint): the client
+  // sees the tightest bucket of them all.
+  const previous = ctx.response.get('X-RateLimit-Remaining');
+  if (!force && previous !== '' && Number(previous) <= remaining) return;
+  ctx.set('X-RateLimit-Limit', String(limit));
+  ctx.set('X-RateLimit-Remaining', String(remaining));
+}
+
+/**
+ * Consumes every rule's bucket for the request; when any is exhausted the request ends with 429
+ * (RateLimitedError, formatted by the interface's envelope) and Retry-After. X-RateLimit-Limit and
+ * X-RateLimit-Remaining describe the most restrictive bucket, on successes and 429s alike.
+ * Redis being unreachable answers 503 rather than serving traffic unmetered.
+ */
+export function rateLimit(rules: readonly RateLimitRule[]): AppMiddleware {
+  return async (ctx, next) => {
+    const limiter = rateLimiterFor(ctx.deps);
+    if (!limiter.enabled) return next();
+
+    const uses: LimitUse[] = [];
+    for (const rule of rules) {
+      const key = rule.key(ctx);
+      const cost = rule.cost ? Math.floor(rule.cost(ctx)) : 1;
+      if (key === null || !(cost > 0)) continue;
+      uses.push({ def: rule.def, key, cost });
+    }
+    if (uses.length === 0) return next();
+
+    const states = await limiter.consume(uses).catch((err: unknown) => {
+      if (err instanceof RateLimitUnavailableError) {
+        ctx.deps.logger.warn(
+          { requestId: ctx.state.requestId },
+          'rate limits unavailable: Redis unreachable',
+        );
+      }
+      throw err;
+    });
+    const top = mostRestrictive(states);
+    setHeaders(ctx, top.limit, top.remaining, top.exceeded);
+    if (top.exceeded) {
+      ctx.set('Retry-After', String(top.resetSeconds));
+      throw new RateLimitedError(top.resetSeconds);
+    }
+    await next();
+  };
+}

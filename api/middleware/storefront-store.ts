@@ -1,0 +1,42 @@
+import { Store } from '../../db/models';
+import { InvalidError } from '../../shared/errors';
+import type { AppContext, AppMiddleware } from '../context';
+
+export const STORE_UNRESOLVED_MESSAGE = 'Store could not be resolved from the request';
+
+/** Host names are at most 253 characters; anything longer cannot be a store domain. */
+const MAX_HOST_LENGTH = 253;
+
+async function storeByDomain(host: string): Promise<Store | undefined> {
+  if (!host || host.length > MAX_HOST_LENGTH) return undefined;
+  return Store.query()
+    .select('stores.*')
+    .join('store_domains', 'store_domains.store_id', 'stores.id')
+    .where('store_domains.domain', host.toLowerCase())
+    .first();
+}
+
+function originHost(ctx: AppContext): string {
+  const origin = ctx.get('Origin');
+  if (!origin) return '';
+  try {
+    return new URL(origin).hostname;
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * Finds the Storefront's store (CONTRACT section 8): the request's Host, port ignored, against the
+ * store's domains; else the host part of Origin, for a storefront served from its own domain that calls
+ * the API on a shared one. ctx.hostname already drops the port and, behind a trusted proxy only,
+ * reads X-Forwarded-Host.
+ */
+export function storefrontStore(): AppMiddleware {
+  return async (ctx, next) => {
+    const store = (await storeByDomain(ctx.hostname)) ?? (await storeByDomain(originHost(ctx)));
+    if (!store) throw new InvalidError(STORE_UNRESOLVED_MESSAGE);
+    ctx.state.store = store;
+    await next();
+  };
+}
