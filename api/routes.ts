@@ -1,11 +1,25 @@
 import type Router from '@koa/router';
 import type { Deps } from '../shared/deps';
+import { adminRouter } from './admin/router';
+import { devRouter } from './dev/router';
+import { embedRouter } from './embed/router';
+import { metricsRouter } from './metrics/router';
 import { platformRouter } from './platform/router';
+import { storefrontRouter } from './storefront/router';
 
 /**
  * Every router the app mounts. The OpenAPI coverage test walks this same list, so a route added here
  * without a matching entry in the OpenAPI document fails the suite.
  */
 export function mountedRouters(deps: Deps): Router[] {
-  return [platformRouter(deps)];
+  // CONTRACT section 6: the /__dev routes do not exist in production.
+  const dev = deps.config.nodeEnv === 'production' ? [] : [devRouter(deps)];
+  return [
+    platformRouter(deps),
+    metricsRouter(deps),
+    adminRouter(deps),
+    ...dev,
+    embedRouter(deps),
+    storefrontRouter(deps),
+  ];
 }

@@ -1,0 +1,78 @@
+import Joi from 'joi';
+
+/** Phone fields arrive as strings or, from some clients, as JSON numbers: both are read as digits. */
+const digitsField = (max: number) =>
+  Joi.alternatives()
+    .try(
+      Joi.string().trim().max(max),
+      Joi.number()
+        .integer()
+        .min(0)
+        .custom((v: number) => String(v)),
+    )
+    .required();
+
+export const countryCode = digitsField(10).messages({ 'alternatives.types': '{{#label}} must be a string' });
+export const phone = digitsField(20).messages({ 'alternatives.types': '{{#label}} must be a string' });
+export const sessionToken = Joi.string().trim().max(200).required();
+
+export const startBody = Joi.object({
+  product_id: Joi.number().integer().positive().required(),
+  country_code: countryCode,
+  phone,
+});
+export interface StartBody {
+  product_id: number;
+  country_code: string;
+  phone: string;
+}
+
+export const resendBody = Joi.object({ session_token: sessionToken });
+export interface ResendBody {
+  session_token: string;
+}
+
+export const verifyBody = Joi.object({
+  session_token: sessionToken,
+  code: Joi.alternatives()
+    .try(
+      Joi.string().trim(),
+      Joi.number()
+        .integer()
+        .min(0)
+        .max(9999)
+        .custom((v: number) => String(v).padStart(4, '0')),
+    )
+    .required()
+    .custom((v: string, helpers) => (/^\d{4}$/.test(v) ? v : helpers.error('code.format')))
+    .messages({ 'code.format': '{{#label}} must be exactly 4 digits' }),
+});
+export interface VerifyBody {
+  session_token: string;
+  code: string;
+}
+
+export const completeBody = Joi.object({
+  session_token: sessionToken,
+  firstName: Joi.string().trim().min(1).max(100).required(),
+  lastName: Joi.string().trim().min(1).max(100).required(),
+  email: Joi.string()
+    .trim()
+    .lowercase()
+    .max(254)
+    .email({ tlds: { allow: false } })
+    .required(),
+});
+export interface CompleteBody {
+  session_token: string;
+  firstName: string;
+  lastName: string;
+  email: string;
+}
+
+export const validateBody = Joi.object({
+  product_id: Joi.number().integer().positive().required(),
+});
+export interface ValidateBody {
+  product_id: number;
+}

@@ -1,0 +1,12 @@
+import Router from '@koa/router';
+import type { Deps } from '../../shared/deps';
+import { embedGuards } from '../guards';
+import { registerAuthRoutes } from './auth/router';
+
+/** The Embed API (/api/embed): every route behind the embed guards but payment status (public). */
+export function embedRouter(deps: Deps): Router {
+  const router = new Router({ prefix: '/api/embed' });
+  const guards = embedGuards(deps);
+  registerAuthRoutes(router, guards);
+  return router;
+}

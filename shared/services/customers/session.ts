@@ -1,0 +1,17 @@
+import { Customer, Product } from '../../../db/models';
+import { ForbiddenError, ValidationError } from '../../errors';
+import { customerView, CustomerView } from './index';
+
+/**
+ * auth/validate: a saved embed token is still good for this product. A product that does not exist is
+ * an invalid product id (422); one of another store than the customer's answers 403.
+ */
+export async function validateSessionForProduct(
+  customer: Customer,
+  productId: number,
+): Promise<{ valid: true; customer: CustomerView }> {
+  const product = await Product.query().findById(productId);
+  if (!product) throw ValidationError.field('product_id', 'The selected product id is invalid.');
+  if (product.store_id !== customer.store_id) throw new ForbiddenError('Token not valid for this product');
+  return { valid: true, customer: customerView(customer) };
+}

@@ -1,0 +1,321 @@
+import type { Knex } from 'knex';
+import { BlockedPhone, OtpSession, Product, Store } from '../../../db/models';
+import type { Config } from '../../config';
+import { Cipher, hmacSha256, randomDigits, randomToken, safeEqual, sha256 } from '../../crypto';
+import { CodedError, DomainError, InvalidError, NotFoundError, ValidationError } from '../../errors';
+import { maskPhone, parsePhone, Phone } from '../../phone';
+import { enqueue, Queues } from '../../queues';
+import { LIMITS, LimitDefinition } from '../../rate-limits';
+import { findOrAdoptCustomer, createCustomer, CustomerView, customerView } from '../customers';
+import { issueCustomerToken, TokenKind } from '../tokens';
+
+/**
+ * Phone OTP authentication, shared by the Embed API and the Storefront API (`channel`).
+ *
+ * A session moves pending -> verified (existing customer) or pending -> registration_open (new phone)
+ * -> registration_used. Codes are 4 digits from a CSPRNG; only an HMAC of the code is kept for checking,
+ * and an encrypted copy for the sending job, cleared once the message has been handed over. Attempts are
+ * reserved with one conditional UPDATE before the code is compared, so simultaneous guesses cannot get
+ * past the limit.
+ */
+export const CODE_LENGTH = 4;
+export const MAX_ATTEMPTS = 3;
+
+export type OtpChannel = TokenKind;
+
+/** Consumes one rate limit for a key; throws RateLimitedError when exhausted. */
+export type ConsumeLimit = (def: LimitDefinition, key: string, cost?: number) => Promise<void>;
+
+export interface OtpDeps {
+  config: Pick<Config, 'otpTtlSeconds' | 'otpResendCooldownSeconds'>;
+  knex: Knex;
+  queues: Queues;
+  appSecret: string;
+  cipher: Cipher;
+  consumeLimit: ConsumeLimit;
+}
+
+export interface StartInput {
+  country_code: string;
+  phone: string;
+  product_id?: number;
+}
+
+export interface StartResult {
+  session_token: string;
+  expires_in: number;
+  resend_cooldown: number;
+  masked_phone: string;
+}
+
+export type VerifyResult =
+  | { status: 'authenticated'; customer: CustomerView; token: string }
+  | { status: 'needs_registration'; session_token: string };
+
+export interface CompleteInput {
+  session_token: string;
+  firstName: string;
+  lastName: string;
+  email: string;
+}
+
+const LIMITS_BY_CHANNEL = {
+  embed: {
+    startIp: LIMITS.otpStartPerIp,
+    startPhone: LIMITS.otpStartPerPhone,
+    resendIp: LIMITS.otpResendPerIp,
+    resendPhone: LIMITS.otpResendPerPhone,
+  },
+  storefront: {
+    startIp: LIMITS.storefrontAuthStartPerIp,
+    startPhone: LIMITS.storefrontAuthPerPhone,
+    resendIp: null,
+    resendPhone: LIMITS.storefrontResendPerPhone,
+  },
+} as const;
+
+export class OtpService {
+  constructor(private readonly deps: OtpDeps) {}
+
+  async start(store: Store, channel: OtpChannel, input: StartInput, ip: string): Promise<StartResult> {
+    const phone = parsePhone(input.country_code, input.phone);
+    if (!phone) {
+      throw ValidationError.field('phone', 'The phone number is not valid for this country code.');
+    }
+    const limits = LIMITS_BY_CHANNEL[channel];
+    await this.deps.consumeLimit(limits.startIp, `${store.id}:${ip}`);
+    await this.deps.consumeLimit(limits.startPhone, phone.e164);
+
+    if (channel === 'embed') {
+      const product = await Product.query(this.deps.knex)
+        .findById(input.product_id ?? 0)
+        .where({ store_id: store.id, active: true });
+      if (!product) throw new NotFoundError('Product not found');
+    }
+    await this.assertNotBlocked(store, phone);
+
+    const sessionToken = randomToken(32, 'ots_');
+    const tokenHash = sha256(sessionToken);
+    const code = randomDigits(CODE_LENGTH);
+    const now = new Date();
+    const session = await OtpSession.query(this.deps.knex).insertAndFetch({
+      store_id: store.id,
+      channel,
+      product_id: input.product_id ?? null,
+      token_hash: tokenHash,
+      country_code: phone.countryCode,
+      phone: phone.national,
+      e164: phone.e164,
+      code_hmac: this.codeHmac(tokenHash, 1, code),
+      code_encrypted: this.deps.cipher.encrypt(code),
+      code_version: 1,
+      last_sent_at: now,
+      expires_at: new Date(now.getTime() + this.deps.config.otpTtlSeconds * 1000),
+    });
+    try {
+      await this.enqueueSend(session, 'whatsapp_first');
+    } catch (err) {
+      // No code can reach the customer: drop the session rather than leave one that can never verify.
+      await OtpSession.query(this.deps.knex).deleteById(session.id);
+      throw err;
+    }
+    return {
+      session_token: sessionToken,
+      expires_in: this.deps.config.otpTtlSeconds,
+      resend_cooldown: this.deps.config.otpResendCooldownSeconds,
+      masked_phone: maskPhone(phone.national),
+    };
+  }
+
+  async resend(
+    store: Store,
+    channel: OtpChannel,
+    sessionToken: string,
+    ip: string,
+  ): Promise<{ message: string; resend_cooldown: number }> {
+    const session = await this.findSession(store, channel, sessionToken);
+    this.assertPending(session);
+    const wait = this.resendWaitSeconds(session);
+    if (wait > 0) {
+      throw new CodedError('COOLDOWN_ACTIVE', `Please wait ${wait} seconds before requesting a new code.`, {
+        retry_after: wait,
+      });
+    }
+    const limits = LIMITS_BY_CHANNEL[channel];
+    if (limits.resendIp) await this.deps.consumeLimit(limits.resendIp, `${store.id}:${ip}`);
+    await this.deps.consumeLimit(limits.resendPhone, session.e164);
+
+    const code = randomDigits(CODE_LENGTH);
+    const version = session.code_version + 1;
+    const now = new Date();
+    const cooldownStart = new Date(now.getTime() - this.deps.config.otpResendCooldownSeconds * 1000);
+    // Conditional on the version read and on the cooldown: of two simultaneous resends one wins.
+    const updated = await OtpSession.query(this.deps.knex)
+      .patch({
+        code_hmac: this.codeHmac(session.token_hash, version, code),
+        code_encrypted: this.deps.cipher.encrypt(code),
+        code_version: version,
+        attempts: 0,
+        resends: session.resends + 1,
+        last_sent_at: now,
+        expires_at: new Date(now.getTime() + this.deps.config.otpTtlSeconds * 1000),
+      })
+      .where({ id: session.id, status: 'pending', code_version: session.code_version })
+      .where('last_sent_at', '<=', cooldownStart);
+    if (updated === 0) {
+      throw new CodedError('COOLDOWN_ACTIVE', 'Please wait before requesting a new code.', {
+        retry_after: this.deps.config.otpResendCooldownSeconds,
+      });
+    }
+    await this.enqueueSend({ id: session.id, code_version: version }, 'sms_only');
+    return {
+      message: 'A new verification code has been sent by SMS.',
+      resend_cooldown: this.deps.config.otpResendCooldownSeconds,
+    };
+  }
+
+  async verify(store: Store, channel: OtpChannel, sessionToken: string, code: string): Promise<VerifyResult> {
+    const session = await this.findSession(store, channel, sessionToken);
+    this.assertPending(session);
+
+    // Reserve one attempt atomically before comparing: at most MAX_ATTEMPTS comparisons per code, however
+    // many requests arrive at once.
+    const reserved = await this.deps
+      .knex('otp_sessions')
+      .where({ id: session.id, status: 'pending' })
+      .whereNotNull('code_hmac')
+      .where('attempts', '<', MAX_ATTEMPTS)
+      .where('expires_at', '>', new Date())
+      .increment('attempts', 1)
+      .returning(['attempts', 'code_hmac', 'code_version']);
+    if (reserved.length === 0) {
+      const current = await OtpSession.query(this.deps.knex).findById(session.id);
+      if (!current) throw new NotFoundError('Session not found');
+      this.assertPending(current);
+      throw this.maxAttempts();
+    }
+    const attempt = reserved[0] as { attempts: number; code_hmac: string; code_version: number };
+
+    const expected = this.codeHmac(session.token_hash, attempt.code_version, code);
+    if (!safeEqual(expected, attempt.code_hmac)) {
+      const remaining = MAX_ATTEMPTS - attempt.attempts;
+      if (remaining <= 0) throw this.maxAttempts();
+      const wait = this.resendWaitSeconds(session);
+      throw new CodedError('INVALID_CODE', 'Invalid verification code.', {
+        remaining_attempts: remaining,
+        cooldown_seconds: wait > 0 ? wait : null,
+      });
+    }
+
+    return this.deps.knex.transaction(async (trx) => {
+      const customer = await findOrAdoptCustomer(trx, session.store_id, session.e164);
+      const done = await OtpSession.query(trx)
+        .patch({
+          status: customer ? 'verified' : 'registration_open',
+          customer_id: customer?.id ?? null,
+          code_hmac: null,
+          code_encrypted: null,
+          verified_at: new Date(),
+        })
+        .where({ id: session.id, status: 'pending', code_version: attempt.code_version });
+      // Another request verified this session (or a resend replaced the code) in the meantime.
+      if (done === 0) throw new InvalidError('Session already verified');
+      if (!customer) return { status: 'needs_registration' as const, session_token: sessionToken };
+      const { token } = await issueCustomerToken(customer, channel, trx);
+      return { status: 'authenticated' as const, customer: customerView(customer), token };
+    });
+  }
+
+  async complete(
+    store: Store,
+    channel: OtpChannel,
+    input: CompleteInput,
+  ): Promise<{ customer: CustomerView; token: string }> {
+    const session = await OtpSession.query(this.deps.knex).findOne({
+      token_hash: sha256(input.session_token),
+      store_id: store.id,
+      channel,
+    });
+    if (
+      !session ||
+      session.expires_at.getTime() <= Date.now() ||
+      session.status === 'pending' ||
+      session.status === 'verified'
+    ) {
+      throw new InvalidError('Invalid or expired session');
+    }
+    if (session.status === 'registration_used')
+      throw new InvalidError('Registration not allowed for this session');
+
+    return this.deps.knex.transaction(async (trx) => {
+      const claimed = await OtpSession.query(trx)
+        .patch({ status: 'registration_used' })
+        .where({ id: session.id, status: 'registration_open' });
+      if (claimed === 0) throw new InvalidError('Registration not allowed for this session');
+      const customer = await createCustomer(trx, {
+        store_id: session.store_id,
+        first_name: input.firstName,
+        last_name: input.lastName,
+        email: input.email,
+        country_code: session.country_code,
+        phone: session.phone,
+        e164: session.e164,
+      });
+      await OtpSession.query(trx).patch({ customer_id: customer.id }).where({ id: session.id });
+      const { token } = await issueCustomerToken(customer, channel, trx);
+      return { customer: customerView(customer), token };
+    });
+  }
+
+  private codeHmac(tokenHash: string, version: number, code: string): string {
+    return hmacSha256(this.deps.appSecret, `otp:${tokenHash}:${version}:${code}`);
+  }
+
+  private async findSession(store: Store, channel: OtpChannel, sessionToken: string): Promise<OtpSession> {
+    const session = await OtpSession.query(this.deps.knex).findOne({
+      token_hash: sha256(sessionToken),
+      store_id: store.id,
+      channel,
+    });
+    if (!session) throw new NotFoundError('Session not found');
+    return session;
+  }
+
+  /** Expired beats verified: a session past its lifetime answers SESSION_EXPIRED whatever its state. */
+  private assertPending(session: OtpSession): void {
+    if (session.expires_at.getTime() <= Date.now()) {
+      throw new CodedError('SESSION_EXPIRED', 'Session expired. Please start again.');
+    }
+    if (session.status !== 'pending') throw new InvalidError('Session already verified');
+  }
+
+  private maxAttempts(): DomainError {
+    return new CodedError('MAX_ATTEMPTS_REACHED', 'Maximum attempts reached. Please request a new code.');
+  }
+
+  private resendWaitSeconds(session: Pick<OtpSession, 'last_sent_at'>): number {
+    if (!session.last_sent_at) return 0;
+    const readyAt = session.last_sent_at.getTime() + this.deps.config.otpResendCooldownSeconds * 1000;
+    return Math.max(0, Math.ceil((readyAt - Date.now()) / 1000));
+  }
+
+  private async assertNotBlocked(store: Store, phone: Phone): Promise<void> {
+    const blocked = await BlockedPhone.query(this.deps.knex)
+      .where({ e164: phone.e164 })
+      .where((q) => q.where({ store_id: store.id }).orWhereNull('store_id'))
+      .first();
+    if (blocked) throw new CodedError('PHONE_BLOCKED', 'This phone number is blocked.');
+  }
+
+  private async enqueueSend(
+    session: Pick<OtpSession, 'id' | 'code_version'>,
+    route: 'whatsapp_first' | 'sms_only',
+  ): Promise<void> {
+    await enqueue(
+      this.deps.queues,
+      'otp',
+      { otpSessionId: session.id, codeVersion: session.code_version, route },
+      { jobId: `otp-${session.id}-${session.code_version}` },
+    );
+  }
+}
