@@ -1,7 +1,7 @@
 import Joi from 'joi';
 
 /** Phone fields arrive as strings or, from some clients, as JSON numbers: both are read as digits. */
-const digitsField = (max: number) =>
+const digitsField = (max: number, pattern: RegExp, rule: string) =>
   Joi.alternatives()
     .try(
       Joi.string().trim().max(max),
@@ -10,10 +10,16 @@ const digitsField = (max: number) =>
         .min(0)
         .custom((v: number) => String(v)),
     )
-    .required();
+    .required()
+    .custom((v: string, helpers) => (pattern.test(v) ? v : helpers.error('digits.format')))
+    .messages({ 'alternatives.types': '{{#label}} must be a string', 'digits.format': `{{#label}} ${rule}` });
 
-export const countryCode = digitsField(10).messages({ 'alternatives.types': '{{#label}} must be a string' });
-export const phone = digitsField(20).messages({ 'alternatives.types': '{{#label}} must be a string' });
+export const countryCode = digitsField(
+  10,
+  /^(?:\+|00)?\d{1,4}$/,
+  'must be 1 to 4 digits, optionally after + or 00',
+);
+export const phone = digitsField(20, /^\d[\d\s().-]*$/, 'must contain digits only');
 export const sessionToken = Joi.string().trim().max(200).required();
 
 export const startBody = Joi.object({
