@@ -2,7 +2,9 @@ import Koa from 'koa';
 import { koaBody } from 'koa-body';
 import type { Deps } from '../shared/deps';
 import type { AppContextExtras, AppState } from './context';
+import { httpMetrics } from './metrics/http-metrics';
 import { accessLog } from './middleware/access-log';
+import { embedCors } from './middleware/embed-cors';
 import { errorHandler } from './middleware/error-handler';
 import { requestId } from './middleware/request-id';
 import { mountedRouters } from './routes';
@@ -18,7 +20,11 @@ export function createApp(deps: Deps): App {
 
   app.use(requestId());
   app.use(accessLog(deps.logger));
+  app.use(httpMetrics(app, deps));
   app.use(errorHandler(deps.logger));
+  // Sets its headers before anything can fail, so error answers carry them; a preflight is answered here,
+  // ahead of the body parser and the routers' guards.
+  app.use(embedCors());
   app.use(
     koaBody({
       json: true,

@@ -1,0 +1,72 @@
+import { Counter, Histogram, Registry } from 'prom-client';
+import type { Deps } from '../../shared/deps';
+import { createMetricsRegistry, registerQueueMetrics } from '../../shared/metrics';
+import type { AppContext, AppMiddleware } from '../context';
+
+const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+/** What @koa/router leaves on the context about the layers that matched the request path. */
+interface RouterMatch {
+  matched?: ReadonlyArray<{ path: string | RegExp; methods: readonly string[] }>;
+}
+
+/**
+ * The route pattern that answered (e.g. `/api/embed/product/:productId`), never the raw path: ids in
+ * paths would make one time series per id. The first layer matching path and method is the one that ran;
+ * later entries come from routers nested inside it (the queue dashboard's own routes).
+ */
+export function routeLabel(ctx: AppContext): string {
+  const layers = (ctx as AppContext & RouterMatch).matched ?? [];
+  const layer = layers.find((l) => l.methods.includes(ctx.method));
+  return layer ? String(layer.path) : 'unmatched';
+}
+
+const registries = new WeakMap<object, Registry>();
+
+/** The registry `httpMetrics` created for this Koa app (what GET /metrics exposes). */
+export function registryFor(app: object): Registry | undefined {
+  return registries.get(app);
+}
+
+/**
+ * Counts every request and its latency by method, route and status. Mounted outside the error handler,
+ * so the status is the one the client received.
+ */
+export function httpMetrics(app: object, deps: Deps): AppMiddleware {
+  const registry = createMetricsRegistry();
+  registerQueueMetrics(registry, deps.queues, deps.logger);
+  const labelNames = ['method', 'route', 'status'] as const;
+  const requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests answered, by method, route pattern and status',
+    labelNames,
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request latency in seconds, by method, route pattern and status',
+    labelNames,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  registries.set(app, registry);
+
+  return async (ctx, next) => {
+    const stop = duration.startTimer();
+    let failed = false;
+    try {
+      await next();
+    } catch (err) {
+      failed = true;
+      throw err;
+    } finally {
+      const labels = {
+        method: KNOWN_METHODS.has(ctx.method) ? ctx.method : 'OTHER',
+        route: routeLabel(ctx),
+        status: String(failed ? 500 : ctx.status),
+      };
+      requests.inc(labels);
+      stop(labels);
+    }
+  };
+}

@@ -1,0 +1,143 @@
+import type { Knex } from 'knex';
+import type { MaintenanceTask } from '../../queues';
+
+/**
+ * Periodic housekeeping run by the `maintenance` queue. Each task is one bounded set-based statement
+ * repeated until nothing is left, so it is safe to run twice (or at once on two workers): a second run
+ * finds no rows. Each reports the rows it changed.
+ */
+
+/** Rows touched per statement: keeps locks and WAL per transaction small when a backlog has built up. */
+const BATCH = 1_000;
+
+/** OTP sessions stay a day past expiry so a late verify still answers SESSION_EXPIRED, not "not found". */
+const OTP_SESSION_RETENTION_MS = 24 * 3600 * 1000;
+
+/** What a task did, by kind of change (e.g. `{expired: 3, releasedCodes: 5}`), for the job's log line. */
+export type MaintenanceResult = Record<string, number>;
+
+/** Runs `step` until a batch comes back short; `step` reports its batch-limited count first. */
+async function repeatUntilDone(step: () => Promise<[number, MaintenanceResult]>): Promise<MaintenanceResult> {
+  const total: MaintenanceResult = {};
+  for (;;) {
+    const [batchCount, counts] = await step();
+    for (const [key, n] of Object.entries(counts)) total[key] = (total[key] ?? 0) + n;
+    if (batchCount < BATCH) return total;
+  }
+}
+
+const counted =
+  (key: string) =>
+  (n: number): [number, MaintenanceResult] => [n, { [key]: n }];
+
+export async function purgeOtpSessions(knex: Knex, now: Date = new Date()): Promise<MaintenanceResult> {
+  const cutoff = new Date(now.getTime() - OTP_SESSION_RETENTION_MS);
+  return repeatUntilDone(() =>
+    knex('otp_sessions')
+      .whereIn('id', knex('otp_sessions').select('id').where('expires_at', '<', cutoff).limit(BATCH))
+      .delete()
+      .then(counted('deleted')),
+  );
+}
+
+/** Spec, License states: an active license whose expiry date has passed becomes expired (checked hourly). */
+export async function expireLicenses(knex: Knex, now: Date = new Date()): Promise<MaintenanceResult> {
+  return repeatUntilDone(() =>
+    knex('licenses')
+      .whereIn(
+        'id',
+        knex('licenses')
+          .select('id')
+          .where('status', 'active')
+          .whereNotNull('expires_at')
+          .where('expires_at', '<', now)
+          .limit(BATCH),
+      )
+      // Re-checked here: a license renewed between the select and the update keeps its status.
+      .where('status', 'active')
+      .where('expires_at', '<', now)
+      .update({ status: 'expired', updated_at: now })
+      .then(counted('expired')),
+  );
+}
+
+export async function purgeIdempotency(knex: Knex, now: Date = new Date()): Promise<MaintenanceResult> {
+  return repeatUntilDone(() =>
+    knex('idempotency_records')
+      .whereIn('id', knex('idempotency_records').select('id').where('expires_at', '<', now).limit(BATCH))
+      .delete()
+      .then(counted('deleted')),
+  );
+}
+
+/**
+ * Unpaid checkouts past their lifetime become expired, and what they held goes back on sale: the code keys
+ * they reserved, and the units of finite stock taken by a `reserved` checkout (checkout service). Checkout,
+ * keys and stock change in one statement, so nothing is ever left held by an expired checkout.
+ *
+ * Stock is given back per product with the sum of the due checkouts' quantities (an UPDATE ... FROM
+ * touches each product row once, so per-checkout rows would lose all but one). A product made unlimited
+ * meanwhile (stock null) stays unlimited.
+ * Rows are locked with SKIP LOCKED so a payment confirmation holding a checkout row wins: that checkout
+ * is looked at again on the next tick, by which time it is paid and no longer matches.
+ */
+export async function expireCheckouts(knex: Knex, now: Date = new Date()): Promise<MaintenanceResult> {
+  return repeatUntilDone(async () => {
+    const { rows } = await knex.raw<{ rows: { expired: string; released: string; restocked: string }[] }>(
+      `with due as (
+         select id, product_id, quantity, reserved from checkouts
+          where status in ('created', 'payment_initiated') and expires_at < :now
+          order by id
+          limit :batch
+          for update skip locked
+       ),
+       expired as (
+         update checkouts c
+            set status = 'expired', reserved = false, updated_at = :now
+           from due where c.id = due.id
+         returning c.id
+       ),
+       released as (
+         update product_codes pc
+            set status = 'available', checkout_id = null
+           from expired where pc.checkout_id = expired.id and pc.status = 'reserved'
+         returning pc.id
+       ),
+       held as (
+         select product_id, sum(quantity) as units from due where reserved group by product_id
+       ),
+       restocked as (
+         update products p
+            set stock = p.stock + held.units, updated_at = :now
+           from held where p.id = held.product_id and p.stock is not null and p.type <> 'code'
+         returning held.units
+       )
+       select (select count(*) from expired) as expired,
+              (select count(*) from released) as released,
+              (select coalesce(sum(units), 0) from restocked) as restocked`,
+      { now, batch: BATCH },
+    );
+    const expired = Number(rows[0]?.expired ?? 0);
+    return [
+      expired,
+      {
+        expired,
+        releasedCodes: Number(rows[0]?.released ?? 0),
+        releasedStock: Number(rows[0]?.restocked ?? 0),
+      },
+    ];
+  });
+}
+
+export type MaintenanceRunner = (knex: Knex, now?: Date) => Promise<MaintenanceResult>;
+
+/**
+ * The tasks implemented so far. `sweep-payments` belongs to the payments work and is neither here nor
+ * scheduled until it exists; a job naming it fails as unrecoverable.
+ */
+export const MAINTENANCE_TASKS: Readonly<Partial<Record<MaintenanceTask, MaintenanceRunner>>> = {
+  'expire-checkouts': expireCheckouts,
+  'purge-otp-sessions': purgeOtpSessions,
+  'expire-licenses': expireLicenses,
+  'purge-idempotency': purgeIdempotency,
+};

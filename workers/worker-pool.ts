@@ -1,0 +1,176 @@
+import { Job, Worker, WorkerOptions } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { ConfigError } from '../shared/config';
+import type { Deps } from '../shared/deps';
+import { QUEUE_NAMES, QueueName } from '../shared/queues';
+import { createRedis } from '../shared/redis';
+import type { JobOf, ProcessorRegistry, QueueProcessor } from './processors';
+
+/**
+ * The queues a worker process serves: every queue with a processor, or the ones WORKER_QUEUES names.
+ * A name that is not a queue, or a queue with nothing to process it yet, is a configuration mistake.
+ */
+export function servedQueues(registry: ProcessorRegistry, requested?: readonly string[]): QueueName[] {
+  const available = QUEUE_NAMES.filter((name) => registry[name] !== undefined);
+  if (!requested) return available;
+  const served: QueueName[] = [];
+  for (const name of requested) {
+    const queue = QUEUE_NAMES.find((q) => q === name);
+    if (!queue) {
+      throw new ConfigError(
+        'WORKER_QUEUES',
+        `names unknown queue "${name}" (queues: ${QUEUE_NAMES.join(', ')})`,
+      );
+    }
+    if (!available.includes(queue)) {
+      throw new ConfigError(
+        'WORKER_QUEUES',
+        `names queue "${name}", which has no processor yet (served: ${available.join(', ')})`,
+      );
+    }
+    if (!served.includes(queue)) served.push(queue);
+  }
+  return served;
+}
+
+export interface WorkerPoolOptions {
+  registry: ProcessorRegistry;
+  /** WORKER_QUEUES: the subset of queues to serve. */
+  queues?: readonly string[];
+  /** Extra BullMQ worker settings (tests shorten the stalled-job check). */
+  workerOptions?: Partial<Pick<WorkerOptions, 'stalledInterval' | 'lockDuration' | 'maxStalledCount'>>;
+}
+
+interface InFlight {
+  job: Job;
+  token: string;
+}
+
+/**
+ * One BullMQ Worker per served queue, each on its own blocking connection (BullMQ's production guide:
+ * maxRetriesPerRequest null, so a Redis restart pauses the worker instead of killing its loop).
+ */
+export class WorkerPool {
+  private readonly inFlight = new Map<string, InFlight>();
+
+  private constructor(
+    private readonly deps: Deps,
+    readonly queues: readonly QueueName[],
+    private readonly workers: Worker[],
+    private readonly connections: Redis[],
+  ) {}
+
+  static async start(deps: Deps, opts: WorkerPoolOptions): Promise<WorkerPool> {
+    const queues = servedQueues(opts.registry, opts.queues);
+    const workers: Worker[] = [];
+    const connections: Redis[] = [];
+    const pool = new WorkerPool(deps, queues, workers, connections);
+    for (const queue of queues) {
+      const processor = opts.registry[queue];
+      if (!processor) continue;
+      const connection = createRedis(
+        deps.config.redisUrl,
+        'worker',
+        `${deps.config.queuePrefix}:worker:${queue}`,
+      );
+      connection.on('error', (err: Error) =>
+        deps.logger.warn({ queue, err: err.message }, 'redis connection error'),
+      );
+      connections.push(connection);
+      workers.push(pool.createWorker(queue, processor, connection, opts.workerOptions ?? {}));
+    }
+    try {
+      await Promise.all(workers.map((w) => w.waitUntilReady()));
+    } catch (err) {
+      await pool.close(0);
+      throw err;
+    }
+    return pool;
+  }
+
+  private createWorker<N extends QueueName>(
+    queue: N,
+    processor: QueueProcessor<N>,
+    connection: Redis,
+    extra: WorkerPoolOptions['workerOptions'],
+  ): Worker {
+    const { deps, inFlight } = this;
+    const worker = new Worker<JobOf<N>['data'], unknown, string>(
+      queue,
+      async (job, token) => {
+        const key = `${queue}:${job.id}`;
+        if (token) inFlight.set(key, { job, token });
+        try {
+          return await processor.process(job, deps);
+        } finally {
+          inFlight.delete(key);
+        }
+      },
+      { ...extra, connection, prefix: deps.config.queuePrefix, concurrency: processor.concurrency },
+    );
+    worker.on('failed', (job, err) => {
+      if (!job) return;
+      const attempts = job.opts.attempts ?? 1;
+      const willRetry = err.name !== 'UnrecoverableError' && job.attemptsMade < attempts;
+      // Ids, counts and the error only: payloads may identify customers.
+      deps.logger.warn(
+        {
+          queue,
+          jobId: job.id,
+          jobName: job.name,
+          attempt: job.attemptsMade,
+          attempts,
+          willRetry,
+          error: err.message,
+        },
+        willRetry ? 'job failed; will retry' : 'job failed permanently',
+      );
+    });
+    worker.on('error', (err) => deps.logger.error({ queue, error: err.message }, 'worker error'));
+    return worker;
+  }
+
+  /**
+   * Stops taking jobs and waits up to `graceMs` for the running ones. Jobs still running then are handed
+   * back to the wait list at once (rather than waiting for their lock to expire), so another worker takes
+   * them over; jobs are safe to run twice. Resolves with the number handed back.
+   */
+  async close(graceMs: number): Promise<{ handedBack: number }> {
+    const closing = Promise.allSettled(this.workers.map((w) => w.close()));
+    let timer: NodeJS.Timeout | undefined;
+    const finished = await Promise.race([
+      closing.then(() => true),
+      new Promise<false>((resolve) => {
+        timer = setTimeout(() => resolve(false), graceMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    let handedBack = 0;
+    if (!finished) handedBack = await this.handBack();
+    await Promise.allSettled(this.connections.map((c) => c.quit()));
+    for (const c of this.connections) c.disconnect();
+    return { handedBack };
+  }
+
+  private async handBack(): Promise<number> {
+    let count = 0;
+    for (const [key, { job, token }] of this.inFlight) {
+      try {
+        await job.moveToWait(token);
+        count += 1;
+        this.deps.logger.warn(
+          { queue: job.queueName, jobId: job.id },
+          'job still running at shutdown; handed back',
+        );
+      } catch (err) {
+        // The lock is gone already (job finished or was taken over); the stalled check covers the rest.
+        this.deps.logger.warn(
+          { queue: job.queueName, jobId: job.id, error: (err as Error).message },
+          'hand-back failed',
+        );
+      }
+      this.inFlight.delete(key);
+    }
+    return count;
+  }
+}
