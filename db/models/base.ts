@@ -6,6 +6,10 @@ import pg from 'pg';
 pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value));
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (value: string) => Number(value));
 
+/**
+ * jsonb columns are listed per model in `jsonAttributes`: without it the pg driver would send a JS array as
+ * a Postgres array literal ('{}' for []) instead of JSON. text[] columns must not be listed.
+ */
 export class BaseModel extends Model {
   override $beforeUpdate(_opt: ModelOptions, _ctx: QueryContext): void {
     if ((this.constructor as typeof BaseModel).hasUpdatedAt) {

@@ -94,6 +94,7 @@ export class StoreDomain extends BaseModel {
 
 export class StorePaymentMethod extends BaseModel {
   static override tableName = 'store_payment_methods';
+  static override jsonAttributes = ['settings'];
   static override hasUpdatedAt = true;
   id!: number;
   store_id!: number;
@@ -234,6 +235,7 @@ export class Category extends BaseModel {
 
 export class Product extends BaseModel {
   static override tableName = 'products';
+  static override jsonAttributes = ['fields'];
   static override hasUpdatedAt = true;
   id!: number;
   store_id!: number;
@@ -381,6 +383,7 @@ export type CheckoutStatus = 'created' | 'payment_initiated' | 'paid' | 'expired
 
 export class Checkout extends BaseModel {
   static override tableName = 'checkouts';
+  static override jsonAttributes = ['fields'];
   static override hasUpdatedAt = true;
   id!: number;
   store_id!: number;
@@ -448,6 +451,7 @@ export class Payment extends BaseModel {
 
 export class PaymentEvent extends BaseModel {
   static override tableName = 'payment_events';
+  static override jsonAttributes = ['data'];
   id!: number;
   payment_id!: number;
   from_status!: PaymentStatus | null;
@@ -459,6 +463,7 @@ export class PaymentEvent extends BaseModel {
 
 export class WebhookEvent extends BaseModel {
   static override tableName = 'webhook_events';
+  static override jsonAttributes = ['payload'];
   id!: number;
   provider!: string;
   event_id!: string;
@@ -510,6 +515,7 @@ export class Order extends BaseModel {
 
 export class OrderItem extends BaseModel {
   static override tableName = 'order_items';
+  static override jsonAttributes = ['fields'];
   static override hasUpdatedAt = true;
   id!: number;
   order_id!: number;
@@ -528,6 +534,7 @@ export class OrderItem extends BaseModel {
 
 export class License extends BaseModel {
   static override tableName = 'licenses';
+  static override jsonAttributes = ['metadata'];
   static override hasUpdatedAt = true;
   id!: number;
   store_id!: number;
@@ -615,6 +622,7 @@ export class Review extends BaseModel {
 
 export class AnalyticsEvent extends BaseModel {
   static override tableName = 'analytics_events';
+  static override jsonAttributes = ['properties'];
   id!: number;
   store_id!: number;
   type!: 'pageview' | 'event' | 'outbound_click';
@@ -651,6 +659,7 @@ export class OutboundMessage extends BaseModel {
 
 export class IdempotencyRecord extends BaseModel {
   static override tableName = 'idempotency_records';
+  static override jsonAttributes = ['response'];
   id!: number;
   store_id!: number;
   scope!: string;

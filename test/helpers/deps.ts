@@ -12,7 +12,7 @@ export function testConfig(overrides: NodeJS.ProcessEnv = {}): Config {
 
 /** Deps on the run's database and Redis prefix, shared by every suite that needs no special settings. */
 export function sharedDeps(): Promise<Deps> {
-  shared ??= createDeps(testConfig(), { role: 'test' });
+  shared ??= createDeps(testConfig(), { role: 'test', pool: { min: 0, max: 8 } });
   return shared;
 }
 
@@ -22,7 +22,11 @@ export function sharedDeps(): Promise<Deps> {
  */
 export async function isolatedDeps(overrides: NodeJS.ProcessEnv = {}): Promise<Deps> {
   const prefix = `${TEST_QUEUE_PREFIX}_${crypto.randomBytes(3).toString('hex')}`;
-  const deps = await createDeps(testConfig({ QUEUE_PREFIX: prefix, ...overrides }), { role: 'test' });
+  // Small pools: a run builds many of these, and Postgres allows 100 connections in all.
+  const deps = await createDeps(testConfig({ QUEUE_PREFIX: prefix, ...overrides }), {
+    role: 'test',
+    pool: { min: 0, max: 4 },
+  });
   extra.push(deps);
   return deps;
 }

@@ -1,0 +1,175 @@
+import type { Knex } from 'knex';
+import { Category, CustomField, Product, ProductPlan, Store } from '../../../db/models';
+import { NotFoundError } from '../../errors';
+import { formatDisplay, formatMoney, toMajorNumber } from '../../money';
+import { activeMethods, paymentMethodView, PaymentMethodView } from '../checkout/payment-methods';
+import { UPLOAD_RULES } from '../custom-fields/uploads';
+
+/**
+ * The product as the Embed API's checkout interface needs it (GET /api/embed/product/{id}): prices in the
+ * spec's price object (numbers) and every amount a customer can add on top as a decimal string.
+ *
+ * Stock: a `code` product's stock is its count of available keys (its `stock` column is not used); any
+ * other product has `stock` units, null meaning unlimited.
+ */
+
+export interface PriceView {
+  original: number;
+  actual: number;
+  formatted: string;
+  currency: string;
+}
+
+export interface CustomFieldView {
+  index: number;
+  type: CustomField['type'];
+  label: string;
+  required: boolean;
+  options: { index: number; label: string; price: string }[];
+  /** image and file fields: the extensions and the largest size accepted. */
+  upload: { accept: string[]; max_size_bytes: number } | null;
+}
+
+export interface PlanView {
+  id: number;
+  name: string;
+  price: string;
+  price_formatted: string;
+  duration: ProductPlan['duration'];
+}
+
+export interface ProductView {
+  id: number;
+  name: string;
+  slug: string;
+  description: string | null;
+  type: Product['type'];
+  currency: string;
+  price: PriceView;
+  stock: { is_in_stock: boolean; quantity: number | null };
+  image: { url: string | null };
+  categories: { id: number; name: string; slug: string }[];
+  fields: CustomFieldView[];
+  subscription_plans: PlanView[];
+  payment_methods: (PaymentMethodView & { min_amount: string | null; max_amount: string | null })[];
+}
+
+/** The product's custom fields; anything but an array (a row written without them) means none. */
+export function customFieldsOf(product: Pick<Product, 'fields'>): CustomField[] {
+  return Array.isArray(product.fields) ? product.fields : [];
+}
+
+/** Product ids are positive 32-bit integers; anything else cannot name a product. */
+export function parseProductId(raw: unknown): number | null {
+  const text = typeof raw === 'number' ? String(raw) : typeof raw === 'string' ? raw.trim() : '';
+  if (!/^[1-9]\d{0,9}$/.test(text)) return null;
+  const id = Number(text);
+  return id <= 2_147_483_647 ? id : null;
+}
+
+/** An active product of this store, or undefined. */
+export async function findSellableProduct(
+  knex: Knex,
+  storeId: number,
+  productId: number,
+): Promise<Product | undefined> {
+  return Product.query(knex).findOne({ id: productId, store_id: storeId, active: true });
+}
+
+export async function availableCodeCount(knex: Knex, productId: number): Promise<number> {
+  const row = await knex('product_codes')
+    .where({ product_id: productId, status: 'available' })
+    .count<{ count: number }[]>({ count: '*' })
+    .first();
+  return Number(row?.count ?? 0);
+}
+
+/** Units that can still be sold: available keys of a code product, else the stock (null: unlimited). */
+export async function stockOf(knex: Knex, product: Product): Promise<number | null> {
+  if (product.type === 'code') return availableCodeCount(knex, product.id);
+  return product.stock;
+}
+
+export function priceView(product: Product, currency: string): PriceView {
+  const actual = product.sale_price_minor ?? product.price_minor;
+  return {
+    original: toMajorNumber(product.price_minor),
+    actual: toMajorNumber(actual),
+    formatted: formatDisplay(actual, currency),
+    currency,
+  };
+}
+
+export function customFieldViews(fields: readonly CustomField[]): CustomFieldView[] {
+  return fields.map((field, index) => ({
+    index,
+    type: field.type,
+    label: field.label,
+    required: field.required,
+    options:
+      field.type === 'select'
+        ? (field.options ?? []).map((option, i) => ({
+            index: i,
+            label: option.label,
+            price: formatMoney(option.price_minor),
+          }))
+        : [],
+    upload:
+      field.type === 'image' || field.type === 'file'
+        ? {
+            accept: [...UPLOAD_RULES[field.type].extensions],
+            max_size_bytes: UPLOAD_RULES[field.type].maxBytes,
+          }
+        : null,
+  }));
+}
+
+/**
+ * GET /api/embed/product/{productId}. An unknown or inactive product, or one of another store than the
+ * embed key's, is not found. Payment methods are the store's active ones with their amount bounds, so an
+ * interface can tell which stay open as the quantity changes; checkout filters them by the real total.
+ */
+export async function productView(knex: Knex, store: Store, rawId: unknown): Promise<ProductView> {
+  const id = parseProductId(rawId);
+  const product = id === null ? undefined : await findSellableProduct(knex, store.id, id);
+  if (!product) throw new NotFoundError('Product not found');
+
+  const [categories, plans, methods, quantity] = await Promise.all([
+    Category.query(knex)
+      .join('product_categories', 'product_categories.category_id', 'categories.id')
+      .where('product_categories.product_id', product.id)
+      .orderBy([{ column: 'categories.position' }, { column: 'categories.id' }])
+      .select('categories.id', 'categories.name', 'categories.slug'),
+    ProductPlan.query(knex)
+      .where({ product_id: product.id, active: true })
+      .orderBy([{ column: 'position' }, { column: 'id' }]),
+    activeMethods(knex, store.id),
+    stockOf(knex, product),
+  ]);
+
+  return {
+    id: product.id,
+    name: product.name,
+    slug: product.slug,
+    description: product.description,
+    type: product.type,
+    currency: store.currency,
+    price: priceView(product, store.currency),
+    stock: { is_in_stock: quantity === null || quantity > 0, quantity },
+    image: { url: product.image_url },
+    categories: categories.map((c) => ({ id: c.id, name: c.name, slug: c.slug })),
+    fields: customFieldViews(customFieldsOf(product)),
+    subscription_plans: plans.map((p) => ({
+      id: p.id,
+      name: p.name,
+      price: formatMoney(p.price_minor),
+      price_formatted: formatDisplay(p.price_minor, store.currency),
+      duration: p.duration,
+    })),
+    payment_methods: methods.map((m) => ({
+      ...paymentMethodView(m.method),
+      min_amount: m.min_amount_minor === null ? null : formatMoney(m.min_amount_minor),
+      max_amount: m.max_amount_minor === null ? null : formatMoney(m.max_amount_minor),
+    })),
+  };
+}

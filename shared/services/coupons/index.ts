@@ -1,0 +1,139 @@
+import type { Knex } from 'knex';
+import { Coupon, PaymentMethodId, ProductPlan, Store } from '../../../db/models';
+import { InvalidError, ValidationError } from '../../errors';
+import { formatMoney, toMajorNumber } from '../../money';
+import { findSellableProduct } from '../catalog';
+import { couponDiscount, subtotalOf, unitPrice } from '../pricing';
+
+/**
+ * Coupons of a store (spec: Coupon, Coupon errors). A code matches case-insensitively within the store.
+ * Checks run in this order, the first failure answering 400 with its message:
+ *
+ * 1. unknown code: "Invalid coupon";
+ * 2. inactive, not yet started (`starts_at` in the future) or expired (`expires_at` passed):
+ *    "Coupon is not active";
+ * 3. `uses_count` has reached `max_uses`: "Coupon has reached maximum uses";
+ * 4. the coupon names products and this is not one of them: "This coupon is not valid for this product";
+ * 5. the order is below `min_order`: "Minimum order value is 20.00" (decimal, no currency). The order
+ *    value compared is the subtotal before discount and tax.
+ *
+ * Passing these checks reserves nothing: a use is counted when the order is created (orders service),
+ * atomically against `max_uses`.
+ */
+
+export const COUPON_ERRORS = {
+  invalid: 'Invalid coupon',
+  notActive: 'Coupon is not active',
+  exhausted: 'Coupon has reached maximum uses',
+  notForProduct: 'This coupon is not valid for this product',
+  minimumOrder: (minor: number) => `Minimum order value is ${formatMoney(minor)}`,
+} as const;
+
+/** The coupon result object of POST /api/embed/apply-coupon. */
+export interface CouponView {
+  coupon_id: number;
+  code: string;
+  type: Coupon['type'];
+  /** 10 for 10%; 5.5 for a fixed 5.50. */
+  amount: number;
+  discount_amount: number;
+  payment_restrictions: PaymentMethodId[];
+}
+
+export async function findCouponByCode(
+  knex: Knex,
+  storeId: number,
+  code: string,
+): Promise<Coupon | undefined> {
+  return Coupon.query(knex)
+    .where('store_id', storeId)
+    .whereRaw('lower(code) = lower(?)', [code.trim()])
+    .first();
+}
+
+/** Throws the Coupon errors table's answer when `coupon` cannot be used for this product and subtotal. */
+export async function assertCouponUsable(
+  knex: Knex,
+  coupon: Coupon,
+  productId: number,
+  subtotalMinor: number,
+  now: Date = new Date(),
+): Promise<void> {
+  const started = coupon.starts_at === null || new Date(coupon.starts_at) <= now;
+  const expired = coupon.expires_at !== null && new Date(coupon.expires_at) <= now;
+  if (!coupon.active || !started || expired) throw new InvalidError(COUPON_ERRORS.notActive);
+  if (coupon.max_uses !== null && coupon.uses_count >= coupon.max_uses)
+    throw new InvalidError(COUPON_ERRORS.exhausted);
+
+  const limitedTo = await knex('coupon_products').where('coupon_id', coupon.id).pluck<number[]>('product_id');
+  if (limitedTo.length > 0 && !limitedTo.includes(productId))
+    throw new InvalidError(COUPON_ERRORS.notForProduct);
+
+  if (coupon.min_order_minor !== null && subtotalMinor < coupon.min_order_minor) {
+    throw new InvalidError(COUPON_ERRORS.minimumOrder(coupon.min_order_minor));
+  }
+}
+
+/** The store's coupon for `code`, checked for this product and subtotal. */
+export async function resolveCoupon(
+  knex: Knex,
+  storeId: number,
+  code: string,
+  productId: number,
+  subtotalMinor: number,
+  now: Date = new Date(),
+): Promise<Coupon> {
+  const coupon = await findCouponByCode(knex, storeId, code);
+  if (!coupon) throw new InvalidError(COUPON_ERRORS.invalid);
+  await assertCouponUsable(knex, coupon, productId, subtotalMinor, now);
+  return coupon;
+}
+
+/** A percentage in basis points as the spec's float (1000 -> 10); a fixed amount in major units. */
+export function couponAmount(coupon: Pick<Coupon, 'type' | 'amount'>): number {
+  return coupon.type === 'percentage' ? coupon.amount / 100 : toMajorNumber(coupon.amount);
+}
+
+export interface ApplyCouponInput {
+  code: string;
+  product_id: number;
+  quantity: number;
+  /** Optional: price the discount on this plan of the product (subscriptions, license plans). */
+  subscription_plan?: number;
+}
+
+/**
+ * POST /api/embed/apply-coupon: the discount this coupon gives on the product's price (the sale price when
+ * set; the plan's price when `subscription_plan` names one) times the quantity, before options and tax;
+ * the checkout recomputes it on the real subtotal. A product that is not on sale in this store is an
+ * invalid `product_id`, and a plan that is not one of its active plans an invalid `subscription_plan` (422).
+ */
+export async function applyCoupon(knex: Knex, store: Store, input: ApplyCouponInput): Promise<CouponView> {
+  const product = await findSellableProduct(knex, store.id, input.product_id);
+  if (!product) throw ValidationError.field('product_id', 'The selected product id is invalid.');
+  let plan: ProductPlan | undefined;
+  if (input.subscription_plan !== undefined) {
+    plan = await ProductPlan.query(knex).findOne({
+      id: input.subscription_plan,
+      product_id: product.id,
+      active: true,
+    });
+    if (!plan) {
+      throw ValidationError.field(
+        'subscription_plan',
+        'The selected subscription plan is not a plan of this product.',
+      );
+    }
+  }
+  const subtotalMinor = subtotalOf(unitPrice(product, plan), 0, input.quantity);
+  if (subtotalMinor === null) throw ValidationError.field('quantity', 'The quantity is too large.');
+  const coupon = await resolveCoupon(knex, store.id, input.code, product.id, subtotalMinor);
+  return {
+    coupon_id: coupon.id,
+    code: coupon.code,
+    type: coupon.type,
+    amount: couponAmount(coupon),
+    discount_amount: toMajorNumber(couponDiscount(subtotalMinor, coupon)),
+    payment_restrictions: [...coupon.payment_restrictions],
+  };
+}

@@ -1,0 +1,156 @@
+import type { Knex } from 'knex';
+import {
+  Checkout,
+  CouponUse,
+  ORDER_STATUS,
+  Order,
+  OrderItem,
+  OrderStatus,
+  PaymentMethodId,
+  Product,
+  ProductPlan,
+} from '../../../db/models';
+import { InvalidError, NotFoundError } from '../../errors';
+
+export interface CreateOrderOptions {
+  paymentId?: number | null;
+  paymentMethod?: PaymentMethodId | null;
+  status: OrderStatus;
+  /** Where the warnings of a paid checkout's shortfalls go (see below); silent when absent. A pino logger fits. */
+  logger?: WarningSink;
+}
+
+export interface WarningSink {
+  warn(details: Record<string, unknown>, message: string): void;
+}
+
+export const COUPON_EXHAUSTED = 'Coupon has reached maximum uses';
+
+/**
+ * Turns a checkout into its order, inside the caller's transaction. Used by free orders (checkout) and by
+ * payment reconciliation, so it is idempotent: the checkout row is locked first, and when an order
+ * already exists for it that order is returned with `created: false`. The unique `orders.checkout_id`
+ * is the last line of defence should two callers ever get past the lock.
+ *
+ * Writes: the order (customer snapshot, totals, coupon, note, source), one order item (name, type,
+ * plan, quantity, unit price including add-ons, the custom field values), the coupon use, the code keys,
+ * and the checkout marked paid.
+ *
+ * Coupon uses are counted here, atomically: `uses_count + 1` only while below `max_uses`.
+ * - A free order (total 0) that finds the coupon used up throws "Coupon has reached maximum uses"; the
+ *   caller's transaction rolls back and nothing is written.
+ * - A paid checkout has already been charged the discounted price, so its order is still created and
+ *   its `coupon_uses` row recorded, but the counter stays at `max_uses` (the database forbids more) and a
+ *   warning is logged for the merchant to review.
+ *
+ * Reservations: the keys this checkout reserved are sold to the order item. Should the reservation have
+ * lapsed before a late payment (the checkout expired and released its keys or stock), keys and stock are
+ * taken again if any are left; what cannot be covered is logged as a warning, and the order still stands
+ * because the customer has paid.
+ */
+export async function createOrderFromCheckout(
+  trx: Knex.Transaction,
+  checkoutId: number,
+  opts: CreateOrderOptions,
+): Promise<{ order: Order; created: boolean }> {
+  const checkout = await Checkout.query(trx).findById(checkoutId).forUpdate();
+  if (!checkout) throw new NotFoundError('Checkout not found');
+
+  const existing = await Order.query(trx).findOne({ checkout_id: checkout.id });
+  if (existing) return { order: existing, created: false };
+
+  const product = await Product.query(trx).findById(checkout.product_id);
+  if (!product) throw new NotFoundError('Product not found');
+  const plan = checkout.plan_id ? await ProductPlan.query(trx).findById(checkout.plan_id) : undefined;
+  const now = new Date();
+  const warn = (msg: string, extra: Record<string, unknown>) =>
+    opts.logger?.warn({ checkoutId: checkout.id, ...extra }, msg);
+
+  const order = await Order.query(trx).insertAndFetch({
+    store_id: checkout.store_id,
+    checkout_id: checkout.id,
+    customer_id: checkout.customer_id,
+    status: opts.status,
+    customer_first_name: checkout.customer_first_name,
+    customer_last_name: checkout.customer_last_name,
+    customer_email: checkout.customer_email,
+    customer_country_code: checkout.customer_country_code,
+    customer_phone: checkout.customer_phone,
+    subtotal_minor: checkout.subtotal_minor,
+    discount_minor: checkout.discount_minor,
+    tax_minor: checkout.tax_minor,
+    total_minor: checkout.total_minor,
+    currency: checkout.currency,
+    coupon_id: checkout.coupon_id,
+    payment_method: opts.paymentMethod ?? null,
+    payment_id: opts.paymentId ?? null,
+    customer_note: checkout.customer_note,
+    source: checkout.source,
+    completed_at: opts.status === ORDER_STATUS.COMPLETED ? now : null,
+  });
+
+  const item = await OrderItem.query(trx).insertAndFetch({
+    order_id: order.id,
+    product_id: product.id,
+    plan_id: checkout.plan_id,
+    name: plan ? `${product.name} (${plan.name})` : product.name,
+    type: product.type,
+    quantity: checkout.quantity,
+    unit_price_minor: checkout.unit_price_minor + checkout.addons_minor,
+    total_minor: checkout.subtotal_minor,
+    fields: checkout.fields,
+  });
+
+  if (checkout.coupon_id !== null) {
+    const counted = await trx('coupons')
+      .where('id', checkout.coupon_id)
+      .andWhere((q) => q.whereNull('max_uses').orWhereRaw('uses_count < max_uses'))
+      .increment('uses_count', 1);
+    if (counted === 0) {
+      if (checkout.total_minor === 0) throw new InvalidError(COUPON_EXHAUSTED);
+      warn('coupon used beyond max_uses by a paid checkout', {
+        couponId: checkout.coupon_id,
+        orderId: order.id,
+      });
+    }
+    await CouponUse.query(trx).insert({
+      coupon_id: checkout.coupon_id,
+      order_id: order.id,
+      customer_id: checkout.customer_id,
+      discount_minor: checkout.discount_minor,
+    });
+  }
+
+  if (product.type === 'code') {
+    const sold = await trx('product_codes')
+      .where({ checkout_id: checkout.id, status: 'reserved' })
+      .update({ status: 'sold', order_item_id: item.id, sold_at: now });
+    const missing = checkout.quantity - sold;
+    if (missing > 0) {
+      const more = await trx('product_codes')
+        .whereIn(
+          'id',
+          trx('product_codes')
+            .select('id')
+            .where({ product_id: product.id, status: 'available' })
+            .orderBy('id')
+            .limit(missing)
+            .forUpdate()
+            .skipLocked(),
+        )
+        .update({ status: 'sold', order_item_id: item.id, sold_at: now, checkout_id: checkout.id });
+      if (more < missing)
+        warn('not enough code keys for a paid order', { orderId: order.id, missing: missing - more });
+    }
+  } else if (product.stock !== null && !checkout.reserved) {
+    // Only a lapsed reservation gets here (a live one already took the units at checkout).
+    const taken = await trx('products')
+      .where('id', product.id)
+      .andWhere('stock', '>=', checkout.quantity)
+      .decrement('stock', checkout.quantity);
+    if (taken === 0) warn('stock oversold by a paid order', { orderId: order.id, productId: product.id });
+  }
+
+  await Checkout.query(trx).patch({ status: 'paid', reserved: false }).where('id', checkout.id);
+  return { order, created: true };
+}
