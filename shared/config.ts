@@ -35,6 +35,14 @@ export interface Config {
   readonly workerQueues?: readonly string[];
   readonly uploadDir: string;
   readonly shutdownTimeoutMs: number;
+  /** Payment providers (shared/providers): API bases (local stubs in tests) and the client timeout. */
+  readonly payments: {
+    readonly moyasarApiUrl: string;
+    readonly coinbaseApiUrl: string;
+    /** Where the sandbox provider posts its webhooks; unset: the address the sandbox page was served on. */
+    readonly sandboxWebhookUrl?: string;
+    readonly providerTimeoutMs: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -53,7 +61,8 @@ const positiveInt = Joi.number().integer().positive();
 
 const schema = Joi.object({
   NODE_ENV: Joi.string().valid('development', 'production', 'test').default('development'),
-  PORT: Joi.number().port().default(3000),
+  // 0 would make the OS pick a port that PUBLIC_BASE_URL (http://localhost:$PORT) cannot name.
+  PORT: Joi.number().port().min(1).default(3000),
   DATABASE_URL: uri(['postgres', 'postgresql']).default('postgres://postgres@127.0.0.1:5432/commerce'),
   REDIS_URL: uri(['redis', 'rediss']).default('redis://127.0.0.1:6379'),
   PUBLIC_BASE_URL: uri(['http', 'https']),
@@ -80,12 +89,17 @@ const schema = Joi.object({
   WORKER_QUEUES: Joi.string().pattern(/^[a-z0-9_-]+(,[a-z0-9_-]+)*$/),
   UPLOAD_DIR: Joi.string().default('.data/uploads'),
   SHUTDOWN_TIMEOUT_MS: positiveInt.max(60000).default(8000),
+  MOYASAR_API_URL: uri(['http', 'https']).default('https://api.moyasar.com'),
+  COINBASE_API_URL: uri(['http', 'https']).default('https://api.commerce.coinbase.com'),
+  SANDBOX_WEBHOOK_URL: uri(['http', 'https']),
+  PAYMENT_PROVIDER_TIMEOUT_MS: positiveInt.max(120000).default(15000),
 }).unknown(true);
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // Empty strings are treated as unset, as a shell `FOO=` usually means "no value".
   const cleaned: Record<string, string> = {};
-  for (const [key, value] of Object.entries(env)) if (value !== undefined && value !== '') cleaned[key] = value;
+  for (const [key, value] of Object.entries(env))
+    if (value !== undefined && value !== '') cleaned[key] = value;
 
   const { error, value } = schema.validate(cleaned, { abortEarly: true, convert: true });
   if (error) {
@@ -96,12 +110,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const v = value as Record<string, string | number | undefined>;
   const port = Number(v.PORT);
   const hasTwilio = Boolean(v.TWILIO_ACCOUNT_SID && v.TWILIO_AUTH_TOKEN);
-  const messagingDriver = (v.MESSAGING_DRIVER as Config['messagingDriver'] | undefined) ?? (hasTwilio ? 'twilio' : 'outbox');
+  const messagingDriver =
+    (v.MESSAGING_DRIVER as Config['messagingDriver'] | undefined) ?? (hasTwilio ? 'twilio' : 'outbox');
   if (messagingDriver === 'twilio' && !hasTwilio) {
-    throw new ConfigError('MESSAGING_DRIVER', 'is twilio but TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN are not set');
+    throw new ConfigError(
+      'MESSAGING_DRIVER',
+      'is twilio but TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN are not set',
+    );
   }
   if (messagingDriver === 'twilio' && !v.TWILIO_SMS_FROM && !v.TWILIO_WHATSAPP_FROM) {
-    throw new ConfigError('TWILIO_SMS_FROM', 'must be set (or TWILIO_WHATSAPP_FROM) when MESSAGING_DRIVER is twilio');
+    throw new ConfigError(
+      'TWILIO_SMS_FROM',
+      'must be set (or TWILIO_WHATSAPP_FROM) when MESSAGING_DRIVER is twilio',
+    );
   }
   const publicBaseUrl = String(v.PUBLIC_BASE_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
 
@@ -133,6 +154,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workerQueues: v.WORKER_QUEUES ? Object.freeze(String(v.WORKER_QUEUES).split(',')) : undefined,
     uploadDir: String(v.UPLOAD_DIR),
     shutdownTimeoutMs: Number(v.SHUTDOWN_TIMEOUT_MS),
+    payments: Object.freeze({
+      moyasarApiUrl: String(v.MOYASAR_API_URL).replace(/\/+$/, ''),
+      coinbaseApiUrl: String(v.COINBASE_API_URL).replace(/\/+$/, ''),
+      sandboxWebhookUrl: v.SANDBOX_WEBHOOK_URL as string | undefined,
+      providerTimeoutMs: Number(v.PAYMENT_PROVIDER_TIMEOUT_MS),
+    }),
   });
 }
 

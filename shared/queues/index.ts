@@ -40,11 +40,7 @@ export const QUEUE_NAMES: readonly QueueName[] = [
 ];
 
 export type MaintenanceTask =
-  | 'expire-checkouts'
-  | 'purge-otp-sessions'
-  | 'sweep-payments'
-  | 'expire-licenses'
-  | 'purge-idempotency';
+  'expire-checkouts' | 'purge-otp-sessions' | 'sweep-payments' | 'expire-licenses' | 'purge-idempotency';
 
 /** Retries with exponential back-off; completed jobs kept a day (so deterministic ids dedupe), failed ones two weeks. */
 export const DEFAULT_JOB_OPTIONS: JobsOptions = {

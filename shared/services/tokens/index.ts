@@ -50,11 +50,18 @@ export async function findCustomerToken(
   return row as CustomerAccessToken & { customer: Customer };
 }
 
-export function hasAbilities(token: Pick<CustomerAccessToken, 'abilities'>, required: readonly string[]): boolean {
+export function hasAbilities(
+  token: Pick<CustomerAccessToken, 'abilities'>,
+  required: readonly string[],
+): boolean {
   return required.every((ability) => token.abilities.includes(ability));
 }
 
-export async function issueMerchantToken(storeId: number, token: string = randomToken(32, 'mt_'), name = 'default'): Promise<string> {
+export async function issueMerchantToken(
+  storeId: number,
+  token: string = randomToken(32, 'mt_'),
+  name = 'default',
+): Promise<string> {
   await MerchantToken.query().insert({ store_id: storeId, token_hash: sha256(token), name });
   return token;
 }

@@ -1,0 +1,327 @@
+import type {
+  ComponentsObject,
+  MediaTypeObject,
+  OperationObject,
+  ParameterObject,
+  Reference,
+  RequestBodyObject,
+  ResponseObject,
+  SchemaObject,
+  SecurityRequirement,
+} from './types';
+
+/**
+ * What the interfaces share: their envelopes (spec, Errors), the rate-limit answers and headers, and the
+ * security schemes. Fragments refer to these through the helpers below rather than spelling `$ref`s.
+ */
+
+export const ref = (kind: keyof ComponentsObject, name: string): Reference => ({
+  $ref: `#/components/${kind}/${name}`,
+});
+export const schemaRef = (name: string): SchemaObject => ({ $ref: `#/components/schemas/${name}` });
+
+const json = (schema: SchemaObject, example?: unknown): Record<string, MediaTypeObject> => ({
+  'application/json': example === undefined ? { schema } : { schema, example },
+});
+
+export const EMBED_ERROR_CODES = [
+  'PHONE_BLOCKED',
+  'RATE_LIMIT_EXCEEDED',
+  'COOLDOWN_ACTIVE',
+  'SESSION_EXPIRED',
+  'INVALID_CODE',
+  'MAX_ATTEMPTS_REACHED',
+] as const;
+
+const fieldErrors: SchemaObject = {
+  type: 'object',
+  description: 'Each invalid field mapped to its messages.',
+  additionalProperties: { type: 'array', items: { type: 'string' } },
+  examples: [{ phone: ['phone is required'], email: ['email must be a valid email'] }],
+};
+
+const schemas: Record<string, SchemaObject> = {
+  FieldErrors: fieldErrors,
+  EmbedSuccess: {
+    type: 'object',
+    description: 'Embed API success envelope.',
+    required: ['success', 'data'],
+    properties: { success: { const: true }, data: {} },
+  },
+  EmbedError: {
+    type: 'object',
+    description:
+      'Embed API error envelope; `error_code` and the extra fields appear where the spec lists them.',
+    required: ['success', 'message'],
+    properties: {
+      success: { const: false },
+      message: { type: 'string' },
+      error_code: { type: 'string', enum: EMBED_ERROR_CODES },
+      retry_after: {
+        type: 'integer',
+        description: 'Seconds to wait (RATE_LIMIT_EXCEEDED, COOLDOWN_ACTIVE).',
+      },
+      remaining_attempts: { type: 'integer', description: 'INVALID_CODE only.' },
+      cooldown_seconds: { type: ['integer', 'null'], description: 'INVALID_CODE only.' },
+      errors: schemaRef('FieldErrors'),
+    },
+  },
+  ValidationError: {
+    type: 'object',
+    description:
+      'A 422 answer: `message` and `errors`, inside the envelope of the interface (`success: false` on the Embed ' +
+      'and Storefront APIs; `data`, `api`, `timestamp` and `error` on the Merchant API).',
+    required: ['message', 'errors'],
+    properties: { message: { type: 'string' }, errors: schemaRef('FieldErrors') },
+  },
+  StorefrontEnvelope: {
+    type: 'object',
+    description: 'Storefront API (and wishlist) envelope.',
+    required: ['success', 'data', 'message'],
+    properties: { success: { type: 'boolean' }, data: {}, message: { type: ['string', 'null'] } },
+  },
+  StorefrontError: {
+    type: 'object',
+    required: ['success', 'data', 'message'],
+    properties: {
+      success: { const: false },
+      data: { type: 'null' },
+      message: { type: 'string' },
+      errors: schemaRef('FieldErrors'),
+    },
+  },
+  MerchantEnvelope: {
+    type: 'object',
+    description: 'Merchant API envelope; errors carry `data: null` and `error: true`.',
+    required: ['message', 'data', 'api', 'timestamp'],
+    properties: {
+      message: { type: ['string', 'null'] },
+      data: {},
+      api: { type: 'string', const: 'merchant' },
+      timestamp: { type: 'integer', description: 'Unix time in seconds.' },
+      error: { type: 'boolean' },
+      errors: schemaRef('FieldErrors'),
+    },
+  },
+  AnalyticsAccepted: {
+    type: 'object',
+    description: 'Analytics collection answer (no success/data wrapper).',
+    required: ['status'],
+    properties: { status: { const: 'ok' }, processed: { type: 'integer' } },
+  },
+  LicenseEnvelope: {
+    type: 'object',
+    required: ['success'],
+    properties: { success: { type: 'boolean' }, data: {}, message: { type: 'string' } },
+  },
+  MessageOnly: {
+    type: 'object',
+    description: 'The 429 body of the Merchant, Storefront and License APIs.',
+    required: ['message'],
+    properties: { message: { type: 'string' } },
+  },
+  PlatformError: {
+    type: 'object',
+    description: 'Errors of the platform routes (health, docs, dashboard, dev).',
+    required: ['error'],
+    properties: {
+      error: {
+        type: 'object',
+        required: ['code', 'message'],
+        properties: {
+          code: { type: 'string' },
+          message: { type: 'string' },
+          errors: schemaRef('FieldErrors'),
+        },
+      },
+    },
+  },
+  Customer: {
+    type: 'object',
+    required: ['id', 'firstName', 'lastName', 'email', 'phone', 'country_code'],
+    properties: {
+      id: { type: 'integer' },
+      firstName: { type: 'string', maxLength: 100 },
+      lastName: { type: 'string', maxLength: 100 },
+      email: { type: 'string', format: 'email' },
+      phone: { type: 'string', description: 'Number without country code.' },
+      country_code: { type: 'string', description: 'Digits, no plus sign.' },
+    },
+  },
+};
+
+const headers: ComponentsObject['headers'] = {
+  'X-RateLimit-Limit': {
+    description: 'Size of the tightest limit that applies to this request.',
+    schema: { type: 'integer' },
+  },
+  'X-RateLimit-Remaining': {
+    description: 'Requests left in that limit’s window.',
+    schema: { type: 'integer' },
+  },
+  'Retry-After': { description: 'Seconds until a retry can succeed.', schema: { type: 'integer' } },
+  'X-Request-Id': { description: 'Id of this request in the server logs.', schema: { type: 'string' } },
+};
+
+const rateLimitHeaders = {
+  'X-RateLimit-Limit': ref('headers', 'X-RateLimit-Limit'),
+  'X-RateLimit-Remaining': ref('headers', 'X-RateLimit-Remaining'),
+  'Retry-After': ref('headers', 'Retry-After'),
+};
+
+const responses: Record<string, ResponseObject> = {
+  EmbedRateLimited: {
+    description: 'Too many requests (`RATE_LIMIT_EXCEEDED`, with `retry_after` in seconds).',
+    headers: rateLimitHeaders,
+    content: json(schemaRef('EmbedError'), {
+      success: false,
+      message: 'Too many requests',
+      error_code: 'RATE_LIMIT_EXCEEDED',
+      retry_after: 42,
+    }),
+  },
+  RateLimited: {
+    description: 'Too many requests: a message only (Merchant, Storefront, License and Analytics).',
+    headers: rateLimitHeaders,
+    content: json(schemaRef('MessageOnly'), { message: 'Too many requests' }),
+  },
+  EmbedValidationFailed: {
+    description: 'Invalid request: every invalid field with its messages.',
+    content: json({ allOf: [schemaRef('EmbedError'), schemaRef('ValidationError')] }),
+  },
+  EmbedUnauthenticated: {
+    description: 'Embed key missing or unknown, or (where a customer token is needed) the token is invalid.',
+    content: json(schemaRef('EmbedError'), { success: false, message: 'Invalid embed key' }),
+  },
+  EmbedForbidden: {
+    description:
+      'The Origin (else Referer) is not among the store’s allowed origins, or the token is not for this store.',
+    content: json(schemaRef('EmbedError'), { success: false, message: 'Origin not allowed' }),
+  },
+  EmbedError: {
+    description: 'Refused; see `message` and, where the spec gives one, `error_code`.',
+    content: json(schemaRef('EmbedError')),
+  },
+  StorefrontValidationFailed: {
+    description: 'Invalid request: every invalid field with its messages.',
+    content: json({ allOf: [schemaRef('StorefrontError'), schemaRef('ValidationError')] }),
+  },
+  StorefrontError: {
+    description: 'Refused; see `message`.',
+    content: json(schemaRef('StorefrontError')),
+  },
+  StoreNotResolved: {
+    description: 'No store matches the request’s Host or Origin.',
+    content: json(schemaRef('StorefrontError')),
+  },
+  MerchantValidationFailed: {
+    description: 'Invalid request: every invalid field with its messages.',
+    content: json({ allOf: [schemaRef('MerchantEnvelope'), schemaRef('ValidationError')] }),
+  },
+  MerchantError: {
+    description: 'Refused; `data` is null and `error` true.',
+    content: json(schemaRef('MerchantEnvelope')),
+  },
+  PlatformError: {
+    description: 'Refused; see `error.message`.',
+    content: json(schemaRef('PlatformError')),
+  },
+};
+
+const parameters: Record<string, ParameterObject> = {
+  EmbedKeyQuery: {
+    name: 'embed_key',
+    in: 'query',
+    required: false,
+    description: 'The store’s public embed key, for clients that cannot send the X-Embed-Key header.',
+    schema: { type: 'string' },
+  },
+};
+
+const securitySchemes: ComponentsObject['securitySchemes'] = {
+  EmbedKey: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Embed-Key',
+    description: 'The store’s public embed key (begins with `emb_pk_`); safe in client code.',
+  },
+  EmbedKeyQuery: {
+    type: 'apiKey',
+    in: 'query',
+    name: 'embed_key',
+    description: 'The embed key as a query parameter.',
+  },
+  CustomerBearer: {
+    type: 'http',
+    scheme: 'bearer',
+    description:
+      'Customer access token from auth/verify or auth/complete. Embed tokens carry only `embed:checkout` and ' +
+      '`embed:validate` and are refused by the Storefront API; storefront tokens are refused by the Embed API.',
+  },
+  MerchantBearer: {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'Merchant API token of a store on the paid plan.',
+  },
+  DashboardBasic: { type: 'http', scheme: 'basic', description: 'DASHBOARD_USER / DASHBOARD_PASSWORD.' },
+  FiveMSecret: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-FiveM-Secret',
+    description: 'The store’s FiveM secret.',
+  },
+};
+
+export const components: ComponentsObject = { schemas, responses, parameters, headers, securitySchemes };
+
+// ------------------------------------------------------------------------------------- fragment helpers
+
+/** Security requirements: the embed key in the header or, alternatively, in the query. */
+export const EMBED_KEY_SECURITY: SecurityRequirement[] = [{ EmbedKey: [] }, { EmbedKeyQuery: [] }];
+export const NO_CREDENTIALS: SecurityRequirement[] = [];
+
+/** A JSON request body for `schema` (an object schema). */
+export function jsonBody(schema: SchemaObject, example?: unknown): RequestBodyObject {
+  return { required: true, content: json(schema, example) };
+}
+
+export function jsonResponse(description: string, schema: SchemaObject, example?: unknown): ResponseObject {
+  return { description, content: json(schema, example) };
+}
+
+/** `{success: true, data: <data>}` of the Embed API, with the rate-limit headers every Embed answer has. */
+export function embedOk(description: string, data: SchemaObject, example?: unknown): ResponseObject {
+  return {
+    description,
+    headers: {
+      'X-RateLimit-Limit': ref('headers', 'X-RateLimit-Limit'),
+      'X-RateLimit-Remaining': ref('headers', 'X-RateLimit-Remaining'),
+    },
+    content: json({ allOf: [schemaRef('EmbedSuccess'), { type: 'object', properties: { data } }] }, example),
+  };
+}
+
+/** `{success: true, data: <data>, message}` of the Storefront API. */
+export function storefrontOk(description: string, data: SchemaObject, example?: unknown): ResponseObject {
+  return {
+    description,
+    content: json(
+      { allOf: [schemaRef('StorefrontEnvelope'), { type: 'object', properties: { data } }] },
+      example,
+    ),
+  };
+}
+
+/** Shorthand for an object schema whose listed properties are all required unless named in `optional`. */
+export function object(
+  properties: Record<string, SchemaObject>,
+  optional: readonly string[] = [],
+): SchemaObject {
+  return {
+    type: 'object',
+    properties,
+    required: Object.keys(properties).filter((k) => !optional.includes(k)),
+  };
+}
+
+export type Responses = OperationObject['responses'];

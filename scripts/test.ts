@@ -1,0 +1,171 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { MochaSummary, summaryLine } from './mocha-reporter';
+import { provision, Provisioned } from './lib/provision';
+
+/**
+ * `npm test`: provide Postgres and Redis, then ESLint + Prettier, the typecheck and the whole mocha suite.
+ * Every check runs even when an earlier one failed, so one run shows everything that is wrong. The last
+ * line is always `N passed, N failed`: the tests' counts, plus one failure per failed check (lint,
+ * typecheck) or a suite that could not run, so a broken run never reads as "no tests".
+ */
+
+const root = path.resolve(__dirname, '..');
+const bin = (file: string): string => path.join(root, 'node_modules', file);
+const MOCHA_SPEC = 'test/**/*.test.ts';
+
+const say = (line: string): void => {
+  process.stdout.write(`${line}\n`);
+};
+
+interface CheckResult {
+  name: string;
+  ok: boolean;
+  seconds: number;
+  detail?: string;
+}
+
+let current: ReturnType<typeof spawn> | null = null;
+
+function run(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  return new Promise((resolve) => {
+    const child = spawn(argv[0], argv.slice(1), { cwd: root, env, stdio: ['ignore', 'inherit', 'inherit'] });
+    current = child;
+    child.once('error', (err) => {
+      say(`could not run ${argv.join(' ')}: ${err.message}`);
+      resolve(127);
+    });
+    child.once('close', (code, signal) => {
+      current = null;
+      resolve(code ?? (signal ? 128 : 1));
+    });
+  });
+}
+
+async function check(name: string, commands: string[][], env?: NodeJS.ProcessEnv): Promise<CheckResult> {
+  const started = Date.now();
+  let ok = true;
+  for (const argv of commands) {
+    const tool = path.basename(argv[1] ?? argv[0]).replace(/\.(c?js|mjs)$/, '');
+    say(`\n── ${name}: ${tool} ${argv.slice(2).join(' ')}`);
+    if ((await run(argv, env)) !== 0) ok = false;
+  }
+  return { name, ok, seconds: (Date.now() - started) / 1000 };
+}
+
+/** `startedAt`: when run.mjs began, so the total includes installing the dependencies. */
+export async function main(args: string[], startedAt = Date.now()): Promise<number> {
+  const started = startedAt;
+  const results: CheckResult[] = [];
+  let services: Provisioned | undefined;
+  let interrupted = false;
+
+  const onSignal = (signal: NodeJS.Signals): void => {
+    interrupted = true;
+    say(`\n${signal}: stopping the tests`);
+    current?.kill(signal);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  // .mocharc.json names no spec, so that `npx mocha FILE` runs that file alone; the whole suite by default.
+  const spec = args.length > 0 ? args : [MOCHA_SPEC];
+  let mocha: MochaSummary | undefined;
+  let provisioningFailed = false;
+  try {
+    const provisionStarted = Date.now();
+    try {
+      services = await provision({
+        root,
+        env: process.env,
+        databaseVariables: ['TEST_DATABASE_URL', 'DATABASE_URL'],
+        log: say,
+      });
+      results.push({ name: 'services', ok: true, seconds: (Date.now() - provisionStarted) / 1000 });
+    } catch (err) {
+      provisioningFailed = true;
+      say(`services: ${(err as Error).message}`);
+      results.push({ name: 'services', ok: false, seconds: (Date.now() - provisionStarted) / 1000 });
+    }
+
+    if (!interrupted) {
+      results.push(
+        await check('lint', [
+          [process.execPath, bin('eslint/bin/eslint.js'), '.'],
+          [process.execPath, bin('prettier/bin/prettier.cjs'), '--check', '.'],
+        ]),
+      );
+    }
+    if (!interrupted) {
+      results.push(
+        await check('typecheck', [
+          [process.execPath, bin('typescript/bin/tsc'), '-p', 'tsconfig.json', '--noEmit'],
+        ]),
+      );
+    }
+
+    if (services && !interrupted) {
+      const summaryFile = path.join(os.tmpdir(), `mocha-summary-${process.pid}.json`);
+      fs.rmSync(summaryFile, { force: true });
+      const env: NodeJS.ProcessEnv = {
+        ...process.env,
+        TEST_DATABASE_URL: services.postgresServerUrl,
+        DATABASE_URL: services.postgresServerUrl,
+        REDIS_URL: services.redisUrl,
+        MOCHA_SUMMARY_FILE: summaryFile,
+      };
+      const result = await check(
+        'mocha',
+        [
+          [
+            process.execPath,
+            bin('mocha/bin/mocha.js'),
+            '--reporter',
+            path.join('scripts', 'mocha-reporter.ts'),
+            ...spec,
+          ],
+        ],
+        env,
+      );
+      try {
+        mocha = JSON.parse(fs.readFileSync(summaryFile, 'utf8')) as MochaSummary;
+        fs.rmSync(summaryFile, { force: true });
+      } catch {
+        result.detail = 'the suite did not run to its end';
+      }
+      results.push(result);
+    }
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    if (services)
+      await services.stop().catch((err: Error) => say(`services: stopping failed: ${err.message}`));
+  }
+
+  const failedChecks = results.filter((r) => r.name !== 'mocha' && !r.ok).length;
+  const mochaCrashed = !mocha && !provisioningFailed && !interrupted ? 1 : 0;
+  const passed = mocha?.passed ?? 0;
+  const failed = (mocha?.failed ?? 0) + failedChecks + mochaCrashed;
+  const skipped = mocha?.skipped ?? 0;
+
+  say('\n── summary');
+  for (const r of results) {
+    const outcome =
+      r.name === 'mocha' && mocha
+        ? summaryLine(mocha)
+        : r.ok
+          ? 'ok'
+          : r.name === 'services'
+            ? 'failed: no test could run'
+            : `FAILED${r.detail ? ` (${r.detail})` : ''}`;
+    say(`${r.name.padEnd(10)} ${outcome} (${r.seconds.toFixed(1)} s)`);
+  }
+  say(
+    `${'total'.padEnd(10)} ${((Date.now() - started) / 1000).toFixed(1)} s${interrupted ? ' (interrupted)' : ''}`,
+  );
+  say(summaryLine({ passed, failed, skipped }));
+  if (interrupted) return 130;
+  return failed === 0 && !provisioningFailed ? 0 : 1;
+}

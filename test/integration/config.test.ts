@@ -1,0 +1,121 @@
+import { expect } from 'chai';
+import { ConfigError, loadConfig } from '../../shared/config';
+
+/** loadConfig on exactly `env`: nothing of the machine's environment leaks in. */
+function configError(env: NodeJS.ProcessEnv): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    expect(err).to.be.instanceOf(ConfigError);
+    return err as ConfigError;
+  }
+  throw new Error(`loadConfig accepted ${JSON.stringify(env)}`);
+}
+
+describe('configuration (CONTRACT section 2)', () => {
+  it('has the contract’s defaults when nothing is set', () => {
+    const config = loadConfig({});
+    expect(config).to.include({
+      nodeEnv: 'development',
+      port: 3000,
+      publicBaseUrl: 'http://localhost:3000',
+      trustProxy: false,
+      queuePrefix: 'commerce',
+      otpTtlSeconds: 300,
+      otpResendCooldownSeconds: 30,
+      checkoutTtlSeconds: 3600,
+      rateLimitsEnabled: true,
+      messagingDriver: 'outbox',
+      dashboardUser: undefined,
+      dashboardPassword: undefined,
+    });
+    expect(Object.isFrozen(config)).to.equal(true);
+  });
+
+  it('derives PUBLIC_BASE_URL from PORT, and keeps a given one without its trailing slash', () => {
+    expect(loadConfig({ PORT: '8080' }).publicBaseUrl).to.equal('http://localhost:8080');
+    expect(loadConfig({ PUBLIC_BASE_URL: 'https://shop.example.test/' }).publicBaseUrl).to.equal(
+      'https://shop.example.test',
+    );
+  });
+
+  it('reads the switches as the contract words them', () => {
+    expect(loadConfig({ RATE_LIMITS: 'off' }).rateLimitsEnabled).to.equal(false);
+    expect(loadConfig({ RATE_LIMITS: 'OFF' }).rateLimitsEnabled).to.equal(false);
+    expect(loadConfig({ RATE_LIMITS: 'yes' }).rateLimitsEnabled).to.equal(true);
+    expect(loadConfig({ TRUST_PROXY: '1' }).trustProxy).to.equal(true);
+    expect(loadConfig({ NODE_ENV: 'production' }).nodeEnv).to.equal('production');
+    expect(loadConfig({ QUEUE_PREFIX: 'shop-2' }).queuePrefix).to.equal('shop-2');
+  });
+
+  it('treats an empty variable as unset', () => {
+    expect(loadConfig({ PORT: '', DASHBOARD_USER: '', OTP_TTL_SECONDS: '' })).to.include({
+      port: 3000,
+      dashboardUser: undefined,
+      otpTtlSeconds: 300,
+    });
+  });
+
+  it('picks twilio when Twilio credentials are set, and outbox without them', () => {
+    const twilio = {
+      TWILIO_ACCOUNT_SID: `AC${'0'.repeat(32)}`,
+      TWILIO_AUTH_TOKEN: 'auth-token-0001',
+      TWILIO_SMS_FROM: '+15005550006',
+    };
+    expect(loadConfig(twilio).messagingDriver).to.equal('twilio');
+    expect(loadConfig({ ...twilio, MESSAGING_DRIVER: 'outbox' }).messagingDriver).to.equal('outbox');
+    expect(loadConfig({ TWILIO_SMS_FROM: '+15005550006' }).messagingDriver).to.equal('outbox');
+  });
+
+  describe('refuses a bad value, naming the variable', () => {
+    const cases: Array<[string, NodeJS.ProcessEnv]> = [
+      ['DATABASE_URL', { DATABASE_URL: 'not a url' }],
+      ['DATABASE_URL', { DATABASE_URL: 'mysql://root@127.0.0.1/commerce' }],
+      ['REDIS_URL', { REDIS_URL: 'http://127.0.0.1:6379' }],
+      ['PORT', { PORT: 'eighty' }],
+      ['PORT', { PORT: '70000' }],
+      ['PORT', { PORT: '0' }],
+      ['PUBLIC_BASE_URL', { PUBLIC_BASE_URL: 'shop.example.test' }],
+      ['NODE_ENV', { NODE_ENV: 'prod' }],
+      ['TRUST_PROXY', { TRUST_PROXY: 'maybe' }],
+      ['QUEUE_PREFIX', { QUEUE_PREFIX: 'has space' }],
+      ['OTP_TTL_SECONDS', { OTP_TTL_SECONDS: '-1' }],
+      ['OTP_TTL_SECONDS', { OTP_TTL_SECONDS: '0' }],
+      ['OTP_RESEND_COOLDOWN_SECONDS', { OTP_RESEND_COOLDOWN_SECONDS: '-5' }],
+      ['CHECKOUT_TTL_SECONDS', { CHECKOUT_TTL_SECONDS: '1.5' }],
+      ['MESSAGING_DRIVER', { MESSAGING_DRIVER: 'pigeon' }],
+      ['MESSAGING_DRIVER', { MESSAGING_DRIVER: 'twilio' }],
+      ['TWILIO_ACCOUNT_SID', { TWILIO_ACCOUNT_SID: 'not-a-sid' }],
+      [
+        'TWILIO_SMS_FROM',
+        {
+          MESSAGING_DRIVER: 'twilio',
+          TWILIO_ACCOUNT_SID: `AC${'1'.repeat(32)}`,
+          TWILIO_AUTH_TOKEN: 'token-0001',
+        },
+      ],
+      ['APP_SECRET', { APP_SECRET: 'short' }],
+      ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
+      ['WORKER_QUEUES', { WORKER_QUEUES: 'otp,,payments' }],
+      ['SHUTDOWN_TIMEOUT_MS', { SHUTDOWN_TIMEOUT_MS: '-100' }],
+      ['RATE_LIMIT_WINDOW_SCALE', { RATE_LIMIT_WINDOW_SCALE: '2' }],
+      ['MOYASAR_API_URL', { MOYASAR_API_URL: 'ftp://api.example.test' }],
+      ['SANDBOX_WEBHOOK_URL', { SANDBOX_WEBHOOK_URL: 'not a url' }],
+      ['PAYMENT_PROVIDER_TIMEOUT_MS', { PAYMENT_PROVIDER_TIMEOUT_MS: '-1' }],
+    ];
+    for (const [variable, env] of cases) {
+      it(`${variable} (${Object.entries(env)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(' ')})`, () => {
+        const err = configError(env);
+        expect(err.variable).to.equal(variable);
+        expect(err.message).to.match(new RegExp(`^Invalid configuration: ${variable} `));
+      });
+    }
+  });
+
+  it('does not echo a refused secret in its message', () => {
+    const err = configError({ DATABASE_URL: 'postgres//admin:hunter2-secret@db' });
+    expect(err.message).to.not.contain('hunter2-secret');
+  });
+});
