@@ -29,12 +29,18 @@ export type AppContext = Koa.ParameterizedContext<AppState, AppContextExtras & K
 export type AppMiddleware = Koa.Middleware<AppState, AppContextExtras & Koa.DefaultContext>;
 
 /** Writes a success body in the envelope of the interface the request belongs to. */
-export function respond(ctx: AppContext, data: unknown, opts: { status?: number; message?: string | null } = {}): void {
+export function respond(
+  ctx: AppContext,
+  data: unknown,
+  opts: { status?: number; message?: string | null } = {},
+): void {
   ctx.status = opts.status ?? 200;
   ctx.body = envelopes[ctx.state.interface].ok(data, opts.message ?? null);
 }
 
 /** Typed access to what the validate middleware produced. */
-export function input<B = unknown, Q = unknown, P = unknown>(ctx: AppContext): { body: B; query: Q; params: P } {
+export function input<B = unknown, Q = unknown, P = unknown>(
+  ctx: AppContext,
+): { body: B; query: Q; params: P } {
   return { body: ctx.state.body as B, query: ctx.state.query as Q, params: ctx.state.params as P };
 }

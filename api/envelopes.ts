@@ -54,7 +54,12 @@ const analytics: Envelope = {
 };
 
 const merchant: Envelope = {
-  ok: (data, message = null) => ({ message, data, api: 'merchant', timestamp: Math.floor(Date.now() / 1000) }),
+  ok: (data, message = null) => ({
+    message,
+    data,
+    api: 'merchant',
+    timestamp: Math.floor(Date.now() / 1000),
+  }),
   error: (e) =>
     messageOnlyOn429(e) ?? {
       message: e.message,
@@ -68,7 +73,8 @@ const merchant: Envelope = {
 
 const license: Envelope = {
   ok: (data) => ({ success: true, data }),
-  error: (e) => messageOnlyOn429(e) ?? { success: false, message: e.message, ...(e.errors ? { errors: e.errors } : {}) },
+  error: (e) =>
+    messageOnlyOn429(e) ?? { success: false, message: e.message, ...(e.errors ? { errors: e.errors } : {}) },
 };
 
 const fivem: Envelope = {

@@ -2,7 +2,8 @@
  * The five interfaces share one port and are told apart by path prefix. The error handler and the 404
  * handler use this to answer in the right envelope even when no router matched.
  */
-export type InterfaceName = 'embed' | 'storefront' | 'analytics' | 'merchant' | 'license' | 'fivem' | 'platform';
+export type InterfaceName =
+  'embed' | 'storefront' | 'analytics' | 'merchant' | 'license' | 'fivem' | 'platform';
 
 const PREFIXES: ReadonlyArray<[string, InterfaceName]> = [
   ['/api/embed', 'embed'],

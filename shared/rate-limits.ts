@@ -10,8 +10,12 @@ export interface LimitDefinition {
   readonly scope: 'ip' | 'global' | 'phone' | 'token' | 'session';
 }
 
-const def = (name: string, points: number, durationSeconds: number, scope: LimitDefinition['scope']): LimitDefinition =>
-  Object.freeze({ name, points, durationSeconds, scope });
+const def = (
+  name: string,
+  points: number,
+  durationSeconds: number,
+  scope: LimitDefinition['scope'],
+): LimitDefinition => Object.freeze({ name, points, durationSeconds, scope });
 
 export const LIMITS = Object.freeze({
   embedPerIpMinute: def('embed_ip_min', 30, 60, 'ip'),

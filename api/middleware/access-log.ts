@@ -10,7 +10,13 @@ export function accessLog(logger: Logger): AppMiddleware {
     } finally {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       logger.info(
-        { requestId: ctx.state.requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10 },
+        {
+          requestId: ctx.state.requestId,
+          method: ctx.method,
+          path: ctx.path,
+          status: ctx.status,
+          ms: Math.round(ms * 10) / 10,
+        },
         'request',
       );
     }

@@ -35,8 +35,10 @@ interface HttpLikeError {
 function fromHttpError(err: HttpLikeError): ErrorView | null {
   const status = err.status ?? err.statusCode;
   if (!status || status >= 500 || status < 400) return null;
-  if (status === 413) return { status, code: 'PAYLOAD_TOO_LARGE', message: 'Request body is too large', extra: {} };
-  if (status === 415) return { status, code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Unsupported content type', extra: {} };
+  if (status === 413)
+    return { status, code: 'PAYLOAD_TOO_LARGE', message: 'Request body is too large', extra: {} };
+  if (status === 415)
+    return { status, code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Unsupported content type', extra: {} };
   if (status === 400 && (err.type === 'entity.parse.failed' || /json/i.test(err.message ?? ''))) {
     return { status: 400, code: 'INVALID', message: 'Malformed JSON body', extra: {} };
   }
@@ -47,7 +49,13 @@ function fromHttpError(err: HttpLikeError): ErrorView | null {
 export function toErrorView(err: unknown): ErrorView | null {
   if (err instanceof DomainError) {
     const errors = (err.extra.errors as ErrorView['errors']) ?? undefined;
-    return { status: STATUS_BY_CODE[err.code], code: err.code, message: err.message, extra: err.extra, errors };
+    return {
+      status: STATUS_BY_CODE[err.code],
+      code: err.code,
+      message: err.message,
+      extra: err.extra,
+      errors,
+    };
   }
   if (err && typeof err === 'object') return fromHttpError(err as HttpLikeError);
   return null;
@@ -65,7 +73,10 @@ export function errorHandler(logger: Logger): AppMiddleware {
     } catch (err) {
       let view = toErrorView(err);
       if (!view) {
-        logger.error({ err, requestId: ctx.state.requestId, method: ctx.method, path: ctx.path }, 'unhandled error');
+        logger.error(
+          { err, requestId: ctx.state.requestId, method: ctx.method, path: ctx.path },
+          'unhandled error',
+        );
         view = { status: 500, code: 'UNAVAILABLE', message: 'Internal server error', extra: {} };
       }
       if (view.code === 'RATE_LIMITED' || view.code === 'COOLDOWN_ACTIVE') {

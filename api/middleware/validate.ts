@@ -42,7 +42,12 @@ export function validate(schemas: RequestSchemas): AppMiddleware {
     for (const part of ['params', 'query', 'body'] as const) {
       const schema = schemas[part];
       if (!schema) continue;
-      const raw = part === 'body' ? ctx.request.body : part === 'query' ? ctx.query : (ctx as unknown as { params: unknown }).params;
+      const raw =
+        part === 'body'
+          ? ctx.request.body
+          : part === 'query'
+            ? ctx.query
+            : (ctx as unknown as { params: unknown }).params;
       const { error, value } = schema.validate(raw ?? {}, OPTIONS);
       if (error) Object.assign(errors, fieldErrors(error));
       else ctx.state[part] = value;

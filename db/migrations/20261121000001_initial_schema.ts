@@ -102,7 +102,9 @@ export async function up(knex: Knex): Promise<void> {
     t.string('reason', 200);
     t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
   });
-  await knex.raw('create unique index blocked_phones_scope_unique on blocked_phones (coalesce(store_id, 0), e164)');
+  await knex.raw(
+    'create unique index blocked_phones_scope_unique on blocked_phones (coalesce(store_id, 0), e164)',
+  );
 
   // ---------------------------------------------------------------- customers and authentication
   await knex.schema.createTable('customers', (t) => {
@@ -219,7 +221,11 @@ export async function up(knex: Knex): Promise<void> {
     t.integer('position').notNullable().defaultTo(0);
     t.string('fixture_ref', 100);
     timestamps(t, knex);
-    t.check(`?? in (${PLAN_DURATIONS.map((x) => `'${x}'`).join(', ')})`, ['duration'], 'plans_duration_check');
+    t.check(
+      `?? in (${PLAN_DURATIONS.map((x) => `'${x}'`).join(', ')})`,
+      ['duration'],
+      'plans_duration_check',
+    );
     t.check('?? >= 0', ['price_minor'], 'plans_price_check');
   });
 
@@ -249,7 +255,11 @@ export async function up(knex: Knex): Promise<void> {
     t.check("?? in ('percentage', 'fixed')", ['type'], 'coupons_type_check');
     t.check('?? >= 0', ['amount'], 'coupons_amount_check');
     t.check("?? <> 'percentage' or ?? <= 10000", ['type', 'amount'], 'coupons_percentage_check');
-    t.check('?? >= 0 and (?? is null or ?? <= ??)', ['uses_count', 'max_uses', 'uses_count', 'max_uses'], 'coupons_uses_check');
+    t.check(
+      '?? >= 0 and (?? is null or ?? <= ??)',
+      ['uses_count', 'max_uses', 'uses_count', 'max_uses'],
+      'coupons_uses_check',
+    );
   });
   await knex.raw('create unique index coupons_store_code_unique on coupons (store_id, lower(code))');
 
@@ -403,7 +413,9 @@ export async function up(knex: Knex): Promise<void> {
     t.check("?? in ('available', 'reserved', 'sold')", ['status'], 'product_codes_status_check');
     t.check("(?? = 'sold') = (?? is not null)", ['status', 'order_item_id'], 'product_codes_sold_check');
   });
-  await knex.raw("create index product_codes_available on product_codes (product_id, id) where status = 'available'");
+  await knex.raw(
+    "create index product_codes_available on product_codes (product_id, id) where status = 'available'",
+  );
 
   await knex.schema.createTable('coupon_uses', (t) => {
     t.increments('id');
@@ -433,7 +445,11 @@ export async function up(knex: Knex): Promise<void> {
     t.jsonb('metadata');
     t.string('fixture_ref', 100);
     timestamps(t, knex);
-    t.check(`?? in (${LICENSE_STATUSES.map((x) => `'${x}'`).join(', ')})`, ['status'], 'licenses_status_check');
+    t.check(
+      `?? in (${LICENSE_STATUSES.map((x) => `'${x}'`).join(', ')})`,
+      ['status'],
+      'licenses_status_check',
+    );
     t.check("?? in ('none', 'hwid', 'ip')", ['lock_type'], 'licenses_lock_type_check');
   });
   await knex.raw("create index licenses_expiring on licenses (expires_at) where status = 'active'");
@@ -474,7 +490,9 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('delivered_at', { useTz: true });
     t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
   });
-  await knex.raw("create index fivem_commands_pending on fivem_commands (store_id, id) where status = 'pending'");
+  await knex.raw(
+    "create index fivem_commands_pending on fivem_commands (store_id, id) where status = 'pending'",
+  );
 
   // ---------------------------------------------------------------- engagement
   await knex.schema.createTable('wishlist_items', (t) => {

@@ -9,11 +9,13 @@ export interface ScheduleEntry {
 }
 
 /**
- * What the scheduler enqueues and when. `sweep-payments` joins this list once the payments work implements
- * it; the hourly tasks are spread over the hour so they do not start together.
+ * What the scheduler enqueues and when. The hourly tasks are spread over the hour so they do not start
+ * together.
  */
 export const MAINTENANCE_SCHEDULE: readonly ScheduleEntry[] = [
   { task: 'expire-checkouts', cron: '* * * * *' },
+  // Payments whose webhook never came are asked about every 2 minutes.
+  { task: 'sweep-payments', cron: '*/2 * * * *' },
   // Spec, License states: expiry is checked hourly.
   { task: 'expire-licenses', cron: '0 * * * *' },
   { task: 'purge-otp-sessions', cron: '20 * * * *' },

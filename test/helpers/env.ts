@@ -12,7 +12,10 @@ export const TEST_DB_NAME = `commerce_test_${runId}`;
 export const TEST_QUEUE_PREFIX = `test_${runId}`;
 
 function serverUrl(): URL {
-  const base = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const base =
+    process.env.TEST_DATABASE_URL ??
+    process.env.DATABASE_URL ??
+    'postgres://postgres@127.0.0.1:5432/postgres';
   return new URL(base);
 }
 
@@ -38,7 +41,11 @@ export const TEST_ENV: NodeJS.ProcessEnv = {
 };
 
 async function withAdmin<T>(fn: (k: ReturnType<typeof knexFactory>) => Promise<T>): Promise<T> {
-  const admin = knexFactory({ client: 'pg', connection: urlForDatabase('postgres'), pool: { min: 0, max: 1 } });
+  const admin = knexFactory({
+    client: 'pg',
+    connection: urlForDatabase('postgres'),
+    pool: { min: 0, max: 1 },
+  });
   try {
     return await fn(admin);
   } finally {

@@ -1,5 +1,10 @@
+import { fivemProcessor } from './fivem';
+import { fulfilmentProcessor } from './fulfilment';
+import { licensesProcessor } from './licenses';
 import { maintenanceProcessor } from './maintenance';
+import { messagesProcessor } from './messages';
 import { otpProcessor } from './otp';
+import { paymentsProcessor } from './payments';
 import type { ProcessorRegistry } from './types';
 
 export type { JobOf, ProcessorRegistry, QueueProcessor } from './types';
@@ -11,4 +16,9 @@ export type { JobOf, ProcessorRegistry, QueueProcessor } from './types';
 export const processors: ProcessorRegistry = {
   maintenance: maintenanceProcessor,
   otp: otpProcessor,
+  payments: paymentsProcessor,
+  fulfilment: fulfilmentProcessor,
+  licenses: licensesProcessor,
+  fivem: fivemProcessor,
+  messages: messagesProcessor,
 };

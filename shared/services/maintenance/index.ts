@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import type { MaintenanceTask } from '../../queues';
+import type { MaintenanceTask, Queues } from '../../queues';
+import { sweepPayments } from '../payments/sweep';
 
 /**
  * Periodic housekeeping run by the `maintenance` queue. Each task is one bounded set-based statement
@@ -129,15 +130,22 @@ export async function expireCheckouts(knex: Knex, now: Date = new Date()): Promi
   });
 }
 
-export type MaintenanceRunner = (knex: Knex, now?: Date) => Promise<MaintenanceResult>;
+/** What a task may use besides the database: the payments sweep enqueues reconcile jobs. */
+export interface MaintenanceContext {
+  queues: Queues;
+}
 
-/**
- * The tasks implemented so far. `sweep-payments` belongs to the payments work and is neither here nor
- * scheduled until it exists; a job naming it fails as unrecoverable.
- */
+export type MaintenanceRunner = (
+  knex: Knex,
+  now: Date | undefined,
+  ctx: MaintenanceContext,
+) => Promise<MaintenanceResult>;
+
+/** Every task; a job naming anything else fails as unrecoverable. */
 export const MAINTENANCE_TASKS: Readonly<Partial<Record<MaintenanceTask, MaintenanceRunner>>> = {
   'expire-checkouts': expireCheckouts,
   'purge-otp-sessions': purgeOtpSessions,
   'expire-licenses': expireLicenses,
   'purge-idempotency': purgeIdempotency,
+  'sweep-payments': sweepPayments,
 };

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import crypto from 'node:crypto';
 import type { Deps } from '../../../shared/deps';
-import { enqueue } from '../../../shared/queues';
+import { enqueue, MaintenanceTask } from '../../../shared/queues';
 import {
   expireCheckouts,
   expireLicenses,
@@ -82,7 +82,11 @@ describe('maintenance tasks', () => {
     const freshKey = await insertCode('KEY-2', fresh);
     const spareKey = await insertCode('KEY-3', null);
 
-    expect(await expireCheckouts(deps.knex)).to.deep.equal({ expired: 2, releasedCodes: 1, releasedStock: 0 });
+    expect(await expireCheckouts(deps.knex)).to.deep.equal({
+      expired: 2,
+      releasedCodes: 1,
+      releasedStock: 0,
+    });
 
     const checkouts = await deps.knex('checkouts').select('id', 'status', 'reserved').orderBy('id');
     expect(checkouts).to.deep.equal([
@@ -98,7 +102,11 @@ describe('maintenance tasks', () => {
       { id: spareKey, status: 'available', checkout_id: null },
     ]);
 
-    expect(await expireCheckouts(deps.knex)).to.deep.equal({ expired: 0, releasedCodes: 0, releasedStock: 0 });
+    expect(await expireCheckouts(deps.knex)).to.deep.equal({
+      expired: 0,
+      releasedCodes: 0,
+      releasedStock: 0,
+    });
   });
 
   it('expires active licenses whose expiry passed, leaving lifetime and other statuses alone', async () => {
@@ -191,7 +199,7 @@ describe('maintenance tasks', () => {
       await enqueue(
         deps.queues,
         'maintenance',
-        { task: 'sweep-payments', tick: new Date().toISOString() },
+        { task: 'retired-task' as MaintenanceTask, tick: new Date().toISOString() },
         { jobId: 'sweep-run' },
       );
 
@@ -209,7 +217,7 @@ describe('maintenance tasks', () => {
         return (await job?.getState()) === 'failed' ? job : undefined;
       });
       expect(failed?.attemptsMade).to.equal(1);
-      expect(failed?.failedReason).to.equal('Unknown maintenance task "sweep-payments"');
+      expect(failed?.failedReason).to.equal('Unknown maintenance task "retired-task"');
     } finally {
       await pool.close(1_000);
     }

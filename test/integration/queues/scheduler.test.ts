@@ -17,9 +17,10 @@ describe('scheduler', () => {
     );
   });
 
-  it('schedules expire-checkouts every minute and the other implemented tasks hourly', () => {
+  it('schedules expire-checkouts every minute, sweep-payments every 2 minutes and the other tasks hourly', () => {
     expect(MAINTENANCE_SCHEDULE.map((e) => [e.task, e.cron])).to.deep.equal([
       ['expire-checkouts', '* * * * *'],
+      ['sweep-payments', '*/2 * * * *'],
       ['expire-licenses', '0 * * * *'],
       ['purge-otp-sessions', '20 * * * *'],
       ['purge-idempotency', '40 * * * *'],

@@ -1,0 +1,246 @@
+import crypto from 'node:crypto';
+import type { Knex } from 'knex';
+import { hmacSha256, randomToken, safeEqual } from '../crypto';
+import type { Logger } from '../logger';
+import {
+  asRecord,
+  asString,
+  headerValue,
+  HostedPayment,
+  HostedPaymentRequest,
+  PaymentProvider,
+  ProviderPaymentState,
+  ProviderRejectedError,
+  WebhookHeaders,
+  WebhookReference,
+  WebhookSignatureError,
+} from './types';
+
+/**
+ * The sandbox provider (CONTRACT section 7): a hosted-page provider with no outside network. Its two halves
+ * are kept apart on purpose, so the platform's side works exactly as with a real provider:
+ *
+ * - the provider's side (`SandboxGateway`): its own store of payments (table sandbox_payments), the page
+ *   where the customer presses Pay or Fail (api/sandbox), and the delivery of a signed webhook over HTTP;
+ * - the platform's adapter (`SandboxProvider`): creates a payment there, reads its status back, and
+ *   verifies the webhook's signature, like the Moyasar and Coinbase adapters.
+ *
+ * Signature: header X-Sandbox-Signature = hex HMAC-SHA256 of the raw body, keyed with a key derived from
+ * the platform secret (the sandbox needs no per-store credentials).
+ */
+
+export const SANDBOX_SIGNATURE_HEADER = 'X-Sandbox-Signature';
+
+export type SandboxStatus = 'pending' | 'paid' | 'failed';
+
+export interface SandboxPayment {
+  id: string;
+  store_id: number | null;
+  amount_minor: number;
+  currency: string;
+  description: string;
+  return_url: string;
+  status: SandboxStatus;
+  event_id: string | null;
+  decided_at: Date | null;
+  created_at: Date;
+}
+
+/** The webhook key, derived so that it is not the platform secret itself nor the at-rest key. */
+export function sandboxWebhookKey(appSecret: string): Buffer {
+  return Buffer.from(crypto.hkdfSync('sha256', appSecret, 'commerce-platform', 'sandbox-webhook', 32));
+}
+
+export function signSandboxWebhook(key: Buffer, rawBody: string): string {
+  return hmacSha256(key, rawBody);
+}
+
+export interface SandboxOptions {
+  knex: Knex;
+  appSecret: string;
+  publicBaseUrl: string;
+}
+
+export class SandboxProvider implements PaymentProvider {
+  readonly id = 'sandbox' as const;
+  private readonly key: Buffer;
+
+  constructor(private readonly options: SandboxOptions) {
+    this.key = sandboxWebhookKey(options.appSecret);
+  }
+
+  async createHostedPayment(request: HostedPaymentRequest): Promise<HostedPayment> {
+    const id = randomToken(16, 'sbx_');
+    await this.options.knex('sandbox_payments').insert({
+      id,
+      store_id: request.storeId,
+      amount_minor: request.amountMinor,
+      currency: request.currency,
+      description: request.description.slice(0, 500),
+      return_url: request.returnUrl,
+    });
+    return { providerPaymentId: id, redirectUrl: `${this.options.publicBaseUrl}/sandbox/checkout/${id}` };
+  }
+
+  async fetchPayment(providerPaymentId: string): Promise<ProviderPaymentState> {
+    const row = await this.options
+      .knex<SandboxPayment>('sandbox_payments')
+      .where({ id: providerPaymentId })
+      .first();
+    if (!row) throw new ProviderRejectedError(this.id, `unknown payment ${providerPaymentId}`, 404);
+    return {
+      providerPaymentId,
+      status: row.status,
+      amountMinor: Number(row.amount_minor),
+      currency: row.currency,
+      providerStatus: row.status,
+      failureReason: row.status === 'failed' ? 'The payment was declined (sandbox)' : undefined,
+    };
+  }
+
+  webhookReference(body: unknown): WebhookReference | null {
+    const event = asRecord(body);
+    const eventId = asString(event?.id);
+    const type = asString(event?.type);
+    const paymentId = asString(asRecord(event?.data)?.id);
+    if (!eventId || !type || !paymentId) return null;
+    return { eventId, type, providerPaymentId: paymentId };
+  }
+
+  parseWebhook(rawBody: string, headers: WebhookHeaders): WebhookReference {
+    const signature = headerValue(headers, SANDBOX_SIGNATURE_HEADER)?.trim().toLowerCase() ?? '';
+    if (!safeEqual(signature, signSandboxWebhook(this.key, rawBody)))
+      throw new WebhookSignatureError(this.id);
+    let body: unknown;
+    try {
+      body = JSON.parse(rawBody);
+    } catch {
+      throw new WebhookSignatureError(this.id);
+    }
+    const reference = this.webhookReference(body);
+    if (!reference) throw new WebhookSignatureError(this.id);
+    return reference;
+  }
+}
+
+export interface SandboxEvent {
+  id: string;
+  type: 'payment.paid' | 'payment.failed';
+  created_at: string;
+  data: { id: string; status: SandboxStatus; amount: number; currency: string };
+}
+
+export type SandboxDecision =
+  | { kind: 'unknown' }
+  | { kind: 'conflict'; payment: SandboxPayment }
+  | { kind: 'decided'; payment: SandboxPayment; event: SandboxEvent };
+
+export interface DeliveryOptions {
+  /** Waits between attempts; the first attempt is immediate. */
+  retryDelaysMs?: readonly number[];
+  timeoutMs?: number;
+}
+
+const DEFAULT_RETRY_DELAYS_MS = [500, 1_000, 2_000, 4_000, 8_000];
+
+/**
+ * The sandbox provider's own side. A real provider would run this on its servers; here it runs in the web
+ * process, behind the pages in api/sandbox. Webhook deliveries are retried a few times with back-off; one
+ * that never arrives is caught by the payments sweep, which asks the provider (this table) directly.
+ */
+export class SandboxGateway {
+  private readonly key: Buffer;
+  private readonly inFlight = new Set<Promise<void>>();
+
+  constructor(
+    private readonly knex: Knex,
+    appSecret: string,
+    private readonly logger: Logger,
+    private readonly delivery: DeliveryOptions = {},
+  ) {
+    this.key = sandboxWebhookKey(appSecret);
+  }
+
+  async find(id: string): Promise<SandboxPayment | null> {
+    const row = await this.knex<SandboxPayment>('sandbox_payments').where({ id }).first();
+    return row ? { ...row, amount_minor: Number(row.amount_minor) } : null;
+  }
+
+  /**
+   * Records the customer's choice. Pressing the same button twice is harmless (the same event is delivered
+   * again); a different choice after the first is refused, as a real provider would.
+   */
+  async decide(id: string, outcome: 'paid' | 'failed', now = new Date()): Promise<SandboxDecision> {
+    const [updated] = await this.knex<SandboxPayment>('sandbox_payments')
+      .where({ id, status: 'pending' })
+      .update({ status: outcome, event_id: randomToken(12, 'evt_'), decided_at: now })
+      .returning('*');
+    const payment = updated ?? (await this.find(id));
+    if (!payment) return { kind: 'unknown' };
+    if (payment.status !== outcome || !payment.event_id) return { kind: 'conflict', payment };
+    const amount = Number(payment.amount_minor);
+    return {
+      kind: 'decided',
+      payment: { ...payment, amount_minor: amount },
+      event: {
+        id: payment.event_id,
+        type: outcome === 'paid' ? 'payment.paid' : 'payment.failed',
+        created_at: (payment.decided_at ?? now).toISOString(),
+        data: { id: payment.id, status: outcome, amount, currency: payment.currency },
+      },
+    };
+  }
+
+  /** Posts the signed event to `webhookUrl`, retrying on failure; resolves with whether it was accepted. */
+  async deliver(event: SandboxEvent, webhookUrl: string): Promise<boolean> {
+    const raw = JSON.stringify(event);
+    const headers = {
+      'Content-Type': 'application/json',
+      [SANDBOX_SIGNATURE_HEADER]: signSandboxWebhook(this.key, raw),
+    };
+    const delays = this.delivery.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
+    for (let attempt = 0; attempt <= delays.length; attempt += 1) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, delays[attempt - 1]));
+      try {
+        const res = await fetch(webhookUrl, {
+          method: 'POST',
+          headers,
+          body: raw,
+          signal: AbortSignal.timeout(this.delivery.timeoutMs ?? 5_000),
+        });
+        await res.arrayBuffer();
+        if (res.ok) return true;
+        this.logger.warn(
+          { event: event.id, status: res.status, attempt: attempt + 1 },
+          'sandbox webhook refused',
+        );
+      } catch (err) {
+        this.logger.warn(
+          { event: event.id, error: (err as Error).message, attempt: attempt + 1 },
+          'sandbox webhook delivery failed',
+        );
+      }
+    }
+    this.logger.warn(
+      { event: event.id },
+      'sandbox webhook not delivered; the payments sweep will reconcile it',
+    );
+    return false;
+  }
+
+  /** Starts a delivery without waiting for it (the customer's page answers first). */
+  deliverInBackground(event: SandboxEvent, webhookUrl: string): void {
+    const run = this.deliver(event, webhookUrl).then(
+      () => undefined,
+      (err: Error) =>
+        this.logger.error({ event: event.id, error: err.message }, 'sandbox webhook delivery crashed'),
+    );
+    this.inFlight.add(run);
+    void run.finally(() => this.inFlight.delete(run));
+  }
+
+  /** Resolves once every background delivery has finished (used at shutdown and by tests). */
+  async idle(): Promise<void> {
+    await Promise.allSettled([...this.inFlight]);
+  }
+}

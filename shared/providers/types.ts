@@ -1,0 +1,142 @@
+import type { PaymentMethodId } from '../../db/models';
+
+/**
+ * The one interface every hosted-page payment provider implements. The platform never trusts what a
+ * redirect or a webhook says about a payment: a webhook only names the payment, and its state is always
+ * read back from the provider (`fetchPayment`) before anything changes.
+ */
+
+/** Values of store_payment_methods.provider. */
+export type ProviderId = 'sandbox' | 'moyasar' | 'coinbase' | 'paypal' | 'bank';
+
+/** Providers with a hosted payment page, a status API and signed webhooks. */
+export type HostedProviderId = 'sandbox' | 'moyasar' | 'coinbase';
+export const HOSTED_PROVIDERS: readonly HostedProviderId[] = ['sandbox', 'moyasar', 'coinbase'];
+
+export function isHostedProvider(provider: string): provider is HostedProviderId {
+  return (HOSTED_PROVIDERS as readonly string[]).includes(provider);
+}
+
+/** A store's decrypted credentials for one provider (secret_key, api_key, webhook_secret, ...). */
+export type ProviderCredentials = Readonly<Record<string, string>>;
+
+export interface HostedPaymentRequest {
+  /** Our payments.id, passed to the provider as metadata for the merchant's own reconciliation. */
+  paymentId: number;
+  checkoutId: number;
+  storeId: number;
+  method: PaymentMethodId;
+  amountMinor: number;
+  currency: string;
+  description: string;
+  /** Where the provider sends the customer back: the platform's hosted payment page. */
+  returnUrl: string;
+  /** When the checkout stops being payable; providers that can expire a session take it. */
+  expiresAt?: Date;
+}
+
+export interface HostedPayment {
+  providerPaymentId: string;
+  /** The provider's page the customer pays on. */
+  redirectUrl: string;
+}
+
+/** What the provider says about a payment, mapped to the three states reconciliation acts on. */
+export interface ProviderPaymentState {
+  providerPaymentId: string;
+  status: 'paid' | 'failed' | 'pending';
+  amountMinor: number;
+  currency: string;
+  /** The provider's own status word, kept in the audit row. */
+  providerStatus: string;
+  /** Why a payment failed, in the provider's words, when it says. */
+  failureReason?: string;
+}
+
+/** The payment and event a webhook is about; read before the signature check only to find the store. */
+export interface WebhookReference {
+  eventId: string;
+  providerPaymentId: string;
+  type: string;
+}
+
+export type WebhookHeaders = Readonly<Record<string, string | string[] | undefined>>;
+
+export interface PaymentProvider {
+  readonly id: HostedProviderId;
+  createHostedPayment(
+    request: HostedPaymentRequest,
+    credentials: ProviderCredentials,
+  ): Promise<HostedPayment>;
+  fetchPayment(providerPaymentId: string, credentials: ProviderCredentials): Promise<ProviderPaymentState>;
+  /**
+   * Reads the event id and payment id from a parsed webhook body, without trusting it: the caller uses it
+   * to find whose credentials verify the signature. Null when the body is not an event this adapter handles.
+   */
+  webhookReference(body: unknown): WebhookReference | null;
+  /** Verifies the webhook's signature over the exact bytes received, then parses it. Throws WebhookSignatureError. */
+  parseWebhook(rawBody: string, headers: WebhookHeaders, credentials: ProviderCredentials): WebhookReference;
+}
+
+export type PaymentProviders = Readonly<Record<HostedProviderId, PaymentProvider>>;
+
+/** A provider call that may succeed later: timeout, network failure, 5xx, 429. The job retries it. */
+export class ProviderUnavailableError extends Error {
+  readonly code = 'PROVIDER_UNAVAILABLE';
+
+  constructor(
+    readonly provider: string,
+    message: string,
+  ) {
+    super(`${provider}: ${message}`);
+    this.name = 'ProviderUnavailableError';
+    Object.setPrototypeOf(this, new.target.prototype);
+  }
+}
+
+/** A provider call that can never succeed as made: rejected credentials, invalid request, unknown payment. */
+export class ProviderRejectedError extends Error {
+  readonly code = 'PROVIDER_REJECTED';
+
+  constructor(
+    readonly provider: string,
+    message: string,
+    readonly httpStatus: number | null = null,
+  ) {
+    super(`${provider}: ${message}`);
+    this.name = 'ProviderRejectedError';
+    Object.setPrototypeOf(this, new.target.prototype);
+  }
+}
+
+/** A webhook whose signature (or shared secret) does not verify. Nothing may change because of it. */
+export class WebhookSignatureError extends Error {
+  readonly code = 'WEBHOOK_SIGNATURE_INVALID';
+
+  constructor(readonly provider: string) {
+    super(`${provider}: webhook signature does not verify`);
+    this.name = 'WebhookSignatureError';
+    Object.setPrototypeOf(this, new.target.prototype);
+  }
+}
+
+/** One header value, whatever case the sender used and however Node folded repeats. */
+export function headerValue(headers: WebhookHeaders, name: string): string | undefined {
+  const wanted = name.toLowerCase();
+  for (const [key, value] of Object.entries(headers)) {
+    if (key.toLowerCase() !== wanted) continue;
+    return Array.isArray(value) ? value[0] : value;
+  }
+  return undefined;
+}
+
+/** Narrowing helpers for provider JSON, which arrives as `unknown`. */
+export function asRecord(value: unknown): Record<string, unknown> | null {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : null;
+}
+
+export function asString(value: unknown): string | null {
+  return typeof value === 'string' && value !== '' ? value : null;
+}

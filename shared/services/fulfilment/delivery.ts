@@ -1,0 +1,90 @@
+import type { Knex } from 'knex';
+import { Order, OrderItem, Store } from '../../../db/models';
+import { NotFoundError } from '../../errors';
+import type { Messenger } from '../../messaging';
+import { isFulfillable } from './rules';
+
+export type DeliveryOutcome = 'sent' | 'nothing-to-send' | 'already-sent' | 'not-fulfillable';
+
+interface Deliverable {
+  item: OrderItem;
+  keys: string[];
+}
+
+/** The order's keys, by item: code keys sold to it and license keys generated for it (not revoked). */
+async function deliverables(knex: Knex, items: OrderItem[]): Promise<Deliverable[]> {
+  const ids = items.map((i) => i.id);
+  const codes = await knex('product_codes')
+    .whereIn('order_item_id', ids)
+    .orderBy('id')
+    .select<{ order_item_id: number; code: string }[]>('order_item_id', 'code');
+  const licenses = await knex('licenses')
+    .whereIn('order_item_id', ids)
+    .whereIn('status', ['generated', 'active'])
+    .orderBy([{ column: 'unit' }, { column: 'id' }])
+    .select<{ order_item_id: number; key: string }[]>('order_item_id', 'key');
+  return items
+    .map((item) => ({
+      item,
+      keys: [
+        ...codes.filter((c) => c.order_item_id === item.id).map((c) => c.code),
+        ...licenses.filter((l) => l.order_item_id === item.id).map((l) => l.key),
+      ],
+    }))
+    .filter((d) => d.keys.length > 0);
+}
+
+export function deliveryMessage(
+  order: Pick<Order, 'id'>,
+  storeName: string,
+  list: readonly Deliverable[],
+): string {
+  const lines = [`${storeName}: your order #${order.id} is ready.`];
+  for (const { item, keys } of list) {
+    lines.push('', `${item.name}:`, ...keys);
+  }
+  return lines.join('\n');
+}
+
+/** Country code and national number, digits only, as the messenger takes them. */
+export function recipientOf(order: Pick<Order, 'customer_country_code' | 'customer_phone'>): string {
+  const country = order.customer_country_code.replace(/\D/g, '').replace(/^00/, '');
+  return `${country}${order.customer_phone.replace(/\D/g, '')}`;
+}
+
+/**
+ * The `messages` order_delivery job: sends the customer the keys of their order (code keys and license
+ * keys) through the messenger (WhatsApp first, SMS fallback), then marks the items delivered. Items
+ * already marked are not sent again, so a repeated job sends nothing; a crash between the send and the
+ * mark can send one message twice, never lose it.
+ */
+export async function sendOrderDelivery(
+  deps: { knex: Knex; messenger: Messenger },
+  orderId: number,
+  now: Date = new Date(),
+): Promise<DeliveryOutcome> {
+  const order = await Order.query(deps.knex).findById(orderId);
+  if (!order) throw new NotFoundError(`order ${orderId} does not exist`);
+  if (!isFulfillable(order.status)) return 'not-fulfillable';
+  const items = await OrderItem.query(deps.knex).where('order_id', orderId).orderBy('id');
+  const pending = items.filter((i) => i.delivered_at === null);
+  if (pending.length === 0) return 'already-sent';
+  const list = await deliverables(deps.knex, pending);
+  if (list.length === 0) return 'nothing-to-send';
+  const store = await Store.query(deps.knex).findById(order.store_id);
+  await deps.messenger.send({
+    to: recipientOf(order),
+    body: deliveryMessage(order, store?.name ?? 'Your store', list),
+    route: 'whatsapp_first',
+    purpose: 'order_delivery',
+    storeId: order.store_id,
+  });
+  await OrderItem.query(deps.knex)
+    .patch({ delivered_at: now })
+    .whereIn(
+      'id',
+      list.map((d) => d.item.id),
+    )
+    .whereNull('delivered_at');
+  return 'sent';
+}

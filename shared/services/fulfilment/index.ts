@@ -1,0 +1,6 @@
+export * from './cancel';
+export * from './delivery';
+export * from './fivem';
+export * from './fulfil';
+export * from './rules';
+export * from './subscriptions';

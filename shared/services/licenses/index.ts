@@ -1,0 +1,105 @@
+import type { Knex } from 'knex';
+import type { Order, OrderItem, PlanDuration, Product } from '../../../db/models';
+import { generateLicenseKey } from './keys';
+import { periodEnd } from './periods';
+
+export * from './keys';
+export * from './periods';
+
+/** Attempts at a fresh key when the one drawn is already taken (80 random bits: practically never twice). */
+const KEY_ATTEMPTS = 8;
+
+export class LicenseKeyExhaustedError extends Error {
+  constructor(orderItemId: number) {
+    super(`could not draw an unused license key for order item ${orderItemId}`);
+    this.name = 'LicenseKeyExhaustedError';
+    Object.setPrototypeOf(this, new.target.prototype);
+  }
+}
+
+/**
+ * One license per unit of an order item, status generated (spec, License: "(none) -> generated on
+ * purchase"). Safe to run twice and at once: each unit has its own row, unique on (order_item_id, unit),
+ * and an insert that meets any unique key changes nothing; when the unit still has no license afterwards,
+ * the key collided with another license and a new key is drawn. Returns how many were created.
+ */
+export async function generateItemLicenses(
+  knex: Knex,
+  order: Pick<Order, 'id' | 'store_id' | 'customer_id'>,
+  item: Pick<OrderItem, 'id' | 'quantity' | 'plan_id'>,
+  product: Pick<Product, 'id' | 'license_prefix' | 'license_lock_type' | 'license_max_activations'>,
+  /** Draws a key; tests pass one that collides on purpose. */
+  drawKey: (prefix: string | null) => string = generateLicenseKey,
+): Promise<number> {
+  const existing = new Set<number>(await knex('licenses').where({ order_item_id: item.id }).pluck('unit'));
+  let created = 0;
+  for (let unit = 1; unit <= item.quantity; unit += 1) {
+    if (existing.has(unit)) continue;
+    let done = false;
+    for (let attempt = 0; attempt < KEY_ATTEMPTS && !done; attempt += 1) {
+      const inserted = await knex('licenses')
+        .insert({
+          store_id: order.store_id,
+          product_id: product.id,
+          plan_id: item.plan_id,
+          customer_id: order.customer_id,
+          order_id: order.id,
+          order_item_id: item.id,
+          unit,
+          key: drawKey(product.license_prefix),
+          status: 'generated',
+          lock_type: product.license_lock_type ?? 'none',
+          max_activations: product.license_max_activations,
+        })
+        .onConflict()
+        .ignore()
+        .returning('id');
+      if (inserted.length > 0) {
+        created += 1;
+        done = true;
+      } else {
+        done = (await knex('licenses').where({ order_item_id: item.id, unit }).first('id')) !== undefined;
+      }
+    }
+    if (!done) throw new LicenseKeyExhaustedError(item.id);
+  }
+  return created;
+}
+
+/**
+ * Spec, License: "generated -> active when the order completes", with the expiry of the plan's duration
+ * (monthly +1 month, quarterly +3, yearly +1 year, lifetime or no plan: none). Only generated licenses
+ * move, so running it twice changes nothing. Returns how many were activated.
+ */
+export async function activateOrderLicenses(
+  knex: Knex,
+  orderId: number,
+  now: Date = new Date(),
+): Promise<number> {
+  const rows = await knex('licenses as l')
+    .leftJoin('product_plans as p', 'p.id', 'l.plan_id')
+    .where({ 'l.order_id': orderId, 'l.status': 'generated' })
+    .select<{ id: number; duration: PlanDuration | null }[]>('l.id', 'p.duration');
+  const byDuration = new Map<PlanDuration | null, number[]>();
+  for (const row of rows) byDuration.set(row.duration, [...(byDuration.get(row.duration) ?? []), row.id]);
+  let activated = 0;
+  for (const [duration, ids] of byDuration) {
+    activated += await knex('licenses')
+      .whereIn('id', ids)
+      .where('status', 'generated')
+      .update({ status: 'active', starts_at: now, expires_at: periodEnd(now, duration), updated_at: now });
+  }
+  return activated;
+}
+
+/** Spec, License: cancelled or refunded order -> every license of the order revoked. */
+export async function revokeOrderLicenses(
+  knex: Knex,
+  orderId: number,
+  now: Date = new Date(),
+): Promise<number> {
+  return knex('licenses')
+    .where('order_id', orderId)
+    .whereNot('status', 'revoked')
+    .update({ status: 'revoked', updated_at: now });
+}

@@ -1,0 +1,45 @@
+import type { Knex } from 'knex';
+import type { Order, Payment } from '../../../db/models';
+import type { Config } from '../../config';
+import type { Cipher } from '../../crypto';
+import type { Logger } from '../../logger';
+import { decryptCredentials } from '../../providers/credentials';
+import type { PaymentProviders, ProviderCredentials } from '../../providers/types';
+import type { Queues } from '../../queues';
+
+/**
+ * Test seams of reconciliation, passed through the constructor of the payments processor: a test injects
+ * a failure at a precise point (e.g. right after the order insert) to show that a retry completes the
+ * order without duplicates. Production passes none.
+ */
+export interface ReconcileHooks {
+  /** Runs inside the reconciliation transaction, after the order was created or found. */
+  afterOrder?(order: Order, trx: Knex.Transaction): Promise<void>;
+}
+
+/** What the worker side of payments needs: the process's wiring plus the provider adapters. */
+export interface PaymentsContext {
+  knex: Knex;
+  queues: Queues;
+  cipher: Cipher;
+  logger: Logger;
+  config: Pick<Config, 'publicBaseUrl'>;
+  appSecret: string;
+  providers: PaymentProviders;
+  hooks?: ReconcileHooks;
+}
+
+/**
+ * The store's credentials for the method and provider a payment was made with. Decrypted here, used for
+ * the one provider call or signature check at hand, never stored or logged.
+ */
+export async function credentialsFor(
+  ctx: Pick<PaymentsContext, 'knex' | 'cipher'>,
+  payment: Pick<Payment, 'store_id' | 'method' | 'provider'>,
+): Promise<ProviderCredentials> {
+  const row = await ctx
+    .knex('store_payment_methods')
+    .where({ store_id: payment.store_id, method: payment.method, provider: payment.provider })
+    .first<{ credentials_encrypted: string | null } | undefined>('credentials_encrypted');
+  return decryptCredentials(ctx.cipher, row?.credentials_encrypted ?? null);
+}

@@ -1,0 +1,240 @@
+import {
+  Checkout,
+  Order,
+  Payment,
+  PAYMENT_METHOD_IDS,
+  PaymentMethodId,
+  Product,
+  Store,
+  StorePaymentMethod,
+} from '../../../db/models';
+import { DomainError } from '../../errors';
+import { BankDetails, bankDetails } from '../../providers/bank';
+import { paypalSettings } from '../../providers/paypal';
+import { enqueue } from '../../queues';
+import { activeMethods, methodAccepts } from '../checkout/payment-methods';
+import { findLiveCheckout } from '../checkout';
+import { CHECKOUT_NOT_FOUND, initiatePayment, Initiation, methodName, PaymentsDeps } from './initiate';
+import { PaymentPageRefs } from './page-ref';
+
+/**
+ * What the platform's hosted payment pages show, decided here and rendered as HTML by api/pay. Two pages:
+ * the checkout's page (`payment_url`: pick a method) and one payment's page (`redirect_url` and the
+ * providers' return address: forward to the provider, wait, or show the outcome).
+ */
+
+export interface Summary {
+  storeName: string;
+  productName: string;
+  quantity: number;
+  amountMinor: number;
+  currency: string;
+}
+
+export type ManualInstructions =
+  | { kind: 'bank_transfer'; details: BankDetails; amountMinor: number; currency: string }
+  | { kind: 'paypal'; email: string | null; link: string | null; amountMinor: number; currency: string };
+
+export type CheckoutPage =
+  | { kind: 'not_found' }
+  | { kind: 'choose'; summary: Summary; methods: { id: PaymentMethodId; name: string }[] }
+  | { kind: 'paid'; summary: Summary; orderId: number }
+  | { kind: 'under_review'; summary: Summary; orderId: number; instructions: ManualInstructions | null };
+
+export type PaymentPage =
+  | { kind: 'not_found' }
+  | { kind: 'forward'; url: string }
+  | { kind: 'waiting'; reason: 'creating' | 'confirming'; summary: Summary; continueUrl: string | null }
+  | { kind: 'paid'; summary: Summary; orderId: number | null }
+  /** The checkout already has an order through another payment (e.g. a bank transfer waiting for review). */
+  | { kind: 'closed'; summary: Summary; orderId: number }
+  | { kind: 'failed'; summary: Summary; message: string; method: string; retryable: boolean };
+
+/** The answer to a form post on a hosted page: go somewhere, show manual instructions, or an error page. */
+export type PageAction =
+  | { kind: 'redirect'; url: string }
+  | { kind: 'manual'; summary: Summary; orderId: number; instructions: ManualInstructions }
+  | { kind: 'error'; status: number; message: string };
+
+const GENERIC_FAILURE = 'The payment was not completed.';
+export const INVALID_PAYMENT_METHOD = 'Invalid payment method';
+
+function isPaymentMethod(value: string): value is PaymentMethodId {
+  return (PAYMENT_METHOD_IDS as readonly string[]).includes(value);
+}
+
+async function summaryOf(deps: PaymentsDeps, checkout: Checkout): Promise<Summary> {
+  const [store, product] = await Promise.all([
+    Store.query(deps.knex).findById(checkout.store_id),
+    Product.query(deps.knex).findById(checkout.product_id),
+  ]);
+  return {
+    storeName: store?.name ?? '',
+    productName: product?.name ?? '',
+    quantity: checkout.quantity,
+    amountMinor: checkout.total_minor,
+    currency: checkout.currency,
+  };
+}
+
+async function manualInstructions(
+  deps: PaymentsDeps,
+  order: Order,
+  payment: Payment | undefined,
+): Promise<ManualInstructions | null> {
+  if (!order.payment_method) return null;
+  const configured = await StorePaymentMethod.query(deps.knex).findOne({
+    store_id: order.store_id,
+    method: order.payment_method,
+  });
+  if (!configured) return null;
+  const money = { amountMinor: order.total_minor, currency: order.currency };
+  if (configured.provider === 'bank') {
+    const details = bankDetails(configured.settings);
+    return details ? { kind: 'bank_transfer', details, ...money } : null;
+  }
+  if (configured.provider === 'paypal') {
+    const paypal = paypalSettings(configured.settings);
+    return { kind: 'paypal', email: paypal.email ?? null, link: payment?.provider_url ?? null, ...money };
+  }
+  return null;
+}
+
+/** GET /pay/:checkoutUrl */
+export async function checkoutPage(
+  deps: PaymentsDeps,
+  checkoutUrl: string,
+  now = new Date(),
+): Promise<CheckoutPage> {
+  const checkout = await findLiveCheckout(null, checkoutUrl, deps.knex, now);
+  if (!checkout) return { kind: 'not_found' };
+  const summary = await summaryOf(deps, checkout);
+  const order = await Order.query(deps.knex).findOne({ checkout_id: checkout.id });
+  if (order) {
+    const payment = order.payment_id ? await Payment.query(deps.knex).findById(order.payment_id) : undefined;
+    if (!payment || payment.status === 'paid' || payment.status === 'refunded') {
+      return { kind: 'paid', summary, orderId: order.id };
+    }
+    return {
+      kind: 'under_review',
+      summary,
+      orderId: order.id,
+      instructions: await manualInstructions(deps, order, payment),
+    };
+  }
+  const coupon = checkout.coupon_id
+    ? await deps
+        .knex('coupons')
+        .where('id', checkout.coupon_id)
+        .first<{ payment_restrictions: string[] }>('payment_restrictions')
+    : undefined;
+  const methods = (await activeMethods(deps.knex, checkout.store_id))
+    .filter((m) =>
+      methodAccepts(m, {
+        amountMinor: checkout.total_minor,
+        restrictions: coupon?.payment_restrictions ?? [],
+      }),
+    )
+    .map((m) => ({ id: m.method, name: methodName(m.method) }));
+  return { kind: 'choose', summary, methods };
+}
+
+async function actionFor(
+  deps: PaymentsDeps,
+  initiation: Initiation,
+  checkoutId: number,
+): Promise<PageAction> {
+  if (initiation.kind === 'redirect') return { kind: 'redirect', url: initiation.redirectUrl };
+  const checkout = await Checkout.query(deps.knex).findById(checkoutId);
+  const order = await Order.query(deps.knex).findById(initiation.orderId);
+  const payment = await Payment.query(deps.knex).findById(initiation.paymentId);
+  const instructions = order ? await manualInstructions(deps, order, payment) : null;
+  if (!checkout || !order || !instructions) return { kind: 'error', status: 500, message: GENERIC_FAILURE };
+  return { kind: 'manual', summary: await summaryOf(deps, checkout), orderId: order.id, instructions };
+}
+
+/** Turns a refusal of the initiation into a page, as the customer should read it (the status from the API's table). */
+function refusal(err: unknown): PageAction {
+  if (err instanceof DomainError) {
+    const status = err.code === 'NOT_FOUND' ? 404 : err.code === 'VALIDATION_FAILED' ? 422 : 400;
+    return { kind: 'error', status, message: err.message };
+  }
+  throw err;
+}
+
+/** POST /pay/:checkoutUrl with the chosen method: the same initiation as the Embed API's guest form. */
+export async function startFromCheckoutPage(
+  deps: PaymentsDeps,
+  checkoutUrl: string,
+  method: string,
+): Promise<PageAction> {
+  if (!isPaymentMethod(method)) return { kind: 'error', status: 422, message: INVALID_PAYMENT_METHOD };
+  try {
+    const initiation = await initiatePayment(deps, { checkoutUrl, storeId: null, customerId: null }, method);
+    const payment = await Payment.query(deps.knex).findById(initiation.paymentId);
+    return await actionFor(deps, initiation, payment?.checkout_id ?? 0);
+  } catch (err) {
+    return refusal(err);
+  }
+}
+
+/** GET /pay/payments/:ref */
+export async function paymentPage(
+  deps: PaymentsDeps,
+  ref: string,
+  opts: { returning: boolean },
+  now = new Date(),
+): Promise<PaymentPage> {
+  const paymentId = new PaymentPageRefs(deps.appSecret).parse(ref);
+  const payment = paymentId === null ? undefined : await Payment.query(deps.knex).findById(paymentId);
+  if (!payment) return { kind: 'not_found' };
+  const checkout = await Checkout.query(deps.knex).findById(payment.checkout_id);
+  if (!checkout) return { kind: 'not_found' };
+  const summary = await summaryOf(deps, checkout);
+  const order = await Order.query(deps.knex).findOne({ checkout_id: checkout.id });
+
+  if (payment.status === 'paid') return { kind: 'paid', summary, orderId: order?.id ?? null };
+  if (order) return { kind: 'closed', summary, orderId: order.id };
+  const payable =
+    (checkout.status === 'created' || checkout.status === 'payment_initiated') &&
+    new Date(checkout.expires_at) > now;
+  switch (payment.status) {
+    case 'pending':
+      return { kind: 'waiting', reason: 'creating', summary, continueUrl: null };
+    case 'initiated':
+      if (!payment.provider_url) return { kind: 'waiting', reason: 'creating', summary, continueUrl: null };
+      if (!opts.returning) return { kind: 'forward', url: payment.provider_url };
+      // Back from the provider: ask it now rather than wait for the webhook (one job per 15 s at most).
+      await enqueue(
+        deps.queues,
+        'payments',
+        { kind: 'reconcile', paymentId: payment.id, reason: 'return' },
+        { jobId: `payment-reconcile-${payment.id}-return-${Math.floor(now.getTime() / 15_000)}` },
+      );
+      return { kind: 'waiting', reason: 'confirming', summary, continueUrl: payment.provider_url };
+    default:
+      return {
+        kind: 'failed',
+        summary,
+        message:
+          payment.status === 'expired'
+            ? 'This payment session has expired.'
+            : (payment.error_message ?? GENERIC_FAILURE),
+        method: methodName(payment.method),
+        retryable: payable,
+      };
+  }
+}
+
+/** POST /pay/payments/:ref/retry: a new payment of the same checkout with the same method. */
+export async function retryPayment(deps: PaymentsDeps, ref: string): Promise<PageAction> {
+  const paymentId = new PaymentPageRefs(deps.appSecret).parse(ref);
+  const payment = paymentId === null ? undefined : await Payment.query(deps.knex).findById(paymentId);
+  if (!payment) return { kind: 'error', status: 404, message: CHECKOUT_NOT_FOUND };
+  try {
+    const initiation = await initiatePayment(deps, { checkoutId: payment.checkout_id }, payment.method);
+    return await actionFor(deps, initiation, payment.checkout_id);
+  } catch (err) {
+    return refusal(err);
+  }
+}

@@ -1,0 +1,280 @@
+import type { Knex } from 'knex';
+import {
+  Checkout,
+  Coupon,
+  ORDER_STATUS,
+  Order,
+  Payment,
+  PaymentMethodId,
+  StorePaymentMethod,
+} from '../../../db/models';
+import type { Config } from '../../config';
+import { sha256 } from '../../crypto';
+import { InvalidError, NotFoundError } from '../../errors';
+import type { Logger } from '../../logger';
+import { toMajorNumber } from '../../money';
+import { BankDetails, bankDetails } from '../../providers/bank';
+import { payLinkWithAmount, paypalSettings } from '../../providers/paypal';
+import { isHostedProvider } from '../../providers/types';
+import { enqueue, Queues } from '../../queues';
+import { methodAccepts, PAYMENT_METHOD_NAMES } from '../checkout/payment-methods';
+import { createOrderFromCheckout } from '../orders/create-from-checkout';
+import { recordCreation } from './audit';
+import { PaymentPageRefs } from './page-ref';
+
+export const CHECKOUT_NOT_FOUND = 'Checkout session expired or not found';
+export const ORDER_ALREADY_CREATED = 'Order already created for this checkout';
+export const METHOD_NOT_CONFIGURED = 'Payment method not configured for this store';
+export const METHOD_NOT_ALLOWED_BY_COUPON = 'The applied coupon cannot be used with this payment method';
+export const METHOD_AMOUNT_OUT_OF_RANGE = 'This payment method is not available for this amount';
+
+/** A payment session still waiting for the customer is handed out again rather than opening another. */
+const REUSE_WINDOW_MS = 30 * 60 * 1000;
+
+export interface PaymentsDeps {
+  knex: Knex;
+  queues: Queues;
+  config: Pick<Config, 'publicBaseUrl'>;
+  appSecret: string;
+  logger: Logger;
+}
+
+/** Which checkout to pay: by its secret URL (Embed API, hosted page) or by id (retry from a payment page). */
+export type CheckoutSelector =
+  { checkoutUrl: string; storeId: number | null; customerId: number | null } | { checkoutId: number };
+
+export type Initiation =
+  | { kind: 'redirect'; paymentId: number; redirectUrl: string; orderId: number | null }
+  | { kind: 'paypal_manual'; paymentId: number; orderId: number; email: string; amountMinor: number }
+  | { kind: 'bank_transfer'; paymentId: number; orderId: number; details: BankDetails; amountMinor: number };
+
+/** The Embed API's answer (spec: payment/initiate), by type. */
+export type InitiationAnswer =
+  | { type: 'redirect'; redirect_url: string }
+  | { type: 'paypal_manual'; paypal_email: string; amount: number; checkout_url: string }
+  | { type: 'bank_transfer'; bank_details: BankDetails; amount: number; checkout_url: string };
+
+export function initiationAnswer(initiation: Initiation, checkoutUrl: string): InitiationAnswer {
+  switch (initiation.kind) {
+    case 'redirect':
+      return { type: 'redirect', redirect_url: initiation.redirectUrl };
+    case 'paypal_manual':
+      return {
+        type: 'paypal_manual',
+        paypal_email: initiation.email,
+        amount: toMajorNumber(initiation.amountMinor),
+        checkout_url: checkoutUrl,
+      };
+    case 'bank_transfer':
+      return {
+        type: 'bank_transfer',
+        bank_details: initiation.details,
+        amount: toMajorNumber(initiation.amountMinor),
+        checkout_url: checkoutUrl,
+      };
+  }
+}
+
+async function lockCheckout(trx: Knex.Transaction, selector: CheckoutSelector): Promise<Checkout> {
+  let checkout: Checkout | undefined;
+  if ('checkoutId' in selector) {
+    checkout = await Checkout.query(trx).findById(selector.checkoutId).forUpdate();
+  } else {
+    if (selector.checkoutUrl.length === 0 || selector.checkoutUrl.length > 200) {
+      throw new NotFoundError(CHECKOUT_NOT_FOUND);
+    }
+    const query = Checkout.query(trx)
+      .findOne({ token_hash: sha256(selector.checkoutUrl) })
+      .forUpdate();
+    if (selector.storeId !== null) query.where('store_id', selector.storeId);
+    checkout = await query;
+  }
+  if (!checkout) throw new NotFoundError(CHECKOUT_NOT_FOUND);
+  // The authenticated form only pays the customer's own checkouts; another's is as good as unknown.
+  if (
+    'customerId' in selector &&
+    selector.customerId !== null &&
+    checkout.customer_id !== selector.customerId
+  ) {
+    throw new NotFoundError(CHECKOUT_NOT_FOUND);
+  }
+  return checkout;
+}
+
+async function checkMethod(
+  trx: Knex.Transaction,
+  checkout: Checkout,
+  method: PaymentMethodId,
+): Promise<StorePaymentMethod> {
+  const configured = await StorePaymentMethod.query(trx).findOne({
+    store_id: checkout.store_id,
+    method,
+    active: true,
+  });
+  if (!configured) throw new InvalidError(METHOD_NOT_CONFIGURED);
+  if (checkout.coupon_id !== null) {
+    const coupon = await Coupon.query(trx).findById(checkout.coupon_id);
+    const restrictions = coupon?.payment_restrictions ?? [];
+    if (!methodAccepts(configured, { restrictions })) throw new InvalidError(METHOD_NOT_ALLOWED_BY_COUPON);
+  }
+  if (!methodAccepts(configured, { amountMinor: checkout.total_minor })) {
+    throw new InvalidError(METHOD_AMOUNT_OUT_OF_RANGE);
+  }
+  return configured;
+}
+
+interface Planned {
+  initiation: Initiation;
+  /** The initiate job to enqueue once the transaction has committed. */
+  sessionJobFor: number | null;
+}
+
+/**
+ * Starts paying a checkout with one method. Never calls a provider: for hosted-page providers it writes a
+ * pending payment (and its audit row) and leaves the provider session to the `payments` queue, answering
+ * with the platform's payment page, which forwards to the provider once the session exists. PayPal and
+ * bank transfer need no provider: their order is created at once in Under review, where it waits for the
+ * merchant to confirm the money arrived (confirmManualPayment).
+ *
+ * Refusals, in the spec's order: unknown or expired checkout 404; order already created 400; method not
+ * configured 400; a method outside the coupon's payment restrictions, or outside the method's amount
+ * bounds, 400.
+ */
+export async function initiatePayment(
+  deps: PaymentsDeps,
+  selector: CheckoutSelector,
+  method: PaymentMethodId,
+  now: Date = new Date(),
+): Promise<Initiation> {
+  const refs = new PaymentPageRefs(deps.appSecret);
+  const planned = await deps.knex.transaction(async (trx): Promise<Planned> => {
+    const checkout = await lockCheckout(trx, selector);
+    const order = await Order.query(trx).findOne({ checkout_id: checkout.id });
+    if (order) throw new InvalidError(ORDER_ALREADY_CREATED);
+    const payable = checkout.status === 'created' || checkout.status === 'payment_initiated';
+    if (!payable || new Date(checkout.expires_at) <= now) throw new NotFoundError(CHECKOUT_NOT_FOUND);
+    const configured = await checkMethod(trx, checkout, method);
+
+    if (isHostedProvider(configured.provider)) {
+      const open = await Payment.query(trx)
+        .where({ checkout_id: checkout.id, method, provider: configured.provider })
+        .whereIn('status', ['pending', 'initiated'])
+        .where('created_at', '>', new Date(now.getTime() - REUSE_WINDOW_MS))
+        .orderBy('id', 'desc')
+        .first();
+      const payment = open ?? (await newPayment(trx, checkout, configured, 'pending'));
+      await Checkout.query(trx)
+        .patch({ status: 'payment_initiated' })
+        .where({ id: checkout.id, status: 'created' });
+      return {
+        initiation: {
+          kind: 'redirect',
+          paymentId: payment.id,
+          redirectUrl: refs.url(deps.config.publicBaseUrl, payment.id),
+          orderId: null,
+        },
+        sessionJobFor: payment.status === 'pending' ? payment.id : null,
+      };
+    }
+
+    if (configured.provider === 'bank' || method === 'bank') {
+      const details = bankDetails(configured.settings);
+      if (!details) throw new InvalidError(METHOD_NOT_CONFIGURED);
+      const { payment, orderId } = await manualOrder(deps, trx, checkout, configured, null);
+      return {
+        initiation: {
+          kind: 'bank_transfer',
+          paymentId: payment.id,
+          orderId,
+          details,
+          amountMinor: checkout.total_minor,
+        },
+        sessionJobFor: null,
+      };
+    }
+
+    const paypal = paypalSettings(configured.settings);
+    if (paypal.pay_link) {
+      const link = payLinkWithAmount(paypal.pay_link, checkout.total_minor, checkout.currency);
+      const { payment, orderId } = await manualOrder(deps, trx, checkout, configured, link);
+      return {
+        initiation: { kind: 'redirect', paymentId: payment.id, redirectUrl: link, orderId },
+        sessionJobFor: null,
+      };
+    }
+    if (!paypal.email) throw new InvalidError(METHOD_NOT_CONFIGURED);
+    const { payment, orderId } = await manualOrder(deps, trx, checkout, configured, null);
+    return {
+      initiation: {
+        kind: 'paypal_manual',
+        paymentId: payment.id,
+        orderId,
+        email: paypal.email,
+        amountMinor: checkout.total_minor,
+      },
+      sessionJobFor: null,
+    };
+  });
+
+  if (planned.sessionJobFor !== null) {
+    await enqueue(
+      deps.queues,
+      'payments',
+      { kind: 'initiate', paymentId: planned.sessionJobFor },
+      // Fewer, quicker attempts than the default: a customer is watching the payment page meanwhile.
+      {
+        jobId: `payment-initiate-${planned.sessionJobFor}`,
+        attempts: 3,
+        backoff: { type: 'exponential', delay: 1_000 },
+      },
+    );
+  }
+  return planned.initiation;
+}
+
+async function newPayment(
+  trx: Knex.Transaction,
+  checkout: Checkout,
+  configured: StorePaymentMethod,
+  status: 'pending' | 'initiated',
+  providerUrl: string | null = null,
+): Promise<Payment> {
+  const payment = await Payment.query(trx).insertAndFetch({
+    checkout_id: checkout.id,
+    store_id: checkout.store_id,
+    method: configured.method,
+    provider: configured.provider,
+    status,
+    amount_minor: checkout.total_minor,
+    currency: checkout.currency,
+    provider_url: providerUrl,
+  });
+  await recordCreation(trx, payment, 'api', { method: configured.method, provider: configured.provider });
+  return payment;
+}
+
+/**
+ * PayPal and bank transfer: the payment is initiated at once (there is no provider session) and the order
+ * is created in Under review, holding the checkout's keys, until the merchant confirms the money arrived.
+ */
+async function manualOrder(
+  deps: PaymentsDeps,
+  trx: Knex.Transaction,
+  checkout: Checkout,
+  configured: StorePaymentMethod,
+  providerUrl: string | null,
+): Promise<{ payment: Payment; orderId: number }> {
+  const payment = await newPayment(trx, checkout, configured, 'initiated', providerUrl);
+  const { order } = await createOrderFromCheckout(trx, checkout.id, {
+    paymentId: payment.id,
+    paymentMethod: configured.method,
+    status: ORDER_STATUS.UNDER_REVIEW,
+    logger: deps.logger,
+  });
+  return { payment, orderId: order.id };
+}
+
+/** The method names shown on the hosted pages. */
+export function methodName(method: PaymentMethodId): string {
+  return PAYMENT_METHOD_NAMES[method].name_en;
+}

@@ -1,0 +1,154 @@
+import type { Knex } from 'knex';
+import { Checkout, ORDER_STATUS, Order, Payment } from '../../../db/models';
+import { formatMoney } from '../../money';
+import { NotFoundError } from '../../errors';
+import { isHostedProvider } from '../../providers/types';
+import { enqueue } from '../../queues';
+import { createOrderFromCheckout } from '../orders/create-from-checkout';
+import { PaymentSource, transitionPayment } from './audit';
+import { credentialsFor, PaymentsContext } from './context';
+
+export type ReconcileOutcome =
+  | { outcome: 'paid'; orderId: number; orderCreated: boolean }
+  | { outcome: 'already-paid'; orderId: number | null }
+  | { outcome: 'failed' | 'pending' | 'amount-mismatch' | 'no-session' | 'manual' };
+
+/** Statuses a confirmed payment may still be moved from: a late confirmation wins over a failure or expiry. */
+const PAYABLE_FROM = ['pending', 'initiated', 'failed', 'expired'] as const;
+
+/**
+ * Brings one payment in line with what its provider says, whatever prompted the check (a webhook, the
+ * sweep, the customer's return). The provider is always asked: a webhook or a redirect only names the
+ * payment. Safe to run any number of times, at once:
+ *
+ * - paid, with the checkout's amount and currency: in ONE transaction the payment moves to paid (from any
+ *   status but paid, the row locked first), the order is created from the checkout (one per checkout: the
+ *   checkout row is locked and orders.checkout_id is unique), which counts the coupon use and sells the
+ *   reserved keys. Fulfilment is enqueued after the commit under a deterministic job id, so a worker that
+ *   dies in between only delays it: the retry finds the payment paid and enqueues it again.
+ * - failed (declined, expired, cancelled): the payment is marked failed; the checkout stays payable and the
+ *   customer may start another payment.
+ * - pending: nothing changes; a webhook or the sweep will ask again.
+ */
+export async function reconcilePayment(
+  ctx: PaymentsContext,
+  paymentId: number,
+  source: PaymentSource,
+): Promise<ReconcileOutcome> {
+  const payment = await Payment.query(ctx.knex).findById(paymentId);
+  if (!payment) throw new NotFoundError(`payment ${paymentId} does not exist`);
+  if (payment.status === 'paid') {
+    const order = await Order.query(ctx.knex).findOne({ checkout_id: payment.checkout_id });
+    if (order) await enqueueFulfilment(ctx, order.id);
+    return { outcome: 'already-paid', orderId: order?.id ?? null };
+  }
+  if (!isHostedProvider(payment.provider)) return { outcome: 'manual' };
+  if (!payment.provider_payment_id) return { outcome: 'no-session' };
+
+  const credentials = await credentialsFor(ctx, payment);
+  const state = await ctx.providers[payment.provider].fetchPayment(payment.provider_payment_id, credentials);
+  const audit = { provider_status: state.providerStatus };
+
+  if (state.status === 'pending') return { outcome: 'pending' };
+  if (state.status === 'failed') {
+    await transitionPayment(ctx.knex, payment.id, {
+      from: ['pending', 'initiated'],
+      to: 'failed',
+      source,
+      data: { ...audit, reason: state.failureReason ?? null },
+      patch: { error_message: (state.failureReason ?? 'The payment was not completed.').slice(0, 500) },
+    });
+    return { outcome: 'failed' };
+  }
+
+  const checkout = await Checkout.query(ctx.knex).findById(payment.checkout_id);
+  if (!checkout) throw new NotFoundError(`checkout of payment ${paymentId} does not exist`);
+  const sameMoney =
+    state.amountMinor === checkout.total_minor &&
+    state.amountMinor === payment.amount_minor &&
+    state.currency.toUpperCase() === checkout.currency.toUpperCase();
+  if (!sameMoney) {
+    // Money was taken, but not the checkout's amount: no order; the merchant sees why in the audit trail.
+    const reason = `provider reports ${formatMoney(state.amountMinor)} ${state.currency}, checkout is ${formatMoney(checkout.total_minor)} ${checkout.currency}`;
+    ctx.logger.error(
+      { paymentId, checkoutId: checkout.id },
+      `paid amount does not match the checkout: ${reason}`,
+    );
+    await transitionPayment(ctx.knex, payment.id, {
+      from: ['pending', 'initiated'],
+      to: 'failed',
+      source,
+      data: { ...audit, reason, amount_minor: state.amountMinor, currency: state.currency },
+      patch: { error_message: 'The amount paid does not match the order total.' },
+    });
+    return { outcome: 'amount-mismatch' };
+  }
+
+  const { orderId, orderCreated } = await ctx.knex.transaction(async (trx) => {
+    await transitionPayment(trx, payment.id, {
+      from: PAYABLE_FROM,
+      to: 'paid',
+      source,
+      data: { ...audit, amount_minor: state.amountMinor, currency: state.currency },
+      patch: { paid_at: new Date(), error_message: null },
+    });
+    const { order, created } = await createOrderFromCheckout(trx, payment.checkout_id, {
+      paymentId: payment.id,
+      paymentMethod: payment.method,
+      status: ORDER_STATUS.IN_PROGRESS,
+      logger: ctx.logger,
+    });
+    if (!created && order.payment_id !== payment.id) await settleSecondPayment(ctx, trx, order, payment);
+    await ctx.hooks?.afterOrder?.(order, trx);
+    return { orderId: order.id, orderCreated: created };
+  });
+  await enqueueFulfilment(ctx, orderId);
+  return { outcome: 'paid', orderId, orderCreated };
+}
+
+/**
+ * A checkout paid twice (two sessions were open and both were paid). An order waiting in Under review for
+ * a manual payment takes the confirmed one instead and goes ahead; otherwise the second payment is kept,
+ * flagged for the merchant to refund, and changes nothing else.
+ */
+async function settleSecondPayment(
+  ctx: PaymentsContext,
+  trx: Knex.Transaction,
+  order: Order,
+  payment: Payment,
+): Promise<void> {
+  if (order.status === ORDER_STATUS.UNDER_REVIEW) {
+    const previous = order.payment_id;
+    await Order.query(trx)
+      .patch({ payment_id: payment.id, payment_method: payment.method, status: ORDER_STATUS.IN_PROGRESS })
+      .where({ id: order.id, status: ORDER_STATUS.UNDER_REVIEW });
+    if (previous !== null) {
+      await transitionPayment(trx, previous, {
+        from: ['pending', 'initiated'],
+        to: 'expired',
+        source: 'worker',
+        data: { replaced_by_payment_id: payment.id },
+      });
+    }
+    return;
+  }
+  ctx.logger.warn(
+    { orderId: order.id, paymentId: payment.id, orderPaymentId: order.payment_id },
+    'checkout paid twice: the second payment needs a refund',
+  );
+  await Payment.query(trx)
+    .patch({ error_message: `Duplicate payment: order ${order.id} was already paid; refund it.` })
+    .where('id', payment.id);
+}
+
+export async function enqueueFulfilment(
+  ctx: Pick<PaymentsContext, 'queues'>,
+  orderId: number,
+): Promise<void> {
+  await enqueue(
+    ctx.queues,
+    'fulfilment',
+    { orderId, event: 'created' },
+    { jobId: `order-created-${orderId}` },
+  );
+}

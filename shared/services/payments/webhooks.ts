@@ -1,0 +1,134 @@
+import type { Knex } from 'knex';
+import { Payment, WebhookEvent } from '../../../db/models';
+import type { Cipher } from '../../crypto';
+import { InvalidError, NotFoundError, UnauthenticatedError } from '../../errors';
+import type { Logger } from '../../logger';
+import {
+  isHostedProvider,
+  PaymentProviders,
+  ProviderRejectedError,
+  WebhookHeaders,
+  WebhookSignatureError,
+} from '../../providers/types';
+import { enqueue, Queues } from '../../queues';
+import { credentialsFor, PaymentsContext } from './context';
+import { reconcilePayment, ReconcileOutcome } from './reconcile';
+
+export const INVALID_SIGNATURE = 'Invalid webhook signature';
+
+export interface WebhookDeps {
+  knex: Knex;
+  cipher: Cipher;
+  queues: Queues;
+  logger: Logger;
+  providers: PaymentProviders;
+}
+
+export type WebhookReceipt =
+  | { received: true; status: 'queued' | 'duplicate'; event_id: string }
+  /** Nothing of ours (no payment with that id, or an event type we do not handle): acknowledged, not kept. */
+  | { received: true; status: 'ignored' };
+
+/** Body fields that are credentials (Moyasar's secret_token) never reach the database. */
+const SECRET_FIELDS = ['secret_token'];
+
+function storable(body: unknown): Record<string, unknown> {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return { body };
+  const copy: Record<string, unknown> = { ...(body as Record<string, unknown>) };
+  for (const field of SECRET_FIELDS) delete copy[field];
+  return copy;
+}
+
+/**
+ * POST /webhooks/:provider. Verifies the event over the exact bytes received with the credentials of the
+ * store the payment belongs to (found by the provider's payment id the event names), keeps it once per
+ * provider event id, and queues it; the worker does the rest. Refused with nothing written: an unknown
+ * provider, a body that is not JSON, a signature that does not verify. A replay or a duplicate is
+ * acknowledged and queued at most once more (deterministic job id), so it changes nothing.
+ */
+export async function receiveWebhook(
+  deps: WebhookDeps,
+  provider: string,
+  rawBody: string | undefined,
+  headers: WebhookHeaders,
+): Promise<WebhookReceipt> {
+  if (!isHostedProvider(provider)) throw new NotFoundError('Unknown payment provider');
+  if (rawBody === undefined || rawBody === '') throw new InvalidError('Webhook body missing');
+  let body: unknown;
+  try {
+    body = JSON.parse(rawBody);
+  } catch {
+    throw new InvalidError('Malformed webhook body');
+  }
+  const adapter = deps.providers[provider];
+  const reference = adapter.webhookReference(body);
+  if (!reference) return { received: true, status: 'ignored' };
+  const payment = await Payment.query(deps.knex).findOne({
+    provider,
+    provider_payment_id: reference.providerPaymentId,
+  });
+  if (!payment) return { received: true, status: 'ignored' };
+
+  try {
+    adapter.parseWebhook(rawBody, headers, await credentialsFor(deps, payment));
+  } catch (err) {
+    // Without the store's webhook secret nothing can be verified: refused the same way, and the log says why.
+    if (err instanceof WebhookSignatureError || err instanceof ProviderRejectedError) {
+      deps.logger.warn({ provider, paymentId: payment.id, reason: err.message }, 'webhook refused');
+      throw new UnauthenticatedError(INVALID_SIGNATURE);
+    }
+    throw err;
+  }
+
+  const inserted = await deps
+    .knex('webhook_events')
+    .insert({ provider, event_id: reference.eventId, payload: storable(body) })
+    .onConflict(['provider', 'event_id'])
+    .ignore()
+    .returning<{ id: number }[]>('id');
+  const duplicate = inserted.length === 0;
+  const stored = duplicate
+    ? await deps
+        .knex('webhook_events')
+        .where({ provider, event_id: reference.eventId })
+        .first<{ id: number; processed_at: Date | null }>('id', 'processed_at')
+    : { id: inserted[0].id, processed_at: null };
+  // A duplicate of an event still waiting is queued again under the same job id: BullMQ keeps one.
+  if (stored.processed_at === null) {
+    await enqueue(
+      deps.queues,
+      'payments',
+      { kind: 'webhook', webhookEventId: stored.id },
+      { jobId: `payment-webhook-${stored.id}` },
+    );
+  }
+  return { received: true, status: duplicate ? 'duplicate' : 'queued', event_id: reference.eventId };
+}
+
+/**
+ * The `payments` webhook job: reconciles the payment a stored event names (asking the provider, never
+ * trusting the event), then marks the event processed. Safe to run twice.
+ */
+export async function processWebhookEvent(
+  ctx: PaymentsContext,
+  webhookEventId: number,
+): Promise<ReconcileOutcome | { outcome: 'processed-before' | 'unknown-payment' }> {
+  const event = await WebhookEvent.query(ctx.knex).findById(webhookEventId);
+  if (!event) throw new NotFoundError(`webhook event ${webhookEventId} does not exist`);
+  if (event.processed_at) return { outcome: 'processed-before' };
+  const provider = event.provider;
+  const reference = isHostedProvider(provider)
+    ? ctx.providers[provider].webhookReference(event.payload)
+    : null;
+  const payment = reference
+    ? await Payment.query(ctx.knex).findOne({ provider, provider_payment_id: reference.providerPaymentId })
+    : undefined;
+  const result = payment
+    ? await reconcilePayment(ctx, payment.id, 'webhook')
+    : ({ outcome: 'unknown-payment' } as const);
+  await WebhookEvent.query(ctx.knex)
+    .patch({ processed_at: new Date() })
+    .where({ id: event.id })
+    .whereNull('processed_at');
+  return result;
+}

@@ -1,0 +1,157 @@
+import crypto from 'node:crypto';
+import { FakeAnswer, FakeRequest, FakeServer } from './fake-server';
+
+export interface FakeMoyasarPayment {
+  id: string;
+  status: 'paid' | 'failed';
+  amount: number;
+  currency: string;
+  invoice_id: string;
+  source: { type: string; company: string; message: string };
+}
+
+export interface FakeInvoice {
+  id: string;
+  status: 'initiated' | 'paid' | 'failed' | 'expired' | 'canceled';
+  amount: number;
+  currency: string;
+  description: string;
+  url: string;
+  success_url: string | null;
+  back_url: string | null;
+  callback_url: string | null;
+  metadata: Record<string, string> | null;
+  expired_at: string | null;
+  payments: FakeMoyasarPayment[];
+  created_at: string;
+}
+
+/**
+ * Moyasar's invoices API as documented (api.moyasar.com/v1): HTTP Basic with the secret key as user name,
+ * amounts in halalas (at least 100), 401 for an unknown key, 400 for a validation failure, 404 for an
+ * unknown invoice. Test controls pay or decline an invoice and build its webhook, which carries the
+ * merchant's secret token in the body, as Moyasar's does.
+ */
+export class FakeMoyasar extends FakeServer {
+  readonly invoices = new Map<string, FakeInvoice>();
+
+  constructor(private readonly secretKeys: readonly string[]) {
+    super();
+  }
+
+  private authorised(req: FakeRequest): boolean {
+    const header = String(req.headers.authorization ?? '');
+    if (!header.startsWith('Basic ')) return false;
+    const [user] = Buffer.from(header.slice(6), 'base64').toString('utf8').split(':');
+    return this.secretKeys.includes(user);
+  }
+
+  protected handle(req: FakeRequest): FakeAnswer {
+    if (!this.authorised(req)) {
+      return {
+        status: 401,
+        body: { type: 'authentication_error', message: 'Invalid authorization credentials', errors: null },
+      };
+    }
+    if (req.method === 'POST' && req.path === '/v1/invoices') return this.create(req);
+    const match = /^\/v1\/invoices\/([^/]+)$/.exec(req.path);
+    if (req.method === 'GET' && match) {
+      const invoice = this.invoices.get(decodeURIComponent(match[1]));
+      return invoice
+        ? { status: 200, body: invoice }
+        : { status: 404, body: { type: 'record_not_found', message: 'Object not found', errors: null } };
+    }
+    return { status: 404, body: { type: 'record_not_found', message: 'Object not found', errors: null } };
+  }
+
+  private create(req: FakeRequest): FakeAnswer {
+    const body = this.json(req.body) ?? {};
+    const errors: Record<string, string[]> = {};
+    if (typeof body.amount !== 'number' || !Number.isInteger(body.amount) || body.amount < 100) {
+      errors.amount = ['must be greater than or equal to 100'];
+    }
+    if (typeof body.description !== 'string' || body.description === '')
+      errors.description = ["can't be blank"];
+    if (
+      body.currency !== undefined &&
+      (typeof body.currency !== 'string' || !/^[A-Z]{3}$/.test(body.currency))
+    ) {
+      errors.currency = ['is invalid'];
+    }
+    if (Object.keys(errors).length > 0) {
+      return { status: 400, body: { type: 'invalid_request_error', message: 'Validation Failed', errors } };
+    }
+    const id = crypto.randomUUID();
+    const invoice: FakeInvoice = {
+      id,
+      status: 'initiated',
+      amount: Number(body.amount),
+      currency: typeof body.currency === 'string' ? body.currency : 'SAR',
+      description: String(body.description),
+      url: `${this.url}/invoices/${id}`,
+      success_url: typeof body.success_url === 'string' ? body.success_url : null,
+      back_url: typeof body.back_url === 'string' ? body.back_url : null,
+      callback_url: typeof body.callback_url === 'string' ? body.callback_url : null,
+      metadata: (body.metadata as Record<string, string> | undefined) ?? null,
+      expired_at: typeof body.expired_at === 'string' ? body.expired_at : null,
+      payments: [],
+      created_at: new Date().toISOString(),
+    };
+    this.invoices.set(id, invoice);
+    return { status: 201, body: invoice };
+  }
+
+  private invoice(id: string): FakeInvoice {
+    const invoice = this.invoices.get(id);
+    if (!invoice) throw new Error(`fake moyasar: no invoice ${id}`);
+    return invoice;
+  }
+
+  /** The customer pays the invoice (optionally a different amount, to test the amount check). */
+  pay(invoiceId: string, opts: { amount?: number } = {}): FakeMoyasarPayment {
+    const invoice = this.invoice(invoiceId);
+    const payment: FakeMoyasarPayment = {
+      id: crypto.randomUUID(),
+      status: 'paid',
+      amount: opts.amount ?? invoice.amount,
+      currency: invoice.currency,
+      invoice_id: invoice.id,
+      source: { type: 'creditcard', company: 'visa', message: 'APPROVED' },
+    };
+    invoice.payments.push(payment);
+    invoice.status = 'paid';
+    if (opts.amount !== undefined) invoice.amount = opts.amount;
+    return payment;
+  }
+
+  /** The card is declined: the attempt fails and the invoice stays open, as Moyasar's does. */
+  decline(invoiceId: string, message = 'Insufficient Funds'): FakeMoyasarPayment {
+    const invoice = this.invoice(invoiceId);
+    const payment: FakeMoyasarPayment = {
+      id: crypto.randomUUID(),
+      status: 'failed',
+      amount: invoice.amount,
+      currency: invoice.currency,
+      invoice_id: invoice.id,
+      source: { type: 'creditcard', company: 'visa', message },
+    };
+    invoice.payments.push(payment);
+    return payment;
+  }
+
+  /** The webhook Moyasar would send for the invoice's latest payment, as the raw JSON text. */
+  webhook(invoiceId: string, secretToken: string, opts: { eventId?: string } = {}): string {
+    const invoice = this.invoice(invoiceId);
+    const payment = invoice.payments[invoice.payments.length - 1];
+    if (!payment) throw new Error(`fake moyasar: invoice ${invoiceId} has no payment yet`);
+    return JSON.stringify({
+      id: opts.eventId ?? crypto.randomUUID(),
+      type: payment.status === 'paid' ? 'payment_paid' : 'payment_failed',
+      created_at: new Date().toISOString(),
+      secret_token: secretToken,
+      account_name: null,
+      live: false,
+      data: payment,
+    });
+  }
+}

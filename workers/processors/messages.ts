@@ -1,0 +1,27 @@
+import { UnrecoverableError } from 'bullmq';
+import { NotFoundError } from '../../shared/errors';
+import { deliveryJobError } from '../../shared/messaging';
+import { sendOrderDelivery } from '../../shared/services/fulfilment';
+import type { QueueProcessor } from './types';
+
+/**
+ * The `messages` queue: customer notifications other than OTP; today the delivery of an order's keys.
+ * A permanent delivery failure fails the job where the dashboard shows it; outages are retried. Message
+ * bodies (keys) never reach the log.
+ */
+export const messagesProcessor: QueueProcessor<'messages'> = {
+  concurrency: 10,
+  async process(job, deps) {
+    try {
+      const outcome = await sendOrderDelivery(deps, job.data.orderId);
+      deps.logger.info(
+        { queue: 'messages', jobId: job.id, orderId: job.data.orderId, outcome },
+        'order delivery',
+      );
+      return outcome;
+    } catch (err) {
+      if (err instanceof NotFoundError) throw new UnrecoverableError(err.message);
+      throw deliveryJobError(err);
+    }
+  },
+};
