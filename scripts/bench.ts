@@ -8,6 +8,7 @@ import { migrateDatabase } from '../db/migrate';
 import { configWith } from '../shared/config';
 import { createDeps } from '../shared/deps';
 import { createLogger } from '../shared/logger';
+import { deleteKeysWithPrefix } from '../shared/redis';
 import { loadFixture, readFixtureFile } from '../shared/services/seed';
 import { issueCustomerToken } from '../shared/services/tokens';
 import { Customer } from '../db/models';
@@ -107,12 +108,7 @@ async function postJson(
 async function deleteKeys(redisUrl: string, prefix: string): Promise<void> {
   const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
   try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length > 0) await redis.unlink(...keys);
-    } while (cursor !== '0');
+    await deleteKeysWithPrefix(redis, prefix);
   } finally {
     redis.disconnect();
   }

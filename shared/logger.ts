@@ -1,4 +1,4 @@
-import pino, { Logger } from 'pino';
+import pino, { DestinationStream, Logger } from 'pino';
 
 export type { Logger };
 
@@ -19,12 +19,14 @@ const REDACT = [
   'authorization',
 ];
 
-export function createLogger(level: string, name?: string): Logger {
-  return pino({
+/** `destination` defaults to stdout; tests pass a stream to read what would be logged. */
+export function createLogger(level: string, name?: string, destination?: DestinationStream): Logger {
+  const options: pino.LoggerOptions = {
     level,
     name,
     redact: { paths: REDACT, censor: '[redacted]' },
     base: name ? { proc: name } : undefined,
     timestamp: pino.stdTimeFunctions.isoTime,
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }

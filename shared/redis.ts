@@ -53,3 +53,15 @@ export function redactUrl(url: string): string {
     return '(unparsable url)';
   }
 }
+
+/** Deletes every key under `prefix` (a test run's or a benchmark's queues and counters), in batches. */
+export async function deleteKeysWithPrefix(redis: Redis, prefix: string): Promise<number> {
+  let cursor = '0';
+  let deleted = 0;
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length > 0) deleted += await redis.unlink(...keys);
+  } while (cursor !== '0');
+  return deleted;
+}

@@ -2,6 +2,7 @@ import type { Logger } from '../../shared/logger';
 import { DomainError, ErrorCode, NotFoundError } from '../../shared/errors';
 import type { AppMiddleware } from '../context';
 import { envelopes, ErrorView } from '../envelopes';
+import { routeLabel } from '../metrics/http-metrics';
 
 /** The one table from domain error codes to HTTP statuses. */
 export const STATUS_BY_CODE: Record<ErrorCode, number> = {
@@ -74,7 +75,7 @@ export function errorHandler(logger: Logger): AppMiddleware {
       let view = toErrorView(err);
       if (!view) {
         logger.error(
-          { err, requestId: ctx.state.requestId, method: ctx.method, path: ctx.path },
+          { err, requestId: ctx.state.requestId, method: ctx.method, route: routeLabel(ctx) },
           'unhandled error',
         );
         view = { status: 500, code: 'UNAVAILABLE', message: 'Internal server error', extra: {} };

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import knexFactory from 'knex';
 import { Redis } from 'ioredis';
 import { migrateDatabase } from '../../db/migrate';
+import { deleteKeysWithPrefix } from '../../shared/redis';
 
 /**
  * Each test run gets its own database and Redis key prefix, so it never touches anyone else's data and
@@ -66,12 +67,7 @@ export async function deleteRedisKeys(prefix: string): Promise<void> {
   const redis = new Redis(testRedisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
   try {
     await redis.connect();
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length > 0) await redis.unlink(...keys);
-    } while (cursor !== '0');
+    await deleteKeysWithPrefix(redis, prefix);
   } finally {
     redis.disconnect();
   }
