@@ -1,27 +1,29 @@
+import { hmacSha256 } from '../crypto';
 import { formatMoney, parseMoney } from '../money';
-import { hmacSha256, safeEqual } from '../crypto';
-import { providerRequest } from './http';
+import { requiredCredential } from './credentials';
+import {
+  eventReference,
+  paymentMetadata,
+  ProviderApi,
+  ProviderApiOptions,
+  readWebhook,
+  verifySignatureHeader,
+} from './http';
 import {
   asRecord,
   asString,
-  headerValue,
   HostedPayment,
   HostedPaymentRequest,
   PaymentProvider,
   ProviderCredentials,
   ProviderPaymentState,
-  ProviderRejectedError,
   ProviderUnavailableError,
   WebhookHeaders,
   WebhookReference,
-  WebhookSignatureError,
 } from './types';
 
-export interface CoinbaseOptions {
-  /** https://api.commerce.coinbase.com (COINBASE_API_URL) */
-  apiUrl: string;
-  timeoutMs: number;
-}
+/** apiUrl: https://api.commerce.coinbase.com (COINBASE_API_URL) */
+export type CoinbaseOptions = ProviderApiOptions;
 
 /** The API version this adapter's request and answer shapes follow (sent as X-CC-Version). */
 export const COINBASE_API_VERSION = '2018-03-22';
@@ -34,12 +36,6 @@ export const COINBASE_API_VERSION = '2018-03-22';
 const PAID = new Set(['COMPLETED', 'RESOLVED']);
 const FAILED = new Set(['EXPIRED', 'CANCELED', 'FAILED']);
 
-function required(credentials: ProviderCredentials, key: 'api_key' | 'webhook_secret'): string {
-  const value = credentials[key];
-  if (!value) throw new ProviderRejectedError('coinbase', `the store has no ${key} configured`);
-  return value;
-}
-
 /**
  * Coinbase Commerce hosted charges for cryptocurrency: the customer pays on the charge's `hosted_url`.
  * Requests carry the store's API key in X-CC-Api-Key. Webhooks are signed: X-CC-Webhook-Signature is the
@@ -49,35 +45,31 @@ function required(credentials: ProviderCredentials, key: 'api_key' | 'webhook_se
 export class CoinbaseProvider implements PaymentProvider {
   readonly id = 'coinbase' as const;
 
-  constructor(private readonly options: CoinbaseOptions) {}
+  private readonly api: ProviderApi;
+
+  constructor(options: CoinbaseOptions) {
+    this.api = new ProviderApi(this.id, options);
+  }
 
   private headers(credentials: ProviderCredentials): Record<string, string> {
-    return { 'X-CC-Api-Key': required(credentials, 'api_key'), 'X-CC-Version': COINBASE_API_VERSION };
+    return {
+      'X-CC-Api-Key': requiredCredential(credentials, this.id, 'api_key'),
+      'X-CC-Version': COINBASE_API_VERSION,
+    };
   }
 
   async createHostedPayment(
     request: HostedPaymentRequest,
     credentials: ProviderCredentials,
   ): Promise<HostedPayment> {
-    const { body } = await providerRequest({
-      provider: this.id,
-      method: 'POST',
-      url: `${this.options.apiUrl}/charges`,
-      headers: this.headers(credentials),
-      timeoutMs: this.options.timeoutMs,
-      body: {
-        name: request.description.slice(0, 100),
-        description: request.description.slice(0, 200),
-        pricing_type: 'fixed_price',
-        local_price: { amount: formatMoney(request.amountMinor), currency: request.currency },
-        metadata: {
-          payment_id: String(request.paymentId),
-          checkout_id: String(request.checkoutId),
-          store_id: String(request.storeId),
-        },
-        redirect_url: request.returnUrl,
-        cancel_url: request.returnUrl,
-      },
+    const { body } = await this.api.request('POST', '/charges', this.headers(credentials), {
+      name: request.description.slice(0, 100),
+      description: request.description.slice(0, 200),
+      pricing_type: 'fixed_price',
+      local_price: { amount: formatMoney(request.amountMinor), currency: request.currency },
+      metadata: paymentMetadata(request),
+      redirect_url: request.returnUrl,
+      cancel_url: request.returnUrl,
     });
     const charge = asRecord(asRecord(body)?.data);
     const id = asString(charge?.id);
@@ -91,13 +83,11 @@ export class CoinbaseProvider implements PaymentProvider {
     providerPaymentId: string,
     credentials: ProviderCredentials,
   ): Promise<ProviderPaymentState> {
-    const { body } = await providerRequest({
-      provider: this.id,
-      method: 'GET',
-      url: `${this.options.apiUrl}/charges/${encodeURIComponent(providerPaymentId)}`,
-      headers: this.headers(credentials),
-      timeoutMs: this.options.timeoutMs,
-    });
+    const { body } = await this.api.request(
+      'GET',
+      `/charges/${encodeURIComponent(providerPaymentId)}`,
+      this.headers(credentials),
+    );
     const charge = asRecord(asRecord(body)?.data);
     const local = asRecord(asRecord(charge?.pricing)?.local);
     const amount = asString(local?.amount);
@@ -120,26 +110,12 @@ export class CoinbaseProvider implements PaymentProvider {
   }
 
   webhookReference(body: unknown): WebhookReference | null {
-    const event = asRecord(asRecord(body)?.event);
-    const eventId = asString(event?.id);
-    const type = asString(event?.type);
-    const chargeId = asString(asRecord(event?.data)?.id);
-    if (!eventId || !type || !chargeId) return null;
-    return { eventId, type, providerPaymentId: chargeId };
+    return eventReference(asRecord(body)?.event, 'id');
   }
 
   parseWebhook(rawBody: string, headers: WebhookHeaders, credentials: ProviderCredentials): WebhookReference {
-    const secret = required(credentials, 'webhook_secret');
-    const signature = headerValue(headers, 'x-cc-webhook-signature')?.trim().toLowerCase() ?? '';
-    if (!safeEqual(signature, hmacSha256(secret, rawBody))) throw new WebhookSignatureError(this.id);
-    let body: unknown;
-    try {
-      body = JSON.parse(rawBody);
-    } catch {
-      throw new WebhookSignatureError(this.id);
-    }
-    const reference = this.webhookReference(body);
-    if (!reference) throw new WebhookSignatureError(this.id);
-    return reference;
+    const secret = requiredCredential(credentials, this.id, 'webhook_secret');
+    verifySignatureHeader(this.id, headers, 'x-cc-webhook-signature', hmacSha256(secret, rawBody));
+    return readWebhook(this.id, rawBody, (body) => this.webhookReference(body));
   }
 }

@@ -1,5 +1,5 @@
 import type { Cipher } from '../crypto';
-import type { ProviderCredentials } from './types';
+import { HostedProviderId, ProviderCredentials, ProviderRejectedError } from './types';
 
 /**
  * A store's provider credentials, kept AES-256-GCM encrypted in store_payment_methods.credentials_encrypted
@@ -20,4 +20,15 @@ export function decryptCredentials(cipher: Cipher, sealed: string | null): Provi
 
 export function encryptCredentials(cipher: Cipher, credentials: Record<string, string>): string {
   return cipher.encrypt(JSON.stringify(credentials));
+}
+
+/** One credential a provider call cannot go without; a store that has not configured it is refused. */
+export function requiredCredential(
+  credentials: ProviderCredentials,
+  provider: HostedProviderId,
+  key: string,
+): string {
+  const value = credentials[key];
+  if (!value) throw new ProviderRejectedError(provider, `the store has no ${key} configured`);
+  return value;
 }

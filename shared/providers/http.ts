@@ -1,4 +1,16 @@
-import { ProviderRejectedError, ProviderUnavailableError } from './types';
+import { safeEqual } from '../crypto';
+import {
+  asRecord,
+  asString,
+  headerValue,
+  HostedPaymentRequest,
+  HostedProviderId,
+  ProviderRejectedError,
+  ProviderUnavailableError,
+  WebhookHeaders,
+  WebhookReference,
+  WebhookSignatureError,
+} from './types';
 
 export interface ProviderRequest {
   provider: string;
@@ -86,4 +98,91 @@ export async function providerRequest(req: ProviderRequest): Promise<ProviderRes
     throw new ProviderUnavailableError(req.provider, `${where} answered ${res.status} without a JSON body`);
   }
   return { status: res.status, body };
+}
+
+/** Where a provider's API is, and how long one call to it may take. */
+export interface ProviderApiOptions {
+  apiUrl: string;
+  timeoutMs: number;
+}
+
+/** `providerRequest` for one provider's API: paths are relative to its URL and every call has its timeout. */
+export class ProviderApi {
+  constructor(
+    private readonly provider: HostedProviderId,
+    private readonly options: ProviderApiOptions,
+  ) {}
+
+  request(
+    method: ProviderRequest['method'],
+    path: string,
+    headers: Record<string, string>,
+    body?: unknown,
+  ): Promise<ProviderResponse> {
+    return providerRequest({
+      provider: this.provider,
+      method,
+      url: `${this.options.apiUrl}${path}`,
+      headers,
+      body,
+      timeoutMs: this.options.timeoutMs,
+    });
+  }
+}
+
+/** Our ids, sent with every hosted payment as metadata for the merchant's own reconciliation. */
+export function paymentMetadata(request: HostedPaymentRequest): Record<string, string> {
+  return {
+    payment_id: String(request.paymentId),
+    checkout_id: String(request.checkoutId),
+    store_id: String(request.storeId),
+  };
+}
+
+/**
+ * The event a webhook names: the event object's `id` and `type`, and the payment id found at
+ * `data[paymentKey]`. Null when any of them is missing.
+ */
+export function eventReference(event: unknown, paymentKey: string): WebhookReference | null {
+  const record = asRecord(event);
+  const eventId = asString(record?.id);
+  const type = asString(record?.type);
+  const providerPaymentId = asString(asRecord(record?.data)?.[paymentKey]);
+  if (!eventId || !type || !providerPaymentId) return null;
+  return { eventId, type, providerPaymentId };
+}
+
+/**
+ * Checks, in constant time, that a webhook's signature `header` (hex, any case) is `expected`, the
+ * signature computed over the raw body. Throws WebhookSignatureError when it is not.
+ */
+export function verifySignatureHeader(
+  provider: HostedProviderId,
+  headers: WebhookHeaders,
+  header: string,
+  expected: string,
+): void {
+  const signature = headerValue(headers, header)?.trim().toLowerCase() ?? '';
+  if (!safeEqual(signature, expected)) throw new WebhookSignatureError(provider);
+}
+
+/**
+ * Parses a webhook's raw body and reads its reference with `read`, which answers null for a body it does
+ * not accept (not an event it handles, or a secret in the body that does not match). A body that is not
+ * JSON, or that `read` does not accept, throws WebhookSignatureError.
+ */
+export function readWebhook(
+  provider: HostedProviderId,
+  rawBody: string,
+  read: (body: unknown) => WebhookReference | null,
+): WebhookReference {
+  let body: unknown;
+  try {
+    body = JSON.parse(rawBody);
+  } catch {
+    throw new WebhookSignatureError(provider);
+  }
+  const reference = read(body);
+  if (!reference) throw new WebhookSignatureError(provider);
+  return reference;
 }

@@ -1,5 +1,6 @@
 import { safeEqual } from '../crypto';
-import { providerRequest } from './http';
+import { requiredCredential } from './credentials';
+import { eventReference, paymentMetadata, ProviderApi, ProviderApiOptions, readWebhook } from './http';
 import {
   asRecord,
   asString,
@@ -8,26 +9,15 @@ import {
   PaymentProvider,
   ProviderCredentials,
   ProviderPaymentState,
-  ProviderRejectedError,
   ProviderUnavailableError,
   WebhookReference,
-  WebhookSignatureError,
 } from './types';
 
-export interface MoyasarOptions {
-  /** https://api.moyasar.com (MOYASAR_API_URL); paths below are /v1/... */
-  apiUrl: string;
-  timeoutMs: number;
-}
+/** apiUrl: https://api.moyasar.com (MOYASAR_API_URL); paths below are /v1/... */
+export type MoyasarOptions = ProviderApiOptions;
 
 /** Invoice statuses after which the invoice can never be paid through this session. */
 const FAILED_INVOICE_STATUSES = new Set(['failed', 'canceled', 'expired', 'voided', 'refunded']);
-
-function required(credentials: ProviderCredentials, key: 'secret_key' | 'webhook_secret'): string {
-  const value = credentials[key];
-  if (!value) throw new ProviderRejectedError('moyasar', `the store has no ${key} configured`);
-  return value;
-}
 
 /**
  * Moyasar hosted invoices, used for card, mada, Apple Pay and STC Pay: the customer pays on the invoice's
@@ -39,10 +29,15 @@ function required(credentials: ProviderCredentials, key: 'secret_key' | 'webhook
 export class MoyasarProvider implements PaymentProvider {
   readonly id = 'moyasar' as const;
 
-  constructor(private readonly options: MoyasarOptions) {}
+  private readonly api: ProviderApi;
+
+  constructor(options: MoyasarOptions) {
+    this.api = new ProviderApi(this.id, options);
+  }
 
   private auth(credentials: ProviderCredentials): Record<string, string> {
-    const token = Buffer.from(`${required(credentials, 'secret_key')}:`, 'utf8').toString('base64');
+    const secretKey = requiredCredential(credentials, this.id, 'secret_key');
+    const token = Buffer.from(`${secretKey}:`, 'utf8').toString('base64');
     return { Authorization: `Basic ${token}` };
   }
 
@@ -50,26 +45,15 @@ export class MoyasarProvider implements PaymentProvider {
     request: HostedPaymentRequest,
     credentials: ProviderCredentials,
   ): Promise<HostedPayment> {
-    const { body } = await providerRequest({
-      provider: this.id,
-      method: 'POST',
-      url: `${this.options.apiUrl}/v1/invoices`,
-      headers: this.auth(credentials),
-      timeoutMs: this.options.timeoutMs,
-      body: {
-        amount: request.amountMinor,
-        currency: request.currency,
-        description: request.description,
-        success_url: request.returnUrl,
-        back_url: request.returnUrl,
-        // The invoice stops taking payments when the checkout lapses (its reserved keys are released then).
-        ...(request.expiresAt ? { expired_at: request.expiresAt.toISOString() } : {}),
-        metadata: {
-          payment_id: String(request.paymentId),
-          checkout_id: String(request.checkoutId),
-          store_id: String(request.storeId),
-        },
-      },
+    const { body } = await this.api.request('POST', '/v1/invoices', this.auth(credentials), {
+      amount: request.amountMinor,
+      currency: request.currency,
+      description: request.description,
+      success_url: request.returnUrl,
+      back_url: request.returnUrl,
+      // The invoice stops taking payments when the checkout lapses (its reserved keys are released then).
+      ...(request.expiresAt ? { expired_at: request.expiresAt.toISOString() } : {}),
+      metadata: paymentMetadata(request),
     });
     const invoice = asRecord(body);
     const id = asString(invoice?.id);
@@ -82,13 +66,11 @@ export class MoyasarProvider implements PaymentProvider {
     providerPaymentId: string,
     credentials: ProviderCredentials,
   ): Promise<ProviderPaymentState> {
-    const { body } = await providerRequest({
-      provider: this.id,
-      method: 'GET',
-      url: `${this.options.apiUrl}/v1/invoices/${encodeURIComponent(providerPaymentId)}`,
-      headers: this.auth(credentials),
-      timeoutMs: this.options.timeoutMs,
-    });
+    const { body } = await this.api.request(
+      'GET',
+      `/v1/invoices/${encodeURIComponent(providerPaymentId)}`,
+      this.auth(credentials),
+    );
     const invoice = asRecord(body);
     const status = asString(invoice?.status);
     if (!invoice || !status || typeof invoice.amount !== 'number' || !asString(invoice.currency)) {
@@ -120,26 +102,14 @@ export class MoyasarProvider implements PaymentProvider {
   }
 
   webhookReference(body: unknown): WebhookReference | null {
-    const event = asRecord(body);
-    const eventId = asString(event?.id);
-    const type = asString(event?.type);
-    const invoiceId = asString(asRecord(event?.data)?.invoice_id);
-    if (!eventId || !type || !invoiceId) return null;
-    return { eventId, type, providerPaymentId: invoiceId };
+    return eventReference(body, 'invoice_id');
   }
 
   parseWebhook(rawBody: string, _headers: unknown, credentials: ProviderCredentials): WebhookReference {
-    const expected = required(credentials, 'webhook_secret');
-    let body: unknown;
-    try {
-      body = JSON.parse(rawBody);
-    } catch {
-      throw new WebhookSignatureError(this.id);
-    }
-    const token = asString(asRecord(body)?.secret_token);
-    if (!token || !safeEqual(token, expected)) throw new WebhookSignatureError(this.id);
-    const reference = this.webhookReference(body);
-    if (!reference) throw new WebhookSignatureError(this.id);
-    return reference;
+    const expected = requiredCredential(credentials, this.id, 'webhook_secret');
+    return readWebhook(this.id, rawBody, (body) => {
+      const token = asString(asRecord(body)?.secret_token);
+      return token && safeEqual(token, expected) ? this.webhookReference(body) : null;
+    });
   }
 }

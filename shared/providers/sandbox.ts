@@ -1,11 +1,9 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
-import { hmacSha256, randomToken, safeEqual } from '../crypto';
+import { hmacSha256, randomToken } from '../crypto';
 import type { Logger } from '../logger';
+import { eventReference, readWebhook, verifySignatureHeader } from './http';
 import {
-  asRecord,
-  asString,
-  headerValue,
   HostedPayment,
   HostedPaymentRequest,
   PaymentProvider,
@@ -13,7 +11,6 @@ import {
   ProviderRejectedError,
   WebhookHeaders,
   WebhookReference,
-  WebhookSignatureError,
 } from './types';
 
 /**
@@ -99,27 +96,13 @@ export class SandboxProvider implements PaymentProvider {
   }
 
   webhookReference(body: unknown): WebhookReference | null {
-    const event = asRecord(body);
-    const eventId = asString(event?.id);
-    const type = asString(event?.type);
-    const paymentId = asString(asRecord(event?.data)?.id);
-    if (!eventId || !type || !paymentId) return null;
-    return { eventId, type, providerPaymentId: paymentId };
+    return eventReference(body, 'id');
   }
 
   parseWebhook(rawBody: string, headers: WebhookHeaders): WebhookReference {
-    const signature = headerValue(headers, SANDBOX_SIGNATURE_HEADER)?.trim().toLowerCase() ?? '';
-    if (!safeEqual(signature, signSandboxWebhook(this.key, rawBody)))
-      throw new WebhookSignatureError(this.id);
-    let body: unknown;
-    try {
-      body = JSON.parse(rawBody);
-    } catch {
-      throw new WebhookSignatureError(this.id);
-    }
-    const reference = this.webhookReference(body);
-    if (!reference) throw new WebhookSignatureError(this.id);
-    return reference;
+    const expected = signSandboxWebhook(this.key, rawBody);
+    verifySignatureHeader(this.id, headers, SANDBOX_SIGNATURE_HEADER, expected);
+    return readWebhook(this.id, rawBody, (body) => this.webhookReference(body));
   }
 }
 

@@ -1,6 +1,5 @@
 import { expect } from 'chai';
 import { ChildProcess, spawn } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
 import type { Knex } from 'knex';
 import type { Deps } from '../../shared/deps';
@@ -9,6 +8,7 @@ import { createProduct, createStore } from '../helpers/builders';
 import { isolatedDeps } from '../helpers/deps';
 import { TEST_ENV } from '../helpers/env';
 import { waitFor } from '../integration/queues/support';
+import { freePort } from './support';
 
 /**
  * The Procfile's long-running processes, run for real: each logs a ready line, exits 0 soon after SIGTERM,
@@ -32,14 +32,6 @@ interface Running {
   child: ChildProcess;
   output: { stdout: string; stderr: string };
   exited: Promise<{ code: number | null; at: number }>;
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 async function launch(entry: Entry, env: NodeJS.ProcessEnv): Promise<Running> {

@@ -1,12 +1,12 @@
 import { expect } from 'chai';
 import { ChildProcess, spawn } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
 import type { Deps } from '../../shared/deps';
 import { createPaymentMethod, createProduct, createStore } from '../helpers/builders';
 import { isolatedDeps } from '../helpers/deps';
 import { TEST_ENV } from '../helpers/env';
 import { waitFor } from '../integration/queues/support';
+import { freePort } from './support';
 
 /**
  * A newcomer's purchase with the sandbox provider, against the real `web` and `worker` processes and
@@ -19,14 +19,6 @@ const ROOT = path.resolve(__dirname, '../..');
 interface Running {
   child: ChildProcess;
   output: string;
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 function launch(entry: string, env: NodeJS.ProcessEnv): Running {

@@ -58,16 +58,20 @@ export interface VerifyBody {
   code: string;
 }
 
+/** A customer's first or last name, and e-mail address: the same rules wherever a customer gives them. */
+export const customerName = Joi.string().trim().min(1).max(100).required();
+export const customerEmail = Joi.string()
+  .trim()
+  .lowercase()
+  .max(254)
+  .email({ tlds: { allow: false } })
+  .required();
+
 export const completeBody = Joi.object({
   session_token: sessionToken,
-  firstName: Joi.string().trim().min(1).max(100).required(),
-  lastName: Joi.string().trim().min(1).max(100).required(),
-  email: Joi.string()
-    .trim()
-    .lowercase()
-    .max(254)
-    .email({ tlds: { allow: false } })
-    .required(),
+  firstName: customerName,
+  lastName: customerName,
+  email: customerEmail,
 });
 export interface CompleteBody {
   session_token: string;

@@ -1,5 +1,6 @@
 import Joi from 'joi';
 import type { CheckoutInput } from '../../../shared/services/checkout';
+import { customerEmail, customerName } from '../auth/schemas';
 import { productId, quantity } from '../coupons/schemas';
 
 /**
@@ -46,58 +47,55 @@ function normalise<T extends Record<string, unknown>>(value: T): T {
 export const checkoutBody = Joi.object(common).custom(normalise);
 export type CheckoutBody = CheckoutInput;
 
+/**
+ * A required text field that arrives as a string of at most `maxLength` characters or as a JSON integer,
+ * and is stored as `toStored` rewrites it; a value it answers null for fails with `code` and `message`.
+ */
+function textOrInteger(
+  maxLength: number,
+  toStored: (text: string) => string | null,
+  code: string,
+  message: string,
+) {
+  return Joi.alternatives()
+    .try(
+      Joi.string().trim().max(maxLength),
+      // strict: only a JSON number; a string that failed above is not converted to a number here.
+      Joi.number()
+        .strict()
+        .integer()
+        .min(0)
+        .custom((v: number) => String(v)),
+    )
+    .required()
+    .custom((v: string, helpers) => toStored(v) ?? helpers.error(code))
+    .messages({ 'alternatives.types': '{{#label}} must be a string', [code]: message });
+}
+
 /** A phone as digits: spaces, dashes, dots and brackets are dropped; at most 20 characters as sent. */
-const guestPhone = Joi.alternatives()
-  .try(
-    Joi.string().trim().max(20),
-    // strict: only a JSON number; a string that failed above is not converted to a number here.
-    Joi.number()
-      .strict()
-      .integer()
-      .min(0)
-      .custom((v: number) => String(v)),
-  )
-  .required()
-  .custom((v: string, helpers) => {
+const guestPhone = textOrInteger(
+  20,
+  (v) => {
     const digits = v.replace(/[\s().-]/g, '');
-    return /^\d{4,20}$/.test(digits) ? digits : helpers.error('phone.digits');
-  })
-  .messages({
-    'alternatives.types': '{{#label}} must be a string',
-    'phone.digits': '{{#label}} must contain digits only',
-  });
+    return /^\d{4,20}$/.test(digits) ? digits : null;
+  },
+  'phone.digits',
+  '{{#label}} must contain digits only',
+);
 
 /** A country code as digits without + or 00: "+966", "00966" and "966" are all 966. */
-const guestCountryCode = Joi.alternatives()
-  .try(
-    Joi.string().trim().max(10),
-    // strict: only a JSON number; a string that failed above is not converted to a number here.
-    Joi.number()
-      .strict()
-      .integer()
-      .min(0)
-      .custom((v: number) => String(v)),
-  )
-  .required()
-  .custom((v: string, helpers) => {
-    const match = /^(?:\+|00)?(\d{1,4})$/.exec(v);
-    return match ? match[1] : helpers.error('country.format');
-  })
-  .messages({
-    'alternatives.types': '{{#label}} must be a string',
-    'country.format': '{{#label}} must be 1 to 4 digits, optionally after + or 00',
-  });
+const guestCountryCode = textOrInteger(
+  10,
+  (v) => /^(?:\+|00)?(\d{1,4})$/.exec(v)?.[1] ?? null,
+  'country.format',
+  '{{#label}} must be 1 to 4 digits, optionally after + or 00',
+);
 
 export const guestCheckoutBody = Joi.object({
   ...common,
-  customer_first_name: Joi.string().trim().min(1).max(100).required(),
-  customer_last_name: Joi.string().trim().min(1).max(100).required(),
-  customer_email: Joi.string()
-    .trim()
-    .lowercase()
-    .max(254)
-    .email({ tlds: { allow: false } })
-    .required(),
+  customer_first_name: customerName,
+  customer_last_name: customerName,
+  customer_email: customerEmail,
   customer_phone: guestPhone,
   customer_country_code: guestCountryCode,
 }).custom(normalise);

@@ -216,20 +216,26 @@ export async function initiatePayment(
     };
   });
 
-  if (planned.sessionJobFor !== null) {
-    await enqueue(
-      deps.queues,
-      'payments',
-      { kind: 'initiate', paymentId: planned.sessionJobFor },
-      // Fewer, quicker attempts than the default: a customer is watching the payment page meanwhile.
-      {
-        jobId: `payment-initiate-${planned.sessionJobFor}`,
-        attempts: 3,
-        backoff: { type: 'exponential', delay: 1_000 },
-      },
-    );
-  }
+  if (planned.sessionJobFor !== null) await enqueueSessionJob(deps.queues, planned.sessionJobFor);
   return planned.initiation;
+}
+
+/**
+ * Enqueues the job that opens a payment's provider session. Its id is the payment's, so the API and the
+ * sweep asking for the same session add one job.
+ */
+export async function enqueueSessionJob(queues: Queues, paymentId: number): Promise<void> {
+  await enqueue(
+    queues,
+    'payments',
+    { kind: 'initiate', paymentId },
+    // Fewer, quicker attempts than the default: a customer is watching the payment page meanwhile.
+    {
+      jobId: `payment-initiate-${paymentId}`,
+      attempts: 3,
+      backoff: { type: 'exponential', delay: 1_000 },
+    },
+  );
 }
 
 async function newPayment(

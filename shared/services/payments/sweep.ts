@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { HOSTED_PROVIDERS } from '../../providers/types';
 import { enqueue, Queues } from '../../queues';
+import { enqueueSessionJob } from './initiate';
 
 /** A payment still open this long after it was started is asked about (its webhook may have been lost). */
 export const SWEEP_AFTER_MS = 3 * 60 * 1000;
@@ -44,16 +45,7 @@ export async function sweepPayments(
       );
       reconcile += 1;
     } else {
-      await enqueue(
-        ctx.queues,
-        'payments',
-        { kind: 'initiate', paymentId: payment.id },
-        {
-          jobId: `payment-initiate-${payment.id}`,
-          attempts: 3,
-          backoff: { type: 'exponential', delay: 1_000 },
-        },
-      );
+      await enqueueSessionJob(ctx.queues, payment.id);
       initiate += 1;
     }
   }

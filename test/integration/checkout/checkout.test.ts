@@ -13,7 +13,6 @@ import {
 import { TEST_ENV } from '../../helpers/env';
 import {
   addCodes,
-  checkoutSuite,
   CheckoutSuite,
   createCoupon,
   createPlan,
@@ -23,6 +22,7 @@ import {
   embedCaller,
   EmbedCaller,
   GUEST,
+  storeSuite,
 } from './support';
 
 const GUEST_PATH = '/api/embed/guest/checkout';
@@ -35,11 +35,11 @@ describe('Embed checkout', () => {
   let product: Product;
 
   before(async () => {
-    suite = await checkoutSuite({ CHECKOUT_TTL_SECONDS: '900' });
-    store = await createStore();
-    await createPaymentMethod(store, { method: 'card' });
+    ({ suite, store, api } = await storeSuite({
+      env: { CHECKOUT_TTL_SECONDS: '900' },
+      paymentMethod: { method: 'card' },
+    }));
     product = await createProduct(store, { price_minor: 5000, sale_price_minor: 4000 });
-    api = embedCaller(suite.server, store);
   });
   after(() => suite.close());
 

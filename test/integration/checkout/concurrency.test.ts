@@ -1,16 +1,7 @@
 import { expect } from 'chai';
 import { Checkout, Coupon, CouponUse, Order, Product, Store } from '../../../db/models';
-import { createPaymentMethod, createProduct, createStore } from '../../helpers/builders';
-import {
-  addCodes,
-  checkoutSuite,
-  CheckoutSuite,
-  createCoupon,
-  dataOf,
-  embedCaller,
-  EmbedCaller,
-  GUEST,
-} from './support';
+import { createProduct } from '../../helpers/builders';
+import { addCodes, CheckoutSuite, createCoupon, dataOf, EmbedCaller, GUEST, storeSuite } from './support';
 
 const GUEST_PATH = '/api/embed/guest/checkout';
 
@@ -20,10 +11,7 @@ describe('Checkout under concurrency (real simultaneous requests)', () => {
   let api: EmbedCaller;
 
   before(async () => {
-    suite = await checkoutSuite();
-    store = await createStore();
-    await createPaymentMethod(store);
-    api = embedCaller(suite.server, store);
+    ({ suite, store, api } = await storeSuite({ paymentMethod: {} }));
   });
   after(() => suite.close());
 

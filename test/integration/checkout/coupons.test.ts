@@ -1,15 +1,7 @@
 import { expect } from 'chai';
 import { Product, Store } from '../../../db/models';
 import { createProduct, createStore } from '../../helpers/builders';
-import {
-  checkoutSuite,
-  CheckoutSuite,
-  createCoupon,
-  createPlan,
-  dataOf,
-  embedCaller,
-  EmbedCaller,
-} from './support';
+import { CheckoutSuite, createCoupon, createPlan, dataOf, EmbedCaller, storeSuite } from './support';
 
 describe('POST /api/embed/apply-coupon', () => {
   let suite: CheckoutSuite;
@@ -18,11 +10,9 @@ describe('POST /api/embed/apply-coupon', () => {
   let api: EmbedCaller;
 
   before(async () => {
-    suite = await checkoutSuite();
-    store = await createStore();
+    ({ suite, store, api } = await storeSuite());
     // Charged 40.00 (the sale price), listed at 50.00.
     product = await createProduct(store, { price_minor: 5000, sale_price_minor: 4000 });
-    api = embedCaller(suite.server, store);
   });
   after(() => suite.close());
 

@@ -3,17 +3,8 @@ import { Checkout, Coupon, CouponUse, Order, OrderItem, Product, Store } from '.
 import { InvalidError } from '../../../shared/errors';
 import { expireCheckouts } from '../../../shared/services/maintenance';
 import { createOrderFromCheckout, WarningSink } from '../../../shared/services/orders';
-import { createPaymentMethod, createProduct, createStore } from '../../helpers/builders';
-import {
-  addCodes,
-  checkoutSuite,
-  CheckoutSuite,
-  createCoupon,
-  dataOf,
-  embedCaller,
-  EmbedCaller,
-  GUEST,
-} from './support';
+import { createProduct } from '../../helpers/builders';
+import { addCodes, CheckoutSuite, createCoupon, dataOf, EmbedCaller, GUEST, storeSuite } from './support';
 
 describe('createOrderFromCheckout', () => {
   let suite: CheckoutSuite;
@@ -21,10 +12,7 @@ describe('createOrderFromCheckout', () => {
   let api: EmbedCaller;
 
   before(async () => {
-    suite = await checkoutSuite();
-    store = await createStore();
-    await createPaymentMethod(store);
-    api = embedCaller(suite.server, store);
+    ({ suite, store, api } = await storeSuite({ paymentMethod: {} }));
   });
   after(() => suite.close());
 

@@ -5,19 +5,18 @@ import path from 'node:path';
 import { Checkout, CheckoutUpload, Product, Store } from '../../../db/models';
 import { sha256 } from '../../../shared/crypto';
 import { judgeUpload } from '../../../shared/services/custom-fields/uploads';
-import { createCustomer, createPaymentMethod, createStore, customerToken } from '../../helpers/builders';
+import { createCustomer, customerToken } from '../../helpers/builders';
 import {
-  checkoutSuite,
   CheckoutSuite,
   createProductWithFields,
   Data,
   dataOf,
-  embedCaller,
   EmbedCaller,
   filePart,
   filesUnder,
   fixture,
   GUEST,
+  storeSuite,
 } from './support';
 import { randomIp } from '../../helpers/otp';
 
@@ -31,10 +30,7 @@ describe('Checkout custom fields and uploads', () => {
   let product: Product;
 
   before(async () => {
-    suite = await checkoutSuite();
-    store = await createStore();
-    await createPaymentMethod(store);
-    api = embedCaller(suite.server, store);
+    ({ suite, store, api } = await storeSuite({ paymentMethod: {} }));
     product = await createProductWithFields(store, [
       { type: 'text', label: 'Player name', required: true },
       { type: 'image', label: 'Avatar', required: false },

@@ -3,14 +3,13 @@ import { Store } from '../../../db/models';
 import { createCategory, createPaymentMethod, createProduct, createStore } from '../../helpers/builders';
 import {
   addCodes,
-  checkoutSuite,
   CheckoutSuite,
   createPlan,
   createProductWithFields,
   Data,
   dataOf,
-  embedCaller,
   EmbedCaller,
+  storeSuite,
 } from './support';
 
 describe('GET /api/embed/product/{productId}', () => {
@@ -19,9 +18,7 @@ describe('GET /api/embed/product/{productId}', () => {
   let api: EmbedCaller;
 
   before(async () => {
-    suite = await checkoutSuite();
-    store = await createStore({ currency: 'SAR' });
-    api = embedCaller(suite.server, store);
+    ({ suite, store, api } = await storeSuite({ store: { currency: 'SAR' } }));
   });
   after(() => suite.close());
 

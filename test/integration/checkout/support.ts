@@ -2,8 +2,8 @@ import { rmSync } from 'node:fs';
 import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Coupon, CustomField, Product, ProductPlan, Store } from '../../../db/models';
-import { createProduct } from '../../helpers/builders';
+import { Coupon, CustomField, Product, ProductPlan, Store, StorePaymentMethod } from '../../../db/models';
+import { createPaymentMethod, createProduct, createStore } from '../../helpers/builders';
 import type { Deps } from '../../../shared/deps';
 import { isolatedDeps } from '../../helpers/deps';
 import { startServer, TestResponse, TestServer } from '../../helpers/http';
@@ -47,6 +47,31 @@ export async function checkoutSuite(env: NodeJS.ProcessEnv = {}): Promise<Checko
   const { deps, uploadDir } = await wiring;
   const server = await startServer(deps);
   return { deps, server, uploadDir, close: () => server.close() };
+}
+
+export interface StoreSuite {
+  suite: CheckoutSuite;
+  store: Store;
+  /** The Embed API as the store's own widget calls it. */
+  api: EmbedCaller;
+}
+
+/**
+ * What most checkout suites start from: a checkout suite (see checkoutSuite for `env`), a new store (with
+ * the `store` columns given) and an Embed API caller for it. With `paymentMethod`, the store also gets one
+ * payment method (the builder's defaults for the columns not given).
+ */
+export async function storeSuite(
+  opts: {
+    env?: NodeJS.ProcessEnv;
+    store?: Parameters<typeof createStore>[0];
+    paymentMethod?: Partial<StorePaymentMethod>;
+  } = {},
+): Promise<StoreSuite> {
+  const suite = await checkoutSuite(opts.env);
+  const store = await createStore(opts.store);
+  if (opts.paymentMethod) await createPaymentMethod(store, opts.paymentMethod);
+  return { suite, store, api: embedCaller(suite.server, store) };
 }
 
 export interface EmbedCaller {

@@ -1,19 +1,18 @@
 import { expect } from 'chai';
-import { ORDER_STATUS, Order, Payment, Product, Store, WebhookEvent } from '../../../db/models';
+import { Order, Payment, Product, Store, WebhookEvent } from '../../../db/models';
 import { createProduct, createStore } from '../../helpers/builders';
-import { guestCheckout } from '../../helpers/checkouts';
 import { FakeCoinbase } from '../../helpers/fake-coinbase';
 import { randomIp } from '../../helpers/otp';
 import {
   browse,
+  completionOf,
   guestInitiate,
   hostedMethod,
   orderOf,
   paymentIdOf,
-  paymentsSuite,
-  PaymentsSuite,
-  sessionOf,
+  startHostedPayment,
   statusOf,
+  usePaymentsSuite,
   waitFor,
 } from './support';
 
@@ -23,19 +22,10 @@ const SHARED_SECRET = 'cb_shared_secret_acme';
 /** Coinbase Commerce hosted charges for crypto, against a local Coinbase Commerce, with real workers. */
 describe('Coinbase Commerce: checkout to fulfilled order', function () {
   this.timeout(30_000);
-  let suite: PaymentsSuite;
-  let coinbase: FakeCoinbase;
+  const coinbase = new FakeCoinbase([API_KEY]);
+  const suite = usePaymentsSuite({ fake: { server: coinbase, urlVariable: 'COINBASE_API_URL' } });
   let store: Store;
   let product: Product;
-
-  before(async () => {
-    coinbase = await new FakeCoinbase([API_KEY]).start();
-    suite = await paymentsSuite({ COINBASE_API_URL: coinbase.url });
-  });
-  after(async () => {
-    await suite.close();
-    await coinbase.close();
-  });
 
   beforeEach(async () => {
     store = await createStore({ name: 'Crypto Corner', currency: 'USD' });
@@ -59,17 +49,8 @@ describe('Coinbase Commerce: checkout to fulfilled order', function () {
   }
 
   async function started(phone: string) {
-    const checkout = await guestCheckout(
-      suite.server,
-      store,
-      { product_id: product.id },
-      { customer_phone: phone },
-    );
-    const res = await guestInitiate(suite.server, store, checkout.checkoutUrl, 'coinbase');
-    expect(res.status, res.text).to.equal(200);
-    const redirectUrl = (res.body.data as { redirect_url: string }).redirect_url;
-    const payment = await sessionOf(paymentIdOf(redirectUrl));
-    return { checkout, redirectUrl, payment, chargeId: payment.provider_payment_id ?? '' };
+    const begun = await startHostedPayment(suite.server, store, product, 'coinbase', { phone });
+    return { ...begun, chargeId: begun.payment.provider_payment_id ?? '' };
   }
 
   it('charge in the store’s currency; pending waits for confirmation; a signed charge:confirmed creates the order', async () => {
@@ -110,10 +91,7 @@ describe('Coinbase Commerce: checkout to fulfilled order', function () {
 
     expect((await postWebhook(confirmed.raw, confirmed.signature)).status).to.equal(200);
     const order = await orderOf(checkout.checkoutId);
-    await waitFor(
-      'completion',
-      async () => (await Order.query().findById(order.id))?.status === ORDER_STATUS.COMPLETED,
-    );
+    await completionOf(order.id);
     expect((await statusOf(suite.server, checkout.checkoutUrl)).body).to.deep.equal({
       success: true,
       data: { is_paid: true, order_id: order.id },

@@ -18,10 +18,9 @@ import {
   guestInitiate,
   hostedMethod,
   paymentIdOf,
-  paymentsSuite,
-  PaymentsSuite,
   sessionOf,
   startWorkers,
+  usePaymentsSuite,
   waitFor,
 } from './support';
 
@@ -31,16 +30,11 @@ import {
  */
 describe('payments: duplicates, races and crashes', function () {
   this.timeout(60_000);
-  let suite: PaymentsSuite;
+  // Workers are started per test: each one wires its own failure points.
+  const suite = usePaymentsSuite({ workers: false });
   let store: Store;
   let product: Product;
   let coupon: Coupon;
-
-  before(async () => {
-    // Workers are started per test: each one wires its own failure points.
-    suite = await paymentsSuite({}, { workers: false });
-  });
-  after(() => suite.close());
 
   beforeEach(async () => {
     store = await createStore();

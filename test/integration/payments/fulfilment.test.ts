@@ -31,19 +31,17 @@ import { createPaymentMethod, createProduct, createStore } from '../../helpers/b
 import { insertCheckout } from '../../helpers/checkouts';
 import { randomIp } from '../../helpers/otp';
 import { createCoupon } from '../checkout/support';
-import { paymentsSuite, PaymentsSuite, startWorkers, waitFor } from './support';
+import { insertPaidPayment, startWorkers, usePaymentsSuite, waitFor } from './support';
 
 describe('fulfilment: keys, licenses, subscriptions, FiveM, order status, cancel and refund', function () {
   this.timeout(30_000);
-  let suite: PaymentsSuite;
+  const suite = usePaymentsSuite({ workers: false });
   let deps: Deps;
   let store: Store;
 
-  before(async () => {
-    suite = await paymentsSuite({}, { workers: false });
+  before(() => {
     deps = suite.deps;
   });
-  after(() => suite.close());
   beforeEach(async () => {
     store = await createStore({ name: 'Fulfil Store' });
   });
@@ -64,15 +62,7 @@ describe('fulfilment: keys, licenses, subscriptions, FiveM, order status, cancel
       fields: opts.fields ?? {},
       customer_phone: opts.phone ?? '500009501',
     });
-    const payment = await Payment.query().insertAndFetch({
-      checkout_id: checkout.id,
-      store_id: store.id,
-      method: 'card',
-      provider: 'sandbox',
-      status: 'paid',
-      amount_minor: checkout.total_minor,
-      currency: checkout.currency,
-    });
+    const payment = await insertPaidPayment(checkout);
     const created = await deps.knex.transaction((trx) =>
       createOrderFromCheckout(trx, checkout.id, {
         status: opts.status ?? ORDER_STATUS.IN_PROGRESS,

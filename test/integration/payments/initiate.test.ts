@@ -9,28 +9,40 @@ import {
   embedPost,
   guestInitiate,
   hostedMethod,
+  insertPaidPayment,
   paymentIdOf,
-  paymentsSuite,
-  PaymentsSuite,
   statusOf,
+  usePaymentsSuite,
 } from './support';
+
+/** A completed order for a checkout of 50.00 SAR, written directly. */
+async function insertCompletedOrder(checkout: Checkout, paymentId: number | null = null): Promise<Order> {
+  return Order.query().insertAndFetch({
+    store_id: checkout.store_id,
+    checkout_id: checkout.id,
+    payment_id: paymentId,
+    status: ORDER_STATUS.COMPLETED,
+    customer_first_name: 'A',
+    customer_last_name: 'B',
+    customer_email: 'a@b.test',
+    customer_country_code: '966',
+    customer_phone: '500000001',
+    subtotal_minor: 5_000,
+    total_minor: 5_000,
+    currency: 'SAR',
+  });
+}
 
 describe('payment initiation and status (Embed API)', function () {
   this.timeout(20_000);
-  let suite: PaymentsSuite;
-  let moyasar: FakeMoyasar;
+  const moyasar = new FakeMoyasar(['sk_test_store']);
+  // No workers: what the API does on its own is all there is to see.
+  const suite = usePaymentsSuite({
+    workers: false,
+    fake: { server: moyasar, urlVariable: 'MOYASAR_API_URL' },
+  });
   let store: Store;
   let product: Product;
-
-  before(async () => {
-    moyasar = await new FakeMoyasar(['sk_test_store']).start();
-    // No workers: what the API does on its own is all there is to see.
-    suite = await paymentsSuite({ MOYASAR_API_URL: moyasar.url }, { workers: false });
-  });
-  after(async () => {
-    await suite.close();
-    await moyasar.close();
-  });
 
   beforeEach(async () => {
     store = await createStore();
@@ -186,19 +198,7 @@ describe('payment initiation and status (Embed API)', function () {
 
   it('answers 400 once the checkout has its order', async () => {
     const { checkout, checkoutUrl } = await insertCheckout(store, product, { status: 'paid' });
-    await Order.query().insert({
-      store_id: store.id,
-      checkout_id: checkout.id,
-      status: ORDER_STATUS.COMPLETED,
-      customer_first_name: 'A',
-      customer_last_name: 'B',
-      customer_email: 'a@b.test',
-      customer_country_code: '966',
-      customer_phone: '500000001',
-      subtotal_minor: 5_000,
-      total_minor: 5_000,
-      currency: 'SAR',
-    });
+    await insertCompletedOrder(checkout);
     const res = await guestInitiate(suite.server, store, checkoutUrl, 'card');
     expect(res.status).to.equal(400);
     expect(res.body).to.deep.equal({ success: false, message: 'Order already created for this checkout' });
@@ -227,29 +227,8 @@ describe('payment initiation and status (Embed API)', function () {
         status: 'paid',
         expires_at: new Date(Date.now() - 3_600_000),
       });
-      const payment = await Payment.query().insertAndFetch({
-        checkout_id: checkout.id,
-        store_id: store.id,
-        method: 'card',
-        provider: 'sandbox',
-        status: 'paid',
-        amount_minor: 5_000,
-        currency: 'SAR',
-      });
-      const order = await Order.query().insertAndFetch({
-        store_id: store.id,
-        checkout_id: checkout.id,
-        payment_id: payment.id,
-        status: ORDER_STATUS.COMPLETED,
-        customer_first_name: 'A',
-        customer_last_name: 'B',
-        customer_email: 'a@b.test',
-        customer_country_code: '966',
-        customer_phone: '500000001',
-        subtotal_minor: 5_000,
-        total_minor: 5_000,
-        currency: 'SAR',
-      });
+      const payment = await insertPaidPayment(checkout);
+      const order = await insertCompletedOrder(checkout, payment.id);
       const res = await statusOf(suite.server, checkoutUrl);
       expect(res.status).to.equal(200);
       expect(res.body).to.deep.equal({ success: true, data: { is_paid: true, order_id: order.id } });

@@ -3,7 +3,7 @@ import { ORDER_STATUS, Order, Payment, PaymentEvent, Product, Store } from '../.
 import { confirmManualPayment } from '../../../shared/services/payments';
 import { createPaymentMethod, createProduct, createStore } from '../../helpers/builders';
 import { guestCheckout } from '../../helpers/checkouts';
-import { browse, guestInitiate, paymentsSuite, PaymentsSuite, statusOf, waitFor } from './support';
+import { browse, completionOf, guestInitiate, statusOf, usePaymentsSuite, waitFor } from './support';
 
 const BANK = {
   bank_name: 'Acme Bank',
@@ -18,14 +18,9 @@ const BANK = {
  */
 describe('PayPal and bank transfer: checkout to fulfilled order', function () {
   this.timeout(30_000);
-  let suite: PaymentsSuite;
+  const suite = usePaymentsSuite();
   let store: Store;
   let product: Product;
-
-  before(async () => {
-    suite = await paymentsSuite();
-  });
-  after(() => suite.close());
 
   beforeEach(async () => {
     store = await createStore({ name: 'Keys & Co', currency: 'SAR' });
@@ -41,13 +36,6 @@ describe('PayPal and bank transfer: checkout to fulfilled order', function () {
       { product_id: product.id, code: `GIFT-${store.id}-B` },
     ]);
   });
-
-  async function completion(orderId: number): Promise<Order> {
-    return waitFor('the order to complete', async () => {
-      const o = await Order.query().findById(orderId);
-      return o?.status === ORDER_STATUS.COMPLETED ? o : undefined;
-    });
-  }
 
   it('bank transfer: instructions, an order Under review holding the key, fulfilled once the merchant confirms', async () => {
     const checkout = await guestCheckout(
@@ -82,7 +70,7 @@ describe('PayPal and bank transfer: checkout to fulfilled order', function () {
       orderId: order?.id,
       confirmed: true,
     });
-    const done = await completion(order?.id ?? 0);
+    const done = await completionOf(order?.id ?? 0);
     expect((await Payment.query().findById(done.payment_id ?? 0))?.status).to.equal('paid');
     const merchantEvent = await PaymentEvent.query().findOne({
       payment_id: done.payment_id ?? 0,
@@ -121,7 +109,7 @@ describe('PayPal and bank transfer: checkout to fulfilled order', function () {
     const order = await Order.query().findOne({ checkout_id: checkout.checkoutId });
     expect(order?.status).to.equal(ORDER_STATUS.UNDER_REVIEW);
     await confirmManualPayment(suite.deps, order?.id ?? 0);
-    await completion(order?.id ?? 0);
+    await completionOf(order?.id ?? 0);
   });
 
   it('PayPal with a pay-by-link: redirect to the link, amount filled in where PayPal.me allows', async () => {
@@ -141,7 +129,7 @@ describe('PayPal and bank transfer: checkout to fulfilled order', function () {
     const order = await Order.query().findOne({ checkout_id: checkout.checkoutId });
     expect(order).to.deep.include({ status: ORDER_STATUS.UNDER_REVIEW, payment_method: 'paypal' });
     await confirmManualPayment(suite.deps, order?.id ?? 0);
-    await completion(order?.id ?? 0);
+    await completionOf(order?.id ?? 0);
   });
 
   it('a bank method without complete details is not configured', async () => {

@@ -1,14 +1,5 @@
 import { expect } from 'chai';
-import {
-  Checkout,
-  ORDER_STATUS,
-  Order,
-  Payment,
-  PaymentEvent,
-  Product,
-  Store,
-  WebhookEvent,
-} from '../../../db/models';
+import { Checkout, Order, Payment, PaymentEvent, Product, Store, WebhookEvent } from '../../../db/models';
 import { sweepPayments } from '../../../shared/services/payments';
 import {
   PROVIDER_REFUSED_MESSAGE,
@@ -20,14 +11,15 @@ import { FakeMoyasar } from '../../helpers/fake-moyasar';
 import { randomIp } from '../../helpers/otp';
 import {
   browse,
+  completionOf,
   guestInitiate,
   hostedMethod,
   orderOf,
   paymentIdOf,
-  paymentsSuite,
-  PaymentsSuite,
   sessionOf,
+  startHostedPayment,
   statusOf,
+  usePaymentsSuite,
   waitFor,
 } from './support';
 
@@ -37,19 +29,10 @@ const WEBHOOK_SECRET = 'whsec_acme_moyasar';
 /** Moyasar hosted invoices for card, mada, Apple Pay and STC Pay, against a local Moyasar, with real workers. */
 describe('Moyasar: checkout to fulfilled order', function () {
   this.timeout(30_000);
-  let suite: PaymentsSuite;
-  let moyasar: FakeMoyasar;
+  const moyasar = new FakeMoyasar([SECRET_KEY]);
+  const suite = usePaymentsSuite({ fake: { server: moyasar, urlVariable: 'MOYASAR_API_URL' } });
   let store: Store;
   let product: Product;
-
-  before(async () => {
-    moyasar = await new FakeMoyasar([SECRET_KEY]).start();
-    suite = await paymentsSuite({ MOYASAR_API_URL: moyasar.url });
-  });
-  after(async () => {
-    await suite.close();
-    await moyasar.close();
-  });
 
   beforeEach(async () => {
     store = await createStore({ name: 'Acme Software' });
@@ -78,17 +61,8 @@ describe('Moyasar: checkout to fulfilled order', function () {
   }
 
   async function started(method: string, quantity = 1, phone = '500000201') {
-    const checkout = await guestCheckout(
-      suite.server,
-      store,
-      { product_id: product.id, quantity },
-      { customer_phone: phone },
-    );
-    const res = await guestInitiate(suite.server, store, checkout.checkoutUrl, method);
-    expect(res.status, res.text).to.equal(200);
-    const redirectUrl = (res.body.data as { redirect_url: string }).redirect_url;
-    const payment = await sessionOf(paymentIdOf(redirectUrl));
-    return { checkout, redirectUrl, payment, invoiceId: payment.provider_payment_id ?? '' };
+    const begun = await startHostedPayment(suite.server, store, product, method, { phone, quantity });
+    return { ...begun, invoiceId: begun.payment.provider_payment_id ?? '' };
   }
 
   it('card: invoice in halalas, forward to Moyasar, webhook verified by secret token, one order, keys active', async () => {
@@ -125,10 +99,7 @@ describe('Moyasar: checkout to fulfilled order', function () {
     expect(stored?.payload, 'the secret token is not kept').to.not.have.property('secret_token');
 
     const order = await orderOf(checkout.checkoutId);
-    const done = await waitFor('completion', async () => {
-      const o = await Order.query().findById(order.id);
-      return o?.status === ORDER_STATUS.COMPLETED ? o : undefined;
-    });
+    const done = await completionOf(order.id);
     expect(done.payment_method).to.equal('card');
     const licenses = await waitFor('active licenses', async () => {
       const rows = await suite.deps.knex('licenses').where('order_id', order.id).orderBy('unit');

@@ -1,17 +1,17 @@
 import { expect } from 'chai';
-import { ORDER_STATUS, Order, Payment, PaymentEvent, Product, Store, WebhookEvent } from '../../../db/models';
+import { Order, Payment, PaymentEvent, Product, Store, WebhookEvent } from '../../../db/models';
 import { createProduct, createStore } from '../../helpers/builders';
 import { guestCheckout } from '../../helpers/checkouts';
 import {
   browse,
+  completionOf,
   guestInitiate,
   hostedMethod,
   orderOf,
   paymentIdOf,
-  paymentsSuite,
-  PaymentsSuite,
   sessionOf,
   statusOf,
+  usePaymentsSuite,
   waitFor,
 } from './support';
 
@@ -22,14 +22,9 @@ import {
  */
 describe('sandbox provider: checkout to fulfilled order', function () {
   this.timeout(30_000);
-  let suite: PaymentsSuite;
+  const suite = usePaymentsSuite();
   let store: Store;
   let product: Product;
-
-  before(async () => {
-    suite = await paymentsSuite();
-  });
-  after(() => suite.close());
 
   beforeEach(async () => {
     store = await createStore({ name: 'Acme Digital' });
@@ -91,10 +86,7 @@ describe('sandbox provider: checkout to fulfilled order', function () {
     expect(paid.headers.get('location')).to.equal(`${redirectUrl}?return=1`);
 
     const order = await orderOf(checkout.checkoutId);
-    const completed = await waitFor('the order to complete', async () => {
-      const o = await Order.query().findById(order.id);
-      return o?.status === ORDER_STATUS.COMPLETED ? o : undefined;
-    });
+    const completed = await completionOf(order.id);
     expect(completed.payment_id).to.equal(paymentId);
     expect(completed.payment_method).to.equal('card');
 
