@@ -11,7 +11,7 @@ import { createLogger } from '../shared/logger';
 import { deleteKeysWithPrefix } from '../shared/redis';
 import { loadFixture, readFixtureFile } from '../shared/services/seed';
 import { issueCustomerToken } from '../shared/services/tokens';
-import { Customer } from '../db/models';
+import { Customer, Product } from '../db/models';
 import { provision } from './lib/provision';
 import { freePort, sleep } from './lib/services';
 
@@ -150,6 +150,12 @@ export async function main(): Promise<number> {
     const manifest = await loadFixture(deps, await readFixtureFile(path.join(root, 'fixtures/demo.json')));
     const store = Object.values(manifest.stores)[0];
     const productId = Object.values(store.products)[0].id;
+    // The checkout needs a product without required custom fields and with stock to spare.
+    const plain = await Product.query(deps.knex)
+      .where({ store_id: store.id, active: true, type: 'product' })
+      .whereRaw("not exists (select 1 from jsonb_array_elements(fields) f where (f->>'required')::boolean)")
+      .orderBy('id')
+      .first();
     const customer = await Customer.query(deps.knex).findById(Object.values(store.customers)[0].id);
     const embedToken = (await issueCustomerToken(customer!, 'embed')).token;
     await deps.close();
@@ -168,7 +174,7 @@ export async function main(): Promise<number> {
       base,
       '/api/embed/guest/checkout',
       {
-        product_id: productId,
+        product_id: plain?.id ?? productId,
         quantity: 1,
         customer_first_name: 'Bench',
         customer_last_name: 'Mark',
