@@ -24,7 +24,7 @@ export interface Config {
     readonly authToken?: string;
     readonly whatsappFrom?: string;
     readonly smsFrom?: string;
-    /** Overrides https://api.twilio.com (local stub servers in tests). */
+    /** Overrides https://api.twilio.com (a local Twilio-shaped server in tests). */
     readonly apiBaseUrl?: string;
   };
   readonly dashboardUser?: string;
@@ -35,7 +35,7 @@ export interface Config {
   readonly workerQueues?: readonly string[];
   readonly uploadDir: string;
   readonly shutdownTimeoutMs: number;
-  /** Payment providers (shared/providers): API bases (local stubs in tests) and the client timeout. */
+  /** Payment providers (shared/providers): API bases (local provider-shaped servers in tests) and the client timeout. */
   readonly payments: {
     readonly moyasarApiUrl: string;
     readonly coinbaseApiUrl: string;
