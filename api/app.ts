@@ -7,6 +7,7 @@ import { accessLog } from './middleware/access-log';
 import { embedCors } from './middleware/embed-cors';
 import { errorHandler } from './middleware/error-handler';
 import { requestId } from './middleware/request-id';
+import { storableBody, storableUrl } from './middleware/storable-input';
 import { mountedRouters } from './routes';
 
 export type App = Koa<AppState, AppContextExtras>;
@@ -25,6 +26,8 @@ export function createApp(deps: Deps): App {
   // Sets its headers before anything can fail, so error answers carry them; a preflight is answered here,
   // ahead of the body parser and the routers' guards.
   app.use(embedCors());
+  // What Postgres cannot store (NUL, bytes that are not UTF-8) is refused here, once, for every route.
+  app.use(storableUrl());
   app.use(
     koaBody({
       json: true,
@@ -40,6 +43,7 @@ export function createApp(deps: Deps): App {
       },
     }),
   );
+  app.use(storableBody());
   for (const router of mountedRouters(deps)) {
     app.use(router.routes());
     app.use(router.allowedMethods());
