@@ -15,7 +15,7 @@ export function registerAuthRoutes(router: Router, guards: AppMiddleware[]): voi
   router.post(
     '/auth/validate',
     ...guards,
-    customerAuth({ kind: 'embed', abilities: [EMBED_ABILITIES[1]], sameStore: false }),
+    customerAuth({ kind: 'embed', abilities: [EMBED_ABILITIES[1]] }),
     validate({ body: schemas.validateBody }),
     handlers.validateToken,
   );

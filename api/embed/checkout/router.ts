@@ -16,7 +16,7 @@ export function registerCheckoutRoutes(router: Router, guards: AppMiddleware[]):
   router.post(
     '/checkout',
     ...guards,
-    customerAuth({ kind: 'embed', abilities: [EMBED_ABILITIES[0]], sameStore: true }),
+    customerAuth({ kind: 'embed', abilities: [EMBED_ABILITIES[0]] }),
     formBody(),
     validate({ body: schemas.checkoutBody }),
     handlers.checkout,

@@ -16,7 +16,7 @@ export function registerPaymentRoutes(router: Router, guards: AppMiddleware[], d
   router.post(
     '/payment/initiate',
     ...guards,
-    customerAuth({ kind: 'embed', abilities: [EMBED_ABILITIES[0]], sameStore: true }),
+    customerAuth({ kind: 'embed', abilities: [EMBED_ABILITIES[0]] }),
     validate({ body: schemas.initiateBody }),
     handlers.initiate,
   );

@@ -100,7 +100,10 @@ describe('coupon uses are reserved at checkout', function () {
     expect(apply.status, 'apply-coupon counts held uses too').to.equal(400);
 
     const { checkout_id: checkoutId } = first.body.data as { checkout_id: number };
-    await suite.deps.knex('checkouts').where('id', checkoutId).update({ expires_at: new Date(Date.now() - 1000) });
+    await suite.deps
+      .knex('checkouts')
+      .where('id', checkoutId)
+      .update({ expires_at: new Date(Date.now() - 1000) });
     const result = await expireCheckouts(suite.deps.knex);
     expect(result.releasedCouponUses).to.be.at.least(1);
     expect((await Coupon.query().findById(coupon.id))?.reserved_uses).to.equal(0);
