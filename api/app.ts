@@ -15,6 +15,9 @@ export type App = Koa<AppState, AppContextExtras>;
 /** Builds the HTTP app for all five interfaces. It does not listen: server.ts and the tests do. */
 export function createApp(deps: Deps): App {
   const app: App = new Koa<AppState, AppContextExtras>({ proxy: deps.config.trustProxy });
+  // Behind N trusted proxies the client is the N-th X-Forwarded-For entry from the right: entries further
+  // left were written by the client itself and prove nothing.
+  if (deps.config.trustProxy) app.maxIpsCount = deps.config.trustProxyHops;
   app.context.deps = deps;
   // Koa's own error printing would write stacks to stderr; the error handler logs instead.
   app.silent = true;

@@ -87,7 +87,7 @@ export async function createDeps(
 
   let appSecret: string;
   try {
-    appSecret = await resolveAppSecret(knex, config.appSecret);
+    appSecret = await resolveAppSecret(knex, config.appSecret, { warn: (message) => logger.warn(message) });
   } catch (err) {
     await closeAll();
     throw new StartupError(

@@ -1,4 +1,6 @@
 import type Router from '@koa/router';
+import { ForbiddenError } from '../../../shared/errors';
+import { TOKEN_NOT_FOR_PRODUCT } from '../../../shared/services/customers/session';
 import { EMBED_ABILITIES } from '../../../shared/services/tokens';
 import { customerAuth } from '../../middleware/customer-auth';
 import { validate } from '../../middleware/validate';
@@ -15,7 +17,12 @@ export function registerAuthRoutes(router: Router, guards: AppMiddleware[]): voi
   router.post(
     '/auth/validate',
     ...guards,
-    customerAuth({ kind: 'embed', abilities: [EMBED_ABILITIES[1]] }),
+    customerAuth({
+      kind: 'embed',
+      abilities: [EMBED_ABILITIES[1]],
+      // Spec, Embed errors by endpoint: "auth/validate 403 Token not valid for this product (other store)".
+      foreignStoreError: () => new ForbiddenError(TOKEN_NOT_FOR_PRODUCT),
+    }),
     validate({ body: schemas.validateBody }),
     handlers.validateToken,
   );

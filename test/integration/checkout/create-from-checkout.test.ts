@@ -77,7 +77,9 @@ describe('createOrderFromCheckout', () => {
     });
     expect(refused.status).to.equal(400);
     // They expire and give their uses back; five new checkouts hold them again.
-    await Checkout.query().whereIn('id', lapsed).patch({ expires_at: new Date(Date.now() - 1000) });
+    await Checkout.query()
+      .whereIn('id', lapsed)
+      .patch({ expires_at: new Date(Date.now() - 1000) });
     await expireCheckouts(suite.deps.knex);
     const live: number[] = [];
     for (let i = 0; i < 5; i += 1)

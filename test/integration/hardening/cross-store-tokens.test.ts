@@ -149,8 +149,8 @@ describe('customer tokens work only in their own store', () => {
         'X-Forwarded-For': randomIp(),
       },
     });
-    expect(res.status).to.equal(401);
-    expect(res.body).to.deep.equal({ success: false, message: 'Unauthenticated.' });
+    expect(res.status).to.equal(403);
+    expect(res.body).to.deep.equal({ success: false, message: 'Token not valid for this product' });
     expect(res.text).to.not.include(a.customer.email);
   });
 });
