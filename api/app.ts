@@ -7,6 +7,7 @@ import { accessLog } from './middleware/access-log';
 import { embedCors } from './middleware/embed-cors';
 import { errorHandler } from './middleware/error-handler';
 import { requestId } from './middleware/request-id';
+import { securityHeaders } from './middleware/security-headers';
 import { storableBody, storableUrl } from './middleware/storable-input';
 import { mountedRouters } from './routes';
 
@@ -23,6 +24,7 @@ export function createApp(deps: Deps): App {
   app.silent = true;
 
   app.use(requestId());
+  app.use(securityHeaders());
   app.use(accessLog(deps.logger));
   app.use(httpMetrics(app, deps));
   app.use(errorHandler(deps.logger));
