@@ -9,7 +9,8 @@ import { errorHandler } from './middleware/error-handler';
 import { requestId } from './middleware/request-id';
 import { securityHeaders } from './middleware/security-headers';
 import { storableBody, storableUrl } from './middleware/storable-input';
-import { mountedRouters } from './routes';
+import { mountRoutes } from './http/mount';
+import { allRoutes } from './routes';
 
 export type App = Koa<AppState, AppContextExtras>;
 
@@ -49,9 +50,10 @@ export function createApp(deps: Deps): App {
     }),
   );
   app.use(storableBody());
-  for (const router of mountedRouters(deps)) {
-    app.use(router.routes());
-    app.use(router.allowedMethods());
-  }
+  const routes = allRoutes(deps.config);
+  app.context.routes = routes;
+  const router = mountRoutes(routes, deps);
+  app.use(router.routes());
+  app.use(router.allowedMethods());
   return app;
 }

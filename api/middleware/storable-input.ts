@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import { FieldErrors, InvalidError, ValidationError } from '../../shared/errors';
+import { FieldErrors, ValidationError } from '../../shared/errors';
 import type { AppMiddleware } from '../context';
 
 /**
@@ -16,8 +16,8 @@ import type { AppMiddleware } from '../context';
  * - a body nested deeper than MAX_DEPTH: stored as JSON (custom fields, analytics properties) it would
  *   overflow the serializer's stack long before any schema could object.
  *
- * Body problems are a 422 naming the field (the shape of every validation answer); a broken path or query
- * string is a 400. Both in the interface's envelope, written by the error handler. Multipart bodies are
+ * Every refusal is a 422 naming what was wrong (`path`, the query parameter, the body field), the shape of
+ * every validation answer, in the interface's envelope, written by the error handler. Multipart bodies are
  * parsed later, by the routes that accept them, which run `assertStorable` on their text parts.
  */
 
@@ -107,10 +107,19 @@ export function storableUrl(): AppMiddleware {
   return async (ctx, next) => {
     const raw = ctx.url;
     const q = raw.indexOf('?');
+    const errors: FieldErrors = {};
     const pathProblem = urlPartProblem(q === -1 ? raw : raw.slice(0, q));
-    if (pathProblem) throw new InvalidError(`Request path ${pathProblem}`);
-    const queryProblem = urlPartProblem(q === -1 ? '' : raw.slice(q + 1).replace(/\+/g, ' '));
-    if (queryProblem) throw new InvalidError(`Query string ${queryProblem}`);
+    if (pathProblem) errors.path = [pathProblem];
+    for (const pair of q === -1 ? [] : raw.slice(q + 1).split('&')) {
+      const eq = pair.indexOf('=');
+      const name = eq === -1 ? pair : pair.slice(0, eq);
+      const problem = urlPartProblem(pair.replace(/\+/g, ' '));
+      if (!problem) continue;
+      // The parameter's name when it is itself readable, so the answer says which one.
+      const label = urlPartProblem(name) ? 'query' : decodeURIComponent(name.replace(/\+/g, ' '));
+      if (!(errors[label] ??= []).includes(problem)) errors[label].push(problem);
+    }
+    if (Object.keys(errors).length > 0) throw new ValidationError(errors);
     await next();
   };
 }

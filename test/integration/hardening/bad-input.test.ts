@@ -36,7 +36,7 @@ describe('bad input is a 4xx in the envelope, never a 500', () => {
     });
 
   /** The Embed envelope of a refusal: success false and a message; a 422 names the fields. */
-  function expectEmbedRefusal(res: TestResponse, status: 400 | 422, field?: string): void {
+  function expectEmbedRefusal(res: TestResponse, status: 422, field?: string): void {
     expect(res.status, res.text).to.equal(status);
     expect(res.body.success).to.equal(false);
     expect(res.body.message).to.be.a('string');
@@ -104,16 +104,16 @@ describe('bad input is a 4xx in the envelope, never a 500', () => {
     const keyed = await server.request(`/api/embed/product/${product.id}?embed_key=emb_pk_%00x`, {
       headers: { 'X-Forwarded-For': randomIp() },
     });
-    expectEmbedRefusal(keyed, 400);
+    expectEmbedRefusal(keyed, 422, 'embed_key');
     const sandbox = await server.request('/sandbox/checkout/%00', {
       headers: { 'X-Forwarded-For': randomIp() },
     });
-    expect(sandbox.status).to.equal(400);
-    expect(sandbox.body).to.have.nested.property('error.message').that.is.a('string');
+    expect(sandbox.status).to.equal(422);
+    expect(sandbox.body).to.have.nested.property('error.errors.path');
     const status = await server.request('/api/embed/payment/status/abc%00def', {
       headers: { 'X-Forwarded-For': randomIp() },
     });
-    expectEmbedRefusal(status, 400);
+    expectEmbedRefusal(status, 422, 'path');
   });
 
   it('refuses an unsigned sandbox webhook whose body holds NUL', async () => {
@@ -137,11 +137,11 @@ describe('bad input is a 4xx in the envelope, never a 500', () => {
     const query = await server.request(`/api/embed/product/${product.id}?embed_key=%C3%28`, {
       headers: { 'X-Forwarded-For': randomIp() },
     });
-    expectEmbedRefusal(query, 400);
+    expectEmbedRefusal(query, 422, 'embed_key');
     const path = await server.request('/api/embed/payment/status/%FF%FE', {
       headers: { 'X-Forwarded-For': randomIp() },
     });
-    expectEmbedRefusal(path, 400);
+    expectEmbedRefusal(path, 422, 'path');
   });
 
   it('refuses a body nested deeper than any route needs', async () => {

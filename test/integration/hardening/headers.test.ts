@@ -151,20 +151,18 @@ describe('security headers and CORS', function () {
       const context = await browser.newContext(auth ? { httpCredentials: DASHBOARD } : {});
       context.setDefaultTimeout(15_000);
       const page = await context.newPage();
-      await page.addInitScript(() => {
-        const w = window as unknown as { __csp: string[] };
-        w.__csp = [];
-        document.addEventListener('securitypolicyviolation', (e) =>
-          w.__csp.push(`${e.violatedDirective} ${e.blockedURI}`),
-        );
+      // Strings, not functions: they run in the page, and this project compiles without the DOM types.
+      await page.addInitScript({
+        content:
+          'window.__csp = []; document.addEventListener("securitypolicyviolation", ' +
+          '(e) => window.__csp.push(e.violatedDirective + " " + e.blockedURI));',
       });
       await page.goto(server.url + path);
-      const violations = async () =>
-        ((await page.evaluate(() => (window as unknown as { __csp: string[] }).__csp)) ?? []).filter(
-          // The queue dashboard asks Google Fonts for its typeface; refused by design, it falls back.
-          (v) => !v.includes('fonts.googleapis.com') && !v.includes('fonts.gstatic.com'),
-        );
-      return { page, violations: await violations() };
+      const violations = (await page.evaluate<string[]>('window.__csp || []')).filter(
+        // The queue dashboard asks Google Fonts for its typeface; refused by design, it falls back.
+        (v) => !/fonts\.(googleapis|gstatic)\.com/.test(v),
+      );
+      return { page, violations };
     }
 
     it('/docs renders Swagger UI with the document', async () => {
@@ -172,7 +170,7 @@ describe('security headers and CORS', function () {
       await page.locator('.swagger-ui .info .title').waitFor();
       expect(await page.locator('.swagger-ui .info .title').innerText()).to.include('Commerce Platform API');
       await page.locator('.opblock').first().waitFor();
-      const violations = await page.evaluate(() => (window as unknown as { __csp: string[] }).__csp);
+      const violations = await page.evaluate<string[]>('window.__csp');
       expect(violations).to.deep.equal([]);
       await page.context().close();
     });
@@ -180,7 +178,7 @@ describe('security headers and CORS', function () {
     it('/admin/queues renders the dashboard with the queues', async () => {
       const { page } = await open('/admin/queues', true);
       await page.getByText('otp', { exact: false }).first().waitFor();
-      const violations = (await page.evaluate(() => (window as unknown as { __csp: string[] }).__csp)).filter(
+      const violations = (await page.evaluate<string[]>('window.__csp')).filter(
         (v) => !/fonts\.(googleapis|gstatic)\.com/.test(v),
       );
       expect(violations).to.deep.equal([]);
@@ -192,7 +190,9 @@ describe('security headers and CORS', function () {
       const button = page.getByRole('button', { name: /Pay with/ }).first();
       await button.waitFor();
       // The inline <style> applied: the buttons are blue, not the browser's grey.
-      expect(await button.evaluate((b) => getComputedStyle(b).backgroundColor)).to.equal('rgb(31, 111, 235)');
+      expect(await button.evaluate('(b) => getComputedStyle(b).backgroundColor')).to.equal(
+        'rgb(31, 111, 235)',
+      );
       expect(violations).to.deep.equal([]);
       await page.context().close();
     });
