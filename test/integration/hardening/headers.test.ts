@@ -190,9 +190,9 @@ describe('security headers and CORS', function () {
       const button = page.getByRole('button', { name: /Pay with/ }).first();
       await button.waitFor();
       // The inline <style> applied: the buttons are blue, not the browser's grey.
-      expect(await button.evaluate('(b) => getComputedStyle(b).backgroundColor')).to.equal(
-        'rgb(31, 111, 235)',
-      );
+      expect(
+        await page.evaluate("getComputedStyle(document.querySelector('form button')).backgroundColor"),
+      ).to.equal('rgb(31, 111, 235)');
       expect(violations).to.deep.equal([]);
       await page.context().close();
     });
