@@ -7,6 +7,8 @@ import { accessLog } from './middleware/access-log';
 import { embedCors } from './middleware/embed-cors';
 import { errorHandler } from './middleware/error-handler';
 import { requestId } from './middleware/request-id';
+import { securityHeaders } from './middleware/security-headers';
+import { storableBody, storableUrl } from './middleware/storable-input';
 import { mountRoutes } from './http/mount';
 import { allRoutes } from './routes';
 
@@ -15,17 +17,23 @@ export type App = Koa<AppState, AppContextExtras>;
 /** Builds the HTTP app for all five interfaces. It does not listen: server.ts and the tests do. */
 export function createApp(deps: Deps): App {
   const app: App = new Koa<AppState, AppContextExtras>({ proxy: deps.config.trustProxy });
+  // Behind N trusted proxies the client is the N-th X-Forwarded-For entry from the right: entries further
+  // left were written by the client itself and prove nothing.
+  if (deps.config.trustProxy) app.maxIpsCount = deps.config.trustProxyHops;
   app.context.deps = deps;
   // Koa's own error printing would write stacks to stderr; the error handler logs instead.
   app.silent = true;
 
   app.use(requestId());
+  app.use(securityHeaders());
   app.use(accessLog(deps.logger));
   app.use(httpMetrics(app, deps));
   app.use(errorHandler(deps.logger));
   // Sets its headers before anything can fail, so error answers carry them; a preflight is answered here,
   // ahead of the body parser and the routers' guards.
   app.use(embedCors());
+  // What Postgres cannot store (NUL, bytes that are not UTF-8) is refused here, once, for every route.
+  app.use(storableUrl());
   app.use(
     koaBody({
       json: true,
@@ -41,6 +49,7 @@ export function createApp(deps: Deps): App {
       },
     }),
   );
+  app.use(storableBody());
   const routes = allRoutes(deps.config);
   app.context.routes = routes;
   const router = mountRoutes(routes, deps);

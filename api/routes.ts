@@ -15,7 +15,9 @@ import { webhookRoutes } from './webhooks/routes';
  * OpenAPI document is generated from the same list, so nothing can be served undocumented.
  * Order matters only between overlapping paths: the more specific first.
  */
-export function allRoutes(config: Pick<Config, 'nodeEnv'>): Route[] {
+export function allRoutes(
+  config: Pick<Config, 'nodeEnv'> & Partial<Pick<Config, 'sandboxEnabled'>>,
+): Route[] {
   // CONTRACT section 6: the /__dev routes do not exist in production.
   const dev = config.nodeEnv === 'production' ? [] : devRoutes;
   return [
@@ -27,6 +29,7 @@ export function allRoutes(config: Pick<Config, 'nodeEnv'>): Route[] {
     ...storefrontRoutes,
     ...webhookRoutes,
     ...payRoutes,
-    ...sandboxRoutes,
+    // Anyone can mark a sandbox payment paid: off in production unless SANDBOX_ENABLED=1 (announced at start).
+    ...((config.sandboxEnabled ?? config.nodeEnv !== 'production') ? sandboxRoutes : []),
   ];
 }

@@ -29,7 +29,10 @@ export interface Config {
   };
   readonly dashboardUser?: string;
   readonly dashboardPassword?: string;
-  /** Key for HMACs and at-rest encryption; when unset one is generated and kept in the database. */
+  /**
+   * Key for HMACs and at-rest encryption; required in production. Elsewhere, when unset, one is generated
+   * once and kept in `.data/app-secret` (shared/secrets.ts), never in the database.
+   */
   readonly appSecret?: string;
   readonly logLevel: string;
   readonly workerQueues?: readonly string[];
@@ -43,6 +46,15 @@ export interface Config {
     readonly sandboxWebhookUrl?: string;
     readonly providerTimeoutMs: number;
   };
+  /**
+   * With trustProxy: how many proxies in front of the app append to X-Forwarded-For. The client is the
+   * address the outermost trusted proxy saw, this many entries from the right (Koa's maxIpsCount).
+   */
+  readonly trustProxyHops: number;
+  /** Bearer token /metrics requires; unset: /metrics is open outside production and off in production. */
+  readonly metricsToken?: string;
+  /** Mounts the sandbox payment provider (/sandbox); on outside production, off in production by default. */
+  readonly sandboxEnabled: boolean;
 }
 
 export class ConfigError extends Error {
@@ -93,7 +105,15 @@ const schema = Joi.object({
   COINBASE_API_URL: uri(['http', 'https']).default('https://api.commerce.coinbase.com'),
   SANDBOX_WEBHOOK_URL: uri(['http', 'https']),
   PAYMENT_PROVIDER_TIMEOUT_MS: positiveInt.max(120000).default(15000),
+  TRUST_PROXY_HOPS: positiveInt.max(10).default(1),
+  METRICS_TOKEN: Joi.string().min(16),
+  SANDBOX_ENABLED: Joi.string().valid('0', '1', 'true', 'false'),
 }).unknown(true);
+
+/** What production refuses to start without, with how to make one (issue 10, item 8). */
+export const APP_SECRET_REQUIRED =
+  'is required when NODE_ENV=production (32+ characters of key material for HMACs and at-rest ' +
+  'encryption); make one with `openssl rand -hex 32` and give every process the same value';
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // Empty strings are treated as unset, as a shell `FOO=` usually means "no value".
@@ -124,6 +144,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       'must be set (or TWILIO_WHATSAPP_FROM) when MESSAGING_DRIVER is twilio',
     );
   }
+  if (v.NODE_ENV === 'production' && !v.APP_SECRET) throw new ConfigError('APP_SECRET', APP_SECRET_REQUIRED);
   const publicBaseUrl = String(v.PUBLIC_BASE_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
 
   return Object.freeze({
@@ -160,6 +181,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       sandboxWebhookUrl: v.SANDBOX_WEBHOOK_URL as string | undefined,
       providerTimeoutMs: Number(v.PAYMENT_PROVIDER_TIMEOUT_MS),
     }),
+    trustProxyHops: Number(v.TRUST_PROXY_HOPS),
+    metricsToken: v.METRICS_TOKEN as string | undefined,
+    sandboxEnabled:
+      v.SANDBOX_ENABLED === undefined
+        ? v.NODE_ENV !== 'production'
+        : v.SANDBOX_ENABLED === '1' || v.SANDBOX_ENABLED === 'true',
   });
 }
 

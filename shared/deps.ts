@@ -9,6 +9,7 @@ import { createPaymentProviders, PaymentProviders } from './providers';
 import { createStorage, StorageDriver } from './storage';
 import { closeQueues, createQueues, Queues } from './queues';
 import { createRedis, redactUrl, waitForRedis } from './redis';
+import { resolveInstanceId } from './instance-id';
 import { resolveAppSecret } from './secrets';
 
 export type ProcessRole = 'web' | 'worker' | 'scheduler' | 'script' | 'test';
@@ -91,15 +92,17 @@ export async function createDeps(
   }
 
   let appSecret: string;
+  let instanceId: string;
   try {
-    appSecret = await resolveAppSecret(knex, config.appSecret);
+    appSecret = await resolveAppSecret(knex, config.appSecret, { warn: (message) => logger.warn(message) });
+    instanceId = await resolveInstanceId(knex);
   } catch (err) {
     await closeAll();
     throw new StartupError(
       `The database is not ready (${(err as Error).message}); run \`npm run db:migrate\` first`,
     );
   }
-  const queues = createQueues(queueRedis, config.queuePrefix);
+  const queues = createQueues(queueRedis, config.queuePrefix, instanceId);
 
   return {
     config,

@@ -19,6 +19,29 @@ const REDACT = [
   'authorization',
 ];
 
+/**
+ * Capability paths (the path segment is the credential) and bearer-like tokens, scrubbed from every
+ * serialized line whatever field they sit in: an unmatched route's path, an error message, a URL.
+ * Route patterns (`/pay/:checkoutUrl`) are left alone: their segments start with `:`.
+ */
+const SEGMENT = String.raw`[^"\s/?#:][^"\s/?#]*`;
+const SCRUB: readonly [RegExp, string][] = [
+  [new RegExp(String.raw`(/pay/payments/)${SEGMENT}`, 'g'), '$1[redacted]'],
+  [new RegExp(String.raw`(/pay/)(?!payments/)${SEGMENT}`, 'g'), '$1[redacted]'],
+  [new RegExp(String.raw`(/api/embed/payment/status/)${SEGMENT}`, 'g'), '$1[redacted]'],
+  [new RegExp(String.raw`(/sandbox/checkout/)${SEGMENT}`, 'g'), '$1[redacted]'],
+  [/(Bearer\s+)[^"\s]+/gi, '$1[redacted]'],
+  [/(cet|cst|mt)_[A-Za-z0-9_-]{12,}/g, '$1_[redacted]'],
+  [/([?&](?:embed_key|token|checkout_url|access_token)=)[^"&\s#]+/gi, '$1[redacted]'],
+];
+
+/** Every capability path and token in a serialized log line, replaced by `[redacted]`. */
+export function scrubSecrets(line: string): string {
+  let out = line;
+  for (const [pattern, replacement] of SCRUB) out = out.replace(pattern, replacement);
+  return out;
+}
+
 /** `destination` defaults to stdout; tests pass a stream to read what would be logged. */
 export function createLogger(level: string, name?: string, destination?: DestinationStream): Logger {
   const options: pino.LoggerOptions = {
@@ -27,6 +50,7 @@ export function createLogger(level: string, name?: string, destination?: Destina
     redact: { paths: REDACT, censor: '[redacted]' },
     base: name ? { proc: name } : undefined,
     timestamp: pino.stdTimeFunctions.isoTime,
+    hooks: { streamWrite: scrubSecrets },
   };
   return destination ? pino(options, destination) : pino(options);
 }

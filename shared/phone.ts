@@ -25,7 +25,13 @@ export function normalizeCountryCode(raw: string): string | null {
 export function parsePhone(countryCode: string, phone: string): Phone | null {
   const cc = normalizeCountryCode(countryCode);
   if (!cc || !/^[\d\s().-]{3,25}$/.test(phone.trim())) return null;
-  const parsed = parsePhoneNumberFromString(phone.trim(), { defaultCallingCode: cc });
+  let parsed: ReturnType<typeof parsePhoneNumberFromString>;
+  try {
+    parsed = parsePhoneNumberFromString(phone.trim(), { defaultCallingCode: cc });
+  } catch {
+    // libphonenumber throws on a calling code it does not know (e.g. 999) instead of answering undefined.
+    return null;
+  }
   if (!parsed || !parsed.isValid() || parsed.countryCallingCode !== cc) return null;
   return { countryCode: cc, national: parsed.nationalNumber, e164: `${cc}${parsed.nationalNumber}` };
 }

@@ -97,7 +97,9 @@ const responseOf = (doc: ResponseDoc): ResponseObject | Reference =>
 function responsesOf(route: Route): OperationObject['responses'] {
   const iface = INTERFACES[route.interface];
   const standard: Record<number, ResponseDoc> = { ...(iface.common ?? {}) };
-  if (route.request?.body || route.request?.query || route.request?.params) standard[422] = iface.invalid;
+  // Every request passes the input layer (api/middleware/storable-input.ts: NUL, bytes that are not UTF-8),
+  // so every operation can answer 422, whether or not it declares schemas of its own.
+  standard[422] = iface.invalid;
   if (iface.limited) standard[429] = iface.limited;
   standard[500] = 'InternalError';
   standard[503] = 'Unavailable';

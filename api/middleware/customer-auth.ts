@@ -23,21 +23,18 @@ export interface CustomerAuthOptions {
   readonly kind: TokenKind;
   /** Abilities the route needs on top of the token being of `kind`. */
   readonly abilities?: readonly string[];
-  /**
-   * Refuse (401) a token issued for another store than ctx.state.store. Defaults to true for the
-   * Storefront; Embed routes answer that case themselves (auth/validate: 403).
-   */
-  readonly sameStore?: boolean;
+  /** What a token of another store earns instead of the default 401 (auth/validate: the spec's 403). */
+  readonly foreignStoreError?: () => Error;
 }
 
 /**
- * Customer bearer tokens. Tokens are issued per interface and neither works on the other's endpoints:
+ * Customer bearer tokens. A token works only in the store it was issued in (else 401, whatever the route).
+ * Tokens are issued per interface and neither works on the other's endpoints:
  * the Storefront's customer guard does not know embed tokens (401, spec Authentication 3); an Embed route
  * receiving a token without the ability it needs, a storefront token included, answers 403.
  */
 export function customerAuth(options: CustomerAuthOptions): AppMiddleware {
   const abilities = options.abilities ?? [];
-  const sameStore = options.sameStore ?? options.kind === 'storefront';
 
   return async (ctx, next) => {
     const presented = bearerToken(ctx.get('Authorization'));
@@ -52,10 +49,12 @@ export function customerAuth(options: CustomerAuthOptions): AppMiddleware {
       throw new ForbiddenError(MISSING_ABILITY_MESSAGE);
     }
 
-    if (sameStore) {
-      const store = ctx.state.store;
-      if (!store) throw new Error('customerAuth({ sameStore: true }) must run after the store is resolved');
-      if (token.store_id !== store.id) throw new UnauthenticatedError(UNAUTHENTICATED_MESSAGE);
+    // A token is valid only in its own store, on every route (issue 10, item 7): the store the request
+    // names (embed key, Host) must be the one the token was issued in.
+    const store = ctx.state.store;
+    if (!store) throw new Error('customerAuth must run after the store is resolved (embed key, Host)');
+    if (token.store_id !== store.id) {
+      throw options.foreignStoreError?.() ?? new UnauthenticatedError(UNAUTHENTICATED_MESSAGE);
     }
 
     if (needsTouch(token.last_used_at)) {

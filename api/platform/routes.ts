@@ -1,5 +1,6 @@
 import { jsonResponse, schemaRef } from '../openapi/components';
 import { defineRoute } from '../http/route';
+import { metricsAccess } from '../metrics/access';
 import { registryFor } from '../metrics/http-metrics';
 import { NotFoundError } from '../../shared/errors';
 
@@ -56,12 +57,16 @@ export const platformRoutes = [
     summary: 'Prometheus metrics',
     description:
       'HTTP request counts and latency histograms, process figures, and per queue the waiting, active, ' +
-      'delayed and failed job counts (the figure worker autoscaling reads).',
+      'delayed and failed job counts (the figure worker autoscaling reads). With `METRICS_TOKEN` set it ' +
+      'needs that token as a bearer token; without it, it is open outside production and absent (404) in ' +
+      'production.',
+    guards: (deps) => [metricsAccess(deps)],
     responses: {
       200: {
         description: 'Prometheus text exposition format.',
         content: { 'text/plain': { schema: { type: 'string' } } },
       },
+      401: 'PlatformError',
       404: 'PlatformError',
     },
     handler: async (ctx) => {

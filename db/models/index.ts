@@ -346,6 +346,8 @@ export class Coupon extends BaseModel {
   active!: boolean;
   max_uses!: number | null;
   uses_count!: number;
+  /** Uses held by open checkouts (reserved at checkout, consumed by the order, released on expiry). */
+  reserved_uses!: number;
   min_order_minor!: number | null;
   payment_restrictions!: PaymentMethodId[];
   starts_at!: Date | null;
@@ -410,6 +412,8 @@ export class Checkout extends BaseModel {
   fields!: Record<string, unknown>;
   status!: CheckoutStatus;
   reserved!: boolean;
+  /** Holds one use of `coupon_id` (coupons.reserved_uses) until paid or expired. */
+  coupon_reserved!: boolean;
   expires_at!: Date;
   created_at!: Date;
   updated_at!: Date;

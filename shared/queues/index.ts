@@ -1,4 +1,4 @@
-import { JobsOptions, Queue } from 'bullmq';
+import { JobsOptions, Queue, QueueOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 
 /**
@@ -53,10 +53,54 @@ export const DEFAULT_JOB_OPTIONS: JobsOptions = {
 export type TypedQueue<N extends QueueName> = Queue<JobPayloads[N], unknown, string>;
 export type Queues = { [N in QueueName]: TypedQueue<N> };
 
-export function createQueues(connection: Redis, prefix: string): Queues {
+/**
+ * A queue whose custom job ids carry the database's own id (`platform_settings.instance_id`), issue 10,
+ * item 11. Deterministic ids (`order-created-42`) make a repeat harmless, but only if they are unique to
+ * the row they serve: a database created afresh beside an old Redis (same QUEUE_PREFIX) starts its ids at
+ * 1 again, and BullMQ would silently skip every job whose id an old completed job still holds. With the
+ * namespace, `order-created-42` of this database is `<instance>.order-created-42` in Redis.
+ *
+ * Callers keep using the plain ids: `add` and `getJob` translate. Ids BullMQ generates itself (integers)
+ * are left alone, as are ids that already carry the namespace.
+ */
+export class NamespacedQueue<D> extends Queue<D, unknown, string> {
+  constructor(
+    name: string,
+    opts: QueueOptions,
+    readonly namespace: string,
+  ) {
+    super(name, opts);
+  }
+
+  /** The id stored in Redis for a caller's `jobId`. */
+  jobIdFor(jobId: string): string {
+    if (/^\d+$/.test(jobId) || jobId.startsWith(`${this.namespace}.`)) return jobId;
+    return `${this.namespace}.${jobId}`;
+  }
+
+  override add(...[name, data, opts]: Parameters<Queue<D, unknown, string>['add']>) {
+    return super.add(name, data, opts?.jobId ? { ...opts, jobId: this.jobIdFor(opts.jobId) } : opts);
+  }
+
+  override addBulk(jobs: Parameters<Queue<D, unknown, string>['addBulk']>[0]) {
+    return super.addBulk(
+      jobs.map((job) =>
+        job.opts?.jobId ? { ...job, opts: { ...job.opts, jobId: this.jobIdFor(job.opts.jobId) } } : job,
+      ),
+    );
+  }
+
+  override getJob(jobId: string) {
+    return super.getJob(this.jobIdFor(jobId));
+  }
+}
+
+/** `namespace`: this database's instance id (see NamespacedQueue); BullMQ refuses ':' in ids. */
+export function createQueues(connection: Redis, prefix: string, namespace: string): Queues {
+  if (!/^[A-Za-z0-9_-]+$/.test(namespace)) throw new Error(`Invalid job id namespace: ${namespace}`);
   const entries = QUEUE_NAMES.map((name) => [
     name,
-    new Queue(name, { connection, prefix, defaultJobOptions: DEFAULT_JOB_OPTIONS }),
+    new NamespacedQueue(name, { connection, prefix, defaultJobOptions: DEFAULT_JOB_OPTIONS }, namespace),
   ]);
   return Object.fromEntries(entries) as Queues;
 }

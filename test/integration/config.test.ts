@@ -44,7 +44,7 @@ describe('configuration (CONTRACT section 2)', () => {
     expect(loadConfig({ RATE_LIMITS: 'OFF' }).rateLimitsEnabled).to.equal(false);
     expect(loadConfig({ RATE_LIMITS: 'yes' }).rateLimitsEnabled).to.equal(true);
     expect(loadConfig({ TRUST_PROXY: '1' }).trustProxy).to.equal(true);
-    expect(loadConfig({ NODE_ENV: 'production' }).nodeEnv).to.equal('production');
+    expect(loadConfig({ NODE_ENV: 'production', APP_SECRET: 'x'.repeat(32) }).nodeEnv).to.equal('production');
     expect(loadConfig({ QUEUE_PREFIX: 'shop-2' }).queuePrefix).to.equal('shop-2');
   });
 

@@ -1,4 +1,5 @@
-import { validateSessionForProduct } from '../../../shared/services/customers/session';
+import { ForbiddenError } from '../../../shared/errors';
+import { TOKEN_NOT_FOR_PRODUCT, validateSessionForProduct } from '../../../shared/services/customers/session';
 import { otpServiceFor } from '../../../shared/services/otp/factory';
 import { EMBED_ABILITIES } from '../../../shared/services/tokens';
 import { embedOk, object, schemaRef } from '../../openapi/components';
@@ -99,7 +100,12 @@ export const embedAuthRoutes = [
     security: EMBED_WITH_TOKEN,
     guards: (deps) => [
       ...embedGuards(deps),
-      customerAuth({ kind: 'embed', abilities: [EMBED_ABILITIES[1]], sameStore: false }),
+      customerAuth({
+        kind: 'embed',
+        abilities: [EMBED_ABILITIES[1]],
+        // Spec, Embed errors by endpoint: "auth/validate 403 Token not valid for this product (other store)".
+        foreignStoreError: () => new ForbiddenError(TOKEN_NOT_FOR_PRODUCT),
+      }),
     ],
     request: { body: schemas.validateBody },
     responses: {

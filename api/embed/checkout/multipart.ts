@@ -6,6 +6,7 @@ import { DomainError, InvalidError, ValidationError } from '../../../shared/erro
 import type { IncomingUpload } from '../../../shared/services/custom-fields';
 import { MAX_UPLOAD_BYTES } from '../../../shared/services/custom-fields/uploads';
 import type { AppContext, AppMiddleware } from '../../context';
+import { assertStorable } from '../../middleware/storable-input';
 
 /**
  * multipart/form-data for the checkout routes only (the app's body parser leaves multipart alone).
@@ -140,6 +141,7 @@ export function formBody(): AppMiddleware {
   return async (ctx, next) => {
     if (ctx.is('application/x-www-form-urlencoded')) {
       ctx.request.body = bodyFromParts([...new URLSearchParams(ctx.request.rawBody ?? '')]);
+      assertStorable(ctx.request.body);
       return next();
     }
     if (!ctx.is('multipart/form-data')) return next();
@@ -153,6 +155,7 @@ export function formBody(): AppMiddleware {
     try {
       const parsed = await parse(ctx.req, dir);
       ctx.request.body = parsed.body;
+      assertStorable(parsed.body);
       uploadsByContext.set(ctx, parsed.uploads);
       await next();
     } finally {

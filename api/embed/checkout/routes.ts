@@ -89,7 +89,7 @@ export const embedCheckoutRoutes = [
     security: EMBED_WITH_TOKEN,
     guards: (deps) => [
       ...embedGuards(deps),
-      customerAuth({ kind: 'embed', abilities: [EMBED_ABILITIES[0]], sameStore: true }),
+      customerAuth({ kind: 'embed', abilities: [EMBED_ABILITIES[0]] }),
       formBody(),
     ],
     request: { body: schemas.checkoutBody, bodyTypes: BODY_TYPES },

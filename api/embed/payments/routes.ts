@@ -79,7 +79,7 @@ export const embedPaymentRoutes = [
     security: EMBED_WITH_TOKEN,
     guards: (deps) => [
       ...embedGuards(deps),
-      customerAuth({ kind: 'embed', abilities: [EMBED_ABILITIES[0]], sameStore: true }),
+      customerAuth({ kind: 'embed', abilities: [EMBED_ABILITIES[0]] }),
     ],
     request: { body: initiateBody, example },
     responses: initiateResponses,

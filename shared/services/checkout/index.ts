@@ -20,7 +20,7 @@ import type { Queues } from '../../queues';
 import { enqueueFulfilment } from '../fulfilment/enqueue';
 import type { StorageDriver } from '../../storage';
 import { customFieldsOf, findSellableProduct, stockOf } from '../catalog';
-import { resolveCoupon } from '../coupons';
+import { reserveCouponUse, resolveCoupon } from '../coupons';
 import { AcceptedUpload, checkCustomFields, IncomingUpload } from '../custom-fields';
 import { KIND_INFO } from '../custom-fields/uploads';
 import { createOrderFromCheckout } from '../orders/create-from-checkout';
@@ -260,9 +260,11 @@ export async function createCheckout(
         fields: fields.values,
         status: 'created',
         reserved: product.type !== 'code' && product.stock !== null,
+        coupon_reserved: coupon !== null,
         expires_at: new Date(Date.now() + deps.config.checkoutTtlSeconds * 1000),
       });
       await reserve(trx, product, checkout);
+      if (coupon) await reserveCouponUse(trx, coupon.id);
       for (const { upload, key } of stored) {
         await CheckoutUpload.query(trx).insert({
           checkout_id: checkout.id,

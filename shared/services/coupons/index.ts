@@ -17,8 +17,9 @@ import { couponDiscount, subtotalOf, unitPrice } from '../pricing';
  * 5. the order is below `min_order`: "Minimum order value is 20.00" (decimal, no currency). The order
  *    value compared is the subtotal before discount and tax.
  *
- * Passing these checks reserves nothing: a use is counted when the order is created (orders service),
- * atomically against `max_uses`.
+ * Passing these checks reserves nothing by itself. The checkout reserves a use in its transaction
+ * (`reserveCouponUse`: one conditional UPDATE, so concurrent checkouts can never hold more than `max_uses`
+ * between them); the order consumes it (orders service); an expired checkout gives it back (maintenance).
  */
 
 export const COUPON_ERRORS = {
@@ -62,7 +63,7 @@ export async function assertCouponUsable(
   const started = coupon.starts_at === null || new Date(coupon.starts_at) <= now;
   const expired = coupon.expires_at !== null && new Date(coupon.expires_at) <= now;
   if (!coupon.active || !started || expired) throw new InvalidError(COUPON_ERRORS.notActive);
-  if (coupon.max_uses !== null && coupon.uses_count >= coupon.max_uses)
+  if (coupon.max_uses !== null && coupon.uses_count + (coupon.reserved_uses ?? 0) >= coupon.max_uses)
     throw new InvalidError(COUPON_ERRORS.exhausted);
 
   const limitedTo = await knex('coupon_products').where('coupon_id', coupon.id).pluck<number[]>('product_id');
@@ -72,6 +73,19 @@ export async function assertCouponUsable(
   if (coupon.min_order_minor !== null && subtotalMinor < coupon.min_order_minor) {
     throw new InvalidError(COUPON_ERRORS.minimumOrder(coupon.min_order_minor));
   }
+}
+
+/**
+ * Holds one use of the coupon for a checkout, inside the checkout's transaction: granted only while the
+ * uses made plus the uses held stay below `max_uses`, decided by Postgres on the coupon row. Throws
+ * "Coupon has reached maximum uses" otherwise (the transaction rolls back and nothing is held).
+ */
+export async function reserveCouponUse(trx: Knex.Transaction, couponId: number): Promise<void> {
+  const held = await trx('coupons')
+    .where('id', couponId)
+    .andWhere((q) => q.whereNull('max_uses').orWhereRaw('uses_count + reserved_uses < max_uses'))
+    .update({ reserved_uses: trx.raw('reserved_uses + 1') });
+  if (held === 0) throw new InvalidError(COUPON_ERRORS.exhausted);
 }
 
 /** The store's coupon for `code`, checked for this product and subtotal. */

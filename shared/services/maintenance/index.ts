@@ -73,8 +73,9 @@ export async function purgeIdempotency(knex: Knex, now: Date = new Date()): Prom
 
 /**
  * Unpaid checkouts past their lifetime become expired, and what they held goes back on sale: the code keys
- * they reserved, and the units of finite stock taken by a `reserved` checkout (checkout service). Checkout,
- * keys and stock change in one statement, so nothing is ever left held by an expired checkout.
+ * they reserved, the units of finite stock taken by a `reserved` checkout (checkout service) and the coupon
+ * use a `coupon_reserved` checkout holds. Checkout, keys, stock and coupon uses change in one statement, so
+ * nothing is ever left held by an expired checkout.
  *
  * Stock is given back per product with the sum of the due checkouts' quantities (an UPDATE ... FROM
  * touches each product row once, so per-checkout rows would lose all but one). A product made unlimited
@@ -84,9 +85,11 @@ export async function purgeIdempotency(knex: Knex, now: Date = new Date()): Prom
  */
 export async function expireCheckouts(knex: Knex, now: Date = new Date()): Promise<MaintenanceResult> {
   return repeatUntilDone(async () => {
-    const { rows } = await knex.raw<{ rows: { expired: string; released: string; restocked: string }[] }>(
+    const { rows } = await knex.raw<{
+      rows: { expired: string; released: string; restocked: string; coupon_uses: string }[];
+    }>(
       `with due as (
-         select id, product_id, quantity, reserved from checkouts
+         select id, product_id, quantity, reserved, coupon_id, coupon_reserved from checkouts
           where status in ('created', 'payment_initiated') and expires_at < :now
           order by id
           limit :batch
@@ -94,7 +97,7 @@ export async function expireCheckouts(knex: Knex, now: Date = new Date()): Promi
        ),
        expired as (
          update checkouts c
-            set status = 'expired', reserved = false, updated_at = :now
+            set status = 'expired', reserved = false, coupon_reserved = false, updated_at = :now
            from due where c.id = due.id
          returning c.id
        ),
@@ -112,10 +115,21 @@ export async function expireCheckouts(knex: Knex, now: Date = new Date()): Promi
             set stock = p.stock + held.units, updated_at = :now
            from held where p.id = held.product_id and p.stock is not null and p.type <> 'code'
          returning held.units
+       ),
+       coupon_held as (
+         select coupon_id, count(*) as uses from due
+          where coupon_reserved and coupon_id is not null group by coupon_id
+       ),
+       coupons_released as (
+         update coupons c
+            set reserved_uses = greatest(c.reserved_uses - coupon_held.uses, 0), updated_at = :now
+           from coupon_held where c.id = coupon_held.coupon_id
+         returning coupon_held.uses
        )
        select (select count(*) from expired) as expired,
               (select count(*) from released) as released,
-              (select coalesce(sum(units), 0) from restocked) as restocked`,
+              (select coalesce(sum(units), 0) from restocked) as restocked,
+              (select coalesce(sum(uses), 0) from coupons_released) as coupon_uses`,
       { now, batch: BATCH },
     );
     const expired = Number(rows[0]?.expired ?? 0);
@@ -125,6 +139,7 @@ export async function expireCheckouts(knex: Knex, now: Date = new Date()): Promi
         expired,
         releasedCodes: Number(rows[0]?.released ?? 0),
         releasedStock: Number(rows[0]?.restocked ?? 0),
+        releasedCouponUses: Number(rows[0]?.coupon_uses ?? 0),
       },
     ];
   });

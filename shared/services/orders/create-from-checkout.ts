@@ -36,7 +36,9 @@ export const COUPON_EXHAUSTED = 'Coupon has reached maximum uses';
  * plan, quantity, unit price including add-ons, the custom field values), the coupon use, the code keys,
  * and the checkout marked paid.
  *
- * Coupon uses are counted here, atomically: `uses_count + 1` only while below `max_uses`.
+ * Coupon uses: a live checkout holds a reserved use (checkout service), which becomes a made use here.
+ * A checkout whose reservation lapsed takes a use atomically: `uses_count + 1` only while
+ * `uses_count + reserved_uses` is below `max_uses`.
  * - A free order (total 0) that finds the coupon used up throws "Coupon has reached maximum uses"; the
  *   caller's transaction rolls back and nothing is written.
  * - A paid checkout has already been charged the discounted price, so its order is still created and
@@ -102,10 +104,19 @@ export async function createOrderFromCheckout(
   });
 
   if (checkout.coupon_id !== null) {
-    const counted = await trx('coupons')
-      .where('id', checkout.coupon_id)
-      .andWhere((q) => q.whereNull('max_uses').orWhereRaw('uses_count < max_uses'))
-      .increment('uses_count', 1);
+    // A live checkout holds a use (reserved at checkout): the order turns it into a made use, always.
+    // A lapsed one (expired, its use given back) takes a use again only while any are left.
+    const counted = checkout.coupon_reserved
+      ? await trx('coupons')
+          .where('id', checkout.coupon_id)
+          .update({
+            uses_count: trx.raw('least(uses_count + 1, coalesce(max_uses, uses_count + 1))'),
+            reserved_uses: trx.raw('greatest(reserved_uses - 1, 0)'),
+          })
+      : await trx('coupons')
+          .where('id', checkout.coupon_id)
+          .andWhere((q) => q.whereNull('max_uses').orWhereRaw('uses_count + reserved_uses < max_uses'))
+          .increment('uses_count', 1);
     if (counted === 0) {
       if (checkout.total_minor === 0) throw new InvalidError(COUPON_EXHAUSTED);
       warn('coupon used beyond max_uses by a paid checkout', {
@@ -151,6 +162,8 @@ export async function createOrderFromCheckout(
     if (taken === 0) warn('stock oversold by a paid order', { orderId: order.id, productId: product.id });
   }
 
-  await Checkout.query(trx).patch({ status: 'paid', reserved: false }).where('id', checkout.id);
+  await Checkout.query(trx)
+    .patch({ status: 'paid', reserved: false, coupon_reserved: false })
+    .where('id', checkout.id);
   return { order, created: true };
 }

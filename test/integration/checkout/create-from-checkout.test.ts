@@ -62,22 +62,41 @@ describe('createOrderFromCheckout', () => {
     expect(new Set(results.map((r) => r.order.id)).size).to.equal(1);
   });
 
-  it('counts coupon uses atomically: 20 payments for 5 uses left raise the count to the limit only', async () => {
+  it('counts coupon uses atomically: held uses are consumed, lapsed checkouts take one only while any are left', async () => {
     const product = await createProduct(store, { price_minor: 5000 });
     const coupon = await createCoupon(store, { code: 'HALF', amount: 5000, max_uses: 5 });
-    const ids: number[] = [];
-    for (let i = 0; i < 20; i += 1)
-      ids.push(await openCheckout({ product_id: product.id, coupon_code: 'HALF' }));
+    const lapsed: number[] = [];
+    for (let i = 0; i < 5; i += 1)
+      lapsed.push(await openCheckout({ product_id: product.id, coupon_code: 'HALF' }));
+    // All 5 uses are held: a sixth checkout is refused.
+    const refused = await api.post('/api/embed/guest/checkout', {
+      ...GUEST,
+      quantity: 1,
+      product_id: product.id,
+      coupon_code: 'HALF',
+    });
+    expect(refused.status).to.equal(400);
+    // They expire and give their uses back; five new checkouts hold them again.
+    await Checkout.query()
+      .whereIn('id', lapsed)
+      .patch({ expires_at: new Date(Date.now() - 1000) });
+    await expireCheckouts(suite.deps.knex);
+    const live: number[] = [];
+    for (let i = 0; i < 5; i += 1)
+      live.push(await openCheckout({ product_id: product.id, coupon_code: 'HALF' }));
     const warnings: Record<string, unknown>[] = [];
     const logger: WarningSink = { warn: (details) => warnings.push(details) };
 
-    const results = await Promise.all(ids.map((id) => run(id, 3, logger)));
+    // All ten are paid at once (the lapsed ones late).
+    const results = await Promise.all([...lapsed, ...live].map((id) => run(id, 3, logger)));
 
     // Paid checkouts keep their orders: the customers paid the discounted price.
     expect(results.every((r) => r.created)).to.equal(true);
-    expect((await Coupon.query().findById(coupon.id))!.uses_count).to.equal(5);
-    expect(await CouponUse.query().where({ coupon_id: coupon.id }).resultSize()).to.equal(20);
-    expect(warnings).to.have.length(15);
+    const after = await Coupon.query().findById(coupon.id);
+    expect(after!.uses_count).to.equal(5);
+    expect(after!.reserved_uses).to.equal(0);
+    expect(await CouponUse.query().where({ coupon_id: coupon.id }).resultSize()).to.equal(10);
+    expect(warnings).to.have.length(5);
   });
 
   it('refuses a free order on a used-up coupon, writing nothing', async () => {

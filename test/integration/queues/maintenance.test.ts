@@ -86,6 +86,7 @@ describe('maintenance tasks', () => {
       expired: 2,
       releasedCodes: 1,
       releasedStock: 0,
+      releasedCouponUses: 0,
     });
 
     const checkouts = await deps.knex('checkouts').select('id', 'status', 'reserved').orderBy('id');
@@ -106,6 +107,7 @@ describe('maintenance tasks', () => {
       expired: 0,
       releasedCodes: 0,
       releasedStock: 0,
+      releasedCouponUses: 0,
     });
   });
 

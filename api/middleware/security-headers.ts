@@ -1,0 +1,57 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import helmet from 'helmet';
+import koaHelmet from 'koa-helmet';
+import type { AppMiddleware } from '../context';
+
+/**
+ * Security headers on every answer, from helmet (issue 10, item 9), rather than set by hand:
+ *
+ * - everywhere: `X-Content-Type-Options: nosniff`, `X-Frame-Options: DENY` (nothing of ours is meant to be
+ *   framed: a framed payment page invites click-jacking), `Referrer-Policy: no-referrer` (paths such as
+ *   /pay/{checkout_url} are secrets and must not leak to the next site), and helmet's other small ones.
+ *   Left out on purpose: Cross-Origin-Resource-Policy (the widget script and the Embed API are loaded
+ *   from merchants' sites), Cross-Origin-Opener-Policy (the widget may open the payment page), COEP, and
+ *   HSTS (set by the TLS-terminating proxy, which knows whether the merchant's domains are all on https).
+ * - HTML pages (/pay, /sandbox, /docs, /admin, any future one): a Content-Security-Policy that allows only
+ *   this server's own scripts, styles, images and connections and no framing (`frame-ancestors 'none'`).
+ *   Styles may be inline (the payment pages carry a <style> block; Swagger UI and the queue dashboard set
+ *   style attributes); scripts may not. No `form-action`: the payment pages post to ourselves but then
+ *   redirect to payment providers and back to the merchant's site, which form-action would block.
+ */
+export const HTML_CSP_DIRECTIVES = {
+  'default-src': ["'self'"],
+  'script-src': ["'self'"],
+  'style-src': ["'self'", "'unsafe-inline'"],
+  'img-src': ["'self'", 'data:'],
+  'font-src': ["'self'", 'data:'],
+  'connect-src': ["'self'"],
+  'object-src': ["'none'"],
+  'base-uri': ["'self'"],
+  'frame-ancestors': ["'none'"],
+};
+
+type ConnectMiddleware = (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void;
+
+export function securityHeaders(): AppMiddleware {
+  const everywhere = koaHelmet({
+    contentSecurityPolicy: false,
+    crossOriginEmbedderPolicy: false,
+    crossOriginOpenerPolicy: false,
+    crossOriginResourcePolicy: false,
+    strictTransportSecurity: false,
+    xFrameOptions: { action: 'deny' },
+    referrerPolicy: { policy: 'no-referrer' },
+  }) as unknown as AppMiddleware;
+  const htmlPolicy = helmet.contentSecurityPolicy({
+    useDefaults: false,
+    directives: HTML_CSP_DIRECTIVES,
+  }) as unknown as ConnectMiddleware;
+
+  return async (ctx, next) => {
+    await everywhere(ctx, async () => {
+      await next();
+      // The page is known once the route has answered; headers are still unsent at this point.
+      if (ctx.response.is('html')) htmlPolicy(ctx.req, ctx.res, () => undefined);
+    });
+  };
+}
