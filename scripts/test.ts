@@ -3,10 +3,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { MochaSummary, summaryLine } from './mocha-reporter';
-import { provision, Provisioned } from './lib/provision';
+import { findOrInstallChromium, provision, Provisioned } from './lib/provision';
 
 /**
- * `npm test`: provide Postgres and Redis, then ESLint + Prettier, the typecheck and the whole mocha suite.
+ * `npm test`: provide Postgres and Redis (and the Chromium of the browser tests), then ESLint + Prettier, the typecheck and the whole mocha suite.
  * Every check runs even when an earlier one failed, so one run shows everything that is wrong. The last
  * line is always `N passed, N failed`: the tests' counts, plus one failure per failed check (lint,
  * typecheck) or a suite that could not run, so a broken run never reads as "no tests".
@@ -90,6 +90,21 @@ export async function main(args: string[], startedAt = Date.now()): Promise<numb
       results.push({ name: 'services', ok: false, seconds: (Date.now() - provisionStarted) / 1000 });
     }
 
+    // The browser tests drive Debian's chromium through playwright-core; install it when missing. A failure
+    // here fails the run (those tests cannot pass) but every other check still runs.
+    let chromiumPath: string | undefined;
+    if (!interrupted) {
+      const chromiumStarted = Date.now();
+      try {
+        chromiumPath = await findOrInstallChromium(process.env, say);
+        say(`chromium: ${chromiumPath}`);
+        results.push({ name: 'chromium', ok: true, seconds: (Date.now() - chromiumStarted) / 1000 });
+      } catch (err) {
+        say(`chromium: ${(err as Error).message}`);
+        results.push({ name: 'chromium', ok: false, seconds: (Date.now() - chromiumStarted) / 1000 });
+      }
+    }
+
     if (!interrupted) {
       results.push(
         await check('lint', [
@@ -115,6 +130,7 @@ export async function main(args: string[], startedAt = Date.now()): Promise<numb
         DATABASE_URL: services.postgresServerUrl,
         REDIS_URL: services.redisUrl,
         MOCHA_SUMMARY_FILE: summaryFile,
+        ...(chromiumPath ? { CHROMIUM_PATH: chromiumPath } : {}),
       };
       const result = await check(
         'mocha',
