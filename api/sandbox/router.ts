@@ -3,23 +3,14 @@ import type { Deps } from '../../shared/deps';
 import { SandboxGateway } from '../../shared/providers/sandbox';
 import type { AppContext } from '../context';
 import { paymentStatusGuards } from '../guards';
+import { viewOf } from '../pay/handlers';
 import { sendHtml } from '../pay/html';
-import { sandboxPageView, sandboxRefusedView } from './views';
+import { STRINGS } from '../pay/i18n';
+import { messageView } from '../pay/views';
+import { sandboxPageView } from './views';
+import { sandboxWebhookTarget } from './webhook-target';
 
-/**
- * Where the sandbox delivers webhooks. SANDBOX_WEBHOOK_URL when set; otherwise this web process itself, at
- * the address and port the request arrived on. Posting to PUBLIC_BASE_URL instead would fail wherever that
- * name does not reach the app from inside (tests: http://localhost:3999 with the server on another port;
- * behind a proxy without hairpin routing), while the socket's own address always does.
- */
-export function sandboxWebhookTarget(ctx: AppContext): string {
-  const configured = ctx.deps.config.payments.sandboxWebhookUrl;
-  if (configured) return configured;
-  const socket = ctx.req.socket;
-  const raw = (socket.localAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
-  const host = raw.includes(':') ? `[${raw}]` : raw;
-  return `http://${host}:${socket.localPort ?? ctx.deps.config.port}/webhooks/sandbox`;
-}
+export { sandboxWebhookTarget };
 
 function outcomeOf(ctx: AppContext): 'paid' | 'failed' | null {
   const body: unknown = ctx.request.body;
@@ -39,16 +30,19 @@ export function sandboxRouter(deps: Deps): Router {
 
   router.get('/checkout/:sandboxPaymentId', ...guards, async (ctx: AppContext) => {
     const payment = await gateway.find(String(ctx.params.sandboxPaymentId));
-    sendHtml(ctx, sandboxPageView(payment, ctx.path));
+    sendHtml(ctx, sandboxPageView(payment, viewOf(ctx)));
   });
 
   router.post('/checkout/:sandboxPaymentId', ...guards, async (ctx: AppContext) => {
+    const view = viewOf(ctx);
+    const t = STRINGS[view.locale];
     const outcome = outcomeOf(ctx);
-    if (!outcome) return sendHtml(ctx, sandboxRefusedView(422, 'outcome must be paid or failed'));
+    if (!outcome) return sendHtml(ctx, messageView(view, 422, t.sandboxTitle, t.sandboxBadOutcome));
     const decision = await gateway.decide(String(ctx.params.sandboxPaymentId), outcome);
-    if (decision.kind === 'unknown') return sendHtml(ctx, sandboxPageView(null, ctx.path));
+    if (decision.kind === 'unknown') return sendHtml(ctx, sandboxPageView(null, view));
     if (decision.kind === 'conflict') {
-      return sendHtml(ctx, sandboxRefusedView(409, `This payment was already ${decision.payment.status}.`));
+      const word = decision.payment.status === 'paid' ? t.paidWord : t.failedWord;
+      return sendHtml(ctx, messageView(view, 409, t.sandboxTitle, t.sandboxConflict(word)));
     }
     const target = sandboxWebhookTarget(ctx);
     // The webhook goes out once the customer's answer is done with (sent, or the browser went away), as a

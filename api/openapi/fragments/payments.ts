@@ -274,9 +274,11 @@ export const paymentPagePaths: Record<string, PathItemObject> = {
       summary: 'Payment page',
       description:
         'The `redirect_url` of payment/initiate and the address providers send the customer back to ' +
-        '(`?return=1`). Forwards (302) to the provider once its session exists; until then a page that reloads ' +
-        'itself. Back from the provider it asks the provider at once and reloads until the payment is ' +
-        'confirmed. A failed payment shows the reason and a Retry button.',
+        '(`?return=1`). For a sandbox payment it is the sandbox’s page itself: the amount with Pay and Fail ' +
+        '(CONTRACT section 7). For another provider it forwards (302) to the provider once its session exists; ' +
+        'until then a page that reloads itself. Back from the provider it asks the provider at once and reloads ' +
+        'until the payment is confirmed. A failed payment shows the reason and a Retry button. Arabic (right to ' +
+        'left) or English, from `?lang=`, a cookie the switch sets, or Accept-Language.',
       operationId: 'hostedPaymentPage',
       security: NO_CREDENTIALS,
       parameters: [
@@ -294,6 +296,29 @@ export const paymentPagePaths: Record<string, PathItemObject> = {
         '302': redirect('To the provider’s payment page.'),
         '404': html('Unknown payment.'),
         '429': RATE_LIMITED,
+      },
+    },
+    post: {
+      tags: ['Embed'],
+      summary: 'Sandbox payment: pay or fail',
+      description:
+        'The sandbox’s Pay/Fail taken on the `redirect_url` itself (CONTRACT section 7): `outcome=paid` or ' +
+        '`failed`. The choice is recorded by the sandbox provider, which then delivers its signed webhook to ' +
+        '`/webhooks/sandbox`; the answer (200) is the payment page confirming, then showing, the outcome. A post ' +
+        'right after payment/initiate waits (a few seconds at most) for the worker to open the sandbox session. ' +
+        'The same choice twice is one decision (one order); the other choice after the first is refused (409).',
+      operationId: 'hostedPaymentSandboxDecide',
+      security: NO_CREDENTIALS,
+      parameters: [pathParam('paymentRef', 'The payment id and its signature, as the platform issued them.')],
+      requestBody: form({ outcome: { type: 'string', enum: ['paid', 'failed'] } }),
+      responses: {
+        '200': html('The payment page: confirming, then paid or failed.'),
+        '404': html('Unknown payment.'),
+        '405': html('Not a sandbox payment.'),
+        '409': html('Already decided the other way, or the payment is closed.'),
+        '422': html('outcome is not paid or failed.'),
+        '429': RATE_LIMITED,
+        '503': html('The sandbox session is still being opened; try again (Retry-After).'),
       },
     },
   },
