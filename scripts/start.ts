@@ -3,7 +3,11 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
+import { ClientInterface, mountedInterfaces } from '../api/mounted';
+import { mountedRouters } from '../api/routes';
 import { Config, ConfigError, loadConfig } from '../shared/config';
+import { createDeps } from '../shared/deps';
+import { createLogger } from '../shared/logger';
 import { box, eachLine, humanize, prefixFor, seconds } from './lib/output';
 import { readProcfile } from './lib/procfile';
 import { provision, Provisioned } from './lib/provision';
@@ -78,6 +82,32 @@ function manifestSummary(manifest: Json): string[] {
       `${count('customers')} customers, ${count('licenses')} licenses`
     );
   });
+}
+
+/** The banner's line per client interface (only those `interfaces` names, in their order). */
+export function interfaceRows(
+  base: string,
+  demo: Pick<DemoStore, 'embedKey' | 'merchantToken' | 'fivemSecret'>,
+  interfaces: readonly ClientInterface[],
+): Array<readonly [string, string]> {
+  const rows: Record<ClientInterface, readonly [string, string]> = {
+    embed: ['Embed API', `${base}/api/embed   (header X-Embed-Key: ${demo.embedKey ?? '-'})`],
+    storefront: ['Storefront API', `${base}/api   (store found from the Host: localhost / 127.0.0.1)`],
+    merchant: ['Merchant API', `${base}/shawarma   (Authorization: Bearer ${demo.merchantToken ?? '-'})`],
+    license: ['License API', `${base}/verify`],
+    fivem: ['FiveM API', `${base}/api/fivem   (header X-FiveM-Secret: ${demo.fivemSecret ?? '-'})`],
+  };
+  return interfaces.map((name) => rows[name]);
+}
+
+/** The client interfaces the web process mounts, from the same router list its app is built from. */
+async function mountedClientInterfaces(env: NodeJS.ProcessEnv): Promise<ClientInterface[]> {
+  const deps = await createDeps(loadConfig(env), { role: 'script', logger: createLogger('silent') });
+  try {
+    return mountedInterfaces(mountedRouters(deps));
+  } finally {
+    await deps.close();
+  }
 }
 
 type Child = ChildProcessByStdio<null, Readable, Readable>;
@@ -175,17 +205,23 @@ class Launcher {
     this.checkpoint();
 
     for (const name of APP_PROCESSES) this.startApp(name, this.command(procfile, name), env);
-    await this.waitHealthy(config.port);
+    // What the banner lists is what web mounts (read while web starts), so it never names a 404.
+    const [interfaces] = await Promise.all([mountedClientInterfaces(env), this.waitHealthy(config.port)]);
     this.checkpoint();
 
     const demo = demoStore(path.join(root, DEMO_FIXTURE), manifest);
     say('');
     say(
-      this.addressBox(config, demo, {
-        user: env.DASHBOARD_USER ?? '',
-        password: env.DASHBOARD_PASSWORD ?? '',
-        generated,
-      }),
+      this.addressBox(
+        config,
+        demo,
+        {
+          user: env.DASHBOARD_USER ?? '',
+          password: env.DASHBOARD_PASSWORD ?? '',
+          generated,
+        },
+        interfaces,
+      ),
     );
     say(`ready in ${seconds(this.startedAt)}. Ctrl-C stops everything.`);
   }
@@ -254,14 +290,11 @@ class Launcher {
     config: Config,
     demo: DemoStore,
     dashboard: { user: string; password: string; generated: boolean },
+    interfaces: readonly ClientInterface[],
   ): string {
     const base = config.publicBaseUrl;
     const rows: Array<readonly [string, string]> = [
-      ['Embed API', `${base}/api/embed   (header X-Embed-Key: ${demo.embedKey ?? '-'})`],
-      ['Storefront API', `${base}/api   (store found from the Host: localhost / 127.0.0.1)`],
-      ['Merchant API', `${base}/shawarma   (Authorization: Bearer ${demo.merchantToken ?? '-'})`],
-      ['License API', `${base}/verify`],
-      ['FiveM API', `${base}/api/fivem   (header X-FiveM-Secret: ${demo.fivemSecret ?? '-'})`],
+      ...interfaceRows(base, demo, interfaces),
       ['', ''],
       ['API docs', `${base}/docs`],
       ['OpenAPI document', `${base}/openapi.json`],

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { MochaSummary, summaryLine } from './mocha-reporter';
+import { checkLockFile } from './lib/lockfile';
 import { findOrInstallChromium, provision, Provisioned } from './lib/provision';
 
 /**
@@ -74,6 +75,9 @@ export async function main(args: string[], startedAt = Date.now()): Promise<numb
   const spec = args.length > 0 ? args : [MOCHA_SPEC];
   let mocha: MochaSummary | undefined;
   let provisioningFailed = false;
+  // A fresh clone's `npm ci` must accept the lock file (no fallback hides it): checked on a copy, in the
+  // background while the services come up, and reported in one line unless it fails.
+  const lockCheck = checkLockFile(root);
   try {
     const provisionStarted = Date.now();
     try {
@@ -104,6 +108,14 @@ export async function main(args: string[], startedAt = Date.now()): Promise<numb
         results.push({ name: 'chromium', ok: false, seconds: (Date.now() - chromiumStarted) / 1000 });
       }
     }
+
+    const lock = await lockCheck;
+    say(
+      lock.ok
+        ? `lockfile: a clean npm ci accepts package-lock.json (npm ci --dry-run, ${lock.seconds.toFixed(1)} s)`
+        : `lockfile: a clean npm ci would fail:\n${lock.problems.map((p) => `  ${p}`).join('\n')}`,
+    );
+    results.push({ name: 'lockfile', ok: lock.ok, seconds: lock.seconds });
 
     if (!interrupted) {
       results.push(
