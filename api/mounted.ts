@@ -1,4 +1,4 @@
-import type Router from '@koa/router';
+import type { Route } from './http/route';
 import { interfaceFor, InterfaceName } from './interfaces';
 
 /** The client-facing interfaces, in the order the start banner and the README list them. */
@@ -6,18 +6,15 @@ export const CLIENT_INTERFACES = ['embed', 'storefront', 'merchant', 'license', 
 export type ClientInterface = (typeof CLIENT_INTERFACES)[number];
 
 /**
- * The client-facing interfaces that have at least one route in `routers` (what `createApp` mounts), so
+ * The client-facing interfaces that have at least one route in `routes` (`allRoutes`: what `createApp` mounts), so
  * the start banner lists what answers and nothing else: an interface appears there the moment its routes
  * are mounted. The Storefront's analytics routes count as the Storefront.
  */
-export function mountedInterfaces(routers: readonly Router[]): ClientInterface[] {
+export function mountedInterfaces(routes: readonly Pick<Route, 'path'>[]): ClientInterface[] {
   const found = new Set<InterfaceName>();
-  for (const router of routers) {
-    for (const layer of router.stack) {
-      if (layer.methods.length === 0) continue; // router.use() middleware, not a route
-      const name = interfaceFor(String(layer.path));
-      found.add(name === 'analytics' ? 'storefront' : name);
-    }
+  for (const route of routes) {
+    const name = interfaceFor(route.path);
+    found.add(name === 'analytics' ? 'storefront' : name);
   }
   return CLIENT_INTERFACES.filter((name) => found.has(name));
 }

@@ -4,10 +4,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { ClientInterface, mountedInterfaces } from '../api/mounted';
-import { mountedRouters } from '../api/routes';
+import { allRoutes } from '../api/routes';
 import { Config, ConfigError, loadConfig } from '../shared/config';
-import { createDeps } from '../shared/deps';
-import { createLogger } from '../shared/logger';
 import { box, eachLine, humanize, prefixFor, seconds } from './lib/output';
 import { readProcfile } from './lib/procfile';
 import { provision, Provisioned } from './lib/provision';
@@ -98,16 +96,6 @@ export function interfaceRows(
     fivem: ['FiveM API', `${base}/api/fivem   (header X-FiveM-Secret: ${demo.fivemSecret ?? '-'})`],
   };
   return interfaces.map((name) => rows[name]);
-}
-
-/** The client interfaces the web process mounts, from the same router list its app is built from. */
-async function mountedClientInterfaces(env: NodeJS.ProcessEnv): Promise<ClientInterface[]> {
-  const deps = await createDeps(loadConfig(env), { role: 'script', logger: createLogger('silent') });
-  try {
-    return mountedInterfaces(mountedRouters(deps));
-  } finally {
-    await deps.close();
-  }
 }
 
 type Child = ChildProcessByStdio<null, Readable, Readable>;
@@ -205,8 +193,9 @@ class Launcher {
     this.checkpoint();
 
     for (const name of APP_PROCESSES) this.startApp(name, this.command(procfile, name), env);
-    // What the banner lists is what web mounts (read while web starts), so it never names a 404.
-    const [interfaces] = await Promise.all([mountedClientInterfaces(env), this.waitHealthy(config.port)]);
+    // The banner lists what web mounts (the same route list), so it never names an interface that is a 404.
+    await this.waitHealthy(config.port);
+    const interfaces = mountedInterfaces(allRoutes(config));
     this.checkpoint();
 
     const demo = demoStore(path.join(root, DEMO_FIXTURE), manifest);

@@ -82,7 +82,7 @@ describe('buyer pages in a browser', function () {
         // One radio per method, with its Arabic name and a mark; not a row of identical buttons.
         const methods = page.locator('input[name="payment_method"]');
         expect(
-          await methods.evaluateAll((inputs) => inputs.map((i) => (i as HTMLInputElement).value)),
+          await methods.evaluateAll((inputs) => inputs.map((i) => (i as unknown as { value: string }).value)),
         ).to.deep.equal(['card', 'mada', 'stcpay', 'applepay']);
         expect(await page.locator('label.method svg.mark').count()).to.equal(4);
         await page.getByLabel('مدى').check();
