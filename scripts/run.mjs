@@ -56,10 +56,12 @@ function ensureDependencies() {
     say(`deps: installed in ${ci.seconds} s`);
     return true;
   }
-  say('deps: npm ci failed; trying npm install');
-  const install = npm(['install', '--no-audit', '--no-fund']);
-  if (install.ok) say(`deps: installed in ${install.seconds} s`);
-  return install.ok;
+  // No fallback to `npm install`: it would rewrite the lock file and hide that the one in the repository
+  // cannot be installed as it is, which is exactly what CI and every other clone would then hit.
+  say('deps: npm ci failed (see the npm output above); nothing else was tried.');
+  say('deps: when npm says package.json and package-lock.json are out of sync, run `npm install` once,');
+  say('deps: review and commit the updated package-lock.json, then start again.');
+  return false;
 }
 
 /**

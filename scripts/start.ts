@@ -3,6 +3,8 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
+import { ClientInterface, mountedInterfaces } from '../api/mounted';
+import { allRoutes } from '../api/routes';
 import { Config, ConfigError, loadConfig } from '../shared/config';
 import { box, eachLine, humanize, prefixFor, seconds } from './lib/output';
 import { readProcfile } from './lib/procfile';
@@ -78,6 +80,22 @@ function manifestSummary(manifest: Json): string[] {
       `${count('customers')} customers, ${count('licenses')} licenses`
     );
   });
+}
+
+/** The banner's line per client interface (only those `interfaces` names, in their order). */
+export function interfaceRows(
+  base: string,
+  demo: Pick<DemoStore, 'embedKey' | 'merchantToken' | 'fivemSecret'>,
+  interfaces: readonly ClientInterface[],
+): Array<readonly [string, string]> {
+  const rows: Record<ClientInterface, readonly [string, string]> = {
+    embed: ['Embed API', `${base}/api/embed   (header X-Embed-Key: ${demo.embedKey ?? '-'})`],
+    storefront: ['Storefront API', `${base}/api   (store found from the Host: localhost / 127.0.0.1)`],
+    merchant: ['Merchant API', `${base}/shawarma   (Authorization: Bearer ${demo.merchantToken ?? '-'})`],
+    license: ['License API', `${base}/verify`],
+    fivem: ['FiveM API', `${base}/api/fivem   (header X-FiveM-Secret: ${demo.fivemSecret ?? '-'})`],
+  };
+  return interfaces.map((name) => rows[name]);
 }
 
 type Child = ChildProcessByStdio<null, Readable, Readable>;
@@ -175,17 +193,24 @@ class Launcher {
     this.checkpoint();
 
     for (const name of APP_PROCESSES) this.startApp(name, this.command(procfile, name), env);
+    // The banner lists what web mounts (the same route list), so it never names an interface that is a 404.
     await this.waitHealthy(config.port);
+    const interfaces = mountedInterfaces(allRoutes(config));
     this.checkpoint();
 
     const demo = demoStore(path.join(root, DEMO_FIXTURE), manifest);
     say('');
     say(
-      this.addressBox(config, demo, {
-        user: env.DASHBOARD_USER ?? '',
-        password: env.DASHBOARD_PASSWORD ?? '',
-        generated,
-      }),
+      this.addressBox(
+        config,
+        demo,
+        {
+          user: env.DASHBOARD_USER ?? '',
+          password: env.DASHBOARD_PASSWORD ?? '',
+          generated,
+        },
+        interfaces,
+      ),
     );
     say(`ready in ${seconds(this.startedAt)}. Ctrl-C stops everything.`);
   }
@@ -254,14 +279,11 @@ class Launcher {
     config: Config,
     demo: DemoStore,
     dashboard: { user: string; password: string; generated: boolean },
+    interfaces: readonly ClientInterface[],
   ): string {
     const base = config.publicBaseUrl;
     const rows: Array<readonly [string, string]> = [
-      ['Embed API', `${base}/api/embed   (header X-Embed-Key: ${demo.embedKey ?? '-'})`],
-      ['Storefront API', `${base}/api   (store found from the Host: localhost / 127.0.0.1)`],
-      ['Merchant API', `${base}/shawarma   (Authorization: Bearer ${demo.merchantToken ?? '-'})`],
-      ['License API', `${base}/verify`],
-      ['FiveM API', `${base}/api/fivem   (header X-FiveM-Secret: ${demo.fivemSecret ?? '-'})`],
+      ...interfaceRows(base, demo, interfaces),
       ['', ''],
       ['API docs', `${base}/docs`],
       ['OpenAPI document', `${base}/openapi.json`],

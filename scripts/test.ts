@@ -3,10 +3,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { MochaSummary, summaryLine } from './mocha-reporter';
-import { provision, Provisioned } from './lib/provision';
+import { checkLockFile } from './lib/lockfile';
+import { findOrInstallChromium, provision, Provisioned } from './lib/provision';
 
 /**
- * `npm test`: provide Postgres and Redis, then ESLint + Prettier, the typecheck and the whole mocha suite.
+ * `npm test`: provide Postgres and Redis (and the Chromium of the browser tests), then ESLint + Prettier, the typecheck and the whole mocha suite.
  * Every check runs even when an earlier one failed, so one run shows everything that is wrong. The last
  * line is always `N passed, N failed`: the tests' counts, plus one failure per failed check (lint,
  * typecheck) or a suite that could not run, so a broken run never reads as "no tests".
@@ -74,6 +75,9 @@ export async function main(args: string[], startedAt = Date.now()): Promise<numb
   const spec = args.length > 0 ? args : [MOCHA_SPEC];
   let mocha: MochaSummary | undefined;
   let provisioningFailed = false;
+  // A fresh clone's `npm ci` must accept the lock file (no fallback hides it): checked on a copy, in the
+  // background while the services come up, and reported in one line unless it fails.
+  const lockCheck = checkLockFile(root);
   try {
     const provisionStarted = Date.now();
     try {
@@ -89,6 +93,29 @@ export async function main(args: string[], startedAt = Date.now()): Promise<numb
       say(`services: ${(err as Error).message}`);
       results.push({ name: 'services', ok: false, seconds: (Date.now() - provisionStarted) / 1000 });
     }
+
+    // The browser tests drive Debian's chromium through playwright-core; install it when missing. A failure
+    // here fails the run (those tests cannot pass) but every other check still runs.
+    let chromiumPath: string | undefined;
+    if (!interrupted) {
+      const chromiumStarted = Date.now();
+      try {
+        chromiumPath = await findOrInstallChromium(process.env, say);
+        say(`chromium: ${chromiumPath}`);
+        results.push({ name: 'chromium', ok: true, seconds: (Date.now() - chromiumStarted) / 1000 });
+      } catch (err) {
+        say(`chromium: ${(err as Error).message}`);
+        results.push({ name: 'chromium', ok: false, seconds: (Date.now() - chromiumStarted) / 1000 });
+      }
+    }
+
+    const lock = await lockCheck;
+    say(
+      lock.ok
+        ? `lockfile: a clean npm ci accepts package-lock.json (npm ci --dry-run, ${lock.seconds.toFixed(1)} s)`
+        : `lockfile: a clean npm ci would fail:\n${lock.problems.map((p) => `  ${p}`).join('\n')}`,
+    );
+    results.push({ name: 'lockfile', ok: lock.ok, seconds: lock.seconds });
 
     if (!interrupted) {
       results.push(
@@ -115,6 +142,7 @@ export async function main(args: string[], startedAt = Date.now()): Promise<numb
         DATABASE_URL: services.postgresServerUrl,
         REDIS_URL: services.redisUrl,
         MOCHA_SUMMARY_FILE: summaryFile,
+        ...(chromiumPath ? { CHROMIUM_PATH: chromiumPath } : {}),
       };
       const result = await check(
         'mocha',

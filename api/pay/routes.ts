@@ -1,21 +1,28 @@
 import Joi from 'joi';
+import type { Deps } from '../../shared/deps';
+import { SandboxGateway } from '../../shared/providers/sandbox';
 import {
   checkoutPage,
+  chooseSandboxOutcome,
   paymentPage,
   retryPayment,
   startFromCheckoutPage,
 } from '../../shared/services/payments';
-import type { AppContext } from '../context';
+import type { AppContext, AppMiddleware } from '../context';
 import { paymentStatusGuards } from '../guards';
 import { defineRoute, RouteDefinition } from '../http/route';
 import { htmlResponse, redirectResponse } from '../openapi/components';
+import { sandboxWebhookTarget } from '../sandbox/webhook-target';
 import { sendHtml } from './html';
-import { checkoutPageView, pageActionView, paymentPageView } from './views';
+import { LOCALES, pickLocale, STRINGS } from './i18n';
+import { checkoutPageView, messageView, pageActionView, paymentPageView, View } from './views';
 
 /**
  * The platform's hosted payment pages. /pay/{checkout_url} is the `payment_url` of a checkout (choose a
  * method); /pay/payments/{ref} is one payment's page: the `redirect_url` of payment/initiate and the
- * address providers send the customer back to. Public, under the per-IP limit of payment status polling.
+ * address providers send the customer back to; for a sandbox payment it is also the sandbox's Pay/Fail page,
+ * GET and POST (CONTRACT section 7). Public, under the per-IP limit of payment status polling. Every page
+ * speaks Arabic (right to left) or English: `?lang=`, then the cookie the switch sets, then Accept-Language.
  * Path parameters are taken as sent: the services treat unknown values as not found (a 404 page).
  */
 
@@ -24,6 +31,30 @@ export function formField(ctx: AppContext, name: string): string {
   const value = body && typeof body === 'object' ? (body as Record<string, unknown>)[name] : undefined;
   return typeof value === 'string' ? value.trim() : '';
 }
+
+/** The page's language (query, cookie, Accept-Language), the switch's address and the page's own path. */
+export function viewOf(ctx: AppContext): View {
+  const locale = pickLocale(ctx);
+  const query = new URLSearchParams(ctx.querystring);
+  query.set('lang', LOCALES.find((l) => l !== locale) ?? 'en');
+  return { locale, switchHref: `${ctx.path}?${query.toString()}`, path: ctx.path };
+}
+
+/** The sandbox gateway, built once per app, handed to the Pay/Fail handler through ctx.state. */
+function withSandboxGateway(deps: Deps): AppMiddleware[] {
+  const gateway = new SandboxGateway(deps.knex, deps.appSecret, deps.logger);
+  return [
+    ...paymentStatusGuards(deps),
+    async (ctx, next) => {
+      ctx.state.sandbox = gateway;
+      await next();
+    },
+  ];
+}
+
+const langQuery = {
+  lang: Joi.string().valid('ar', 'en').description('The page language (the switch); remembered in a cookie.'),
+};
 
 const checkoutUrlParam = Joi.object<{ checkoutUrl: string }, true>({
   checkoutUrl: Joi.string().max(200).required().description('The checkout_url.'),
@@ -48,14 +79,16 @@ export const payRoutes = [
     summary: 'Payment page',
     description:
       'The `redirect_url` of payment/initiate and the address providers send the customer back to ' +
-      '(`?return=1`). Forwards (302) to the provider once its session exists; until then a page that reloads ' +
-      'itself. Back from the provider it asks the provider at once and reloads until the payment is ' +
-      'confirmed. A failed payment shows the reason and a Retry button.',
+      '(`?return=1`). For a sandbox payment it is the sandbox’s page itself: the amount with Pay and Fail ' +
+      '(CONTRACT section 7). For another provider it forwards (302) to the provider once its session exists; ' +
+      'until then a page that reloads itself. Back from the provider it asks the provider at once and reloads ' +
+      'until the payment is confirmed. A failed payment shows the reason and a Retry button.',
     guards: paymentStatusGuards,
     request: {
       params: paymentRefParam,
-      query: Joi.object<{ return?: string }, true>({
+      query: Joi.object<{ return?: string; lang?: string }, true>({
         return: Joi.string().max(10).description('1 when the provider sends the customer back.'),
+        ...langQuery,
       }),
     },
     responses: {
@@ -66,7 +99,69 @@ export const payRoutes = [
     },
     handler: async (ctx, { params, query }) => {
       const page = await paymentPage(ctx.deps, params.paymentRef, { returning: query.return === '1' });
-      sendHtml(ctx, paymentPageView(page, `${ctx.path}/retry`));
+      sendHtml(ctx, paymentPageView(page, viewOf(ctx)));
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/pay/payments/{paymentRef}',
+    interface: 'platform',
+    operationId: 'hostedPaymentSandboxDecide',
+    summary: 'Sandbox payment: pay or fail',
+    description:
+      'The sandbox’s Pay/Fail taken on the `redirect_url` itself (CONTRACT section 7): form field ' +
+      '`outcome=paid` or `failed`. The choice is recorded by the sandbox provider, which then delivers its ' +
+      'signed webhook to `/webhooks/sandbox`; the answer (200) is the payment page confirming, then showing, ' +
+      'the outcome. A post right after payment/initiate waits (a few seconds at most) for the worker to open ' +
+      'the sandbox session. The same choice twice is one decision (one order); the other choice after the ' +
+      'first is refused (409).',
+    guards: withSandboxGateway,
+    request: { params: paymentRefParam },
+    responses: {
+      ...limited,
+      200: htmlResponse('The payment page: confirming, then paid or failed.'),
+      404: htmlResponse('Unknown payment.'),
+      405: htmlResponse('Not a sandbox payment.'),
+      409: htmlResponse('Already decided the other way, or the payment is closed.'),
+      422: htmlResponse('outcome is not paid or failed.'),
+      503: htmlResponse('The sandbox session is still being opened; try again (Retry-After).'),
+    },
+    handler: async (ctx, { params }) => {
+      const view = viewOf(ctx);
+      const t = STRINGS[view.locale];
+      const outcome = formField(ctx, 'outcome');
+      if (outcome !== 'paid' && outcome !== 'failed') {
+        return sendHtml(ctx, messageView(view, 422, t.sandboxTitle, t.sandboxBadOutcome));
+      }
+      const gateway = ctx.state.sandbox as SandboxGateway;
+      const choice = await chooseSandboxOutcome(
+        { knex: ctx.deps.knex, appSecret: ctx.deps.appSecret, gateway },
+        params.paymentRef,
+        outcome,
+      );
+      switch (choice.kind) {
+        case 'not_found':
+          return sendHtml(ctx, paymentPageView({ kind: 'not_found' }, view));
+        case 'not_sandbox':
+          ctx.set('Allow', 'GET');
+          return sendHtml(ctx, messageView(view, 405, t.sandboxTitle, t.sandboxNotSandbox));
+        case 'preparing':
+          ctx.set('Retry-After', '2');
+          return sendHtml(ctx, messageView(view, 503, t.sandboxTitle, t.sandboxPreparing));
+        case 'not_open':
+          return sendHtml(ctx, messageView(view, 409, t.sandboxTitle, t.sandboxClosed));
+        case 'conflict': {
+          const word = choice.decided === 'paid' ? t.paidWord : t.failedWord;
+          return sendHtml(ctx, messageView(view, 409, t.sandboxTitle, t.sandboxConflict(word)));
+        }
+        case 'decided': {
+          const target = sandboxWebhookTarget(ctx);
+          // As a provider would: the webhook goes out once the customer's answer is done with.
+          ctx.res.once('close', () => gateway.deliverInBackground(choice.event, target));
+          const page = await paymentPage(ctx.deps, params.paymentRef, { returning: true });
+          return sendHtml(ctx, paymentPageView(page, view));
+        }
+      }
     },
   }),
   defineRoute({
@@ -85,7 +180,7 @@ export const payRoutes = [
       404: htmlResponse('Unknown payment or expired checkout.'),
     },
     handler: async (ctx, { params }) =>
-      sendHtml(ctx, pageActionView(await retryPayment(ctx.deps, params.paymentRef))),
+      sendHtml(ctx, pageActionView(await retryPayment(ctx.deps, params.paymentRef), viewOf(ctx))),
   }),
   defineRoute({
     method: 'get',
@@ -94,11 +189,15 @@ export const payRoutes = [
     operationId: 'hostedCheckoutPage',
     summary: 'Hosted payment page of a checkout',
     description:
-      'The `payment_url` of a checkout: the amount and a button per payment method available for it. ' +
+      'The `payment_url` of a checkout: the amount and one form with a radio per payment method available ' +
+      'for it (its localized name and mark) and one Pay button. ' +
       'Once the checkout has an order it shows the order (paid, or waiting for a manual payment). 404 page ' +
       'for an unknown or expired checkout.',
     guards: paymentStatusGuards,
-    request: { params: checkoutUrlParam },
+    request: {
+      params: checkoutUrlParam,
+      query: Joi.object<{ lang?: string }, true>(langQuery),
+    },
     responses: {
       ...limited,
       200: htmlResponse('The page.'),
@@ -106,7 +205,7 @@ export const payRoutes = [
     },
     handler: async (ctx, { params }) => {
       const page = await checkoutPage(ctx.deps, params.checkoutUrl);
-      sendHtml(ctx, checkoutPageView(page, ctx.path));
+      sendHtml(ctx, checkoutPageView(page, viewOf(ctx)));
     },
   }),
   defineRoute({
@@ -135,7 +234,7 @@ export const payRoutes = [
         params.checkoutUrl,
         formField(ctx, 'payment_method'),
       );
-      sendHtml(ctx, pageActionView(action));
+      sendHtml(ctx, pageActionView(action, viewOf(ctx)));
     },
   }),
 ];

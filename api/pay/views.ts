@@ -1,132 +1,232 @@
-import { formatDisplay } from '../../shared/money';
 import type {
   CheckoutPage,
+  Delivery,
   ManualInstructions,
   PageAction,
   PaymentPage,
   Summary,
 } from '../../shared/services/payments';
+import { PAYMENT_METHOD_NAMES } from '../../shared/services/checkout/payment-methods';
+import type { PaymentMethodId } from '../../db/models';
 import { escapeHtml, HtmlAnswer, layout } from './html';
+import { formatAmount, Locale, Strings, STRINGS } from './i18n';
+import { methodMark } from './marks';
 
 /** How often a waiting page reloads itself (the payment status clients poll every 2 to 3 s as well). */
 const REFRESH_SECONDS = 2;
 
-function summary(s: Summary): string {
-  return `<p class="muted">${escapeHtml(s.storeName)}</p>
-<h1>${escapeHtml(s.productName)}${s.quantity > 1 ? ` &times; ${s.quantity}` : ''}</h1>
-<p class="amount">${escapeHtml(formatDisplay(s.amountMinor, s.currency))}</p>`;
+/** What every view needs from the request: the language, the switch's address, this page's address. */
+export interface View {
+  locale: Locale;
+  switchHref: string;
+  /** This page's path, without a query: where its forms post. */
+  path: string;
 }
 
-function notFound(): HtmlAnswer {
+const strings = (view: View): Strings => STRINGS[view.locale];
+
+/** The services' messages to the buyer are English; the ones a buyer meets most read in Arabic too. */
+const ARABIC_MESSAGES: Readonly<Record<string, string>> = {
+  'The payment was not completed.': 'لم تكتمل عملية الدفع.',
+  'The payment was declined (sandbox)': 'تم رفض الدفعة (تجريبي).',
+  'This payment session has expired.': 'انتهت صلاحية جلسة الدفع هذه.',
+  'The payment provider refused to start this payment.': 'رفض مزوّد الدفع بدء هذه العملية.',
+  'The payment provider could not be reached.': 'تعذّر الوصول إلى مزوّد الدفع.',
+  'Invalid payment method': 'طريقة دفع غير صالحة',
+  'Order already created for this checkout': 'تم إنشاء طلب لهذه العملية مسبقاً',
+};
+
+function localizedMessage(message: string, locale: Locale): string {
+  return locale === 'ar' ? (ARABIC_MESSAGES[message] ?? message) : message;
+}
+
+export function methodLabel(method: PaymentMethodId, locale: Locale): string {
+  const names = PAYMENT_METHOD_NAMES[method];
+  return locale === 'ar' ? names.name_ar : names.name_en;
+}
+
+function page(
+  view: View,
+  title: string,
+  body: string,
+  extra: { refresh?: boolean; refreshUrl?: string } = {},
+): string {
+  return layout(title, body, {
+    locale: view.locale,
+    switchHref: view.switchHref,
+    ...(extra.refresh ? { refreshSeconds: REFRESH_SECONDS, refreshUrl: extra.refreshUrl } : {}),
+  });
+}
+
+function summary(s: Summary, view: View): string {
+  return `<p class="muted"><bdi>${escapeHtml(s.storeName)}</bdi></p>
+<h1><bdi>${escapeHtml(s.productName)}</bdi>${s.quantity > 1 ? ` &times; ${s.quantity}` : ''}</h1>
+<p class="amount">${escapeHtml(formatAmount(s.amountMinor, s.currency, view.locale))}</p>`;
+}
+
+function notFound(view: View): HtmlAnswer {
+  const t = strings(view);
   return {
     status: 404,
-    html: layout(
-      'Checkout not found',
-      '<h1>Checkout not found</h1><p class="muted">This payment link has expired or does not exist. Please start the purchase again.</p>',
+    html: page(
+      view,
+      t.checkoutNotFound,
+      `<h1>${escapeHtml(t.checkoutNotFound)}</h1><p class="muted">${escapeHtml(t.checkoutNotFoundText)}</p>`,
     ),
   };
 }
 
-function instructions(i: ManualInstructions): string {
-  const amount = escapeHtml(formatDisplay(i.amountMinor, i.currency));
+function instructions(i: ManualInstructions, view: View): string {
+  const t = strings(view);
+  const amount = formatAmount(i.amountMinor, i.currency, view.locale);
   if (i.kind === 'bank_transfer') {
     const d = i.details;
-    return `<p>Transfer <strong>${amount}</strong> to:</p>
-<dl><dt>Bank</dt><dd>${escapeHtml(d.bank_name)}</dd><dt>Account name</dt><dd>${escapeHtml(d.account_name)}</dd>
-<dt>Account number</dt><dd>${escapeHtml(d.account_number)}</dd><dt>IBAN</dt><dd>${escapeHtml(d.iban)}</dd></dl>
-<p class="muted">Your order is confirmed once the store has received the transfer.</p>`;
+    return `<p>${escapeHtml(t.transferTo(amount))}</p>
+<dl><dt>${escapeHtml(t.bank)}</dt><dd><bdi>${escapeHtml(d.bank_name)}</bdi></dd><dt>${escapeHtml(t.accountName)}</dt><dd><bdi>${escapeHtml(d.account_name)}</bdi></dd>
+<dt>${escapeHtml(t.accountNumber)}</dt><dd class="ltr" dir="ltr">${escapeHtml(d.account_number)}</dd><dt>${escapeHtml(t.iban)}</dt><dd class="ltr" dir="ltr">${escapeHtml(d.iban)}</dd></dl>
+<p class="muted">${escapeHtml(t.confirmedOnTransfer)}</p>`;
   }
   const link = i.link
-    ? `<a class="button" href="${escapeHtml(i.link)}" rel="noreferrer">Pay with PayPal</a>`
+    ? `<a class="button" href="${escapeHtml(i.link)}" rel="noreferrer">${escapeHtml(t.payWithPaypal)}</a>`
     : '';
-  const email = i.email
-    ? `<p>Send <strong>${amount}</strong> by PayPal to <strong>${escapeHtml(i.email)}</strong>.</p>`
-    : '';
-  return `${email}${link}<p class="muted">Your order is confirmed once the store has received the payment.</p>`;
+  const email = i.email ? `<p>${escapeHtml(t.sendByPaypal(amount, i.email))}</p>` : '';
+  return `${email}${link}<p class="muted">${escapeHtml(t.confirmedOnPayment)}</p>`;
 }
 
-export function checkoutPageView(page: CheckoutPage, formAction: string): HtmlAnswer {
-  switch (page.kind) {
+/** What was bought, the order number, and how and where the goods arrive. */
+function successPage(view: View, s: Summary, orderId: number | null, delivery: Delivery): HtmlAnswer {
+  const t = strings(view);
+  const phone = `\u2066${delivery.phoneMasked}\u2069`;
+  const lines: string[] = [];
+  if (delivery.keys) lines.push(t.keysBy(phone));
+  if (delivery.license) lines.push(t.licenseBy(phone));
+  if (delivery.inGame) lines.push(t.inGame(delivery.inGame.player));
+  if (delivery.service) lines.push(t.service);
+  if (delivery.subscription) lines.push(t.subscription);
+  if (lines.length === 0) lines.push(t.confirmationBy(phone));
+  const order =
+    orderId !== null
+      ? `<p>${escapeHtml(t.orderNumber)}: <span class="order" data-order-id="${orderId}">#${orderId}</span></p>`
+      : '';
+  const body = `<p class="muted"><bdi>${escapeHtml(s.storeName)}</bdi></p>
+<h1 class="ok">${escapeHtml(t.paidTitle)}</h1>
+${order}
+<h2>${escapeHtml(t.youBought)}</h2>
+<p><bdi>${escapeHtml(s.productName)}</bdi>${s.quantity > 1 ? ` &times; ${s.quantity}` : ''} &middot; <span class="ltr">${escapeHtml(formatAmount(s.amountMinor, s.currency, view.locale))}</span></p>
+<h2>${escapeHtml(t.deliveryTitle)}</h2>
+${lines.map((l) => `<p>${escapeHtml(l)}</p>`).join('\n')}
+<p class="muted">${escapeHtml(t.keepNumber)}</p>`;
+  return { status: 200, html: page(view, t.paidTitle, body) };
+}
+
+export function checkoutPageView(result: CheckoutPage, view: View): HtmlAnswer {
+  const t = strings(view);
+  switch (result.kind) {
     case 'not_found':
-      return notFound();
+      return notFound(view);
     case 'paid':
-      return {
-        status: 200,
-        html: layout(
-          'Payment received',
-          `${summary(page.summary)}<p>Payment received. Your order number is <strong>#${page.orderId}</strong>.</p>`,
-        ),
-      };
+      return successPage(view, result.summary, result.orderId, result.delivery);
     case 'under_review':
       return {
         status: 200,
-        html: layout(
-          'Waiting for your payment',
-          `${summary(page.summary)}<p>Order <strong>#${page.orderId}</strong> is waiting for your payment.</p>${page.instructions ? instructions(page.instructions) : ''}`,
+        html: page(
+          view,
+          t.waitingReviewTitle,
+          `${summary(result.summary, view)}<p>${escapeHtml(t.waitingReview(result.orderId))}</p>${result.instructions ? instructions(result.instructions, view) : ''}`,
         ),
       };
     case 'choose': {
-      const buttons = page.methods
+      if (result.methods.length === 0) {
+        return {
+          status: 200,
+          html: page(
+            view,
+            t.chooseTitle,
+            `${summary(result.summary, view)}<p class="error">${escapeHtml(t.noMethod)}</p>`,
+          ),
+        };
+      }
+      // One form, one radio per method (mark and localized name), one Pay button: works without JavaScript.
+      const options = result.methods
         .map(
-          (m) => `<form method="post" action="${escapeHtml(formAction)}">
-<input type="hidden" name="payment_method" value="${escapeHtml(m.id)}"><button type="submit">Pay with ${escapeHtml(m.name)}</button></form>`,
+          (m, i) =>
+            `<label class="method"><input type="radio" name="payment_method" value="${escapeHtml(m.id)}"${i === 0 ? ' checked' : ''} required>${methodMark(m.id)}<span>${escapeHtml(methodLabel(m.id, view.locale))}</span></label>`,
         )
         .join('\n');
-      const body =
-        page.methods.length > 0
-          ? buttons
-          : '<p class="error">No payment method is available for this order.</p>';
-      return { status: 200, html: layout('Choose how to pay', `${summary(page.summary)}${body}`) };
+      const amount = formatAmount(result.summary.amountMinor, result.summary.currency, view.locale);
+      const body = `${summary(result.summary, view)}
+<form method="post" action="${escapeHtml(view.path)}">
+<fieldset><legend>${escapeHtml(t.payMethod)}</legend>
+${options}
+</fieldset>
+<button type="submit">${escapeHtml(t.payButton(amount))}</button>
+</form>`;
+      return { status: 200, html: page(view, t.chooseTitle, body) };
     }
   }
 }
 
-export function paymentPageView(page: PaymentPage, retryAction: string): HtmlAnswer {
-  switch (page.kind) {
+/** The sandbox provider's Pay and Fail, posting `outcome` to `action` (CONTRACT section 7). */
+export function sandboxButtons(view: View, action: string): string {
+  const t = strings(view);
+  return `<p class="muted">${escapeHtml(t.sandboxNote)}</p>
+<form method="post" action="${escapeHtml(action)}"><input type="hidden" name="outcome" value="paid"><button type="submit">${escapeHtml(t.sandboxPay)}</button></form>
+<form method="post" action="${escapeHtml(action)}"><input type="hidden" name="outcome" value="failed"><button type="submit" class="danger">${escapeHtml(t.sandboxFail)}</button></form>`;
+}
+
+export function paymentPageView(result: PaymentPage, view: View): HtmlAnswer {
+  const t = strings(view);
+  switch (result.kind) {
     case 'not_found':
-      return notFound();
+      return notFound(view);
     case 'forward':
-      return { status: 302, location: page.url };
+      return { status: 302, location: result.url };
+    case 'sandbox':
+      return {
+        status: 200,
+        html: page(
+          view,
+          t.sandboxTitle,
+          `${summary(result.summary, view)}${sandboxButtons(view, view.path)}`,
+        ),
+      };
     case 'waiting': {
-      const text =
-        page.reason === 'creating'
-          ? 'Preparing your payment&hellip; you will be taken to the payment page in a moment.'
-          : 'Confirming your payment&hellip; this page updates by itself.';
-      const resume = page.continueUrl
-        ? `<a class="button secondary" href="${escapeHtml(page.continueUrl)}" rel="noreferrer">Back to the payment page</a>`
+      const text = result.reason === 'creating' ? t.creating : t.confirming;
+      const resume = result.continueUrl
+        ? `<a class="button secondary" href="${escapeHtml(result.continueUrl)}" rel="noreferrer">${escapeHtml(t.backToProvider)}</a>`
         : '';
       return {
         status: 200,
-        html: layout('Payment in progress', `${summary(page.summary)}<p>${text}</p>${resume}`, {
-          refreshSeconds: REFRESH_SECONDS,
-        }),
+        html: page(
+          view,
+          t.inProgressTitle,
+          `${summary(result.summary, view)}<p>${escapeHtml(text)}</p>${resume}`,
+          // Confirming reloads as a return from the provider (which asks it again); creating reloads as is.
+          { refresh: true, refreshUrl: result.reason === 'confirming' ? `${view.path}?return=1` : undefined },
+        ),
       };
     }
     case 'paid':
-      return {
-        status: 200,
-        html: layout(
-          'Payment received',
-          `${summary(page.summary)}<p>Payment received.${page.orderId ? ` Your order number is <strong>#${page.orderId}</strong>.` : ''}</p>`,
-        ),
-      };
+      return successPage(view, result.summary, result.orderId, result.delivery);
     case 'closed':
       return {
         status: 200,
-        html: layout(
-          'Order placed',
-          `${summary(page.summary)}<p>Order <strong>#${page.orderId}</strong> was already placed for this checkout.</p>`,
+        html: page(
+          view,
+          t.placedTitle,
+          `${summary(result.summary, view)}<p>${escapeHtml(t.alreadyPlaced(result.orderId))}</p>`,
         ),
       };
     case 'failed': {
-      const retry = page.retryable
-        ? `<form method="post" action="${escapeHtml(retryAction)}"><button type="submit">Retry with ${escapeHtml(page.method)}</button></form>`
-        : '<p class="muted">This checkout can no longer be paid. Please start the purchase again.</p>';
+      const retry = result.retryable
+        ? `<form method="post" action="${escapeHtml(`${view.path}/retry`)}"><button type="submit">${escapeHtml(t.retryWith(methodLabel(result.methodId, view.locale)))}</button></form>`
+        : `<p class="muted">${escapeHtml(t.noLongerPayable)}</p>`;
       return {
         status: 200,
-        html: layout(
-          'Payment not completed',
-          `${summary(page.summary)}<p class="error">${escapeHtml(page.message)}</p>${retry}`,
+        html: page(
+          view,
+          t.notCompletedTitle,
+          `${summary(result.summary, view)}<p class="error">${escapeHtml(localizedMessage(result.message, view.locale))}</p>${retry}`,
         ),
       };
     }
@@ -134,25 +234,36 @@ export function paymentPageView(page: PaymentPage, retryAction: string): HtmlAns
 }
 
 /** The answer to a form post: 303 to where the payment goes on, manual instructions, or an error page. */
-export function pageActionView(action: PageAction): HtmlAnswer {
+export function pageActionView(action: PageAction, view: View): HtmlAnswer {
+  const t = strings(view);
   switch (action.kind) {
     case 'redirect':
       return { status: 303, location: action.url };
     case 'manual':
       return {
         status: 200,
-        html: layout(
-          'Complete your payment',
-          `${summary(action.summary)}<p>Order <strong>#${action.orderId}</strong> is waiting for your payment.</p>${instructions(action.instructions)}`,
+        html: page(
+          view,
+          t.completeTitle,
+          `${summary(action.summary, view)}<p>${escapeHtml(t.waitingReview(action.orderId))}</p>${instructions(action.instructions, view)}`,
         ),
       };
     case 'error':
       return {
         status: action.status,
-        html: layout(
-          'Payment not started',
-          `<h1>Payment not started</h1><p class="error">${escapeHtml(action.message)}</p>`,
+        html: page(
+          view,
+          t.notStartedTitle,
+          `<h1>${escapeHtml(t.notStartedTitle)}</h1><p class="error">${escapeHtml(localizedMessage(action.message, view.locale))}</p>`,
         ),
       };
   }
+}
+
+/** A short page with a title and one message (sandbox refusals). */
+export function messageView(view: View, status: number, title: string, message: string): HtmlAnswer {
+  return {
+    status,
+    html: page(view, title, `<h1>${escapeHtml(title)}</h1><p class="error">${escapeHtml(message)}</p>`),
+  };
 }

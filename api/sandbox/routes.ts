@@ -6,23 +6,13 @@ import { paymentStatusGuards } from '../guards';
 import { defineRoute } from '../http/route';
 import { htmlResponse, redirectResponse } from '../openapi/components';
 import { sendHtml } from '../pay/html';
-import { formField } from '../pay/routes';
-import { sandboxPageView, sandboxRefusedView } from './views';
+import { STRINGS } from '../pay/i18n';
+import { formField, viewOf } from '../pay/routes';
+import { messageView } from '../pay/views';
+import { sandboxPageView } from './views';
+import { sandboxWebhookTarget } from './webhook-target';
 
-/**
- * Where the sandbox delivers webhooks. SANDBOX_WEBHOOK_URL when set; otherwise this web process itself, at
- * the address and port the request arrived on. Posting to PUBLIC_BASE_URL instead would fail wherever that
- * name does not reach the app from inside (tests: http://localhost:3999 with the server on another port;
- * behind a proxy without hairpin routing), while the socket's own address always does.
- */
-export function sandboxWebhookTarget(ctx: AppContext): string {
-  const configured = ctx.deps.config.payments.sandboxWebhookUrl;
-  if (configured) return configured;
-  const socket = ctx.req.socket;
-  const raw = (socket.localAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
-  const host = raw.includes(':') ? `[${raw}]` : raw;
-  return `http://${host}:${socket.localPort ?? ctx.deps.config.port}/webhooks/sandbox`;
-}
+export { sandboxWebhookTarget };
 
 /** The gateway is built once per app and handed to the handlers through ctx.state. */
 function withGateway(deps: Deps): AppMiddleware[] {
@@ -62,7 +52,7 @@ export const sandboxRoutes = [
     responses: { 200: htmlResponse('The page.'), 404: htmlResponse('Unknown sandbox payment.') },
     handler: async (ctx, { params: p }) => {
       const payment = await gatewayOf(ctx).find(p.sandboxPaymentId);
-      sendHtml(ctx, sandboxPageView(payment, ctx.path));
+      sendHtml(ctx, sandboxPageView(payment, viewOf(ctx)));
     },
   }),
   defineRoute({
@@ -86,15 +76,18 @@ export const sandboxRoutes = [
       422: htmlResponse('outcome is not paid or failed.'),
     },
     handler: async (ctx, { params: p }) => {
+      const view = viewOf(ctx);
+      const t = STRINGS[view.locale];
       const outcome = formField(ctx, 'outcome');
       if (outcome !== 'paid' && outcome !== 'failed') {
-        return sendHtml(ctx, sandboxRefusedView(422, 'outcome must be paid or failed'));
+        return sendHtml(ctx, messageView(view, 422, t.sandboxTitle, t.sandboxBadOutcome));
       }
       const gateway = gatewayOf(ctx);
       const decision = await gateway.decide(p.sandboxPaymentId, outcome);
-      if (decision.kind === 'unknown') return sendHtml(ctx, sandboxPageView(null, ctx.path));
+      if (decision.kind === 'unknown') return sendHtml(ctx, sandboxPageView(null, view));
       if (decision.kind === 'conflict') {
-        return sendHtml(ctx, sandboxRefusedView(409, `This payment was already ${decision.payment.status}.`));
+        const word = decision.payment.status === 'paid' ? t.paidWord : t.failedWord;
+        return sendHtml(ctx, messageView(view, 409, t.sandboxTitle, t.sandboxConflict(word)));
       }
       const target = sandboxWebhookTarget(ctx);
       // The webhook goes out once the customer's answer is done with (sent, or the browser went away), as a

@@ -1,39 +1,33 @@
-import { formatDisplay } from '../../shared/money';
 import type { SandboxPayment } from '../../shared/providers/sandbox';
 import { escapeHtml, HtmlAnswer, layout } from '../pay/html';
+import { formatAmount, STRINGS } from '../pay/i18n';
+import { sandboxButtons, View } from '../pay/views';
 
 /** The sandbox provider's own page: what a customer sees on a real provider's hosted payment page. */
-export function sandboxPageView(payment: SandboxPayment | null, action: string): HtmlAnswer {
+export function sandboxPageView(payment: SandboxPayment | null, view: View): HtmlAnswer {
+  const t = STRINGS[view.locale];
+  const opts = { locale: view.locale, switchHref: view.switchHref };
   if (!payment) {
-    return { status: 404, html: layout('Payment not found', '<h1>Payment not found</h1>') };
+    return {
+      status: 404,
+      html: layout(t.paymentNotFound, `<h1>${escapeHtml(t.paymentNotFound)}</h1>`, opts),
+    };
   }
-  const header = `<p class="muted">Sandbox payment provider &middot; no real money moves</p>
-<h1>${escapeHtml(payment.description)}</h1>
-<p class="amount">${escapeHtml(formatDisplay(payment.amount_minor, payment.currency))}</p>`;
+  const header = `<h1><bdi>${escapeHtml(payment.description)}</bdi></h1>
+<p class="amount">${escapeHtml(formatAmount(payment.amount_minor, payment.currency, view.locale))}</p>`;
   if (payment.status !== 'pending') {
-    const outcome = payment.status === 'paid' ? 'This payment was paid.' : 'This payment was declined.';
+    const outcome = payment.status === 'paid' ? t.sandboxPaid : t.sandboxDeclined;
     return {
       status: 200,
       html: layout(
-        'Sandbox payment',
-        `${header}<p>${outcome}</p><a class="button secondary" href="${escapeHtml(payment.return_url)}">Back to the store</a>`,
+        t.sandboxTitle,
+        `${header}<p>${escapeHtml(outcome)}</p><a class="button secondary" href="${escapeHtml(payment.return_url)}">${escapeHtml(t.backToStore)}</a>`,
+        opts,
       ),
     };
   }
   return {
     status: 200,
-    html: layout(
-      'Sandbox payment',
-      `${header}
-<form method="post" action="${escapeHtml(action)}"><input type="hidden" name="outcome" value="paid"><button type="submit">Pay</button></form>
-<form method="post" action="${escapeHtml(action)}"><input type="hidden" name="outcome" value="failed"><button type="submit" class="danger">Fail</button></form>`,
-    ),
-  };
-}
-
-export function sandboxRefusedView(status: number, message: string): HtmlAnswer {
-  return {
-    status,
-    html: layout('Sandbox payment', `<h1>Sandbox payment</h1><p class="error">${escapeHtml(message)}</p>`),
+    html: layout(t.sandboxTitle, `${header}${sandboxButtons(view, view.path)}`, opts),
   };
 }

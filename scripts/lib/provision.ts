@@ -400,35 +400,100 @@ async function runStreaming(
   });
 }
 
-/** redis-server from PATH; else Debian's package through apt-get (with sudo when we are not root). */
-export async function findOrInstallRedisServer(
+/** What to look for on the PATH, the Debian package that provides it, and what to tell the user otherwise. */
+export interface DebianProgram {
+  /** Log prefix, e.g. `redis`. */
+  name: string;
+  /** Executable names to look for, in order of preference. */
+  binaries: readonly string[];
+  /** The Debian package that installs the first of `binaries`. */
+  pkg: string;
+  /** What the user can do instead, ending the error messages ("set REDIS_URL"). */
+  otherwise: string;
+}
+
+/** `program` from the search path; else Debian's package through apt-get (with sudo when we are not root). */
+export async function findOrInstallDebianProgram(
+  program: DebianProgram,
   searchPath: string,
   log: (line: string) => void,
   install = runStreaming,
 ): Promise<string> {
-  const found = findExecutable('redis-server', searchPath);
-  if (found) return found;
-  log("redis: redis-server is missing; installing Debian's redis-server package with apt-get");
   const fullPath = `${searchPath}:${SYSTEM_PATH}`;
+  for (const binary of program.binaries) {
+    const found = findExecutable(binary, searchPath);
+    if (found) return found;
+  }
+  const [binary] = program.binaries;
+  const { name, pkg, otherwise } = program;
+  log(`${name}: ${binary} is missing; installing Debian's ${pkg} package with apt-get`);
   const aptGet = findExecutable('apt-get', fullPath);
-  if (!aptGet)
-    throw new Error('redis-server is missing and apt-get is not available: install Redis or set REDIS_URL');
+  if (!aptGet) throw new Error(`${binary} is missing and apt-get is not available: ${otherwise}`);
   const asRoot = process.getuid?.() === 0;
   const sudo = asRoot ? undefined : findExecutable('sudo', fullPath);
   if (!asRoot && !sudo)
-    throw new Error('redis-server is missing and installing it needs root (no sudo): set REDIS_URL');
+    throw new Error(`${binary} is missing and installing it needs root (no sudo): ${otherwise}`);
   const run = (args: string[]): Promise<number> =>
     sudo
-      ? install(sudo, ['-n', aptGet, ...args], 'redis: apt | ', log)
-      : install(aptGet, args, 'redis: apt | ', log);
-  if ((await run(['update', '-q'])) !== 0)
-    throw new Error('apt-get update failed: install redis-server or set REDIS_URL');
-  if ((await run(['install', '-y', '-q', '--no-install-recommends', 'redis-server'])) !== 0) {
-    throw new Error('apt-get install redis-server failed: install Redis or set REDIS_URL');
+      ? install(sudo, ['-n', aptGet, ...args], `${name}: apt | `, log)
+      : install(aptGet, args, `${name}: apt | `, log);
+  if ((await run(['update', '-q'])) !== 0) throw new Error(`apt-get update failed: ${otherwise}`);
+  if ((await run(['install', '-y', '-q', '--no-install-recommends', pkg])) !== 0) {
+    throw new Error(`apt-get install ${pkg} failed: ${otherwise}`);
   }
-  const installed = findExecutable('redis-server', fullPath);
-  if (!installed) throw new Error('apt-get installed redis-server but the binary is not on the PATH');
+  const installed = findExecutable(binary, fullPath);
+  if (!installed) throw new Error(`apt-get installed ${pkg} but ${binary} is not on the PATH`);
   return installed;
+}
+
+/** redis-server from PATH; else Debian's package through apt-get (with sudo when we are not root). */
+export function findOrInstallRedisServer(
+  searchPath: string,
+  log: (line: string) => void,
+  install = runStreaming,
+): Promise<string> {
+  return findOrInstallDebianProgram(
+    {
+      name: 'redis',
+      binaries: ['redis-server'],
+      pkg: 'redis-server',
+      otherwise: 'install redis-server or set REDIS_URL',
+    },
+    searchPath,
+    log,
+    install,
+  );
+}
+
+/**
+ * The Chromium the browser tests drive (through playwright-core, which brings no browser of its own):
+ * `CHROMIUM_PATH` when set; else `chromium` from the PATH; else Debian's `chromium` package through apt-get.
+ */
+export async function findOrInstallChromium(
+  env: NodeJS.ProcessEnv,
+  log: (line: string) => void,
+  install = runStreaming,
+): Promise<string> {
+  const given = env.CHROMIUM_PATH;
+  if (given) {
+    try {
+      fs.accessSync(given, fs.constants.X_OK);
+    } catch {
+      throw new Error(`CHROMIUM_PATH (${given}) is not an executable file`);
+    }
+    return given;
+  }
+  return findOrInstallDebianProgram(
+    {
+      name: 'chromium',
+      binaries: ['chromium', 'chromium-browser'],
+      pkg: 'chromium',
+      otherwise: 'install chromium or set CHROMIUM_PATH',
+    },
+    env.PATH ?? '',
+    log,
+    install,
+  );
 }
 
 async function provideRedis(opts: ProvisionOptions): Promise<Found> {

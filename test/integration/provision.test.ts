@@ -6,6 +6,7 @@ import { Client } from 'pg';
 import { humanize } from '../../scripts/lib/output';
 import { readProcfile } from '../../scripts/lib/procfile';
 import {
+  findOrInstallChromium,
   findOrInstallRedisServer,
   Found,
   provision,
@@ -183,6 +184,58 @@ describe('finding or installing redis-server', () => {
       (err: Error) => err,
     );
     expect(error?.message).to.equal('apt-get update failed: install redis-server or set REDIS_URL');
+  });
+});
+
+describe('finding or installing chromium (the browser tests)', () => {
+  it('takes CHROMIUM_PATH as given', async () => {
+    const dir = tempDir();
+    fakeCommand(dir, 'my-chromium');
+    fakeCommand(dir, 'apt-get');
+    const env = { PATH: dir, CHROMIUM_PATH: path.join(dir, 'my-chromium') };
+    expect(await findOrInstallChromium(env, () => undefined)).to.equal(path.join(dir, 'my-chromium'));
+    expect(fs.existsSync(path.join(dir, 'calls'))).to.equal(false);
+  });
+
+  it('names CHROMIUM_PATH when it is not an executable', async () => {
+    const env = { PATH: tempDir(), CHROMIUM_PATH: '/nonexistent/chromium' };
+    const error = await findOrInstallChromium(env, () => undefined).then(
+      () => null,
+      (err: Error) => err,
+    );
+    expect(error?.message).to.equal('CHROMIUM_PATH (/nonexistent/chromium) is not an executable file');
+  });
+
+  it("runs apt-get update, then installs Debian's chromium when it is missing", async () => {
+    const dir = tempDir();
+    fakeCommand(dir, 'apt-get', `case "$1" in install) cp "$0" "${dir}/chromium" ;; esac`);
+    fakeCommand(dir, 'sudo', 'shift; exec "$@"');
+    const lines: string[] = [];
+    const found = await findOrInstallChromium({ PATH: dir }, (line) => lines.push(line));
+    expect(found).to.equal(path.join(dir, 'chromium'));
+    const apt = fs
+      .readFileSync(path.join(dir, 'calls'), 'utf8')
+      .trim()
+      .split('\n')
+      .filter((c) => c.startsWith('apt-get'));
+    expect(apt).to.deep.equal([
+      'apt-get update -q',
+      'apt-get install -y -q --no-install-recommends chromium',
+    ]);
+    expect(lines[0]).to.equal(
+      "chromium: chromium is missing; installing Debian's chromium package with apt-get",
+    );
+  });
+
+  it('says what to do when the installation fails', async () => {
+    const dir = tempDir();
+    fakeCommand(dir, 'apt-get', 'case "$1" in install) exit 100 ;; esac');
+    fakeCommand(dir, 'sudo', 'shift; exec "$@"');
+    const error = await findOrInstallChromium({ PATH: dir }, () => undefined).then(
+      () => null,
+      (err: Error) => err,
+    );
+    expect(error?.message).to.equal('apt-get install chromium failed: install chromium or set CHROMIUM_PATH');
   });
 });
 

@@ -14,6 +14,7 @@ import { paypalSettings } from '../../providers/paypal';
 import { enqueue } from '../../queues';
 import { activeMethods, methodAccepts } from '../payment-methods';
 import { findLiveCheckout } from '../checkout';
+import { resolvePlayer } from '../fulfilment/fivem';
 import { CHECKOUT_NOT_FOUND, initiatePayment, Initiation, methodName, PaymentsDeps } from './initiate';
 import { PaymentPageRefs } from './page-ref';
 
@@ -31,6 +32,21 @@ export interface Summary {
   currency: string;
 }
 
+/** How the goods of a paid checkout reach the buyer, for the success page. */
+export interface Delivery {
+  /** The buyer's phone with all but the last three digits hidden: "+966 •••••0101". */
+  phoneMasked: string;
+  /** Keys sold from stock (a `code` product) are sent by WhatsApp, or SMS when WhatsApp fails. */
+  keys: boolean;
+  /** A license key is generated and sent the same way. */
+  license: boolean;
+  /** Items delivered in the game by the store's FiveM server; `player` as entered at checkout. */
+  inGame: { player: string | null } | null;
+  /** A service: the store does it and completes the order. */
+  service: boolean;
+  subscription: boolean;
+}
+
 export type ManualInstructions =
   | { kind: 'bank_transfer'; details: BankDetails; amountMinor: number; currency: string }
   | { kind: 'paypal'; email: string | null; link: string | null; amountMinor: number; currency: string };
@@ -38,17 +54,26 @@ export type ManualInstructions =
 export type CheckoutPage =
   | { kind: 'not_found' }
   | { kind: 'choose'; summary: Summary; methods: { id: PaymentMethodId; name: string }[] }
-  | { kind: 'paid'; summary: Summary; orderId: number }
+  | { kind: 'paid'; summary: Summary; orderId: number; delivery: Delivery }
   | { kind: 'under_review'; summary: Summary; orderId: number; instructions: ManualInstructions | null };
 
 export type PaymentPage =
   | { kind: 'not_found' }
   | { kind: 'forward'; url: string }
+  /** A sandbox payment still open: the page itself shows the sandbox's Pay and Fail (CONTRACT section 7). */
+  | { kind: 'sandbox'; summary: Summary }
   | { kind: 'waiting'; reason: 'creating' | 'confirming'; summary: Summary; continueUrl: string | null }
-  | { kind: 'paid'; summary: Summary; orderId: number | null }
+  | { kind: 'paid'; summary: Summary; orderId: number | null; delivery: Delivery }
   /** The checkout already has an order through another payment (e.g. a bank transfer waiting for review). */
   | { kind: 'closed'; summary: Summary; orderId: number }
-  | { kind: 'failed'; summary: Summary; message: string; method: string; retryable: boolean };
+  | {
+      kind: 'failed';
+      summary: Summary;
+      message: string;
+      method: string;
+      methodId: PaymentMethodId;
+      retryable: boolean;
+    };
 
 /** The answer to a form post on a hosted page: go somewhere, show manual instructions, or an error page. */
 export type PageAction =
@@ -74,6 +99,32 @@ async function summaryOf(deps: PaymentsDeps, checkout: Checkout): Promise<Summar
     quantity: checkout.quantity,
     amountMinor: checkout.total_minor,
     currency: checkout.currency,
+  };
+}
+
+export function maskPhone(countryCode: string, phone: string): string {
+  const digits = phone.replace(/\D/g, '');
+  const shown = digits.slice(-3);
+  return `+${countryCode.replace(/\D/g, '')} ${'•'.repeat(Math.max(digits.length - shown.length, 0))}${shown}`;
+}
+
+async function deliveryOf(deps: PaymentsDeps, checkout: Checkout): Promise<Delivery> {
+  const product = await Product.query(deps.knex).findById(checkout.product_id);
+  const commands = await deps
+    .knex('product_fivem_commands')
+    .where('product_id', checkout.product_id)
+    .count<{ count: string }[]>({ count: '*' });
+  const inGame =
+    Number(commands[0]?.count ?? 0) > 0
+      ? { player: resolvePlayer(product?.fields ?? [], checkout.fields ?? {}).player }
+      : null;
+  return {
+    phoneMasked: maskPhone(checkout.customer_country_code, checkout.customer_phone),
+    keys: product?.type === 'code',
+    license: product?.license_enabled === true,
+    inGame,
+    service: product?.type === 'service' && product.license_enabled !== true,
+    subscription: product?.type === 'subscription',
   };
 }
 
@@ -113,7 +164,7 @@ export async function checkoutPage(
   if (order) {
     const payment = order.payment_id ? await Payment.query(deps.knex).findById(order.payment_id) : undefined;
     if (!payment || payment.status === 'paid' || payment.status === 'refunded') {
-      return { kind: 'paid', summary, orderId: order.id };
+      return { kind: 'paid', summary, orderId: order.id, delivery: await deliveryOf(deps, checkout) };
     }
     return {
       kind: 'under_review',
@@ -178,6 +229,16 @@ export async function startFromCheckoutPage(
   }
 }
 
+/** No sandbox session yet (the worker is opening it), or one where neither button was pressed. */
+async function sandboxStillOpen(deps: PaymentsDeps, sandboxPaymentId: string | null): Promise<boolean> {
+  if (!sandboxPaymentId) return true;
+  const row = await deps
+    .knex('sandbox_payments')
+    .where({ id: sandboxPaymentId })
+    .first<{ status: string } | undefined>('status');
+  return row?.status === 'pending';
+}
+
 /** GET /pay/payments/:ref */
 export async function paymentPage(
   deps: PaymentsDeps,
@@ -193,11 +254,21 @@ export async function paymentPage(
   const summary = await summaryOf(deps, checkout);
   const order = await Order.query(deps.knex).findOne({ checkout_id: checkout.id });
 
-  if (payment.status === 'paid') return { kind: 'paid', summary, orderId: order?.id ?? null };
+  if (payment.status === 'paid') {
+    return { kind: 'paid', summary, orderId: order?.id ?? null, delivery: await deliveryOf(deps, checkout) };
+  }
   if (order) return { kind: 'closed', summary, orderId: order.id };
   const payable =
     (checkout.status === 'created' || checkout.status === 'payment_initiated') &&
     new Date(checkout.expires_at) > now;
+  if (
+    payment.provider === 'sandbox' &&
+    !opts.returning &&
+    (payment.status === 'pending' || payment.status === 'initiated') &&
+    (await sandboxStillOpen(deps, payment.provider_payment_id))
+  ) {
+    return { kind: 'sandbox', summary };
+  }
   switch (payment.status) {
     case 'pending':
       return { kind: 'waiting', reason: 'creating', summary, continueUrl: null };
@@ -221,6 +292,7 @@ export async function paymentPage(
             ? 'This payment session has expired.'
             : (payment.error_message ?? GENERIC_FAILURE),
         method: methodName(payment.method),
+        methodId: payment.method,
         retryable: payable,
       };
   }

@@ -5,6 +5,7 @@ export * from './initiate';
 export * from './manual';
 export * from './page-ref';
 export * from './reconcile';
+export * from './sandbox-choice';
 export * from './session';
 export * from './status';
 export * from './sweep';

@@ -59,23 +59,21 @@ describe('sandbox provider: checkout to fulfilled order', function () {
     const session = await sessionOf(paymentId);
     expect(session.status).to.equal('initiated');
 
-    // The platform's payment page forwards to the provider once the session exists.
-    const forward = await browse(suite.server, redirectUrl);
-    expect(forward.status).to.equal(302);
-    const sandboxUrl = forward.headers.get('location') ?? '';
-    expect(sandboxUrl).to.equal(
-      `${suite.deps.config.publicBaseUrl}/sandbox/checkout/${session.provider_payment_id}`,
-    );
-
-    const page = await browse(suite.server, sandboxUrl);
-    expect(page.status).to.equal(200);
-    expect(page.headers.get('content-type')).to.match(/^text\/html/);
-    expect(page.text).to.contain('50.00 SAR');
-    expect(page.text).to.match(/<button type="submit">Pay<\/button>/);
-    expect(page.text).to.match(/<button type="submit" class="danger">Fail<\/button>/);
-    expect(page.text)
-      .to.contain('name="outcome" value="paid"')
-      .and.to.contain('name="outcome" value="failed"');
+    // The platform's payment page is the sandbox's page itself (CONTRACT section 7); the provider's own
+    // address (provider_url) shows the same buttons.
+    const sandboxUrl = `${suite.deps.config.publicBaseUrl}/sandbox/checkout/${session.provider_payment_id}`;
+    expect(session.provider_url).to.equal(sandboxUrl);
+    for (const url of [redirectUrl, sandboxUrl]) {
+      const page = await browse(suite.server, url);
+      expect(page.status).to.equal(200);
+      expect(page.headers.get('content-type')).to.match(/^text\/html/);
+      expect(page.text).to.match(/SAR\s50\.00/);
+      expect(page.text).to.match(/<button type="submit">Pay<\/button>/);
+      expect(page.text).to.match(/<button type="submit" class="danger">Fail<\/button>/);
+      expect(page.text)
+        .to.contain('name="outcome" value="paid"')
+        .and.to.contain('name="outcome" value="failed"');
+    }
     expect((await statusOf(suite.server, checkout.checkoutUrl)).body).to.deep.equal({
       success: true,
       data: { is_paid: false, order_id: null },
@@ -118,7 +116,8 @@ describe('sandbox provider: checkout to fulfilled order', function () {
     // Back on the store's page: the outcome, not another trip to the provider.
     const back = await browse(suite.server, `${redirectUrl}?return=1`);
     expect(back.status).to.equal(200);
-    expect(back.text).to.contain('Payment received').and.to.contain(`#${order.id}`);
+    expect(back.text).to.contain('your payment was received').and.to.contain(`#${order.id}`);
+    expect(back.text).to.contain('Your key is sent by WhatsApp').and.to.contain('+966 ••••••101');
   });
 
   it('a declined payment leaves the checkout payable: the page shows the error and Retry pays with a new session', async () => {
@@ -192,8 +191,12 @@ describe('sandbox provider: checkout to fulfilled order', function () {
     expect(page.status).to.equal(200);
     expect(page.headers.get('cache-control')).to.equal('no-store');
     expect(page.headers.get('referrer-policy')).to.equal('no-referrer');
-    expect(page.text).to.contain('Pay with Credit card').and.to.contain('Pay with Mada');
-    expect(page.text).to.contain('Game key').and.to.contain('50.00 SAR');
+    // One form: a radio per method (its localized name and mark) and one Pay button with the amount.
+    expect(page.text).to.contain('name="payment_method" value="card"').and.to.contain('Credit card');
+    expect(page.text).to.contain('name="payment_method" value="mada"').and.to.contain('Mada');
+    expect(page.text)
+      .to.contain('Game key')
+      .and.to.match(/Pay SAR\s50\.00/);
 
     const chosen = await browse(suite.server, checkout.paymentUrl, { payment_method: 'mada' });
     expect(chosen.status).to.equal(303);

@@ -1,0 +1,196 @@
+import type { AppContext } from '../context';
+
+/**
+ * The buyer pages (hosted checkout and payment pages, the sandbox provider's page) speak Arabic, right to
+ * left, and English. The language comes from, in order: `?lang=ar|en` (the switch on every page, which also
+ * sets a cookie so the next page and form answers keep it), that cookie, then the browser's
+ * Accept-Language; English when none of them names a language we have.
+ */
+
+export type Locale = 'ar' | 'en';
+export const LOCALES: readonly Locale[] = ['ar', 'en'];
+const COOKIE = 'matjar_lang';
+
+const isLocale = (value: unknown): value is Locale => value === 'ar' || value === 'en';
+
+/** The first language of an Accept-Language header we have, by the header's q-values. */
+export function fromAcceptLanguage(header: string | undefined): Locale | null {
+  if (!header) return null;
+  const ranked = header
+    .split(',')
+    .map((part, index) => {
+      const [tag, ...params] = part.trim().split(';');
+      const q = params.map((p) => /^\s*q=([\d.]+)\s*$/.exec(p)).find(Boolean);
+      return { lang: tag.trim().toLowerCase().split('-')[0], q: q ? Number(q[1]) : 1, index };
+    })
+    .filter((r) => r.q > 0)
+    .sort((a, b) => b.q - a.q || a.index - b.index);
+  return ranked.map((r) => r.lang).find(isLocale) ?? null;
+}
+
+/** The page's language; a `?lang=` choice is remembered in a cookie (no JavaScript needed). */
+export function pickLocale(ctx: AppContext): Locale {
+  const asked = ctx.query.lang;
+  if (isLocale(asked)) {
+    ctx.cookies.set(COOKIE, asked, {
+      httpOnly: true,
+      sameSite: 'lax',
+      overwrite: true,
+      maxAge: 365 * 24 * 3600 * 1000,
+    });
+    return asked;
+  }
+  const remembered = ctx.cookies.get(COOKIE);
+  if (isLocale(remembered)) return remembered;
+  return fromAcceptLanguage(ctx.get('Accept-Language')) ?? 'en';
+}
+
+/** "50.00 SAR" as the locale writes it: "SAR 50.00" / "50.00 ر.س.". Minor units in, two decimals out. */
+export function formatAmount(minor: number, currency: string, locale: Locale): string {
+  const tag = locale === 'ar' ? 'ar-SA-u-nu-latn' : 'en-US';
+  try {
+    return new Intl.NumberFormat(tag, {
+      style: 'currency',
+      currency,
+      minimumFractionDigits: 2,
+      maximumFractionDigits: 2,
+    }).format(minor / 100);
+  } catch {
+    return `${(minor / 100).toFixed(2)} ${currency}`;
+  }
+}
+
+type Strings = typeof en;
+
+const en = {
+  dir: 'ltr',
+  switchTo: 'العربية',
+  switchLang: 'ar' as Locale,
+  secure: 'Secure payment',
+  checkoutNotFound: 'Checkout not found',
+  checkoutNotFoundText: 'This payment link has expired or does not exist. Please start the purchase again.',
+  chooseTitle: 'Choose how to pay',
+  payMethod: 'Payment method',
+  payButton: (amount: string) => `Pay ${amount}`,
+  noMethod: 'No payment method is available for this order.',
+  paidTitle: 'Thank you, your payment was received',
+  orderNumber: 'Order number',
+  youBought: 'You bought',
+  deliveryTitle: 'Delivery',
+  keysBy: (phone: string) =>
+    `Your key is sent by WhatsApp (or SMS if WhatsApp cannot reach you) to ${phone} within a minute.`,
+  licenseBy: (phone: string) =>
+    `Your license key is sent by WhatsApp (or SMS if WhatsApp cannot reach you) to ${phone}.`,
+  inGame: (player: string | null) =>
+    player
+      ? `Your items are delivered in the game to player ${player} (if you are offline, the next time you join).`
+      : 'Your items are delivered in the game by the store’s server.',
+  service: 'The store will carry out your order and tell you when it is done.',
+  subscription: 'Your subscription is active; the store confirms it to you by message.',
+  confirmationBy: (phone: string) => `A confirmation is sent to ${phone}.`,
+  keepNumber: 'Keep your order number in case you need to contact the store.',
+  waitingReviewTitle: 'Waiting for your payment',
+  waitingReview: (id: number) => `Order #${id} is waiting for your payment.`,
+  transferTo: (amount: string) => `Transfer ${amount} to:`,
+  bank: 'Bank',
+  accountName: 'Account name',
+  accountNumber: 'Account number',
+  iban: 'IBAN',
+  confirmedOnTransfer: 'Your order is confirmed once the store has received the transfer.',
+  confirmedOnPayment: 'Your order is confirmed once the store has received the payment.',
+  payWithPaypal: 'Pay with PayPal',
+  sendByPaypal: (amount: string, email: string) => `Send ${amount} by PayPal to ${email}.`,
+  completeTitle: 'Complete your payment',
+  inProgressTitle: 'Payment in progress',
+  creating: 'Preparing your payment… this page updates by itself.',
+  confirming: 'Confirming your payment… this page updates by itself.',
+  backToProvider: 'Back to the payment page',
+  placedTitle: 'Order placed',
+  alreadyPlaced: (id: number) => `Order #${id} was already placed for this checkout.`,
+  notCompletedTitle: 'Payment not completed',
+  retryWith: (method: string) => `Retry with ${method}`,
+  noLongerPayable: 'This checkout can no longer be paid. Please start the purchase again.',
+  notStartedTitle: 'Payment not started',
+  sandboxTitle: 'Sandbox payment',
+  sandboxNote: 'Sandbox payment provider · no real money moves',
+  sandboxPay: 'Pay',
+  sandboxFail: 'Fail',
+  sandboxPaid: 'This payment was paid.',
+  sandboxDeclined: 'This payment was declined.',
+  backToStore: 'Back to the store',
+  paymentNotFound: 'Payment not found',
+  sandboxPreparing: 'The payment is still being prepared. Please try again in a moment.',
+  sandboxNotSandbox: 'This payment is not a sandbox payment.',
+  sandboxConflict: (decided: string) => `This payment was already ${decided}.`,
+  sandboxBadOutcome: 'outcome must be paid or failed',
+  sandboxClosed: 'This payment can no longer be decided.',
+  paidWord: 'paid',
+  failedWord: 'declined',
+};
+
+const ar: Strings = {
+  dir: 'rtl',
+  switchTo: 'English',
+  switchLang: 'en',
+  secure: 'دفع آمن',
+  checkoutNotFound: 'لم يتم العثور على الطلب',
+  checkoutNotFoundText: 'رابط الدفع هذا منتهي الصلاحية أو غير موجود. يرجى بدء عملية الشراء من جديد.',
+  chooseTitle: 'اختر طريقة الدفع',
+  payMethod: 'طريقة الدفع',
+  payButton: (amount) => `ادفع ${amount}`,
+  noMethod: 'لا تتوفر طريقة دفع لهذا الطلب.',
+  paidTitle: 'شكراً لك، تم استلام دفعتك',
+  orderNumber: 'رقم الطلب',
+  youBought: 'مشترياتك',
+  deliveryTitle: 'التسليم',
+  keysBy: (phone) => `يُرسل مفتاحك عبر واتساب (أو رسالة نصية إذا تعذّر واتساب) إلى الرقم ${phone} خلال دقيقة.`,
+  licenseBy: (phone) => `يُرسل مفتاح الترخيص عبر واتساب (أو رسالة نصية إذا تعذّر واتساب) إلى الرقم ${phone}.`,
+  inGame: (player) =>
+    player
+      ? `تُسلَّم مشترياتك داخل اللعبة إلى اللاعب ${player} (وإن لم تكن متصلاً، فعند دخولك التالي).`
+      : 'تُسلَّم مشترياتك داخل اللعبة عبر خادم المتجر.',
+  service: 'سيقوم المتجر بتنفيذ طلبك ويبلغك عند الانتهاء.',
+  subscription: 'اشتراكك مفعّل، وسيؤكده لك المتجر برسالة.',
+  confirmationBy: (phone) => `يُرسل تأكيد إلى الرقم ${phone}.`,
+  keepNumber: 'احتفظ برقم طلبك في حال احتجت إلى التواصل مع المتجر.',
+  waitingReviewTitle: 'بانتظار دفعتك',
+  waitingReview: (id) => `الطلب رقم ${id} بانتظار دفعتك.`,
+  transferTo: (amount) => `حوّل ${amount} إلى:`,
+  bank: 'البنك',
+  accountName: 'اسم الحساب',
+  accountNumber: 'رقم الحساب',
+  iban: 'رقم الآيبان',
+  confirmedOnTransfer: 'يتأكد طلبك بعد أن يستلم المتجر التحويل.',
+  confirmedOnPayment: 'يتأكد طلبك بعد أن يستلم المتجر الدفعة.',
+  payWithPaypal: 'ادفع عبر باي بال',
+  sendByPaypal: (amount, email) => `أرسل ${amount} عبر باي بال إلى ${email}.`,
+  completeTitle: 'أكمل الدفع',
+  inProgressTitle: 'جارٍ الدفع',
+  creating: 'جارٍ تجهيز عملية الدفع… تتحدث هذه الصفحة تلقائياً.',
+  confirming: 'جارٍ تأكيد دفعتك… تتحدث هذه الصفحة تلقائياً.',
+  backToProvider: 'العودة إلى صفحة الدفع',
+  placedTitle: 'تم إنشاء الطلب',
+  alreadyPlaced: (id) => `تم إنشاء الطلب رقم ${id} لهذه العملية مسبقاً.`,
+  notCompletedTitle: 'لم تكتمل عملية الدفع',
+  retryWith: (method) => `إعادة المحاولة عبر ${method}`,
+  noLongerPayable: 'لم يعد بالإمكان دفع هذا الطلب. يرجى بدء عملية الشراء من جديد.',
+  notStartedTitle: 'لم تبدأ عملية الدفع',
+  sandboxTitle: 'دفع تجريبي',
+  sandboxNote: 'مزوّد دفع تجريبي · لا تُنقل أموال حقيقية',
+  sandboxPay: 'ادفع',
+  sandboxFail: 'فشل',
+  sandboxPaid: 'تم دفع هذه العملية.',
+  sandboxDeclined: 'تم رفض هذه العملية.',
+  backToStore: 'العودة إلى المتجر',
+  paymentNotFound: 'لم يتم العثور على عملية الدفع',
+  sandboxPreparing: 'ما زالت عملية الدفع قيد التجهيز. يرجى المحاولة بعد لحظات.',
+  sandboxNotSandbox: 'هذه العملية ليست عملية دفع تجريبية.',
+  sandboxConflict: (decided) => `تم ${decided} هذه العملية مسبقاً.`,
+  sandboxBadOutcome: 'outcome must be paid or failed',
+  sandboxClosed: 'لم يعد بالإمكان البت في هذه العملية.',
+  paidWord: 'دفع',
+  failedWord: 'رفض',
+};
+
+export const STRINGS: Readonly<Record<Locale, Strings>> = { en, ar };
+export type { Strings };
