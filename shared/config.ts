@@ -43,6 +43,20 @@ export interface Config {
     readonly sandboxWebhookUrl?: string;
     readonly providerTimeoutMs: number;
   };
+  /** Bounds on waiting for Postgres, Redis and clients (docs/outages.md). */
+  readonly timeouts: {
+    /** Web tier: one Redis command, one Postgres connect, pool acquire or query. */
+    readonly dependencyMs: number;
+    /** Worker and scheduler: one Postgres query or pool acquire (batches may legitimately take longer). */
+    readonly workerQueryMs: number;
+    /** A request older than this starts no new work (no job enqueued); it answers 503. */
+    readonly requestDeadlineMs: number;
+    /** Node's http server: time to receive the headers / the whole request, body included. */
+    readonly httpHeadersMs: number;
+    readonly httpRequestMs: number;
+    /** Longest delay between retries of a job whose dependency is down (attempts are not spent). */
+    readonly transientRetryMaxDelayMs: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -93,6 +107,12 @@ const schema = Joi.object({
   COINBASE_API_URL: uri(['http', 'https']).default('https://api.commerce.coinbase.com'),
   SANDBOX_WEBHOOK_URL: uri(['http', 'https']),
   PAYMENT_PROVIDER_TIMEOUT_MS: positiveInt.max(120000).default(15000),
+  DEPENDENCY_TIMEOUT_MS: positiveInt.max(60000).default(1500),
+  WORKER_QUERY_TIMEOUT_MS: positiveInt.max(600000).default(30000),
+  REQUEST_DEADLINE_MS: positiveInt.max(600000).default(10000),
+  HTTP_HEADERS_TIMEOUT_MS: positiveInt.max(600000).default(10000),
+  HTTP_REQUEST_TIMEOUT_MS: positiveInt.max(600000).default(30000),
+  TRANSIENT_RETRY_MAX_DELAY_MS: positiveInt.max(3600000).default(30000),
 }).unknown(true);
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -159,6 +179,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       coinbaseApiUrl: String(v.COINBASE_API_URL).replace(/\/+$/, ''),
       sandboxWebhookUrl: v.SANDBOX_WEBHOOK_URL as string | undefined,
       providerTimeoutMs: Number(v.PAYMENT_PROVIDER_TIMEOUT_MS),
+    }),
+    timeouts: Object.freeze({
+      dependencyMs: Number(v.DEPENDENCY_TIMEOUT_MS),
+      workerQueryMs: Number(v.WORKER_QUERY_TIMEOUT_MS),
+      requestDeadlineMs: Number(v.REQUEST_DEADLINE_MS),
+      httpHeadersMs: Number(v.HTTP_HEADERS_TIMEOUT_MS),
+      // Node requires the request timeout to be at least the headers timeout.
+      httpRequestMs: Math.max(Number(v.HTTP_REQUEST_TIMEOUT_MS), Number(v.HTTP_HEADERS_TIMEOUT_MS)),
+      transientRetryMaxDelayMs: Number(v.TRANSIENT_RETRY_MAX_DELAY_MS),
     }),
   });
 }
