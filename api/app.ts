@@ -8,7 +8,8 @@ import { embedCors } from './middleware/embed-cors';
 import { errorHandler } from './middleware/error-handler';
 import { requestDeadline } from './middleware/request-deadline';
 import { requestId } from './middleware/request-id';
-import { mountedRouters } from './routes';
+import { mountRoutes } from './http/mount';
+import { allRoutes } from './routes';
 
 export type App = Koa<AppState, AppContextExtras>;
 
@@ -42,9 +43,10 @@ export function createApp(deps: Deps): App {
       },
     }),
   );
-  for (const router of mountedRouters(deps)) {
-    app.use(router.routes());
-    app.use(router.allowedMethods());
-  }
+  const routes = allRoutes(deps.config);
+  app.context.routes = routes;
+  const router = mountRoutes(routes, deps);
+  app.use(router.routes());
+  app.use(router.allowedMethods());
   return app;
 }

@@ -56,6 +56,8 @@ export interface Config {
     readonly httpRequestMs: number;
     /** Longest delay between retries of a job whose dependency is down (attempts are not spent). */
     readonly transientRetryMaxDelayMs: number;
+    /** BullMQ job lock: a killed worker's jobs are taken over by another worker after about this long. */
+    readonly jobLockMs: number;
   };
 }
 
@@ -113,6 +115,7 @@ const schema = Joi.object({
   HTTP_HEADERS_TIMEOUT_MS: positiveInt.max(600000).default(10000),
   HTTP_REQUEST_TIMEOUT_MS: positiveInt.max(600000).default(30000),
   TRANSIENT_RETRY_MAX_DELAY_MS: positiveInt.max(3600000).default(30000),
+  JOB_LOCK_DURATION_MS: positiveInt.min(1000).max(600000).default(30000),
 }).unknown(true);
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -188,6 +191,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       // Node requires the request timeout to be at least the headers timeout.
       httpRequestMs: Math.max(Number(v.HTTP_REQUEST_TIMEOUT_MS), Number(v.HTTP_HEADERS_TIMEOUT_MS)),
       transientRetryMaxDelayMs: Number(v.TRANSIENT_RETRY_MAX_DELAY_MS),
+      jobLockMs: Number(v.JOB_LOCK_DURATION_MS),
     }),
   });
 }

@@ -136,6 +136,9 @@ export class WorkerPool {
       },
       {
         maxStalledCount: MAX_STALLED_COUNT,
+        // The lock is renewed at half its duration; a killed worker's jobs are checked for at this interval.
+        lockDuration: deps.config.timeouts.jobLockMs,
+        stalledInterval: deps.config.timeouts.jobLockMs,
         ...extra,
         connection,
         prefix: deps.config.queuePrefix,
