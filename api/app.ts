@@ -6,6 +6,7 @@ import { httpMetrics } from './metrics/http-metrics';
 import { accessLog } from './middleware/access-log';
 import { embedCors } from './middleware/embed-cors';
 import { errorHandler } from './middleware/error-handler';
+import { requestDeadline } from './middleware/request-deadline';
 import { requestId } from './middleware/request-id';
 import { securityHeaders } from './middleware/security-headers';
 import { storableBody, storableUrl } from './middleware/storable-input';
@@ -29,6 +30,7 @@ export function createApp(deps: Deps): App {
   app.use(accessLog(deps.logger));
   app.use(httpMetrics(app, deps));
   app.use(errorHandler(deps.logger));
+  app.use(requestDeadline(deps.config.timeouts.requestDeadlineMs));
   // Sets its headers before anything can fail, so error answers carry them; a preflight is answered here,
   // ahead of the body parser and the routers' guards.
   app.use(embedCors());

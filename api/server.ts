@@ -1,14 +1,12 @@
-import http from 'node:http';
 import { createDeps } from '../shared/deps';
 import { runProcess } from '../shared/process';
 import { createApp } from './app';
+import { createHttpServer } from './http-server';
 
 void runProcess('web', async (config, logger) => {
   const deps = await createDeps(config, { role: 'web', logger });
   const app = createApp(deps);
-  const server = http.createServer(app.callback());
-  // Keep-alive sockets would hold server.close() open; they are closed once idle during shutdown.
-  server.keepAliveTimeout = 5_000;
+  const server = createHttpServer(app, config.timeouts);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, resolve);

@@ -8,7 +8,10 @@ export async function migrateLatest(knex: Knex): Promise<string[]> {
 }
 
 export async function migrateDatabase(databaseUrl: string): Promise<string[]> {
-  const knex = knexFactory(knexConfig(databaseUrl, { min: 0, max: 1 }));
+  // A migration may rewrite a large table: no query time limit (0), only a bound on reaching the server.
+  const knex = knexFactory(
+    knexConfig(databaseUrl, { min: 0, max: 1 }, { connectMs: 10_000, acquireMs: 60_000, queryMs: 0 }),
+  );
   try {
     return await migrateLatest(knex);
   } finally {

@@ -55,6 +55,22 @@ export interface Config {
   readonly metricsToken?: string;
   /** Mounts the sandbox payment provider (/sandbox); on outside production, off in production by default. */
   readonly sandboxEnabled: boolean;
+  /** Bounds on waiting for Postgres, Redis and clients (docs/outages.md). */
+  readonly timeouts: {
+    /** Web tier: one Redis command, one Postgres connect, pool acquire or query. */
+    readonly dependencyMs: number;
+    /** Worker and scheduler: one Postgres query or pool acquire (batches may legitimately take longer). */
+    readonly workerQueryMs: number;
+    /** A request older than this starts no new work (no job enqueued); it answers 503. */
+    readonly requestDeadlineMs: number;
+    /** Node's http server: time to receive the headers / the whole request, body included. */
+    readonly httpHeadersMs: number;
+    readonly httpRequestMs: number;
+    /** Longest delay between retries of a job whose dependency is down (attempts are not spent). */
+    readonly transientRetryMaxDelayMs: number;
+    /** BullMQ job lock: a killed worker's jobs are taken over by another worker after about this long. */
+    readonly jobLockMs: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -108,6 +124,13 @@ const schema = Joi.object({
   TRUST_PROXY_HOPS: positiveInt.max(10).default(1),
   METRICS_TOKEN: Joi.string().min(16),
   SANDBOX_ENABLED: Joi.string().valid('0', '1', 'true', 'false'),
+  DEPENDENCY_TIMEOUT_MS: positiveInt.max(60000).default(1500),
+  WORKER_QUERY_TIMEOUT_MS: positiveInt.max(600000).default(30000),
+  REQUEST_DEADLINE_MS: positiveInt.max(600000).default(10000),
+  HTTP_HEADERS_TIMEOUT_MS: positiveInt.max(600000).default(10000),
+  HTTP_REQUEST_TIMEOUT_MS: positiveInt.max(600000).default(30000),
+  TRANSIENT_RETRY_MAX_DELAY_MS: positiveInt.max(3600000).default(30000),
+  JOB_LOCK_DURATION_MS: positiveInt.min(1000).max(600000).default(30000),
 }).unknown(true);
 
 /** What production refuses to start without, with how to make one (issue 10, item 8). */
@@ -187,6 +210,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       v.SANDBOX_ENABLED === undefined
         ? v.NODE_ENV !== 'production'
         : v.SANDBOX_ENABLED === '1' || v.SANDBOX_ENABLED === 'true',
+    timeouts: Object.freeze({
+      dependencyMs: Number(v.DEPENDENCY_TIMEOUT_MS),
+      workerQueryMs: Number(v.WORKER_QUERY_TIMEOUT_MS),
+      requestDeadlineMs: Number(v.REQUEST_DEADLINE_MS),
+      httpHeadersMs: Number(v.HTTP_HEADERS_TIMEOUT_MS),
+      // Node requires the request timeout to be at least the headers timeout.
+      httpRequestMs: Math.max(Number(v.HTTP_REQUEST_TIMEOUT_MS), Number(v.HTTP_HEADERS_TIMEOUT_MS)),
+      transientRetryMaxDelayMs: Number(v.TRANSIENT_RETRY_MAX_DELAY_MS),
+      jobLockMs: Number(v.JOB_LOCK_DURATION_MS),
+    }),
   });
 }
 

@@ -1,6 +1,6 @@
 import knexFactory, { Knex } from 'knex';
 import type { Redis } from 'ioredis';
-import { knexConfig } from '../db/knexfile';
+import { DatabaseTimeouts, knexConfig } from '../db/knexfile';
 import type { Config } from './config';
 import { Cipher } from './crypto';
 import { createLogger, Logger } from './logger';
@@ -49,6 +49,16 @@ export class StartupError extends Error {
   }
 }
 
+/**
+ * The web tier answers within DEPENDENCY_TIMEOUT_MS when Postgres cannot be reached (then 503); workers,
+ * the scheduler and scripts run batches that may take longer, bounded by WORKER_QUERY_TIMEOUT_MS.
+ */
+export function databaseTimeouts(config: Config, role: ProcessRole): DatabaseTimeouts {
+  const { dependencyMs, workerQueryMs } = config.timeouts;
+  if (role === 'web') return { connectMs: dependencyMs, acquireMs: dependencyMs, queryMs: dependencyMs };
+  return { connectMs: Math.max(dependencyMs, 5_000), acquireMs: 10_000, queryMs: workerQueryMs };
+}
+
 async function checkPostgres(knex: Knex, url: string): Promise<void> {
   try {
     await knex.raw('select 1');
@@ -62,9 +72,25 @@ export async function createDeps(
   opts: { role: ProcessRole; logger?: Logger; pool?: { min: number; max: number } },
 ): Promise<Deps> {
   const logger = opts.logger ?? createLogger(config.logLevel, opts.role);
-  const knex = knexFactory(knexConfig(config.databaseUrl, opts.pool));
-  const redis = createRedis(config.redisUrl, 'general', `${config.queuePrefix}:${opts.role}`);
-  const queueRedis = createRedis(config.redisUrl, 'producer', `${config.queuePrefix}:${opts.role}:queues`);
+  const knex = knexFactory({
+    ...knexConfig(config.databaseUrl, opts.pool, databaseTimeouts(config, opts.role)),
+    // knex would print pool trouble (e.g. every refused connect during an outage) to the console.
+    log: {
+      warn: (message: unknown) => logger.warn({ source: 'knex', message: String(message) }, 'knex warning'),
+      error: (message: unknown) => logger.error({ source: 'knex', message: String(message) }, 'knex error'),
+      deprecate: (message: unknown) =>
+        logger.warn({ source: 'knex', message: String(message) }, 'knex deprecation'),
+      debug: () => undefined,
+    },
+  });
+  const commandTimeout = config.timeouts.dependencyMs;
+  const redis = createRedis(config.redisUrl, 'general', `${config.queuePrefix}:${opts.role}`, commandTimeout);
+  const queueRedis = createRedis(
+    config.redisUrl,
+    'producer',
+    `${config.queuePrefix}:${opts.role}:queues`,
+    commandTimeout,
+  );
   // Unhandled 'error' events would crash the process; connection trouble is logged and retried instead.
   for (const conn of [redis, queueRedis]) {
     conn.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));

@@ -11,16 +11,28 @@ import { Redis, RedisOptions } from 'ioredis';
  */
 export type RedisRole = 'worker' | 'producer' | 'general';
 
-export function redisOptions(role: RedisRole): RedisOptions {
+export function redisOptions(role: RedisRole, commandTimeoutMs = 1_500): RedisOptions {
   const retryStrategy = (times: number): number => Math.min(2 ** times * 100, 5_000);
   if (role === 'worker') {
     return { maxRetriesPerRequest: null, enableReadyCheck: true, retryStrategy };
   }
-  return { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 5_000, retryStrategy };
+  // commandTimeout: a frozen Redis (SIGSTOP, a stuck network) keeps the socket open and answers nothing;
+  // without it a command would wait for ever (docs/outages.md).
+  return {
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: false,
+    connectTimeout: 5_000,
+    commandTimeout: commandTimeoutMs,
+    retryStrategy,
+  };
 }
 
-export function createRedis(url: string, role: RedisRole, name?: string): Redis {
-  return new Redis(url, { ...redisOptions(role), connectionName: name, lazyConnect: false });
+export function createRedis(url: string, role: RedisRole, name?: string, commandTimeoutMs?: number): Redis {
+  return new Redis(url, {
+    ...redisOptions(role, commandTimeoutMs),
+    connectionName: name,
+    lazyConnect: false,
+  });
 }
 
 /** Resolves once the connection is ready, or rejects with a clear message after `timeoutMs`. */

@@ -1,6 +1,7 @@
-import { Job, Worker, WorkerOptions } from 'bullmq';
+import { DelayedError, Job, UnrecoverableError, Worker, WorkerOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { ConfigError } from '../shared/config';
+import { isTransientDependencyError } from '../shared/dependency-errors';
 import type { Deps } from '../shared/deps';
 import { QUEUE_NAMES, QueueName } from '../shared/queues';
 import { createRedis } from '../shared/redis';
@@ -39,6 +40,31 @@ export interface WorkerPoolOptions {
   queues?: readonly string[];
   /** Extra BullMQ worker settings (tests shorten the stalled-job check). */
   workerOptions?: Partial<Pick<WorkerOptions, 'stalledInterval' | 'lockDuration' | 'maxStalledCount'>>;
+}
+
+/** First delay after a dependency failure; doubled per deferral up to TRANSIENT_RETRY_MAX_DELAY_MS. */
+const TRANSIENT_FIRST_DELAY_MS = 1_000;
+/**
+ * A job deferred for this long since it was added is failing for some other reason that merely looks
+ * like an outage (a query that always times out): from then on its failures spend attempts as usual.
+ */
+const TRANSIENT_DEFERRAL_LIMIT_MS = 24 * 3600 * 1000;
+/**
+ * Times a job may lose its lock (worker killed, Redis out of reach past the lock) before BullMQ fails it.
+ * BullMQ's default of 1 fails a job that two crashes in a row happened to interrupt.
+ */
+const MAX_STALLED_COUNT = 10;
+
+/**
+ * The delay before the next try of a job whose dependency is out of reach: exponential in the number of
+ * deferrals so far (starts that did not end in a counted attempt), capped.
+ */
+export function transientRetryDelay(
+  job: Pick<Job, 'attemptsStarted' | 'attemptsMade'>,
+  maxMs: number,
+): number {
+  const deferrals = Math.max(0, job.attemptsStarted - job.attemptsMade - 1);
+  return Math.min(TRANSIENT_FIRST_DELAY_MS * 2 ** Math.min(deferrals, 20), maxMs);
 }
 
 interface InFlight {
@@ -102,11 +128,22 @@ export class WorkerPool {
         if (token) inFlight.set(key, { job, token });
         try {
           return await processor.process(job, deps);
+        } catch (err) {
+          throw await this.deferIfTransient(job, token, err);
         } finally {
           inFlight.delete(key);
         }
       },
-      { ...extra, connection, prefix: deps.config.queuePrefix, concurrency: processor.concurrency },
+      {
+        maxStalledCount: MAX_STALLED_COUNT,
+        // The lock is renewed at half its duration; a killed worker's jobs are checked for at this interval.
+        lockDuration: deps.config.timeouts.jobLockMs,
+        stalledInterval: deps.config.timeouts.jobLockMs,
+        ...extra,
+        connection,
+        prefix: deps.config.queuePrefix,
+        concurrency: processor.concurrency,
+      },
     );
     worker.on('failed', (job, err) => {
       if (!job) return;
@@ -128,6 +165,33 @@ export class WorkerPool {
     });
     worker.on('error', (err) => deps.logger.error({ queue, error: err.message }, 'worker error'));
     return worker;
+  }
+
+  /**
+   * Postgres or Redis out of reach (refused, timed out) says nothing about the job: it goes back to the
+   * delayed set with a growing delay and WITHOUT spending one of its attempts, so an outage of any length
+   * loses no job (BullMQ's DelayedError pattern). Anything else is returned as is for BullMQ's usual retry
+   * or failure. When Redis itself cannot take the job back, its lock lapses and the stalled-job check
+   * returns it to the queue once Redis is back.
+   */
+  private async deferIfTransient(job: Job, token: string | undefined, err: unknown): Promise<unknown> {
+    if (!token || err instanceof UnrecoverableError || !isTransientDependencyError(err)) return err;
+    if (Date.now() - job.timestamp > TRANSIENT_DEFERRAL_LIMIT_MS) return err;
+    const delay = transientRetryDelay(job, this.deps.config.timeouts.transientRetryMaxDelayMs);
+    try {
+      await job.moveToDelayed(Date.now() + delay, token);
+    } catch (moveErr) {
+      this.deps.logger.warn(
+        { queue: job.queueName, jobId: job.id, error: (moveErr as Error).message },
+        'could not defer job; it returns to the queue when its lock lapses',
+      );
+      return err;
+    }
+    this.deps.logger.warn(
+      { queue: job.queueName, jobId: job.id, delayMs: delay, error: (err as Error).message },
+      'dependency unavailable; job deferred without spending an attempt',
+    );
+    return new DelayedError();
   }
 
   /**

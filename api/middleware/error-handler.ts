@@ -1,3 +1,8 @@
+import {
+  DependencyUnavailableError,
+  isTransientDependencyError,
+  RETRY_AFTER_SECONDS,
+} from '../../shared/dependency-errors';
 import type { Logger } from '../../shared/logger';
 import { DomainError, ErrorCode, NotFoundError } from '../../shared/errors';
 import type { AppMiddleware } from '../context';
@@ -73,6 +78,14 @@ export function errorHandler(logger: Logger): AppMiddleware {
       if (ctx.status === 404 && ctx.body === undefined) throw new NotFoundError('Not found');
     } catch (err) {
       let view = toErrorView(err);
+      // Postgres or Redis out of reach (refused, timed out): a 503 the client may retry, not a 500.
+      if (!view && isTransientDependencyError(err)) {
+        logger.warn(
+          { err: (err as Error).message, requestId: ctx.state.requestId, route: routeLabel(ctx) },
+          'dependency unavailable',
+        );
+        view = toErrorView(new DependencyUnavailableError('request'));
+      }
       if (!view) {
         logger.error(
           { err, requestId: ctx.state.requestId, method: ctx.method, route: routeLabel(ctx) },
@@ -84,6 +97,7 @@ export function errorHandler(logger: Logger): AppMiddleware {
         const retryAfter = Number(view.extra.retry_after);
         if (Number.isFinite(retryAfter)) ctx.set('Retry-After', String(retryAfter));
       }
+      if (view.status === 503) ctx.set('Retry-After', String(RETRY_AFTER_SECONDS));
       ctx.status = view.status;
       ctx.body = envelopes[ctx.state.interface ?? 'platform'].error(view);
     }

@@ -2,7 +2,17 @@ import { jsonResponse, schemaRef } from '../openapi/components';
 import { defineRoute } from '../http/route';
 import { metricsAccess } from '../metrics/access';
 import { registryFor } from '../metrics/http-metrics';
+import { RETRY_AFTER_SECONDS } from '../../shared/dependency-errors';
 import { NotFoundError } from '../../shared/errors';
+
+/** Settles with the check, or rejects once `ms` have passed. */
+function bounded(check: Promise<unknown>, ms: number): Promise<unknown> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error('readiness check timed out')), ms);
+  });
+  return Promise.race([check, timeout]).finally(() => clearTimeout(timer));
+}
 
 /** Operational routes of every instance: liveness, readiness and the Prometheus scrape endpoint. */
 export const platformRoutes = [
@@ -41,11 +51,14 @@ export const platformRoutes = [
       }),
     },
     handler: async (ctx) => {
-      const { knex, redis } = ctx.deps;
-      const checks = await Promise.allSettled([knex.raw('select 1'), redis.ping()]);
+      const { knex, redis, config } = ctx.deps;
+      // Each check within DEPENDENCY_TIMEOUT_MS: a frozen dependency must not hold the probe.
+      const ms = config.timeouts.dependencyMs;
+      const checks = await Promise.allSettled([bounded(knex.raw('select 1'), ms), bounded(redis.ping(), ms)]);
       const [postgres, redisCheck] = checks.map((c) => (c.status === 'fulfilled' ? 'ok' : 'unreachable'));
       const ready = postgres === 'ok' && redisCheck === 'ok';
       ctx.status = ready ? 200 : 503;
+      if (!ready) ctx.set('Retry-After', String(RETRY_AFTER_SECONDS));
       ctx.body = { status: ready ? 'ok' : 'unavailable', checks: { postgres, redis: redisCheck } };
     },
   }),

@@ -118,7 +118,20 @@ export class TwilioMessenger implements Messenger {
     });
   }
 
+  /**
+   * With a key, the send is claimed in message_sends before Twilio is called and marked sent with the
+   * message's record once Twilio accepted it; a key already sent is not sent again. The one window left
+   * (docs/outages.md): a crash or timeout DURING the Twilio call leaves the claim `sending`, and the retry
+   * sends again, since we cannot know whether Twilio accepted the first request.
+   */
   async send(message: OutgoingMessage): Promise<DeliveryResult> {
+    if (message.key !== undefined && !(await this.claim(message.key, message.purpose))) {
+      return {
+        channel: this.channelsFor(message.route)[0] ?? 'sms',
+        providerMessageId: null,
+        duplicate: true,
+      };
+    }
     const channels = this.channelsFor(message.route);
     const first = channels[0] ?? 'sms';
     if (!RECIPIENT.test(message.to)) {
@@ -142,7 +155,14 @@ export class TwilioMessenger implements Messenger {
           channel,
         );
       }
-      await this.record(message, channel, { status: 'sent', sid });
+      await this.knex.transaction(async (trx) => {
+        const id = await this.record(message, channel, { status: 'sent', sid }, trx);
+        if (message.key !== undefined) {
+          await trx('message_sends')
+            .where({ key: message.key })
+            .update({ status: 'sent', outbound_message_id: id, updated_at: trx.fn.now() });
+        }
+      });
       return { channel, providerMessageId: sid };
     }
     // channelsFor never returns an empty list (config requires at least one sender).
@@ -183,23 +203,39 @@ export class TwilioMessenger implements Messenger {
     return created.sid;
   }
 
+  /** Claims `key` for a send; false when it was sent already. A claim left `sending` is taken again. */
+  private async claim(key: string, purpose: string): Promise<boolean> {
+    const rows = await this.knex('message_sends')
+      .insert({ key, purpose, status: 'sending' })
+      .onConflict('key')
+      .merge({ attempts: this.knex.raw('message_sends.attempts + 1'), updated_at: this.knex.fn.now() })
+      .where('message_sends.status', 'sending')
+      .returning('key');
+    return rows.length > 0;
+  }
+
   private async record(
     message: OutgoingMessage,
     channel: DeliveryChannel,
     outcome: { status: 'sent'; sid: string } | { status: 'failed'; code: string | null; error: string },
-  ): Promise<void> {
-    await this.knex('outbound_messages').insert({
-      store_id: message.storeId ?? null,
-      to: message.to,
-      channel,
-      driver: 'twilio',
-      body: null,
-      purpose: message.purpose,
-      status: outcome.status,
-      provider_message_id: outcome.status === 'sent' ? outcome.sid : null,
-      error_code: outcome.status === 'failed' ? outcome.code : null,
-      error_message: outcome.status === 'failed' ? outcome.error.slice(0, 500) : null,
-    });
+    knex: Knex = this.knex,
+  ): Promise<number> {
+    const [row] = await knex('outbound_messages').insert(
+      {
+        store_id: message.storeId ?? null,
+        to: message.to,
+        channel,
+        driver: 'twilio',
+        body: null,
+        purpose: message.purpose,
+        status: outcome.status,
+        provider_message_id: outcome.status === 'sent' ? outcome.sid : null,
+        error_code: outcome.status === 'failed' ? outcome.code : null,
+        error_message: outcome.status === 'failed' ? outcome.error.slice(0, 500) : null,
+      },
+      'id',
+    );
+    return (row as { id: number }).id;
   }
 }
 

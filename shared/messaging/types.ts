@@ -6,11 +6,18 @@ export interface OutgoingMessage {
   route: 'whatsapp_first' | 'sms_only';
   purpose: 'otp' | 'order_delivery' | string;
   storeId?: number | null;
+  /**
+   * Unique to this message (e.g. `otp:<session>:v<code version>`): a send under a key already sent does
+   * nothing and answers `duplicate` (message_sends, docs/outages.md). Without a key nothing is deduplicated.
+   */
+  key?: string;
 }
 
 export interface DeliveryResult {
   channel: 'whatsapp' | 'sms';
   providerMessageId: string | null;
+  /** True when the key had been sent before: nothing was sent this time. */
+  duplicate?: boolean;
 }
 
 export interface Messenger {

@@ -1,5 +1,6 @@
 import { JobsOptions, Queue, QueueOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { assertRequestMayStartWork } from '../request-deadline';
 
 /**
  * Every queue of the platform, with its typed payload. Payloads carry ids, never personal data or secrets
@@ -40,7 +41,12 @@ export const QUEUE_NAMES: readonly QueueName[] = [
 ];
 
 export type MaintenanceTask =
-  'expire-checkouts' | 'purge-otp-sessions' | 'sweep-payments' | 'expire-licenses' | 'purge-idempotency';
+  | 'expire-checkouts'
+  | 'purge-otp-sessions'
+  | 'sweep-payments'
+  | 'expire-licenses'
+  | 'purge-idempotency'
+  | 'sweep-webhooks';
 
 /** Retries with exponential back-off; completed jobs kept a day (so deterministic ids dedupe), failed ones two weeks. */
 export const DEFAULT_JOB_OPTIONS: JobsOptions = {
@@ -112,6 +118,8 @@ export async function enqueue<N extends QueueName>(
   data: JobPayloads[N],
   opts: JobsOptions = {},
 ): Promise<void> {
+  // Inside an HTTP request that has outlived its budget (or lost its client), no work is started.
+  assertRequestMayStartWork();
   // The map above ties each name to its payload type; the BullMQ call itself is not generic over that map.
   const queue = queues[name] as unknown as Queue<unknown, unknown, string>;
   await queue.add(name, data, opts);

@@ -20,6 +20,8 @@ export const MAINTENANCE_SCHEDULE: readonly ScheduleEntry[] = [
   { task: 'expire-licenses', cron: '0 * * * *' },
   { task: 'purge-otp-sessions', cron: '20 * * * *' },
   { task: 'purge-idempotency', cron: '40 * * * *' },
+  // Webhooks stored while Redis could not take their job (docs/outages.md).
+  { task: 'sweep-webhooks', cron: '* * * * *' },
 ];
 
 /** The scheduled minute a tick belongs to, whatever the millisecond the timer actually fired at. */

@@ -18,6 +18,7 @@ import type { Logger } from '../../logger';
 import { formatMoney } from '../../money';
 import type { Queues } from '../../queues';
 import { enqueueFulfilment } from '../fulfilment/enqueue';
+import { assertRequestMayStartWork } from '../../request-deadline';
 import type { StorageDriver } from '../../storage';
 import { customFieldsOf, findSellableProduct, stockOf } from '../catalog';
 import { reserveCouponUse, resolveCoupon } from '../coupons';
@@ -231,6 +232,8 @@ export async function createCheckout(
   if (!free && methods.length === 0) throw new InvalidError(NO_PAYMENT_METHOD);
 
   const checkoutUrl = randomToken(32);
+  // Nothing is reserved for a request whose client has gone or that outlived its budget.
+  assertRequestMayStartWork();
   const stored = await storeUploads(deps.storage, fields.uploads);
   let outcome: { checkout: Checkout; order: Order | null };
   try {

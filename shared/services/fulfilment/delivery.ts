@@ -52,11 +52,16 @@ export function recipientOf(order: Pick<Order, 'customer_country_code' | 'custom
   return `${country}${order.customer_phone.replace(/\D/g, '')}`;
 }
 
+/** The send key of an order's delivery message: one per order and set of items delivered together. */
+export function deliveryMessageKey(orderId: number, itemIds: readonly number[]): string {
+  return `order-delivery:${orderId}:${[...itemIds].sort((a, b) => a - b).join(',')}`;
+}
+
 /**
  * The `messages` order_delivery job: sends the customer the keys of their order (code keys and license
  * keys) through the messenger (WhatsApp first, SMS fallback), then marks the items delivered. Items
- * already marked are not sent again, so a repeated job sends nothing; a crash between the send and the
- * mark can send one message twice, never lose it.
+ * already marked are not sent again, and the message is keyed by order and items (message_sends), so a
+ * crash between the send and the mark does not send it twice: the retry finds the key sent and only marks.
  */
 export async function sendOrderDelivery(
   deps: { knex: Knex; messenger: Messenger },
@@ -72,12 +77,16 @@ export async function sendOrderDelivery(
   const list = await deliverables(deps.knex, pending);
   if (list.length === 0) return 'nothing-to-send';
   const store = await Store.query(deps.knex).findById(order.store_id);
-  await deps.messenger.send({
+  const result = await deps.messenger.send({
     to: recipientOf(order),
     body: deliveryMessage(order, store?.name ?? 'Your store', list),
     route: 'whatsapp_first',
     purpose: 'order_delivery',
     storeId: order.store_id,
+    key: deliveryMessageKey(
+      orderId,
+      list.map((d) => d.item.id),
+    ),
   });
   await OrderItem.query(deps.knex)
     .patch({ delivered_at: now })
@@ -86,5 +95,5 @@ export async function sendOrderDelivery(
       list.map((d) => d.item.id),
     )
     .whereNull('delivered_at');
-  return 'sent';
+  return result.duplicate ? 'already-sent' : 'sent';
 }

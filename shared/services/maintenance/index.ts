@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { MaintenanceTask, Queues } from '../../queues';
 import { sweepPayments } from '../payments/sweep';
+import { sweepWebhooks } from '../payments/webhooks';
 
 /**
  * Periodic housekeeping run by the `maintenance` queue. Each task is one bounded set-based statement
@@ -163,4 +164,5 @@ export const MAINTENANCE_TASKS: Readonly<Partial<Record<MaintenanceTask, Mainten
   'expire-licenses': expireLicenses,
   'purge-idempotency': purgeIdempotency,
   'sweep-payments': sweepPayments,
+  'sweep-webhooks': sweepWebhooks,
 };

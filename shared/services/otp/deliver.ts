@@ -9,6 +9,11 @@ export function otpMessageBody(code: string): string {
   return `Your verification code is ${code}. Do not share it with anyone.`;
 }
 
+/** The send key of one code of one OTP session: each resend (a new code version) is a new message. */
+export function otpMessageKey(otpSessionId: number, codeVersion: number): string {
+  return `otp:${otpSessionId}:v${codeVersion}`;
+}
+
 /**
  * Sends the code of one OTP session version. Safe to run twice: a job for a replaced code, a closed
  * session or a code already handed to the messenger does nothing. The encrypted code is cleared once the
@@ -24,15 +29,18 @@ export async function deliverOtp(
   if (!session.code_encrypted) return 'already-sent';
 
   const code = deps.cipher.decrypt(session.code_encrypted);
-  await deps.messenger.send({
+  // One message per session and code version: a retry after a crash between the send and the clearing
+  // below finds the key sent and only clears (message_sends, docs/outages.md).
+  const result = await deps.messenger.send({
     to: session.e164,
     body: otpMessageBody(code),
     route: job.route,
     purpose: 'otp',
     storeId: session.store_id,
+    key: otpMessageKey(session.id, job.codeVersion),
   });
   await OtpSession.query(deps.knex)
     .patch({ code_encrypted: null })
     .where({ id: session.id, code_version: job.codeVersion });
-  return 'sent';
+  return result.duplicate ? 'already-sent' : 'sent';
 }

@@ -5,6 +5,7 @@ import { Cipher, hmacSha256, randomDigits, randomToken, safeEqual, sha256 } from
 import { CodedError, DomainError, InvalidError, NotFoundError, ValidationError } from '../../errors';
 import { maskPhone, parsePhone, Phone } from '../../phone';
 import { enqueue, Queues } from '../../queues';
+import { assertRequestMayStartWork } from '../../request-deadline';
 import { LIMITS, LimitDefinition } from '../../rate-limits';
 import { findOrAdoptCustomer, createCustomer, CustomerView, customerView } from '../customers';
 import { issueCustomerToken, TokenKind } from '../tokens';
@@ -94,6 +95,8 @@ export class OtpService {
     }
     await this.assertNotBlocked(store, phone);
 
+    // No code is issued (and sent) for a request whose client has gone or that outlived its budget.
+    assertRequestMayStartWork();
     const sessionToken = randomToken(32, 'ots_');
     const tokenHash = sha256(sessionToken);
     const code = randomDigits(CODE_LENGTH);

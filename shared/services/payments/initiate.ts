@@ -17,6 +17,7 @@ import { BankDetails, bankDetails } from '../../providers/bank';
 import { payLinkWithAmount, paypalSettings } from '../../providers/paypal';
 import { isHostedProvider } from '../../providers/types';
 import { enqueue, Queues } from '../../queues';
+import { assertRequestMayStartWork } from '../../request-deadline';
 import { methodAccepts, PAYMENT_METHOD_NAMES } from '../payment-methods';
 import { createOrderFromCheckout } from '../orders/create-from-checkout';
 import { recordCreation } from './audit';
@@ -147,6 +148,7 @@ export async function initiatePayment(
   now: Date = new Date(),
 ): Promise<Initiation> {
   const refs = new PaymentPageRefs(deps.appSecret);
+  assertRequestMayStartWork();
   const planned = await deps.knex.transaction(async (trx): Promise<Planned> => {
     const checkout = await lockCheckout(trx, selector);
     const order = await Order.query(trx).findOne({ checkout_id: checkout.id });

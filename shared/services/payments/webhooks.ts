@@ -10,6 +10,7 @@ import {
   WebhookHeaders,
   WebhookSignatureError,
 } from '../../providers/types';
+import { isTransientDependencyError } from '../../dependency-errors';
 import { enqueue, Queues } from '../../queues';
 import { credentialsFor, PaymentsContext } from './context';
 import { reconcilePayment, ReconcileOutcome } from './reconcile';
@@ -93,16 +94,57 @@ export async function receiveWebhook(
         .where({ provider, event_id: reference.eventId })
         .first<{ id: number; processed_at: Date | null }>('id', 'processed_at')
     : { id: inserted[0].id, processed_at: null };
-  // A duplicate of an event still waiting is queued again under the same job id: BullMQ keeps one.
+  // The event is in Postgres (the inbox) before it is acknowledged. A duplicate of an event still waiting
+  // is queued again under the same job id: BullMQ keeps one. When Redis cannot take the job the event is
+  // still acknowledged: the webhook sweep queues unprocessed events once Redis is back.
   if (stored.processed_at === null) {
-    await enqueue(
-      deps.queues,
-      'payments',
-      { kind: 'webhook', webhookEventId: stored.id },
-      { jobId: `payment-webhook-${stored.id}` },
-    );
+    try {
+      await enqueueWebhookJob(deps.queues, stored.id);
+    } catch (err) {
+      if (!isTransientDependencyError(err)) throw err;
+      deps.logger.warn(
+        { provider, webhookEventId: stored.id, error: (err as Error).message },
+        'webhook stored but not queued (Redis unavailable); the webhook sweep will queue it',
+      );
+    }
   }
   return { received: true, status: duplicate ? 'duplicate' : 'queued', event_id: reference.eventId };
+}
+
+/** Queues the processing of one stored webhook event; one job per event (deterministic id). */
+export async function enqueueWebhookJob(queues: Queues, webhookEventId: number): Promise<void> {
+  await enqueue(
+    queues,
+    'payments',
+    { kind: 'webhook', webhookEventId },
+    { jobId: `payment-webhook-${webhookEventId}` },
+  );
+}
+
+/** Inbox rows older than this are swept; newer ones were queued by the receiver moments ago. */
+export const WEBHOOK_SWEEP_AFTER_MS = 30_000;
+const WEBHOOK_SWEEP_HORIZON_MS = 2 * 24 * 3600 * 1000;
+const WEBHOOK_SWEEP_BATCH = 500;
+
+/**
+ * The `sweep-webhooks` maintenance task (every minute): queues every stored webhook event not yet
+ * processed, so an event acknowledged while Redis was down (or whose job was lost) is processed once Redis
+ * is back. The job id is the receiver's, so an event already queued is not queued twice.
+ */
+export async function sweepWebhooks(
+  knex: Knex,
+  now: Date = new Date(),
+  ctx: { queues: Queues },
+): Promise<Record<string, number>> {
+  const due = await knex('webhook_events')
+    .whereNull('processed_at')
+    .where('created_at', '<', new Date(now.getTime() - WEBHOOK_SWEEP_AFTER_MS))
+    .where('created_at', '>', new Date(now.getTime() - WEBHOOK_SWEEP_HORIZON_MS))
+    .orderBy('id')
+    .limit(WEBHOOK_SWEEP_BATCH)
+    .select<{ id: number }[]>('id');
+  for (const event of due) await enqueueWebhookJob(ctx.queues, event.id);
+  return { queued: due.length };
 }
 
 /**

@@ -24,6 +24,7 @@ describe('scheduler', () => {
       ['expire-licenses', '0 * * * *'],
       ['purge-otp-sessions', '20 * * * *'],
       ['purge-idempotency', '40 * * * *'],
+      ['sweep-webhooks', '* * * * *'],
     ]);
   });
 
