@@ -10,6 +10,8 @@ import { platformRouter } from './platform/router';
 import { sandboxRouter } from './sandbox/router';
 import { storefrontRouter } from './storefront/router';
 import { webhooksRouter } from './webhooks/router';
+import { licenseRouter } from './license/router';
+import { merchantLicensesRouter } from './merchant/licenses/router';
 
 /**
  * Every router the app mounts. The OpenAPI coverage test walks this same list, so a route added here
@@ -29,5 +31,7 @@ export function mountedRouters(deps: Deps): Router[] {
     webhooksRouter(deps),
     payRouter(deps),
     sandboxRouter(deps),
+    licenseRouter(deps),
+    merchantLicensesRouter(deps),
   ];
 }

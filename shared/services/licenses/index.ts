@@ -1,10 +1,13 @@
 import type { Knex } from 'knex';
 import type { Order, OrderItem, PlanDuration, Product } from '../../../db/models';
+import { noteLicensesChangedSafely, type LicenseCacheDeps } from './cache';
 import { generateLicenseKey } from './keys';
 import { periodEnd } from './periods';
 
 export * from './keys';
 export * from './periods';
+export { noteLicenseProductChanged, noteLicensesChanged } from './cache';
+export { licenseSettingsForMerchant, type MerchantLicenseSettings } from './product-settings';
 
 /** Attempts at a fresh key when the one drawn is already taken (80 random bits: practically never twice). */
 const KEY_ATTEMPTS = 8;
@@ -102,4 +105,18 @@ export async function revokeOrderLicenses(
     .where('order_id', orderId)
     .whereNot('status', 'revoked')
     .update({ status: 'revoked', updated_at: now });
+}
+
+/**
+ * After an order's licenses changed (revoked, activated) and the change committed: moves their verify
+ * cache counters, so every process answers the new state at once. Without Redis in `deps` (a script that
+ * has none) cached answers age out within the cache TTL instead.
+ */
+export async function noteOrderLicensesChanged(
+  deps: { knex: Knex; logger?: { warn(obj: object, msg: string): void } } & Partial<LicenseCacheDeps>,
+  orderId: number,
+): Promise<void> {
+  if (!deps.redis || !deps.config) return;
+  const keys = await deps.knex('licenses').where('order_id', orderId).pluck<string[]>('key');
+  await noteLicensesChangedSafely({ redis: deps.redis, config: deps.config, logger: deps.logger }, keys);
 }
