@@ -2,8 +2,8 @@ import Joi from 'joi';
 import { MAX_HWID_LENGTH } from '../../shared/services/licenses/identifiers';
 import { NONCE_PATTERN } from '../../shared/services/licenses/answer';
 
-/** No control characters: a hwid is an opaque printable string. */
-const PRINTABLE = /^[^\u0000-\u001F\u007F]*$/;
+/** No control characters (Unicode category Cc): a hwid is an opaque printable string. */
+const PRINTABLE = /^\P{Cc}*$/u;
 
 export const verifyBody = Joi.object({
   product_id: Joi.number().integer().positive().max(2_147_483_647).required(),
