@@ -108,9 +108,11 @@ export async function revokeOrderLicenses(
 }
 
 /**
- * After an order's licenses changed (revoked, activated) and the change committed: moves their verify
- * cache counters, so every process answers the new state at once. Without Redis in `deps` (a script that
- * has none) cached answers age out within the cache TTL instead.
+ * After an order's licenses changed (revoked, activated): moves their verify cache counters, so every
+ * process answers the new state at once. The counters must move AFTER the change commits (a verify in
+ * between would cache the old state under the new counter): given a transaction, the bump waits for its
+ * commit (and is dropped on rollback). Without Redis in `deps` (a caller that passes only a knex) cached
+ * answers age out within the cache TTL instead.
  */
 export async function noteOrderLicensesChanged(
   deps: { knex: Knex; logger?: { warn(obj: object, msg: string): void } } & Partial<LicenseCacheDeps>,
@@ -118,5 +120,11 @@ export async function noteOrderLicensesChanged(
 ): Promise<void> {
   if (!deps.redis || !deps.config) return;
   const keys = await deps.knex('licenses').where('order_id', orderId).pluck<string[]>('key');
-  await noteLicensesChangedSafely({ redis: deps.redis, config: deps.config, logger: deps.logger }, keys);
+  const cacheDeps = { redis: deps.redis, config: deps.config, logger: deps.logger };
+  const bump = (): Promise<void> => noteLicensesChangedSafely(cacheDeps, keys);
+  if (deps.knex.isTransaction) {
+    void (deps.knex as Knex.Transaction).executionPromise.then(bump, () => undefined);
+    return;
+  }
+  await bump();
 }

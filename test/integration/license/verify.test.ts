@@ -397,6 +397,20 @@ describe('License Verification API: POST /verify', () => {
       expectRefusal(await verify(server, body), 403, 'LICENSE_REVOKED');
     });
 
+    it('sees a revoke made inside a caller’s transaction once that transaction commits', async () => {
+      // How the Merchant API's order status change calls cancelOrder: within its own transaction.
+      const orderId = await insertOrder(deps.knex, store);
+      const license = await insertLicense(plain, { order_id: orderId });
+      const body = { product_id: plain.id, license_key: license.key };
+      expect((await verify(server, body)).status).to.equal(200);
+      await deps.knex.transaction(async (trx) => {
+        await cancelOrder({ knex: trx, redis: deps.redis, config: deps.config }, orderId, 'cancelled');
+        // Not committed yet: verify still reads (and caches) the active license.
+        expect((await verify(server, body)).status).to.equal(200);
+      });
+      expectRefusal(await verify(server, body), 403, 'LICENSE_REVOKED');
+    });
+
     it('sees a refund the same way', async () => {
       const orderId = await insertOrder(deps.knex, store);
       const license = await insertLicense(plain, { order_id: orderId });
