@@ -89,12 +89,15 @@ export function normalizeLicenseKey(key: string): string {
   return key.trim().toUpperCase();
 }
 
-async function loadSnapshot(knex: Knex, productId: number, key: string): Promise<LicenseSnapshot | null> {
-  // By product AND key: a key of another product is not found, exactly like an unknown key.
+async function loadSnapshot(knex: Knex, productId: number, given: string): Promise<LicenseSnapshot | null> {
+  // By product AND key: a key of another product is not found, exactly like an unknown key. Generated keys
+  // are upper case; an imported key is stored as the fixture spelled it, so that spelling matches too.
   const row = await knex('licenses as l')
     .join('products as p', 'p.id', 'l.product_id')
     .leftJoin('product_plans as pl', 'pl.id', 'l.plan_id')
-    .where({ 'l.key': key, 'l.product_id': productId })
+    .whereIn('l.key', [...new Set([given, normalizeLicenseKey(given)])])
+    .where('l.product_id', productId)
+    .orderByRaw('l.key = ? desc', [given])
     .first<
       | {
           id: number;
@@ -246,7 +249,7 @@ export async function verifyLicense(deps: VerifyDeps, req: VerifyRequest): Promi
   const stamp = await readStamp(deps, { productId: req.productId, licenseKey: key }).catch(() => null);
   let snap = stamp === null ? undefined : cache.get(cacheKey, stamp);
   if (!snap) {
-    const loaded = await loadSnapshot(deps.knex, req.productId, key);
+    const loaded = await loadSnapshot(deps.knex, req.productId, req.licenseKey.trim());
     if (!loaded) throw new LicenseError('LICENSE_NOT_FOUND');
     snap = loaded;
     if (stamp !== null) cache.set(cacheKey, stamp, snap);

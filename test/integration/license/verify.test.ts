@@ -118,6 +118,11 @@ describe('License Verification API: POST /verify', () => {
         license_key: `  ${license.key.toLowerCase()} `,
       });
       expect(res.status).to.equal(200);
+      // An imported key kept in lower case (fixtures allow it) verifies as given and in upper case.
+      const imported = await insertLicense(plain, { key: 'acme-low-case-0001' });
+      for (const given of [imported.key, imported.key.toUpperCase()]) {
+        expect((await verify(server, { product_id: plain.id, license_key: given })).status).to.equal(200);
+      }
     });
   });
 
