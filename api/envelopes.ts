@@ -16,6 +16,16 @@ export interface Envelope {
   error(e: ErrorView): unknown;
 }
 
+const LICENSE_SPECIFIC_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'LICENSE_NOT_FOUND',
+  'LICENSE_EXPIRED',
+  'LICENSE_SUSPENDED',
+  'LICENSE_REVOKED',
+  'LICENSE_NOT_ACTIVE',
+  'HWID_REQUIRED',
+  'ACTIVATION_LIMIT_REACHED',
+]);
+
 const withoutErrors = (extra: Record<string, unknown>): Record<string, unknown> => {
   const { errors: _errors, ...rest } = extra;
   return rest;
@@ -71,10 +81,27 @@ const merchant: Envelope = {
     },
 };
 
+/** License errors carry `error_code` like the Embed envelope; the platform's general codes get stable names. */
+const LICENSE_GENERAL_CODES: Partial<Record<ErrorCode, string>> = {
+  VALIDATION_FAILED: 'VALIDATION_FAILED',
+  INVALID: 'INVALID_REQUEST',
+  NOT_FOUND: 'NOT_FOUND',
+  PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  UNSUPPORTED_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  UNAVAILABLE: 'SERVER_ERROR',
+};
+
 const license: Envelope = {
   ok: (data) => ({ success: true, data }),
   error: (e) =>
-    messageOnlyOn429(e) ?? { success: false, message: e.message, ...(e.errors ? { errors: e.errors } : {}) },
+    messageOnlyOn429(e) ?? {
+      success: false,
+      message: e.message,
+      error_code: LICENSE_SPECIFIC_CODES.has(e.code)
+        ? e.code
+        : (LICENSE_GENERAL_CODES[e.code] ?? 'REQUEST_FAILED'),
+      ...(e.errors ? { errors: e.errors } : {}),
+    },
 };
 
 const fivem: Envelope = {

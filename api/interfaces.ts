@@ -91,10 +91,12 @@ export const INTERFACES: Record<InterfaceName, InterfaceDoc> = {
     tag: {
       name: 'License',
       description:
-        'Software checks a purchased license key (POST /verify). No credential; 60 per minute per IP.',
+        'Software checks a purchased license key (POST /verify). No credential; 60 per minute per IP. Every ' +
+        'answer is signed (X-Signature, Ed25519, key at GET /verify/public-key) and, when the product says so, ' +
+        'encrypted with AES-256-GCM. See docs/license.md.',
     },
     security: [],
-    invalid: 'PlatformError',
+    invalid: 'LicenseValidationFailed',
     limited: 'RateLimited',
   },
   fivem: {

@@ -9,6 +9,8 @@ import { platformRoutes } from './platform/routes';
 import { sandboxRoutes } from './sandbox/routes';
 import { storefrontRoutes } from './storefront/routes';
 import { webhookRoutes } from './webhooks/routes';
+import { licenseRoutes } from './license/routes';
+import { merchantLicenseRoutes } from './merchant/licenses/routes';
 
 /**
  * Every route the app serves, each declared once (api/http/route.ts). The app mounts this list and the
@@ -31,5 +33,7 @@ export function allRoutes(
     ...payRoutes,
     // Anyone can mark a sandbox payment paid: off in production unless SANDBOX_ENABLED=1 (announced at start).
     ...((config.sandboxEnabled ?? config.nodeEnv !== 'production') ? sandboxRoutes : []),
+    ...licenseRoutes,
+    ...merchantLicenseRoutes,
   ];
 }

@@ -158,6 +158,12 @@ export async function main(): Promise<number> {
       .first();
     const customer = await Customer.query(deps.knex).findById(Object.values(store.customers)[0].id);
     const embedToken = (await issueCustomerToken(customer!, 'embed')).token;
+    // License verify: the demo license (hwid lock), one machine calling again and again.
+    const demoLicense = Object.values(store.licenses)[0];
+    const licenseProductId = demoLicense
+      ? ((await deps.knex('licenses').where({ id: demoLicense.id }).first('product_id'))
+          ?.product_id as number)
+      : null;
     await deps.close();
 
     const port = await freePort(3990);
@@ -231,6 +237,23 @@ export async function main(): Promise<number> {
       });
     } else {
       say('bench: guest checkout unavailable; the payment/status scenario is left out');
+    }
+
+    if (demoLicense && licenseProductId) {
+      scenarios.push({
+        name: 'license/verify',
+        what: 'POST /verify, same key and hwid (signed; cache: one Redis MGET, no Postgres)',
+        request: {
+          method: 'POST',
+          path: '/verify',
+          body: JSON.stringify({
+            product_id: licenseProductId,
+            license_key: demoLicense.key,
+            hwid: 'BENCH-MACHINE-1',
+          }),
+        },
+        expect: [200],
+      });
     }
 
     say(`bench: ${seconds} s per scenario, ${connections} connections, against ${base}`);

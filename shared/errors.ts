@@ -19,7 +19,15 @@ export type ErrorCode =
   | 'COOLDOWN_ACTIVE'
   | 'SESSION_EXPIRED'
   | 'INVALID_CODE'
-  | 'MAX_ATTEMPTS_REACHED';
+  | 'MAX_ATTEMPTS_REACHED'
+  // License Verification API error codes, exposed as `error_code` (docs/license.md).
+  | 'LICENSE_NOT_FOUND'
+  | 'LICENSE_EXPIRED'
+  | 'LICENSE_SUSPENDED'
+  | 'LICENSE_REVOKED'
+  | 'LICENSE_NOT_ACTIVE'
+  | 'HWID_REQUIRED'
+  | 'ACTIVATION_LIMIT_REACHED';
 
 /** Codes that the Embed envelope shows to clients as `error_code`. */
 export const PUBLIC_ERROR_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([

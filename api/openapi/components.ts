@@ -10,6 +10,7 @@ import type {
 } from './types';
 import { object, ref, schemaRef } from './component-helpers';
 import { sharedSchemas } from './schemas';
+import { licenseResponses, licenseSchemas } from './license-schemas';
 
 export { object, ref, schemaRef };
 
@@ -282,8 +283,8 @@ const securitySchemes: ComponentsObject['securitySchemes'] = {
 };
 
 export const components: ComponentsObject = {
-  schemas: { ...schemas, ...sharedSchemas },
-  responses,
+  schemas: { ...schemas, ...sharedSchemas, ...licenseSchemas },
+  responses: { ...responses, ...licenseResponses },
   parameters,
   headers,
   securitySchemes,

@@ -551,6 +551,8 @@ export class License extends BaseModel {
   status!: LicenseStatus;
   lock_type!: LockType;
   max_activations!: number;
+  /** Activations held (license_activations rows), kept by the activation statement itself. */
+  activations_count!: number;
   starts_at!: Date | null;
   expires_at!: Date | null;
   metadata!: Record<string, unknown> | null;
@@ -563,7 +565,10 @@ export class LicenseActivation extends BaseModel {
   static override tableName = 'license_activations';
   id!: number;
   license_id!: number;
+  /** HMAC of the hardware id or IP address (shared/services/licenses/identifiers.ts), never the value. */
   identifier!: string;
+  /** Last characters of the value, for the merchant to tell activations apart. */
+  hint!: string | null;
   last_seen_at!: Date;
   created_at!: Date;
 }

@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import { ORDER_STATUS, Order, OrderStatus } from '../../../db/models';
 import { InvalidError, NotFoundError } from '../../errors';
-import { revokeOrderLicenses } from '../licenses';
+import type { LicenseCacheDeps } from '../licenses/cache';
+import { noteOrderLicensesChanged, revokeOrderLicenses } from '../licenses';
 import { transitionPayment } from '../payments/audit';
 
 export type CancelOutcome = 'cancelled' | 'refunded';
@@ -25,12 +26,13 @@ export interface CancelResult {
  * cancelled, and a cancelled one can still be refunded (the money goes back after the cancellation).
  */
 export async function cancelOrder(
-  deps: { knex: Knex },
+  // redis and config: the verify cache hears of the revoke (pass the process's Deps).
+  deps: { knex: Knex } & Partial<LicenseCacheDeps>,
   orderId: number,
   outcome: CancelOutcome,
   now: Date = new Date(),
 ): Promise<CancelResult> {
-  return deps.knex.transaction(async (trx) => {
+  const result = await deps.knex.transaction(async (trx): Promise<CancelResult> => {
     const order = await Order.query(trx).findById(orderId).forUpdate();
     if (!order) throw new NotFoundError('Order not found');
     const target = outcome === 'cancelled' ? ORDER_STATUS.CANCELLED : ORDER_STATUS.REFUNDED;
@@ -68,4 +70,6 @@ export async function cancelOrder(
     }
     return { orderId, status: target, changed: true, licensesRevoked };
   });
+  if (result.licensesRevoked > 0) await noteOrderLicensesChanged(deps, orderId);
+  return result;
 }

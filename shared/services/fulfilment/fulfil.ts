@@ -3,13 +3,19 @@ import { ORDER_STATUS, Order, OrderItem, OrderStatus, Product, ProductPlan } fro
 import { NotFoundError } from '../../errors';
 import type { Logger } from '../../logger';
 import { enqueue, JobPayloads, Queues } from '../../queues';
-import { activateOrderLicenses, generateItemLicenses, revokeOrderLicenses } from '../licenses';
+import {
+  activateOrderLicenses,
+  generateItemLicenses,
+  noteOrderLicensesChanged,
+  revokeOrderLicenses,
+} from '../licenses';
+import type { LicenseCacheDeps } from '../licenses/cache';
 import { isDigital, isFulfillable, statusAfterFulfilment } from './rules';
 import { startSubscription } from './subscriptions';
 
 export type FulfilmentEvent = JobPayloads['fulfilment']['event'];
 
-export interface FulfilmentDeps {
+export interface FulfilmentDeps extends Partial<LicenseCacheDeps> {
   knex: Knex;
   queues: Queues;
   logger: Logger;
@@ -60,7 +66,7 @@ export async function fulfilOrder(
     delivery: false,
   };
   if (order.status === ORDER_STATUS.CANCELLED || order.status === ORDER_STATUS.REFUNDED) {
-    await revokeOrderLicenses(knex, orderId, now);
+    if ((await revokeOrderLicenses(knex, orderId, now)) > 0) await noteOrderLicensesChanged(deps, orderId);
     return { ...result, skipped: 'closed' };
   }
   if (!isFulfillable(order.status)) return { ...result, skipped: 'not-paid' };
@@ -97,6 +103,7 @@ export async function fulfilOrder(
   result.status = current;
   if (current === ORDER_STATUS.COMPLETED) {
     result.licensesActivated = await activateOrderLicenses(knex, orderId, now);
+    if (result.licensesActivated > 0) await noteOrderLicensesChanged(deps, orderId);
   }
 
   if (hasCommands) {

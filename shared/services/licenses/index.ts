@@ -1,10 +1,13 @@
 import type { Knex } from 'knex';
 import type { Order, OrderItem, PlanDuration, Product } from '../../../db/models';
+import { noteLicensesChangedSafely, type LicenseCacheDeps } from './cache';
 import { generateLicenseKey } from './keys';
 import { periodEnd } from './periods';
 
 export * from './keys';
 export * from './periods';
+export { noteLicenseProductChanged, noteLicensesChanged } from './cache';
+export { licenseSettingsForMerchant, type MerchantLicenseSettings } from './product-settings';
 
 /** Attempts at a fresh key when the one drawn is already taken (80 random bits: practically never twice). */
 const KEY_ATTEMPTS = 8;
@@ -102,4 +105,26 @@ export async function revokeOrderLicenses(
     .where('order_id', orderId)
     .whereNot('status', 'revoked')
     .update({ status: 'revoked', updated_at: now });
+}
+
+/**
+ * After an order's licenses changed (revoked, activated): moves their verify cache counters, so every
+ * process answers the new state at once. The counters must move AFTER the change commits (a verify in
+ * between would cache the old state under the new counter): given a transaction, the bump waits for its
+ * commit (and is dropped on rollback). Without Redis in `deps` (a caller that passes only a knex) cached
+ * answers age out within the cache TTL instead.
+ */
+export async function noteOrderLicensesChanged(
+  deps: { knex: Knex; logger?: { warn(obj: object, msg: string): void } } & Partial<LicenseCacheDeps>,
+  orderId: number,
+): Promise<void> {
+  if (!deps.redis || !deps.config) return;
+  const keys = await deps.knex('licenses').where('order_id', orderId).pluck<string[]>('key');
+  const cacheDeps = { redis: deps.redis, config: deps.config, logger: deps.logger };
+  const bump = (): Promise<void> => noteLicensesChangedSafely(cacheDeps, keys);
+  if (deps.knex.isTransaction) {
+    void (deps.knex as Knex.Transaction).executionPromise.then(bump, () => undefined);
+    return;
+  }
+  await bump();
 }

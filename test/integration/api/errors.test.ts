@@ -55,7 +55,7 @@ describe('unexpected errors', () => {
     const expected: Record<string, unknown> = {
       '/api/embed/broken': { success: false, message: 'Internal server error' },
       '/api/broken': { success: false, data: null, message: 'Internal server error' },
-      '/verify/broken': { success: false, message: 'Internal server error' },
+      '/verify/broken': { success: false, message: 'Internal server error', error_code: 'SERVER_ERROR' },
     };
     for (const path of ['/api/embed/broken', '/shawarma/broken', '/api/broken', '/verify/broken']) {
       const res = await fetch(base + path, { headers: { 'X-Request-Id': `req-${path.length}-abcdef` } });

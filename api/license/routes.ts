@@ -1,0 +1,163 @@
+import Joi from 'joi';
+import { NONCE_PATTERN } from '../../shared/services/licenses/answer';
+import { MAX_HWID_LENGTH } from '../../shared/services/licenses/identifiers';
+import { localeFrom } from '../../shared/services/licenses/labels';
+import { signingKeys } from '../../shared/services/licenses/signing';
+import { verifyLicense } from '../../shared/services/licenses/verify';
+import { licenseGuards } from '../guards';
+import { id } from '../http/fields';
+import { defineRoute } from '../http/route';
+import { jsonResponse, object, schemaRef } from '../openapi/components';
+import { licenseAnswer as licenseAnswerDoc } from '../openapi/license-schemas';
+import { licenseAnswer } from './answer';
+
+/** No control characters (Unicode category Cc): a hwid is an opaque printable string. */
+const PRINTABLE = /^\P{Cc}*$/u;
+
+interface VerifyBody {
+  product_id: number;
+  license_key: string;
+  hwid?: string | null;
+  nonce?: string;
+}
+
+const verifyBody = Joi.object<VerifyBody, true>({
+  product_id: id().required(),
+  license_key: Joi.string()
+    .trim()
+    .min(1)
+    .max(100)
+    .pattern(PRINTABLE)
+    .required()
+    .description('The key, PREFIX-XXXX-XXXX-XXXX-XXXX; case and surrounding spaces do not matter.'),
+  hwid: Joi.string()
+    .trim()
+    .max(MAX_HWID_LENGTH)
+    .pattern(PRINTABLE)
+    .allow('', null)
+    .description('Hardware id: required by hwid locks, ignored otherwise. Stored only as an HMAC.'),
+  nonce: Joi.string()
+    .trim()
+    .pattern(NONCE_PATTERN)
+    .messages({ 'string.pattern.base': 'nonce must be 1 to 128 visible ASCII characters' })
+    .description('Echoed in the answer with a server timestamp, so a replayed answer shows.'),
+});
+
+const refusal = (description: string, code: string, message: string): ReturnType<typeof licenseAnswerDoc> =>
+  licenseAnswerDoc(description, schemaRef('LicenseError'), {
+    success: false,
+    message,
+    error_code: code,
+    nonce: '3f9c0d2e',
+    timestamp: 1795444800,
+  });
+
+export const licenseRoutes = [
+  defineRoute({
+    method: 'post',
+    path: '/verify',
+    interface: 'license',
+    operationId: 'licenseVerify',
+    summary: 'Verify a license key',
+    description:
+      'Checks a key for a product and, under a `hwid` or `ip` lock, activates a new hardware id or address ' +
+      'while activations remain (the database decides: 20 simultaneous new hwids against max 2 activate ' +
+      'exactly 2). Every answer (errors, 422 and 429 included) is signed: `X-Signature` is an Ed25519 ' +
+      'signature over the exact body, verifiable with the key of `GET /verify/public-key`; the body carries ' +
+      'the request’s `nonce` and a server `timestamp`. When the product encrypts its answers, every answer but ' +
+      'the 429 is `{"encrypted":true,"alg":"AES-256-GCM","iv","tag","data"}` (base64; fresh 96-bit IV) under ' +
+      'the product’s key. A key of another product answers exactly like an unknown key. Layout, examples and ' +
+      'error codes: docs/license.md.',
+    guards: (deps) => [licenseAnswer(), ...licenseGuards(deps)],
+    request: {
+      body: verifyBody,
+      example: {
+        product_id: 12,
+        license_key: 'DEMO-7K2M-Q9XP-4HTW-8RJN',
+        hwid: 'B7F3-99A1-PC',
+        nonce: '3f9c0d2e',
+      },
+    },
+    responses: {
+      200: licenseAnswerDoc('The license verifies.', schemaRef('LicenseSuccess'), {
+        success: true,
+        data: {
+          status: 'active',
+          lock_type: 'hwid',
+          product: { id: 12, name: 'Toolkit Pro License' },
+          plan: {
+            duration: 'yearly',
+            duration_label: 'Yearly',
+            start_date: '01-01-2026',
+            end_date: '01-01-2030',
+            is_active: true,
+          },
+          expires_at: '2030-01-01T00:00:00.000Z',
+          expires_in_days: 1135,
+          activations: { current: 1, max: 2, remaining: 1 },
+          metadata: null,
+        },
+        nonce: '3f9c0d2e',
+        timestamp: 1795444800,
+      }),
+      400: refusal(
+        '`HWID_REQUIRED`: a hwid lock and no hwid; `INVALID_REQUEST`: the body is not JSON (unsigned).',
+        'HWID_REQUIRED',
+        'A hardware id (hwid) is required for this license',
+      ),
+      403: refusal(
+        '`LICENSE_EXPIRED`, `LICENSE_SUSPENDED`, `LICENSE_REVOKED`, `LICENSE_NOT_ACTIVE` (generated, order not ' +
+          'completed) or `ACTIVATION_LIMIT_REACHED`.',
+        'LICENSE_REVOKED',
+        'License has been revoked',
+      ),
+      404: refusal(
+        '`LICENSE_NOT_FOUND`: no such key for this product (also a key of another product).',
+        'LICENSE_NOT_FOUND',
+        'License not found',
+      ),
+    },
+    handler: (ctx, { body }) =>
+      verifyLicense(ctx.deps, {
+        productId: body.product_id,
+        licenseKey: body.license_key,
+        hwid: body.hwid,
+        ip: ctx.ip,
+        locale: localeFrom(ctx.get('Accept-Language')),
+      }),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/verify/public-key',
+    interface: 'license',
+    operationId: 'licensePublicKey',
+    summary: 'The key that signs verify answers',
+    description:
+      'The platform’s Ed25519 public key: raw 32 bytes in base64 and as PEM (SPKI). Made once per deployment ' +
+      'and kept; pin it in the software rather than fetching it at run time.',
+    guards: licenseGuards,
+    responses: {
+      200: jsonResponse(
+        'The public key.',
+        object({
+          success: { const: true },
+          data: object({
+            algorithm: { const: 'Ed25519' },
+            key_id: { type: 'string', description: 'First 16 hex digits of SHA-256 over the raw key.' },
+            public_key: { type: 'string', description: 'Raw 32-byte key, base64.' },
+            public_key_pem: { type: 'string' },
+          }),
+        }),
+      ),
+    },
+    handler: async (ctx) => {
+      const keys = await signingKeys(ctx.deps);
+      return {
+        algorithm: 'Ed25519',
+        key_id: keys.keyId,
+        public_key: keys.publicKeyBase64,
+        public_key_pem: keys.publicKeyPem,
+      };
+    },
+  }),
+];

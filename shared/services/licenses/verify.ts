@@ -1,0 +1,284 @@
+import type { Knex } from 'knex';
+import type { LicenseStatus, LockType, PlanDuration } from '../../../db/models';
+import { noteLicensesChangedSafely, readStamp, StampedCache, type LicenseCacheDeps } from './cache';
+import { LicenseError } from './errors';
+import { identifierHash, identifierHint, normalizeIp } from './identifiers';
+import { dayMonthYear, durationLabel, type DurationKey, type LicenseLocale } from './labels';
+
+/**
+ * POST /verify (spec: License resources and states, License Verification API). The result object is the
+ * spec's License table exactly; every refusal is a LicenseError whose code the License envelope shows.
+ */
+
+export interface VerifyDeps extends LicenseCacheDeps {
+  knex: Knex;
+  appSecret: string;
+  logger?: { warn(obj: object, msg: string): void };
+}
+
+export interface VerifyRequest {
+  productId: number;
+  licenseKey: string;
+  hwid?: string | null;
+  /** The client address as the HTTP tier sees it (X-Forwarded-For only with TRUST_PROXY=1). */
+  ip: string;
+  locale: LicenseLocale;
+  now?: Date;
+}
+
+export interface LicenseResult {
+  status: 'active';
+  lock_type: LockType;
+  product: { id: number; name: string };
+  plan: {
+    duration: DurationKey;
+    duration_label: string;
+    /** Day-month-year (23-11-2026), UTC. */
+    start_date: string;
+    /** Day-month-year; null for a license that never expires. */
+    end_date: string | null;
+    is_active: boolean;
+  };
+  /** ISO 8601 UTC; null for a lifetime license. */
+  expires_at: string | null;
+  /** Days until expiry, rounded up (1 on the last day); null for a lifetime license. */
+  expires_in_days: number | null;
+  activations: {
+    current: number;
+    /** 0: unlimited. */
+    max: number;
+    /** max - current; null when max is 0 (unlimited). */
+    remaining: number | null;
+  };
+  metadata: Record<string, unknown> | null;
+}
+
+/** What verify reads about a license: one row with its product and plan, cached between verifies. */
+interface LicenseSnapshot {
+  id: number;
+  key: string;
+  productId: number;
+  productName: string;
+  status: LicenseStatus;
+  lockType: LockType;
+  maxActivations: number;
+  activationsCount: number;
+  startsAt: Date | null;
+  createdAt: Date;
+  expiresAt: Date | null;
+  duration: PlanDuration | null;
+  metadata: Record<string, unknown> | null;
+  /** Identifier hashes seen activated while this snapshot's stamp held (a reset moves the stamp). */
+  known: Set<string>;
+}
+
+const DAY_MS = 86_400_000;
+const snapshots = new WeakMap<object, StampedCache<LicenseSnapshot>>();
+
+function snapshotCache(deps: object): StampedCache<LicenseSnapshot> {
+  let cache = snapshots.get(deps);
+  if (!cache) {
+    cache = new StampedCache<LicenseSnapshot>();
+    snapshots.set(deps, cache);
+  }
+  return cache;
+}
+
+/** Keys are upper case (keys.ts); a key typed in lower case is the same key. */
+export function normalizeLicenseKey(key: string): string {
+  return key.trim().toUpperCase();
+}
+
+async function loadSnapshot(knex: Knex, productId: number, given: string): Promise<LicenseSnapshot | null> {
+  // By product AND key: a key of another product is not found, exactly like an unknown key. Generated keys
+  // are upper case; an imported key is stored as the fixture spelled it, so that spelling matches too.
+  const row = await knex('licenses as l')
+    .join('products as p', 'p.id', 'l.product_id')
+    .leftJoin('product_plans as pl', 'pl.id', 'l.plan_id')
+    .whereIn('l.key', [...new Set([given, normalizeLicenseKey(given)])])
+    .where('l.product_id', productId)
+    .orderByRaw('l.key = ? desc', [given])
+    .first<
+      | {
+          id: number;
+          key: string;
+          product_id: number;
+          product_name: string;
+          status: LicenseStatus;
+          lock_type: LockType;
+          max_activations: number;
+          activations_count: number;
+          starts_at: Date | null;
+          created_at: Date;
+          expires_at: Date | null;
+          duration: PlanDuration | null;
+          metadata: Record<string, unknown> | null;
+        }
+      | undefined
+    >(
+      'l.id',
+      'l.key',
+      'l.product_id',
+      'p.name as product_name',
+      'l.status',
+      'l.lock_type',
+      'l.max_activations',
+      'l.activations_count',
+      'l.starts_at',
+      'l.created_at',
+      'l.expires_at',
+      'pl.duration',
+      'l.metadata',
+    );
+  if (!row) return null;
+  return {
+    id: row.id,
+    key: row.key,
+    productId: row.product_id,
+    productName: row.product_name,
+    status: row.status,
+    lockType: row.lock_type,
+    maxActivations: row.max_activations,
+    activationsCount: row.activations_count,
+    startsAt: row.starts_at,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    duration: row.duration,
+    metadata: row.metadata,
+    known: new Set(),
+  };
+}
+
+/** Refuses every license that does not verify, in this order: revoked, suspended, not active, expired. */
+function checkState(snap: LicenseSnapshot, now: Date): void {
+  if (snap.status === 'revoked') throw new LicenseError('LICENSE_REVOKED');
+  if (snap.status === 'suspended') throw new LicenseError('LICENSE_SUSPENDED');
+  if (snap.status === 'generated') throw new LicenseError('LICENSE_NOT_ACTIVE');
+  // A passed date is expired even before the hourly job has moved the status.
+  if (snap.status === 'expired' || (snap.expiresAt !== null && snap.expiresAt.getTime() <= now.getTime())) {
+    throw new LicenseError('LICENSE_EXPIRED');
+  }
+}
+
+class LimitReached extends Error {}
+
+type Admission = { outcome: 'known' } | { outcome: 'added'; count: number } | { outcome: 'limit' };
+
+/**
+ * Admits an identifier on a license, the database deciding: the activation row is inserted (unique per
+ * license and identifier, so the same hwid twice is one row), and only a new row takes a slot, through a
+ * conditional UPDATE of the license's count that Postgres serialises on the license row. When no slot is
+ * left the transaction rolls back and the new row with it. 20 simultaneous new hwids against max 2: two
+ * UPDATEs match, eighteen find the count at 2.
+ */
+export async function admitIdentifier(
+  knex: Knex,
+  licenseId: number,
+  hash: string,
+  hint: string,
+  now: Date,
+): Promise<Admission> {
+  try {
+    return await knex.transaction(async (trx) => {
+      const { rows } = await trx.raw<{ rows: { inserted: boolean }[] }>(
+        `insert into license_activations (license_id, identifier, hint, last_seen_at, created_at)
+         values (?, ?, ?, ?, ?)
+         on conflict (license_id, identifier) do update set last_seen_at = excluded.last_seen_at
+         returning (xmax = 0) as inserted`,
+        [licenseId, hash, hint, now, now],
+      );
+      if (!rows[0]?.inserted) return { outcome: 'known' } as const;
+      const updated = await trx('licenses')
+        .where('id', licenseId)
+        .where((q) => q.where('max_activations', 0).orWhereRaw('activations_count < max_activations'))
+        .update({ activations_count: trx.raw('activations_count + 1'), updated_at: now })
+        .returning<{ activations_count: number }[]>('activations_count');
+      if (updated.length === 0) throw new LimitReached();
+      return { outcome: 'added', count: updated[0]!.activations_count } as const;
+    });
+  } catch (err) {
+    if (err instanceof LimitReached) return { outcome: 'limit' };
+    throw err;
+  }
+}
+
+export function buildResult(
+  snap: Omit<LicenseSnapshot, 'known'>,
+  locale: LicenseLocale,
+  now: Date,
+): LicenseResult {
+  const duration: DurationKey = snap.duration ?? (snap.expiresAt ? 'custom' : 'lifetime');
+  const start = snap.startsAt ?? snap.createdAt;
+  const current = snap.lockType === 'none' ? 0 : snap.activationsCount;
+  return {
+    status: 'active',
+    lock_type: snap.lockType,
+    product: { id: snap.productId, name: snap.productName },
+    plan: {
+      duration,
+      duration_label: durationLabel(duration, locale),
+      start_date: dayMonthYear(start),
+      end_date: snap.expiresAt ? dayMonthYear(snap.expiresAt) : null,
+      is_active: true,
+    },
+    expires_at: snap.expiresAt ? snap.expiresAt.toISOString() : null,
+    expires_in_days: snap.expiresAt
+      ? Math.max(0, Math.ceil((snap.expiresAt.getTime() - now.getTime()) / DAY_MS))
+      : null,
+    activations: {
+      current,
+      max: snap.maxActivations,
+      remaining: snap.maxActivations === 0 ? null : Math.max(0, snap.maxActivations - current),
+    },
+    metadata: snap.metadata ?? null,
+  };
+}
+
+/**
+ * Verifies a license key for a product. A repeated verify of an unchanged license is answered from this
+ * process's memory after one Redis round trip (cache.ts); a new hardware id or IP goes to Postgres.
+ */
+export async function verifyLicense(deps: VerifyDeps, req: VerifyRequest): Promise<LicenseResult> {
+  const now = req.now ?? new Date();
+  const key = normalizeLicenseKey(req.licenseKey);
+  const cacheKey = `${req.productId}|${key}`;
+  const cache = snapshotCache(deps);
+
+  // The stamp is read BEFORE Postgres: a change that commits after the read bumps it after committing.
+  // Without Redis nothing is cached and every verify reads Postgres.
+  const stamp = await readStamp(deps, { productId: req.productId, licenseKey: key }).catch(() => null);
+  let snap = stamp === null ? undefined : cache.get(cacheKey, stamp);
+  if (!snap) {
+    const loaded = await loadSnapshot(deps.knex, req.productId, req.licenseKey.trim());
+    if (!loaded) throw new LicenseError('LICENSE_NOT_FOUND');
+    snap = loaded;
+    if (stamp !== null) cache.set(cacheKey, stamp, snap);
+  }
+
+  checkState(snap, now);
+
+  if (snap.lockType !== 'none') {
+    const raw = snap.lockType === 'hwid' ? (req.hwid ?? '').trim() : normalizeIp(req.ip);
+    if (raw === '') throw new LicenseError('HWID_REQUIRED');
+    const hash = identifierHash(deps.appSecret, snap.lockType, raw);
+    if (!snap.known.has(hash)) {
+      const admission = await admitIdentifier(
+        deps.knex,
+        snap.id,
+        hash,
+        identifierHint(snap.lockType, raw),
+        now,
+      );
+      if (admission.outcome === 'limit') {
+        throw new LicenseError('ACTIVATION_LIMIT_REACHED', {});
+      }
+      if (admission.outcome === 'added') {
+        // Other processes' snapshots hold the old count: move the license's counter.
+        await noteLicensesChangedSafely(deps, [snap.key]);
+        return buildResult({ ...snap, activationsCount: admission.count }, req.locale, now);
+      }
+      snap.known.add(hash);
+    }
+  }
+  return buildResult(snap, req.locale, now);
+}
