@@ -43,6 +43,10 @@ export interface Config {
     readonly sandboxWebhookUrl?: string;
     readonly providerTimeoutMs: number;
   };
+  /** First retry delay of a merchant webhook delivery (doubling, 12 attempts: about a day at 42 s). */
+  readonly merchantWebhookRetryDelayMs: number;
+  /** Time a merchant's endpoint has to answer one delivery. */
+  readonly merchantWebhookTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -93,6 +97,8 @@ const schema = Joi.object({
   COINBASE_API_URL: uri(['http', 'https']).default('https://api.commerce.coinbase.com'),
   SANDBOX_WEBHOOK_URL: uri(['http', 'https']),
   PAYMENT_PROVIDER_TIMEOUT_MS: positiveInt.max(120000).default(15000),
+  MERCHANT_WEBHOOK_RETRY_DELAY_MS: positiveInt.max(3_600_000).default(42_000),
+  MERCHANT_WEBHOOK_TIMEOUT_MS: positiveInt.max(60_000).default(10_000),
 }).unknown(true);
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -160,6 +166,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       sandboxWebhookUrl: v.SANDBOX_WEBHOOK_URL as string | undefined,
       providerTimeoutMs: Number(v.PAYMENT_PROVIDER_TIMEOUT_MS),
     }),
+    merchantWebhookRetryDelayMs: Number(v.MERCHANT_WEBHOOK_RETRY_DELAY_MS),
+    merchantWebhookTimeoutMs: Number(v.MERCHANT_WEBHOOK_TIMEOUT_MS),
   });
 }
 
