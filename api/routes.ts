@@ -4,6 +4,7 @@ import { adminRouter } from './admin/router';
 import { devRouter } from './dev/router';
 import { docsRouter } from './docs/router';
 import { embedRouter } from './embed/router';
+import { merchantRouter } from './merchant/router';
 import { metricsRouter } from './metrics/router';
 import { payRouter } from './pay/router';
 import { platformRouter } from './platform/router';
@@ -26,6 +27,7 @@ export function mountedRouters(deps: Deps): Router[] {
     ...dev,
     embedRouter(deps),
     storefrontRouter(deps),
+    merchantRouter(deps),
     webhooksRouter(deps),
     payRouter(deps),
     sandboxRouter(deps),
