@@ -13,8 +13,9 @@ import { formatMoney } from '../../money';
  * - traffic: from the analytics events, per UTC day of the last 30 days: distinct visitors and page views.
  *
  * Speed on a large store (100,000 orders): the order figures are one pass over the index
- * `orders_store_created (store_id, created_at desc, id desc) include (status, total_minor)`, an index-only
- * scan once the table is vacuumed; the other queries use (store_id, ...) indexes. The statistics test seeds
+ * `orders_store_status (store_id, status, created_at desc) include (total_minor)`, an index-only scan (once
+ * autovacuum has set the visibility map) already ordered by status; the other queries use (store_id, ...)
+ * indexes. The statistics test seeds
  * 100,000 orders and prints the plan and time.
  */
 
