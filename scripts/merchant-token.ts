@@ -36,11 +36,16 @@ function positiveId(text: string | undefined): number {
  * `npm run merchant-token -- create|revoke|list ...`: the operator's way to give a merchant (of a paid
  * plan store) a Merchant API token. stdout carries the result only; logs go to stderr.
  */
-async function main(args: string[]): Promise<number> {
+export async function main(args: string[]): Promise<number> {
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs(args);
-    if (!['create', 'revoke', 'list'].includes(parsed.command)) throw new Error(USAGE);
+    const { command, flags } = parsed;
+    // Every argument is checked before connecting anywhere.
+    if (command === 'create' || command === 'list') positiveId(flags.store);
+    else if (command === 'revoke') {
+      if (!flags.token) positiveId(flags.id);
+    } else throw new Error(USAGE);
   } catch (err) {
     process.stderr.write(`${(err as Error).message}\n`);
     return 1;

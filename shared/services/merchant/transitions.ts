@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { ORDER_STATUS, OrderStatus } from '../../../db/models';
 import { ValidationError } from '../../errors';
 import type { Logger } from '../../logger';
+import { formatMoney } from '../../money';
 import { enqueue, Queues } from '../../queues';
 import { cancelOrder } from '../fulfilment/cancel';
 import { activateOrderLicenses } from '../licenses';
@@ -162,7 +163,13 @@ export async function updateOrderStatus(
         events.push({
           id: `order.paid:${orderId}`,
           type: 'order.paid',
-          data: { order_id: orderId, total_minor: Number(order.total_minor), currency: order.currency },
+          data: {
+            order_id: orderId,
+            status: target,
+            total: formatMoney(Number(order.total_minor)),
+            currency: order.currency,
+            source: order.source,
+          },
         });
       }
       if (target === ORDER_STATUS.COMPLETED) {

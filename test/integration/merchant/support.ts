@@ -40,7 +40,9 @@ export interface MerchantStore {
   token: string;
 }
 
-export async function merchantStore(overrides: Partial<Store> = {}): Promise<MerchantStore> {
+export async function merchantStore(
+  overrides: Omit<Partial<Store>, 'domains' | 'payment_methods'> = {},
+): Promise<MerchantStore> {
   const store = await createStore(overrides);
   return { store, token: await merchantToken(store) };
 }
