@@ -1,25 +1,29 @@
 import Joi from 'joi';
-import type { Paged } from '../../shared/services/merchant/pagination';
-import { DEFAULT_PER_PAGE, MAX_PAGE, MAX_PER_PAGE, PageMeta } from '../../shared/services/merchant/pagination';
+import { id, pagination } from '../http/fields';
+import type { Paged, PageMeta, PageRequest } from '../../shared/services/merchant/pagination';
 
 /** What every Merchant API route shares: ids, pagination, and the list shape. */
 
-export const id = Joi.number().integer().min(1).max(2_147_483_647);
+export { id };
 
-export const idParams = Joi.object({ id: id.required() });
+export const idParams = Joi.object<{ id: number }, true>({ id: id().required().description('The id.') });
 
-/** `page` and `per_page` (CONTRACT section 8): 15 per page by default, at most 100. */
-export const pagination = {
-  page: Joi.number().integer().min(1).max(MAX_PAGE).default(1),
-  per_page: Joi.number().integer().min(1).max(MAX_PER_PAGE).default(DEFAULT_PER_PAGE),
-};
-
-/** A query schema that refuses parameters it does not know (an unknown filter is a 422, not ignored). */
-export function query(keys: Joi.PartialSchemaMap): Joi.ObjectSchema {
+/**
+ * A query schema with `page` and `per_page` (CONTRACT section 8: 15 per page by default, at most 100) that
+ * refuses parameters it does not know: an unknown filter is a 422, never silently ignored.
+ */
+export function listQuery<T extends object>(keys: Joi.PartialSchemaMap<T>): Joi.ObjectSchema<T & PageRequest> {
   return Joi.object({ ...pagination, ...keys })
     .unknown(false)
-    .messages({ 'object.unknown': '{{#label}} is not a known parameter' });
+    .messages({ 'object.unknown': '{{#label}} is not a known parameter' }) as unknown as Joi.ObjectSchema<
+    T & PageRequest
+  >;
 }
+
+/** A query that takes no parameters at all. */
+export const noQuery = Joi.object<Record<string, never>, true>({})
+  .unknown(false)
+  .messages({ 'object.unknown': '{{#label}} is not a known parameter' });
 
 /**
  * A page as the Merchant API answers it: the rows in `data`, the totals in `meta`, plus the paginator
@@ -35,3 +39,7 @@ export function pageBody<T>(paged: Paged<T> | { items: T[]; meta: PageMeta }): R
     last_page: paged.meta.last_page,
   };
 }
+
+export const PAGINATION_NOTE =
+  'Paginated: `page` (from 1) and `per_page` (1 to 100, default 15); rows in `data.data`, totals in ' +
+  '`data.meta`. An unknown query parameter is a 422.';

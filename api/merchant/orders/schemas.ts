@@ -1,10 +1,12 @@
 import Joi from 'joi';
+import type { OrderStatus } from '../../../db/models';
 import { ValidationError } from '../../../shared/errors';
-import { guestCheckoutBody } from '../../embed/checkout/schemas';
+import type { MerchantOrderBody } from '../../../shared/services/merchant/create-order';
+import type { OrderFilters } from '../../../shared/services/merchant/orders';
+import type { PageRequest } from '../../../shared/services/merchant/pagination';
 import type { AppMiddleware } from '../../context';
-import { id, idParams, query } from '../common';
-
-export { idParams };
+import { guestCheckoutBody } from '../../embed/checkout/schemas';
+import { id, listQuery } from '../common';
 
 /** YYYY-MM-DD (a whole UTC day) or an ISO 8601 date-time. */
 const dateOrDateTime = Joi.alternatives()
@@ -24,16 +26,21 @@ const statusList = Joi.string()
   .pattern(/^[1-6](,[1-6]){0,5}$/)
   .messages({ 'string.pattern.base': '{{#label}} must be a status code 1 to 6, or a comma list of them' });
 
-export const listQuery = query({
-  status: Joi.alternatives().try(Joi.number().integer().min(1).max(6), statusList),
-  from: dateOrDateTime,
-  to: dateOrDateTime,
-  email: Joi.string().trim().email().max(254),
+export type ListQuery = OrderFilters & PageRequest;
+
+export const ordersQuery = listQuery<ListQuery>({
+  status: Joi.alternatives()
+    .try(Joi.number().integer().min(1).max(6), statusList)
+    .description('A status code, or a comma list: `2,3`.') as unknown as Joi.ArraySchema<number[]>,
+  from: dateOrDateTime.description('From this instant, or this UTC day (YYYY-MM-DD).') as unknown as Joi.DateSchema,
+  to: dateOrDateTime.description('Up to this instant, or the end of this UTC day.') as unknown as Joi.DateSchema,
+  email: Joi.string().trim().email().max(254).description('The customer’s e-mail (any case).'),
   phone: Joi.string()
     .trim()
     .pattern(/^\d{4,20}$/)
+    .description('The customer’s number, digits, without country code.')
     .messages({ 'string.pattern.base': '{{#label}} must be the number in digits, without country code' }),
-  product_id: id,
+  product_id: id().description('Orders with an item of this product.'),
 })
   .custom((v: Record<string, unknown>, helpers) => {
     const out: Record<string, unknown> = { ...v };
@@ -45,27 +52,25 @@ export const listQuery = query({
   })
   .messages({ 'range.order': '"from" must not be after "to"' });
 
-export interface ListQuery {
-  page: number;
-  per_page: number;
-  status?: number[];
-  from?: Date;
-  to?: Date;
-  email?: string;
-  phone?: string;
-  product_id?: number;
-}
+/** The guest checkout's fields (CONTRACT section 8). */
+export const createBody = guestCheckoutBody as unknown as Joi.ObjectSchema<MerchantOrderBody>;
 
-/** The guest checkout's fields (CONTRACT section 8), JSON only. */
-export const createBody = guestCheckoutBody;
-
-export const statusBody = Joi.object({
-  status: Joi.number().integer().strict().min(1).max(6).required(),
+export const statusBody = Joi.object<{ status: OrderStatus }, true>({
+  status: Joi.number()
+    .integer()
+    .strict()
+    .min(1)
+    .max(6)
+    .required()
+    .description('The new order status code.') as unknown as Joi.NumberSchema<OrderStatus>,
 })
   .unknown(false)
   .messages({ 'number.base': '{{#label}} must be an order status code (integer 1 to 6)' });
 
-export const uploadParams = Joi.object({ id: id.required(), index: Joi.number().integer().min(0).max(999).required() });
+export const uploadParams = Joi.object<{ id: number; index: number }, true>({
+  id: id().required(),
+  index: Joi.number().integer().min(0).max(999).required().description('The custom field index.'),
+});
 
 /** Idempotency-Key (Stripe's convention): 1 to 255 visible ASCII characters; lands in ctx.state.idempotencyKey. */
 export function idempotencyKey(): AppMiddleware {
@@ -73,7 +78,10 @@ export function idempotencyKey(): AppMiddleware {
     const key = ctx.get('Idempotency-Key');
     if (key !== '') {
       if (!/^[\x21-\x7e]{1,255}$/.test(key)) {
-        throw ValidationError.field('Idempotency-Key', 'The Idempotency-Key header must be 1 to 255 visible ASCII characters.');
+        throw ValidationError.field(
+          'Idempotency-Key',
+          'The Idempotency-Key header must be 1 to 255 visible ASCII characters.',
+        );
       }
       ctx.state.idempotencyKey = key;
     }

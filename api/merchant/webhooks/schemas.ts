@@ -1,14 +1,8 @@
 import Joi from 'joi';
 import { SUBSCRIBABLE_EVENTS } from '../../../shared/services/merchant/webhooks/events';
-import { query } from '../common';
 
-export const listQuery = query({});
-
-/**
- * url: http or https without credentials (https only when NODE_ENV=production, checked in the handler's
- * service call); events: at least one of the subscribable events.
- */
-export const createBody = Joi.object({
+/** url: http or https without credentials (https only when NODE_ENV=production); events: one or more. */
+export const createBody = Joi.object<{ url: string; events: string[]; description?: string }, true>({
   url: Joi.string()
     .trim()
     .max(2000)
