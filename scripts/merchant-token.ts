@@ -78,14 +78,19 @@ export async function main(args: string[]): Promise<number> {
       const plan = (await deps.knex('stores').where('id', positiveId(flags.store)).first('plan'))?.plan;
       process.stdout.write(`${JSON.stringify({ id, store_id: positiveId(flags.store), token })}\n`);
       process.stderr.write('This token is shown once: only its hash is stored.\n');
-      if (plan !== 'paid') process.stderr.write('Note: this store is on the free plan; the Merchant API answers 403 until it is on a paid plan.\n');
+      if (plan !== 'paid')
+        process.stderr.write(
+          'Note: this store is on the free plan; the Merchant API answers 403 until it is on a paid plan.\n',
+        );
     } else if (command === 'revoke') {
       const which = flags.token ? { token: flags.token } : { id: positiveId(flags.id) };
       const revoked = await revokeMerchantToken(deps.knex, which);
       process.stdout.write(`${JSON.stringify({ revoked })}\n`);
       if (!revoked) return 1;
     } else {
-      process.stdout.write(`${JSON.stringify(await listMerchantTokens(deps.knex, positiveId(flags.store)))}\n`);
+      process.stdout.write(
+        `${JSON.stringify(await listMerchantTokens(deps.knex, positiveId(flags.store)))}\n`,
+      );
     }
     return 0;
   } catch (err) {

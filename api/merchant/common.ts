@@ -12,7 +12,9 @@ export const idParams = Joi.object<{ id: number }, true>({ id: id().required().d
  * A query schema with `page` and `per_page` (CONTRACT section 8: 15 per page by default, at most 100) that
  * refuses parameters it does not know: an unknown filter is a 422, never silently ignored.
  */
-export function listQuery<T extends object>(keys: Joi.PartialSchemaMap<T>): Joi.ObjectSchema<T & PageRequest> {
+export function listQuery<T extends object>(
+  keys: Joi.PartialSchemaMap<T>,
+): Joi.ObjectSchema<T & PageRequest> {
   return Joi.object({ ...pagination, ...keys })
     .unknown(false)
     .messages({ 'object.unknown': '{{#label}} is not a known parameter' }) as unknown as Joi.ObjectSchema<

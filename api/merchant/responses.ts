@@ -35,7 +35,10 @@ const time: SchemaObject = { type: 'string', format: 'date-time' };
 const ntime: SchemaObject = { type: ['string', 'null'], format: 'date-time' };
 const status: SchemaObject = { type: 'integer', minimum: 1, maximum: 6, description: 'Order status code.' };
 
-export const obj = (properties: Record<string, SchemaObject>, required = Object.keys(properties)): SchemaObject => ({
+export const obj = (
+  properties: Record<string, SchemaObject>,
+  required = Object.keys(properties),
+): SchemaObject => ({
   type: 'object',
   required,
   properties,
@@ -53,7 +56,14 @@ export function pageOf(item: SchemaObject): SchemaObject {
   });
 }
 
-const customer = obj({ id: nint, first_name: str, last_name: str, email: str, country_code: str, phone: str });
+const customer = obj({
+  id: nint,
+  first_name: str,
+  last_name: str,
+  email: str,
+  country_code: str,
+  phone: str,
+});
 
 export const OrderSummary = obj({
   id: int,
@@ -82,7 +92,14 @@ export const OrderDetail = obj({
   customer,
   payment: {
     type: ['object', 'null'],
-    properties: { method: nstr, provider: nstr, status: nstr, amount: nmoney, currency: nstr, paid_at: ntime },
+    properties: {
+      method: nstr,
+      provider: nstr,
+      status: nstr,
+      amount: nmoney,
+      currency: nstr,
+      paid_at: ntime,
+    },
   },
   coupon: { type: ['object', 'null'], properties: { id: int, code: str, type: str, discount: money } },
   items: {
@@ -106,7 +123,12 @@ export const OrderDetail = obj({
           value: {},
           file: {
             type: ['object', 'null'],
-            properties: { name: str, mime_type: str, size_bytes: int, url: { type: 'string', format: 'uri' } },
+            properties: {
+              name: str,
+              mime_type: str,
+              size_bytes: int,
+              url: { type: 'string', format: 'uri' },
+            },
           },
         }),
       },
@@ -204,7 +226,10 @@ export const Statistics = obj({
   traffic: obj({
     visitors_30_days: int,
     page_views_30_days: int,
-    days: { type: 'array', items: obj({ date: { type: 'string', format: 'date' }, visitors: int, page_views: int }) },
+    days: {
+      type: 'array',
+      items: obj({ date: { type: 'string', format: 'date' }, visitors: int, page_views: int }),
+    },
   }),
   generated_at: time,
 });
@@ -248,12 +273,26 @@ export const ProductDetail: SchemaObject = {
   ],
 };
 
-export const CategorySummary = obj({ id: int, name: str, slug: str, position: int, product_count: int, created_at: time });
+export const CategorySummary = obj({
+  id: int,
+  name: str,
+  slug: str,
+  position: int,
+  product_count: int,
+  created_at: time,
+});
 
 export const SubscriptionSummary = obj({
   id: int,
   status: { type: 'string', enum: ['active', 'cancelled', 'expired'] },
-  customer: obj({ id: nint, first_name: nstr, last_name: nstr, email: nstr, country_code: nstr, phone: nstr }),
+  customer: obj({
+    id: nint,
+    first_name: nstr,
+    last_name: nstr,
+    email: nstr,
+    country_code: nstr,
+    phone: nstr,
+  }),
   product: obj({ id: int, name: nstr }),
   plan: obj({ id: int, name: nstr, duration: nstr, price: nmoney }),
   order_id: nint,

@@ -13,7 +13,9 @@ import type { QueueProcessor } from './types';
  * delivery is marked failed and the job stays in the dashboard's Failed list, where Retry sends it again.
  * An address the SSRF guard refuses fails at once (UnrecoverableError).
  */
-export function createMerchantWebhooksProcessor(opts: DeliveryOptions = {}): QueueProcessor<'merchant-webhooks'> {
+export function createMerchantWebhooksProcessor(
+  opts: DeliveryOptions = {},
+): QueueProcessor<'merchant-webhooks'> {
   return {
     concurrency: 10,
     async process(job, deps) {
@@ -23,7 +25,10 @@ export function createMerchantWebhooksProcessor(opts: DeliveryOptions = {}): Que
           timeoutMs: deps.config.merchantWebhookTimeoutMs,
           ...opts,
         });
-        deps.logger.info({ queue: 'merchant-webhooks', jobId: job.id, deliveryId, outcome }, 'webhook delivery');
+        deps.logger.info(
+          { queue: 'merchant-webhooks', jobId: job.id, deliveryId, outcome },
+          'webhook delivery',
+        );
         return outcome;
       } catch (err) {
         const message = (err as Error).message;

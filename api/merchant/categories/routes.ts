@@ -15,6 +15,7 @@ export const merchantCategoryRoutes = [
     guards: merchantGuards,
     request: { query: listQuery<object>({}) },
     responses: { 200: merchantOk('One page of categories.', pageOf(CategorySummary)) },
-    handler: async (ctx, { query }) => pageBody(await listCategories(ctx.deps.knex, ctx.state.store!.id, query)),
+    handler: async (ctx, { query }) =>
+      pageBody(await listCategories(ctx.deps.knex, ctx.state.store!.id, query)),
   }),
 ];

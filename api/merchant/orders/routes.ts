@@ -18,7 +18,10 @@ import {
 } from '../responses';
 import * as schemas from './schemas';
 
-const notFound = merchantRefused('No such order in this store (another store’s order too).', 'Order not found');
+const notFound = merchantRefused(
+  'No such order in this store (another store’s order too).',
+  'Order not found',
+);
 
 export const merchantOrderRoutes = [
   defineRoute({
@@ -80,7 +83,10 @@ export const merchantOrderRoutes = [
       );
       return reply(result.data, {
         status: result.created ? 201 : 200,
-        message: result.data.order_id !== null ? 'Order created' : 'Checkout created: send payment_url to the customer',
+        message:
+          result.data.order_id !== null
+            ? 'Order created'
+            : 'Checkout created: send payment_url to the customer',
         headers: result.created ? {} : { 'Idempotent-Replayed': 'true' },
       });
     },

@@ -32,8 +32,12 @@ export const ordersQuery = listQuery<ListQuery>({
   status: Joi.alternatives()
     .try(Joi.number().integer().min(1).max(6), statusList)
     .description('A status code, or a comma list: `2,3`.') as unknown as Joi.ArraySchema<number[]>,
-  from: dateOrDateTime.description('From this instant, or this UTC day (YYYY-MM-DD).') as unknown as Joi.DateSchema,
-  to: dateOrDateTime.description('Up to this instant, or the end of this UTC day.') as unknown as Joi.DateSchema,
+  from: dateOrDateTime.description(
+    'From this instant, or this UTC day (YYYY-MM-DD).',
+  ) as unknown as Joi.DateSchema,
+  to: dateOrDateTime.description(
+    'Up to this instant, or the end of this UTC day.',
+  ) as unknown as Joi.DateSchema,
   email: Joi.string().trim().email().max(254).description('The customer’s e-mail (any case).'),
   phone: Joi.string()
     .trim()

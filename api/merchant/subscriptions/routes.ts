@@ -28,7 +28,9 @@ export const merchantSubscriptionRoutes = [
     responses: { 200: merchantOk('One page of subscriptions.', pageOf(SubscriptionSummary)) },
     handler: async (ctx, { query }) => {
       const { page, per_page, ...filters } = query;
-      return pageBody(await listSubscriptions(ctx.deps.knex, ctx.state.store!.id, filters, { page, per_page }));
+      return pageBody(
+        await listSubscriptions(ctx.deps.knex, ctx.state.store!.id, filters, { page, per_page }),
+      );
     },
   }),
   defineRoute({

@@ -32,7 +32,10 @@ export const merchantWebhookRoutes = [
     },
     responses: {
       201: merchantOk('The endpoint, with its secret.', CreatedWebhookEndpoint),
-      400: merchantRefused('The store has 10 endpoints already.', 'A store can have at most 10 webhook endpoints'),
+      400: merchantRefused(
+        'The store has 10 endpoints already.',
+        'A store can have at most 10 webhook endpoints',
+      ),
     },
     handler: async (ctx, { body }) => {
       if (ctx.deps.config.nodeEnv === 'production' && !body.url.startsWith('https://')) {
@@ -43,7 +46,10 @@ export const merchantWebhookRoutes = [
         events: body.events,
         description: body.description || undefined,
       });
-      return reply(endpoint, { status: 201, message: 'Webhook endpoint created: keep the secret, it is shown once' });
+      return reply(endpoint, {
+        status: 201,
+        message: 'Webhook endpoint created: keep the secret, it is shown once',
+      });
     },
   }),
   defineRoute({
@@ -56,7 +62,8 @@ export const merchantWebhookRoutes = [
     guards: merchantGuards,
     request: { query: listQuery<object>({}) },
     responses: { 200: merchantOk('One page of endpoints.', pageOf(WebhookEndpoint)) },
-    handler: async (ctx, { query }) => pageBody(await listEndpoints(ctx.deps.knex, ctx.state.store!.id, query)),
+    handler: async (ctx, { query }) =>
+      pageBody(await listEndpoints(ctx.deps.knex, ctx.state.store!.id, query)),
   }),
   defineRoute({
     method: 'delete',

@@ -70,7 +70,11 @@ async function categoriesOf(knex: Knex, productIds: number[]) {
   return out;
 }
 
-function summaryOf(p: ProductRow, currency: string, categories: { id: number; name: string; slug: string }[]) {
+function summaryOf(
+  p: ProductRow,
+  currency: string,
+  categories: { id: number; name: string; slug: string }[],
+) {
   const quantity = p.type === 'code' ? Number(p.keys_left ?? 0) : p.stock;
   return {
     id: p.id,
@@ -131,7 +135,12 @@ export async function listProducts(
   );
   return {
     items: rows.map((r) => summaryOf(r, store.currency, cats.get(r.id) ?? [])),
-    meta: { page: page.page, per_page: page.per_page, total, last_page: Math.max(1, Math.ceil(total / page.per_page)) },
+    meta: {
+      page: page.page,
+      per_page: page.per_page,
+      total,
+      last_page: Math.max(1, Math.ceil(total / page.per_page)),
+    },
   };
 }
 
@@ -157,7 +166,11 @@ export async function productDetail(
       type: f.type,
       label: f.label,
       required: f.required,
-      options: (f.options ?? []).map((o, i) => ({ index: i, label: o.label, price: formatMoney(o.price_minor) })),
+      options: (f.options ?? []).map((o, i) => ({
+        index: i,
+        label: o.label,
+        price: formatMoney(o.price_minor),
+      })),
     })),
     plans: plans.map((p) => ({
       id: p.id,
@@ -194,7 +207,9 @@ export async function listCategories(
       'c.slug',
       'c.position',
       'c.created_at',
-      knex.raw('(select count(*)::int from product_categories pc where pc.category_id = c.id) as product_count'),
+      knex.raw(
+        '(select count(*)::int from product_categories pc where pc.category_id = c.id) as product_count',
+      ),
     );
   const { rows, meta } = await paginate<Record<string, unknown>>(base, page, (q) =>
     q.orderBy([{ column: 'c.position' }, { column: 'c.id' }]),

@@ -137,7 +137,15 @@ export async function listOrders(
         )
         .orderBy('id')
     : [];
-  return { items: rows.map((o) => summaryOf(o, items.filter((i) => i.order_id === o.id))), meta };
+  return {
+    items: rows.map((o) =>
+      summaryOf(
+        o,
+        items.filter((i) => i.order_id === o.id),
+      ),
+    ),
+    meta,
+  };
 }
 
 /** The order of this store, or NotFound (404) for a missing id and another store's order alike. */
@@ -162,9 +170,7 @@ export async function orderDetail(
   const order = await findStoreOrder(knex, storeId, orderId);
   const [items, payment, coupon, licenses, subscriptions, fivem, history, uploads] = await Promise.all([
     knex<ItemRow>('order_items').where('order_id', order.id).orderBy('id'),
-    order.payment_id
-      ? knex('payments').where('id', order.payment_id).first()
-      : Promise.resolve(undefined),
+    order.payment_id ? knex('payments').where('id', order.payment_id).first() : Promise.resolve(undefined),
     order.coupon_id
       ? knex('coupons').where('id', order.coupon_id).first('id', 'code', 'type')
       : Promise.resolve(undefined),
@@ -186,14 +192,24 @@ export async function orderDetail(
     knex('subscriptions')
       .where('order_id', order.id)
       .orderBy('id')
-      .select('id', 'status', 'product_id', 'plan_id', 'current_period_start', 'current_period_end', 'cancelled_at'),
+      .select(
+        'id',
+        'status',
+        'product_id',
+        'plan_id',
+        'current_period_start',
+        'current_period_end',
+        'cancelled_at',
+      ),
     orderFivemCommands(knex, order.id),
     knex('order_status_events')
       .where('order_id', order.id)
       .orderBy('id')
       .select('from_status', 'to_status', 'source', 'created_at'),
     order.checkout_id
-      ? knex('checkout_uploads').where('checkout_id', order.checkout_id).select('field_index', 'original_name', 'mime_type', 'size_bytes')
+      ? knex('checkout_uploads')
+          .where('checkout_id', order.checkout_id)
+          .select('field_index', 'original_name', 'mime_type', 'size_bytes')
       : Promise.resolve([]),
   ]);
   const products = new Map<number, CustomField[]>();
@@ -241,7 +257,15 @@ export async function orderDetail(
           paid_at: iso(payment.paid_at),
         }
       : order.payment_method
-        ? { id: null, method: order.payment_method, provider: null, status: null, amount: null, currency: null, paid_at: null }
+        ? {
+            id: null,
+            method: order.payment_method,
+            provider: null,
+            status: null,
+            amount: null,
+            currency: null,
+            paid_at: null,
+          }
         : null,
     coupon: coupon
       ? { id: coupon.id, code: coupon.code, type: coupon.type, discount: formatMoney(order.discount_minor) }
@@ -328,7 +352,9 @@ export async function orderUpload(
 ): Promise<{ storage_key: string; original_name: string; mime_type: string; size_bytes: number }> {
   const order = await findStoreOrder(knex, storeId, orderId);
   const upload = order.checkout_id
-    ? await knex('checkout_uploads').where({ checkout_id: order.checkout_id, field_index: fieldIndex }).first()
+    ? await knex('checkout_uploads')
+        .where({ checkout_id: order.checkout_id, field_index: fieldIndex })
+        .first()
     : undefined;
   if (!upload) throw new NotFoundError('Upload not found');
   return upload;

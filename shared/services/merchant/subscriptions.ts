@@ -62,7 +62,10 @@ function viewOf(s: any) {
       id: s.plan_id,
       name: s.plan_name ?? null,
       duration: s.plan_duration ?? null,
-      price: s.plan_price_minor === null || s.plan_price_minor === undefined ? null : formatMoney(Number(s.plan_price_minor)),
+      price:
+        s.plan_price_minor === null || s.plan_price_minor === undefined
+          ? null
+          : formatMoney(Number(s.plan_price_minor)),
     },
     order_id: s.order_id,
     current_period: { start: iso(s.current_period_start), end: iso(s.current_period_end) },

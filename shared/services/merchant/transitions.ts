@@ -66,7 +66,7 @@ export interface TransitionResult {
   licenses_activated: number;
 }
 
-function refusal(from: OrderStatus, to: number): ValidationError {
+function refusal(from: OrderStatus): ValidationError {
   const allowed = TRANSITIONS[from];
   const message =
     allowed.length === 0
@@ -98,7 +98,7 @@ export async function updateOrderStatus(
     if (from === target) {
       return { ...base, status: from, status_label: STATUS_LABELS[from], changed: false };
     }
-    if (!TRANSITIONS[from].includes(target)) throw refusal(from, target);
+    if (!TRANSITIONS[from].includes(target)) throw refusal(from);
 
     let licensesRevoked = 0;
     let licensesActivated = 0;
@@ -131,14 +131,26 @@ export async function updateOrderStatus(
         events.push({
           id: `license.revoked:${l.id}`,
           type: 'license.revoked',
-          data: { license_id: l.id, key: l.key, product_id: l.product_id, order_id: orderId, previous_status: l.status },
+          data: {
+            license_id: l.id,
+            key: l.key,
+            product_id: l.product_id,
+            order_id: orderId,
+            previous_status: l.status,
+          },
         });
       }
       for (const s of cancelling) {
         events.push({
           id: `subscription.cancelled:${s.id}`,
           type: 'subscription.cancelled',
-          data: { subscription_id: s.id, product_id: s.product_id, plan_id: s.plan_id, customer_id: s.customer_id, order_id: orderId },
+          data: {
+            subscription_id: s.id,
+            product_id: s.product_id,
+            plan_id: s.plan_id,
+            customer_id: s.customer_id,
+            order_id: orderId,
+          },
         });
       }
     } else {
@@ -154,7 +166,9 @@ export async function updateOrderStatus(
             patch: { paid_at: now, error_message: null },
           });
         }
-        await trx('orders').where('id', orderId).update({ status: ORDER_STATUS.IN_PROGRESS, updated_at: now });
+        await trx('orders')
+          .where('id', orderId)
+          .update({ status: ORDER_STATUS.IN_PROGRESS, updated_at: now });
       } else if (target === ORDER_STATUS.UNDER_REVIEW) {
         await trx('orders').where('id', orderId).update({ status: target, updated_at: now });
       }
@@ -201,7 +215,8 @@ export async function updateOrderStatus(
       type: 'order.status_changed',
       data: { order_id: orderId, from, to: target, status_label: STATUS_LABELS[target] },
     });
-    for (const event of events) after.deliveries.push(...(await recordMerchantEvent(trx, storeId, event, now)));
+    for (const event of events)
+      after.deliveries.push(...(await recordMerchantEvent(trx, storeId, event, now)));
 
     return {
       ...base,

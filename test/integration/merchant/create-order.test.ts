@@ -27,14 +27,19 @@ describe('Merchant API: POST /orders, idempotent', function () {
   before(async () => {
     m = await merchantStore();
     await createPaymentMethod(m.store, { method: 'card', provider: 'sandbox' });
-    paid = await createProduct(m.store, { price_minor: 4_000, fields: [{ type: 'text', label: 'Player name', required: true }] });
+    paid = await createProduct(m.store, {
+      price_minor: 4_000,
+      fields: [{ type: 'text', label: 'Player name', required: true }],
+    });
     free = await createProduct(m.store, { price_minor: 0 });
   });
 
   const post = (body: unknown, headers: Record<string, string> = {}) =>
     call(suite.server, m.token, 'POST', '/shawarma/orders', body, headers);
   const count = async (table: string) =>
-    Number((await suite.deps.knex(table).where('store_id', m.store.id).count<{ n: number }[]>('* as n'))[0]!.n);
+    Number(
+      (await suite.deps.knex(table).where('store_id', m.store.id).count<{ n: number }[]>('* as n'))[0]!.n,
+    );
 
   it('a zero total creates the order (201, data.order_id, the id GET /orders/{id} shows); again: same id, nothing new', async () => {
     const body = { ...BUYER, product_id: free.id, customer_note: 'gift' };
@@ -45,8 +50,17 @@ describe('Merchant API: POST /orders, idempotent', function () {
     expect(first.body.data).to.deep.include({ type: 'free_order', payment_url: null, amount: '0.00' });
     const detail = await call(suite.server, m.token, 'GET', `/shawarma/orders/${orderId}`);
     expectEnvelope(detail, 200);
-    expect(detail.body.data).to.deep.include({ id: orderId, status: 3, total: '0.00', source: 'merchant', customer_note: 'gift' });
-    expect((detail.body.data as { items: unknown[] }).items[0]).to.deep.include({ product_id: free.id, quantity: 1 });
+    expect(detail.body.data).to.deep.include({
+      id: orderId,
+      status: 3,
+      total: '0.00',
+      source: 'merchant',
+      customer_note: 'gift',
+    });
+    expect((detail.body.data as { items: unknown[] }).items[0]).to.deep.include({
+      product_id: free.id,
+      quantity: 1,
+    });
 
     const orders = await count('orders');
     const again = await post(body);
@@ -60,7 +74,12 @@ describe('Merchant API: POST /orders, idempotent', function () {
     const body = { ...BUYER, product_id: paid.id, fields: { 0: 'Hero' } };
     const first = await post(body);
     expectEnvelope(first, 201);
-    const data = first.body.data as { checkout_url: string; payment_url: string; order_id: null; amount: string };
+    const data = first.body.data as {
+      checkout_url: string;
+      payment_url: string;
+      order_id: null;
+      amount: string;
+    };
     expect(data.order_id).to.equal(null);
     expect(data.amount).to.equal('40.00');
     expect(data.payment_url).to.equal(`http://localhost:3999/pay/${encodeURIComponent(data.checkout_url)}`);
@@ -71,7 +90,11 @@ describe('Merchant API: POST /orders, idempotent', function () {
     expectEnvelope(again, 200);
     expect(again.body.data).to.deep.equal(first.body.data);
     expect(await count('checkouts')).to.equal(checkouts);
-    const row = await suite.deps.knex('checkouts').where('store_id', m.store.id).orderBy('id', 'desc').first();
+    const row = await suite.deps
+      .knex('checkouts')
+      .where('store_id', m.store.id)
+      .orderBy('id', 'desc')
+      .first();
     expect(row).to.deep.include({ source: 'merchant', total_minor: 4_000, customer_phone: '500000321' });
     // The stored answer holds the checkout_url encrypted only.
     const records = await suite.deps.knex('idempotency_records').where('store_id', m.store.id);
@@ -101,8 +124,12 @@ describe('Merchant API: POST /orders, idempotent', function () {
   it('Idempotency-Key: same key and body replays (also 10 at once), same key with another body is 409, two keys are two orders', async () => {
     const body = { ...BUYER, product_id: paid.id, fields: { 0: 'Keyed' } };
     const before = await count('checkouts');
-    const answers = await Promise.all(Array.from({ length: 10 }, () => post(body, { 'Idempotency-Key': 'order-7781' })));
-    expect(new Set(answers.map((r) => (r.body.data as { checkout_url: string }).checkout_url)).size).to.equal(1);
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => post(body, { 'Idempotency-Key': 'order-7781' })),
+    );
+    expect(new Set(answers.map((r) => (r.body.data as { checkout_url: string }).checkout_url)).size).to.equal(
+      1,
+    );
     expect(await count('checkouts')).to.equal(before + 1);
 
     const other = await post({ ...body, quantity: 3 }, { 'Idempotency-Key': 'order-7781' });
@@ -118,10 +145,15 @@ describe('Merchant API: POST /orders, idempotent', function () {
     const body = { ...BUYER, product_id: paid.id, fields: { 0: 'Later' } };
     const first = await post(body);
     expectEnvelope(first, 201);
-    await suite.deps.knex('idempotency_records').where('store_id', m.store.id).update({ expires_at: new Date(Date.now() - 1_000) });
+    await suite.deps
+      .knex('idempotency_records')
+      .where('store_id', m.store.id)
+      .update({ expires_at: new Date(Date.now() - 1_000) });
     const later = await post(body);
     expectEnvelope(later, 201);
-    expect((later.body.data as { checkout_url: string }).checkout_url).to.not.equal((first.body.data as { checkout_url: string }).checkout_url);
+    expect((later.body.data as { checkout_url: string }).checkout_url).to.not.equal(
+      (first.body.data as { checkout_url: string }).checkout_url,
+    );
 
     const scarce = await createProduct(m.store, { price_minor: 1_000, stock: 0 });
     const out = { ...BUYER, product_id: scarce.id };

@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- the tests walk nested JSON answers the contract check has already validated */
 import { expect } from 'chai';
 import path from 'node:path';
 import { ORDER_STATUS, Product } from '../../../db/models';
@@ -29,21 +30,37 @@ describe('Merchant API: guard, envelope, isolation, lists, bad input', function 
     a = await merchantStore({ name: 'Store A', currency: 'SAR', tax_mode: 'exclusive', tax_rate_bp: 1500 });
     b = await merchantStore({ name: 'Store B' });
     await knex('store_domains').insert({ store_id: a.store.id, domain: `a${a.store.id}.localhost` });
-    await createPaymentMethod(a.store, { method: 'card', provider: 'sandbox', credentials_encrypted: 'v1.secret' });
+    await createPaymentMethod(a.store, {
+      method: 'card',
+      provider: 'sandbox',
+      credentials_encrypted: 'v1.secret',
+    });
     const category = await createCategory(a.store, { name: 'Games' });
     product = await createProduct(a.store, {
       name: 'VIP',
       price_minor: 2_500,
       stock: 7,
-      fields: [{ type: 'text', label: 'Player id', required: true }, { type: 'image', label: 'Avatar', required: false }],
+      fields: [
+        { type: 'text', label: 'Player id', required: true },
+        { type: 'image', label: 'Avatar', required: false },
+      ],
       license_enabled: true,
       license_prefix: 'VIP',
       license_lock_type: 'hwid',
       license_max_activations: 2,
     });
     await knex('product_categories').insert({ product_id: product.id, category_id: category.id });
-    await knex('product_plans').insert({ product_id: product.id, name: 'Monthly', price_minor: 1_000, duration: 'monthly' });
-    await knex('product_fivem_commands').insert({ product_id: product.id, command: 'give {player} vip', require_online: true });
+    await knex('product_plans').insert({
+      product_id: product.id,
+      name: 'Monthly',
+      price_minor: 1_000,
+      duration: 'monthly',
+    });
+    await knex('product_fivem_commands').insert({
+      product_id: product.id,
+      command: 'give {player} vip',
+      require_online: true,
+    });
     code = await createProduct(a.store, { name: 'Key', type: 'code', price_minor: 1_000 });
     await knex('product_codes').insert([
       { product_id: code.id, code: `K-${a.store.id}-1` },
@@ -74,7 +91,15 @@ describe('Merchant API: guard, envelope, isolation, lists, bad input', function 
       .returning('id');
     const checkoutId = Number((checkout as { id: number }).id);
     const [payment] = await knex('payments')
-      .insert({ checkout_id: checkoutId, store_id: a.store.id, method: 'card', provider: 'sandbox', status: 'paid', amount_minor: 2_500, currency: 'SAR' })
+      .insert({
+        checkout_id: checkoutId,
+        store_id: a.store.id,
+        method: 'card',
+        provider: 'sandbox',
+        status: 'paid',
+        amount_minor: 2_500,
+        currency: 'SAR',
+      })
       .returning('id');
     const seeded = await seedOrder(knex, a.store, product, {
       status: ORDER_STATUS.COMPLETED,
@@ -86,7 +111,9 @@ describe('Merchant API: guard, envelope, isolation, lists, bad input', function 
     });
     orderId = seeded.id;
     await knex('orders').where('id', orderId).update({ checkout_id: checkoutId });
-    await knex('order_items').where('id', seeded.itemId).update({ fields: JSON.stringify({ '0': 'Player42', '1': { file: true } }) });
+    await knex('order_items')
+      .where('id', seeded.itemId)
+      .update({ fields: JSON.stringify({ '0': 'Player42', '1': { file: true } }) });
     const storage = createStorage(suite.deps.config);
     const key = `checkouts/merchant-test-${a.store.id}/field-1.png`;
     await storage.put(key, path.join(__dirname, '../../fixtures/uploads/sample.png'), 'image/png');
@@ -108,9 +135,18 @@ describe('Merchant API: guard, envelope, isolation, lists, bad input', function 
       key: `VIP-${a.store.id}-AAAA-BBBB-CCCC`,
       status: 'active',
     });
-    await knex('fivem_commands').insert({ store_id: a.store.id, order_id: orderId, order_item_id: seeded.itemId, player_id: 'Player42', command: 'give Player42 vip', require_online: true });
+    await knex('fivem_commands').insert({
+      store_id: a.store.id,
+      order_id: orderId,
+      order_item_id: seeded.itemId,
+      player_id: 'Player42',
+      command: 'give Player42 vip',
+      require_online: true,
+    });
     const keyOrder = await seedOrder(knex, a.store, code, { status: ORDER_STATUS.COMPLETED });
-    await knex('product_codes').where('code', `K-${a.store.id}-1`).update({ status: 'sold', order_item_id: keyOrder.itemId, sold_at: new Date() });
+    await knex('product_codes')
+      .where('code', `K-${a.store.id}-1`)
+      .update({ status: 'sold', order_item_id: keyOrder.itemId, sold_at: new Date() });
     const [plan] = await knex('product_plans').where('product_id', product.id).select('id');
     const [sub] = await knex('subscriptions')
       .insert({
@@ -140,9 +176,14 @@ describe('Merchant API: guard, envelope, isolation, lists, bad input', function 
         expectEnvelope(await call(suite.server, token, 'GET', '/shawarma/store'), 401);
       }
       const revoked = await merchantStore();
-      await suite.deps.knex('merchant_tokens').where('store_id', revoked.store.id).update({ revoked_at: new Date() });
+      await suite.deps
+        .knex('merchant_tokens')
+        .where('store_id', revoked.store.id)
+        .update({ revoked_at: new Date() });
       expectEnvelope(await call(suite.server, revoked.token, 'GET', '/shawarma/store'), 401);
-      const basic = await suite.server.request('/shawarma/store', { headers: { Authorization: `Basic ${a.token}` } });
+      const basic = await suite.server.request('/shawarma/store', {
+        headers: { Authorization: `Basic ${a.token}` },
+      });
       expectEnvelope(basic, 401);
     });
 
@@ -150,7 +191,9 @@ describe('Merchant API: guard, envelope, isolation, lists, bad input', function 
       const free = await merchantStore({ plan: 'free' });
       const res = await call(suite.server, free.token, 'GET', '/shawarma/orders');
       expectEnvelope(res, 403);
-      expect(res.body.message).to.equal(PAID_PLAN_MESSAGE).and.match(/paid plan/);
+      expect(res.body.message)
+        .to.equal(PAID_PLAN_MESSAGE)
+        .and.match(/paid plan/);
     });
 
     it('60 requests per minute per token, then 429 with a message; another token is not affected', async () => {
@@ -188,10 +231,20 @@ describe('Merchant API: guard, envelope, isolation, lists, bad input', function 
       expectEnvelope(res, 404);
     }
     // Nothing of store A changed.
-    expect((await suite.deps.knex('orders').where('id', orderId).first()).status).to.equal(ORDER_STATUS.COMPLETED);
-    expect(await suite.deps.knex('merchant_webhook_endpoints').where('id', endpointId).first()).to.not.equal(undefined);
+    expect((await suite.deps.knex('orders').where('id', orderId).first()).status).to.equal(
+      ORDER_STATUS.COMPLETED,
+    );
+    expect(await suite.deps.knex('merchant_webhook_endpoints').where('id', endpointId).first()).to.not.equal(
+      undefined,
+    );
     // Store B's lists hold nothing of store A.
-    for (const p of ['/shawarma/orders', '/shawarma/products', '/shawarma/categories', '/shawarma/subscriptions', '/shawarma/webhooks']) {
+    for (const p of [
+      '/shawarma/orders',
+      '/shawarma/products',
+      '/shawarma/categories',
+      '/shawarma/subscriptions',
+      '/shawarma/webhooks',
+    ]) {
       const res = await call(suite.server, b.token, 'GET', p);
       expectEnvelope(res, 200);
       expect((res.body.data as { data: unknown[] }).data, p).to.deep.equal([]);
@@ -242,12 +295,19 @@ describe('Merchant API: guard, envelope, isolation, lists, bad input', function 
     }
     const all = await call(suite.server, many.token, 'GET', '/shawarma/orders');
     expectEnvelope(all, 200);
-    const page = all.body.data as { data: { id: number; created_at: string; status: number; total: string }[]; meta: Record<string, number>; per_page: number; total: number };
+    const page = all.body.data as {
+      data: { id: number; created_at: string; status: number; total: string }[];
+      meta: Record<string, number>;
+      per_page: number;
+      total: number;
+    };
     expect(page.data).to.have.length(15);
     expect(page.meta).to.deep.equal({ page: 1, per_page: 15, total: 20, last_page: 2 });
     expect(page.per_page).to.equal(15);
     expect(page.data[0]!.created_at).to.equal(day(20).toISOString());
-    expect(page.data.map((o) => o.created_at)).to.deep.equal([...page.data.map((o) => o.created_at)].sort().reverse());
+    expect(page.data.map((o) => o.created_at)).to.deep.equal(
+      [...page.data.map((o) => o.created_at)].sort().reverse(),
+    );
     const second = await call(suite.server, many.token, 'GET', '/shawarma/orders?page=2&per_page=15');
     expect((second.body.data as { data: unknown[] }).data).to.have.length(5);
 
@@ -311,7 +371,14 @@ describe('Merchant API: guard, envelope, isolation, lists, bad input', function 
       headers: { Authorization: `Bearer ${a.token}`, 'Content-Type': 'application/json' },
     });
     expectEnvelope(malformed, 400);
-    const key = await call(suite.server, a.token, 'POST', '/shawarma/orders', { product_id: product.id }, { 'Idempotency-Key': 'x'.repeat(300) });
+    const key = await call(
+      suite.server,
+      a.token,
+      'POST',
+      '/shawarma/orders',
+      { product_id: product.id },
+      { 'Idempotency-Key': 'x'.repeat(300) },
+    );
     expectEnvelope(key, 422);
     expectEnvelope(await call(suite.server, a.token, 'GET', '/shawarma/nothing-here'), 404);
     expectEnvelope(await call(suite.server, a.token, 'GET', '/shawarma/orders/2147483647'), 404);
@@ -325,18 +392,34 @@ describe('Merchant API: guard, envelope, isolation, lists, bad input', function 
     expect(d.created_at).to.match(/^\d{4}-\d{2}-\d{2}T/);
     expect(d.items[0]).to.deep.include({ product_id: product.id, quantity: 1, unit_price: '25.00' });
     expect(d.customer).to.deep.include({ email: 'Buyer@Example.com', phone: '500000777' });
-    expect(d.payment).to.deep.include({ method: 'card', provider: 'sandbox', status: 'paid', amount: '25.00' });
-    expect(d.items[0].fields[0]).to.deep.include({ index: 0, label: 'Player id', value: 'Player42', file: null });
+    expect(d.payment).to.deep.include({
+      method: 'card',
+      provider: 'sandbox',
+      status: 'paid',
+      amount: '25.00',
+    });
+    expect(d.items[0].fields[0]).to.deep.include({
+      index: 0,
+      label: 'Player id',
+      value: 'Player42',
+      file: null,
+    });
     const file = d.items[0].fields[1].file;
     expect(file).to.deep.include({ name: 'avatar.png', mime_type: 'image/png' });
     expect(file.url).to.equal(`http://localhost:3999/shawarma/orders/${orderId}/uploads/1`);
     expect(d.licenses).to.have.length(1);
     expect(d.licenses[0]).to.deep.include({ key: `VIP-${a.store.id}-AAAA-BBBB-CCCC`, status: 'active' });
     expect(d.fivem_commands).to.have.length(1);
-    expect(d.fivem_commands[0]).to.deep.include({ command: 'give Player42 vip', status: 'pending', player_id: 'Player42' });
+    expect(d.fivem_commands[0]).to.deep.include({
+      command: 'give Player42 vip',
+      status: 'pending',
+      player_id: 'Player42',
+    });
     expect(d.subscriptions[0]).to.deep.include({ id: subscriptionId, status: 'active' });
 
-    const download = await suite.server.request(`/shawarma/orders/${orderId}/uploads/1`, { headers: { Authorization: `Bearer ${a.token}` } });
+    const download = await suite.server.request(`/shawarma/orders/${orderId}/uploads/1`, {
+      headers: { Authorization: `Bearer ${a.token}` },
+    });
     expect(download.status).to.equal(200);
     expect(download.headers.get('content-type')).to.equal('image/png');
     expect(download.headers.get('content-disposition')).to.contain('avatar.png');
@@ -359,7 +442,11 @@ describe('Merchant API: guard, envelope, isolation, lists, bad input', function 
     const key = rows.find((r) => r.id === code.id)!;
     expect(key.stock).to.deep.equal({ unlimited: false, quantity: 1, is_in_stock: true });
     const filtered = async (qs: string) =>
-      ((await call(suite.server, a.token, 'GET', `/shawarma/products?${qs}`)).body.data as { data: { id: number }[] }).data.map((r) => r.id);
+      (
+        (await call(suite.server, a.token, 'GET', `/shawarma/products?${qs}`)).body.data as {
+          data: { id: number }[];
+        }
+      ).data.map((r) => r.id);
     expect(await filtered('type=code')).to.deep.equal([code.id]);
     expect(await filtered('active=false')).to.deep.equal([]);
     const [cat] = await suite.deps.knex('product_categories').where('product_id', product.id);
@@ -370,7 +457,13 @@ describe('Merchant API: guard, envelope, isolation, lists, bad input', function 
     const d = detail.body.data as Record<string, any>;
     expect(d.fields.map((f: { label: string }) => f.label)).to.deep.equal(['Player id', 'Avatar']);
     expect(d.plans[0]).to.deep.include({ name: 'Monthly', price: '10.00', duration: 'monthly' });
-    expect(d.license).to.deep.equal({ enabled: true, prefix: 'VIP', lock_type: 'hwid', max_activations: 2, encrypt: false });
+    expect(d.license).to.deep.equal({
+      enabled: true,
+      prefix: 'VIP',
+      lock_type: 'hwid',
+      max_activations: 2,
+      encrypt: false,
+    });
     expect(d.fivem_commands[0]).to.deep.include({ command: 'give {player} vip', require_online: true });
     const keyDetail = await call(suite.server, a.token, 'GET', `/shawarma/products/${code.id}`);
     expect((keyDetail.body.data as { keys_left: number }).keys_left).to.equal(1);
@@ -379,10 +472,15 @@ describe('Merchant API: guard, envelope, isolation, lists, bad input', function 
   it('GET /categories with product counts; GET /subscriptions and /subscriptions/{id}', async () => {
     const cats = await call(suite.server, a.token, 'GET', '/shawarma/categories');
     expectEnvelope(cats, 200);
-    expect((cats.body.data as { data: Record<string, unknown>[] }).data[0]).to.deep.include({ name: 'Games', product_count: 1 });
+    expect((cats.body.data as { data: Record<string, unknown>[] }).data[0]).to.deep.include({
+      name: 'Games',
+      product_count: 1,
+    });
     const subs = await call(suite.server, a.token, 'GET', '/shawarma/subscriptions?status=active');
     expectEnvelope(subs, 200);
-    expect((subs.body.data as { data: { id: number }[] }).data.map((s) => s.id)).to.deep.equal([subscriptionId]);
+    expect((subs.body.data as { data: { id: number }[] }).data.map((s) => s.id)).to.deep.equal([
+      subscriptionId,
+    ]);
     const sub = await call(suite.server, a.token, 'GET', `/shawarma/subscriptions/${subscriptionId}`);
     expectEnvelope(sub, 200);
     const d = sub.body.data as Record<string, any>;

@@ -19,11 +19,15 @@ const ROOT = path.resolve(__dirname, '../../..');
 /** `npm run merchant-token -- create|revoke|list`: the operator issues and revokes Merchant API tokens. */
 async function merchantToken(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['-r', 'tsx/cjs', 'scripts/merchant-token.ts', ...args], {
-      cwd: ROOT,
-      env: { ...process.env, ...TEST_ENV, LOG_LEVEL: 'silent' },
-      timeout: 60_000,
-    });
+    const { stdout, stderr } = await run(
+      process.execPath,
+      ['-r', 'tsx/cjs', 'scripts/merchant-token.ts', ...args],
+      {
+        cwd: ROOT,
+        env: { ...process.env, ...TEST_ENV, LOG_LEVEL: 'silent' },
+        timeout: 60_000,
+      },
+    );
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };
@@ -39,7 +43,11 @@ describe('merchant-token command', function () {
     const store = await createStore({ name: 'CLI store' });
     const created = await merchantToken('create', '--store', String(store.id), '--name', 'back office');
     expect(created.code, created.stderr).to.equal(0);
-    const { id, token, store_id } = JSON.parse(created.stdout) as { id: number; token: string; store_id: number };
+    const { id, token, store_id } = JSON.parse(created.stdout) as {
+      id: number;
+      token: string;
+      store_id: number;
+    };
     expect(store_id).to.equal(store.id);
     expect(token).to.match(/^mt_[A-Za-z0-9_-]{43}$/);
     expect(created.stderr).to.match(/shown once/);
@@ -63,13 +71,22 @@ describe('merchant-token command', function () {
     const stderr = process.stderr.write;
     process.stderr.write = (() => true) as typeof process.stderr.write;
     try {
-      for (const args of [[], ['create'], ['create', '--store', 'x'], ['delete', '--id', '1'], ['create', '--shop', '1']]) {
+      for (const args of [
+        [],
+        ['create'],
+        ['create', '--store', 'x'],
+        ['delete', '--id', '1'],
+        ['create', '--shop', '1'],
+      ]) {
         expect(await main(args), args.join(' ')).to.equal(1);
       }
     } finally {
       process.stderr.write = stderr;
     }
-    expect(parseArgs(['create', '--store', '7', '--name', 'bot'])).to.deep.equal({ command: 'create', flags: { store: '7', name: 'bot' } });
+    expect(parseArgs(['create', '--store', '7', '--name', 'bot'])).to.deep.equal({
+      command: 'create',
+      flags: { store: '7', name: 'bot' },
+    });
     let error: unknown;
     await createMerchantToken(suite.deps.knex, 2_147_483_640).catch((err: unknown) => (error = err));
     expect((error as Error).message).to.equal('Store 2147483640 not found');

@@ -25,7 +25,8 @@ describe('Merchant API: statistics on a store with 100,000 orders', function () 
     const { knex } = suite.deps;
     big = await merchantStore({ currency: 'SAR' });
     productIds = [];
-    for (const name of ['Alpha', 'Beta', 'Gamma']) productIds.push((await createProduct(big.store, { name, price_minor: 1_000 })).id);
+    for (const name of ['Alpha', 'Beta', 'Gamma'])
+      productIds.push((await createProduct(big.store, { name, price_minor: 1_000 })).id);
     seededAt = new Date(Date.now() - 1_000);
     const started = Date.now();
     // Order i: status (i % 6) + 1, total 10.00 + (i % 10), created (i % 400) days and one minute before seededAt.
@@ -61,11 +62,15 @@ describe('Merchant API: statistics on a store with 100,000 orders', function () 
     );
     const seeded = Date.now() - started;
     await knex.raw('vacuum analyze orders, order_items, customers, analytics_events');
-    // eslint-disable-next-line no-console
-    console.log(`      seeded ${ORDERS} orders, their items, 1,000 customers and 5,000 events in ${seeded} ms (vacuum analyze: ${Date.now() - started - seeded} ms)`);
+    console.log(
+      `      seeded ${ORDERS} orders, their items, 1,000 customers and 5,000 events in ${seeded} ms (vacuum analyze: ${Date.now() - started - seeded} ms)`,
+    );
     // Another store's orders never count here.
     const other = await merchantStore();
-    await seedOrder(knex, other.store, await createProduct(other.store), { status: ORDER_STATUS.COMPLETED, totalMinor: 999_999 });
+    await seedOrder(knex, other.store, await createProduct(other.store), {
+      status: ORDER_STATUS.COMPLETED,
+      totalMinor: 999_999,
+    });
   });
 
   /** The figures computed here, from the seeding formulas. */
@@ -113,12 +118,26 @@ describe('Merchant API: statistics on a store with 100,000 orders', function () 
     }
     const window = (k: keyof typeof sales) => ({ amount: formatMoney(sales[k][1]), orders: sales[k][0] });
     return {
-      sales: { today: window('today'), last_7_days: window('d7'), last_30_days: window('d30'), all_time: window('all') },
+      sales: {
+        today: window('today'),
+        last_7_days: window('d7'),
+        last_30_days: window('d30'),
+        all_time: window('all'),
+      },
       orders_by_status: byStatus,
       top: [...units.entries()]
         .sort((a, b) => b[1][0] - a[1][0] || a[0] - b[0])
-        .map(([product_id, [quantity, revenue]]) => ({ product_id, quantity, revenue: formatMoney(revenue) })),
-      customers: { today: customersToday, last_7_days: customers7, last_30_days: customers30, all_time: 1000 },
+        .map(([product_id, [quantity, revenue]]) => ({
+          product_id,
+          quantity,
+          revenue: formatMoney(revenue),
+        })),
+      customers: {
+        today: customersToday,
+        last_7_days: customers7,
+        last_30_days: customers30,
+        all_time: 1000,
+      },
       perDay,
     };
   }
@@ -131,15 +150,23 @@ describe('Merchant API: statistics on a store with 100,000 orders', function () 
     expect(stats.sales).to.deep.equal(want.sales);
     expect(stats.orders_by_status).to.deep.equal(want.orders_by_status);
     expect(Object.values(stats.orders_by_status).reduce((a, b) => a + b, 0)).to.equal(ORDERS);
-    expect(stats.top_products.map(({ product_id, quantity, revenue }) => ({ product_id, quantity, revenue }))).to.deep.equal(want.top);
+    expect(
+      stats.top_products.map(({ product_id, quantity, revenue }) => ({ product_id, quantity, revenue })),
+    ).to.deep.equal(want.top);
     expect(stats.top_products.map((t) => t.name).sort()).to.deep.equal(['Alpha', 'Beta', 'Gamma']);
     expect(stats.new_customers).to.deep.equal(want.customers);
     expect(stats.traffic.days).to.have.length(30);
     for (const day of stats.traffic.days) {
       const w = want.perDay.get(day.date);
-      expect(day, day.date).to.deep.equal({ date: day.date, visitors: w?.visitors.size ?? 0, page_views: w?.page_views ?? 0 });
+      expect(day, day.date).to.deep.equal({
+        date: day.date,
+        visitors: w?.visitors.size ?? 0,
+        page_views: w?.page_views ?? 0,
+      });
     }
-    expect(stats.traffic.page_views_30_days).to.equal(stats.traffic.days.reduce((n, d) => n + d.page_views, 0));
+    expect(stats.traffic.page_views_30_days).to.equal(
+      stats.traffic.days.reduce((n, d) => n + d.page_views, 0),
+    );
     const distinct = new Set([...want.perDay.values()].flatMap((d) => [...d.visitors]));
     expect(stats.traffic.visitors_30_days).to.equal(distinct.size);
   });
@@ -155,22 +182,32 @@ describe('Merchant API: statistics on a store with 100,000 orders', function () 
       expectEnvelope(res, 200);
       body = res.body.data as Record<string, unknown>;
     }
-    expect((body.sales as { all_time: { orders: number } }).all_time.orders).to.equal(expected(new Date()).sales.all_time.orders);
+    expect((body.sales as { all_time: { orders: number } }).all_time.orders).to.equal(
+      expected(new Date()).sales.all_time.orders,
+    );
     // The planner's own choice (here the store is nearly the whole table, so a sequential scan may win)
     // and, for a table shared by many stores, the index-only scan the index is shaped for.
     const sql = `explain (analyze, buffers) ${orderFiguresQuery(knex, big.store.id, new Date()).toString()}`;
-    const chosen = (await knex.raw<{ rows: { 'QUERY PLAN': string }[] }>(sql)).rows.map((r) => r['QUERY PLAN']).join('\n');
+    const chosen = (await knex.raw<{ rows: { 'QUERY PLAN': string }[] }>(sql)).rows
+      .map((r) => r['QUERY PLAN'])
+      .join('\n');
     const indexed = await knex.transaction(async (trx) => {
       await trx.raw('set local enable_seqscan = off');
-      return (await trx.raw<{ rows: { 'QUERY PLAN': string }[] }>(sql)).rows.map((r) => r['QUERY PLAN']).join('\n');
+      return (await trx.raw<{ rows: { 'QUERY PLAN': string }[] }>(sql)).rows
+        .map((r) => r['QUERY PLAN'])
+        .join('\n');
     });
     expect(indexed).to.match(/Index Only Scan using orders_store_status/);
-    const indent = (t: string) => t.split('\n').map((l) => `        ${l}`).join('\n');
+    const indent = (t: string) =>
+      t
+        .split('\n')
+        .map((l) => `        ${l}`)
+        .join('\n');
     timings.sort((a, b) => a - b);
-    /* eslint-disable no-console */
-    console.log(`      GET /shawarma/store/statics on ${ORDERS} orders: median ${timings[2]!.toFixed(1)} ms (runs: ${timings.map((t) => t.toFixed(1)).join(', ')} ms; load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores)`);
+    console.log(
+      `      GET /shawarma/store/statics on ${ORDERS} orders: median ${timings[2]!.toFixed(1)} ms (runs: ${timings.map((t) => t.toFixed(1)).join(', ')} ms; load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores)`,
+    );
     console.log(`      order figures, the planner's choice:\n${indent(chosen)}`);
     console.log(`      order figures, index-only (as on a table shared by many stores):\n${indent(indexed)}`);
-    /* eslint-enable no-console */
   });
 });

@@ -134,11 +134,17 @@ describe('Merchant webhooks: endpoints, signed deliveries, retries, SSRF guard',
     });
     const secret = (all.body.data as { secret: string }).secret;
     const order = await seedOrder(suite.deps.knex, m.store, product, { status: ORDER_STATUS.UNDER_REVIEW });
-    expectEnvelope(await call(suite.server, m.token, 'PUT', `/shawarma/orders/${order.id}`, { status: 3 }), 200);
+    expectEnvelope(
+      await call(suite.server, m.token, 'PUT', `/shawarma/orders/${order.id}`, { status: 3 }),
+      200,
+    );
 
     await waitFor('two deliveries to /all', async () => receiver.on('/all').length >= 2);
     await waitFor('one delivery to /paid-only', async () => receiver.on('/paid-only').length >= 1);
-    const types = receiver.on('/all').map((r) => r.headers['x-webhook-event']).sort();
+    const types = receiver
+      .on('/all')
+      .map((r) => r.headers['x-webhook-event'])
+      .sort();
     expect(types).to.deep.equal(['order.paid', 'order.status_changed']);
     for (const r of receiver.on('/all')) {
       expect(verify(secret, String(r.headers['x-signature']), r.body), 'signature').to.equal(true);
@@ -148,7 +154,9 @@ describe('Merchant webhooks: endpoints, signed deliveries, retries, SSRF guard',
       expect(payload.data.order_id).to.equal(order.id);
       expect(r.headers['x-webhook-id']).to.equal(payload.id);
     }
-    const changed = JSON.parse(receiver.on('/all').find((r) => r.headers['x-webhook-event'] === 'order.status_changed')!.body);
+    const changed = JSON.parse(
+      receiver.on('/all').find((r) => r.headers['x-webhook-event'] === 'order.status_changed')!.body,
+    );
     expect(changed.data).to.deep.include({ from: 2, to: 3 });
     expect(receiver.on('/paid-only').map((r) => r.headers['x-webhook-event'])).to.deep.equal(['order.paid']);
     await waitFor('deliveries marked delivered', async () => {
@@ -162,19 +170,49 @@ describe('Merchant webhooks: endpoints, signed deliveries, retries, SSRF guard',
     const { knex } = suite.deps;
     const before = receiver.on('/all').length;
     const order = await seedOrder(knex, m.store, product, { status: ORDER_STATUS.COMPLETED });
-    const [plan] = await knex('product_plans').insert({ product_id: product.id, name: 'M', price_minor: 1, duration: 'monthly' }).returning('id');
-    await knex('licenses').insert({ store_id: m.store.id, product_id: product.id, order_id: order.id, key: `WH-${order.id}`, status: 'active' });
-    await knex('subscriptions').insert({ store_id: m.store.id, product_id: product.id, plan_id: plan.id, order_id: order.id, status: 'active', current_period_start: new Date() });
-    expectEnvelope(await call(suite.server, m.token, 'PUT', `/shawarma/orders/${order.id}`, { status: 6 }), 200);
+    const [plan] = await knex('product_plans')
+      .insert({ product_id: product.id, name: 'M', price_minor: 1, duration: 'monthly' })
+      .returning('id');
+    await knex('licenses').insert({
+      store_id: m.store.id,
+      product_id: product.id,
+      order_id: order.id,
+      key: `WH-${order.id}`,
+      status: 'active',
+    });
+    await knex('subscriptions').insert({
+      store_id: m.store.id,
+      product_id: product.id,
+      plan_id: plan.id,
+      order_id: order.id,
+      status: 'active',
+      current_period_start: new Date(),
+    });
+    expectEnvelope(
+      await call(suite.server, m.token, 'PUT', `/shawarma/orders/${order.id}`, { status: 6 }),
+      200,
+    );
     await waitFor('three more deliveries', async () => receiver.on('/all').length >= before + 3);
-    const types = receiver.on('/all').slice(before).map((r) => r.headers['x-webhook-event']).sort();
+    const types = receiver
+      .on('/all')
+      .slice(before)
+      .map((r) => r.headers['x-webhook-event'])
+      .sort();
     expect(types).to.deep.equal(['license.revoked', 'order.status_changed', 'subscription.cancelled']);
-    const revoked = JSON.parse(receiver.on('/all').slice(before).find((r) => r.headers['x-webhook-event'] === 'license.revoked')!.body);
+    const revoked = JSON.parse(
+      receiver
+        .on('/all')
+        .slice(before)
+        .find((r) => r.headers['x-webhook-event'] === 'license.revoked')!.body,
+    );
     expect(revoked.data).to.deep.include({ key: `WH-${order.id}`, order_id: order.id });
   });
 
   it('a failing endpoint is retried with back-off until it answers 2xx; the same event is never recorded twice', async () => {
-    const flaky = await createEndpoint(suite.deps, m.store.id, { url: `${receiver.url}/flaky`, events: ['order.created'] });
+    const flaky = await createEndpoint(suite.deps, m.store.id, {
+      url: `${receiver.url}/flaky`,
+      events: ['order.created'],
+    });
     receiver.answer = (r, n) => (r.path === '/flaky' && n <= 2 ? 500 : 200);
     const event = { id: 'order.created:flaky-1', type: 'order.created' as const, data: { order_id: 1 } };
     const ids = await recordMerchantEvent(suite.deps.knex, m.store.id, event);
@@ -187,7 +225,9 @@ describe('Merchant webhooks: endpoints, signed deliveries, retries, SSRF guard',
     });
     expect(row.attempts).to.equal(3);
     expect(receiver.on('/flaky')).to.have.length(3);
-    expect(new Set(receiver.on('/flaky').map((r) => r.headers['x-webhook-id']))).to.deep.equal(new Set([event.id]));
+    expect(new Set(receiver.on('/flaky').map((r) => r.headers['x-webhook-id']))).to.deep.equal(
+      new Set([event.id]),
+    );
     const job = await suite.deps.queues['merchant-webhooks'].getJob(`merchant-webhook-${ids[0]}`);
     expect(job?.opts.attempts).to.equal(12);
     expect(job?.opts.backoff).to.deep.equal({ type: 'exponential', delay: 50 });
@@ -196,12 +236,23 @@ describe('Merchant webhooks: endpoints, signed deliveries, retries, SSRF guard',
 
   it('after the last attempt the delivery is failed and the job waits in Failed; a retry (as the dashboard does) sends it', async () => {
     const own = await merchantStore();
-    const down = await createEndpoint(suite.deps, own.store.id, { url: `${receiver.url}/down`, events: ['order.created'] });
+    const down = await createEndpoint(suite.deps, own.store.id, {
+      url: `${receiver.url}/down`,
+      events: ['order.created'],
+    });
     let up = false;
     receiver.answer = (r) => (r.path === '/down' && !up ? 503 : 200);
-    const [id] = await recordMerchantEvent(suite.deps.knex, own.store.id, { id: 'order.created:down-1', type: 'order.created', data: {} });
+    const [id] = await recordMerchantEvent(suite.deps.knex, own.store.id, {
+      id: 'order.created:down-1',
+      type: 'order.created',
+      data: {},
+    });
     const queue = suite.deps.queues['merchant-webhooks'];
-    await queue.add('merchant-webhooks', { deliveryId: id! }, { jobId: `down-${id}`, attempts: 2, backoff: { type: 'fixed', delay: 20 } });
+    await queue.add(
+      'merchant-webhooks',
+      { deliveryId: id! },
+      { jobId: `down-${id}`, attempts: 2, backoff: { type: 'fixed', delay: 20 } },
+    );
     const failed = await waitFor('the job failed', async () => {
       const job = await queue.getJob(`down-${id}`);
       return (await job?.getState()) === 'failed' ? job : undefined;
@@ -225,7 +276,23 @@ describe('Merchant webhooks: endpoints, signed deliveries, retries, SSRF guard',
     };
 
     it('knows private, loopback, link-local and reserved addresses', () => {
-      for (const a of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '0.0.0.0', '100.64.0.1', '::1', '::', 'fd00::1', 'fe80::1', '::ffff:10.0.0.1', '::ffff:127.0.0.1', '224.0.0.1', 'not-an-ip']) {
+      for (const a of [
+        '127.0.0.1',
+        '10.1.2.3',
+        '172.16.0.1',
+        '192.168.1.1',
+        '169.254.169.254',
+        '0.0.0.0',
+        '100.64.0.1',
+        '::1',
+        '::',
+        'fd00::1',
+        'fe80::1',
+        '::ffff:10.0.0.1',
+        '::ffff:127.0.0.1',
+        '224.0.0.1',
+        'not-an-ip',
+      ]) {
         expect(isPrivateAddress(a), a).to.equal(true);
       }
       for (const a of ['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111', '172.32.0.1']) {
@@ -235,9 +302,16 @@ describe('Merchant webhooks: endpoints, signed deliveries, retries, SSRF guard',
 
     it('refuses a host resolving to an internal address before any connection is attempted', async () => {
       const own = await merchantStore();
-      const endpoint = await createEndpoint(suite.deps, own.store.id, { url: 'https://hooks.merchant.test/in', events: ['order.created'] });
+      const endpoint = await createEndpoint(suite.deps, own.store.id, {
+        url: 'https://hooks.merchant.test/in',
+        events: ['order.created'],
+      });
       for (const address of ['10.0.0.5', '169.254.169.254', '192.168.0.10', 'fd00::1', '127.0.0.1', '::1']) {
-        const ids = await recordMerchantEvent(suite.deps.knex, own.store.id, { id: `order.created:ssrf-${address}`, type: 'order.created', data: {} });
+        const ids = await recordMerchantEvent(suite.deps.knex, own.store.id, {
+          id: `order.created:ssrf-${address}`,
+          type: 'order.created',
+          data: {},
+        });
         expect(ids).to.have.length(1);
         const id = ids[0];
         let error: unknown;
@@ -254,7 +328,10 @@ describe('Merchant webhooks: endpoints, signed deliveries, retries, SSRF guard',
       }
       expect(lookups.every((h) => h === 'hooks.merchant.test')).to.equal(true);
       // A public answer passes the guard (checked without connecting anywhere).
-      expect(await vetHost('hooks.merchant.test', resolverTo('93.184.216.34'), false)).to.deep.equal({ address: '93.184.216.34', family: 4 });
+      expect(await vetHost('hooks.merchant.test', resolverTo('93.184.216.34'), false)).to.deep.equal({
+        address: '93.184.216.34',
+        family: 4,
+      });
       expect(endpoint.id).to.be.a('number');
     });
 
@@ -266,15 +343,25 @@ describe('Merchant webhooks: endpoints, signed deliveries, retries, SSRF guard',
       });
       try {
         const own = await merchantStore();
-        await createEndpoint(deps, own.store.id, { url: `${receiver.url}/internal`, events: ['subscription.created'] });
-        const [id] = await recordMerchantEvent(deps.knex, own.store.id, { id: 'subscription.created:ssrf', type: 'subscription.created', data: {} });
-            await dispatchDeliveries(deps, [id!]);
+        await createEndpoint(deps, own.store.id, {
+          url: `${receiver.url}/internal`,
+          events: ['subscription.created'],
+        });
+        const [id] = await recordMerchantEvent(deps.knex, own.store.id, {
+          id: 'subscription.created:ssrf',
+          type: 'subscription.created',
+          data: {},
+        });
+        await dispatchDeliveries(deps, [id!]);
         const job = await waitFor('the job failed', async () => {
           const j = await deps.queues['merchant-webhooks'].getJob(`merchant-webhook-${id}`);
           return (await j?.getState()) === 'failed' ? j : undefined;
         });
         expect(job!.failedReason).to.match(/refused to deliver/);
-        expect(await deps.knex('merchant_webhook_deliveries').where('id', id!).first()).to.deep.include({ status: 'failed', attempts: 1 });
+        expect(await deps.knex('merchant_webhook_deliveries').where('id', id!).first()).to.deep.include({
+          status: 'failed',
+          attempts: 1,
+        });
         expect(receiver.on('/internal')).to.have.length(0);
       } finally {
         await pool.close(500);

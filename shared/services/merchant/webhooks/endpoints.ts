@@ -97,6 +97,8 @@ export async function listEndpoints(
 
 /** Deletes the endpoint and its delivery history; pending deliveries are dropped by the worker. */
 export async function deleteEndpoint(knex: Knex, storeId: number, endpointId: number): Promise<void> {
-  const deleted = await knex('merchant_webhook_endpoints').where({ id: endpointId, store_id: storeId }).delete();
+  const deleted = await knex('merchant_webhook_endpoints')
+    .where({ id: endpointId, store_id: storeId })
+    .delete();
   if (deleted === 0) throw new NotFoundError(ENDPOINT_NOT_FOUND);
 }

@@ -27,11 +27,15 @@ export async function emitFulfilmentEvents(
       currency: order.currency,
       source: order.source,
     };
-    const events: MerchantEvent[] = [{ id: `order.created:${order.id}`, type: 'order.created', data: summary }];
+    const events: MerchantEvent[] = [
+      { id: `order.created:${order.id}`, type: 'order.created', data: summary },
+    ];
     if (order.status === 3 || order.status === 4) {
       events.push({ id: `order.paid:${order.id}`, type: 'order.paid', data: summary });
     }
-    const subscriptions = await knex('subscriptions').where('order_id', order.id).select('id', 'product_id', 'plan_id');
+    const subscriptions = await knex('subscriptions')
+      .where('order_id', order.id)
+      .select('id', 'product_id', 'plan_id');
     for (const s of subscriptions) {
       events.push({
         id: `subscription.created:${s.id}`,
