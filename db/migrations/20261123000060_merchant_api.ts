@@ -18,6 +18,10 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw('create index orders_store_email on orders (store_id, lower(customer_email))');
   await knex.raw('create index orders_store_phone on orders (store_id, customer_phone)');
   await knex.raw('create index order_items_product_order on order_items (product_id, order_id)');
+  // Top products: the paid orders' items read by order id without touching the item rows.
+  await knex.raw(
+    'create index order_items_order_sales on order_items (order_id) include (product_id, quantity, total_minor)',
+  );
   await knex.raw('create index customers_store_created on customers (store_id, created_at)');
   await knex.raw('create index subscriptions_store_created on subscriptions (store_id, created_at desc)');
   await knex.raw('create index licenses_order on licenses (order_id, id)');
@@ -51,10 +55,7 @@ export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('merchant_webhook_deliveries', (t) => {
     t.bigIncrements('id');
     t.integer('store_id').notNullable().references('stores.id').onDelete('CASCADE');
-    t.integer('endpoint_id')
-      .notNullable()
-      .references('merchant_webhook_endpoints.id')
-      .onDelete('CASCADE');
+    t.integer('endpoint_id').notNullable().references('merchant_webhook_endpoints.id').onDelete('CASCADE');
     t.string('event_id', 120).notNullable(); // deterministic: "order.paid:42"
     t.string('event_type', 50).notNullable();
     t.jsonb('payload').notNullable();
@@ -80,6 +81,7 @@ export async function down(knex: Knex): Promise<void> {
     'licenses_order',
     'subscriptions_store_created',
     'customers_store_created',
+    'order_items_order_sales',
     'order_items_product_order',
     'orders_store_phone',
     'orders_store_email',

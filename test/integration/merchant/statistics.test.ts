@@ -2,7 +2,12 @@ import os from 'node:os';
 import { expect } from 'chai';
 import { ORDER_STATUS } from '../../../db/models';
 import { formatMoney } from '../../../shared/money';
-import { orderFiguresQuery, storeStatistics, windowsOf } from '../../../shared/services/merchant/statistics';
+import {
+  orderFiguresQuery,
+  storeStatistics,
+  topProductsQuery,
+  windowsOf,
+} from '../../../shared/services/merchant/statistics';
 import { createProduct } from '../../helpers/builders';
 import { call, expectEnvelope, merchantStore, MerchantStore, seedOrder, useMerchantSuite } from './support';
 
@@ -198,6 +203,11 @@ describe('Merchant API: statistics on a store with 100,000 orders', function () 
         .join('\n');
     });
     expect(indexed).to.match(/Index Only Scan using orders_store_status/);
+    const top = (
+      await knex.raw<{ rows: { 'QUERY PLAN': string }[] }>(
+        `explain (analyze, buffers) ${topProductsQuery(knex, big.store.id).toString()}`,
+      )
+    ).rows.map((r) => r['QUERY PLAN']);
     const indent = (t: string) =>
       t
         .split('\n')
@@ -208,6 +218,7 @@ describe('Merchant API: statistics on a store with 100,000 orders', function () 
       `      GET /shawarma/store/statics on ${ORDERS} orders: median ${timings[2]!.toFixed(1)} ms (runs: ${timings.map((t) => t.toFixed(1)).join(', ')} ms; load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores)`,
     );
     console.log(`      order figures, the planner's choice:\n${indent(chosen)}`);
+    console.log(`      top products:\n${indent(top.join('\n'))}`);
     console.log(`      order figures, index-only (as on a table shared by many stores):\n${indent(indexed)}`);
   });
 });
