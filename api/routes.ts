@@ -4,6 +4,7 @@ import { devRoutes } from './dev/routes';
 import { docsRoutes } from './docs/routes';
 import { embedRoutes } from './embed/routes';
 import type { Route } from './http/route';
+import { merchantRoutes } from './merchant/routes';
 import { payRoutes } from './pay/routes';
 import { platformRoutes } from './platform/routes';
 import { sandboxRoutes } from './sandbox/routes';
@@ -29,6 +30,7 @@ export function allRoutes(
     ...dev,
     ...embedRoutes,
     ...storefrontRoutes,
+    ...merchantRoutes,
     ...webhookRoutes,
     ...payRoutes,
     // Anyone can mark a sandbox payment paid: off in production unless SANDBOX_ENABLED=1 (announced at start).

@@ -71,6 +71,10 @@ export interface Config {
     /** BullMQ job lock: a killed worker's jobs are taken over by another worker after about this long. */
     readonly jobLockMs: number;
   };
+  /** First retry delay of a merchant webhook delivery (doubling, 12 attempts: about a day at 42 s). */
+  readonly merchantWebhookRetryDelayMs: number;
+  /** Time a merchant's endpoint has to answer one delivery. */
+  readonly merchantWebhookTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -131,6 +135,8 @@ const schema = Joi.object({
   HTTP_REQUEST_TIMEOUT_MS: positiveInt.max(600000).default(30000),
   TRANSIENT_RETRY_MAX_DELAY_MS: positiveInt.max(3600000).default(30000),
   JOB_LOCK_DURATION_MS: positiveInt.min(1000).max(600000).default(30000),
+  MERCHANT_WEBHOOK_RETRY_DELAY_MS: positiveInt.max(3_600_000).default(42_000),
+  MERCHANT_WEBHOOK_TIMEOUT_MS: positiveInt.max(60_000).default(10_000),
 }).unknown(true);
 
 /** What production refuses to start without, with how to make one (issue 10, item 8). */
@@ -220,6 +226,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       transientRetryMaxDelayMs: Number(v.TRANSIENT_RETRY_MAX_DELAY_MS),
       jobLockMs: Number(v.JOB_LOCK_DURATION_MS),
     }),
+    merchantWebhookRetryDelayMs: Number(v.MERCHANT_WEBHOOK_RETRY_DELAY_MS),
+    merchantWebhookTimeoutMs: Number(v.MERCHANT_WEBHOOK_TIMEOUT_MS),
   });
 }
 

@@ -26,6 +26,8 @@ export interface JobPayloads {
   fivem: { orderId: number };
   /** Periodic housekeeping enqueued by the scheduler. */
   maintenance: { task: MaintenanceTask; tick: string };
+  /** One signed webhook delivery to a merchant's endpoint (row in merchant_webhook_deliveries). */
+  'merchant-webhooks': { deliveryId: number };
 }
 
 export type QueueName = keyof JobPayloads;
@@ -38,6 +40,7 @@ export const QUEUE_NAMES: readonly QueueName[] = [
   'licenses',
   'fivem',
   'maintenance',
+  'merchant-webhooks',
 ];
 
 export type MaintenanceTask =

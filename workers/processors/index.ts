@@ -2,6 +2,7 @@ import { fivemProcessor } from './fivem';
 import { fulfilmentProcessor } from './fulfilment';
 import { licensesProcessor } from './licenses';
 import { maintenanceProcessor } from './maintenance';
+import { merchantWebhooksProcessor } from './merchant-webhooks';
 import { messagesProcessor } from './messages';
 import { otpProcessor } from './otp';
 import { paymentsProcessor } from './payments';
@@ -21,4 +22,5 @@ export const processors: ProcessorRegistry = {
   licenses: licensesProcessor,
   fivem: fivemProcessor,
   messages: messagesProcessor,
+  'merchant-webhooks': merchantWebhooksProcessor,
 };

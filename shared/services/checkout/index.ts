@@ -194,6 +194,8 @@ export async function createCheckout(
   buyer: Buyer,
   input: CheckoutInput,
   incoming: readonly IncomingUpload[] = [],
+  /** Who opened it: the Merchant API opens checkouts for its customers (`merchant`). */
+  opts: { source?: Checkout['source'] } = {},
 ): Promise<CheckoutResult> {
   const { knex } = deps;
   const product = await findSellableProduct(knex, store.id, input.product_id);
@@ -241,7 +243,7 @@ export async function createCheckout(
       const checkout = await Checkout.query(trx).insertAndFetch({
         store_id: store.id,
         token_hash: sha256(checkoutUrl),
-        source: 'embed',
+        source: opts.source ?? 'embed',
         customer_id: buyer.customerId,
         customer_first_name: buyer.firstName,
         customer_last_name: buyer.lastName,

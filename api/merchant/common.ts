@@ -1,0 +1,47 @@
+import Joi from 'joi';
+import { id, pagination } from '../http/fields';
+import type { Paged, PageMeta, PageRequest } from '../../shared/services/merchant/pagination';
+
+/** What every Merchant API route shares: ids, pagination, and the list shape. */
+
+export { id };
+
+export const idParams = Joi.object<{ id: number }, true>({ id: id().required().description('The id.') });
+
+/**
+ * A query schema with `page` and `per_page` (CONTRACT section 8: 15 per page by default, at most 100) that
+ * refuses parameters it does not know: an unknown filter is a 422, never silently ignored.
+ */
+export function listQuery<T extends object>(
+  keys: Joi.PartialSchemaMap<T>,
+): Joi.ObjectSchema<T & PageRequest> {
+  return Joi.object({ ...pagination, ...keys })
+    .unknown(false)
+    .messages({ 'object.unknown': '{{#label}} is not a known parameter' }) as unknown as Joi.ObjectSchema<
+    T & PageRequest
+  >;
+}
+
+/** A query that takes no parameters at all. */
+export const noQuery = Joi.object<Record<string, never>, true>({})
+  .unknown(false)
+  .messages({ 'object.unknown': '{{#label}} is not a known parameter' });
+
+/**
+ * A page as the Merchant API answers it: the rows in `data`, the totals in `meta`, plus the paginator
+ * fields Laravel clients read (current_page, per_page, total, last_page).
+ */
+export function pageBody<T>(paged: Paged<T> | { items: T[]; meta: PageMeta }): Record<string, unknown> {
+  return {
+    data: paged.items,
+    meta: paged.meta,
+    current_page: paged.meta.page,
+    per_page: paged.meta.per_page,
+    total: paged.meta.total,
+    last_page: paged.meta.last_page,
+  };
+}
+
+export const PAGINATION_NOTE =
+  'Paginated: `page` (from 1) and `per_page` (1 to 100, default 15); rows in `data.data`, totals in ' +
+  '`data.meta`. An unknown query parameter is a 422.';

@@ -1,0 +1,325 @@
+import { schemaRef } from '../openapi/components';
+import type { ResponseObject, SchemaObject } from '../openapi/types';
+
+/** Answers of the Merchant API: the envelope around each resource, and the resources' shapes. */
+
+export function merchantOk(description: string, data: SchemaObject, example?: unknown): ResponseObject {
+  const schema: SchemaObject = {
+    allOf: [schemaRef('MerchantEnvelope'), { type: 'object', properties: { data } }],
+  };
+  return {
+    description,
+    content: { 'application/json': example === undefined ? { schema } : { schema, example } },
+  };
+}
+
+/** A Merchant error answer with its own description and an example message. */
+export const merchantRefused = (description: string, message: string): ResponseObject => ({
+  description,
+  content: {
+    'application/json': {
+      schema: schemaRef('MerchantEnvelope'),
+      example: { message, data: null, api: 'merchant', timestamp: 1795000000, error: true },
+    },
+  },
+});
+
+const str: SchemaObject = { type: 'string' };
+const nstr: SchemaObject = { type: ['string', 'null'] };
+const int: SchemaObject = { type: 'integer' };
+const nint: SchemaObject = { type: ['integer', 'null'] };
+const bool: SchemaObject = { type: 'boolean' };
+const money: SchemaObject = { type: 'string', pattern: '^-?\\d+\\.\\d{2}$', description: 'Decimal string.' };
+const nmoney: SchemaObject = { type: ['string', 'null'], pattern: '^-?\\d+\\.\\d{2}$' };
+const time: SchemaObject = { type: 'string', format: 'date-time' };
+const ntime: SchemaObject = { type: ['string', 'null'], format: 'date-time' };
+const status: SchemaObject = { type: 'integer', minimum: 1, maximum: 6, description: 'Order status code.' };
+
+export const obj = (
+  properties: Record<string, SchemaObject>,
+  required = Object.keys(properties),
+): SchemaObject => ({
+  type: 'object',
+  required,
+  properties,
+});
+
+/** A page: rows in `data`, totals in `meta`, and the Laravel paginator fields. */
+export function pageOf(item: SchemaObject): SchemaObject {
+  return obj({
+    data: { type: 'array', items: item },
+    meta: obj({ page: int, per_page: int, total: int, last_page: int }),
+    current_page: int,
+    per_page: int,
+    total: int,
+    last_page: int,
+  });
+}
+
+const customer = obj({
+  id: nint,
+  first_name: str,
+  last_name: str,
+  email: str,
+  country_code: str,
+  phone: str,
+});
+
+export const OrderSummary = obj({
+  id: int,
+  status,
+  status_label: str,
+  total: money,
+  currency: str,
+  payment_method: nstr,
+  source: str,
+  customer,
+  items: { type: 'array', items: obj({ product_id: nint, name: str, quantity: int }) },
+  created_at: time,
+});
+
+export const OrderDetail = obj({
+  id: int,
+  status,
+  status_label: str,
+  subtotal: money,
+  discount: money,
+  tax: money,
+  total: money,
+  currency: str,
+  source: str,
+  customer_note: nstr,
+  customer,
+  payment: {
+    type: ['object', 'null'],
+    properties: {
+      method: nstr,
+      provider: nstr,
+      status: nstr,
+      amount: nmoney,
+      currency: nstr,
+      paid_at: ntime,
+    },
+  },
+  coupon: { type: ['object', 'null'], properties: { id: int, code: str, type: str, discount: money } },
+  items: {
+    type: 'array',
+    items: obj({
+      id: int,
+      product_id: nint,
+      plan_id: nint,
+      name: str,
+      type: str,
+      quantity: int,
+      unit_price: money,
+      total: money,
+      delivered_at: ntime,
+      fields: {
+        type: 'array',
+        items: obj({
+          index: int,
+          label: nstr,
+          type: nstr,
+          value: {},
+          file: {
+            type: ['object', 'null'],
+            properties: {
+              name: str,
+              mime_type: str,
+              size_bytes: int,
+              url: { type: 'string', format: 'uri' },
+            },
+          },
+        }),
+      },
+      codes: { type: 'array', items: str },
+    }),
+  },
+  licenses: {
+    type: 'array',
+    items: obj({
+      id: int,
+      key: str,
+      status: { type: 'string', enum: ['generated', 'active', 'expired', 'suspended', 'revoked'] },
+      product_id: int,
+      plan_id: nint,
+      order_item_id: nint,
+      lock_type: str,
+      max_activations: int,
+      starts_at: ntime,
+      expires_at: ntime,
+    }),
+  },
+  fivem_commands: {
+    type: 'array',
+    items: obj({
+      id: int,
+      command: str,
+      player_id: nstr,
+      require_online: bool,
+      status: str,
+      delivered_at: ntime,
+      created_at: time,
+    }),
+  },
+  subscriptions: {
+    type: 'array',
+    items: obj({
+      id: int,
+      status: str,
+      product_id: int,
+      plan_id: int,
+      current_period_start: time,
+      current_period_end: ntime,
+      cancelled_at: ntime,
+    }),
+  },
+  history: { type: 'array', items: obj({ from: status, to: status, source: str, at: time }) },
+  created_at: time,
+  updated_at: time,
+  completed_at: ntime,
+  cancelled_at: ntime,
+  refunded_at: ntime,
+});
+
+export const CreatedOrder = obj({
+  type: { type: 'string', enum: ['free_order', 'payment_required'] },
+  order_id: nint,
+  checkout_id: nint,
+  checkout_url: str,
+  payment_url: { type: ['string', 'null'], format: 'uri' },
+  amount: money,
+  subtotal: money,
+  discount_amount: money,
+  tax_amount: money,
+  currency: str,
+});
+
+export const StatusChange = obj({
+  id: int,
+  status,
+  status_label: str,
+  previous_status: status,
+  changed: bool,
+  licenses_revoked: int,
+  licenses_activated: int,
+});
+
+export const StoreInfo = obj({
+  id: int,
+  name: str,
+  currency: str,
+  plan: { type: 'string', enum: ['paid', 'free'] },
+  domains: { type: 'array', items: str },
+  payment_methods: { type: 'array', items: obj({ method: str, provider: str, active: bool }) },
+  tax: obj({ mode: { type: 'string', enum: ['none', 'inclusive', 'exclusive'] }, rate: money }),
+  created_at: time,
+});
+
+const window = obj({ amount: money, orders: int });
+export const Statistics = obj({
+  currency: str,
+  sales: obj({ today: window, last_7_days: window, last_30_days: window, all_time: window }),
+  orders_by_status: obj({ 1: int, 2: int, 3: int, 4: int, 5: int, 6: int }),
+  top_products: { type: 'array', items: obj({ product_id: int, name: str, quantity: int, revenue: money }) },
+  new_customers: obj({ today: int, last_7_days: int, last_30_days: int, all_time: int }),
+  traffic: obj({
+    visitors_30_days: int,
+    page_views_30_days: int,
+    days: {
+      type: 'array',
+      items: obj({ date: { type: 'string', format: 'date' }, visitors: int, page_views: int }),
+    },
+  }),
+  generated_at: time,
+});
+
+const category = obj({ id: int, name: str, slug: str });
+export const ProductSummary = obj({
+  id: int,
+  name: str,
+  slug: str,
+  type: { type: 'string', enum: ['product', 'code', 'service', 'subscription'] },
+  active: bool,
+  price: obj({ original: money, actual: money, currency: str }),
+  stock: obj({ unlimited: bool, quantity: nint, is_in_stock: bool }),
+  sales_count: int,
+  categories: { type: 'array', items: category },
+  image_url: nstr,
+  created_at: time,
+});
+
+export const ProductDetail: SchemaObject = {
+  allOf: [
+    ProductSummary,
+    obj({
+      description: nstr,
+      keys_left: nint,
+      fields: {
+        type: 'array',
+        items: obj({
+          index: int,
+          type: str,
+          label: str,
+          required: bool,
+          options: { type: 'array', items: obj({ index: int, label: str, price: money }) },
+        }),
+      },
+      plans: { type: 'array', items: obj({ id: int, name: str, price: money, duration: str, active: bool }) },
+      license: obj({ enabled: bool, prefix: nstr, lock_type: nstr, max_activations: nint, encrypt: bool }),
+      fivem_commands: { type: 'array', items: obj({ id: int, command: str, require_online: bool }) },
+      updated_at: time,
+    }),
+  ],
+};
+
+export const CategorySummary = obj({
+  id: int,
+  name: str,
+  slug: str,
+  position: int,
+  product_count: int,
+  created_at: time,
+});
+
+export const SubscriptionSummary = obj({
+  id: int,
+  status: { type: 'string', enum: ['active', 'cancelled', 'expired'] },
+  customer: obj({
+    id: nint,
+    first_name: nstr,
+    last_name: nstr,
+    email: nstr,
+    country_code: nstr,
+    phone: nstr,
+  }),
+  product: obj({ id: int, name: nstr }),
+  plan: obj({ id: int, name: nstr, duration: nstr, price: nmoney }),
+  order_id: nint,
+  current_period: obj({ start: time, end: ntime }),
+  cancelled_at: ntime,
+  created_at: time,
+});
+
+export const SubscriptionDetail: SchemaObject = {
+  allOf: [
+    SubscriptionSummary,
+    obj({
+      renewals: { type: 'array', items: obj({ order_id: int, status, total: money, created_at: time }) },
+    }),
+  ],
+};
+
+const endpointProps: Record<string, SchemaObject> = {
+  id: int,
+  url: { type: 'string', format: 'uri' },
+  events: { type: 'array', items: str },
+  description: nstr,
+  created_at: time,
+  deliveries: obj({ pending: int, delivered: int, failed: int }),
+};
+export const WebhookEndpoint = obj(endpointProps);
+export const CreatedWebhookEndpoint = obj({
+  ...endpointProps,
+  secret: { type: 'string', description: 'The signing secret, shown this once.' },
+});

@@ -1,0 +1,86 @@
+import { ValidationError } from '../../../shared/errors';
+import {
+  createEndpoint,
+  deleteEndpoint,
+  listEndpoints,
+} from '../../../shared/services/merchant/webhooks/endpoints';
+import { merchantGuards } from '../../guards';
+import { defineRoute, reply } from '../../http/route';
+import { idParams, listQuery, PAGINATION_NOTE, pageBody } from '../common';
+import { CreatedWebhookEndpoint, merchantOk, merchantRefused, pageOf, WebhookEndpoint } from '../responses';
+import * as schemas from './schemas';
+
+const EVENTS =
+  'Events: `order.created`, `order.paid`, `order.status_changed`, `license.revoked`, ' +
+  '`subscription.created`, `subscription.cancelled`, or `subscription.*`. Each delivery is a POST of ' +
+  '`{id, type, created_at, store_id, data}` signed with the endpoint’s secret: header ' +
+  '`X-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">`; retried with back-off for about a ' +
+  'day until a 2xx. Private, loopback and link-local addresses are never contacted.';
+
+export const merchantWebhookRoutes = [
+  defineRoute({
+    method: 'post',
+    path: '/shawarma/webhooks',
+    interface: 'merchant',
+    operationId: 'merchantCreateWebhook',
+    summary: 'Register a webhook endpoint',
+    description: `The answer holds the signing \`secret\`, shown once. At most 10 per store. ${EVENTS}`,
+    guards: merchantGuards,
+    request: {
+      body: schemas.createBody,
+      example: { url: 'https://erp.example.com/hooks/matjar', events: ['order.paid', 'subscription.*'] },
+    },
+    responses: {
+      201: merchantOk('The endpoint, with its secret.', CreatedWebhookEndpoint),
+      400: merchantRefused(
+        'The store has 10 endpoints already.',
+        'A store can have at most 10 webhook endpoints',
+      ),
+    },
+    handler: async (ctx, { body }) => {
+      if (ctx.deps.config.nodeEnv === 'production' && !body.url.startsWith('https://')) {
+        throw ValidationError.field('url', 'The webhook url must use https.');
+      }
+      const endpoint = await createEndpoint(ctx.deps, ctx.state.store!.id, {
+        url: body.url,
+        events: body.events,
+        description: body.description || undefined,
+      });
+      return reply(endpoint, {
+        status: 201,
+        message: 'Webhook endpoint created: keep the secret, it is shown once',
+      });
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/shawarma/webhooks',
+    interface: 'merchant',
+    operationId: 'merchantListWebhooks',
+    summary: 'List webhook endpoints',
+    description: `With their delivery counts. ${PAGINATION_NOTE}`,
+    guards: merchantGuards,
+    request: { query: listQuery<object>({}) },
+    responses: { 200: merchantOk('One page of endpoints.', pageOf(WebhookEndpoint)) },
+    handler: async (ctx, { query }) =>
+      pageBody(await listEndpoints(ctx.deps.knex, ctx.state.store!.id, query)),
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/shawarma/webhooks/{id}',
+    interface: 'merchant',
+    operationId: 'merchantDeleteWebhook',
+    summary: 'Delete a webhook endpoint',
+    description: 'Its pending deliveries are dropped.',
+    guards: merchantGuards,
+    request: { params: idParams },
+    responses: {
+      200: merchantOk('Deleted.', { type: 'null' }),
+      404: merchantRefused('No such endpoint in this store.', 'Webhook endpoint not found'),
+    },
+    handler: async (ctx, { params }) => {
+      await deleteEndpoint(ctx.deps.knex, ctx.state.store!.id, params.id);
+      return reply(null, { message: 'Webhook endpoint deleted' });
+    },
+  }),
+];

@@ -1,0 +1,24 @@
+import Joi from 'joi';
+import { SUBSCRIBABLE_EVENTS } from '../../../shared/services/merchant/webhooks/events';
+
+/** url: http or https without credentials (https only when NODE_ENV=production); events: one or more. */
+export const createBody = Joi.object<{ url: string; events: string[]; description?: string }, true>({
+  url: Joi.string()
+    .trim()
+    .max(2000)
+    .uri({ scheme: ['http', 'https'] })
+    .custom((v: string, helpers) => {
+      const u = new URL(v);
+      return u.username || u.password ? helpers.error('url.credentials') : v;
+    })
+    .required(),
+  events: Joi.array()
+    .items(Joi.string().valid(...SUBSCRIBABLE_EVENTS))
+    .min(1)
+    .max(SUBSCRIBABLE_EVENTS.length)
+    .unique()
+    .required(),
+  description: Joi.string().trim().max(200).allow(''),
+})
+  .unknown(false)
+  .messages({ 'url.credentials': '{{#label}} must not carry a user name or password' });

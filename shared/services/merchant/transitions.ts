@@ -1,0 +1,246 @@
+import type { Knex } from 'knex';
+import { ORDER_STATUS, OrderStatus } from '../../../db/models';
+import { ValidationError } from '../../errors';
+import type { Logger } from '../../logger';
+import { formatMoney } from '../../money';
+import { enqueue, Queues } from '../../queues';
+import { cancelOrder } from '../fulfilment/cancel';
+import { activateOrderLicenses } from '../licenses';
+import { confirmManualPayment } from '../payments/manual';
+import { transitionPayment } from '../payments/audit';
+import { findStoreOrder, ORDER_NOT_FOUND, STATUS_LABELS } from './orders';
+import { dispatchDeliveries, recordMerchantEvent } from './webhooks/events';
+
+/**
+ * PUT /shawarma/orders/{id} {"status": code}: the order lifecycle as the merchant drives it.
+ *
+ * | from                 | to                    |
+ * |----------------------|-----------------------|
+ * | 1 Awaiting payment   | 2, 3, 4, 5            |
+ * | 2 Under review       | 3, 4, 5, 6            |
+ * | 3 In progress        | 4, 5, 6               |
+ * | 4 Completed          | 6                     |
+ * | 5 Cancelled          | final                 |
+ * | 6 Refunded           | final                 |
+ *
+ * Setting the status an order already has changes nothing (200, `changed: false`), so a retried PUT is
+ * harmless. Anything else outside the table is 422 naming the allowed statuses.
+ *
+ * Side effects, in the transaction that changes the status (the order row locked first, so two PUTs at
+ * once serialise), with one `order_status_events` audit row and the merchant webhook events:
+ * - 2 -> 3/4: the manual payment (bank transfer, PayPal manual) is confirmed (`confirmManualPayment`:
+ *   payment paid with its audit row); fulfilment follows;
+ * - 1 -> 3/4: the payment, if any, becomes paid (merchant source); fulfilment follows;
+ * - -> 4: the order's generated licenses become active (fulfilment activates any generated later);
+ * - -> 5/6: `cancelOrder`: every license revoked, subscriptions cancelled, FiveM commands not yet
+ *   collected withdrawn, undelivered code keys back on sale, a paid payment refunded (6); and the
+ *   units of undelivered items of finite-stock products go back to stock.
+ * Fulfilment jobs are enqueued after the commit (the worker must see the new status).
+ */
+
+export const TRANSITIONS: Readonly<Record<OrderStatus, readonly OrderStatus[]>> = {
+  1: [2, 3, 4, 5],
+  2: [3, 4, 5, 6],
+  3: [4, 5, 6],
+  4: [6],
+  5: [],
+  6: [],
+};
+
+export { ORDER_NOT_FOUND };
+
+export interface TransitionDeps {
+  knex: Knex;
+  queues: Queues;
+  logger: Logger;
+  config: { merchantWebhookRetryDelayMs: number };
+}
+
+export interface TransitionResult {
+  id: number;
+  status: OrderStatus;
+  status_label: string;
+  previous_status: OrderStatus;
+  changed: boolean;
+  licenses_revoked: number;
+  licenses_activated: number;
+}
+
+function refusal(from: OrderStatus): ValidationError {
+  const allowed = TRANSITIONS[from];
+  const message =
+    allowed.length === 0
+      ? `An order that is ${STATUS_LABELS[from]} (${from}) cannot change status.`
+      : `An order that is ${STATUS_LABELS[from]} (${from}) can only move to ${allowed
+          .map((s) => `${s} (${STATUS_LABELS[s]})`)
+          .join(', ')}.`;
+  return new ValidationError({ status: [message] }, message);
+}
+
+export async function updateOrderStatus(
+  deps: TransitionDeps,
+  storeId: number,
+  orderId: number,
+  target: OrderStatus,
+  actor: { merchantTokenId: number | null },
+  now: Date = new Date(),
+): Promise<TransitionResult> {
+  const after: { fulfil: boolean; deliveries: number[]; auditId: number | null } = {
+    fulfil: false,
+    deliveries: [],
+    auditId: null,
+  };
+  const result = await deps.knex.transaction(async (trx) => {
+    await findStoreOrder(trx, storeId, orderId);
+    const order = await trx('orders').where({ id: orderId }).forUpdate().first();
+    const from = Number(order.status) as OrderStatus;
+    const base = { id: orderId, previous_status: from, licenses_revoked: 0, licenses_activated: 0 };
+    if (from === target) {
+      return { ...base, status: from, status_label: STATUS_LABELS[from], changed: false };
+    }
+    if (!TRANSITIONS[from].includes(target)) throw refusal(from);
+
+    let licensesRevoked = 0;
+    let licensesActivated = 0;
+    const data: Record<string, unknown> = {};
+    const events: Parameters<typeof recordMerchantEvent>[2][] = [];
+
+    if (target === ORDER_STATUS.CANCELLED || target === ORDER_STATUS.REFUNDED) {
+      const revoking = await trx('licenses')
+        .where('order_id', orderId)
+        .whereNot('status', 'revoked')
+        .select('id', 'key', 'status', 'product_id');
+      const cancelling = await trx('subscriptions')
+        .where({ order_id: orderId, status: 'active' })
+        .select('id', 'product_id', 'plan_id', 'customer_id');
+      const undelivered = await trx('order_items as i')
+        .join('products as p', 'p.id', 'i.product_id')
+        .where('i.order_id', orderId)
+        .whereNull('i.delivered_at')
+        .whereNot('p.type', 'code')
+        .whereNotNull('p.stock')
+        .select('i.product_id', 'i.quantity');
+      const outcome = target === ORDER_STATUS.CANCELLED ? 'cancelled' : 'refunded';
+      const cancelled = await cancelOrder({ knex: trx }, orderId, outcome, now);
+      licensesRevoked = cancelled.licensesRevoked;
+      for (const item of undelivered) {
+        await trx('products').where('id', item.product_id).increment('stock', Number(item.quantity));
+      }
+      data.stock_returned = undelivered.reduce((n, i) => n + Number(i.quantity), 0);
+      for (const l of revoking) {
+        events.push({
+          id: `license.revoked:${l.id}`,
+          type: 'license.revoked',
+          data: {
+            license_id: l.id,
+            key: l.key,
+            product_id: l.product_id,
+            order_id: orderId,
+            previous_status: l.status,
+          },
+        });
+      }
+      for (const s of cancelling) {
+        events.push({
+          id: `subscription.cancelled:${s.id}`,
+          type: 'subscription.cancelled',
+          data: {
+            subscription_id: s.id,
+            product_id: s.product_id,
+            plan_id: s.plan_id,
+            customer_id: s.customer_id,
+            order_id: orderId,
+          },
+        });
+      }
+    } else {
+      const paying = from <= ORDER_STATUS.UNDER_REVIEW && target >= ORDER_STATUS.IN_PROGRESS;
+      if (paying && from === ORDER_STATUS.UNDER_REVIEW) {
+        await confirmManualPayment({ knex: trx, queues: deps.queues }, orderId);
+      } else if (paying) {
+        if (order.payment_id !== null) {
+          await transitionPayment(trx, Number(order.payment_id), {
+            from: ['pending', 'initiated', 'failed', 'expired'],
+            to: 'paid',
+            source: 'merchant',
+            patch: { paid_at: now, error_message: null },
+          });
+        }
+        await trx('orders')
+          .where('id', orderId)
+          .update({ status: ORDER_STATUS.IN_PROGRESS, updated_at: now });
+      } else if (target === ORDER_STATUS.UNDER_REVIEW) {
+        await trx('orders').where('id', orderId).update({ status: target, updated_at: now });
+      }
+      if (paying) {
+        data.payment_confirmed = true;
+        events.push({
+          id: `order.paid:${orderId}`,
+          type: 'order.paid',
+          data: {
+            order_id: orderId,
+            status: target,
+            total: formatMoney(Number(order.total_minor)),
+            currency: order.currency,
+            source: order.source,
+          },
+        });
+      }
+      if (target === ORDER_STATUS.COMPLETED) {
+        await trx('orders')
+          .where('id', orderId)
+          .update({ status: ORDER_STATUS.COMPLETED, completed_at: now, updated_at: now });
+        licensesActivated = await activateOrderLicenses(trx, orderId, now);
+      }
+      after.fulfil = target === ORDER_STATUS.IN_PROGRESS || target === ORDER_STATUS.COMPLETED;
+    }
+
+    data.licenses_revoked = licensesRevoked;
+    data.licenses_activated = licensesActivated;
+    const [audit] = await trx('order_status_events')
+      .insert({
+        store_id: storeId,
+        order_id: orderId,
+        from_status: from,
+        to_status: target,
+        source: 'merchant',
+        merchant_token_id: actor.merchantTokenId,
+        data: JSON.stringify(data),
+        created_at: now,
+      })
+      .returning('id');
+    after.auditId = Number((audit as { id: number }).id);
+    events.push({
+      id: `order.status_changed:${after.auditId}`,
+      type: 'order.status_changed',
+      data: { order_id: orderId, from, to: target, status_label: STATUS_LABELS[target] },
+    });
+    for (const event of events)
+      after.deliveries.push(...(await recordMerchantEvent(trx, storeId, event, now)));
+
+    return {
+      ...base,
+      status: target,
+      status_label: STATUS_LABELS[target],
+      changed: true,
+      licenses_revoked: licensesRevoked,
+      licenses_activated: licensesActivated,
+    };
+  });
+
+  // After the commit: a failure here leaves the change made; fulfilment is safe to enqueue again.
+  try {
+    if (after.fulfil) {
+      await enqueue(
+        deps.queues,
+        'fulfilment',
+        { orderId, event: target === ORDER_STATUS.COMPLETED ? 'completed' : 'paid' },
+        { jobId: `order-merchant-${after.auditId}` },
+      );
+    }
+    await dispatchDeliveries(deps, after.deliveries);
+  } catch (err) {
+    deps.logger.error({ err, orderId }, 'status changed, but its follow-up jobs could not be enqueued');
+  }
+  return result;
+}

@@ -1,0 +1,5 @@
+export * from './deliver';
+export * from './endpoints';
+export * from './events';
+export * from './ssrf';
+export * from './order-events';
