@@ -4,6 +4,7 @@ import { adminRouter } from './admin/router';
 import { devRouter } from './dev/router';
 import { docsRouter } from './docs/router';
 import { embedRouter } from './embed/router';
+import { fivemRouter } from './fivem/router';
 import { metricsRouter } from './metrics/router';
 import { payRouter } from './pay/router';
 import { platformRouter } from './platform/router';
@@ -29,5 +30,6 @@ export function mountedRouters(deps: Deps): Router[] {
     webhooksRouter(deps),
     payRouter(deps),
     sandboxRouter(deps),
+    fivemRouter(deps),
   ];
 }

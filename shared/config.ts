@@ -43,6 +43,11 @@ export interface Config {
     readonly sandboxWebhookUrl?: string;
     readonly providerTimeoutMs: number;
   };
+  /** FiveM queue: how long a listed command is reserved for its server, and the longest `next_check`. */
+  readonly fivem: {
+    readonly leaseSeconds: number;
+    readonly pollSeconds: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -93,6 +98,8 @@ const schema = Joi.object({
   COINBASE_API_URL: uri(['http', 'https']).default('https://api.commerce.coinbase.com'),
   SANDBOX_WEBHOOK_URL: uri(['http', 'https']),
   PAYMENT_PROVIDER_TIMEOUT_MS: positiveInt.max(120000).default(15000),
+  FIVEM_LEASE_SECONDS: positiveInt.max(3600).default(60),
+  FIVEM_POLL_SECONDS: positiveInt.max(3600).default(30),
 }).unknown(true);
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -159,6 +166,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       coinbaseApiUrl: String(v.COINBASE_API_URL).replace(/\/+$/, ''),
       sandboxWebhookUrl: v.SANDBOX_WEBHOOK_URL as string | undefined,
       providerTimeoutMs: Number(v.PAYMENT_PROVIDER_TIMEOUT_MS),
+    }),
+    fivem: Object.freeze({
+      leaseSeconds: Number(v.FIVEM_LEASE_SECONDS),
+      pollSeconds: Number(v.FIVEM_POLL_SECONDS),
     }),
   });
 }

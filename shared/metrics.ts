@@ -53,3 +53,35 @@ export function registerQueueMetrics(registry: Registry, queues: Queues, logger:
     },
   });
 }
+
+/**
+ * `fivem_commands{state}`: every store's FiveM commands by state (pending, executed, withdrawn, expired,
+ * failed), counted in Postgres on every scrape; `fivem_commands_up` is 0 when they could not be counted.
+ */
+export function registerFivemMetrics(
+  registry: Registry,
+  count: () => Promise<Record<string, number>>,
+  logger: Logger,
+): void {
+  const up = new Gauge({
+    name: 'fivem_commands_up',
+    help: '1 when the FiveM command counts of the last scrape could be read from Postgres, else 0',
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'fivem_commands',
+    help: 'FiveM commands by state (pending, executed, withdrawn, expired, failed)',
+    labelNames: ['state'],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      try {
+        for (const [state, n] of Object.entries(await count())) this.set({ state }, n);
+        up.set(1);
+      } catch (err) {
+        up.set(0);
+        logger.warn({ error: (err as Error).message }, 'could not count FiveM commands');
+      }
+    },
+  });
+}
