@@ -63,11 +63,17 @@ export function registerFivemMetrics(
   count: () => Promise<Record<string, number>>,
   logger: Logger,
 ): void {
-  const up = new Gauge({
-    name: 'fivem_commands_up',
-    help: '1 when the FiveM command counts of the last scrape could be read from Postgres, else 0',
-    registers: [registry],
-  });
+  // prom-client collects every metric of a scrape at once: both gauges share one count per scrape.
+  let inflight: Promise<Record<string, number> | null> | null = null;
+  const read = (): Promise<Record<string, number> | null> =>
+    (inflight ??= count()
+      .catch((err: Error) => {
+        logger.warn({ error: err.message }, 'could not count FiveM commands');
+        return null;
+      })
+      .finally(() => {
+        inflight = null;
+      }));
   new Gauge({
     name: 'fivem_commands',
     help: 'FiveM commands by state (pending, executed, withdrawn, expired, failed)',
@@ -75,13 +81,16 @@ export function registerFivemMetrics(
     registers: [registry],
     async collect() {
       this.reset();
-      try {
-        for (const [state, n] of Object.entries(await count())) this.set({ state }, n);
-        up.set(1);
-      } catch (err) {
-        up.set(0);
-        logger.warn({ error: (err as Error).message }, 'could not count FiveM commands');
-      }
+      const counts = await read();
+      for (const [state, n] of Object.entries(counts ?? {})) this.set({ state }, n);
+    },
+  });
+  new Gauge({
+    name: 'fivem_commands_up',
+    help: '1 when the FiveM command counts of this scrape could be read from Postgres, else 0',
+    registers: [registry],
+    async collect() {
+      this.set((await read()) ? 1 : 0);
     },
   });
 }
