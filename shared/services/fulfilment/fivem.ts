@@ -23,8 +23,8 @@ export const FIVEM_COMMAND_LIFETIME_DAYS = 90;
 export type PlayerResolution = { player: string } | { player: null; reason: string };
 
 /**
- * How `{player}` is filled: the value the customer gave in the product's first custom field whose label
- * contains "player" (case-insensitive), as entered at checkout, trimmed.
+ * How `{player}` is filled (CONTRACT section 8): the value the buyer entered in the product's first
+ * custom field whose label contains "player" (case-insensitive), trimmed.
  */
 export function resolvePlayer(
   fields: readonly CustomField[],
@@ -32,7 +32,10 @@ export function resolvePlayer(
 ): PlayerResolution {
   const index = fields.findIndex((f) => PLAYER_FIELD.test(f.label));
   if (index === -1) return { player: null, reason: 'the product has no player field' };
-  const raw = values[String(index)];
+  // Checkout stores each answer as {type, label, value} (custom-fields' StoredFieldValue); a bare string
+  // or number is read too.
+  const stored = values[String(index)];
+  const raw = stored !== null && typeof stored === 'object' ? (stored as { value?: unknown }).value : stored;
   const value = typeof raw === 'string' || typeof raw === 'number' ? String(raw).trim() : '';
   if (value === '') return { player: null, reason: 'no player was given at checkout' };
   if (!PLAYER_VALUE.test(value)) return { player: null, reason: 'the player value is not a player id' };

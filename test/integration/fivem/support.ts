@@ -42,7 +42,7 @@ export async function paidOrder(
 ): Promise<Order> {
   const { checkout } = await insertCheckout(store, product, {
     quantity,
-    fields: { '1': player },
+    fields: { '1': { type: 'text', label: 'Player ID', value: player } },
     customer_phone: '500009601',
   });
   const payment = await insertPaidPayment(checkout);
