@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { MochaSummary, summaryLine } from './mocha-reporter';
-import { provision, Provisioned } from './lib/provision';
+import { findOrInstallLua, provision, Provisioned } from './lib/provision';
 
 /**
  * `npm test`: provide Postgres and Redis, then ESLint + Prettier, the typecheck and the whole mocha suite.
@@ -116,6 +116,12 @@ export async function main(args: string[], startedAt = Date.now()): Promise<numb
         REDIS_URL: services.redisUrl,
         MOCHA_SUMMARY_FILE: summaryFile,
       };
+      // The FiveM resource's test runs it with Lua 5.4 (installed here when missing).
+      try {
+        env.LUA = await findOrInstallLua(process.env.PATH ?? '', say);
+      } catch (err) {
+        say(`lua: ${(err as Error).message}`);
+      }
       const result = await check(
         'mocha',
         [

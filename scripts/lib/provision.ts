@@ -431,6 +431,36 @@ export async function findOrInstallRedisServer(
   return installed;
 }
 
+/**
+ * lua5.4 from PATH; else Debian's lua5.4 package through apt-get (with sudo when we are not root). The
+ * tests run the FiveM resource (integrations/fivem) with it.
+ */
+export async function findOrInstallLua(
+  searchPath: string,
+  log: (line: string) => void,
+  install = runStreaming,
+): Promise<string> {
+  const found = findExecutable('lua5.4', searchPath);
+  if (found) return found;
+  log("lua: lua5.4 is missing; installing Debian's lua5.4 package with apt-get");
+  const fullPath = `${searchPath}:${SYSTEM_PATH}`;
+  const aptGet = findExecutable('apt-get', fullPath);
+  if (!aptGet) throw new Error('lua5.4 is missing and apt-get is not available: install Lua 5.4');
+  const asRoot = process.getuid?.() === 0;
+  const sudo = asRoot ? undefined : findExecutable('sudo', fullPath);
+  if (!asRoot && !sudo) throw new Error('lua5.4 is missing and installing it needs root (no sudo)');
+  const run = (args: string[]): Promise<number> =>
+    sudo
+      ? install(sudo, ['-n', aptGet, ...args], 'lua: apt | ', log)
+      : install(aptGet, args, 'lua: apt | ', log);
+  if ((await run(['update', '-q'])) !== 0) throw new Error('apt-get update failed: install lua5.4');
+  if ((await run(['install', '-y', '-q', '--no-install-recommends', 'lua5.4'])) !== 0)
+    throw new Error('apt-get install lua5.4 failed: install Lua 5.4');
+  const installed = findExecutable('lua5.4', fullPath);
+  if (!installed) throw new Error('apt-get installed lua5.4 but the binary is not on the PATH');
+  return installed;
+}
+
 async function provideRedis(opts: ProvisionOptions): Promise<Found> {
   const given = opts.env.REDIS_URL;
   if (given) {

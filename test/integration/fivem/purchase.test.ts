@@ -1,18 +1,8 @@
 import { expect } from 'chai';
 import type { Store } from '../../../db/models';
 import { createStore } from '../../helpers/builders';
-import { guestCheckout } from '../../helpers/checkouts';
-import {
-  browse,
-  guestInitiate,
-  hostedMethod,
-  orderOf,
-  paymentIdOf,
-  sessionOf,
-  usePaymentsSuite,
-  waitFor,
-} from '../payments/support';
-import { commandsOf, FivemClient, fivemProduct, gameServer, idsOf } from './support';
+import { hostedMethod, usePaymentsSuite, waitFor } from '../payments/support';
+import { buyThroughSandbox, commandsOf, FivemClient, fivemProduct, gameServer, idsOf } from './support';
 
 /**
  * A FiveM product bought through the sandbox provider (CONTRACT section 7) with real workers: the paid
@@ -36,19 +26,14 @@ describe('FiveM: a purchase through the sandbox provider reaches the game server
       { command: 'announce {customer_first_name} bought {product_name}', require_online: false },
       { command: 'givecar {player} adder', require_online: true },
     ]);
-    const checkout = await guestCheckout(
+    const order = await buyThroughSandbox(
+      suite.deps,
       suite.server,
       store,
-      { product_id: product.id, fields: { '0': 'sara#1234', '1': 'license:0a1b2c3d' } },
-      { customer_phone: '500009701' },
+      product,
+      { '0': 'sara#1234', '1': 'license:0a1b2c3d' },
+      '500009701',
     );
-    const initiated = await guestInitiate(suite.server, store, checkout.checkoutUrl, 'card');
-    expect(initiated.status, initiated.text).to.equal(200);
-    const redirectUrl = (initiated.body.data as { redirect_url: string }).redirect_url;
-    const session = await sessionOf(paymentIdOf(redirectUrl));
-    const sandboxPage = `${suite.deps.config.publicBaseUrl}/sandbox/checkout/${session.provider_payment_id}`;
-    expect((await browse(suite.server, sandboxPage, { outcome: 'paid' })).status).to.equal(303);
-    const order = await orderOf(checkout.checkoutId);
 
     const listed = await waitFor('the offline command to be listed', async () => {
       const res = await client.queue();

@@ -4,10 +4,17 @@ import { createFivemServer, IssuedSecret } from '../../../shared/services/fivem'
 import { queueFivemCommands } from '../../../shared/services/fulfilment';
 import { createOrderFromCheckout } from '../../../shared/services/orders';
 import { createProduct } from '../../helpers/builders';
-import { insertCheckout } from '../../helpers/checkouts';
+import { guestCheckout, insertCheckout } from '../../helpers/checkouts';
 import type { TestResponse, TestServer } from '../../helpers/http';
 import { randomIp } from '../../helpers/otp';
-import { insertPaidPayment } from '../payments/support';
+import {
+  browse,
+  guestInitiate,
+  insertPaidPayment,
+  orderOf,
+  paymentIdOf,
+  sessionOf,
+} from '../payments/support';
 
 /** A product with a "Player ID" custom field (index 1) and the given command templates. */
 export async function fivemProduct(
@@ -96,3 +103,32 @@ export class FivemClient {
 export const commandsOf = (res: TestResponse): QueueCommand[] =>
   (res.body.data as { commands: QueueCommand[] }).commands;
 export const idsOf = (res: TestResponse): number[] => commandsOf(res).map((c) => c.id);
+
+/**
+ * Buys `product` as a guest through the Embed API and the sandbox provider's page (Pay), as a customer
+ * would; answers the order once the paid webhook created it. The suite needs real workers.
+ */
+export async function buyThroughSandbox(
+  deps: Deps,
+  server: TestServer,
+  store: Store,
+  product: Product,
+  fields: Record<string, string>,
+  phone: string,
+): Promise<Order> {
+  const checkout = await guestCheckout(
+    server,
+    store,
+    { product_id: product.id, fields },
+    { customer_phone: phone },
+  );
+  const initiated = await guestInitiate(server, store, checkout.checkoutUrl, 'card');
+  if (initiated.status !== 200)
+    throw new Error(`payment/initiate answered ${initiated.status}: ${initiated.text}`);
+  const redirectUrl = (initiated.body.data as { redirect_url: string }).redirect_url;
+  const session = await sessionOf(paymentIdOf(redirectUrl));
+  const page = `${deps.config.publicBaseUrl}/sandbox/checkout/${session.provider_payment_id}`;
+  const paid = await browse(server, page, { outcome: 'paid' });
+  if (paid.status !== 303) throw new Error(`the sandbox page answered ${paid.status}`);
+  return orderOf(checkout.checkoutId);
+}
