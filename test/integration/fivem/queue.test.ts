@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import { FivemCommand, Store } from '../../../db/models';
 import type { Deps } from '../../../shared/deps';
+import { LIMITS } from '../../../shared/rate-limits';
+import { rateLimiterFor } from '../../../shared/services/rate-limiter';
 import {
   acknowledgeCommands,
   FIVEM_ACK_LIMIT,
@@ -67,6 +69,25 @@ describe('FiveM API: queue, leases and acknowledgements', function () {
       const stored = await deps.knex('fivem_servers').where('id', second.id).first();
       expect(stored.secret_hash).to.match(/^[0-9a-f]{64}$/);
       expect(JSON.stringify(stored)).to.not.contain(second.secret);
+    });
+  });
+
+  describe('rate limit', () => {
+    it('allows a game server 300 requests a minute; the 429 says when to come back (next_check, Retry-After)', async () => {
+      const spent = await client.ack({ ids: [] });
+      expect(spent.status).to.equal(422);
+      expect(spent.headers.get('x-ratelimit-limit')).to.equal(String(LIMITS.fivemPerServer.points));
+      // The rest of the minute's budget, spent straight on the limiter rather than with 299 requests.
+      await rateLimiterFor(deps).consume([
+        { def: LIMITS.fivemPerServer, key: String(server.id), cost: LIMITS.fivemPerServer.points - 1 },
+      ]);
+      const limited = await client.queue();
+      expect(limited.status).to.equal(429);
+      expect(limited.body.success).to.equal(false);
+      expect(limited.body.next_check).to.be.a('number').within(1, 60);
+      expect(limited.headers.get('retry-after')).to.equal(String(limited.body.next_check));
+      const other = await gameServer(deps, store, 'other server');
+      expect((await new FivemClient(suite.server, other.secret).queue()).status, 'per server').to.equal(200);
     });
   });
 
