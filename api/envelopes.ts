@@ -104,9 +104,17 @@ const license: Envelope = {
     },
 };
 
+/** A 429 tells the game-server resource when to come back, as every success does (`next_check`). */
 const fivem: Envelope = {
   ok: (data) => ({ success: true, data }),
-  error: (e) => ({ success: false, message: e.message, ...(e.errors ? { errors: e.errors } : {}) }),
+  error: (e) => ({
+    success: false,
+    message: e.message,
+    ...(e.errors ? { errors: e.errors } : {}),
+    ...(e.status === 429 && Number.isFinite(Number(e.extra.retry_after))
+      ? { next_check: Number(e.extra.retry_after) }
+      : {}),
+  }),
 };
 
 const platform: Envelope = {

@@ -1,3 +1,4 @@
+import { FIVEM_INVALID, FIVEM_LIMITED, FIVEM_UNAUTHENTICATED } from './fivem/responses';
 import type { ResponseDoc } from './http/route';
 import type { SecurityRequirement, TagObject } from './openapi/types';
 
@@ -103,10 +104,14 @@ export const INTERFACES: Record<InterfaceName, InterfaceDoc> = {
     tag: {
       name: 'FiveM',
       description:
-        'The command queue a game-server resource polls, with the store’s secret in `X-FiveM-Secret`.',
+        'The command queue a game-server resource polls, with the store’s secret in `X-FiveM-Secret` ' +
+        '(one per game server; `npm run fivem-secret`). Every answer is `{success, data}` or ' +
+        '`{success: false, message}`; see docs/fivem.md.',
     },
     security: [{ FiveMSecret: [] }],
-    invalid: 'PlatformError',
+    invalid: FIVEM_INVALID,
+    limited: FIVEM_LIMITED,
+    common: { 401: FIVEM_UNAUTHENTICATED },
   },
   platform: {
     tag: {

@@ -3,6 +3,7 @@ import { adminRoutes } from './admin/routes';
 import { devRoutes } from './dev/routes';
 import { docsRoutes } from './docs/routes';
 import { embedRoutes } from './embed/routes';
+import { fivemRoutes } from './fivem/routes';
 import type { Route } from './http/route';
 import { merchantRoutes } from './merchant/routes';
 import { payRoutes } from './pay/routes';
@@ -37,5 +38,6 @@ export function allRoutes(
     ...((config.sandboxEnabled ?? config.nodeEnv !== 'production') ? sandboxRoutes : []),
     ...licenseRoutes,
     ...merchantLicenseRoutes,
+    ...fivemRoutes,
   ];
 }

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { MochaSummary, summaryLine } from './mocha-reporter';
 import { checkLockFile } from './lib/lockfile';
-import { findOrInstallChromium, provision, Provisioned } from './lib/provision';
+import { findOrInstallChromium, findOrInstallLua, provision, Provisioned } from './lib/provision';
 
 /**
  * `npm test`: provide Postgres and Redis (and the Chromium of the browser tests), then ESLint + Prettier, the typecheck and the whole mocha suite.
@@ -144,6 +144,12 @@ export async function main(args: string[], startedAt = Date.now()): Promise<numb
         MOCHA_SUMMARY_FILE: summaryFile,
         ...(chromiumPath ? { CHROMIUM_PATH: chromiumPath } : {}),
       };
+      // The FiveM resource's test runs it with Lua 5.4 (installed here when missing).
+      try {
+        env.LUA = await findOrInstallLua(process.env.PATH ?? '', say);
+      } catch (err) {
+        say(`lua: ${(err as Error).message}`);
+      }
       const result = await check(
         'mocha',
         [

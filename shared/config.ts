@@ -75,6 +75,11 @@ export interface Config {
   readonly merchantWebhookRetryDelayMs: number;
   /** Time a merchant's endpoint has to answer one delivery. */
   readonly merchantWebhookTimeoutMs: number;
+  /** FiveM queue: how long a listed command is reserved for its server, and the longest `next_check`. */
+  readonly fivem: {
+    readonly leaseSeconds: number;
+    readonly pollSeconds: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -137,6 +142,8 @@ const schema = Joi.object({
   JOB_LOCK_DURATION_MS: positiveInt.min(1000).max(600000).default(30000),
   MERCHANT_WEBHOOK_RETRY_DELAY_MS: positiveInt.max(3_600_000).default(42_000),
   MERCHANT_WEBHOOK_TIMEOUT_MS: positiveInt.max(60_000).default(10_000),
+  FIVEM_LEASE_SECONDS: positiveInt.max(3600).default(60),
+  FIVEM_POLL_SECONDS: positiveInt.max(3600).default(30),
 }).unknown(true);
 
 /** What production refuses to start without, with how to make one (issue 10, item 8). */
@@ -228,6 +235,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }),
     merchantWebhookRetryDelayMs: Number(v.MERCHANT_WEBHOOK_RETRY_DELAY_MS),
     merchantWebhookTimeoutMs: Number(v.MERCHANT_WEBHOOK_TIMEOUT_MS),
+    fivem: Object.freeze({
+      leaseSeconds: Number(v.FIVEM_LEASE_SECONDS),
+      pollSeconds: Number(v.FIVEM_POLL_SECONDS),
+    }),
   });
 }
 

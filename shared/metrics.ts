@@ -53,3 +53,44 @@ export function registerQueueMetrics(registry: Registry, queues: Queues, logger:
     },
   });
 }
+
+/**
+ * `fivem_commands{state}`: every store's FiveM commands by state (pending, executed, withdrawn, expired,
+ * failed), counted in Postgres on every scrape; `fivem_commands_up` is 0 when they could not be counted.
+ */
+export function registerFivemMetrics(
+  registry: Registry,
+  count: () => Promise<Record<string, number>>,
+  logger: Logger,
+): void {
+  // prom-client collects every metric of a scrape at once: both gauges share one count per scrape.
+  let inflight: Promise<Record<string, number> | null> | null = null;
+  const read = (): Promise<Record<string, number> | null> =>
+    (inflight ??= count()
+      .catch((err: Error) => {
+        logger.warn({ error: err.message }, 'could not count FiveM commands');
+        return null;
+      })
+      .finally(() => {
+        inflight = null;
+      }));
+  new Gauge({
+    name: 'fivem_commands',
+    help: 'FiveM commands by state (pending, executed, withdrawn, expired, failed)',
+    labelNames: ['state'],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      const counts = await read();
+      for (const [state, n] of Object.entries(counts ?? {})) this.set({ state }, n);
+    },
+  });
+  new Gauge({
+    name: 'fivem_commands_up',
+    help: '1 when the FiveM command counts of this scrape could be read from Postgres, else 0',
+    registers: [registry],
+    async collect() {
+      this.set((await read()) ? 1 : 0);
+    },
+  });
+}

@@ -1,6 +1,7 @@
 import { Counter, Histogram, Registry } from 'prom-client';
 import type { Deps } from '../../shared/deps';
-import { createMetricsRegistry, registerQueueMetrics } from '../../shared/metrics';
+import { createMetricsRegistry, registerFivemMetrics, registerQueueMetrics } from '../../shared/metrics';
+import { countFivemCommands } from '../../shared/services/fivem';
 import type { AppContext, AppMiddleware } from '../context';
 
 const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
@@ -35,6 +36,7 @@ export function registryFor(app: object): Registry | undefined {
 export function httpMetrics(app: object, deps: Deps): AppMiddleware {
   const registry = createMetricsRegistry();
   registerQueueMetrics(registry, deps.queues, deps.logger);
+  registerFivemMetrics(registry, () => countFivemCommands(deps.knex), deps.logger);
   const labelNames = ['method', 'route', 'status'] as const;
   const requests = new Counter({
     name: 'http_requests_total',

@@ -140,6 +140,7 @@ export class FivemServer extends BaseModel {
   name!: string;
   secret_hash!: string;
   last_seen_at!: Date | null;
+  revoked_at!: Date | null;
   created_at!: Date;
 }
 
@@ -320,6 +321,9 @@ export class ProductFivemCommand extends BaseModel {
   command!: string;
   require_online!: boolean;
   position!: number;
+  run_on!: 'purchase' | 'refund';
+  delay_seconds!: number;
+  inventory_slots!: number | null;
 }
 
 export class ProductCode extends BaseModel {
@@ -600,9 +604,21 @@ export class FivemCommand extends BaseModel {
   player_id!: string | null;
   command!: string;
   require_online!: boolean;
-  status!: 'pending' | 'delivered' | 'failed';
+  status!: 'pending' | 'executed' | 'withdrawn' | 'expired' | 'failed';
   delivered_at!: Date | null;
   created_at!: Date;
+  product_command_id!: number | null;
+  unit!: number | null;
+  kind!: 'purchase' | 'refund';
+  available_at!: Date;
+  inventory_slots!: number | null;
+  leased_until!: Date | null;
+  leased_by!: number | null;
+  lease_count!: number;
+  executed_at!: Date | null;
+  executed_by!: number | null;
+  withdrawn_at!: Date | null;
+  expires_at!: Date | null;
 }
 
 export class WishlistItem extends BaseModel {

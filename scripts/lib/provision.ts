@@ -496,6 +496,23 @@ export async function findOrInstallChromium(
   );
 }
 
+/**
+ * lua5.4 from PATH; else Debian's lua5.4 package through apt-get (with sudo when we are not root). The
+ * tests run the FiveM resource (integrations/fivem) with it.
+ */
+export async function findOrInstallLua(
+  searchPath: string,
+  log: (line: string) => void,
+  install = runStreaming,
+): Promise<string> {
+  return findOrInstallDebianProgram(
+    { name: 'lua', binaries: ['lua5.4'], pkg: 'lua5.4', otherwise: 'install Lua 5.4 (Debian: lua5.4)' },
+    searchPath,
+    log,
+    install,
+  );
+}
+
 async function provideRedis(opts: ProvisionOptions): Promise<Found> {
   const given = opts.env.REDIS_URL;
   if (given) {

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { ORDER_STATUS, Order, OrderStatus } from '../../../db/models';
 import { InvalidError, NotFoundError } from '../../errors';
 import type { LicenseCacheDeps } from '../licenses/cache';
+import { withdrawOrderCommands } from '../fivem/lifecycle';
 import { noteOrderLicensesChanged, revokeOrderLicenses } from '../licenses';
 import { transitionPayment } from '../payments/audit';
 
@@ -18,8 +19,9 @@ export interface CancelResult {
  * Cancels (5) or refunds (6) an order; the Merchant API calls it when a merchant sets either status.
  * In one transaction, with the order row locked:
  * - every license of the order is revoked (spec, License: cancelled or refunded -> revoked), whatever its status;
- * - its subscriptions are cancelled; its FiveM commands not yet collected are marked failed, so the game
- *   server never runs them;
+ * - its subscriptions are cancelled; its FiveM commands not yet executed are withdrawn (no game server
+ *   lists them again) and the products' `on_refund` commands are queued where something was given
+ *   (withdrawOrderCommands);
  * - code keys of items never delivered go back on sale (delivered keys stay with the customer);
  * - a refund moves a paid payment to refunded, with its audit row.
  * Cancelling a cancelled order (or refunding a refunded one) changes nothing; a refunded order cannot be
@@ -53,7 +55,7 @@ export async function cancelOrder(
     await trx('subscriptions')
       .where({ order_id: orderId, status: 'active' })
       .update({ status: 'cancelled', cancelled_at: now, updated_at: now });
-    await trx('fivem_commands').where({ order_id: orderId, status: 'pending' }).update({ status: 'failed' });
+    await withdrawOrderCommands(trx, orderId, now);
     await trx('product_codes')
       .whereIn(
         'order_item_id',

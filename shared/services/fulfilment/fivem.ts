@@ -11,12 +11,20 @@ const PLAYER_FIELD = /player/i;
  * game server runs, so it is refused rather than escaped.
  */
 const PLAYER_VALUE = /^[A-Za-z0-9:_.-]{1,64}$/;
+/**
+ * Free text (customer and product names) put into a command keeps letters, digits, spaces and `_ . -`
+ * only: a quote, `;` or a newline would let a buyer change what the game server's console runs.
+ */
+const UNSAFE_TEXT = /[^\p{L}\p{N} _.-]+/gu;
+
+/** Queued commands that were never collected expire after this long (they stop being listed). */
+export const FIVEM_COMMAND_LIFETIME_DAYS = 90;
 
 export type PlayerResolution = { player: string } | { player: null; reason: string };
 
 /**
- * How `{player}` is filled: the value the customer gave in the product's first custom field whose label
- * contains "player" (case-insensitive), as entered at checkout, trimmed.
+ * How `{player}` is filled (CONTRACT section 8): the value the buyer entered in the product's first
+ * custom field whose label contains "player" (case-insensitive), trimmed.
  */
 export function resolvePlayer(
   fields: readonly CustomField[],
@@ -24,77 +32,155 @@ export function resolvePlayer(
 ): PlayerResolution {
   const index = fields.findIndex((f) => PLAYER_FIELD.test(f.label));
   if (index === -1) return { player: null, reason: 'the product has no player field' };
-  const raw = values[String(index)];
+  // Checkout stores each answer as {type, label, value} (custom-fields' StoredFieldValue); a bare string
+  // or number is read too.
+  const stored = values[String(index)];
+  const raw = stored !== null && typeof stored === 'object' ? (stored as { value?: unknown }).value : stored;
   const value = typeof raw === 'string' || typeof raw === 'number' ? String(raw).trim() : '';
   if (value === '') return { player: null, reason: 'no player was given at checkout' };
   if (!PLAYER_VALUE.test(value)) return { player: null, reason: 'the player value is not a player id' };
   return { player: value };
 }
 
-/** The command with its placeholders filled: {player}, {order_id}, {quantity}. */
-export function renderCommand(
-  template: string,
-  values: { player: string | null; orderId: number; quantity: number },
-): string {
-  return template
-    .replaceAll('{player}', values.player ?? '')
-    .replaceAll('{order_id}', String(values.orderId))
-    .replaceAll('{quantity}', String(values.quantity));
+/** Text safe to put into a console command: see UNSAFE_TEXT. */
+export function commandSafeText(value: string, max = 64): string {
+  return value.replace(UNSAFE_TEXT, '').replace(/\s+/g, ' ').trim().slice(0, max);
+}
+
+export interface CommandValues {
+  player: string | null;
+  orderId: number;
+  quantity: number;
+  /** 1..quantity: which unit of the order item this command is for. */
+  unit?: number;
+  customerFirstName?: string;
+  customerLastName?: string;
+  productId?: number | null;
+  productName?: string;
 }
 
 /**
- * The `fivem` job: puts the product's FiveM commands on the store's command queue (fivem_commands), once
- * per command and unit bought, for the game server to collect. Unique on (order item, command, unit), so a
- * second run adds nothing. A command that needs a player but has none valid is recorded as failed, where
- * the merchant sees it, instead of running with an empty or unsafe player.
+ * The command with its placeholders filled (docs/fivem.md lists them): {player}, {order_id}, {quantity},
+ * {unit}, {customer_name}, {customer_first_name}, {customer_last_name}, {product_id}, {product_name}.
+ * Unknown placeholders are left as they are: `{server_id}` is filled by the game-server resource with the
+ * online player's server id when it runs the command.
  */
-export async function queueFivemCommands(
+export function renderCommand(template: string, values: CommandValues): string {
+  const first = commandSafeText(values.customerFirstName ?? '');
+  const last = commandSafeText(values.customerLastName ?? '');
+  const filled: Record<string, string> = {
+    player: values.player ?? '',
+    order_id: String(values.orderId),
+    quantity: String(values.quantity),
+    unit: String(values.unit ?? 1),
+    customer_name: `${first} ${last}`.trim(),
+    customer_first_name: first,
+    customer_last_name: last,
+    product_id: values.productId == null ? '' : String(values.productId),
+    product_name: commandSafeText(values.productName ?? '', 100),
+  };
+  return template.replace(/\{([a-z_]+)\}/g, (whole, name: string) =>
+    Object.prototype.hasOwnProperty.call(filled, name) ? filled[name] : whole,
+  );
+}
+
+/**
+ * Writes one queue entry per template and unit of the order item, once: unique on (order item, template,
+ * unit), so running it again adds nothing. A template that needs a player (it uses `{player}` or waits for
+ * the player to be online) but has no valid one is recorded as failed, where the merchant sees it, instead
+ * of running with an empty or unsafe player. Answers how many entries were queued and failed.
+ */
+export async function queueItemCommands(
   knex: Knex,
-  orderId: number,
+  order: Order,
+  item: OrderItem,
+  product: Product,
+  templates: readonly ProductFivemCommand[],
+  kind: 'purchase' | 'refund',
+  now: Date = new Date(),
 ): Promise<{ queued: number; failed: number }> {
-  const order = await Order.query(knex).findById(orderId);
-  if (!order) throw new NotFoundError(`order ${orderId} does not exist`);
-  if (!isFulfillable(order.status)) return { queued: 0, failed: 0 };
-  const items = await OrderItem.query(knex).where('order_id', orderId).orderBy('id');
+  const resolution = resolvePlayer(product.fields, item.fields);
+  const expiresAt = new Date(now.getTime() + FIVEM_COMMAND_LIFETIME_DAYS * 86_400_000);
   let queued = 0;
   let failed = 0;
-  for (const item of items) {
-    if (item.product_id === null) continue;
-    const product = await Product.query(knex).findById(item.product_id);
-    const commands = await ProductFivemCommand.query(knex)
-      .where('product_id', item.product_id)
-      .orderBy([{ column: 'position' }, { column: 'id' }]);
-    if (!product || commands.length === 0) continue;
-    const resolution = resolvePlayer(product.fields, item.fields);
-    for (let unit = 1; unit <= item.quantity; unit += 1) {
-      for (const command of commands) {
-        const needsPlayer = command.command.includes('{player}');
-        const blocked = needsPlayer && resolution.player === null;
-        const inserted = await knex('fivem_commands')
-          .insert({
-            store_id: order.store_id,
-            order_id: order.id,
-            order_item_id: item.id,
-            product_command_id: command.id,
+  for (let unit = 1; unit <= item.quantity; unit += 1) {
+    for (const template of templates) {
+      const needsPlayer = template.command.includes('{player}') || template.require_online;
+      const blocked = needsPlayer && resolution.player === null;
+      const inserted = await knex('fivem_commands')
+        .insert({
+          store_id: order.store_id,
+          order_id: order.id,
+          order_item_id: item.id,
+          product_command_id: template.id,
+          unit,
+          kind,
+          player_id: resolution.player,
+          command: renderCommand(template.command, {
+            player: resolution.player,
+            orderId: order.id,
+            quantity: item.quantity,
             unit,
-            player_id: resolution.player,
-            command: renderCommand(command.command, {
-              player: resolution.player,
-              orderId: order.id,
-              quantity: item.quantity,
-            }).slice(0, 1000),
-            require_online: command.require_online,
-            status: blocked ? 'failed' : 'pending',
-          })
-          .onConflict()
-          .ignore()
-          .returning('id');
-        if (inserted.length > 0) {
-          if (blocked) failed += 1;
-          else queued += 1;
-        }
+            customerFirstName: order.customer_first_name,
+            customerLastName: order.customer_last_name,
+            productId: product.id,
+            productName: product.name,
+          }).slice(0, 1000),
+          require_online: template.require_online,
+          inventory_slots: template.inventory_slots ?? null,
+          available_at: new Date(now.getTime() + (template.delay_seconds ?? 0) * 1000),
+          expires_at: expiresAt,
+          status: blocked ? 'failed' : 'pending',
+        })
+        .onConflict()
+        .ignore()
+        .returning('id');
+      if (inserted.length > 0) {
+        if (blocked) failed += 1;
+        else queued += 1;
       }
     }
   }
   return { queued, failed };
+}
+
+/** A product's command templates for one moment of the order's life, in their order. */
+export async function productTemplates(
+  knex: Knex,
+  productId: number,
+  runOn: 'purchase' | 'refund',
+): Promise<ProductFivemCommand[]> {
+  return ProductFivemCommand.query(knex)
+    .where({ product_id: productId, run_on: runOn })
+    .orderBy([{ column: 'position' }, { column: 'id' }]);
+}
+
+/**
+ * The `fivem` job: puts the product's purchase commands on the store's command queue (fivem_commands),
+ * once per command and unit bought, for the game server to collect. Safe to run twice.
+ */
+export async function queueFivemCommands(
+  knex: Knex,
+  orderId: number,
+  now: Date = new Date(),
+): Promise<{ queued: number; failed: number }> {
+  // The order row is shared-locked: cancelOrder locks it for update, so a cancellation either sees the
+  // entries written here (and withdraws them) or makes this run find the order closed.
+  return knex.transaction(async (trx) => {
+    const order = await Order.query(trx).findById(orderId).forShare();
+    if (!order) throw new NotFoundError(`order ${orderId} does not exist`);
+    if (!isFulfillable(order.status)) return { queued: 0, failed: 0 };
+    const items = await OrderItem.query(trx).where('order_id', orderId).orderBy('id');
+    const total = { queued: 0, failed: 0 };
+    for (const item of items) {
+      if (item.product_id === null) continue;
+      const product = await Product.query(trx).findById(item.product_id);
+      const templates = await productTemplates(trx, item.product_id, 'purchase');
+      if (!product || templates.length === 0) continue;
+      const result = await queueItemCommands(trx, order, item, product, templates, 'purchase', now);
+      total.queued += result.queued;
+      total.failed += result.failed;
+    }
+    return total;
+  });
 }

@@ -86,7 +86,7 @@ export async function fulfilOrder(
       if (plan && (await startSubscription(knex, order, item, plan, now))) result.subscriptionsStarted += 1;
     }
     const commands = await knex('product_fivem_commands')
-      .where('product_id', product.id)
+      .where({ product_id: product.id, run_on: 'purchase' })
       .count<{ n: number }[]>('* as n');
     if (Number(commands[0]?.n ?? 0) > 0) hasCommands = true;
   }

@@ -293,10 +293,10 @@ describe('fulfilment: keys, licenses, subscriptions, FiveM, order status, cancel
       await cancelOrder(deps, placed.id, 'cancelled');
       const statuses = await deps.knex('fivem_commands').where('order_id', placed.id).pluck('status');
       expect(statuses, 'commands of a cancelled order never run').to.deep.equal([
-        'failed',
-        'failed',
-        'failed',
-        'failed',
+        'withdrawn',
+        'withdrawn',
+        'withdrawn',
+        'withdrawn',
       ]);
     });
   });

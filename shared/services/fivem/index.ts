@@ -1,0 +1,3 @@
+export * from './lifecycle';
+export * from './queue';
+export * from './servers';
