@@ -10,6 +10,7 @@ import { platformRouter } from './platform/router';
 import { sandboxRouter } from './sandbox/router';
 import { storefrontRouter } from './storefront/router';
 import { webhooksRouter } from './webhooks/router';
+import { widgetRouter } from './widget/router';
 
 /**
  * Every router the app mounts. The OpenAPI coverage test walks this same list, so a route added here
@@ -29,5 +30,6 @@ export function mountedRouters(deps: Deps): Router[] {
     webhooksRouter(deps),
     payRouter(deps),
     sandboxRouter(deps),
+    widgetRouter(deps),
   ];
 }
