@@ -56,7 +56,7 @@ describe('checkout widget: purchases in a real browser', function () {
       expect(await dialog.locator('[autocomplete=tel-national]').inputValue()).to.equal('050 000 9111');
       const methods = await dialog
         .locator('input[type=radio][name^=mj-method]')
-        .evaluateAll((els) => els.map((e) => (e as HTMLInputElement).value));
+        .evaluateAll((els) => els.map((e) => (e as unknown as { value: string }).value));
       expect(methods).to.deep.equal(['card', 'mada', 'bank']);
       await dialog.locator('input[type=radio][value=card]').check();
 
@@ -120,7 +120,7 @@ describe('checkout widget: purchases in a real browser', function () {
       await dialog.getByText(/CARD15 applied/).waitFor();
       const methods = await dialog
         .locator('input[type=radio][name^=mj-method]')
-        .evaluateAll((els) => els.map((e) => (e as HTMLInputElement).value));
+        .evaluateAll((els) => els.map((e) => (e as unknown as { value: string }).value));
       expect(methods).to.deep.equal(['card', 'mada']);
       await dialog.locator('input[type=radio][value=mada]').check();
       expect(await dialog.locator('dd.t').textContent()).to.contain('46.75');

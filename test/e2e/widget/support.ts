@@ -131,17 +131,16 @@ export async function coupon(store: Store, overrides: Partial<Coupon>): Promise<
 
 /** Records the widget's events on the page (page.evaluate runs outside the page's CSP). */
 export async function recordEvents(page: Page): Promise<void> {
-  await page.evaluate(() => {
-    const w = window as unknown as { events: unknown[] };
-    w.events = [];
+  await page.evaluate(`
+    window.events = [];
     for (const name of ['matjar:open', 'matjar:close', 'matjar:paid']) {
-      document.addEventListener(name, (e) => w.events.push([name, (e as CustomEvent).detail]));
+      document.addEventListener(name, (e) => window.events.push([name, e.detail]));
     }
-  });
+  `);
 }
 
 export async function events(page: Page): Promise<[string, Record<string, unknown>][]> {
-  return page.evaluate(() => (window as unknown as { events: [string, Record<string, unknown>][] }).events);
+  return page.evaluate('window.events');
 }
 
 /** Opens the widget from the merchant page once the script has enhanced the button. */
