@@ -183,7 +183,12 @@ export class CheckoutDialog {
   }
 
   private focusFirst(): void {
-    const first = this.body.querySelector<HTMLElement>('[data-autofocus]') ?? this.tabbables()[0] ?? this.dlg;
+    const items = this.tabbables();
+    const first =
+      this.body.querySelector<HTMLElement>('[data-autofocus]') ??
+      items.find((el) => this.body.contains(el)) ??
+      items[0] ??
+      this.dlg;
     first.focus();
   }
 
@@ -650,7 +655,7 @@ export class CheckoutDialog {
         radio.addEventListener('change', () => {
           this.mode = value;
           this.renderBuyer(false);
-          radio.focus();
+          this.buyerBox.querySelector<HTMLElement>(`input[type=radio][value=${value}]`)?.focus();
         });
         return h('label', { class: 'opt' }, radio, label);
       };
@@ -1277,7 +1282,6 @@ export class CheckoutDialog {
         ),
         h('p', { class: 'muted' }, t.manualWait),
         status,
-        back,
       );
     } else {
       const b = initiated.bank_details;
@@ -1297,7 +1301,6 @@ export class CheckoutDialog {
         ),
         h('p', { class: 'muted' }, t.manualWait),
         status,
-        back,
       );
     }
     this.show(view);

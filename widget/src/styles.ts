@@ -59,7 +59,7 @@ fieldset{border:0;padding:0;margin:0 0 8px;min-width:0}
 .copy dd{margin:0;font-weight:600;word-break:break-all;direction:ltr;text-align:start}
 .center{text-align:center;padding:16px 0}
 .big{font-size:26px;font-weight:800;letter-spacing:.5px;direction:ltr;unicode-bidi:isolate}
-.spin{width:28px;height:28px;margin:12px auto;border:3px solid var(--line);border-top-color:var(--accent);border-radius:50%;animation:r 1s linear infinite}
+.spin{display:block;width:28px;height:28px;margin:12px auto;border:3px solid var(--line);border-top-color:var(--accent);border-radius:50%;animation:r 1s linear infinite}
 @keyframes r{to{transform:rotate(1turn)}}
 @media (prefers-reduced-motion:reduce){.spin{animation:none}}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
