@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import prettier from 'prettier';
-import { buildOpenApiDocument } from '../api/openapi/document';
+import { buildOpenApiDocument } from '../api/http/openapi';
+import { allRoutes } from '../api/routes';
 
 /**
  * Writes widget/src/embed-types.ts: the TypeScript types of the Embed API answers the widget reads, made
@@ -147,7 +148,9 @@ export async function generateEmbedTypes(doc: Doc): Promise<string> {
 }
 
 export function currentDocument(): Doc {
-  return buildOpenApiDocument({ publicBaseUrl: 'http://localhost' }) as unknown as Doc;
+  return buildOpenApiDocument(allRoutes({ nodeEnv: 'production' }), {
+    publicBaseUrl: 'http://localhost',
+  }) as unknown as Doc;
 }
 
 if (require.main === module) {

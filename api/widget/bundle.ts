@@ -30,7 +30,7 @@ export interface LoadedBundle {
 export class WidgetBundle {
   private cached: (LoadedBundle & { mtimeMs: number }) | null = null;
 
-  constructor(private readonly file = WIDGET_FILE) {}
+  constructor(readonly file = WIDGET_FILE) {}
 
   /** The script, or null when it has not been built. */
   load(): LoadedBundle | null {
