@@ -49,6 +49,8 @@ export const widgetRoutes = [
       });
       ctx.vary('Accept-Encoding');
       ctx.type = 'application/javascript; charset=utf-8';
+      // ctx.fresh compares the validators only for a 2xx answer.
+      ctx.status = 200;
       if (ctx.fresh) {
         ctx.status = 304;
         return;
