@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { newPage } from '../../helpers/browser';
-import { createCustomer } from '../../helpers/builders';
+import { ProductPlan } from '../../../db/models';
+import { createCustomer, createProduct } from '../../helpers/builders';
 import {
   coupon,
   events,
@@ -136,6 +137,62 @@ describe('checkout widget: purchases in a real browser', function () {
       await dialog.getByRole('button', { name: 'Done' }).click();
       await page.locator('#buy').click();
       await page.getByRole('dialog').getByText('Signed in as Sara Ali').waitFor();
+    } finally {
+      await page.context().close();
+    }
+  });
+
+  it('registers a new customer after the code, keeps the token, offers the subscription plans, and signs out', async () => {
+    const { store } = await shop(world.deps);
+    const product = await createProduct(store, {
+      name: 'VIP Membership',
+      type: 'subscription',
+      price_minor: 2_900,
+    });
+    for (const [position, name, price, duration] of [
+      [0, 'Monthly', 2_900, 'monthly'],
+      [1, 'Yearly', 29_000, 'yearly'],
+    ] as const) {
+      await ProductPlan.query().insert({
+        product_id: product.id,
+        name,
+        price_minor: price,
+        duration,
+        position,
+        active: true,
+      });
+    }
+    const url = world.page('/register', merchantPage(world, product, store));
+    const page = await newPage();
+    try {
+      await page.goto(url);
+      await openWidget(page);
+      const dialog = page.getByRole('dialog');
+      await dialog.locator('[autocomplete=tel-national]').fill('500009555');
+      await dialog.locator('[autocomplete=tel-national]').press('Enter');
+      await dialog.locator('[autocomplete=one-time-code]').waitFor();
+      const code = await waitFor('the OTP in the dev outbox', async () => {
+        const res = await fetch(`${world.api}/__dev/outbox?to=966500009555`);
+        const body = (await res.json()) as { messages: { body: string }[] };
+        return /\b(\d{4})\b/.exec(body.messages[0]?.body ?? '')?.[1];
+      });
+      await dialog.locator('[autocomplete=one-time-code]').fill(code);
+      await dialog.getByText('Welcome! Tell us who you are to finish signing up.').waitFor();
+      await dialog.locator('[autocomplete=given-name]').fill('Layla');
+      await dialog.locator('[autocomplete=family-name]').fill('Hassan');
+      await dialog.locator('[autocomplete=email]').fill('layla@example.com');
+      await dialog.getByRole('button', { name: 'Continue', exact: true }).click();
+      await dialog.getByText('Signed in as Layla Hassan').waitFor();
+      const saved = await page.evaluate(`localStorage.getItem('matjar:token:${store.embed_key}')`);
+      expect(saved).to.be.a('string').and.have.length.above(20);
+
+      expect(await dialog.locator('dd.t').textContent()).to.contain('29.00');
+      await dialog.getByLabel(/Yearly/).check();
+      expect(await dialog.locator('dd.t').textContent()).to.contain('290.00');
+
+      await dialog.getByRole('button', { name: 'Sign out' }).click();
+      await dialog.locator('[autocomplete=tel-national]').waitFor();
+      expect(await page.evaluate(`localStorage.getItem('matjar:token:${store.embed_key}')`)).to.equal(null);
     } finally {
       await page.context().close();
     }
