@@ -30,10 +30,6 @@ export const COUNTRIES: ReadonlyArray<readonly [string, string, string, string]>
   ['FR', '33', 'France', 'فرنسا'],
 ];
 
-/** The flag emoji of an ISO country code (regional indicator symbols). */
-export const flag = (iso: string): string =>
-  String.fromCodePoint(...[...iso].map((c) => 0x1f1e6 + c.charCodeAt(0) - 65));
-
 /** Digits only, without the trunk 0 buyers often type ("0500000001" is 500000001). */
 export const nationalDigits = (value: string): string => value.replace(/\D/g, '').replace(/^0+/, '');
 

@@ -8,7 +8,7 @@ import {
   MethodId,
   Product,
 } from './api';
-import { COUNTRIES, flag, maskPhone, nationalDigits } from './countries';
+import { COUNTRIES, maskPhone, nationalDigits } from './countries';
 import { append, h, uid } from './dom';
 import { Lang, STRINGS, Strings } from './i18n';
 import { CSS } from './styles';
@@ -409,10 +409,8 @@ export class CheckoutDialog {
 
   private countrySelect(autocomplete: string): HTMLSelectElement {
     const select = h('select', { autocomplete });
-    for (const [iso, dial, nameEn, nameAr] of COUNTRIES) {
-      select.append(
-        h('option', { value: dial }, `${flag(iso)} ${this.opts.lang === 'ar' ? nameAr : nameEn} (+${dial})`),
-      );
+    for (const [, dial, nameEn, nameAr] of COUNTRIES) {
+      select.append(h('option', { value: dial }, `${this.opts.lang === 'ar' ? nameAr : nameEn} (+${dial})`));
     }
     return select;
   }
@@ -474,8 +472,8 @@ export class CheckoutDialog {
     const price = h(
       'div',
       { class: 'price' },
-      p.price.formatted,
-      p.price.original > p.price.actual ? h('s', {}, String(p.price.original.toFixed(2))) : null,
+      this.money(toMinor(p.price.actual)),
+      p.price.original > p.price.actual ? h('s', {}, this.money(toMinor(p.price.original))) : null,
     );
     const intro = h(
       'div',

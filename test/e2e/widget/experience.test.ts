@@ -77,7 +77,7 @@ describe('checkout widget: themes, languages, keyboard, CSP and errors in a real
   it('lays Arabic out right to left in the dark theme, with Arabic method names', async () => {
     const { store, product } = await shop(world.deps);
     const url = world.page('/ar', merchantPage(world, product, store, { lang: 'ar', theme: 'dark' }));
-    const page = await newPage({ viewport: { width: 480, height: 900 } });
+    const page = await newPage({ viewport: { width: 480, height: 1100 } });
     try {
       await page.goto(url);
       await openWidget(page);
@@ -117,7 +117,7 @@ describe('checkout widget: themes, languages, keyboard, CSP and errors in a real
       ['dark', 'rgb(23, 26, 33)'],
       ['light', 'rgb(255, 255, 255)'],
     ] as const) {
-      const page = await newPage({ colorScheme: scheme, viewport: { width: 480, height: 900 } });
+      const page = await newPage({ colorScheme: scheme, viewport: { width: 480, height: 1100 } });
       try {
         await page.goto(plain);
         const before: string[] = await page.evaluate('Object.keys(window)');
