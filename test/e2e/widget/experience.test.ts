@@ -312,6 +312,25 @@ describe('checkout widget: themes, languages, keyboard, CSP and errors in a real
     }
   });
 
+  it('opens from the development demo page, which runs under its own strict CSP', async () => {
+    const { store, product } = await shop(world.deps);
+    const page = await newPage();
+    const violations: string[] = [];
+    page.on('console', (m) => {
+      if (/Content Security Policy/i.test(m.text())) violations.push(m.text());
+    });
+    try {
+      await page.goto(`${world.api}/demo/widget?key=${store.embed_key}`);
+      await page.locator(`button[data-matjar-theme=dark][data-matjar-product="${product.id}"]`).click();
+      const dialog = page.getByRole('dialog');
+      await dialog.getByRole('heading', { name: 'Steam Wallet 50' }).waitFor();
+      expect(await styleOf(page, '[role=dialog]', 'background-color')).to.equal('rgb(23, 26, 33)');
+      expect(violations).to.deep.equal([]);
+    } finally {
+      await page.context().close();
+    }
+  });
+
   it('backs off after a 429 (1 s, then 2 s) and then shows the product', async () => {
     const { store, product } = await shop(world.deps);
     const url = world.page('/busy', merchantPage(world, product, store));

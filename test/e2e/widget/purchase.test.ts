@@ -116,6 +116,10 @@ describe('checkout widget: purchases in a real browser', function () {
       await dialog.locator('[autocomplete=one-time-code]').fill(code);
       await dialog.getByText('Signed in as Sara Ali').waitFor();
 
+      await dialog.getByLabel('Coupon code').fill('NOPE');
+      await dialog.getByRole('button', { name: 'Apply' }).click();
+      await dialog.getByRole('alert').getByText('This coupon code does not exist.').waitFor();
+      expect(await dialog.getByLabel('Coupon code').getAttribute('aria-invalid')).to.equal('true');
       await dialog.getByLabel('Coupon code').fill('card15');
       await dialog.getByRole('button', { name: 'Apply' }).click();
       await dialog.getByText(/CARD15 applied/).waitFor();
