@@ -266,6 +266,10 @@ export class CheckoutDialog {
     if (err.status >= 500) return t.errServer;
     if (err.status === 401) return /embed key/i.test(msg) ? t.errKey : t.errSession;
     if (err.status === 403) return /origin/i.test(msg) ? t.errOrigin : t.errKey;
+    if (err.status === 400 && this.product) {
+      const coupon = this.couponWords(msg);
+      if (coupon) return coupon;
+    }
     if (/^Product not found/i.test(msg)) return t.errProduct;
     if (/checkout/i.test(msg) && err.status === 404) return t.errCheckoutGone;
     if (/stock/i.test(msg)) return t.errStock;
@@ -1016,6 +1020,18 @@ export class CheckoutDialog {
     ]);
   }
 
+  /** A coupon refusal (apply-coupon, or checkout when the quantity changed since) in the buyer's words. */
+  private couponWords(m: string): string | null {
+    const t = this.t;
+    const min = /minimum order value is\s*(.+)$/i.exec(m);
+    if (min) return t.errCouponMin(isNaN(Number(min[1])) ? min[1] : this.money(toMinor(min[1])));
+    if (!/coupon/i.test(m)) return null;
+    if (/not active|expired/i.test(m)) return t.errCouponInactive;
+    if (/maximum uses/i.test(m)) return t.errCouponUsed;
+    if (/product/i.test(m)) return t.errCouponProduct;
+    return t.errCoupon;
+  }
+
   private async applyCoupon(): Promise<void> {
     this.clearErrors();
     const code = this.couponInput.value.trim();
@@ -1033,18 +1049,7 @@ export class CheckoutDialog {
       });
     } catch (err) {
       if (!(err instanceof ApiError) || err.status !== 400) throw err;
-      const t = this.t;
-      const m = err.message;
-      const min = /minimum order value is\s*(.+)$/i.exec(m);
-      const words = min
-        ? t.errCouponMin(isNaN(Number(min[1])) ? min[1] : this.money(toMinor(min[1])))
-        : /not active|expired/i.test(m)
-          ? t.errCouponInactive
-          : /maximum uses/i.test(m)
-            ? t.errCouponUsed
-            : /product/i.test(m)
-              ? t.errCouponProduct
-              : t.errCoupon;
+      const words = this.couponWords(err.message) ?? this.t.errCoupon;
       this.coupon = null;
       this.renderCoupon();
       this.changed();
@@ -1064,28 +1069,22 @@ export class CheckoutDialog {
   private request(): Record<string, unknown> | FormData | null {
     const t = this.t;
     let ok = true;
-    const need = (
-      key: string,
-      el: HTMLInputElement | HTMLSelectElement,
-      test: boolean,
-      message: string,
-    ): void => {
+    const need = (key: string, test: boolean, message: string): void => {
       if (!test && this.fieldError(key, message)) ok = false;
-      void el;
     };
     const body: Record<string, unknown> = { product_id: this.product.id, quantity: this.quantity() };
     if (!this.customer) {
       if (this.mode === 'phone') {
-        this.say(t.signInPhone);
+        this.say(t.errWho);
         this.buyerBox.querySelector<HTMLElement>('input:not([type=radio]),select')?.focus();
         return null;
       }
       const g = this.guestInputs;
       const phone = nationalDigits(g.phone.value);
-      need('customer_first_name', g.first, g.first.value.trim() !== '', t.errRequired);
-      need('customer_last_name', g.last, g.last.value.trim() !== '', t.errRequired);
-      need('customer_email', g.email, /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(g.email.value.trim()), t.errEmail);
-      need('customer_phone', g.phone, phone.length >= 4, t.errPhone);
+      need('customer_first_name', g.first.value.trim() !== '', t.errRequired);
+      need('customer_last_name', g.last.value.trim() !== '', t.errRequired);
+      need('customer_email', /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(g.email.value.trim()), t.errEmail);
+      need('customer_phone', phone.length >= 4, t.errPhone);
       Object.assign(body, {
         customer_first_name: g.first.value.trim(),
         customer_last_name: g.last.value.trim(),
@@ -1105,16 +1104,16 @@ export class CheckoutDialog {
         if (file) {
           if (!this.checkFile(field, input as HTMLInputElement)) ok = false;
           files.push([`field_files.${key}`, file]);
-        } else need(`field_files.${key}`, input, !field.required, t.errRequired);
+        } else need(`field_files.${key}`, !field.required, t.errRequired);
         continue;
       }
       if (field.type === 'color' && !input.dataset.touched) {
-        need(`fields.${key}`, input, !field.required, t.errRequired);
+        need(`fields.${key}`, !field.required, t.errRequired);
         continue;
       }
       const value = input.value.trim();
       if (value === '') {
-        need(`fields.${key}`, input, !field.required, t.errRequired);
+        need(`fields.${key}`, !field.required, t.errRequired);
         continue;
       }
       fields[key] = field.type === 'select' || field.type === 'number' ? Number(value) : value;
@@ -1124,7 +1123,7 @@ export class CheckoutDialog {
     const note = this.note.value.trim();
     if (note) body.customer_note = note;
     if (this.estimate().total > 0 && !this.selectedMethod()) {
-      this.say(t.errChooseMethod);
+      this.say(this.methodBox.childElementCount === 0 ? t.errNoMethod : t.errChooseMethod);
       return null;
     }
     if (!ok) {
@@ -1207,6 +1206,14 @@ export class CheckoutDialog {
     } catch (err) {
       this.closePopup();
       if (err instanceof ApiError && err.status === 404) this.session = null;
+      if (err instanceof ApiError && err.status === 401 && this.token) {
+        // The saved sign-in expired: forget it and ask again.
+        storage()?.removeItem(this.tokenKey());
+        this.token = null;
+        this.customer = null;
+        this.session = null;
+        this.renderBuyer(false);
+      }
       throw err;
     }
   }

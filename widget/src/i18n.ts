@@ -103,6 +103,7 @@ const en = {
   errFileSize: (mb: number) => `This file is larger than ${mb} MB.`,
   errInvalid: 'Please check this value.',
   errChooseMethod: 'Please choose a payment method.',
+  errWho: 'Please sign in with your phone, or continue as a guest.',
   errPopup: 'Your browser blocked the payment window. Use the button below to open it.',
   errFailed: 'We could not complete this. Please try again.',
 };
@@ -208,6 +209,7 @@ const ar: Strings = {
   errFileSize: (mb) => `حجم الملف أكبر من ${mb} ميغابايت.`,
   errInvalid: 'تحقق من هذه القيمة.',
   errChooseMethod: 'اختر طريقة الدفع.',
+  errWho: 'سجّل الدخول برقم جوالك أو تابع كضيف.',
   errPopup: 'منع المتصفح نافذة الدفع. استخدم الزر أدناه لفتحها.',
   errFailed: 'تعذّر إتمام العملية. حاول مرة أخرى.',
 };
