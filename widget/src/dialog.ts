@@ -1274,6 +1274,7 @@ export class CheckoutDialog {
       else this.say(t.errPopup);
       view = h('div', {}, h('h3', {}, t.total, ': ', amount), h('p', {}, t.popupHint), link, status, back);
     } else if (initiated.type === 'paypal_manual') {
+      this.closePopup();
       view = h(
         'div',
         {},
@@ -1289,6 +1290,7 @@ export class CheckoutDialog {
         status,
       );
     } else {
+      this.closePopup();
       const b = initiated.bank_details;
       view = h(
         'div',

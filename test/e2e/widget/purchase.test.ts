@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { newPage } from '../../helpers/browser';
 import { ProductPlan } from '../../../db/models';
-import { createCustomer, createProduct } from '../../helpers/builders';
+import { confirmManualPayment } from '../../../shared/services/payments';
+import { createCustomer, createPaymentMethod, createProduct } from '../../helpers/builders';
 import {
   coupon,
   events,
@@ -227,6 +228,78 @@ describe('checkout widget: purchases in a real browser', function () {
       expect(await orderIdFor(world.deps, product.id)).to.deep.equal([shown]);
       await dialog.getByText('Your order is placed.').waitFor();
       expect(popups).to.equal(0);
+    } finally {
+      await page.context().close();
+    }
+  });
+
+  it('shows PayPal details to copy, then the order id once the store confirms the payment', async () => {
+    const { store, product } = await shop(world.deps);
+    await createPaymentMethod(store, {
+      method: 'paypal',
+      provider: 'paypal',
+      settings: { email: 'pay@shop.test' },
+    });
+    const url = world.page('/paypal', merchantPage(world, product, store));
+    const page = await newPage();
+    let popups = 0;
+    page.context().on('page', () => (popups += 1));
+    try {
+      await page.goto(url);
+      await recordEvents(page);
+      await openWidget(page);
+      const dialog = page.getByRole('dialog');
+      await dialog.getByLabel('Continue as guest').check();
+      await dialog.locator('[autocomplete=given-name]').fill('Pay');
+      await dialog.locator('[autocomplete=family-name]').fill('Pal');
+      await dialog.locator('[autocomplete=email]').fill('paypal@example.com');
+      await dialog.locator('[autocomplete=tel-national]').fill('500009666');
+      await dialog.locator('input[type=radio][value=paypal]').check();
+      await dialog.getByRole('button', { name: /^Pay / }).click();
+      await dialog.getByRole('heading', { name: 'Pay with PayPal' }).waitFor();
+      await dialog.getByText('pay@shop.test').waitFor();
+      await dialog.getByRole('button', { name: 'Copy PayPal' }).waitFor();
+      // The window opened for a possible redirect is closed again: PayPal here is manual.
+      await waitFor('the spare window closed', async () => page.context().pages().length === 1);
+
+      const order = await world.deps
+        .knex('orders')
+        .where({ payment_method: 'paypal' })
+        .orderBy('id', 'desc')
+        .first();
+      await confirmManualPayment(world.deps, order.id);
+      expect(await shownOrderId(page)).to.equal(order.id);
+      expect(popups).to.equal(1);
+    } finally {
+      await page.context().close();
+    }
+  });
+
+  it('offers a button to the payment page when the browser blocks the payment window', async () => {
+    const { store, product } = await shop(world.deps);
+    const url = world.page('/blocked', merchantPage(world, product, store));
+    const page = await newPage();
+    // A pop-up blocker: window.open answers null.
+    await page.addInitScript('window.open = () => null;');
+    try {
+      await page.goto(url);
+      await openWidget(page);
+      const dialog = page.getByRole('dialog');
+      await dialog.getByLabel('Continue as guest').check();
+      await dialog.locator('[autocomplete=given-name]').fill('Block');
+      await dialog.locator('[autocomplete=family-name]').fill('Ed');
+      await dialog.locator('[autocomplete=email]').fill('blocked@example.com');
+      await dialog.locator('[autocomplete=tel-national]').fill('500009777');
+      await dialog.getByRole('button', { name: /^Pay / }).click();
+      await dialog
+        .getByRole('alert')
+        .getByText(/blocked the payment window/)
+        .waitFor();
+      const popupOpened = page.context().waitForEvent('page');
+      await dialog.getByRole('link', { name: 'Open the payment page' }).click();
+      await payInPopup(await popupOpened);
+      const shown = await shownOrderId(page);
+      expect(await orderIdFor(world.deps, product.id)).to.deep.equal([shown]);
     } finally {
       await page.context().close();
     }
