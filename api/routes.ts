@@ -13,6 +13,7 @@ import { storefrontRoutes } from './storefront/routes';
 import { webhookRoutes } from './webhooks/routes';
 import { licenseRoutes } from './license/routes';
 import { merchantLicenseRoutes } from './merchant/licenses/routes';
+import { widgetDemoRoutes, widgetRoutes } from './widget/routes';
 
 /**
  * Every route the app serves, each declared once (api/http/route.ts). The app mounts this list and the
@@ -23,7 +24,7 @@ export function allRoutes(
   config: Pick<Config, 'nodeEnv'> & Partial<Pick<Config, 'sandboxEnabled'>>,
 ): Route[] {
   // CONTRACT section 6: the /__dev routes do not exist in production.
-  const dev = config.nodeEnv === 'production' ? [] : devRoutes;
+  const dev = config.nodeEnv === 'production' ? [] : [...devRoutes, ...widgetDemoRoutes];
   return [
     ...platformRoutes,
     ...docsRoutes,
@@ -39,5 +40,6 @@ export function allRoutes(
     ...licenseRoutes,
     ...merchantLicenseRoutes,
     ...fivemRoutes,
+    ...widgetRoutes,
   ];
 }

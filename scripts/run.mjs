@@ -82,6 +82,9 @@ function prepare() {
   });
   if (result.status !== 0)
     say('prepare: the build reported errors (see above); `npm run build` shows them again');
+  // The checkout widget (dist/widget/v1.js), which the API serves at /widget/v1.js.
+  const widget = path.join(root, 'dist', 'scripts', 'build-widget.js');
+  if (fs.existsSync(widget)) spawnSync(process.execPath, [widget], { cwd: root, stdio: 'inherit' });
   return 0;
 }
 

@@ -6,6 +6,7 @@ import type { Readable } from 'node:stream';
 import { ClientInterface, mountedInterfaces } from '../api/mounted';
 import { allRoutes } from '../api/routes';
 import { Config, ConfigError, loadConfig } from '../shared/config';
+import { buildWidget, describeBuild } from './build-widget';
 import { box, eachLine, humanize, prefixFor, seconds } from './lib/output';
 import { readProcfile } from './lib/procfile';
 import { provision, Provisioned } from './lib/provision';
@@ -162,6 +163,7 @@ class Launcher {
     );
     if (build.code !== 0) throw new Error('the TypeScript build failed (see above)');
     say(`build: dist/ compiled in ${seconds(step)}`);
+    say(describeBuild(await buildWidget()));
     this.checkpoint();
 
     this.services = await provision({
@@ -293,6 +295,8 @@ class Launcher {
       ],
       ['Metrics', `${base}/metrics`],
     ];
+    rows.push(['Checkout widget', `${base}/widget/v1.js`]);
+    if (config.nodeEnv !== 'production') rows.push(['Widget demo page', `${base}/demo/widget`]);
     if (config.nodeEnv !== 'production' && demo.customerPhone) {
       rows.push(['Dev outbox (OTPs)', `${base}/__dev/outbox?to=${demo.customerPhone}`]);
     }

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { MochaSummary, summaryLine } from './mocha-reporter';
+import { buildWidget, describeBuild, WIDGET_GZIP_BUDGET } from './build-widget';
 import { checkLockFile } from './lib/lockfile';
 import { findOrInstallChromium, findOrInstallLua, provision, Provisioned } from './lib/provision';
 
@@ -129,8 +130,23 @@ export async function main(args: string[], startedAt = Date.now()): Promise<numb
       results.push(
         await check('typecheck', [
           [process.execPath, bin('typescript/bin/tsc'), '-p', 'tsconfig.json', '--noEmit'],
+          [process.execPath, bin('typescript/bin/tsc'), '-p', path.join('widget', 'tsconfig.json')],
         ]),
       );
+    }
+    if (!interrupted) {
+      // The API serves dist/widget/v1.js and the browser tests load it: built before the suite runs.
+      const widgetStarted = Date.now();
+      say('\n── widget: esbuild widget/src/index.ts');
+      let ok = false;
+      try {
+        const built = await buildWidget();
+        say(describeBuild(built));
+        ok = built.gzipBytes <= WIDGET_GZIP_BUDGET;
+      } catch (err) {
+        say(`widget: build failed: ${(err as Error).message}`);
+      }
+      results.push({ name: 'widget', ok, seconds: (Date.now() - widgetStarted) / 1000 });
     }
 
     if (services && !interrupted) {
