@@ -4,7 +4,6 @@ import {
   Payment,
   PAYMENT_METHOD_IDS,
   PaymentMethodId,
-  Product,
   Store,
   StorePaymentMethod,
 } from '../../../db/models';
@@ -15,6 +14,7 @@ import { enqueue } from '../../queues';
 import { activeMethods, methodAccepts } from '../checkout/payment-methods';
 import { findLiveCheckout } from '../checkout';
 import { CHECKOUT_NOT_FOUND, initiatePayment, Initiation, methodName, PaymentsDeps } from './initiate';
+import { checkoutTitle } from '../checkout/lines';
 import { PaymentPageRefs } from './page-ref';
 
 /**
@@ -64,14 +64,14 @@ function isPaymentMethod(value: string): value is PaymentMethodId {
 }
 
 async function summaryOf(deps: PaymentsDeps, checkout: Checkout): Promise<Summary> {
-  const [store, product] = await Promise.all([
+  const [store, title] = await Promise.all([
     Store.query(deps.knex).findById(checkout.store_id),
-    Product.query(deps.knex).findById(checkout.product_id),
+    checkoutTitle(deps.knex, checkout),
   ]);
   return {
     storeName: store?.name ?? '',
-    productName: product?.name ?? '',
-    quantity: checkout.quantity,
+    productName: title.name,
+    quantity: title.quantity,
     amountMinor: checkout.total_minor,
     currency: checkout.currency,
   };
