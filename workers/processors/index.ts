@@ -1,3 +1,4 @@
+import { analyticsProcessor } from './analytics';
 import { fivemProcessor } from './fivem';
 import { fulfilmentProcessor } from './fulfilment';
 import { licensesProcessor } from './licenses';
@@ -21,4 +22,5 @@ export const processors: ProcessorRegistry = {
   licenses: licensesProcessor,
   fivem: fivemProcessor,
   messages: messagesProcessor,
+  analytics: analyticsProcessor,
 };

@@ -73,7 +73,7 @@ function textOrInteger(
 }
 
 /** A phone as digits: spaces, dashes, dots and brackets are dropped; at most 20 characters as sent. */
-const guestPhone = textOrInteger(
+export const guestPhone = textOrInteger(
   20,
   (v) => {
     const digits = v.replace(/[\s().-]/g, '');
@@ -84,7 +84,7 @@ const guestPhone = textOrInteger(
 );
 
 /** A country code as digits without + or 00: "+966", "00966" and "966" are all 966. */
-const guestCountryCode = textOrInteger(
+export const guestCountryCode = textOrInteger(
   10,
   (v) => /^(?:\+|00)?(\d{1,4})$/.exec(v)?.[1] ?? null,
   'country.format',
