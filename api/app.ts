@@ -7,7 +7,8 @@ import { accessLog } from './middleware/access-log';
 import { embedCors } from './middleware/embed-cors';
 import { errorHandler } from './middleware/error-handler';
 import { requestId } from './middleware/request-id';
-import { mountedRouters } from './routes';
+import { mountRoutes } from './http/mount';
+import { allRoutes } from './routes';
 
 export type App = Koa<AppState, AppContextExtras>;
 
@@ -40,9 +41,10 @@ export function createApp(deps: Deps): App {
       },
     }),
   );
-  for (const router of mountedRouters(deps)) {
-    app.use(router.routes());
-    app.use(router.allowedMethods());
-  }
+  const routes = allRoutes(deps.config);
+  app.context.routes = routes;
+  const router = mountRoutes(routes, deps);
+  app.use(router.routes());
+  app.use(router.allowedMethods());
   return app;
 }

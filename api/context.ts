@@ -3,6 +3,7 @@ import type Koa from 'koa';
 import type { Deps } from '../shared/deps';
 import type { Customer, CustomerAccessToken, MerchantToken, Store } from '../db/models';
 import type { InterfaceName } from './interfaces';
+import type { Route } from './http/route';
 import { envelopes } from './envelopes';
 
 /** Per-request state that middleware fills in before a handler runs. */
@@ -23,6 +24,8 @@ export interface AppState {
 
 export interface AppContextExtras {
   deps: Deps;
+  /** The routes this app mounts, for the OpenAPI document it serves. */
+  routes: Route[];
 }
 
 export type AppContext = Koa.ParameterizedContext<AppState, AppContextExtras & Koa.DefaultContext>;
@@ -36,11 +39,4 @@ export function respond(
 ): void {
   ctx.status = opts.status ?? 200;
   ctx.body = envelopes[ctx.state.interface].ok(data, opts.message ?? null);
-}
-
-/** Typed access to what the validate middleware produced. */
-export function input<B = unknown, Q = unknown, P = unknown>(
-  ctx: AppContext,
-): { body: B; query: Q; params: P } {
-  return { body: ctx.state.body as B, query: ctx.state.query as Q, params: ctx.state.params as P };
 }

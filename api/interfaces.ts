@@ -1,6 +1,10 @@
+import type { ResponseDoc } from './http/route';
+import type { SecurityRequirement, TagObject } from './openapi/types';
+
 /**
- * The five interfaces share one port and are told apart by path prefix. The error handler and the 404
- * handler use this to answer in the right envelope even when no router matched.
+ * The interfaces share one port and are told apart by path prefix. The error handler and the 404
+ * handler use this to answer in the right envelope even when no router matched; the OpenAPI generator
+ * takes each interface's tag, default credentials and standard error answers from INTERFACES.
  */
 export type InterfaceName =
   'embed' | 'storefront' | 'analytics' | 'merchant' | 'license' | 'fivem' | 'platform';
@@ -20,3 +24,96 @@ export function interfaceFor(path: string): InterfaceName {
   }
   return 'platform';
 }
+
+export interface InterfaceDoc {
+  tag: TagObject;
+  /** Credentials of a route that names none. */
+  security: SecurityRequirement[];
+  /** The answer to invalid input (added to every operation that validates something). */
+  invalid: ResponseDoc;
+  /** The answer to a rate limit (added to every operation of a rate-limited interface). */
+  limited?: ResponseDoc;
+  /** Other answers every operation of the interface can give (a refused key, an unresolved store). */
+  common?: Record<number, ResponseDoc>;
+}
+
+/** In the order the docs page lists them. */
+export const INTERFACES: Record<InterfaceName, InterfaceDoc> = {
+  embed: {
+    tag: {
+      name: 'Embed',
+      description:
+        'Checkout from external websites: phone OTP sign-in, guest checkout, coupons, payment initiation and ' +
+        'status. Send the store’s public key as `X-Embed-Key` (or `embed_key`). CORS: any allowed origin, ' +
+        'preflight answered 204 with a max age of 86400 s.',
+    },
+    security: [{ EmbedKey: [] }, { EmbedKeyQuery: [] }],
+    invalid: 'EmbedValidationFailed',
+    limited: 'EmbedRateLimited',
+    common: { 401: 'EmbedUnauthenticated', 403: 'EmbedForbidden' },
+  },
+  storefront: {
+    tag: {
+      name: 'Storefront',
+      description:
+        'Customer-facing store features (wishlist, reviews, products, cart, checkout, sign-in). The store is the ' +
+        'one whose domains match the Host (port ignored), else the host of the Origin. 60 requests per minute per IP.',
+    },
+    security: [],
+    invalid: 'StorefrontValidationFailed',
+    limited: 'RateLimited',
+    common: { 400: 'StoreNotResolved' },
+  },
+  analytics: {
+    tag: {
+      name: 'Analytics',
+      description:
+        'Storefront analytics collection: answered 202 `{"status":"ok"}`, no success/data wrapper. ' +
+        '120 events per minute per IP, every event of a batch counting.',
+    },
+    security: [],
+    invalid: 'PlatformError',
+    limited: 'RateLimited',
+  },
+  merchant: {
+    tag: {
+      name: 'Merchant',
+      description:
+        'Store owners manage their store (/shawarma). Bearer merchant token of a store on the paid plan; 60 ' +
+        'requests per minute per token. Every answer is `{message, data, api, timestamp}`.',
+    },
+    security: [{ MerchantBearer: [] }],
+    invalid: 'MerchantValidationFailed',
+    limited: 'RateLimited',
+    common: { 401: 'MerchantError', 403: 'MerchantError' },
+  },
+  license: {
+    tag: {
+      name: 'License',
+      description:
+        'Software checks a purchased license key (POST /verify). No credential; 60 per minute per IP.',
+    },
+    security: [],
+    invalid: 'PlatformError',
+    limited: 'RateLimited',
+  },
+  fivem: {
+    tag: {
+      name: 'FiveM',
+      description:
+        'The command queue a game-server resource polls, with the store’s secret in `X-FiveM-Secret`.',
+    },
+    security: [{ FiveMSecret: [] }],
+    invalid: 'PlatformError',
+  },
+  platform: {
+    tag: {
+      name: 'Platform',
+      description:
+        'Health checks, Prometheus metrics, this documentation, the queue dashboard, hosted payment pages, ' +
+        'provider webhooks and development routes.',
+    },
+    security: [],
+    invalid: 'PlatformError',
+  },
+};

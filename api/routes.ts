@@ -1,33 +1,32 @@
-import type Router from '@koa/router';
-import type { Deps } from '../shared/deps';
-import { adminRouter } from './admin/router';
-import { devRouter } from './dev/router';
-import { docsRouter } from './docs/router';
-import { embedRouter } from './embed/router';
-import { metricsRouter } from './metrics/router';
-import { payRouter } from './pay/router';
-import { platformRouter } from './platform/router';
-import { sandboxRouter } from './sandbox/router';
-import { storefrontRouter } from './storefront/router';
-import { webhooksRouter } from './webhooks/router';
+import type { Config } from '../shared/config';
+import { adminRoutes } from './admin/routes';
+import { devRoutes } from './dev/routes';
+import { docsRoutes } from './docs/routes';
+import { embedRoutes } from './embed/routes';
+import type { Route } from './http/route';
+import { payRoutes } from './pay/routes';
+import { platformRoutes } from './platform/routes';
+import { sandboxRoutes } from './sandbox/routes';
+import { storefrontRoutes } from './storefront/routes';
+import { webhookRoutes } from './webhooks/routes';
 
 /**
- * Every router the app mounts. The OpenAPI coverage test walks this same list, so a route added here
- * without a matching entry in the OpenAPI document fails the suite.
+ * Every route the app serves, each declared once (api/http/route.ts). The app mounts this list and the
+ * OpenAPI document is generated from the same list, so nothing can be served undocumented.
+ * Order matters only between overlapping paths: the more specific first.
  */
-export function mountedRouters(deps: Deps): Router[] {
+export function allRoutes(config: Pick<Config, 'nodeEnv'>): Route[] {
   // CONTRACT section 6: the /__dev routes do not exist in production.
-  const dev = deps.config.nodeEnv === 'production' ? [] : [devRouter(deps)];
+  const dev = config.nodeEnv === 'production' ? [] : devRoutes;
   return [
-    platformRouter(deps),
-    metricsRouter(deps),
-    docsRouter(deps),
-    adminRouter(deps),
+    ...platformRoutes,
+    ...docsRoutes,
+    ...adminRoutes,
     ...dev,
-    embedRouter(deps),
-    storefrontRouter(deps),
-    webhooksRouter(deps),
-    payRouter(deps),
-    sandboxRouter(deps),
+    ...embedRoutes,
+    ...storefrontRoutes,
+    ...webhookRoutes,
+    ...payRoutes,
+    ...sandboxRoutes,
   ];
 }

@@ -10,7 +10,7 @@ export interface Phone {
   e164: string;
 }
 
-const COUNTRY_CODE = /^(?:\+|00)?(\d{1,4})$/;
+export const COUNTRY_CODE = /^(?:\+|00)?(\d{1,4})$/;
 
 /** "+966", "00966" and "966" are the same country code; anything else is not one. */
 export function normalizeCountryCode(raw: string): string | null {

@@ -3,22 +3,20 @@ import type {
   MediaTypeObject,
   OperationObject,
   ParameterObject,
-  Reference,
   RequestBodyObject,
   ResponseObject,
   SchemaObject,
   SecurityRequirement,
 } from './types';
+import { object, ref, schemaRef } from './component-helpers';
+import { sharedSchemas } from './schemas';
+
+export { object, ref, schemaRef };
 
 /**
  * What the interfaces share: their envelopes (spec, Errors), the rate-limit answers and headers, and the
  * security schemes. Fragments refer to these through the helpers below rather than spelling `$ref`s.
  */
-
-export const ref = (kind: keyof ComponentsObject, name: string): Reference => ({
-  $ref: `#/components/${kind}/${name}`,
-});
-export const schemaRef = (name: string): SchemaObject => ({ $ref: `#/components/schemas/${name}` });
 
 const json = (schema: SchemaObject, example?: unknown): Record<string, MediaTypeObject> => ({
   'application/json': example === undefined ? { schema } : { schema, example },
@@ -170,6 +168,17 @@ const rateLimitHeaders = {
 };
 
 const responses: Record<string, ResponseObject> = {
+  InternalError: {
+    description:
+      'Unexpected failure, in the interface’s envelope with a generic message and no detail; the server log ' +
+      'has it under the `X-Request-Id` of the answer.',
+    content: json({ type: 'object' }),
+  },
+  Unavailable: {
+    description: 'A dependency (Postgres or Redis) cannot be reached; retry after `Retry-After` seconds.',
+    headers: { 'Retry-After': ref('headers', 'Retry-After') },
+    content: json({ type: 'object' }),
+  },
   EmbedRateLimited: {
     description: 'Too many requests (`RATE_LIMIT_EXCEEDED`, with `retry_after` in seconds).',
     headers: rateLimitHeaders,
@@ -272,7 +281,13 @@ const securitySchemes: ComponentsObject['securitySchemes'] = {
   },
 };
 
-export const components: ComponentsObject = { schemas, responses, parameters, headers, securitySchemes };
+export const components: ComponentsObject = {
+  schemas: { ...schemas, ...sharedSchemas },
+  responses,
+  parameters,
+  headers,
+  securitySchemes,
+};
 
 // ------------------------------------------------------------------------------------- fragment helpers
 
@@ -312,16 +327,18 @@ export function storefrontOk(description: string, data: SchemaObject, example?: 
   };
 }
 
-/** Shorthand for an object schema whose listed properties are all required unless named in `optional`. */
-export function object(
-  properties: Record<string, SchemaObject>,
-  optional: readonly string[] = [],
-): SchemaObject {
-  return {
-    type: 'object',
-    properties,
-    required: Object.keys(properties).filter((k) => !optional.includes(k)),
-  };
-}
-
 export type Responses = OperationObject['responses'];
+
+/** An HTML page answer. */
+export const htmlResponse = (description: string): ResponseObject => ({
+  description,
+  content: { 'text/html': { schema: { type: 'string' } } },
+});
+
+/** A redirect: the browser goes on to `Location`. */
+export const redirectResponse = (description: string): ResponseObject => ({
+  description,
+  headers: {
+    Location: { description: 'Where the browser goes next.', schema: { type: 'string', format: 'uri' } },
+  },
+});

@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../../api/app';
 import type { Deps } from '../../shared/deps';
+import { checkAnswer } from './contract';
 
 export interface TestServer {
   url: string;
@@ -33,9 +34,15 @@ export async function startServer(deps: Deps): Promise<TestServer> {
       }
       // fetch() drops a Host header; the Storefront finds its store by Host, so send with node:http.
       const host = headers.get('host');
-      if (host) return requestWithHost(url + path, host, init.method ?? 'GET', headers, body);
-      const res = await fetch(url + path, { ...init, headers, body });
-      return toTestResponse(res.status, res.headers, await res.text());
+      const method = init.method ?? 'GET';
+      let res: TestResponse;
+      if (host) res = await requestWithHost(url + path, host, method, headers, body);
+      else {
+        const answer = await fetch(url + path, { ...init, headers, body });
+        res = toTestResponse(answer.status, answer.headers, await answer.text());
+      }
+      checkAnswer(deps.config.nodeEnv, method, path, res.status, res.headers.get('content-type'), res.text);
+      return res;
     },
     async close() {
       server.closeAllConnections();

@@ -1,7 +1,6 @@
 import Joi from 'joi';
 import type { CheckoutInput } from '../../../shared/services/checkout';
-import { customerEmail, customerName } from '../auth/schemas';
-import { productId, quantity } from '../coupons/schemas';
+import { countryCodeDigits, customerName, email, id, phoneDigits, quantity } from '../../http/fields';
 
 /**
  * Bodies of POST /api/embed/checkout and /api/embed/guest/checkout, JSON or multipart (where every value
@@ -11,7 +10,10 @@ import { productId, quantity } from '../coupons/schemas';
 
 const note = Joi.string().trim().max(500).allow('');
 
-/** Custom field values keyed by field index; an array is read the same way (position = index). */
+/**
+ * Custom field values keyed by field index; an array is read the same way (position = index), so the
+ * value always comes out as an object.
+ */
 const fields = Joi.alternatives()
   .try(
     Joi.object()
@@ -21,15 +23,26 @@ const fields = Joi.alternatives()
       .max(1000)
       .custom((values: unknown[]) => Object.fromEntries(values.map((v, i) => [String(i), v]))),
   )
-  .messages({ 'alternatives.types': '{{#label}} must be an object keyed by field index' });
+  .messages({ 'alternatives.types': '{{#label}} must be an object keyed by field index' })
+  .description(
+    'Custom field values keyed by the field’s index in the product’s `fields` (an array is read by position). ' +
+      'text: string (at most 1000 characters); number: number; date: `YYYY-MM-DD`; datetime: ISO 8601; ' +
+      'color: `#rgb` or `#rrggbb`; select: the option’s index, whose price is added to each unit. Image and ' +
+      'file fields are not sent here but as `field_files.{index}` parts.',
+  ) as unknown as Joi.ObjectSchema<Record<string, unknown>>;
+
+/** What the body carries before `notice` is folded into `customer_note`. */
+type CheckoutBody = CheckoutInput & { notice?: string };
 
 const common = {
-  product_id: productId.required(),
-  quantity: quantity.required(),
-  coupon_code: Joi.string().trim().max(100).allow(''),
+  product_id: id().required().description('An active product of the embed key’s store.'),
+  quantity: quantity().required(),
+  coupon_code: Joi.string().trim().max(100).allow('').description('Matched case-insensitively.'),
   customer_note: note,
-  notice: note,
-  subscription_plan: Joi.number().integer().positive().max(2_147_483_647).empty(''),
+  notice: note.description('Another name for `customer_note` (which wins).'),
+  subscription_plan: id()
+    .empty('')
+    .description('A plan id of the product; required for subscription products.'),
   fields,
 };
 
@@ -44,66 +57,25 @@ function normalise<T extends Record<string, unknown>>(value: T): T {
   return out as T;
 }
 
-export const checkoutBody = Joi.object(common).custom(normalise);
-export type CheckoutBody = CheckoutInput;
+export const checkoutBody = Joi.object<CheckoutBody, true>(common).custom(normalise);
 
-/**
- * A required text field that arrives as a string of at most `maxLength` characters or as a JSON integer,
- * and is stored as `toStored` rewrites it; a value it answers null for fails with `code` and `message`.
- */
-function textOrInteger(
-  maxLength: number,
-  toStored: (text: string) => string | null,
-  code: string,
-  message: string,
-) {
-  return Joi.alternatives()
-    .try(
-      Joi.string().trim().max(maxLength),
-      // strict: only a JSON number; a string that failed above is not converted to a number here.
-      Joi.number()
-        .strict()
-        .integer()
-        .min(0)
-        .custom((v: number) => String(v)),
-    )
-    .required()
-    .custom((v: string, helpers) => toStored(v) ?? helpers.error(code))
-    .messages({ 'alternatives.types': '{{#label}} must be a string', [code]: message });
-}
-
-/** A phone as digits: spaces, dashes, dots and brackets are dropped; at most 20 characters as sent. */
-export const guestPhone = textOrInteger(
-  20,
-  (v) => {
-    const digits = v.replace(/[\s().-]/g, '');
-    return /^\d{4,20}$/.test(digits) ? digits : null;
-  },
-  'phone.digits',
-  '{{#label}} must contain digits only',
-);
-
-/** A country code as digits without + or 00: "+966", "00966" and "966" are all 966. */
-export const guestCountryCode = textOrInteger(
-  10,
-  (v) => /^(?:\+|00)?(\d{1,4})$/.exec(v)?.[1] ?? null,
-  'country.format',
-  '{{#label}} must be 1 to 4 digits, optionally after + or 00',
-);
-
-export const guestCheckoutBody = Joi.object({
-  ...common,
-  customer_first_name: customerName,
-  customer_last_name: customerName,
-  customer_email: customerEmail,
-  customer_phone: guestPhone,
-  customer_country_code: guestCountryCode,
-}).custom(normalise);
-
-export interface GuestCheckoutBody extends CheckoutInput {
+export interface GuestDetails {
   customer_first_name: string;
   customer_last_name: string;
   customer_email: string;
   customer_phone: string;
   customer_country_code: string;
 }
+
+export const guestCheckoutBody = Joi.object<CheckoutBody & GuestDetails, true>({
+  ...common,
+  customer_first_name: customerName().required(),
+  customer_last_name: customerName().required(),
+  customer_email: email().required(),
+  customer_phone: phoneDigits()
+    .required()
+    .description('Kept as digits (spaces, dashes, dots and brackets dropped); 4 to 20 digits.'),
+  customer_country_code: countryCodeDigits()
+    .required()
+    .description('1 to 4 digits, optionally after + or 00.'),
+}).custom(normalise);

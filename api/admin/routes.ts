@@ -1,0 +1,57 @@
+import { createBullBoard } from '@bull-board/api';
+import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import { KoaAdapter } from '@bull-board/koa';
+import type { Deps } from '../../shared/deps';
+import { NotFoundError } from '../../shared/errors';
+import type { AppMiddleware } from '../context';
+import { defineRoute } from '../http/route';
+import { htmlResponse, schemaRef } from '../openapi/components';
+import { dashboardAuth } from './basic-auth';
+
+export const DASHBOARD_PATH = '/admin/queues';
+
+/**
+ * The queue dashboard (bull-board) for every queue of the platform, where operators inspect and retry
+ * failed jobs. bull-board brings its own Koa sub-app mounted under DASHBOARD_PATH; basic auth stands in
+ * front of all of it (UI, static files and its JSON API).
+ */
+function dashboard(deps: Deps): AppMiddleware[] {
+  const serverAdapter = new KoaAdapter();
+  serverAdapter.setBasePath(DASHBOARD_PATH);
+  createBullBoard({
+    queues: Object.values(deps.queues).map((queue) => new BullMQAdapter(queue)),
+    serverAdapter,
+    options: { uiConfig: { boardTitle: 'Commerce queues' } },
+  });
+  return [dashboardAuth(deps.config, 'queues'), serverAdapter.registerPlugin() as AppMiddleware];
+}
+
+export const adminRoutes = [
+  defineRoute({
+    method: 'get',
+    path: DASHBOARD_PATH,
+    koaPath: `${DASHBOARD_PATH}{/*rest}`,
+    anyMethod: true,
+    interface: 'platform',
+    operationId: 'getQueueDashboard',
+    summary: 'Queue dashboard',
+    description:
+      'bull-board UI over every queue: inspect jobs and retry failed ones. Everything below this path ' +
+      '(the UI’s static files and its own JSON API) sits behind the same basic auth; with no ' +
+      'DASHBOARD_USER/DASHBOARD_PASSWORD configured it always answers 401.',
+    security: [{ DashboardBasic: [] }],
+    guards: dashboard,
+    responses: {
+      200: htmlResponse('The dashboard (HTML).'),
+      401: {
+        description: 'Missing or wrong credentials (`WWW-Authenticate: Basic`).',
+        content: { 'application/json': { schema: schemaRef('PlatformError') } },
+      },
+      404: 'PlatformError',
+    },
+    // bull-board answers everything it serves; what reaches here is no page of it.
+    handler: () => {
+      throw new NotFoundError('Not found');
+    },
+  }),
+];

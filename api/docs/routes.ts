@@ -1,0 +1,141 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Joi from 'joi';
+import { NotFoundError } from '../../shared/errors';
+import { buildOpenApiDocument } from '../http/openapi';
+import { defineRoute } from '../http/route';
+import { htmlResponse } from '../openapi/components';
+
+/**
+ * GET /openapi.json and the docs page GET /docs. The page is Swagger UI from the swagger-ui-dist package,
+ * served from this server: no CDN, so the docs work offline and behind strict egress rules.
+ */
+
+const ASSET_DIR = path.dirname(require.resolve('swagger-ui-dist/package.json'));
+/** The only files served from the package, with their types. */
+const ASSETS: Record<string, string> = {
+  'swagger-ui.css': 'text/css; charset=utf-8',
+  'swagger-ui-bundle.js': 'application/javascript; charset=utf-8',
+  'swagger-ui-standalone-preset.js': 'application/javascript; charset=utf-8',
+  'favicon-32x32.png': 'image/png',
+  'favicon-16x16.png': 'image/png',
+};
+const INIT_SCRIPT = 'init.js';
+
+// A separate script rather than an inline one, so the page works under a Content-Security-Policy without
+// 'unsafe-inline' for scripts.
+const initScript = `window.addEventListener('load', function () {
+  window.ui = SwaggerUIBundle({
+    url: '/openapi.json',
+    dom_id: '#swagger-ui',
+    deepLinking: true,
+    presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
+    layout: 'StandaloneLayout',
+  });
+});
+`;
+
+const page = `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <title>Commerce Platform API</title>
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <link rel="stylesheet" href="/docs/assets/swagger-ui.css" />
+    <link rel="icon" type="image/png" href="/docs/assets/favicon-32x32.png" sizes="32x32" />
+  </head>
+  <body>
+    <noscript>This page needs JavaScript. The raw document is at <a href="/openapi.json">/openapi.json</a>.</noscript>
+    <div id="swagger-ui"></div>
+    <script src="/docs/assets/swagger-ui-bundle.js"></script>
+    <script src="/docs/assets/swagger-ui-standalone-preset.js"></script>
+    <script src="/docs/assets/${INIT_SCRIPT}"></script>
+  </body>
+</html>
+`;
+
+const CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  // Swagger UI sets style attributes and loads inline SVG images.
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+].join('; ');
+
+/** The document is built once per app, from the routes that app mounts. */
+const documents = new WeakMap<object, string>();
+
+export const docsRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/openapi.json',
+    interface: 'platform',
+    operationId: 'getOpenApiDocument',
+    summary: 'This OpenAPI document',
+    responses: {
+      200: {
+        description: 'The OpenAPI 3.1 document of every route the API serves.',
+        content: { 'application/json': { schema: { type: 'object' } } },
+      },
+    },
+    handler: (ctx) => {
+      let document = documents.get(ctx.app);
+      if (!document) {
+        document = JSON.stringify(
+          buildOpenApiDocument(ctx.routes, { publicBaseUrl: ctx.deps.config.publicBaseUrl }),
+        );
+        documents.set(ctx.app, document);
+      }
+      ctx.type = 'application/json';
+      ctx.set('Access-Control-Allow-Origin', '*');
+      ctx.body = document;
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/docs',
+    interface: 'platform',
+    operationId: 'getDocs',
+    summary: 'API documentation page',
+    description: 'Swagger UI rendering /openapi.json, served with its assets from this server (no CDN).',
+    responses: { 200: htmlResponse('HTML page.') },
+    handler: (ctx) => {
+      ctx.type = 'text/html; charset=utf-8';
+      ctx.set('Content-Security-Policy', CSP);
+      ctx.body = page;
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/docs/assets/{file}',
+    interface: 'platform',
+    operationId: 'getDocsAsset',
+    summary: 'Asset of the documentation page',
+    request: {
+      params: Joi.object<{ file: string }, true>({
+        file: Joi.string().max(100).required().description('One of the Swagger UI files the page loads.'),
+      }),
+    },
+    responses: {
+      200: {
+        description: 'The file (JavaScript, CSS or image).',
+        content: { '*/*': { schema: { type: 'string', format: 'binary' } } },
+      },
+      404: 'PlatformError',
+    },
+    handler: (ctx, { params }) => {
+      const file = params.file;
+      ctx.set('Cache-Control', 'public, max-age=3600');
+      if (file === INIT_SCRIPT) {
+        ctx.type = 'application/javascript; charset=utf-8';
+        ctx.body = initScript;
+        return;
+      }
+      const type = Object.hasOwn(ASSETS, file) ? ASSETS[file] : undefined;
+      if (!type) throw new NotFoundError('Not found');
+      ctx.type = type;
+      ctx.body = fs.createReadStream(path.join(ASSET_DIR, file));
+    },
+  }),
+];

@@ -1,0 +1,124 @@
+import { validateSessionForProduct } from '../../../shared/services/customers/session';
+import { otpServiceFor } from '../../../shared/services/otp/factory';
+import { EMBED_ABILITIES } from '../../../shared/services/tokens';
+import { embedOk, object, schemaRef } from '../../openapi/components';
+import { defineRoute } from '../../http/route';
+import { customerAuth } from '../../middleware/customer-auth';
+import { embedGuards } from '../../guards';
+import { EMBED_WITH_TOKEN } from '../security';
+import * as schemas from './schemas';
+
+/** POST /api/embed/auth/*: phone OTP sign-in for the embedded checkout, behind the embed guards. */
+
+const authenticated = object({
+  status: { const: 'authenticated' },
+  customer: schemaRef('Customer'),
+  token: { type: 'string', description: 'Customer bearer token (abilities embed:checkout, embed:validate).' },
+});
+
+export const embedAuthRoutes = [
+  defineRoute({
+    method: 'post',
+    path: '/api/embed/auth/start',
+    interface: 'embed',
+    operationId: 'embedAuthStart',
+    summary: 'Start phone sign-in',
+    description:
+      'Sends a 4-digit code by WhatsApp, falling back to SMS. Limits: 50 per IP per day and 10 per phone per day. ' +
+      'A blocked phone is refused with 403 PHONE_BLOCKED; an unknown or inactive product with 404.',
+    guards: embedGuards,
+    request: { body: schemas.startBody },
+    responses: {
+      200: embedOk('An OTP session.', schemaRef('OtpSession'), {
+        success: true,
+        data: {
+          session_token: 'otp_…',
+          expires_in: 300,
+          resend_cooldown: 30,
+          masked_phone: '+966 5*****001',
+        },
+      }),
+      404: 'EmbedError',
+    },
+    handler: (ctx, { body }) => otpServiceFor(ctx.deps).start(ctx.state.store!, 'embed', body, ctx.ip),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/embed/auth/resend',
+    interface: 'embed',
+    operationId: 'embedAuthResend',
+    summary: 'Send a new code',
+    description:
+      'By SMS only. The new code replaces the old one. Limits: 20 per IP per day and 3 per phone per 10 minutes.',
+    guards: embedGuards,
+    request: { body: schemas.resendBody },
+    responses: {
+      200: embedOk('Sent.', object({ message: { type: 'string' }, resend_cooldown: { type: 'integer' } })),
+      400: 'EmbedError',
+      404: 'EmbedError',
+    },
+    handler: (ctx, { body }) =>
+      otpServiceFor(ctx.deps).resend(ctx.state.store!, 'embed', body.session_token, ctx.ip),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/embed/auth/verify',
+    interface: 'embed',
+    operationId: 'embedAuthVerify',
+    summary: 'Check the code',
+    description:
+      'An existing customer gets a token; a new phone gets `needs_registration` and goes on with auth/complete. ' +
+      'Three attempts per code (INVALID_CODE with remaining_attempts, then MAX_ATTEMPTS_REACHED).',
+    guards: embedGuards,
+    request: { body: schemas.verifyBody },
+    responses: {
+      200: embedOk('Verified.', {
+        oneOf: [
+          authenticated,
+          object({ status: { const: 'needs_registration' }, session_token: { type: 'string' } }),
+        ],
+      }),
+      400: 'EmbedError',
+      404: 'EmbedError',
+    },
+    handler: (ctx, { body }) =>
+      otpServiceFor(ctx.deps).verify(ctx.state.store!, 'embed', body.session_token, body.code),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/embed/auth/complete',
+    interface: 'embed',
+    operationId: 'embedAuthComplete',
+    summary: 'Register a new customer',
+    description: 'Only after verify answered needs_registration, and only once per session.',
+    guards: embedGuards,
+    request: { body: schemas.completeBody },
+    responses: {
+      200: embedOk('Registered.', object({ customer: schemaRef('Customer'), token: { type: 'string' } })),
+      400: 'EmbedError',
+    },
+    handler: (ctx, { body }) => otpServiceFor(ctx.deps).complete(ctx.state.store!, 'embed', body),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/embed/auth/validate',
+    interface: 'embed',
+    operationId: 'embedAuthValidate',
+    summary: 'Check a saved customer token',
+    description:
+      'Restores a saved session without the OTP flow. 403 when the customer belongs to another store than the product.',
+    security: EMBED_WITH_TOKEN,
+    guards: (deps) => [
+      ...embedGuards(deps),
+      customerAuth({ kind: 'embed', abilities: [EMBED_ABILITIES[1]], sameStore: false }),
+    ],
+    request: { body: schemas.validateBody },
+    responses: {
+      200: embedOk(
+        'The token is valid.',
+        object({ valid: { const: true }, customer: schemaRef('Customer') }),
+      ),
+    },
+    handler: (ctx, { body }) => validateSessionForProduct(ctx.state.customer!, body.product_id),
+  }),
+];

@@ -1,0 +1,14 @@
+import { embedAuthRoutes } from './auth/routes';
+import { embedCheckoutRoutes } from './checkout/routes';
+import { embedCouponRoutes } from './coupons/routes';
+import { embedPaymentRoutes } from './payments/routes';
+import { embedProductRoutes } from './product/routes';
+
+/** The Embed API (/api/embed): every route behind the embed guards but payment status (public). */
+export const embedRoutes = [
+  ...embedAuthRoutes,
+  ...embedProductRoutes,
+  ...embedCouponRoutes,
+  ...embedCheckoutRoutes,
+  ...embedPaymentRoutes,
+];

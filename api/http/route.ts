@@ -1,0 +1,104 @@
+import type Joi from 'joi';
+import type { Deps } from '../../shared/deps';
+import type { AppContext, AppMiddleware } from '../context';
+import type { InterfaceName } from '../interfaces';
+import type { ResponseObject, Reference, SecurityRequirement } from '../openapi/types';
+
+/**
+ * One declaration per operation. The router is mounted from it (api/http/mount.ts), its joi schemas
+ * validate the request and type the handler's input, and the OpenAPI document is generated from it
+ * (api/http/openapi.ts). Nothing about a route is written anywhere else. See api/http/README.md.
+ */
+
+export type RouteMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/** The validated, converted request parts a handler receives. */
+export interface RouteInput<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+}
+
+/**
+ * A handler's answer when it is not a plain 200 with `data`: another status, a message (Storefront and
+ * Merchant envelopes carry one) or headers.
+ */
+export class Reply<T = unknown> {
+  constructor(
+    readonly data: T,
+    readonly options: { status?: number; message?: string | null; headers?: Record<string, string> } = {},
+  ) {}
+}
+
+export const reply = <T>(data: T, options: ConstructorParameters<typeof Reply>[1] = {}): Reply<T> =>
+  new Reply(data, options);
+
+/**
+ * The document of one answer: a response component's name (`'EmbedError'`), or a response object (built
+ * with the envelope helpers of api/openapi/components.ts: `embedOk`, `storefrontOk`, `jsonResponse`, ...).
+ */
+export type ResponseDoc = ResponseObject | Reference | string;
+
+export interface RouteRequest<P, Q, B> {
+  params?: Joi.ObjectSchema<P>;
+  query?: Joi.ObjectSchema<Q>;
+  body?: Joi.Schema<B>;
+  /** Media types the body may come as; default JSON (forms are parsed too, but not documented). */
+  bodyTypes?: ReadonlyArray<'application/json' | 'multipart/form-data' | 'application/x-www-form-urlencoded'>;
+  /** An example body for the docs page. */
+  example?: unknown;
+}
+
+export interface RouteDefinition<P = unknown, Q = unknown, B = unknown> {
+  method: RouteMethod;
+  /** The full path in OpenAPI form: `/api/embed/product/{productId}`. */
+  path: string;
+  /**
+   * The router's path when it differs from the documented one: a sub-application mounted below `path`
+   * (the queue dashboard), in @koa/router's syntax. `anyMethod` then mounts it for every method.
+   */
+  koaPath?: string;
+  anyMethod?: boolean;
+  /** Picks the envelope, the tag and the standard error answers. */
+  interface: InterfaceName;
+  operationId: string;
+  summary: string;
+  description?: string;
+  /** Credentials the route takes, for the docs; `[]` means none. Omitted: the interface's default. */
+  security?: SecurityRequirement[];
+  /**
+   * Middleware run before the request is validated: rate limits, keys, tokens, store resolution, and
+   * body readers such as the multipart parser. Built once per app with the process's deps.
+   */
+  guards?: (deps: Deps) => AppMiddleware[];
+  request?: RouteRequest<P, Q, B>;
+  /**
+   * Answers by status. The interface's standard errors (422 where input is validated, 429 where it is
+   * rate limited, ...) are added by the generator and need not be listed.
+   */
+  responses: Record<number, ResponseDoc>;
+  /** Leave out of the OpenAPI document's standard answers (for example a route with no 429). */
+  omitStandard?: readonly number[];
+  /**
+   * Returns the answer's data (written in the interface's envelope, status 200), a Reply, or undefined
+   * when the handler wrote ctx.body itself (HTML pages, redirects, files).
+   */
+  handler: (ctx: AppContext, input: RouteInput<P, Q, B>) => Promise<unknown> | unknown;
+}
+
+/**
+ * A route as kept in lists: the input types are checked inside defineRoute(), where the schemas and the
+ * handler meet, and erased here so routes of different shapes share one array.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Route = RouteDefinition<any, any, any>;
+
+/**
+ * Declares an operation. P, Q and B are inferred from the joi schemas (`Joi.object<T, true>({...})`
+ * ties a schema's keys to T at compile time), so the handler's input is typed by what was validated.
+ */
+export function defineRoute<P = Record<string, never>, Q = Record<string, never>, B = undefined>(
+  definition: RouteDefinition<P, Q, B>,
+): Route {
+  return definition;
+}

@@ -1,0 +1,195 @@
+import { PAYMENT_METHOD_IDS } from '../../db/models';
+import { object, schemaRef } from './component-helpers';
+import type { SchemaObject } from './types';
+
+/**
+ * Schemas of answers that several operations share (a product, a checkout session, a payment method...),
+ * referenced from route declarations with schemaRef('Name'). Request schemas are never written here:
+ * they are generated from the joi schemas that validate them.
+ */
+
+const METHOD_IDS = [...PAYMENT_METHOD_IDS];
+const decimal = (description: string): SchemaObject => ({
+  type: 'string',
+  pattern: '^\\d+\\.\\d{2}$',
+  description,
+});
+
+const amounts = {
+  amount: decimal('Total payable.'),
+  subtotal: decimal('(unit price + options) × quantity.'),
+  discount_amount: decimal('The coupon’s discount.'),
+  tax_amount: decimal('Tax added (exclusive) or contained (inclusive); 0.00 without tax.'),
+};
+
+export const sharedSchemas: Record<string, SchemaObject> = {
+  PaymentMethod: object({
+    id: { type: 'string', enum: METHOD_IDS },
+    name_ar: { type: 'string' },
+    name_en: { type: 'string' },
+    icon: { type: 'string', description: 'Icon key (the method id).' },
+  }),
+  CouponResult: object({
+    coupon_id: { type: 'integer' },
+    code: { type: 'string' },
+    type: { type: 'string', enum: ['percentage', 'fixed'] },
+    amount: { type: 'number', description: 'Percent (10 = 10%) or fixed amount in major units (5.5).' },
+    discount_amount: { type: 'number', description: 'Discount for this product and quantity, major units.' },
+    payment_restrictions: {
+      type: 'array',
+      items: { type: 'string', enum: METHOD_IDS },
+      description: 'Empty: any method.',
+    },
+  }),
+  CheckoutSession: {
+    oneOf: [
+      object({
+        type: { const: 'payment_required' },
+        checkout_id: { type: 'integer' },
+        checkout_url: {
+          type: 'string',
+          description:
+            'Opaque 256-bit secret naming the checkout in payment calls and the status path; keep it private.',
+        },
+        payment_url: {
+          type: 'string',
+          format: 'uri',
+          description: 'The hosted payment page: PUBLIC_BASE_URL/pay/{checkout_url}.',
+        },
+        ...amounts,
+        payment_methods: { type: 'array', items: schemaRef('PaymentMethod') },
+      }),
+      object({
+        type: { const: 'free_order' },
+        order_id: { type: 'integer' },
+        message: { type: 'string', examples: ['Order created successfully'] },
+        checkout_url: { type: 'string', description: 'Its status endpoint answers is_paid true at once.' },
+        ...amounts,
+        payment_methods: { type: 'array', items: schemaRef('PaymentMethod'), maxItems: 0 },
+      }),
+    ],
+  },
+  EmbedCustomField: object({
+    index: { type: 'integer', description: 'The key of its value in checkout `fields` / `field_files`.' },
+    type: {
+      type: 'string',
+      enum: ['text', 'number', 'date', 'datetime', 'color', 'select', 'image', 'file'],
+    },
+    label: { type: 'string' },
+    required: { type: 'boolean' },
+    options: {
+      type: 'array',
+      description: 'select fields: the options; choose one by its index.',
+      items: object({
+        index: { type: 'integer' },
+        label: { type: 'string' },
+        price: decimal('Added per unit.'),
+      }),
+    },
+    upload: {
+      type: ['object', 'null'],
+      description: 'image and file fields: accepted extensions and largest size.',
+      properties: {
+        accept: { type: 'array', items: { type: 'string' } },
+        max_size_bytes: { type: 'integer' },
+      },
+    },
+  }),
+  EmbedProduct: object({
+    id: { type: 'integer' },
+    name: { type: 'string' },
+    slug: { type: 'string' },
+    description: { type: ['string', 'null'] },
+    type: { type: 'string', enum: ['product', 'code', 'service', 'subscription'] },
+    currency: { type: 'string' },
+    price: object({
+      original: { type: 'number', description: 'List price.' },
+      actual: { type: 'number', description: 'What is charged: the sale price when set.' },
+      formatted: { type: 'string', examples: ['40.00 SAR'] },
+      currency: { type: 'string' },
+    }),
+    stock: object({
+      is_in_stock: { type: 'boolean' },
+      quantity: { type: ['integer', 'null'], description: 'Null: unlimited. Code products: available keys.' },
+    }),
+    image: object({ url: { type: ['string', 'null'] } }),
+    categories: {
+      type: 'array',
+      items: object({ id: { type: 'integer' }, name: { type: 'string' }, slug: { type: 'string' } }),
+    },
+    fields: { type: 'array', items: schemaRef('EmbedCustomField') },
+    subscription_plans: {
+      type: 'array',
+      items: object({
+        id: { type: 'integer', description: 'Send as `subscription_plan`.' },
+        name: { type: 'string' },
+        price: decimal('Price per unit.'),
+        price_formatted: { type: 'string' },
+        duration: { type: 'string', enum: ['monthly', 'quarterly', 'yearly', 'lifetime'] },
+      }),
+    },
+    payment_methods: {
+      type: 'array',
+      description: 'The store’s active methods; checkout narrows them by the real total and the coupon.',
+      items: {
+        allOf: [
+          schemaRef('PaymentMethod'),
+          {
+            type: 'object',
+            properties: {
+              min_amount: { type: ['string', 'null'], description: 'Smallest total the method takes.' },
+              max_amount: { type: ['string', 'null'], description: 'Largest total the method takes.' },
+            },
+          },
+        ],
+      },
+    },
+  }),
+  PaymentInitiation: {
+    oneOf: [
+      object({ type: { const: 'redirect' }, redirect_url: { type: 'string', format: 'uri' } }),
+      object({
+        type: { const: 'paypal_manual' },
+        paypal_email: { type: 'string' },
+        amount: { type: 'number' },
+        checkout_url: { type: 'string' },
+      }),
+      object({
+        type: { const: 'bank_transfer' },
+        bank_details: object({
+          bank_name: { type: 'string' },
+          account_name: { type: 'string' },
+          account_number: { type: 'string' },
+          iban: { type: 'string' },
+        }),
+        amount: { type: 'number' },
+        checkout_url: { type: 'string' },
+      }),
+    ],
+  },
+  PaymentStatus: object({ is_paid: { type: 'boolean' }, order_id: { type: ['integer', 'null'] } }),
+  OtpSession: object({
+    session_token: { type: 'string' },
+    expires_in: { type: 'integer', description: 'Seconds until the session expires (OTP_TTL_SECONDS).' },
+    resend_cooldown: {
+      type: 'integer',
+      description: 'Seconds before a resend (OTP_RESEND_COOLDOWN_SECONDS).',
+    },
+    masked_phone: { type: 'string' },
+  }),
+  Readiness: {
+    type: 'object',
+    required: ['status', 'checks'],
+    properties: {
+      status: { type: 'string', enum: ['ok', 'unavailable'] },
+      checks: {
+        type: 'object',
+        required: ['postgres', 'redis'],
+        properties: {
+          postgres: { type: 'string', enum: ['ok', 'unreachable'] },
+          redis: { type: 'string', enum: ['ok', 'unreachable'] },
+        },
+      },
+    },
+  },
+};

@@ -1,0 +1,106 @@
+import Joi from 'joi';
+import { SandboxGateway } from '../../shared/providers/sandbox';
+import type { Deps } from '../../shared/deps';
+import type { AppContext, AppMiddleware } from '../context';
+import { paymentStatusGuards } from '../guards';
+import { defineRoute } from '../http/route';
+import { htmlResponse, redirectResponse } from '../openapi/components';
+import { sendHtml } from '../pay/html';
+import { formField } from '../pay/routes';
+import { sandboxPageView, sandboxRefusedView } from './views';
+
+/**
+ * Where the sandbox delivers webhooks. SANDBOX_WEBHOOK_URL when set; otherwise this web process itself, at
+ * the address and port the request arrived on. Posting to PUBLIC_BASE_URL instead would fail wherever that
+ * name does not reach the app from inside (tests: http://localhost:3999 with the server on another port;
+ * behind a proxy without hairpin routing), while the socket's own address always does.
+ */
+export function sandboxWebhookTarget(ctx: AppContext): string {
+  const configured = ctx.deps.config.payments.sandboxWebhookUrl;
+  if (configured) return configured;
+  const socket = ctx.req.socket;
+  const raw = (socket.localAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
+  const host = raw.includes(':') ? `[${raw}]` : raw;
+  return `http://${host}:${socket.localPort ?? ctx.deps.config.port}/webhooks/sandbox`;
+}
+
+/** The gateway is built once per app and handed to the handlers through ctx.state. */
+function withGateway(deps: Deps): AppMiddleware[] {
+  const gateway = new SandboxGateway(deps.knex, deps.appSecret, deps.logger);
+  return [
+    ...paymentStatusGuards(deps),
+    async (ctx, next) => {
+      ctx.state.sandbox = gateway;
+      await next();
+    },
+  ];
+}
+
+const gatewayOf = (ctx: AppContext): SandboxGateway => ctx.state.sandbox as SandboxGateway;
+
+const params = Joi.object<{ sandboxPaymentId: string }, true>({
+  sandboxPaymentId: Joi.string().max(200).required().description('The sandbox payment id.'),
+});
+
+/**
+ * The sandbox provider's hosted page (CONTRACT section 7): GET shows Pay and Fail; a POST with
+ * outcome=paid|failed records the choice, sends the customer back to the store and then, like a real
+ * provider, delivers a signed webhook to the platform's webhook endpoint. Nothing here touches orders.
+ */
+export const sandboxRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/sandbox/checkout/{sandboxPaymentId}',
+    interface: 'platform',
+    operationId: 'sandboxCheckoutPage',
+    summary: 'Sandbox provider: payment page',
+    description:
+      'The sandbox provider’s hosted page (CONTRACT section 7): the amount with Pay and Fail buttons. No ' +
+      'outside network and no real money.',
+    guards: withGateway,
+    request: { params },
+    responses: { 200: htmlResponse('The page.'), 404: htmlResponse('Unknown sandbox payment.') },
+    handler: async (ctx, { params: p }) => {
+      const payment = await gatewayOf(ctx).find(p.sandboxPaymentId);
+      sendHtml(ctx, sandboxPageView(payment, ctx.path));
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/sandbox/checkout/{sandboxPaymentId}',
+    interface: 'platform',
+    operationId: 'sandboxCheckoutDecide',
+    summary: 'Sandbox provider: pay or fail',
+    description:
+      'The customer’s choice (form field `outcome=paid` or `failed`). Answers 303 back to the platform’s ' +
+      'payment page, then delivers a signed webhook to `/webhooks/sandbox` (retried with back-off; ' +
+      'SANDBOX_WEBHOOK_URL overrides the target, which is otherwise this server at the address the request ' +
+      'arrived on). The same choice twice delivers the same event again; the other choice after the first is ' +
+      'refused (409).',
+    guards: withGateway,
+    request: { params },
+    responses: {
+      303: redirectResponse('Back to the store’s payment page.'),
+      404: htmlResponse('Unknown sandbox payment.'),
+      409: htmlResponse('Already decided the other way.'),
+      422: htmlResponse('outcome is not paid or failed.'),
+    },
+    handler: async (ctx, { params: p }) => {
+      const outcome = formField(ctx, 'outcome');
+      if (outcome !== 'paid' && outcome !== 'failed') {
+        return sendHtml(ctx, sandboxRefusedView(422, 'outcome must be paid or failed'));
+      }
+      const gateway = gatewayOf(ctx);
+      const decision = await gateway.decide(p.sandboxPaymentId, outcome);
+      if (decision.kind === 'unknown') return sendHtml(ctx, sandboxPageView(null, ctx.path));
+      if (decision.kind === 'conflict') {
+        return sendHtml(ctx, sandboxRefusedView(409, `This payment was already ${decision.payment.status}.`));
+      }
+      const target = sandboxWebhookTarget(ctx);
+      // The webhook goes out once the customer's answer is done with (sent, or the browser went away), as a
+      // provider's would: never before the redirect, never not at all.
+      ctx.res.once('close', () => gateway.deliverInBackground(decision.event, target));
+      sendHtml(ctx, { status: 303, location: decision.payment.return_url });
+    },
+  }),
+];

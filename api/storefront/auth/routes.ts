@@ -1,0 +1,95 @@
+import { LIMITS } from '../../../shared/rate-limits';
+import { otpServiceFor } from '../../../shared/services/otp/factory';
+import { object, schemaRef, storefrontOk } from '../../openapi/components';
+import { completeBody, resendBody, storefrontStartBody, verifyBody } from '../../embed/auth/schemas';
+import { defineRoute, reply } from '../../http/route';
+import { byClientIp, rateLimit } from '../../middleware/rate-limit';
+import { storefrontGuards } from '../../guards';
+
+/**
+ * POST /api/auth/*: storefront sign-in on the same OTP engine as the Embed API, issuing storefront
+ * customer tokens. /auth/complete registers a new phone, as in the Embed API.
+ */
+
+export const storefrontAuthRoutes = [
+  defineRoute({
+    method: 'post',
+    path: '/api/auth/start',
+    interface: 'storefront',
+    operationId: 'storefrontAuthStart',
+    summary: 'Start phone sign-in',
+    description:
+      'Sends a 4-digit code by WhatsApp, falling back to SMS. 50 sessions per IP and 10 per phone per day.',
+    guards: storefrontGuards,
+    request: { body: storefrontStartBody },
+    responses: { 200: storefrontOk('An OTP session.', schemaRef('OtpSession')), 403: 'StorefrontError' },
+    handler: (ctx, { body }) => otpServiceFor(ctx.deps).start(ctx.state.store!, 'storefront', body, ctx.ip),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/auth/resend',
+    interface: 'storefront',
+    operationId: 'storefrontAuthResend',
+    summary: 'Send a new code',
+    description: 'By SMS only; 3 resends per 10 minutes.',
+    guards: storefrontGuards,
+    request: { body: resendBody },
+    responses: {
+      200: storefrontOk('Sent; `message` says so.', object({ resend_cooldown: { type: 'integer' } })),
+      404: 'StorefrontError',
+    },
+    handler: async (ctx, { body }) => {
+      const result = await otpServiceFor(ctx.deps).resend(
+        ctx.state.store!,
+        'storefront',
+        body.session_token,
+        ctx.ip,
+      );
+      return reply({ resend_cooldown: result.resend_cooldown }, { message: result.message });
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/auth/verify',
+    interface: 'storefront',
+    operationId: 'storefrontAuthVerify',
+    summary: 'Check the code',
+    description: '5 attempts per minute per IP.',
+    guards: (deps) => [
+      ...storefrontGuards(deps),
+      rateLimit([{ def: LIMITS.storefrontVerifyPerIp, key: byClientIp }]),
+    ],
+    request: { body: verifyBody },
+    responses: {
+      200: storefrontOk('Verified: a storefront customer token, or `needs_registration` for a new phone.', {
+        oneOf: [
+          object({
+            status: { const: 'authenticated' },
+            customer: schemaRef('Customer'),
+            token: { type: 'string' },
+          }),
+          object({ status: { const: 'needs_registration' }, session_token: { type: 'string' } }),
+        ],
+      }),
+      404: 'StorefrontError',
+    },
+    handler: (ctx, { body }) =>
+      otpServiceFor(ctx.deps).verify(ctx.state.store!, 'storefront', body.session_token, body.code),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/auth/complete',
+    interface: 'storefront',
+    operationId: 'storefrontAuthComplete',
+    summary: 'Register a new customer',
+    guards: storefrontGuards,
+    request: { body: completeBody },
+    responses: {
+      200: storefrontOk(
+        'Registered.',
+        object({ customer: schemaRef('Customer'), token: { type: 'string' } }),
+      ),
+    },
+    handler: (ctx, { body }) => otpServiceFor(ctx.deps).complete(ctx.state.store!, 'storefront', body),
+  }),
+];
