@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { Checkout, License, Order, OrderItem, Product, ProductCode } from '../../../db/models';
 import { createCustomer, createProduct, customerToken } from '../../helpers/builders';
+import { expireCheckouts } from '../../../shared/services/maintenance';
 import { createCoupon } from '../checkout/support';
 import {
   browse,
@@ -252,6 +253,33 @@ describe('Storefront cart and multi-item checkout', function () {
     expect(await Checkout.query(suite.deps.knex).where('store_id', shop.store.id)).to.deep.equal([]);
     // The cart is still there to fix.
     expect(cartOf(await call(suite, shop, '/api/cart', { cartId })).items).to.have.length(2);
+  });
+
+  it('gives every line’s keys and stock back when a multi-item checkout expires', async () => {
+    const keys = await createProduct(shop.store, { type: 'code' });
+    await suite.deps.knex('product_codes').insert([
+      { product_id: keys.id, code: `X-${keys.id}-1` },
+      { product_id: keys.id, code: `X-${keys.id}-2` },
+    ]);
+    const boxed = await createProduct(shop.store, { stock: 5 });
+    const crate = await createProduct(shop.store, { stock: 3 });
+    const { cart_id } = cartOf(
+      await call(suite, shop, '/api/cart/add', { json: { product_id: keys.id, quantity: 2 } }),
+    );
+    const cartId = cart_id!;
+    cartOf(await call(suite, shop, '/api/cart/add', { json: { product_id: boxed.id, quantity: 2 }, cartId }));
+    cartOf(await call(suite, shop, '/api/cart/add', { json: { product_id: crate.id, quantity: 3 }, cartId }));
+    const opened = await call(suite, shop, '/api/checkout', { json: GUEST_WITH_PHONE, cartId });
+    expect(opened.status, opened.text).to.equal(200);
+    const stock = async (id: number) => (await Product.query(suite.deps.knex).findById(id))!.stock;
+    expect([await stock(boxed.id), await stock(crate.id)]).to.deep.equal([3, 0]);
+
+    const result = await expireCheckouts(suite.deps.knex, new Date(Date.now() + 2 * 3600_000));
+    expect(result).to.include({ releasedCodes: 2, releasedStock: 5 });
+    expect([await stock(boxed.id), await stock(crate.id)]).to.deep.equal([5, 3]);
+    expect(
+      await ProductCode.query(suite.deps.knex).where({ product_id: keys.id, status: 'available' }),
+    ).to.have.length(2);
   });
 
   it('buys a three-item cart through the sandbox: one checkout, one payment, one order with three fulfilled items', async () => {
