@@ -33,7 +33,15 @@ export function createAnalyticsProcessor(options: Partial<WriterOptions> = {}): 
         throw new UnrecoverableError('malformed analytics job');
       }
       const rows = ingestRows(String(job.id), storeId, receivedAt, events as unknown as EventRow[]);
-      await writerOf(deps).add(rows);
+      try {
+        await writerOf(deps).add(rows);
+      } catch (err) {
+        // A foreign key violation: the store was deleted since; retrying cannot help.
+        if ((err as { code?: string }).code === '23503') {
+          throw new UnrecoverableError(`store ${storeId} no longer exists`);
+        }
+        throw err;
+      }
       return { written: rows.length };
     },
   };

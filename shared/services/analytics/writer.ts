@@ -66,25 +66,38 @@ export class AnalyticsWriter {
     this.size = 0;
     if (batch.length === 0) return;
     try {
-      const rows = batch.flatMap((p) => p.rows);
-      await this.knex.transaction(async (trx) => {
-        for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
-          await trx('analytics_events')
-            .insert(
-              rows.slice(i, i + ROWS_PER_STATEMENT).map((r) => ({
-                ...r,
-                properties: r.properties === null ? null : JSON.stringify(r.properties),
-              })),
-            )
-            .onConflict('ingest_key')
-            .ignore();
-        }
-      });
-      this.written += rows.length;
+      await this.insert(batch.flatMap((p) => p.rows));
+      this.written += batch.reduce((n, p) => n + p.rows.length, 0);
       for (const p of batch) p.resolve();
-    } catch (err) {
-      for (const p of batch) p.reject(err);
+    } catch {
+      // One bad job (its store deleted meanwhile, say) must not fail the others of its batch: each job's
+      // rows are written on their own, and only the jobs that still fail are retried.
+      for (const p of batch) {
+        try {
+          await this.insert(p.rows);
+          this.written += p.rows.length;
+          p.resolve();
+        } catch (err) {
+          p.reject(err);
+        }
+      }
     }
+  }
+
+  private async insert(rows: readonly IngestRow[]): Promise<void> {
+    await this.knex.transaction(async (trx) => {
+      for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
+        await trx('analytics_events')
+          .insert(
+            rows.slice(i, i + ROWS_PER_STATEMENT).map((r) => ({
+              ...r,
+              properties: r.properties === null ? null : JSON.stringify(r.properties),
+            })),
+          )
+          .onConflict('ingest_key')
+          .ignore();
+      }
+    });
   }
 }
 

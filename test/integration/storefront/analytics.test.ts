@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { Job } from 'bullmq';
+import { Job, UnrecoverableError } from 'bullmq';
 import { createAnalyticsProcessor } from '../../../workers/processors/analytics';
 import type { JobOf } from '../../../workers/processors';
 import { WorkerPool } from '../../../workers/worker-pool';
@@ -209,6 +209,27 @@ describe('Storefront analytics collection', function () {
     await processor.process(job, suite.deps);
     await processor.process(job, suite.deps);
     expect((await rows()).map((r) => r.event_name)).to.deep.equal(['once']);
+  });
+
+  it('fails only the job whose store is gone, not the others of its batch', async () => {
+    const processor = createAnalyticsProcessor({ maxEvents: 500, maxWaitMs: 50 });
+    const jobOf = (id: string, storeId: number, name: string) =>
+      ({
+        id,
+        data: {
+          storeId,
+          receivedAt: new Date().toISOString(),
+          events: [{ type: 'event', event_name: name, visitor_hash: 'h'.repeat(64), device_class: 'mobile' }],
+        },
+      }) as unknown as JobOf<'analytics'> & Job;
+    const [good, bad] = await Promise.allSettled([
+      processor.process(jobOf('ev-good', shop.store.id, 'kept'), suite.deps),
+      processor.process(jobOf('ev-bad', 2_000_000_000, 'lost'), suite.deps),
+    ]);
+    expect(good.status).to.equal('fulfilled');
+    expect(bad.status).to.equal('rejected');
+    expect((bad as PromiseRejectedResult).reason).to.be.instanceOf(UnrecoverableError);
+    expect((await rows()).map((r) => r.event_name)).to.deep.equal(['kept']);
   });
 
   // 2,000 events (67 batch requests) keep this under ~10 s here; the writer is stopped mid-burst with no
