@@ -695,3 +695,4 @@ export class IdempotencyRecord extends BaseModel {
   expires_at!: Date;
   created_at!: Date;
 }
+export { Cart, CartItem, CheckoutItem } from './storefront';

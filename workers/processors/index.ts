@@ -1,3 +1,4 @@
+import { analyticsProcessor } from './analytics';
 import { fivemProcessor } from './fivem';
 import { fulfilmentProcessor } from './fulfilment';
 import { licensesProcessor } from './licenses';
@@ -23,4 +24,5 @@ export const processors: ProcessorRegistry = {
   fivem: fivemProcessor,
   messages: messagesProcessor,
   'merchant-webhooks': merchantWebhooksProcessor,
+  analytics: analyticsProcessor,
 };

@@ -2,8 +2,8 @@ import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import {
   Checkout,
+  CheckoutItem,
   CheckoutUpload,
-  Coupon,
   Customer,
   ORDER_STATUS,
   Order,
@@ -21,11 +21,11 @@ import { enqueueFulfilment } from '../fulfilment/enqueue';
 import { assertRequestMayStartWork } from '../../request-deadline';
 import type { StorageDriver } from '../../storage';
 import { customFieldsOf, findSellableProduct, stockOf } from '../catalog';
-import { reserveCouponUse, resolveCoupon } from '../coupons';
-import { AcceptedUpload, checkCustomFields, IncomingUpload } from '../custom-fields';
+import { reserveCouponUse, resolveCouponForProducts } from '../coupons';
+import { AcceptedUpload, checkCustomFields, FieldCheckResult, IncomingUpload } from '../custom-fields';
 import { KIND_INFO } from '../custom-fields/uploads';
 import { createOrderFromCheckout } from '../orders/create-from-checkout';
-import { priceCheckout, PriceBreakdown, subtotalOf, unitPrice } from '../pricing';
+import { PriceBreakdown, priceLines, subtotalOf, unitPrice } from '../pricing';
 import { availablePaymentMethods, PaymentMethodView } from '../payment-methods';
 
 /**
@@ -50,6 +50,7 @@ import { availablePaymentMethods, PaymentMethodView } from '../payment-methods';
 export const INSUFFICIENT_STOCK = 'Insufficient stock';
 export const NO_PAYMENT_METHOD = 'No payment method is available for this order';
 export const FREE_ORDER_MESSAGE = 'Order created successfully';
+export const EMPTY_CHECKOUT = 'Nothing to check out';
 /** Spec: quantity min 1; the upper bound keeps amounts far from integer limits and stops absurd orders. */
 export const MAX_QUANTITY = 10_000;
 
@@ -114,7 +115,9 @@ export type CheckoutResult =
       payment_methods: PaymentMethodView[];
     } & Amounts);
 
-function amounts(price: PriceBreakdown): Amounts {
+function amounts(
+  price: Pick<PriceBreakdown, 'totalMinor' | 'subtotalMinor' | 'discountMinor' | 'taxMinor'>,
+): Amounts {
   return {
     amount: formatMoney(price.totalMinor),
     subtotal: formatMoney(price.subtotalMinor),
@@ -123,44 +126,54 @@ function amounts(price: PriceBreakdown): Amounts {
   };
 }
 
-/** The plan the checkout is for; a subscription product needs one (422 on `subscription_plan`). */
+/** The plan a line is for; a subscription product needs one (422 on `subscription_plan`). */
 async function choosePlan(
   knex: Knex,
   product: Product,
   planId: number | undefined,
   errors: FieldErrors,
+  key: string,
 ): Promise<ProductPlan | undefined> {
   if (planId === undefined) {
     if (product.type === 'subscription') {
-      errors.subscription_plan = ['The subscription plan is required for a subscription product.'];
+      errors[key] = ['The subscription plan is required for a subscription product.'];
     }
     return undefined;
   }
   const plan = await ProductPlan.query(knex).findOne({ id: planId, product_id: product.id, active: true });
-  if (!plan) errors.subscription_plan = ['The selected subscription plan is not a plan of this product.'];
+  if (!plan) errors[key] = ['The selected subscription plan is not a plan of this product.'];
   return plan;
 }
 
-/** Takes the keys or units this checkout sells; throws Insufficient stock when they are not there. */
-async function reserve(trx: Knex.Transaction, product: Product, checkout: Checkout): Promise<void> {
+/**
+ * Takes the keys or units one line sells; throws Insufficient stock when they are not there. Returns
+ * whether finite stock units were taken (the line's `reserved`).
+ */
+async function reserve(
+  trx: Knex.Transaction,
+  product: Product,
+  checkoutId: number,
+  quantity: number,
+): Promise<boolean> {
   if (product.type === 'code') {
     const ids = await trx('product_codes')
       .where({ product_id: product.id, status: 'available' })
       .orderBy('id')
-      .limit(checkout.quantity)
+      .limit(quantity)
       .forUpdate()
       .skipLocked()
       .pluck<number[]>('id');
-    if (ids.length < checkout.quantity) throw new InvalidError(INSUFFICIENT_STOCK);
-    await trx('product_codes').whereIn('id', ids).update({ status: 'reserved', checkout_id: checkout.id });
-    return;
+    if (ids.length < quantity) throw new InvalidError(INSUFFICIENT_STOCK);
+    await trx('product_codes').whereIn('id', ids).update({ status: 'reserved', checkout_id: checkoutId });
+    return false;
   }
-  if (!checkout.reserved) return;
+  if (product.stock === null) return false;
   const taken = await trx('products')
     .where('id', product.id)
-    .andWhere('stock', '>=', checkout.quantity)
-    .decrement('stock', checkout.quantity);
+    .andWhere('stock', '>=', quantity)
+    .decrement('stock', quantity);
   if (taken === 0) throw new InvalidError(INSUFFICIENT_STOCK);
+  return true;
 }
 
 /** Copies accepted uploads into storage; returns their keys (removed again if the checkout fails). */
@@ -184,9 +197,8 @@ async function storeUploads(
 }
 
 /**
- * Opens a checkout (or, at a total of zero, creates the order). Checks run before anything is written:
- * 422 for invalid input (product, plan, custom fields and files, all reported together), then 400 for
- * the coupon, stock and payment-method answers.
+ * POST /api/embed/checkout and /api/embed/guest/checkout: a checkout of one product, the one-line case of
+ * openCheckout. Input errors keep the Embed API's field names (`product_id`, `fields.2`, ...).
  */
 export async function createCheckout(
   deps: CheckoutDeps,
@@ -197,79 +209,216 @@ export async function createCheckout(
   /** Who opened it: the Merchant API opens checkouts for its customers (`merchant`). */
   opts: { source?: Checkout['source'] } = {},
 ): Promise<CheckoutResult> {
-  const { knex } = deps;
-  const product = await findSellableProduct(knex, store.id, input.product_id);
-  if (!product) throw ValidationError.field('product_id', 'The selected product id is invalid.');
+  const { coupon_code, customer_note, ...line } = input;
+  return openCheckout(
+    deps,
+    store,
+    buyer,
+    { lines: [line], coupon_code, customer_note, source: opts.source ?? 'embed' },
+    incoming,
+  );
+}
+
+/** One line of a checkout as asked for: a product, its quantity, plan and custom field values. */
+export interface CheckoutLineInput {
+  product_id: number;
+  quantity: number;
+  subscription_plan?: number;
+  fields?: Record<string, unknown>;
+}
+
+export interface OpenCheckoutInput {
+  lines: readonly CheckoutLineInput[];
+  coupon_code?: string;
+  customer_note?: string;
+  source: Checkout['source'];
+  /**
+   * Field names of a line's input errors: the Embed API names them as they are (`product_id`), the
+   * Storefront by line (`items.0.product_id`). Defaults by the number of lines.
+   */
+  errorKey?: (line: number, field: string) => string;
+}
+
+/** A line once its product, plan and fields have been checked, with its price. */
+interface PreparedLine {
+  product: Product;
+  plan: ProductPlan | undefined;
+  quantity: number;
+  unitPriceMinor: number;
+  addonsMinor: number;
+  subtotalMinor: number;
+  fields: FieldCheckResult;
+}
+
+/** Checks every line (422, all lines' errors together) and prices it; file uploads belong to line 0. */
+async function prepareLines(
+  knex: Knex,
+  store: Store,
+  input: OpenCheckoutInput,
+  incoming: readonly IncomingUpload[],
+): Promise<PreparedLine[]> {
+  const key =
+    input.errorKey ??
+    (input.lines.length === 1 ? (_i: number, f: string) => f : (i: number, f: string) => `items.${i}.${f}`);
+  const products: Product[] = [];
+  for (const [i, line] of input.lines.entries()) {
+    const product = await findSellableProduct(knex, store.id, line.product_id);
+    if (!product) throw ValidationError.field(key(i, 'product_id'), 'The selected product id is invalid.');
+    products.push(product);
+  }
 
   const errors: FieldErrors = {};
-  const plan = await choosePlan(knex, product, input.subscription_plan, errors);
-  const fields = await checkCustomFields(customFieldsOf(product), input.fields ?? {}, incoming);
-  Object.assign(errors, fields.errors);
-  const subtotalMinor = subtotalOf(unitPrice(product, plan), fields.addonsMinor, input.quantity);
-  if (subtotalMinor === null) errors.quantity = ['The quantity is too large.'];
-  if (Object.keys(errors).length > 0 || subtotalMinor === null) throw new ValidationError(errors);
+  const prepared: PreparedLine[] = [];
+  for (const [i, line] of input.lines.entries()) {
+    const product = products[i]!;
+    const plan = await choosePlan(knex, product, line.subscription_plan, errors, key(i, 'subscription_plan'));
+    const fields = await checkCustomFields(
+      customFieldsOf(product),
+      line.fields ?? {},
+      i === 0 ? incoming : [],
+    );
+    for (const [field, messages] of Object.entries(fields.errors)) errors[key(i, field)] = messages;
+    const unitPriceMinor = unitPrice(product, plan);
+    const subtotalMinor = subtotalOf(unitPriceMinor, fields.addonsMinor, line.quantity);
+    if (subtotalMinor === null) errors[key(i, 'quantity')] = ['The quantity is too large.'];
+    prepared.push({
+      product,
+      plan,
+      quantity: line.quantity,
+      unitPriceMinor,
+      addonsMinor: fields.addonsMinor,
+      subtotalMinor: subtotalMinor ?? 0,
+      fields,
+    });
+  }
+  const total = prepared.reduce((sum, l) => sum + l.subtotalMinor, 0);
+  if (!Number.isSafeInteger(total)) errors[key(0, 'quantity')] = ['The quantity is too large.'];
+  if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+  return prepared;
+}
 
-  // Answers early for the common case; the reservation in the transaction is what counts.
-  const inStock = await stockOf(knex, product);
-  if (inStock !== null && input.quantity > inStock) throw new InvalidError(INSUFFICIENT_STOCK);
+/** Answers Insufficient stock early for the common case; the reservation in the transaction is what counts. */
+async function assertInStock(knex: Knex, lines: readonly PreparedLine[]): Promise<void> {
+  const wanted = new Map<number, { product: Product; units: number }>();
+  for (const line of lines) {
+    const entry = wanted.get(line.product.id) ?? { product: line.product, units: 0 };
+    entry.units += line.quantity;
+    wanted.set(line.product.id, entry);
+  }
+  for (const { product, units } of wanted.values()) {
+    const inStock = await stockOf(knex, product);
+    if (inStock !== null && units > inStock) throw new InvalidError(INSUFFICIENT_STOCK);
+  }
+}
 
+/**
+ * Opens a checkout of one or several lines (or, at a total of zero, creates the order). Checks run before
+ * anything is written: 422 for invalid input (products, plans, custom fields and files, all reported
+ * together), then 400 for the coupon, stock and payment-method answers. Every line's keys and stock are
+ * reserved in one transaction: all of them or none.
+ */
+export async function openCheckout(
+  deps: CheckoutDeps,
+  store: Store,
+  buyer: Buyer,
+  input: OpenCheckoutInput,
+  incoming: readonly IncomingUpload[] = [],
+): Promise<CheckoutResult> {
+  const { knex } = deps;
+  if (input.lines.length === 0) throw new InvalidError(EMPTY_CHECKOUT);
+  const lines = await prepareLines(knex, store, input, incoming);
+  await assertInStock(knex, lines);
+
+  const subtotalMinor = lines.reduce((sum, l) => sum + l.subtotalMinor, 0);
   const code = input.coupon_code?.trim();
-  const coupon: Coupon | null = code
-    ? await resolveCoupon(knex, store.id, code, product.id, subtotalMinor)
+  const coupon = code
+    ? await resolveCouponForProducts(
+        knex,
+        store.id,
+        code,
+        lines.map((l) => l.product.id),
+        subtotalMinor,
+      )
     : null;
-  const price = priceCheckout({
-    unitPriceMinor: unitPrice(product, plan),
-    addonsMinor: fields.addonsMinor,
-    quantity: input.quantity,
-    coupon,
-    tax: { mode: store.tax_mode, rateBp: store.tax_rate_bp },
-  });
+  const price = priceLines(
+    lines.map((l) => ({
+      unitPriceMinor: l.unitPriceMinor,
+      addonsMinor: l.addonsMinor,
+      quantity: l.quantity,
+      discountable:
+        coupon === null || coupon.productIds.length === 0 || coupon.productIds.includes(l.product.id),
+    })),
+    coupon?.coupon ?? null,
+    { mode: store.tax_mode, rateBp: store.tax_rate_bp },
+  );
   const free = price.totalMinor === 0;
   const methods = free
     ? []
     : await availablePaymentMethods(knex, store.id, {
         amountMinor: price.totalMinor,
-        restrictions: coupon?.payment_restrictions ?? [],
+        restrictions: coupon?.coupon.payment_restrictions ?? [],
       });
   if (!free && methods.length === 0) throw new InvalidError(NO_PAYMENT_METHOD);
 
   const checkoutUrl = randomToken(32);
   // Nothing is reserved for a request whose client has gone or that outlived its budget.
   assertRequestMayStartWork();
-  const stored = await storeUploads(deps.storage, fields.uploads);
+  const stored = await storeUploads(deps.storage, lines[0]!.fields.uploads);
   let outcome: { checkout: Checkout; order: Order | null };
   try {
     outcome = await knex.transaction(async (trx) => {
+      const first = lines[0]!;
+      // The checkout's own line columns describe its first line (see checkout_items).
       const checkout = await Checkout.query(trx).insertAndFetch({
         store_id: store.id,
         token_hash: sha256(checkoutUrl),
-        source: opts.source ?? 'embed',
+        source: input.source,
         customer_id: buyer.customerId,
         customer_first_name: buyer.firstName,
         customer_last_name: buyer.lastName,
         customer_email: buyer.email,
         customer_country_code: buyer.countryCode,
         customer_phone: buyer.phone,
-        product_id: product.id,
-        plan_id: plan?.id ?? null,
-        quantity: input.quantity,
-        unit_price_minor: price.unitPriceMinor,
-        addons_minor: price.addonsMinor,
+        product_id: first.product.id,
+        plan_id: first.plan?.id ?? null,
+        quantity: first.quantity,
+        unit_price_minor: first.unitPriceMinor,
+        addons_minor: first.addonsMinor,
         subtotal_minor: price.subtotalMinor,
         discount_minor: price.discountMinor,
         tax_minor: price.taxMinor,
         total_minor: price.totalMinor,
         currency: store.currency,
-        coupon_id: coupon?.id ?? null,
+        coupon_id: coupon?.coupon.id ?? null,
         customer_note: input.customer_note ?? null,
-        fields: fields.values,
+        fields: first.fields.values,
         status: 'created',
-        reserved: product.type !== 'code' && product.stock !== null,
+        reserved: false,
         coupon_reserved: coupon !== null,
         expires_at: new Date(Date.now() + deps.config.checkoutTtlSeconds * 1000),
       });
-      await reserve(trx, product, checkout);
-      if (coupon) await reserveCouponUse(trx, coupon.id);
+      let anyReserved = false;
+      for (const [position, line] of lines.entries()) {
+        const reserved = await reserve(trx, line.product, checkout.id, line.quantity);
+        anyReserved ||= reserved;
+        await CheckoutItem.query(trx).insert({
+          checkout_id: checkout.id,
+          position,
+          product_id: line.product.id,
+          plan_id: line.plan?.id ?? null,
+          quantity: line.quantity,
+          unit_price_minor: line.unitPriceMinor,
+          addons_minor: line.addonsMinor,
+          subtotal_minor: line.subtotalMinor,
+          fields: line.fields.values,
+          reserved,
+        });
+      }
+      if (coupon) await reserveCouponUse(trx, coupon.coupon.id);
+      if (anyReserved) {
+        await Checkout.query(trx).patch({ reserved: true }).where('id', checkout.id);
+        checkout.reserved = true;
+      }
       for (const { upload, key } of stored) {
         await CheckoutUpload.query(trx).insert({
           checkout_id: checkout.id,

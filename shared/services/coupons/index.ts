@@ -52,14 +52,19 @@ export async function findCouponByCode(
     .first();
 }
 
-/** Throws the Coupon errors table's answer when `coupon` cannot be used for this product and subtotal. */
+/**
+ * Throws the Coupon errors table's answer when `coupon` cannot be used for this product and subtotal.
+ * `productId` may list the products of a checkout with several lines: a product-restricted coupon then
+ * needs one of them. Answers the products the coupon is limited to (empty: every product).
+ */
 export async function assertCouponUsable(
   knex: Knex,
   coupon: Coupon,
-  productId: number,
+  productId: number | readonly number[],
   subtotalMinor: number,
   now: Date = new Date(),
-): Promise<void> {
+): Promise<number[]> {
+  const productIds: readonly number[] = typeof productId === 'number' ? [productId] : productId;
   const started = coupon.starts_at === null || new Date(coupon.starts_at) <= now;
   const expired = coupon.expires_at !== null && new Date(coupon.expires_at) <= now;
   if (!coupon.active || !started || expired) throw new InvalidError(COUPON_ERRORS.notActive);
@@ -67,12 +72,13 @@ export async function assertCouponUsable(
     throw new InvalidError(COUPON_ERRORS.exhausted);
 
   const limitedTo = await knex('coupon_products').where('coupon_id', coupon.id).pluck<number[]>('product_id');
-  if (limitedTo.length > 0 && !limitedTo.includes(productId))
+  if (limitedTo.length > 0 && !productIds.some((id) => limitedTo.includes(id)))
     throw new InvalidError(COUPON_ERRORS.notForProduct);
 
   if (coupon.min_order_minor !== null && subtotalMinor < coupon.min_order_minor) {
     throw new InvalidError(COUPON_ERRORS.minimumOrder(coupon.min_order_minor));
   }
+  return limitedTo;
 }
 
 /**
@@ -101,6 +107,23 @@ export async function resolveCoupon(
   if (!coupon) throw new InvalidError(COUPON_ERRORS.invalid);
   await assertCouponUsable(knex, coupon, productId, subtotalMinor, now);
   return coupon;
+}
+
+/**
+ * The store's coupon for `code`, checked against a checkout of several products (one of them must be
+ * eligible; the minimum order is compared with the whole subtotal), with the products it discounts.
+ */
+export async function resolveCouponForProducts(
+  knex: Knex,
+  storeId: number,
+  code: string,
+  productIds: readonly number[],
+  subtotalMinor: number,
+  now: Date = new Date(),
+): Promise<{ coupon: Coupon; productIds: number[] }> {
+  const coupon = await findCouponByCode(knex, storeId, code);
+  if (!coupon) throw new InvalidError(COUPON_ERRORS.invalid);
+  return { coupon, productIds: await assertCouponUsable(knex, coupon, productIds, subtotalMinor, now) };
 }
 
 /** A percentage in basis points as the spec's float (1000 -> 10); a fixed amount in major units. */

@@ -109,7 +109,12 @@ export async function expireCheckouts(knex: Knex, now: Date = new Date()): Promi
          returning pc.id
        ),
        held as (
-         select product_id, sum(quantity) as units from due where reserved group by product_id
+         -- a checkout's lines (checkout_items) that took stock; a checkout without lines is its own line
+         select coalesce(ci.product_id, due.product_id) as product_id,
+                sum(coalesce(ci.quantity, due.quantity)) as units
+           from due left join checkout_items ci on ci.checkout_id = due.id
+          where due.reserved and (ci.id is null or ci.reserved)
+          group by 1
        ),
        restocked as (
          update products p

@@ -11,6 +11,7 @@ import {
   ProductPlan,
 } from '../../../db/models';
 import { InvalidError, NotFoundError } from '../../errors';
+import { CheckoutLine, checkoutLines } from '../checkout/lines';
 
 export interface CreateOrderOptions {
   paymentId?: number | null;
@@ -32,8 +33,8 @@ export const COUPON_EXHAUSTED = 'Coupon has reached maximum uses';
  * already exists for it that order is returned with `created: false`. The unique `orders.checkout_id`
  * is the last line of defence should two callers ever get past the lock.
  *
- * Writes: the order (customer snapshot, totals, coupon, note, source), one order item (name, type,
- * plan, quantity, unit price including add-ons, the custom field values), the coupon use, the code keys,
+ * Writes: the order (customer snapshot, totals, coupon, note, source), one order item per checkout line
+ * (name, type, plan, quantity, unit price including add-ons, the custom field values), the coupon use, the code keys,
  * and the checkout marked paid.
  *
  * Coupon uses: a live checkout holds a reserved use (checkout service), which becomes a made use here.
@@ -61,9 +62,7 @@ export async function createOrderFromCheckout(
   const existing = await Order.query(trx).findOne({ checkout_id: checkout.id });
   if (existing) return { order: existing, created: false };
 
-  const product = await Product.query(trx).findById(checkout.product_id);
-  if (!product) throw new NotFoundError('Product not found');
-  const plan = checkout.plan_id ? await ProductPlan.query(trx).findById(checkout.plan_id) : undefined;
+  const lines = await checkoutLines(trx, checkout);
   const now = new Date();
   const warn = (msg: string, extra: Record<string, unknown>) =>
     opts.logger?.warn({ checkoutId: checkout.id, ...extra }, msg);
@@ -91,17 +90,9 @@ export async function createOrderFromCheckout(
     completed_at: opts.status === ORDER_STATUS.COMPLETED ? now : null,
   });
 
-  const item = await OrderItem.query(trx).insertAndFetch({
-    order_id: order.id,
-    product_id: product.id,
-    plan_id: checkout.plan_id,
-    name: plan ? `${product.name} (${plan.name})` : product.name,
-    type: product.type,
-    quantity: checkout.quantity,
-    unit_price_minor: checkout.unit_price_minor + checkout.addons_minor,
-    total_minor: checkout.subtotal_minor,
-    fields: checkout.fields,
-  });
+  for (const line of lines) {
+    await createOrderItem(trx, checkout, order, line, now, warn);
+  }
 
   if (checkout.coupon_id !== null) {
     // A live checkout holds a use (reserved at checkout): the order turns it into a made use, always.
@@ -132,11 +123,52 @@ export async function createOrderFromCheckout(
     });
   }
 
+  await Checkout.query(trx)
+    .patch({ status: 'paid', reserved: false, coupon_reserved: false })
+    .where('id', checkout.id);
+  return { order, created: true };
+}
+
+/**
+ * One order item per checkout line: name, type, plan, quantity, unit price including add-ons, the custom
+ * field values; the keys the line reserved are sold to it, and a lapsed reservation takes keys or stock
+ * again where it can.
+ */
+async function createOrderItem(
+  trx: Knex.Transaction,
+  checkout: Checkout,
+  order: Order,
+  line: CheckoutLine,
+  now: Date,
+  warn: (msg: string, extra: Record<string, unknown>) => void,
+): Promise<OrderItem> {
+  const product = await Product.query(trx).findById(line.product_id);
+  if (!product) throw new NotFoundError('Product not found');
+  const plan = line.plan_id ? await ProductPlan.query(trx).findById(line.plan_id) : undefined;
+  const item = await OrderItem.query(trx).insertAndFetch({
+    order_id: order.id,
+    product_id: product.id,
+    plan_id: line.plan_id,
+    name: plan ? `${product.name} (${plan.name})` : product.name,
+    type: product.type,
+    quantity: line.quantity,
+    unit_price_minor: line.unit_price_minor + line.addons_minor,
+    total_minor: line.subtotal_minor,
+    fields: line.fields,
+  });
+
   if (product.type === 'code') {
     const sold = await trx('product_codes')
-      .where({ checkout_id: checkout.id, status: 'reserved' })
+      .whereIn(
+        'id',
+        trx('product_codes')
+          .select('id')
+          .where({ checkout_id: checkout.id, product_id: product.id, status: 'reserved' })
+          .orderBy('id')
+          .limit(line.quantity),
+      )
       .update({ status: 'sold', order_item_id: item.id, sold_at: now });
-    const missing = checkout.quantity - sold;
+    const missing = line.quantity - sold;
     if (missing > 0) {
       const more = await trx('product_codes')
         .whereIn(
@@ -153,17 +185,13 @@ export async function createOrderFromCheckout(
       if (more < missing)
         warn('not enough code keys for a paid order', { orderId: order.id, missing: missing - more });
     }
-  } else if (product.stock !== null && !checkout.reserved) {
+  } else if (product.stock !== null && !(checkout.reserved && line.reserved)) {
     // Only a lapsed reservation gets here (a live one already took the units at checkout).
     const taken = await trx('products')
       .where('id', product.id)
-      .andWhere('stock', '>=', checkout.quantity)
-      .decrement('stock', checkout.quantity);
+      .andWhere('stock', '>=', line.quantity)
+      .decrement('stock', line.quantity);
     if (taken === 0) warn('stock oversold by a paid order', { orderId: order.id, productId: product.id });
   }
-
-  await Checkout.query(trx)
-    .patch({ status: 'paid', reserved: false, coupon_reserved: false })
-    .where('id', checkout.id);
-  return { order, created: true };
+  return item;
 }

@@ -3,8 +3,8 @@ import {
   Order,
   Payment,
   PAYMENT_METHOD_IDS,
-  PaymentMethodId,
   Product,
+  PaymentMethodId,
   Store,
   StorePaymentMethod,
 } from '../../../db/models';
@@ -16,6 +16,7 @@ import { activeMethods, methodAccepts } from '../payment-methods';
 import { findLiveCheckout } from '../checkout';
 import { resolvePlayer } from '../fulfilment/fivem';
 import { CHECKOUT_NOT_FOUND, initiatePayment, Initiation, methodName, PaymentsDeps } from './initiate';
+import { checkoutTitle } from '../checkout/lines';
 import { PaymentPageRefs } from './page-ref';
 
 /**
@@ -89,14 +90,14 @@ function isPaymentMethod(value: string): value is PaymentMethodId {
 }
 
 async function summaryOf(deps: PaymentsDeps, checkout: Checkout): Promise<Summary> {
-  const [store, product] = await Promise.all([
+  const [store, title] = await Promise.all([
     Store.query(deps.knex).findById(checkout.store_id),
-    Product.query(deps.knex).findById(checkout.product_id),
+    checkoutTitle(deps.knex, checkout),
   ]);
   return {
     storeName: store?.name ?? '',
-    productName: product?.name ?? '',
-    quantity: checkout.quantity,
+    productName: title.name,
+    quantity: title.quantity,
     amountMinor: checkout.total_minor,
     currency: checkout.currency,
   };

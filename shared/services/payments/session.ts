@@ -1,9 +1,10 @@
-import { Checkout, Order, Payment, PaymentStatus, Product, Store } from '../../../db/models';
+import { Checkout, Order, Payment, PaymentStatus, Store } from '../../../db/models';
 import { NotFoundError } from '../../errors';
 import { isHostedProvider, ProviderRejectedError, ProviderUnavailableError } from '../../providers/types';
 import { transitionPayment } from './audit';
 import { credentialsFor, PaymentsContext } from './context';
 import { PaymentPageRefs } from './page-ref';
+import { checkoutTitle } from '../checkout/lines';
 
 /** What the customer reads on the payment page when the provider session could not be created. */
 export const PROVIDER_REFUSED_MESSAGE = 'The payment provider refused to start this payment.';
@@ -72,11 +73,11 @@ export async function createProviderSession(
 
   const checkout = await Checkout.query(ctx.knex).findById(payment.checkout_id);
   if (!checkout) throw new NotFoundError(`checkout of payment ${paymentId} does not exist`);
-  const [store, product] = await Promise.all([
+  const [store, title] = await Promise.all([
     Store.query(ctx.knex).findById(payment.store_id),
-    Product.query(ctx.knex).findById(checkout.product_id),
+    checkoutTitle(ctx.knex, checkout),
   ]);
-  const description = `${store?.name ?? 'Order'}: ${product?.name ?? 'purchase'} x ${checkout.quantity}`;
+  const description = `${store?.name ?? 'Order'}: ${title.name || 'purchase'} x ${title.quantity}`;
   const refs = new PaymentPageRefs(ctx.appSecret);
 
   let session;

@@ -140,3 +140,53 @@ export function unitPrice(
   if (plan) return plan.price_minor;
   return product.sale_price_minor ?? product.price_minor;
 }
+
+/** One line of a checkout with several lines; `discountable` when the coupon applies to its product. */
+export interface LineInput {
+  unitPriceMinor: number;
+  addonsMinor: number;
+  quantity: number;
+  discountable: boolean;
+}
+
+export interface LinesBreakdown {
+  /** (unit + add-ons) × quantity of each line, in input order. */
+  lineSubtotalsMinor: number[];
+  subtotalMinor: number;
+  /** The part of the subtotal the coupon applies to. */
+  discountableMinor: number;
+  discountMinor: number;
+  taxMinor: number;
+  totalMinor: number;
+}
+
+/**
+ * Several lines under one coupon and one tax: rules 1 to 6 above, with the discount (rule 4) taken from
+ * the subtotal of the lines the coupon applies to (a product-restricted coupon discounts only its
+ * products) and tax on the whole discounted amount. One discountable line gives priceCheckout's amounts.
+ */
+export function priceLines(
+  lines: readonly LineInput[],
+  coupon: CouponTerms | null | undefined,
+  tax: TaxSetting,
+): LinesBreakdown {
+  let subtotal = 0n;
+  let discountable = 0n;
+  const lineSubtotalsMinor: number[] = [];
+  for (const line of lines) {
+    assertAmount(line.unitPriceMinor, 'unit price');
+    assertAmount(line.addonsMinor, 'add-ons');
+    if (!Number.isSafeInteger(line.quantity) || line.quantity < 1) {
+      throw new RangeError('quantity must be a positive integer');
+    }
+    const lineSubtotal = (BigInt(line.unitPriceMinor) + BigInt(line.addonsMinor)) * BigInt(line.quantity);
+    lineSubtotalsMinor.push(toSafe(lineSubtotal, 'line subtotal'));
+    subtotal += lineSubtotal;
+    if (line.discountable) discountable += lineSubtotal;
+  }
+  const subtotalMinor = toSafe(subtotal, 'subtotal');
+  const discountableMinor = toSafe(discountable, 'discountable subtotal');
+  const discountMinor = couponDiscount(discountableMinor, coupon);
+  const { taxMinor, totalMinor } = applyTax(subtotalMinor - discountMinor, tax);
+  return { lineSubtotalsMinor, subtotalMinor, discountableMinor, discountMinor, taxMinor, totalMinor };
+}

@@ -1,0 +1,50 @@
+import { UnrecoverableError } from 'bullmq';
+import type { Deps } from '../../shared/deps';
+import type { EventRow } from '../../shared/services/analytics';
+import {
+  AnalyticsWriter,
+  DEFAULT_WRITER_OPTIONS,
+  ingestRows,
+  WriterOptions,
+} from '../../shared/services/analytics/writer';
+import type { QueueProcessor } from './types';
+
+/**
+ * The `analytics` queue: each job holds the events of one collect request. Jobs wait for the batch
+ * their rows joined (AnalyticsWriter: 500 rows or 1 s) and complete only once it is committed, so a
+ * worker stopped at any point leaves its jobs to run again, and the ingest keys keep a re-run from
+ * writing a row twice. Many jobs run at once so that one batch gathers many requests.
+ */
+export function createAnalyticsProcessor(options: Partial<WriterOptions> = {}): QueueProcessor<'analytics'> {
+  const writers = new WeakMap<Deps, AnalyticsWriter>();
+  const writerOf = (deps: Deps): AnalyticsWriter => {
+    let writer = writers.get(deps);
+    if (!writer) {
+      writer = new AnalyticsWriter(deps.knex, { ...DEFAULT_WRITER_OPTIONS, ...options });
+      writers.set(deps, writer);
+    }
+    return writer;
+  };
+  return {
+    concurrency: 100,
+    async process(job, deps) {
+      const { storeId, receivedAt, events } = job.data;
+      if (!Number.isInteger(storeId) || !Array.isArray(events) || typeof receivedAt !== 'string') {
+        throw new UnrecoverableError('malformed analytics job');
+      }
+      const rows = ingestRows(String(job.id), storeId, receivedAt, events as unknown as EventRow[]);
+      try {
+        await writerOf(deps).add(rows);
+      } catch (err) {
+        // A foreign key violation: the store was deleted since; retrying cannot help.
+        if ((err as { code?: string }).code === '23503') {
+          throw new UnrecoverableError(`store ${storeId} no longer exists`);
+        }
+        throw err;
+      }
+      return { written: rows.length };
+    },
+  };
+}
+
+export const analyticsProcessor = createAnalyticsProcessor();
