@@ -1,3 +1,4 @@
+import type { Redis } from 'ioredis';
 import type { Knex } from 'knex';
 import { ORDER_STATUS, OrderStatus } from '../../../db/models';
 import { ValidationError } from '../../errors';
@@ -53,7 +54,9 @@ export interface TransitionDeps {
   knex: Knex;
   queues: Queues;
   logger: Logger;
-  config: { merchantWebhookRetryDelayMs: number };
+  /** The license verify cache hears of a revoke once the transaction commits. */
+  redis: Redis;
+  config: { merchantWebhookRetryDelayMs: number; queuePrefix: string };
 }
 
 export interface TransitionResult {
@@ -121,7 +124,12 @@ export async function updateOrderStatus(
         .whereNotNull('p.stock')
         .select('i.product_id', 'i.quantity');
       const outcome = target === ORDER_STATUS.CANCELLED ? 'cancelled' : 'refunded';
-      const cancelled = await cancelOrder({ knex: trx }, orderId, outcome, now);
+      const cancelled = await cancelOrder(
+        { knex: trx, redis: deps.redis, config: deps.config },
+        orderId,
+        outcome,
+        now,
+      );
       licensesRevoked = cancelled.licensesRevoked;
       for (const item of undelivered) {
         await trx('products').where('id', item.product_id).increment('stock', Number(item.quantity));
