@@ -11,12 +11,6 @@ import * as schemas from './schemas';
 
 /** POST /api/embed/auth/*: phone OTP sign-in for the embedded checkout, behind the embed guards. */
 
-const authenticated = object({
-  status: { const: 'authenticated' },
-  customer: schemaRef('Customer'),
-  token: { type: 'string', description: 'Customer bearer token (abilities embed:checkout, embed:validate).' },
-});
-
 export const embedAuthRoutes = [
   defineRoute({
     method: 'post',
@@ -73,12 +67,7 @@ export const embedAuthRoutes = [
     guards: embedGuards,
     request: { body: schemas.verifyBody },
     responses: {
-      200: embedOk('Verified.', {
-        oneOf: [
-          authenticated,
-          object({ status: { const: 'needs_registration' }, session_token: { type: 'string' } }),
-        ],
-      }),
+      200: embedOk('Verified.', schemaRef('VerifyResult')),
       400: 'EmbedError',
       404: 'EmbedError',
     },
@@ -95,7 +84,7 @@ export const embedAuthRoutes = [
     guards: embedGuards,
     request: { body: schemas.completeBody },
     responses: {
-      200: embedOk('Registered.', object({ customer: schemaRef('Customer'), token: { type: 'string' } })),
+      200: embedOk('Registered.', schemaRef('Registered')),
       400: 'EmbedError',
     },
     handler: (ctx, { body }) => otpServiceFor(ctx.deps).complete(ctx.state.store!, 'embed', body),
@@ -125,6 +114,7 @@ export const embedAuthRoutes = [
         object({ valid: { const: true }, customer: schemaRef('Customer') }),
       ),
     },
-    handler: (ctx, { body }) => validateSessionForProduct(ctx.state.customer!, body.product_id),
+    handler: (ctx, { body }) =>
+      validateSessionForProduct(ctx.deps.knex, ctx.state.customer!, body.product_id),
   }),
 ];
