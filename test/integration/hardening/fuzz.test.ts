@@ -370,6 +370,7 @@ describe('fuzz: every operation of the OpenAPI document, bad values only', funct
             fc.oneof(
               fc.constantFrom(...queryParams.map((p) => p.name), 'embed_key', 'page', 'per_page'),
               fc.string({ maxLength: 5 }).map(encodeURIComponent),
+              fc.constantFrom('a%zz', '%', '%E2%82', '%00'),
             ),
             badUrlValue,
           ),
