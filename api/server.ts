@@ -1,3 +1,4 @@
+import { startupWarnings } from '../shared/config';
 import { createDeps } from '../shared/deps';
 import { runProcess } from '../shared/process';
 import { createApp } from './app';
@@ -12,12 +13,7 @@ void runProcess('web', async (config, logger) => {
     server.listen(config.port, resolve);
   });
   logger.info({ port: config.port, url: config.publicBaseUrl }, `web ready on port ${config.port}`);
-  if (config.nodeEnv === 'production' && config.sandboxEnabled) {
-    logger.warn(
-      'SANDBOX_ENABLED=1: the sandbox payment provider is mounted at /sandbox in production; anyone can mark ' +
-        'its payments paid. Unset SANDBOX_ENABLED unless this is a demo.',
-    );
-  }
+  for (const warning of startupWarnings(config)) logger.warn(warning);
 
   return {
     async stop() {

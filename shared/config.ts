@@ -246,3 +246,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 export function configWith(overrides: NodeJS.ProcessEnv, base: NodeJS.ProcessEnv = process.env): Config {
   return loadConfig({ ...base, ...overrides });
 }
+
+/**
+ * What a production start must say out loud (issue 10, item 8): settings that open something up. The web
+ * process logs each as a warning right after its ready line.
+ */
+export function startupWarnings(config: Config): string[] {
+  if (config.nodeEnv !== 'production') return [];
+  const warnings: string[] = [];
+  if (config.sandboxEnabled) {
+    warnings.push(
+      'SANDBOX_ENABLED=1: the sandbox payment provider is mounted at /sandbox in production; anyone can mark ' +
+        'its payments paid. Unset SANDBOX_ENABLED unless this is a demo.',
+    );
+  }
+  if (!config.metricsToken) warnings.push('METRICS_TOKEN is not set: /metrics is not served.');
+  return warnings;
+}

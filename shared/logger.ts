@@ -31,7 +31,7 @@ const SCRUB: readonly [RegExp, string][] = [
   [new RegExp(String.raw`(/api/embed/payment/status/)${SEGMENT}`, 'g'), '$1[redacted]'],
   [new RegExp(String.raw`(/sandbox/checkout/)${SEGMENT}`, 'g'), '$1[redacted]'],
   [/(Bearer\s+)[^"\s]+/gi, '$1[redacted]'],
-  [/(cet|cst|mt)_[A-Za-z0-9_-]{12,}/g, '$1_[redacted]'],
+  [/\b(cet|cst|mt)_[A-Za-z0-9_-]{12,}/g, '$1_[redacted]'],
   [/([?&](?:embed_key|token|checkout_url|access_token)=)[^"&\s#]+/gi, '$1[redacted]'],
 ];
 

@@ -102,6 +102,15 @@ export function assertStorable(value: unknown): void {
   if (Object.keys(errors).length > 0) throw new ValidationError(errors);
 }
 
+/** A query parameter's name as the client meant it; as sent when it does not decode (`a%zz`). */
+function readableName(raw: string): string {
+  try {
+    return decodeURIComponent(raw.replace(/\+/g, ' '));
+  } catch {
+    return raw;
+  }
+}
+
 /** Before the body parser: the path and the query string, as raw bytes. */
 export function storableUrl(): AppMiddleware {
   return async (ctx, next) => {
@@ -116,7 +125,7 @@ export function storableUrl(): AppMiddleware {
       const problem = urlPartProblem(pair.replace(/\+/g, ' '));
       if (!problem) continue;
       // The parameter's name when it is itself readable, so the answer says which one.
-      const label = urlPartProblem(name) ? 'query' : decodeURIComponent(name.replace(/\+/g, ' '));
+      const label = urlPartProblem(name) ? 'query' : readableName(name);
       if (!(errors[label] ??= []).includes(problem)) errors[label].push(problem);
     }
     if (Object.keys(errors).length > 0) throw new ValidationError(errors);

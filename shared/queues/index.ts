@@ -59,7 +59,7 @@ export const DEFAULT_JOB_OPTIONS: JobsOptions = {
   removeOnFail: { age: 14 * 24 * 3600 },
 };
 
-export type TypedQueue<N extends QueueName> = Queue<JobPayloads[N], unknown, string>;
+export type TypedQueue<N extends QueueName> = NamespacedQueue<JobPayloads[N]>;
 export type Queues = { [N in QueueName]: TypedQueue<N> };
 
 /**

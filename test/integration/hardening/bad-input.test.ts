@@ -105,6 +105,10 @@ describe('bad input is a 4xx in the envelope, never a 500', () => {
       headers: { 'X-Forwarded-For': randomIp() },
     });
     expectEmbedRefusal(keyed, 422, 'embed_key');
+    const oddName = await server.request(`/api/embed/product/${product.id}?a%zz=%00`, {
+      headers: { 'X-Embed-Key': store.embed_key, 'X-Forwarded-For': randomIp() },
+    });
+    expectEmbedRefusal(oddName, 422, 'a%zz');
     const sandbox = await server.request('/sandbox/checkout/%00', {
       headers: { 'X-Forwarded-For': randomIp() },
     });

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { expect } from 'chai';
-import { ConfigError, loadConfig } from '../../../shared/config';
+import { ConfigError, loadConfig, startupWarnings } from '../../../shared/config';
 import { createDeps, Deps } from '../../../shared/deps';
 import { createLogger } from '../../../shared/logger';
 import { resolveAppSecret } from '../../../shared/secrets';
@@ -149,6 +149,18 @@ describe('operations security', () => {
         await off.close();
         await on.close();
       }
+    });
+
+    it('is announced at start when enabled in production', () => {
+      const env = {
+        NODE_ENV: 'production',
+        APP_SECRET: 'x'.repeat(32),
+        METRICS_TOKEN: 'metrics-token-0123456789',
+      };
+      expect(startupWarnings(loadConfig(env))).to.deep.equal([]);
+      const [warning] = startupWarnings(loadConfig({ ...env, SANDBOX_ENABLED: '1' }));
+      expect(warning).to.include('SANDBOX_ENABLED=1').and.to.include('/sandbox');
+      expect(startupWarnings(loadConfig({ SANDBOX_ENABLED: '1' })), 'outside production').to.deep.equal([]);
     });
   });
 
