@@ -24,6 +24,7 @@ const LICENSE_SPECIFIC_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'LICENSE_NOT_ACTIVE',
   'HWID_REQUIRED',
   'ACTIVATION_LIMIT_REACHED',
+  'RESET_LIMIT_REACHED',
 ]);
 
 const withoutErrors = (extra: Record<string, unknown>): Record<string, unknown> => {
@@ -100,6 +101,7 @@ const license: Envelope = {
       error_code: LICENSE_SPECIFIC_CODES.has(e.code)
         ? e.code
         : (LICENSE_GENERAL_CODES[e.code] ?? 'REQUEST_FAILED'),
+      ...(LICENSE_SPECIFIC_CODES.has(e.code) ? withoutErrors(e.extra) : {}),
       ...(e.errors ? { errors: e.errors } : {}),
     },
 };

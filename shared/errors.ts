@@ -27,7 +27,8 @@ export type ErrorCode =
   | 'LICENSE_REVOKED'
   | 'LICENSE_NOT_ACTIVE'
   | 'HWID_REQUIRED'
-  | 'ACTIVATION_LIMIT_REACHED';
+  | 'ACTIVATION_LIMIT_REACHED'
+  | 'RESET_LIMIT_REACHED';
 
 /** Codes that the Embed envelope shows to clients as `error_code`. */
 export const PUBLIC_ERROR_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([

@@ -2,6 +2,12 @@ import Joi from 'joi';
 import { NONCE_PATTERN } from '../../shared/services/licenses/answer';
 import { MAX_HWID_LENGTH } from '../../shared/services/licenses/identifiers';
 import { localeFrom } from '../../shared/services/licenses/labels';
+import {
+  SELF_RESET_QUOTA,
+  SELF_RESET_WINDOW_DAYS,
+  selfResetActivations,
+  type SelfResetRequest,
+} from '../../shared/services/licenses/self-reset';
 import { signingKeys } from '../../shared/services/licenses/signing';
 import { verifyLicense } from '../../shared/services/licenses/verify';
 import { licenseGuards } from '../guards';
@@ -14,6 +20,21 @@ import { licenseAnswer } from './answer';
 /** No control characters (Unicode category Cc): a hwid is an opaque printable string. */
 const PRINTABLE = /^\P{Cc}*$/u;
 
+const licenseKey = (): Joi.StringSchema<string> =>
+  Joi.string()
+    .trim()
+    .min(1)
+    .max(100)
+    .pattern(PRINTABLE)
+    .description('The key, PREFIX-XXXX-XXXX-XXXX-XXXX; case and surrounding spaces do not matter.');
+
+const nonce = (): Joi.StringSchema<string> =>
+  Joi.string()
+    .trim()
+    .pattern(NONCE_PATTERN)
+    .messages({ 'string.pattern.base': 'nonce must be 1 to 128 visible ASCII characters' })
+    .description('Echoed in the answer with a server timestamp, so a replayed answer shows.');
+
 interface VerifyBody {
   product_id: number;
   license_key: string;
@@ -23,24 +44,28 @@ interface VerifyBody {
 
 const verifyBody = Joi.object<VerifyBody, true>({
   product_id: id().required(),
-  license_key: Joi.string()
-    .trim()
-    .min(1)
-    .max(100)
-    .pattern(PRINTABLE)
-    .required()
-    .description('The key, PREFIX-XXXX-XXXX-XXXX-XXXX; case and surrounding spaces do not matter.'),
+  license_key: licenseKey().required(),
   hwid: Joi.string()
     .trim()
     .max(MAX_HWID_LENGTH)
     .pattern(PRINTABLE)
     .allow('', null)
     .description('Hardware id: required by hwid locks, ignored otherwise. Stored only as an HMAC.'),
-  nonce: Joi.string()
+  nonce: nonce(),
+});
+
+type ResetBody = Pick<SelfResetRequest, 'hwid'> & { product_id: number; license_key: string; nonce?: string };
+
+const resetBody = Joi.object<ResetBody, true>({
+  product_id: id().required(),
+  license_key: licenseKey().required(),
+  hwid: Joi.string()
     .trim()
-    .pattern(NONCE_PATTERN)
-    .messages({ 'string.pattern.base': 'nonce must be 1 to 128 visible ASCII characters' })
-    .description('Echoed in the answer with a server timestamp, so a replayed answer shows.'),
+    .max(MAX_HWID_LENGTH)
+    .pattern(PRINTABLE)
+    .allow('', null)
+    .description('The hardware id (on an IP-locked license, the address) to free; absent: every activation.'),
+  nonce: nonce(),
 });
 
 const refusal = (description: string, code: string, message: string): ReturnType<typeof licenseAnswerDoc> =>
@@ -124,6 +149,64 @@ export const licenseRoutes = [
         hwid: body.hwid,
         ip: ctx.ip,
         locale: localeFrom(ctx.get('Accept-Language')),
+      }),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/verify/reset',
+    interface: 'license',
+    operationId: 'licenseSelfReset',
+    summary: 'Free activations (customer self-service)',
+    description:
+      `Whoever holds an active key frees its activations (one \`hwid\`, or all) to move to another machine, ` +
+      `at most ${SELF_RESET_QUOTA} times per ${SELF_RESET_WINDOW_DAYS} days per license (a reset that removes ` +
+      'nothing uses none). The same states are refused as by verify; a license without a lock is a 400. ' +
+      'Answers are signed and, for a product that encrypts, encrypted, exactly like verify’s.',
+    guards: (deps) => [licenseAnswer(), ...licenseGuards(deps)],
+    request: {
+      body: resetBody,
+      example: { product_id: 12, license_key: 'DEMO-7K2M-Q9XP-4HTW-8RJN', hwid: 'B7F3-99A1-PC' },
+    },
+    responses: {
+      200: licenseAnswerDoc(
+        'Activations freed.',
+        object({
+          success: { const: true },
+          data: object({
+            removed: { type: 'integer' },
+            activations: object({
+              current: { type: 'integer' },
+              max: { type: 'integer' },
+              remaining: { type: ['integer', 'null'] },
+            }),
+            resets: object({
+              used: { type: 'integer', description: 'Resets used in the current window.' },
+              limit: { type: 'integer' },
+              window_days: { type: 'integer' },
+              next_reset_at: { type: ['string', 'null'], format: 'date-time' },
+            }),
+          }),
+          nonce: { type: ['string', 'null'] },
+          timestamp: { type: 'integer' },
+        }),
+      ),
+      400: refusal(
+        'The license has no lock (`INVALID_REQUEST`).',
+        'INVALID_REQUEST',
+        'This license is not locked',
+      ),
+      403: refusal(
+        '`RESET_LIMIT_REACHED` (with `next_reset_at`), or the license’s state (as verify).',
+        'RESET_LIMIT_REACHED',
+        'No activation resets left for now',
+      ),
+      404: refusal('`LICENSE_NOT_FOUND`.', 'LICENSE_NOT_FOUND', 'License not found'),
+    },
+    handler: (ctx, { body }) =>
+      selfResetActivations(ctx.deps, {
+        productId: body.product_id,
+        licenseKey: body.license_key,
+        hwid: body.hwid,
       }),
   }),
   defineRoute({

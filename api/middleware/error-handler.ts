@@ -34,6 +34,7 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   LICENSE_NOT_ACTIVE: 403,
   HWID_REQUIRED: 400,
   ACTIVATION_LIMIT_REACHED: 403,
+  RESET_LIMIT_REACHED: 403,
 };
 
 interface HttpLikeError {

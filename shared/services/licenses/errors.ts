@@ -9,6 +9,7 @@ export type LicenseErrorCode = Extract<
   | 'LICENSE_NOT_ACTIVE'
   | 'HWID_REQUIRED'
   | 'ACTIVATION_LIMIT_REACHED'
+  | 'RESET_LIMIT_REACHED'
 >;
 
 /** The answers of verify that are not a result; the License envelope shows `code` as `error_code`. */
@@ -21,6 +22,7 @@ export const LICENSE_MESSAGES: Record<LicenseErrorCode, string> = {
   LICENSE_NOT_ACTIVE: 'License is not active yet',
   HWID_REQUIRED: 'A hardware id (hwid) is required for this license',
   ACTIVATION_LIMIT_REACHED: 'Activation limit reached for this license',
+  RESET_LIMIT_REACHED: 'No activation resets left for now',
 };
 
 export class LicenseError extends DomainError {

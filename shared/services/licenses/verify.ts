@@ -54,7 +54,7 @@ export interface LicenseResult {
 }
 
 /** What verify reads about a license: one row with its product and plan, cached between verifies. */
-interface LicenseSnapshot {
+export interface LicenseSnapshot {
   id: number;
   key: string;
   productId: number;
@@ -89,7 +89,11 @@ export function normalizeLicenseKey(key: string): string {
   return key.trim().toUpperCase();
 }
 
-async function loadSnapshot(knex: Knex, productId: number, given: string): Promise<LicenseSnapshot | null> {
+export async function loadSnapshot(
+  knex: Knex,
+  productId: number,
+  given: string,
+): Promise<LicenseSnapshot | null> {
   // By product AND key: a key of another product is not found, exactly like an unknown key. Generated keys
   // are upper case; an imported key is stored as the fixture spelled it, so that spelling matches too.
   const row = await knex('licenses as l')
@@ -150,7 +154,7 @@ async function loadSnapshot(knex: Knex, productId: number, given: string): Promi
 }
 
 /** Refuses every license that does not verify, in this order: revoked, suspended, not active, expired. */
-function checkState(snap: LicenseSnapshot, now: Date): void {
+export function checkState(snap: LicenseSnapshot, now: Date): void {
   if (snap.status === 'revoked') throw new LicenseError('LICENSE_REVOKED');
   if (snap.status === 'suspended') throw new LicenseError('LICENSE_SUSPENDED');
   if (snap.status === 'generated') throw new LicenseError('LICENSE_NOT_ACTIVE');

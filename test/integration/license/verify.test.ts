@@ -160,9 +160,13 @@ describe('License Verification API: POST /verify', () => {
     });
 
     it('treats a passed date as expired before the hourly job runs, and the job then marks it', async () => {
-      const license = await insertLicense(plain, { expires_at: new Date(Date.now() + 1500) });
+      const expiresAt = new Date(Date.now() + 2500);
+      const license = await insertLicense(plain, { expires_at: expiresAt });
       expect((await verify(server, { product_id: plain.id, license_key: license.key })).status).to.equal(200);
-      await new Promise((resolve) => setTimeout(resolve, 1600));
+      // Wait until the date has passed (not a fixed time: the first verify may have been slow).
+      await new Promise((resolve) =>
+        setTimeout(resolve, Math.max(0, expiresAt.getTime() - Date.now()) + 100),
+      );
       // Served from the cache or not, the date decides: no job has run yet.
       expectRefusal(
         await verify(server, { product_id: plain.id, license_key: license.key }),

@@ -1,0 +1,100 @@
+import { InvalidError } from '../../errors';
+import { noteLicensesChangedSafely } from './cache';
+import { LicenseError } from './errors';
+import { identifierHash, normalizeIp } from './identifiers';
+import { checkState, loadSnapshot, type VerifyDeps } from './verify';
+
+/**
+ * The customer's self-service reset (POST /verify/reset): whoever holds an active key frees its activations
+ * (one hwid, or all) to move to a new machine without asking the merchant, at most SELF_RESET_QUOTA times
+ * per SELF_RESET_WINDOW_DAYS. The key is the credential, as it is for verify; the quota keeps a shared key
+ * from hopping between machines. The count is decided with the license row locked, so two resets at once
+ * cannot both take the last one. A reset that removes nothing uses no quota.
+ */
+export const SELF_RESET_QUOTA = 2;
+export const SELF_RESET_WINDOW_DAYS = 30;
+const WINDOW_MS = SELF_RESET_WINDOW_DAYS * 86_400_000;
+
+export interface SelfResetRequest {
+  productId: number;
+  licenseKey: string;
+  /** One hardware id (on an IP-locked license, one address) to remove; absent: every activation. */
+  hwid?: string | null;
+  now?: Date;
+}
+
+export interface SelfResetResult {
+  removed: number;
+  activations: { current: number; max: number; remaining: number | null };
+  resets: {
+    /** Resets used in the current window, this one included. */
+    used: number;
+    limit: number;
+    window_days: number;
+    /** When the oldest reset of the window leaves it (one more becomes available); null when some are left. */
+    next_reset_at: string | null;
+  };
+}
+
+export async function selfResetActivations(
+  deps: VerifyDeps,
+  req: SelfResetRequest,
+): Promise<SelfResetResult> {
+  const now = req.now ?? new Date();
+  const snap = await loadSnapshot(deps.knex, req.productId, req.licenseKey.trim());
+  if (!snap) throw new LicenseError('LICENSE_NOT_FOUND');
+  checkState(snap, now);
+  if (snap.lockType === 'none') throw new InvalidError('This license is not locked: it has no activations');
+  const hwid = (req.hwid ?? '').trim();
+
+  const since = new Date(now.getTime() - WINDOW_MS);
+  const outcome = await deps.knex.transaction(async (trx) => {
+    await trx('licenses').where({ id: snap.id }).forUpdate().first('id');
+    const window = await trx('license_resets')
+      .where('license_id', snap.id)
+      .where('created_at', '>', since)
+      .orderBy('created_at')
+      .select<{ created_at: Date }[]>('created_at');
+    const nextAt = (used: { created_at: Date }[]): string | null =>
+      used.length >= SELF_RESET_QUOTA
+        ? new Date(used[0]!.created_at.getTime() + WINDOW_MS).toISOString()
+        : null;
+    if (window.length >= SELF_RESET_QUOTA) {
+      throw new LicenseError('RESET_LIMIT_REACHED', { next_reset_at: nextAt(window) });
+    }
+    const target = trx('license_activations').where({ license_id: snap.id });
+    if (hwid !== '') {
+      const value = snap.lockType === 'ip' ? normalizeIp(hwid) : hwid;
+      target.where('identifier', identifierHash(deps.appSecret, snap.lockType as 'hwid' | 'ip', value));
+    }
+    const removed = await target.delete();
+    let used = window;
+    if (removed > 0) {
+      await trx('license_resets').insert({ license_id: snap.id, removed, created_at: now });
+      used = [...window, { created_at: now }];
+    }
+    const [{ n }] = await trx('license_activations')
+      .where({ license_id: snap.id })
+      .count<{ n: string }[]>('* as n');
+    const current = Number(n);
+    if (removed > 0) {
+      await trx('licenses').where({ id: snap.id }).update({ activations_count: current, updated_at: now });
+    }
+    return { removed, current, used: used.length, nextResetAt: nextAt(used) };
+  });
+  if (outcome.removed > 0) await noteLicensesChangedSafely(deps, [snap.key]);
+  return {
+    removed: outcome.removed,
+    activations: {
+      current: outcome.current,
+      max: snap.maxActivations,
+      remaining: snap.maxActivations === 0 ? null : Math.max(0, snap.maxActivations - outcome.current),
+    },
+    resets: {
+      used: outcome.used,
+      limit: SELF_RESET_QUOTA,
+      window_days: SELF_RESET_WINDOW_DAYS,
+      next_reset_at: outcome.nextResetAt,
+    },
+  };
+}
