@@ -68,7 +68,10 @@ export const merchantOrderRoutes = [
     responses: {
       201: merchantOk('Created: the order (zero total) or the checkout with its payment link.', CreatedOrder),
       200: merchantOk('The same request was made before: the same ids, nothing created.', CreatedOrder),
-      400: merchantRefused('Coupon refused, insufficient stock, or no payment method.', 'Insufficient stock'),
+      400: merchantRefused(
+        'Coupon refused, insufficient stock, no payment method, or a body that is not a JSON object.',
+        'Insufficient stock',
+      ),
       409: merchantRefused(
         'The Idempotency-Key was used with another body, or an identical request is still running.',
         'This Idempotency-Key was already used with a different request body',
@@ -122,7 +125,11 @@ export const merchantOrderRoutes = [
       'the payment.',
     guards: merchantGuards,
     request: { params: idParams, body: schemas.statusBody, example: { status: 4 } },
-    responses: { 200: merchantOk('The change (or none).', StatusChange), 404: notFound },
+    responses: {
+      200: merchantOk('The change (or none).', StatusChange),
+      400: merchantRefused('The body is not a JSON object.', 'Malformed JSON body'),
+      404: notFound,
+    },
     handler: async (ctx, { params, body }) => {
       const result = await updateOrderStatus(ctx.deps, ctx.state.store!.id, params.id, body.status, {
         merchantTokenId: ctx.state.merchantToken?.id ?? null,
