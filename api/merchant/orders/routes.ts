@@ -3,7 +3,6 @@ import { checkoutDepsOf } from '../../../shared/services/checkout/factory';
 import { createMerchantOrder } from '../../../shared/services/merchant/create-order';
 import { listOrders, orderDetail, orderUpload } from '../../../shared/services/merchant/orders';
 import { updateOrderStatus } from '../../../shared/services/merchant/transitions';
-import { createStorage } from '../../../shared/storage';
 import { merchantGuards } from '../../guards';
 import { defineRoute, reply } from '../../http/route';
 import { idParams, PAGINATION_NOTE, pageBody } from '../common';
@@ -160,7 +159,7 @@ export const merchantOrderRoutes = [
       ctx.status = 200;
       ctx.type = file.mime_type;
       ctx.attachment(path.basename(file.original_name));
-      ctx.body = await createStorage(ctx.deps.config).read(file.storage_key);
+      ctx.body = await ctx.deps.storage.read(file.storage_key);
       return undefined;
     },
   }),
