@@ -3,7 +3,6 @@ import { checkoutDepsOf } from '../../../shared/services/checkout/factory';
 import { createMerchantOrder } from '../../../shared/services/merchant/create-order';
 import { listOrders, orderDetail, orderUpload } from '../../../shared/services/merchant/orders';
 import { updateOrderStatus } from '../../../shared/services/merchant/transitions';
-import { createStorage } from '../../../shared/storage';
 import { merchantGuards } from '../../guards';
 import { defineRoute, reply } from '../../http/route';
 import { idParams, PAGINATION_NOTE, pageBody } from '../common';
@@ -68,7 +67,10 @@ export const merchantOrderRoutes = [
     responses: {
       201: merchantOk('Created: the order (zero total) or the checkout with its payment link.', CreatedOrder),
       200: merchantOk('The same request was made before: the same ids, nothing created.', CreatedOrder),
-      400: merchantRefused('Coupon refused, insufficient stock, or no payment method.', 'Insufficient stock'),
+      400: merchantRefused(
+        'Coupon refused, insufficient stock, no payment method, or a body that is not a JSON object.',
+        'Insufficient stock',
+      ),
       409: merchantRefused(
         'The Idempotency-Key was used with another body, or an identical request is still running.',
         'This Idempotency-Key was already used with a different request body',
@@ -122,7 +124,11 @@ export const merchantOrderRoutes = [
       'the payment.',
     guards: merchantGuards,
     request: { params: idParams, body: schemas.statusBody, example: { status: 4 } },
-    responses: { 200: merchantOk('The change (or none).', StatusChange), 404: notFound },
+    responses: {
+      200: merchantOk('The change (or none).', StatusChange),
+      400: merchantRefused('The body is not a JSON object.', 'Malformed JSON body'),
+      404: notFound,
+    },
     handler: async (ctx, { params, body }) => {
       const result = await updateOrderStatus(ctx.deps, ctx.state.store!.id, params.id, body.status, {
         merchantTokenId: ctx.state.merchantToken?.id ?? null,
@@ -153,7 +159,7 @@ export const merchantOrderRoutes = [
       ctx.status = 200;
       ctx.type = file.mime_type;
       ctx.attachment(path.basename(file.original_name));
-      ctx.body = await createStorage(ctx.deps.config).read(file.storage_key);
+      ctx.body = await ctx.deps.storage.read(file.storage_key);
       return undefined;
     },
   }),

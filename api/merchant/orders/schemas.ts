@@ -9,8 +9,25 @@ import { guestCheckoutBody } from '../../embed/checkout/schemas';
 import { id, listQuery } from '../common';
 
 /** YYYY-MM-DD (a whole UTC day) or an ISO 8601 date-time. */
+const calendarDay = Joi.string()
+  .pattern(/^\d{4}-\d{2}-\d{2}$/)
+  .custom((v: string, helpers) => {
+    const day = new Date(`${v}T00:00:00.000Z`);
+    // 2026-13-45 matches the pattern but names no day.
+    return !Number.isNaN(day.getTime()) && day.toISOString().startsWith(v) ? v : helpers.error('any.invalid');
+  });
 const dateOrDateTime = Joi.alternatives()
-  .try(Joi.string().pattern(/^\d{4}-\d{2}-\d{2}$/), Joi.date().iso())
+  .try(
+    calendarDay,
+    Joi.string()
+      .max(40)
+      .custom((v: string, helpers) => {
+        // An instant: a date, 'T', a time and a zone (Z or an offset), in a year Postgres stores.
+        const at = new Date(v);
+        const ok = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})$/.test(v);
+        return ok && !Number.isNaN(at.getTime()) ? at : helpers.error('any.invalid');
+      }),
+  )
   .messages({ 'alternatives.match': '{{#label}} must be a date (YYYY-MM-DD) or an ISO 8601 date-time' });
 
 function dayOrInstant(value: unknown, endOfDay: boolean): Date {

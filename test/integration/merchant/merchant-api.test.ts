@@ -1,5 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- the tests walk nested JSON answers the contract check has already validated */
 import { expect } from 'chai';
+import fc from 'fast-check';
 import path from 'node:path';
 import { ORDER_STATUS, Product } from '../../../db/models';
 import { PAID_PLAN_MESSAGE } from '../../../api/middleware/merchant-auth';
@@ -334,6 +335,9 @@ describe('Merchant API: guard, envelope, isolation, lists, bad input', function 
       ['GET', '/shawarma/orders?page=99999999999', undefined, 'page'],
       ['GET', '/shawarma/orders?status=7', undefined, 'status'],
       ['GET', '/shawarma/orders?from=yesterday', undefined, 'from'],
+      ['GET', '/shawarma/orders?to=2026-13-45', undefined, 'to'],
+      ['GET', '/shawarma/orders?to=2026-02-30', undefined, 'to'],
+      ['GET', '/shawarma/orders?from=99999-01-01T00:00:00Z', undefined, 'from'],
       ['GET', '/shawarma/orders?from=2026-02-01&to=2026-01-01', undefined],
       ['GET', '/shawarma/orders?colour=red', undefined, 'colour'],
       ['GET', '/shawarma/orders?email=not-an-email', undefined, 'email'],
@@ -382,6 +386,59 @@ describe('Merchant API: guard, envelope, isolation, lists, bad input', function 
     expectEnvelope(key, 422);
     expectEnvelope(await call(suite.server, a.token, 'GET', '/shawarma/nothing-here'), 404);
     expectEnvelope(await call(suite.server, a.token, 'GET', '/shawarma/orders/2147483647'), 404);
+  });
+
+  it('random query values, ids and bodies never get a 5xx (property test)', async () => {
+    const text = fc.oneof(
+      fc.string({ maxLength: 30 }),
+      fc.integer().map(String),
+      fc.constantFrom('', '-1', '1e99', '0x10', 'null', '[]', '2026-13-45'),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(
+          'status',
+          'from',
+          'to',
+          'email',
+          'phone',
+          'product_id',
+          'page',
+          'per_page',
+          'type',
+          'active',
+          'category_id',
+        ),
+        text,
+        fc.constantFrom(
+          '/shawarma/orders',
+          '/shawarma/products',
+          '/shawarma/subscriptions',
+          '/shawarma/categories',
+        ),
+        async (name, value, list) => {
+          const res = await call(
+            suite.server,
+            a.token,
+            'GET',
+            `${list}?${name}=${encodeURIComponent(value)}`,
+          );
+          expect(res.status, `${list}?${name}=${value}: ${res.text}`).to.be.oneOf([200, 422]);
+          expectEnvelope(res, res.status);
+        },
+      ),
+      { numRuns: 60 },
+    );
+    await fc.assert(
+      fc.asyncProperty(text, fc.jsonValue({ maxDepth: 2 }), async (rawId, body) => {
+        const path = `/shawarma/orders/${encodeURIComponent(rawId) || 'x'}`;
+        const put = await call(suite.server, b.token, 'PUT', path, body);
+        expect(put.status, `${path} ${JSON.stringify(body)}: ${put.text}`).to.be.below(500);
+        const post = await call(suite.server, b.token, 'POST', '/shawarma/orders', body);
+        expect(post.status, `${JSON.stringify(body)}: ${post.text}`).to.be.below(500);
+      }),
+      { numRuns: 40 },
+    );
   });
 
   it('GET /orders/{id}: items, customer, payment, custom fields with upload links, keys, licenses, FiveM, subscription', async () => {

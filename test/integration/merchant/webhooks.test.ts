@@ -15,6 +15,7 @@ import {
   vetHost,
 } from '../../../shared/services/merchant/webhooks';
 import { createMerchantWebhooksProcessor } from '../../../workers/processors/merchant-webhooks';
+import { processors } from '../../../workers/processors';
 import { WorkerPool } from '../../../workers/worker-pool';
 import { createProduct } from '../../helpers/builders';
 import { isolatedDeps } from '../../helpers/deps';
@@ -91,8 +92,11 @@ describe('Merchant webhooks: endpoints, signed deliveries, retries, SSRF guard',
     await receiver.start();
     // Test-only relaxation: deliveries may reach the receiver on 127.0.0.1.
     workers = await WorkerPool.start(suite.deps, {
-      registry: { 'merchant-webhooks': createMerchantWebhooksProcessor({ allowPrivateAddresses: true }) },
-      queues: ['merchant-webhooks'],
+      registry: {
+        'merchant-webhooks': createMerchantWebhooksProcessor({ allowPrivateAddresses: true }),
+        fulfilment: processors.fulfilment,
+      },
+      queues: ['merchant-webhooks', 'fulfilment'],
     });
     m = await merchantStore();
     product = await createProduct(m.store, { price_minor: 1_000 });
@@ -164,6 +168,37 @@ describe('Merchant webhooks: endpoints, signed deliveries, retries, SSRF guard',
       return rows.length === 3 && rows.every((d) => d.status === 'delivered' && d.response_status === 200);
     });
     expect(paidOnly.status).to.equal(201);
+  });
+
+  it('an order made through the Merchant API is announced by fulfilment: order.created and order.paid, once each', async () => {
+    const own = await merchantStore();
+    const free = await createProduct(own.store, { price_minor: 0 });
+    await call(suite.server, own.token, 'POST', '/shawarma/webhooks', {
+      url: `${receiver.url}/fulfilled`,
+      events: ['order.created', 'order.paid'],
+    });
+    const created = await call(suite.server, own.token, 'POST', '/shawarma/orders', {
+      product_id: free.id,
+      quantity: 1,
+      customer_first_name: 'Free',
+      customer_last_name: 'Buyer',
+      customer_email: 'free@example.com',
+      customer_phone: '500000555',
+      customer_country_code: '966',
+    });
+    expectEnvelope(created, 201);
+    const orderId = (created.body.data as { order_id: number }).order_id;
+    await waitFor('order.created and order.paid', async () => receiver.on('/fulfilled').length >= 2);
+    const events = receiver
+      .on('/fulfilled')
+      .map(
+        (r) => JSON.parse(r.body) as { id: string; type: string; data: { order_id: number; source: string } },
+      );
+    expect(events.map((e) => e.id).sort()).to.deep.equal([
+      `order.created:${orderId}`,
+      `order.paid:${orderId}`,
+    ]);
+    expect(events.every((e) => e.data.order_id === orderId && e.data.source === 'merchant')).to.equal(true);
   });
 
   it('a refund sends license.revoked and subscription.cancelled (subscription.*)', async () => {
