@@ -87,6 +87,7 @@ describe('checkout widget: themes, languages, keyboard, CSP and errors in a real
       expect(await styleOf(page, '[role=dialog]', 'background-color')).to.equal('rgb(23, 26, 33)');
       expect(await dialog.getByRole('button', { name: /^ادفع/ }).count()).to.equal(1);
       await dialog.getByText('تسجيل الدخول بالجوال').waitFor();
+      await dialog.getByText('الاسم الأول').waitFor();
       const labels = await dialog
         .locator('input[type=radio][name^=mj-method]')
         .evaluateAll((els) => els.map((e) => (e.parentElement?.textContent ?? '').trim()));
@@ -160,8 +161,11 @@ describe('checkout widget: themes, languages, keyboard, CSP and errors in a real
       // A whole free order by keyboard: guest details, coupon, confirmation.
       await page.keyboard.press('Enter');
       await dialog.getByRole('heading', { name: 'Steam Wallet 50' }).waitFor();
-      expect(await activeDescription(page)).to.match(/^INPUT\|radio\|\|phone/);
+      expect(await activeDescription(page)).to.match(/^INPUT\|radio\|\|guest/);
       await page.keyboard.press('ArrowRight');
+      expect(await activeDescription(page)).to.match(/^INPUT\|radio\|\|phone/);
+      await page.getByRole('dialog').locator('[autocomplete=tel-national]').waitFor();
+      await page.keyboard.press('ArrowLeft');
       expect(await activeDescription(page)).to.match(/^INPUT\|radio\|\|guest/);
       await tabTo(page, /given-name/);
       await page.keyboard.type('Key');
