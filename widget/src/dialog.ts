@@ -333,6 +333,7 @@ export class CheckoutDialog {
   }
 
   private async load(): Promise<void> {
+    this.alert.textContent = '';
     this.show(
       h('div', { class: 'center' }, h('div', { class: 'spin', 'aria-hidden': 'true' }), this.t.loading),
       false,
