@@ -47,7 +47,7 @@ export function demoPage(shop: Showcase | null, base: string): string {
 <button data-matjar-product="${first?.id ?? 1}" data-matjar-key="${shop.embedKey}">Buy now</button>`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(shop.store)}: widget demo</title><link rel="stylesheet" href="/demo/widget.css"></head>
+<title>${escapeHtml(shop.store)}: widget demo</title><link rel="icon" href="data:,"><link rel="stylesheet" href="/demo/widget.css"></head>
 <body><main>
 <h1>${escapeHtml(shop.store)}</h1>
 <p>A sample merchant page. Each button opens the checkout widget; the whole page is these two lines per product:</p>

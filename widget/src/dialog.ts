@@ -69,7 +69,8 @@ export class CheckoutDialog {
   private product!: Product;
   private customer: Customer | null = null;
   private token: string | null = null;
-  private mode: 'phone' | 'guest' = 'phone';
+  // Guest first: the fewest steps to buy; returning customers are signed in by their saved token anyway.
+  private mode: 'phone' | 'guest' = 'guest';
   private otp: { session: string; masked: string; stage: 'code' | 'register'; resendAt: number } | null =
     null;
   private coupon: Coupon | null = null;
@@ -332,6 +333,7 @@ export class CheckoutDialog {
   }
 
   private async load(): Promise<void> {
+    this.alert.textContent = '';
     this.show(
       h('div', { class: 'center' }, h('div', { class: 'spin', 'aria-hidden': 'true' }), this.t.loading),
       false,
@@ -666,7 +668,7 @@ export class CheckoutDialog {
           'fieldset',
           {},
           h('legend', { class: 'sr' }, t.yourDetails),
-          h('div', { class: 'seg' }, [choice('phone', t.signInPhone), choice('guest', t.guest)]),
+          h('div', { class: 'seg' }, [choice('guest', t.guest), choice('phone', t.signInPhone)]),
         ),
       );
       if (this.mode === 'guest') box.append(this.guestFields());

@@ -87,6 +87,7 @@ describe('checkout widget: themes, languages, keyboard, CSP and errors in a real
       expect(await styleOf(page, '[role=dialog]', 'background-color')).to.equal('rgb(23, 26, 33)');
       expect(await dialog.getByRole('button', { name: /^ادفع/ }).count()).to.equal(1);
       await dialog.getByText('تسجيل الدخول بالجوال').waitFor();
+      await dialog.getByText('الاسم الأول').waitFor();
       const labels = await dialog
         .locator('input[type=radio][name^=mj-method]')
         .evaluateAll((els) => els.map((e) => (e.parentElement?.textContent ?? '').trim()));
@@ -160,8 +161,11 @@ describe('checkout widget: themes, languages, keyboard, CSP and errors in a real
       // A whole free order by keyboard: guest details, coupon, confirmation.
       await page.keyboard.press('Enter');
       await dialog.getByRole('heading', { name: 'Steam Wallet 50' }).waitFor();
-      expect(await activeDescription(page)).to.match(/^INPUT\|radio\|\|phone/);
+      expect(await activeDescription(page)).to.match(/^INPUT\|radio\|\|guest/);
       await page.keyboard.press('ArrowRight');
+      expect(await activeDescription(page)).to.match(/^INPUT\|radio\|\|phone/);
+      await page.getByRole('dialog').locator('[autocomplete=tel-national]').waitFor();
+      await page.keyboard.press('ArrowLeft');
       expect(await activeDescription(page)).to.match(/^INPUT\|radio\|\|guest/);
       await tabTo(page, /given-name/);
       await page.keyboard.type('Key');
@@ -331,7 +335,7 @@ describe('checkout widget: themes, languages, keyboard, CSP and errors in a real
     }
   });
 
-  it('backs off after a 429 (1 s, then 2 s) and then shows the product', async () => {
+  it('backs off after a 429 (1, 2, then 4 s), then tells the buyer to wait and offers to try again', async () => {
     const { store, product } = await shop(world.deps);
     const url = world.page('/busy', merchantPage(world, product, store));
     const page = await newPage();
@@ -339,7 +343,7 @@ describe('checkout widget: themes, languages, keyboard, CSP and errors in a real
     await page.route(`${world.api}/api/embed/product/**`, async (route) => {
       if (route.request().method() !== 'GET') return route.continue();
       calls += 1;
-      if (calls > 2) return route.continue();
+      if (calls > 4) return route.continue();
       return route.fulfill({
         status: 429,
         headers: {
@@ -358,8 +362,17 @@ describe('checkout widget: themes, languages, keyboard, CSP and errors in a real
     try {
       await page.goto(url);
       await openWidget(page);
-      await page.getByRole('dialog').getByRole('heading', { name: 'Steam Wallet 50' }).waitFor();
-      expect(calls).to.equal(3);
+      const dialog = page.getByRole('dialog');
+      // The first try and three retries after 1, 2 and 4 s, then the buyer is told.
+      await dialog
+        .getByRole('alert')
+        .getByText('Too many attempts. Please wait 60 seconds and try again.')
+        .waitFor();
+      expect(calls).to.equal(4);
+      await dialog.getByRole('button', { name: 'Try again' }).click();
+      await dialog.getByRole('heading', { name: 'Steam Wallet 50' }).waitFor();
+      expect(calls).to.equal(5);
+      expect(await dialog.locator('[role=alert]').textContent()).to.equal('');
     } finally {
       await page.context().close();
     }
