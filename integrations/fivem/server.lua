@@ -189,13 +189,8 @@ local function flushAcks()
       if next(unacknowledged) ~= nil then scheduleAck(0) end
       return
     end
-    if status == 422 then
-      -- Ids the platform can never take: stop sending them.
-      log('the platform refused an acknowledgement as invalid; dropping those ids')
-      for _, id in ipairs(batch) do unacknowledged[id] = nil end
-      savePending()
-      return
-    end
+    -- Any failure keeps the ids: forgetting one would run its command again when it is listed again.
+    -- (The ids come from the platform, so a 422 means the body did not arrive as sent.)
     ackBackoff = failureDelay(status, headers, envelope, ackBackoff)
     log(('acknowledgement failed (status %s); retrying in %ss'):format(status, ackBackoff))
     scheduleAck(ackBackoff * 1000)
