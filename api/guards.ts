@@ -2,6 +2,7 @@ import { LIMITS } from '../shared/rate-limits';
 import type { Deps } from '../shared/deps';
 import type { AppContext, AppMiddleware } from './context';
 import { embedKey } from './middleware/embed-key';
+import { fivemSecret, fivemServerOf } from './middleware/fivem-secret';
 import { merchantAuth } from './middleware/merchant-auth';
 import { originCheck } from './middleware/origin-check';
 import { byClientIp, globally, rateLimit } from './middleware/rate-limit';
@@ -60,4 +61,16 @@ export function merchantGuards(_deps: Deps): AppMiddleware[] {
 
 export function licenseGuards(_deps: Deps): AppMiddleware[] {
   return [rateLimit([{ def: LIMITS.licensePerIp, key: byClientIp }])];
+}
+
+/**
+ * The FiveM API: a per-IP limit before the secret is looked up, then the game server's secret, then a
+ * limit per game server.
+ */
+export function fivemGuards(_deps: Deps): AppMiddleware[] {
+  return [
+    rateLimit([{ def: LIMITS.fivemPerIp, key: byClientIp }]),
+    fivemSecret(),
+    rateLimit([{ def: LIMITS.fivemPerServer, key: (ctx) => String(fivemServerOf(ctx).id) }]),
+  ];
 }

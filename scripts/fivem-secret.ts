@@ -98,6 +98,11 @@ export async function fivemSecretCommand(knex: Knex, args: string[]): Promise<Cl
 }
 
 async function main(args: string[]): Promise<number> {
+  if (!['create', 'revoke', 'list'].includes(args[0] ?? '')) {
+    // Refused before connecting, so the usage shows even where no database is reachable.
+    process.stderr.write(`fivem-secret: an action is required\n${FIVEM_SECRET_USAGE}\n`);
+    return 1;
+  }
   let config;
   try {
     config = loadConfig();

@@ -1,6 +1,5 @@
-import { koaBody } from 'koa-body';
+import { HttpMethodEnum, koaBody } from 'koa-body';
 import type { Deps } from '../../shared/deps';
-import { LIMITS } from '../../shared/rate-limits';
 import {
   acknowledgeCommands,
   FIVEM_PLAYERS_LIMIT,
@@ -9,22 +8,10 @@ import {
 } from '../../shared/services/fivem';
 import type { AppMiddleware } from '../context';
 import { defineRoute } from '../http/route';
-import { byClientIp, rateLimit } from '../middleware/rate-limit';
-import { fivemSecret, fivemServerOf } from './auth';
+import { fivemGuards } from '../guards';
+import { fivemServerOf } from '../middleware/fivem-secret';
 import { fivemOk, fivemRefused, nextCheckSchema, queuedCommandSchema } from './responses';
 import { acknowledgeBody, playerParams } from './schemas';
-
-/**
- * The FiveM API (/api/fivem), called by the game-server resource (integrations/fivem; docs/fivem.md).
- * A per-IP limit before the secret is looked up, then the secret, then a limit per game server.
- */
-function fivemGuards(_deps: Deps): AppMiddleware[] {
-  return [
-    rateLimit([{ def: LIMITS.fivemPerIp, key: byClientIp }]),
-    fivemSecret(),
-    rateLimit([{ def: LIMITS.fivemPerServer, key: (ctx) => String(fivemServerOf(ctx).id) }]),
-  ];
-}
 
 /**
  * The app-wide body parser reads POST, PUT and PATCH bodies only; the acknowledgement is a DELETE with a
@@ -37,7 +24,7 @@ function deleteBodyGuards(deps: Deps): AppMiddleware[] {
     text: false,
     multipart: false,
     jsonLimit: '64kb',
-    parsedMethods: ['DELETE'] as never,
+    parsedMethods: [HttpMethodEnum.DELETE],
     onError: (err) => {
       throw Object.assign(err, { status: (err as { status?: number }).status ?? 400, expose: true });
     },

@@ -24,7 +24,7 @@ local function log(message)
   print(('[%s] %s'):format(RESOURCE, message))
 end
 
-local function debug(message)
+local function trace(message)
   if Config.Debug then log(message) end
 end
 
@@ -98,7 +98,7 @@ local function call(method, path, body, done)
       local ok, value = pcall(json.decode, text)
       if ok and type(value) == 'table' then decoded = value end
     end
-    debug(('%s %s -> %s'):format(method, path, tostring(status)))
+    trace(('%s %s -> %s'):format(method, path, tostring(status)))
     done(tonumber(status) or 0, decoded and decoded.data or nil, headers, decoded)
   end, method, payload, {
     ['X-FiveM-Secret'] = secret,
@@ -147,12 +147,12 @@ local function runCommands(commands, source)
     if id == nil or type(command.command) ~= 'string' then
       log('ignoring a malformed command from the platform')
     elseif unacknowledged[id] then
-      debug(('command %s ran already; acknowledging it again'):format(id))
+      trace(('command %s ran already; acknowledging it again'):format(id))
       ran = true
     elseif source ~= nil and not connected(source) then
-      debug(('player %s left before command %s ran; it will come back'):format(source, id))
+      trace(('player %s left before command %s ran; it will come back'):format(source, id))
     elseif not hasRoom(command, source) then
-      debug(('player %s has no room for command %s yet'):format(source, id))
+      trace(('player %s has no room for command %s yet'):format(source, id))
     else
       local text = command.command
       if source ~= nil then text = text:gsub('{server_id}', tostring(source)) end
@@ -161,7 +161,7 @@ local function runCommands(commands, source)
       savePending()
       local ok, err = pcall(ExecuteCommand, text)
       if not ok then log(('command %s failed: %s'):format(id, tostring(err))) end
-      debug(('ran command %s: %s'):format(id, text))
+      trace(('ran command %s: %s'):format(id, text))
       ran = true
     end
   end
@@ -189,13 +189,8 @@ local function flushAcks()
       if next(unacknowledged) ~= nil then scheduleAck(0) end
       return
     end
-    if status == 422 then
-      -- Ids the platform can never take: stop sending them.
-      log('the platform refused an acknowledgement as invalid; dropping those ids')
-      for _, id in ipairs(batch) do unacknowledged[id] = nil end
-      savePending()
-      return
-    end
+    -- Any failure keeps the ids: forgetting one would run its command again when it is listed again.
+    -- (The ids come from the platform, so a 422 means the body did not arrive as sent.)
     ackBackoff = failureDelay(status, headers, envelope, ackBackoff)
     log(('acknowledgement failed (status %s); retrying in %ss'):format(status, ackBackoff))
     scheduleAck(ackBackoff * 1000)
@@ -241,7 +236,7 @@ local function fetchPlayer(playerId, source)
     elseif status == 404 then
       waitingPlayers[playerId] = nil
     else
-      debug(('commands of player %s could not be fetched (status %s)'):format(playerId, status))
+      trace(('commands of player %s could not be fetched (status %s)'):format(playerId, status))
     end
   end)
 end

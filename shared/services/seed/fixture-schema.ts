@@ -115,7 +115,14 @@ export interface ProductFixture {
   codes: string[];
   plans: PlanFixture[];
   license?: ProductLicenseFixture | null;
-  fivem_commands: { command: string; require_online: boolean }[];
+  fivem_commands: {
+    command: string;
+    require_online: boolean;
+    /** Optional (docs/fivem.md): `refund` templates are queued when the order is cancelled or refunded. */
+    run_on: 'purchase' | 'refund';
+    delay_seconds: number;
+    inventory_slots: number | null;
+  }[];
 }
 
 export interface CouponFixture {
@@ -355,7 +362,15 @@ const productSchema = Joi.object({
     encrypt: bool().default(false),
   }).allow(null),
   fivem_commands: Joi.array()
-    .items(Joi.object({ command: text(1000).required(), require_online: bool().default(false) }))
+    .items(
+      Joi.object({
+        command: text(1000).required(),
+        require_online: bool().default(false),
+        run_on: Joi.string().valid('purchase', 'refund').default('purchase'),
+        delay_seconds: int().min(0).max(2_592_000).default(0),
+        inventory_slots: int().min(1).max(1000).allow(null).default(null),
+      }),
+    )
     .default([]),
 });
 

@@ -497,9 +497,19 @@ class StoreSeeder {
       command: c.command,
       require_online: c.require_online,
       position,
+      run_on: c.run_on,
+      delay_seconds: c.delay_seconds,
+      inventory_slots: c.inventory_slots,
     }));
     const unchanged = same(
-      current.map((c) => ({ command: c.command, require_online: c.require_online, position: c.position })),
+      current.map((c) => ({
+        command: c.command,
+        require_online: c.require_online,
+        position: c.position,
+        run_on: c.run_on,
+        delay_seconds: c.delay_seconds,
+        inventory_slots: c.inventory_slots,
+      })),
       wanted,
     );
     if (unchanged) return;

@@ -3,6 +3,7 @@ import { FivemCommand, Store } from '../../../db/models';
 import type { Deps } from '../../../shared/deps';
 import { orderFivemCommands } from '../../../shared/services/fivem';
 import { cancelOrder } from '../../../shared/services/fulfilment';
+import { loadFixture } from '../../../shared/services/seed';
 import { fivemSecretCommand } from '../../../scripts/fivem-secret';
 import { createStore } from '../../helpers/builders';
 import { usePaymentsSuite } from '../payments/support';
@@ -112,6 +113,65 @@ describe('FiveM commands over an order’s life', function () {
     const total = ['pending', 'executed', 'withdrawn', 'expired', 'failed'].reduce((n, s) => n + read(s), 0);
     expect(total).to.equal(Number(counts?.n));
     expect(res.text).to.match(/^fivem_commands_up 1$/m);
+  });
+
+  it('a fixture’s FiveM secret authenticates, and its templates may run on refund, later, or need slots', async () => {
+    const manifest = await loadFixture(deps, {
+      stores: [
+        {
+          ref: 'rp',
+          name: 'Fixture RP',
+          currency: 'SAR',
+          fivem_secret: 'fivem_fixture_rp_secret_0001',
+          products: [
+            {
+              ref: 'vip',
+              name: 'VIP',
+              slug: 'vip-fixture',
+              type: 'product',
+              price: '10.00',
+              fields: [{ type: 'text', label: 'Player ID', required: true }],
+              fivem_commands: [
+                { command: 'addrank {player} vip', require_online: true, inventory_slots: 2 },
+                { command: 'givemoney {player} 500', delay_seconds: 60 },
+                { command: 'removerank {player} vip', run_on: 'refund' },
+              ],
+            },
+          ],
+        },
+      ],
+    });
+    const productId = manifest.stores.rp.products.vip.id;
+    const templates = await deps
+      .knex('product_fivem_commands')
+      .where('product_id', productId)
+      .orderBy('position')
+      .select('command', 'require_online', 'run_on', 'delay_seconds', 'inventory_slots');
+    expect(templates).to.deep.equal([
+      {
+        command: 'addrank {player} vip',
+        require_online: true,
+        run_on: 'purchase',
+        delay_seconds: 0,
+        inventory_slots: 2,
+      },
+      {
+        command: 'givemoney {player} 500',
+        require_online: false,
+        run_on: 'purchase',
+        delay_seconds: 60,
+        inventory_slots: null,
+      },
+      {
+        command: 'removerank {player} vip',
+        require_online: false,
+        run_on: 'refund',
+        delay_seconds: 0,
+        inventory_slots: null,
+      },
+    ]);
+    const res = await new FivemClient(suite.server, 'fivem_fixture_rp_secret_0001').queue();
+    expect(res.status).to.equal(200);
   });
 
   it('the CLI issues a secret shown once, lists servers without secrets, and revokes', async () => {
