@@ -147,9 +147,10 @@ const schema = Joi.object({
 }).unknown(true);
 
 /** What production refuses to start without, with how to make one (issue 10, item 8). */
-export const APP_SECRET_REQUIRED =
-  'is required when NODE_ENV=production (32+ characters of key material for HMACs and at-rest ' +
-  'encryption); make one with `openssl rand -hex 32` and give every process the same value';
+export const APP_SECRET_MISSING =
+  'APP_SECRET is not set: the processes started from this directory share a generated secret kept in ' +
+  '.data/app-secret (readable by its owner only, never in the database). Set APP_SECRET (make one with ' +
+  '`openssl rand -hex 32`) and give every process the same value, certainly when they run on several hosts.';
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // Empty strings are treated as unset, as a shell `FOO=` usually means "no value".
@@ -180,7 +181,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       'must be set (or TWILIO_WHATSAPP_FROM) when MESSAGING_DRIVER is twilio',
     );
   }
-  if (v.NODE_ENV === 'production' && !v.APP_SECRET) throw new ConfigError('APP_SECRET', APP_SECRET_REQUIRED);
   const publicBaseUrl = String(v.PUBLIC_BASE_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
 
   return Object.freeze({
@@ -219,10 +219,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }),
     trustProxyHops: Number(v.TRUST_PROXY_HOPS),
     metricsToken: v.METRICS_TOKEN as string | undefined,
+    // On unless turned off: CONTRACT section 7 gives every deployment the sandbox provider. Only payments of
+    // methods a store configured with the sandbox provider can be paid through it; production announces it.
     sandboxEnabled:
-      v.SANDBOX_ENABLED === undefined
-        ? v.NODE_ENV !== 'production'
-        : v.SANDBOX_ENABLED === '1' || v.SANDBOX_ENABLED === 'true',
+      v.SANDBOX_ENABLED === undefined || v.SANDBOX_ENABLED === '1' || v.SANDBOX_ENABLED === 'true',
     timeouts: Object.freeze({
       dependencyMs: Number(v.DEPENDENCY_TIMEOUT_MS),
       workerQueryMs: Number(v.WORKER_QUERY_TIMEOUT_MS),
@@ -254,10 +254,11 @@ export function configWith(overrides: NodeJS.ProcessEnv, base: NodeJS.ProcessEnv
 export function startupWarnings(config: Config): string[] {
   if (config.nodeEnv !== 'production') return [];
   const warnings: string[] = [];
+  if (!config.appSecret) warnings.push(APP_SECRET_MISSING);
   if (config.sandboxEnabled) {
     warnings.push(
-      'SANDBOX_ENABLED=1: the sandbox payment provider is mounted at /sandbox in production; anyone can mark ' +
-        'its payments paid. Unset SANDBOX_ENABLED unless this is a demo.',
+      'The sandbox payment provider is enabled (/sandbox and the sandbox Pay page): anyone can mark paid the ' +
+        'payments of methods a store configured with provider "sandbox". Set SANDBOX_ENABLED=0 to turn it off.',
     );
   }
   if (!config.metricsToken) warnings.push('METRICS_TOKEN is not set: /metrics is not served.');

@@ -50,8 +50,13 @@ export function securityHeaders(): AppMiddleware {
   return async (ctx, next) => {
     await everywhere(ctx, async () => {
       await next();
-      // The page is known once the route has answered; headers are still unsent at this point.
-      if (ctx.response.is('html')) htmlPolicy(ctx.req, ctx.res, () => undefined);
+      // The page is known once the route has answered; headers are still unsent at this point. A page that
+      // sets a stricter policy of its own (the docs page, the widget demo) keeps it, never framed.
+      if (!ctx.response.is('html')) return;
+      const own = ctx.response.get('Content-Security-Policy');
+      if (!own) htmlPolicy(ctx.req, ctx.res, () => undefined);
+      else if (!own.includes('frame-ancestors'))
+        ctx.set('Content-Security-Policy', `${own}; frame-ancestors 'none'`);
     });
   };
 }

@@ -13,8 +13,9 @@ export function testConfig(overrides: NodeJS.ProcessEnv = {}): Config {
 
 /** Deps on the run's database and Redis prefix, shared by every suite that needs no special settings. */
 export function sharedDeps(): Promise<Deps> {
-  shared ??= createDeps(testConfig(), { role: 'test', pool: { min: 0, max: 8 } }).then(bindModels);
-  return shared;
+  shared ??= createDeps(testConfig(), { role: 'test', pool: { min: 0, max: 8 } });
+  // Bound again on every call: a suite with a private database may have bound the models to it.
+  return shared.then(bindModels);
 }
 
 /**

@@ -51,8 +51,13 @@ describe('security headers and CORS', function () {
       const res = await get(path, headers);
       expect(res.headers.get('content-type'), path).to.match(/^text\/html/);
       const csp = res.headers.get('content-security-policy') ?? '';
-      expect(csp, path).to.include("frame-ancestors 'none'").and.to.include("script-src 'self'");
-      expect(csp, path).to.include("default-src 'self'");
+      expect(csp, path).to.include("frame-ancestors 'none'");
+      // Scripts from this server only, or (the payment pages' own, stricter policy) none at all.
+      expect(
+        csp.includes("script-src 'self'") || csp.includes("default-src 'none'"),
+        `${path}: ${csp}`,
+      ).to.equal(true);
+      expect(csp.includes("default-src 'self'") || csp.includes("default-src 'none'"), path).to.equal(true);
       expect(res.headers.get('x-frame-options'), path).to.equal('DENY');
       expect(res.headers.get('x-content-type-options'), path).to.equal('nosniff');
       expect(res.headers.get('referrer-policy'), path).to.equal('no-referrer');
@@ -187,7 +192,7 @@ describe('security headers and CORS', function () {
 
     it('/pay renders its buttons, styled by its inline stylesheet', async () => {
       const { page, violations } = await open(`/pay/${checkout.checkoutUrl}`);
-      const button = page.getByRole('button', { name: /Pay with/ }).first();
+      const button = page.getByRole('button', { name: /Pay/ }).first();
       await button.waitFor();
       // The inline <style> applied: the buttons are blue, not the browser's grey.
       expect(

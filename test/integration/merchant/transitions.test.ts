@@ -213,8 +213,8 @@ describe('Merchant API: order status transitions', function () {
         store_id: m.store.id,
         order_id: order.id,
         command: 'run-2',
-        status: 'delivered',
-        delivered_at: new Date(),
+        status: 'executed',
+        executed_at: new Date(),
       },
     ]);
 
@@ -229,7 +229,7 @@ describe('Merchant API: order status transitions', function () {
     expect((await knex('subscriptions').where('order_id', order.id).first()).status).to.equal('cancelled');
     expect(
       await knex('fivem_commands').where('order_id', order.id).orderBy('id').pluck('status'),
-    ).to.deep.equal(['failed', 'delivered']);
+    ).to.deep.equal(['withdrawn', 'executed']);
     expect((await knex('products').where('id', product.id).first()).stock).to.equal(5); // delivered: not returned
     const detail = await call(suite.server, m.token, 'GET', `/shawarma/orders/${order.id}`);
     expect(

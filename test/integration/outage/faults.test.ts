@@ -59,6 +59,7 @@ describe('outages: private Redis and Postgres stopped, frozen and restarted', fu
     worker = await createDeps(configWith(env, {}), { role: 'worker', pool: { min: 0, max: 6 } });
     // The web tier last, so the data builders (objection's process-wide knex) write to this database.
     web = await createDeps(configWith(env, {}), { role: 'web', pool: { min: 0, max: 6 } });
+    Model.knex(web.knex);
     server = await startServer(web);
     store = await createStore({ name: 'Outage Store' });
     await hostedMethod(web, store, 'card', 'sandbox');

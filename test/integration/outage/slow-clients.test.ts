@@ -57,7 +57,8 @@ describe('slow clients: header and body time limits', function () {
 
   it('keeps serving other clients meanwhile', async () => {
     const held = stall(
-      'POST /api/embed/auth/start HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 10\r\n\r\nab',
+      'POST /api/embed/auth/start HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n' +
+        'Content-Length: 10\r\n\r\nab',
     );
     const res = await fetch(`http://127.0.0.1:${port}/healthz`);
     expect(res.status).to.equal(200);
