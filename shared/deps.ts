@@ -41,6 +41,18 @@ export class StartupError extends Error {
   }
 }
 
+/** knex's own messages (a pooled connection lost, a deprecation) as structured log lines. */
+function knexLog(logger: Logger): Knex.Config['log'] {
+  const text = (message: unknown): string => (message instanceof Error ? message.message : String(message));
+  return {
+    warn: (message: unknown) => logger.warn({ source: 'knex' }, text(message)),
+    error: (message: unknown) => logger.error({ source: 'knex' }, text(message)),
+    deprecate: (method: string, alternative: string) =>
+      logger.warn({ source: 'knex' }, `${method} is deprecated; use ${alternative}`),
+    debug: (message: unknown) => logger.debug({ source: 'knex' }, text(message)),
+  };
+}
+
 async function checkPostgres(knex: Knex, url: string): Promise<void> {
   try {
     await knex.raw('select 1');
@@ -54,7 +66,8 @@ export async function createDeps(
   opts: { role: ProcessRole; logger?: Logger; pool?: { min: number; max: number } },
 ): Promise<Deps> {
   const logger = opts.logger ?? createLogger(config.logLevel, opts.role);
-  const knex = knexFactory(knexConfig(config.databaseUrl, opts.pool));
+  // knex prints its pool's troubles ("Connection Error: ...") with console.warn; they go to our log instead.
+  const knex = knexFactory({ ...knexConfig(config.databaseUrl, opts.pool), log: knexLog(logger) });
   // Objection binds models to one knex instance per process (its documented pattern).
   Model.knex(knex);
   const redis = createRedis(config.redisUrl, 'general', `${config.queuePrefix}:${opts.role}`);
