@@ -6,7 +6,7 @@ import type {
   PaymentPage,
   Summary,
 } from '../../shared/services/payments';
-import { PAYMENT_METHOD_NAMES } from '../../shared/services/checkout/payment-methods';
+import { PAYMENT_METHOD_NAMES } from '../../shared/services/payment-methods';
 import type { PaymentMethodId } from '../../db/models';
 import { escapeHtml, HtmlAnswer, layout } from './html';
 import { formatAmount, Locale, Strings, STRINGS } from './i18n';

@@ -17,7 +17,7 @@ import { BankDetails, bankDetails } from '../../providers/bank';
 import { payLinkWithAmount, paypalSettings } from '../../providers/paypal';
 import { isHostedProvider } from '../../providers/types';
 import { enqueue, Queues } from '../../queues';
-import { methodAccepts, PAYMENT_METHOD_NAMES } from '../checkout/payment-methods';
+import { methodAccepts, PAYMENT_METHOD_NAMES } from '../payment-methods';
 import { createOrderFromCheckout } from '../orders/create-from-checkout';
 import { recordCreation } from './audit';
 import { PaymentPageRefs } from './page-ref';

@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import { Model } from 'objection';
 import { createDeps } from '../../../shared/deps';
 import { createLogger } from '../../../shared/logger';
 import { testConfig, sharedDeps } from '../../helpers/deps';
@@ -12,8 +11,6 @@ describe('clean output: connection trouble goes to the log', () => {
   it('logs a dropped Postgres connection as a structured warning and prints nothing', async () => {
     const lines: string[] = [];
     const logger = createLogger('warn', 'test', { write: (line: string) => lines.push(line) });
-    // createDeps binds objection's default knex to its own; the rest of the run needs the previous one back.
-    const previous = Model.knex();
     const deps = await createDeps(testConfig(), { role: 'test', logger, pool: { min: 0, max: 1 } });
     const printed: string[] = [];
     const original = { warn: console.warn, log: console.log, error: console.error };
@@ -35,7 +32,6 @@ describe('clean output: connection trouble goes to the log', () => {
       expect(again.rows[0].one).to.equal(1);
     } finally {
       Object.assign(console, original);
-      Model.knex(previous);
       await deps.close();
     }
     const knexLines = lines.map((l) => JSON.parse(l) as { source?: string; msg: string; level: number });

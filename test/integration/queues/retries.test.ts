@@ -270,7 +270,7 @@ describe('operator retries after the worker lost its database', function () {
     down = await isolatedDeps({ QUEUE_PREFIX: deps.config.queuePrefix, DATABASE_URL: viaRelay.toString() });
     cut = true;
     for (const socket of relayed) socket.destroy();
-    // createDeps binds objection's default knex to the deps it made last: back to the healthy ones.
+    // isolatedDeps binds the test builders' models to the deps it made last: back to the healthy ones.
     Model.knex(deps.knex);
     store = await createStore({ name: 'Database Down Store' });
   });
