@@ -92,8 +92,8 @@ async function main() {
   const startedAt = Date.now();
   const [command, ...args] = process.argv.slice(2);
   if (command === 'prepare') return prepare();
-  if (command !== 'start' && command !== 'test' && command !== 'bench') {
-    say('usage: node scripts/run.mjs start|test|bench|prepare');
+  if (!['start', 'test', 'bench', 'demo'].includes(command)) {
+    say('usage: node scripts/run.mjs start|test|bench|demo|prepare');
     return 2;
   }
   if (!ensureDependencies()) {

@@ -59,6 +59,18 @@ export function databaseTimeouts(config: Config, role: ProcessRole): DatabaseTim
   return { connectMs: Math.max(dependencyMs, 5_000), acquireMs: 10_000, queryMs: workerQueryMs };
 }
 
+/** knex's own messages (a pooled connection lost, a deprecation) as structured log lines. */
+function knexLog(logger: Logger): Knex.Config['log'] {
+  const text = (message: unknown): string => (message instanceof Error ? message.message : String(message));
+  return {
+    warn: (message: unknown) => logger.warn({ source: 'knex' }, text(message)),
+    error: (message: unknown) => logger.error({ source: 'knex' }, text(message)),
+    deprecate: (method: string, alternative: string) =>
+      logger.warn({ source: 'knex' }, `${method} is deprecated; use ${alternative}`),
+    debug: (message: unknown) => logger.debug({ source: 'knex' }, text(message)),
+  };
+}
+
 async function checkPostgres(knex: Knex, url: string): Promise<void> {
   try {
     await knex.raw('select 1');
@@ -74,14 +86,8 @@ export async function createDeps(
   const logger = opts.logger ?? createLogger(config.logLevel, opts.role);
   const knex = knexFactory({
     ...knexConfig(config.databaseUrl, opts.pool, databaseTimeouts(config, opts.role)),
-    // knex would print pool trouble (e.g. every refused connect during an outage) to the console.
-    log: {
-      warn: (message: unknown) => logger.warn({ source: 'knex', message: String(message) }, 'knex warning'),
-      error: (message: unknown) => logger.error({ source: 'knex', message: String(message) }, 'knex error'),
-      deprecate: (message: unknown) =>
-        logger.warn({ source: 'knex', message: String(message) }, 'knex deprecation'),
-      debug: () => undefined,
-    },
+    // knex prints its pool's troubles ("Connection Error: ...") with console.warn; they go to our log instead.
+    log: knexLog(logger),
   });
   const commandTimeout = config.timeouts.dependencyMs;
   const redis = createRedis(config.redisUrl, 'general', `${config.queuePrefix}:${opts.role}`, commandTimeout);

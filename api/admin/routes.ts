@@ -23,7 +23,34 @@ function dashboard(deps: Deps): AppMiddleware[] {
     serverAdapter,
     options: { uiConfig: { boardTitle: 'Commerce queues' } },
   });
-  return [dashboardAuth(deps.config, 'queues'), serverAdapter.registerPlugin() as AppMiddleware];
+  return [
+    dashboardAuth(deps.config, 'queues'),
+    selfContainedPage(),
+    serverAdapter.registerPlugin() as AppMiddleware,
+  ];
+}
+
+const GOOGLE_FONTS = /<link[^>]+fonts\.googleapis\.com[^>]*>\s*/g;
+const BASE_HREF = /<base href="([^"]*)"\s*\/?>/;
+
+/**
+ * Two fixes to bull-board's page, made on its HTML on the way out:
+ * - it loads its fonts from Google; the page uses the system's fonts instead and loads nothing from
+ *   elsewhere;
+ * - opened as http://user:password@host/admin/queues (credentials in the address), the browser refuses
+ *   the page's own fetch() calls to addresses relative to it (they would carry the credentials), so the
+ *   labels (its translations) and the queues never load: the page showed raw label keys or stayed on
+ *   "Loading". An absolute base address without credentials (this request's origin) makes those calls
+ *   plain same-origin requests, which the browser sends with the credentials it was given.
+ */
+function selfContainedPage(): AppMiddleware {
+  return async (ctx, next) => {
+    await next();
+    if (ctx.method !== 'GET' || typeof ctx.body !== 'string' || !ctx.response.is('html')) return;
+    ctx.body = ctx.body
+      .replace(GOOGLE_FONTS, '')
+      .replace(BASE_HREF, (_match, href: string) => `<base href="${ctx.protocol}://${ctx.host}${href}" />`);
+  };
 }
 
 export const adminRoutes = [

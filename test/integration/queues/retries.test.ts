@@ -1,5 +1,7 @@
 import { expect } from 'chai';
 import type { Job } from 'bullmq';
+import net from 'node:net';
+import { Model } from 'objection';
 import { ORDER_STATUS, Order, OtpSession, Payment, Product, Store } from '../../../db/models';
 import { sha256 } from '../../../shared/crypto';
 import type { Deps } from '../../../shared/deps';
@@ -11,6 +13,7 @@ import { WorkerPool } from '../../../workers/worker-pool';
 import { createProduct, createStore } from '../../helpers/builders';
 import { guestCheckout, insertCheckout } from '../../helpers/checkouts';
 import { isolatedDeps } from '../../helpers/deps';
+import { testDatabaseUrl } from '../../helpers/env';
 import { FakeMoyasar } from '../../helpers/fake-moyasar';
 import { FakeTwilio } from '../../helpers/fake-twilio';
 import { startServer, TestServer } from '../../helpers/http';
@@ -76,8 +79,10 @@ describe('operator retries from the dashboard', function () {
     return waitFor(
       `job ${jobId} to be ${state}`,
       async () => {
-        const job = await deps.queues[name].getJob(jobId);
-        return job && (await job.getState()) === state ? job : undefined;
+        // State first, then the job: read the other way round, the job may predate the change.
+        return (await deps.queues[name].getJobState(jobId)) === state
+          ? deps.queues[name].getJob(jobId)
+          : undefined;
       },
       20_000,
     );
@@ -224,5 +229,179 @@ describe('operator retries from the dashboard', function () {
     expect(
       await deps.knex('order_items').where('order_id', order.id).whereNull('delivered_at'),
     ).to.have.length(0);
+  });
+});
+
+/**
+ * The queues whose only outside dependency is Postgres: their job fails while the worker cannot reach the
+ * database (a worker whose DATABASE_URL points at a port where nothing listens), and the operator's retry,
+ * picked up by a healthy worker, performs the whole step.
+ */
+describe('operator retries after the worker lost its database', function () {
+  this.timeout(40_000);
+  let deps: Deps;
+  let down: Deps;
+  let store: Store;
+
+  // The failing worker reaches Postgres through this relay, which the test cuts: its connections drop and
+  // new ones are closed at once, as when the database goes away under a running worker.
+  let relay: net.Server;
+  let cut = false;
+  const relayed = new Set<net.Socket>();
+
+  before(async () => {
+    deps = await isolatedDeps();
+    const target = new URL(testDatabaseUrl);
+    relay = net.createServer((client) => {
+      if (cut) return client.destroy();
+      const upstream = net.connect(Number(target.port || 5432), target.hostname);
+      for (const socket of [client, upstream]) {
+        relayed.add(socket);
+        socket.on('close', () => relayed.delete(socket));
+        socket.on('error', () => undefined);
+      }
+      client.pipe(upstream).pipe(client);
+      client.on('close', () => upstream.destroy());
+      upstream.on('close', () => client.destroy());
+    });
+    await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+    const viaRelay = new URL(testDatabaseUrl);
+    viaRelay.host = `127.0.0.1:${(relay.address() as net.AddressInfo).port}`;
+    down = await isolatedDeps({ QUEUE_PREFIX: deps.config.queuePrefix, DATABASE_URL: viaRelay.toString() });
+    cut = true;
+    for (const socket of relayed) socket.destroy();
+    // isolatedDeps binds the test builders' models to the deps it made last: back to the healthy ones.
+    Model.knex(deps.knex);
+    store = await createStore({ name: 'Database Down Store' });
+  });
+
+  after(() => new Promise<void>((resolve) => relay.close(() => resolve())));
+
+  /** Runs `data` on a worker without its database until it fails, then retries it on a healthy one. */
+  async function failThenRetry<N extends QueueName>(
+    name: N,
+    data: JobPayloads[N],
+    jobId: string,
+  ): Promise<unknown> {
+    const broken = await WorkerPool.start(down, { registry: processors, queues: [name] });
+    let job: Job;
+    try {
+      await enqueue(deps.queues, name, data, { jobId, attempts: 1 });
+      job = await waitFor(
+        `job ${jobId} to fail`,
+        async () => {
+          // State first, then the job: read the other way round, it may predate the failure.
+          return (await deps.queues[name].getJobState(jobId)) === 'failed'
+            ? deps.queues[name].getJob(jobId)
+            : undefined;
+        },
+        20_000,
+      );
+      expect(job.failedReason, JSON.stringify(job.toJSON())).to.match(/connect|terminated|closed/i);
+    } finally {
+      await broken.close(1_000);
+    }
+    const healthy = await WorkerPool.start(deps, { registry: processors, queues: [name] });
+    try {
+      await job.retry('failed');
+      const done = await waitFor(
+        `job ${jobId} to complete`,
+        async () => {
+          return (await deps.queues[name].getJobState(jobId)) === 'completed'
+            ? deps.queues[name].getJob(jobId)
+            : undefined;
+        },
+        20_000,
+      );
+      return done.returnvalue;
+    } finally {
+      await healthy.close(1_000);
+    }
+  }
+
+  async function paidOrderOf(product: Product, fields: Record<string, unknown> = {}): Promise<Order> {
+    const { checkout } = await insertCheckout(store, product, {
+      quantity: 1,
+      fields,
+      customer_phone: '500000501',
+    });
+    const payment = await insertPaidPayment(checkout);
+    const { order } = await deps.knex.transaction((trx) =>
+      createOrderFromCheckout(trx, checkout.id, {
+        status: ORDER_STATUS.IN_PROGRESS,
+        paymentId: payment.id,
+        paymentMethod: 'card',
+      }),
+    );
+    return order;
+  }
+
+  it('fulfilment: the retry completes the order and queues the delivery', async () => {
+    const product = await createProduct(store, { type: 'product', price_minor: 1_000 });
+    const order = await paidOrderOf(product);
+    const result = await failThenRetry(
+      'fulfilment',
+      { orderId: order.id, event: 'paid' },
+      `fulfil-${order.id}`,
+    );
+    expect(result).to.include({ orderId: order.id, status: ORDER_STATUS.COMPLETED, delivery: true });
+    expect((await Order.query(deps.knex).findById(order.id))?.status).to.equal(ORDER_STATUS.COMPLETED);
+    expect(await deps.queues.messages.getJob(`order-delivery-${order.id}`)).to.not.equal(undefined);
+  });
+
+  it('licenses: the retry generates the missing key', async () => {
+    const product = await createProduct(store, {
+      type: 'product',
+      price_minor: 1_000,
+      license_enabled: true,
+      license_prefix: 'RTRY',
+      license_lock_type: 'hwid',
+      license_max_activations: 1,
+    });
+    const order = await paidOrderOf(product);
+    const item = await deps.knex('order_items').where('order_id', order.id).first();
+    const result = await failThenRetry(
+      'licenses',
+      { kind: 'generate', orderItemId: item.id },
+      `license-${item.id}`,
+    );
+    expect(result).to.deep.equal({ generated: 1 });
+    const keys = await deps.knex('licenses').where('order_item_id', item.id).pluck('key');
+    expect(keys).to.have.length(1);
+    expect(keys[0]).to.match(/^RTRY-/);
+  });
+
+  it('fivem: the retry puts the order’s commands on the store’s queue', async () => {
+    const product = await createProduct(store, {
+      type: 'product',
+      price_minor: 1_000,
+      fields: [{ type: 'text', label: 'Player ID', required: true }],
+    });
+    await deps.knex('product_fivem_commands').insert({
+      product_id: product.id,
+      command: 'give {player} vip',
+      require_online: false,
+      position: 0,
+    });
+    const order = await paidOrderOf(product, { '0': '12' });
+    await failThenRetry('fivem', { orderId: order.id }, `fivem-${order.id}`);
+    expect(await deps.knex('fivem_commands').where('order_id', order.id).pluck('command')).to.deep.equal([
+      'give 12 vip',
+    ]);
+  });
+
+  it('maintenance: the retry expires the checkouts that were due', async () => {
+    const product = await createProduct(store, { type: 'product', price_minor: 1_000 });
+    const { checkout } = await insertCheckout(store, product, {
+      quantity: 1,
+      expires_at: new Date(Date.now() - 60_000),
+    });
+    const result = await failThenRetry(
+      'maintenance',
+      { task: 'expire-checkouts', tick: new Date().toISOString() },
+      `maintenance-retry-${checkout.id}`,
+    );
+    expect(result).to.be.an('object');
+    expect((await deps.knex('checkouts').where('id', checkout.id).first()).status).to.equal('expired');
   });
 });
