@@ -84,9 +84,10 @@ describe('outages: private Redis and Postgres stopped, frozen and restarted', fu
     return res;
   }
 
-  const authStart = (phone: string): Promise<TestResponse> =>
+  const authStart = (phone: string, signal?: AbortSignal): Promise<TestResponse> =>
     server.request('/api/embed/auth/start', {
       method: 'POST',
+      signal,
       json: { product_id: product.id, country_code: '+966', phone },
       headers: { 'X-Embed-Key': store.embed_key, 'X-Forwarded-For': randomIp() },
     });
@@ -164,6 +165,19 @@ describe('outages: private Redis and Postgres stopped, frozen and restarted', fu
     await expectNotReady('postgres');
     postgres.thaw();
     await waitReady();
+
+    // ---- A client that gave up while Redis was frozen: once Redis answers again, nothing is started for
+    // it (no OTP session, no message), although its request is then able to go on.
+    redis.freeze();
+    const abandoned = authStart('500000207', AbortSignal.timeout(300)).then(
+      () => 'answered',
+      () => 'aborted',
+    );
+    await sleep(700);
+    redis.thaw();
+    expect(await abandoned).to.equal('aborted');
+    await sleep(1_500);
+    expect(await web.knex('otp_sessions').where({ phone: '500000207' })).to.have.length(0);
 
     // ---- Redis frozen: requests and readiness answer in time; a signed webhook is kept and acknowledged.
     const gateway = new SandboxGateway(web.knex, web.appSecret, web.logger, { retryDelaysMs: [] });
