@@ -1,11 +1,12 @@
 import knexFactory, { Knex } from 'knex';
-import { Model } from 'objection';
 import type { Redis } from 'ioredis';
 import { DatabaseTimeouts, knexConfig } from '../db/knexfile';
 import type { Config } from './config';
 import { Cipher } from './crypto';
 import { createLogger, Logger } from './logger';
 import { createMessenger, Messenger } from './messaging';
+import { createPaymentProviders, PaymentProviders } from './providers';
+import { createStorage, StorageDriver } from './storage';
 import { closeQueues, createQueues, Queues } from './queues';
 import { createRedis, redactUrl, waitForRedis } from './redis';
 import { resolveAppSecret } from './secrets';
@@ -14,7 +15,9 @@ export type ProcessRole = 'web' | 'worker' | 'scheduler' | 'script' | 'test';
 
 /**
  * Everything a process needs, wired in one place. Handlers, processors and services receive this object
- * (or the parts of it they use); nothing reaches for a global.
+ * (or the parts of it they use); nothing reaches for a global. Models are not bound to a global knex:
+ * every query names its connection (`Model.query(deps.knex)` or a transaction), and a test keeps it so
+ * (test/unit/wiring.test.ts).
  */
 export interface Deps {
   readonly config: Config;
@@ -27,6 +30,10 @@ export interface Deps {
   readonly queueRedis: Redis;
   readonly queues: Queues;
   readonly messenger: Messenger;
+  /** The payment providers' adapters, built once per process. */
+  readonly providers: PaymentProviders;
+  /** Where uploaded files go (the local driver; S3 documented in the README). */
+  readonly storage: StorageDriver;
   /** Platform secret (HMAC key material) and the at-rest cipher derived from it. */
   readonly appSecret: string;
   readonly cipher: Cipher;
@@ -75,8 +82,6 @@ export async function createDeps(
       debug: () => undefined,
     },
   });
-  // Objection binds models to one knex instance per process (its documented pattern).
-  Model.knex(knex);
   const commandTimeout = config.timeouts.dependencyMs;
   const redis = createRedis(config.redisUrl, 'general', `${config.queuePrefix}:${opts.role}`, commandTimeout);
   const queueRedis = createRedis(
@@ -131,6 +136,8 @@ export async function createDeps(
     queueRedis,
     queues,
     messenger: createMessenger(config, knex),
+    providers: createPaymentProviders({ config, knex, appSecret }),
+    storage: createStorage(config),
     appSecret,
     cipher: new Cipher(appSecret),
     async close() {

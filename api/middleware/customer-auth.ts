@@ -41,7 +41,7 @@ export function customerAuth(options: CustomerAuthOptions): AppMiddleware {
 
   return async (ctx, next) => {
     const presented = bearerToken(ctx.get('Authorization'));
-    const token = presented ? await findCustomerToken(presented) : null;
+    const token = presented ? await findCustomerToken(ctx.deps.knex, presented) : null;
     if (!token) throw new UnauthenticatedError(UNAUTHENTICATED_MESSAGE);
 
     if (options.kind === 'storefront') {
@@ -59,7 +59,9 @@ export function customerAuth(options: CustomerAuthOptions): AppMiddleware {
     }
 
     if (needsTouch(token.last_used_at)) {
-      await CustomerAccessToken.query().patch({ last_used_at: new Date() }).where('id', token.id);
+      await CustomerAccessToken.query(ctx.deps.knex)
+        .patch({ last_used_at: new Date() })
+        .where('id', token.id);
     }
     ctx.state.customer = token.customer;
     ctx.state.customerToken = token;

@@ -24,7 +24,8 @@ export function embedKey(): AppMiddleware {
   return async (ctx, next) => {
     const key = presentedKey(ctx);
     if (!key) throw new UnauthenticatedError('Embed key is required');
-    const store = key.length <= MAX_KEY_LENGTH ? await Store.query().findOne({ embed_key: key }) : undefined;
+    const store =
+      key.length <= MAX_KEY_LENGTH ? await Store.query(ctx.deps.knex).findOne({ embed_key: key }) : undefined;
     if (!store) throw new UnauthenticatedError('Invalid embed key');
     ctx.state.store = store;
     await next();

@@ -10,12 +10,12 @@ export const PAID_PLAN_MESSAGE = 'The Merchant API requires a paid plan.';
 export function merchantAuth(): AppMiddleware {
   return async (ctx, next) => {
     const presented = bearerToken(ctx.get('Authorization'));
-    const token = presented ? await findMerchantToken(presented) : null;
+    const token = presented ? await findMerchantToken(ctx.deps.knex, presented) : null;
     if (!token) throw new UnauthenticatedError(UNAUTHENTICATED_MESSAGE);
     if (token.store.plan !== 'paid') throw new ForbiddenError(PAID_PLAN_MESSAGE);
 
     if (needsTouch(token.last_used_at)) {
-      await MerchantToken.query().patch({ last_used_at: new Date() }).where('id', token.id);
+      await MerchantToken.query(ctx.deps.knex).patch({ last_used_at: new Date() }).where('id', token.id);
     }
     ctx.state.store = token.store;
     ctx.state.merchantToken = token;

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import { Store } from '../../db/models';
 import { InvalidError } from '../../shared/errors';
 import type { AppContext, AppMiddleware } from '../context';
@@ -7,9 +8,9 @@ export const STORE_UNRESOLVED_MESSAGE = 'Store could not be resolved from the re
 /** Host names are at most 253 characters; anything longer cannot be a store domain. */
 const MAX_HOST_LENGTH = 253;
 
-async function storeByDomain(host: string): Promise<Store | undefined> {
+async function storeByDomain(knex: Knex, host: string): Promise<Store | undefined> {
   if (!host || host.length > MAX_HOST_LENGTH) return undefined;
-  return Store.query()
+  return Store.query(knex)
     .select('stores.*')
     .join('store_domains', 'store_domains.store_id', 'stores.id')
     .where('store_domains.domain', host.toLowerCase())
@@ -34,7 +35,9 @@ function originHost(ctx: AppContext): string {
  */
 export function storefrontStore(): AppMiddleware {
   return async (ctx, next) => {
-    const store = (await storeByDomain(ctx.hostname)) ?? (await storeByDomain(originHost(ctx)));
+    const store =
+      (await storeByDomain(ctx.deps.knex, ctx.hostname)) ??
+      (await storeByDomain(ctx.deps.knex, originHost(ctx)));
     if (!store) throw new InvalidError(STORE_UNRESOLVED_MESSAGE);
     ctx.state.store = store;
     await next();

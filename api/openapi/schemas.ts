@@ -168,6 +168,21 @@ export const sharedSchemas: Record<string, SchemaObject> = {
     ],
   },
   PaymentStatus: object({ is_paid: { type: 'boolean' }, order_id: { type: ['integer', 'null'] } }),
+  VerifyResult: {
+    description: 'An existing customer is signed in; a new phone goes on with auth/complete.',
+    oneOf: [
+      object({
+        status: { const: 'authenticated' },
+        customer: schemaRef('Customer'),
+        token: {
+          type: 'string',
+          description: 'Customer bearer token of the interface (embed or storefront).',
+        },
+      }),
+      object({ status: { const: 'needs_registration' }, session_token: { type: 'string' } }),
+    ],
+  },
+  Registered: object({ customer: schemaRef('Customer'), token: { type: 'string' } }),
   OtpSession: object({
     session_token: { type: 'string' },
     expires_in: { type: 'integer', description: 'Seconds until the session expires (OTP_TTL_SECONDS).' },

@@ -1,5 +1,4 @@
 import Joi from 'joi';
-import { createPaymentProviders } from '../../shared/providers';
 import { receiveWebhook } from '../../shared/services/payments';
 import { jsonResponse, object, schemaRef } from '../openapi/components';
 import { defineRoute } from '../http/route';
@@ -33,15 +32,6 @@ export const webhookRoutes = [
         provider: Joi.string().max(40).required().description('sandbox, moyasar or coinbase.'),
       }),
     },
-    guards: (deps) => {
-      const wiring = { ...deps, providers: createPaymentProviders(deps) };
-      return [
-        async (ctx, next) => {
-          ctx.state.webhookWiring = wiring;
-          await next();
-        },
-      ];
-    },
     responses: {
       200: jsonResponse(
         'Received.',
@@ -62,12 +52,6 @@ export const webhookRoutes = [
       },
       404: 'PlatformError',
     },
-    handler: (ctx, { params }) =>
-      receiveWebhook(
-        ctx.state.webhookWiring as Parameters<typeof receiveWebhook>[0],
-        params.provider,
-        rawBody(ctx),
-        ctx.headers,
-      ),
+    handler: (ctx, { params }) => receiveWebhook(ctx.deps, params.provider, rawBody(ctx), ctx.headers),
   }),
 ];

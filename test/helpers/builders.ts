@@ -79,5 +79,5 @@ export async function customerToken(customer: Customer, kind: TokenKind): Promis
 }
 
 export async function merchantToken(store: Store): Promise<string> {
-  return issueMerchantToken(store.id);
+  return issueMerchantToken(Store.knex(), store.id);
 }

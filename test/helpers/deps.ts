@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import { Config, configWith } from '../../shared/config';
+import { Model } from 'objection';
 import { createDeps, Deps } from '../../shared/deps';
 import { TEST_ENV, TEST_QUEUE_PREFIX } from './env';
 
@@ -12,8 +13,18 @@ export function testConfig(overrides: NodeJS.ProcessEnv = {}): Config {
 
 /** Deps on the run's database and Redis prefix, shared by every suite that needs no special settings. */
 export function sharedDeps(): Promise<Deps> {
-  shared ??= createDeps(testConfig(), { role: 'test', pool: { min: 0, max: 8 } });
+  shared ??= createDeps(testConfig(), { role: 'test', pool: { min: 0, max: 8 } }).then(bindModels);
   return shared;
+}
+
+/**
+ * Test code only: the data builders and assertions read and write rows through the models without
+ * naming a connection, so they are bound to the run's database here. The platform's own code never
+ * relies on this (test/unit/wiring.test.ts).
+ */
+function bindModels(deps: Deps): Deps {
+  Model.knex(deps.knex);
+  return deps;
 }
 
 /**
@@ -28,7 +39,7 @@ export async function isolatedDeps(overrides: NodeJS.ProcessEnv = {}): Promise<D
     pool: { min: 0, max: 4 },
   });
   extra.push(deps);
-  return deps;
+  return bindModels(deps);
 }
 
 export async function closeSharedDeps(): Promise<void> {

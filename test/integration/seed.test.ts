@@ -267,7 +267,7 @@ describe('seed command', () => {
 
     it('gives each customer a storefront token that authenticates on that store', async () => {
       const { id, storefront_token: token } = manifest.stores.acme.customers.sara;
-      const found = await findCustomerToken(token);
+      const found = await findCustomerToken(Customer.knex(), token);
       expect(found?.customer.id).to.equal(id);
       expect(found?.store_id).to.equal(manifest.stores.acme.id);
       expect(found?.abilities).to.deep.equal(['storefront']);
@@ -283,7 +283,7 @@ describe('seed command', () => {
       expect(
         await deps.knex('fivem_servers').where({ store_id: storeId }).pluck('secret_hash'),
       ).to.deep.equal([sha256('fivem_acme_secret_0001')]);
-      expect((await findMerchantToken('mt_acme_secret_0001'))?.store.id).to.equal(storeId);
+      expect((await findMerchantToken(Customer.knex(), 'mt_acme_secret_0001'))?.store.id).to.equal(storeId);
 
       const everything = JSON.stringify(await snapshot(deps));
       for (const plain of [
@@ -305,11 +305,13 @@ describe('seed command', () => {
     it('revives the seeded storefront token when it has expired, keeping the same token', async () => {
       const { storefront_token: token } = manifest.stores.acme.customers.sara;
       await deps.knex('customer_access_tokens').update({ expires_at: new Date(Date.now() - 1000) });
-      expect(await findCustomerToken(token)).to.equal(null);
+      expect(await findCustomerToken(Customer.knex(), token)).to.equal(null);
 
       const again = await loadFixture(deps, await contractExample());
       expect(again).to.deep.equal(manifest);
-      expect((await findCustomerToken(token))?.customer.id).to.equal(manifest.stores.acme.customers.sara.id);
+      expect((await findCustomerToken(Customer.knex(), token))?.customer.id).to.equal(
+        manifest.stores.acme.customers.sara.id,
+      );
       expect(
         await deps.knex('customer_access_tokens').count<{ count: number }[]>('* as count'),
       ).to.deep.equal([{ count: 1 }]);
@@ -535,7 +537,8 @@ describe('seed command', () => {
       expect(printed.stores.acme.id).to.equal(store?.id);
       expect(printed).to.deep.equal(await loadFixture(deps, await contractExample()));
       expect(
-        (await findCustomerToken(printed.stores.acme.customers.sara.storefront_token))?.customer.id,
+        (await findCustomerToken(Customer.knex(), printed.stores.acme.customers.sara.storefront_token))
+          ?.customer.id,
       ).to.equal(printed.stores.acme.customers.sara.id);
 
       const second = await runCli(['test/fixtures/contract-example.json']);
@@ -595,8 +598,8 @@ describe('seed command', () => {
       expect(
         await deps.knex('store_payment_methods').where({ store_id: store.id }).count('* as n'),
       ).to.deep.equal([{ n: 7 }]);
-      expect((await findMerchantToken('mt_demo_secret_0001'))?.store.id).to.equal(store.id);
-      const demoCustomer = await findCustomerToken(store.customers.demo.storefront_token);
+      expect((await findMerchantToken(Customer.knex(), 'mt_demo_secret_0001'))?.store.id).to.equal(store.id);
+      const demoCustomer = await findCustomerToken(Customer.knex(), store.customers.demo.storefront_token);
       expect(demoCustomer?.customer).to.include({ country_code: '966', phone: '500000001' });
 
       const before = await snapshot(deps);

@@ -1,7 +1,6 @@
 import { UnrecoverableError } from 'bullmq';
 import type { Deps } from '../../shared/deps';
 import { NotFoundError } from '../../shared/errors';
-import { createPaymentProviders } from '../../shared/providers';
 import { PaymentProviders, ProviderRejectedError } from '../../shared/providers/types';
 import {
   createProviderSession,
@@ -41,7 +40,7 @@ export function createPaymentsProcessor(options: PaymentsProcessorOptions = {}):
         logger: deps.logger,
         config: deps.config,
         appSecret: deps.appSecret,
-        providers: options.providers ? options.providers(deps) : createPaymentProviders(deps),
+        providers: options.providers ? options.providers(deps) : deps.providers,
         hooks: options.hooks,
       };
       const data = job.data;

@@ -10,12 +10,6 @@ import * as schemas from './schemas';
 
 /** POST /api/embed/auth/*: phone OTP sign-in for the embedded checkout, behind the embed guards. */
 
-const authenticated = object({
-  status: { const: 'authenticated' },
-  customer: schemaRef('Customer'),
-  token: { type: 'string', description: 'Customer bearer token (abilities embed:checkout, embed:validate).' },
-});
-
 export const embedAuthRoutes = [
   defineRoute({
     method: 'post',
@@ -72,12 +66,7 @@ export const embedAuthRoutes = [
     guards: embedGuards,
     request: { body: schemas.verifyBody },
     responses: {
-      200: embedOk('Verified.', {
-        oneOf: [
-          authenticated,
-          object({ status: { const: 'needs_registration' }, session_token: { type: 'string' } }),
-        ],
-      }),
+      200: embedOk('Verified.', schemaRef('VerifyResult')),
       400: 'EmbedError',
       404: 'EmbedError',
     },
@@ -94,7 +83,7 @@ export const embedAuthRoutes = [
     guards: embedGuards,
     request: { body: schemas.completeBody },
     responses: {
-      200: embedOk('Registered.', object({ customer: schemaRef('Customer'), token: { type: 'string' } })),
+      200: embedOk('Registered.', schemaRef('Registered')),
       400: 'EmbedError',
     },
     handler: (ctx, { body }) => otpServiceFor(ctx.deps).complete(ctx.state.store!, 'embed', body),
@@ -119,6 +108,7 @@ export const embedAuthRoutes = [
         object({ valid: { const: true }, customer: schemaRef('Customer') }),
       ),
     },
-    handler: (ctx, { body }) => validateSessionForProduct(ctx.state.customer!, body.product_id),
+    handler: (ctx, { body }) =>
+      validateSessionForProduct(ctx.deps.knex, ctx.state.customer!, body.product_id),
   }),
 ];

@@ -4,7 +4,8 @@ import { initiatePayment, initiationAnswer, paymentStatus } from '../../../share
 import { EMBED_ABILITIES } from '../../../shared/services/tokens';
 import { embedOk, schemaRef } from '../../openapi/components';
 import { opaque, paymentMethod } from '../../http/fields';
-import { defineRoute, RouteDefinition } from '../../http/route';
+import { defineRoute, RouteDefinition, RouteInput } from '../../http/route';
+import type { AppContext } from '../../context';
 import { customerAuth } from '../../middleware/customer-auth';
 import { embedGuards, paymentStatusGuards } from '../../guards';
 import { refused } from '../responses';
@@ -31,7 +32,9 @@ const INITIATE_RULES =
   '`payment_restrictions`; 400 a method whose minimum or maximum amount excludes the total; 422 a ' +
   '`payment_method` that is not one of the seven ids.';
 
-const initiateBody = Joi.object<{ checkout_url: string; payment_method: PaymentMethodId }, true>({
+type InitiateBody = { checkout_url: string; payment_method: PaymentMethodId };
+
+const initiateBody = Joi.object<InitiateBody, true>({
   checkout_url: opaque().required().description('From the checkout response.'),
   payment_method: paymentMethod().required(),
 });
@@ -50,6 +53,21 @@ const initiateResponses: RouteDefinition['responses'] = {
 
 const example = { checkout_url: 'Qm9…', payment_method: 'card' };
 
+/** Both forms: the token's customer pays one of their own checkouts; a guest any guest checkout of the store. */
+function initiate(customerOf: (ctx: AppContext) => number | null) {
+  return async (ctx: AppContext, { body }: RouteInput<unknown, unknown, InitiateBody>) => {
+    const selector = {
+      checkoutUrl: body.checkout_url,
+      storeId: ctx.state.store!.id,
+      customerId: customerOf(ctx),
+    };
+    return initiationAnswer(
+      await initiatePayment(ctx.deps, selector, body.payment_method),
+      body.checkout_url,
+    );
+  };
+}
+
 export const embedPaymentRoutes = [
   defineRoute({
     method: 'post',
@@ -65,17 +83,7 @@ export const embedPaymentRoutes = [
     ],
     request: { body: initiateBody, example },
     responses: initiateResponses,
-    handler: async (ctx, { body }) => {
-      const selector = {
-        checkoutUrl: body.checkout_url,
-        storeId: ctx.state.store!.id,
-        customerId: ctx.state.customer!.id,
-      };
-      return initiationAnswer(
-        await initiatePayment(ctx.deps, selector, body.payment_method),
-        body.checkout_url,
-      );
-    },
+    handler: initiate((ctx) => ctx.state.customer!.id),
   }),
   defineRoute({
     method: 'post',
@@ -87,13 +95,7 @@ export const embedPaymentRoutes = [
     guards: embedGuards,
     request: { body: initiateBody, example },
     responses: initiateResponses,
-    handler: async (ctx, { body }) => {
-      const selector = { checkoutUrl: body.checkout_url, storeId: ctx.state.store!.id, customerId: null };
-      return initiationAnswer(
-        await initiatePayment(ctx.deps, selector, body.payment_method),
-        body.checkout_url,
-      );
-    },
+    handler: initiate(() => null),
   }),
   defineRoute({
     method: 'get',

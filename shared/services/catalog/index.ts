@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { Category, CustomField, Product, ProductPlan, Store } from '../../../db/models';
 import { NotFoundError } from '../../errors';
 import { formatDisplay, formatMoney, toMajorNumber } from '../../money';
-import { activeMethods, paymentMethodView, PaymentMethodView } from '../checkout/payment-methods';
+import { activeMethods, paymentMethodView, PaymentMethodView } from '../payment-methods';
 import { UPLOAD_RULES } from '../custom-fields/uploads';
 
 /**

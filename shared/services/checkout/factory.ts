@@ -1,5 +1,4 @@
 import type { Deps } from '../../deps';
-import { createStorage } from '../../storage';
 import type { CheckoutDeps } from './index';
 
 const byDeps = new WeakMap<Deps, CheckoutDeps>();
@@ -12,7 +11,7 @@ export function checkoutDepsOf(deps: Deps): CheckoutDeps {
       knex: deps.knex,
       queues: deps.queues,
       config: deps.config,
-      storage: createStorage(deps.config),
+      storage: deps.storage,
       logger: deps.logger,
     };
     byDeps.set(deps, wired);

@@ -16,7 +16,8 @@ import { randomToken, sha256 } from '../../crypto';
 import { FieldErrors, InvalidError, ValidationError } from '../../errors';
 import type { Logger } from '../../logger';
 import { formatMoney } from '../../money';
-import { enqueue, Queues } from '../../queues';
+import type { Queues } from '../../queues';
+import { enqueueFulfilment } from '../fulfilment/enqueue';
 import { assertRequestMayStartWork } from '../../request-deadline';
 import type { StorageDriver } from '../../storage';
 import { customFieldsOf, findSellableProduct, stockOf } from '../catalog';
@@ -25,7 +26,7 @@ import { AcceptedUpload, checkCustomFields, IncomingUpload } from '../custom-fie
 import { KIND_INFO } from '../custom-fields/uploads';
 import { createOrderFromCheckout } from '../orders/create-from-checkout';
 import { priceCheckout, PriceBreakdown, subtotalOf, unitPrice } from '../pricing';
-import { availablePaymentMethods, PaymentMethodView } from './payment-methods';
+import { availablePaymentMethods, PaymentMethodView } from '../payment-methods';
 
 /**
  * Checkout sessions of the Embed API (POST /api/embed/checkout and /api/embed/guest/checkout).
@@ -292,7 +293,12 @@ export async function createCheckout(
   }
 
   if (outcome.order) {
-    await enqueueFulfilment(deps, outcome.order.id);
+    // The order exists once the transaction has committed; a Redis hiccup here must not turn that into
+    // an error for the customer (the payments sweep enqueues it again).
+    const orderId = outcome.order.id;
+    await enqueueFulfilment(deps.queues, orderId).catch((err: unknown) =>
+      deps.logger.error({ err, orderId }, 'could not enqueue fulfilment of a free order'),
+    );
     return {
       type: 'free_order',
       order_id: outcome.order.id,
@@ -315,24 +321,6 @@ export async function createCheckout(
 /** The hosted payment page of a checkout. */
 export function paymentUrl(publicBaseUrl: string, checkoutUrl: string): string {
   return `${publicBaseUrl}/pay/${encodeURIComponent(checkoutUrl)}`;
-}
-
-/**
- * The order exists once the transaction has committed; a Redis hiccup here must not turn that into an
- * error for the customer. The deterministic job id lets the payments sweep (or an operator) enqueue it
- * again without running fulfilment twice.
- */
-async function enqueueFulfilment(deps: CheckoutDeps, orderId: number): Promise<void> {
-  try {
-    await enqueue(
-      deps.queues,
-      'fulfilment',
-      { orderId, event: 'created' },
-      { jobId: `order-created-${orderId}` },
-    );
-  } catch (err) {
-    deps.logger.error({ err, orderId }, 'could not enqueue fulfilment of a free order');
-  }
 }
 
 /**

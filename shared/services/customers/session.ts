@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import { Customer, Product } from '../../../db/models';
 import { ForbiddenError, ValidationError } from '../../errors';
 import { customerView, CustomerView } from './index';
@@ -7,10 +8,11 @@ import { customerView, CustomerView } from './index';
  * an invalid product id (422); one of another store than the customer's answers 403.
  */
 export async function validateSessionForProduct(
+  knex: Knex,
   customer: Customer,
   productId: number,
 ): Promise<{ valid: true; customer: CustomerView }> {
-  const product = await Product.query().findById(productId);
+  const product = await Product.query(knex).findById(productId);
   if (!product) throw ValidationError.field('product_id', 'The selected product id is invalid.');
   if (product.store_id !== customer.store_id) throw new ForbiddenError('Token not valid for this product');
   return { valid: true, customer: customerView(customer) };

@@ -4,3 +4,4 @@ export * from './fivem';
 export * from './fulfil';
 export * from './rules';
 export * from './subscriptions';
+export * from './enqueue';

@@ -12,7 +12,7 @@ import { DomainError } from '../../errors';
 import { BankDetails, bankDetails } from '../../providers/bank';
 import { paypalSettings } from '../../providers/paypal';
 import { enqueue } from '../../queues';
-import { activeMethods, methodAccepts } from '../checkout/payment-methods';
+import { activeMethods, methodAccepts } from '../payment-methods';
 import { findLiveCheckout } from '../checkout';
 import { CHECKOUT_NOT_FOUND, initiatePayment, Initiation, methodName, PaymentsDeps } from './initiate';
 import { PaymentPageRefs } from './page-ref';

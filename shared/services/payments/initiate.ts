@@ -18,7 +18,7 @@ import { payLinkWithAmount, paypalSettings } from '../../providers/paypal';
 import { isHostedProvider } from '../../providers/types';
 import { enqueue, Queues } from '../../queues';
 import { assertRequestMayStartWork } from '../../request-deadline';
-import { methodAccepts, PAYMENT_METHOD_NAMES } from '../checkout/payment-methods';
+import { methodAccepts, PAYMENT_METHOD_NAMES } from '../payment-methods';
 import { createOrderFromCheckout } from '../orders/create-from-checkout';
 import { recordCreation } from './audit';
 import { PaymentPageRefs } from './page-ref';

@@ -3,7 +3,7 @@ import { Checkout, ORDER_STATUS, Order, Payment } from '../../../db/models';
 import { formatMoney } from '../../money';
 import { NotFoundError } from '../../errors';
 import { isHostedProvider } from '../../providers/types';
-import { enqueue } from '../../queues';
+import { enqueueFulfilment } from '../fulfilment/enqueue';
 import { createOrderFromCheckout } from '../orders/create-from-checkout';
 import { PaymentSource, transitionPayment } from './audit';
 import { credentialsFor, PaymentsContext } from './context';
@@ -39,7 +39,7 @@ export async function reconcilePayment(
   if (!payment) throw new NotFoundError(`payment ${paymentId} does not exist`);
   if (payment.status === 'paid') {
     const order = await Order.query(ctx.knex).findOne({ checkout_id: payment.checkout_id });
-    if (order) await enqueueFulfilment(ctx, order.id);
+    if (order) await enqueueFulfilment(ctx.queues, order.id);
     return { outcome: 'already-paid', orderId: order?.id ?? null };
   }
   if (!isHostedProvider(payment.provider)) return { outcome: 'manual' };
@@ -102,7 +102,7 @@ export async function reconcilePayment(
     await ctx.hooks?.afterOrder?.(order, trx);
     return { orderId: order.id, orderCreated: created };
   });
-  await enqueueFulfilment(ctx, orderId);
+  await enqueueFulfilment(ctx.queues, orderId);
   return { outcome: 'paid', orderId, orderCreated };
 }
 
@@ -139,16 +139,4 @@ async function settleSecondPayment(
   await Payment.query(trx)
     .patch({ error_message: `Duplicate payment: order ${order.id} was already paid; refund it.` })
     .where('id', payment.id);
-}
-
-export async function enqueueFulfilment(
-  ctx: Pick<PaymentsContext, 'queues'>,
-  orderId: number,
-): Promise<void> {
-  await enqueue(
-    ctx.queues,
-    'fulfilment',
-    { orderId, event: 'created' },
-    { jobId: `order-created-${orderId}` },
-  );
 }

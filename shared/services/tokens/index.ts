@@ -38,10 +38,11 @@ export async function issueCustomerToken(
 
 /** The live (unexpired, unrevoked) token with its customer, or null. */
 export async function findCustomerToken(
+  knex: Knex,
   token: string,
 ): Promise<(CustomerAccessToken & { customer: Customer }) | null> {
   if (!token || token.length > 200) return null;
-  const row = await CustomerAccessToken.query()
+  const row = await CustomerAccessToken.query(knex)
     .findOne({ token_hash: sha256(token) })
     .whereNull('revoked_at')
     .where('expires_at', '>', new Date())
@@ -58,17 +59,21 @@ export function hasAbilities(
 }
 
 export async function issueMerchantToken(
+  knex: Knex,
   storeId: number,
   token: string = randomToken(32, 'mt_'),
   name = 'default',
 ): Promise<string> {
-  await MerchantToken.query().insert({ store_id: storeId, token_hash: sha256(token), name });
+  await MerchantToken.query(knex).insert({ store_id: storeId, token_hash: sha256(token), name });
   return token;
 }
 
-export async function findMerchantToken(token: string): Promise<(MerchantToken & { store: Store }) | null> {
+export async function findMerchantToken(
+  knex: Knex,
+  token: string,
+): Promise<(MerchantToken & { store: Store }) | null> {
   if (!token || token.length > 200) return null;
-  const row = await MerchantToken.query()
+  const row = await MerchantToken.query(knex)
     .findOne({ token_hash: sha256(token) })
     .whereNull('revoked_at')
     .where((q) => q.whereNull('expires_at').orWhere('expires_at', '>', new Date()))

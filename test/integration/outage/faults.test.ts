@@ -57,8 +57,10 @@ describe('outages: private Redis and Postgres stopped, frozen and restarted', fu
     };
     previousKnex = Model.knex();
     worker = await createDeps(configWith(env, {}), { role: 'worker', pool: { min: 0, max: 6 } });
-    // The web tier last, so the data builders (objection's process-wide knex) write to this database.
     web = await createDeps(configWith(env, {}), { role: 'web', pool: { min: 0, max: 6 } });
+    // The data builders write through the models' process-wide binding: to this suite's database until
+    // the end of the suite (restored in after()).
+    Model.knex(web.knex);
     server = await startServer(web);
     store = await createStore({ name: 'Outage Store' });
     await hostedMethod(web, store, 'card', 'sandbox');
