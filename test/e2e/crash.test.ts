@@ -15,7 +15,7 @@ import { sleep, waitFor } from '../integration/queues/support';
 
 const ROOT = path.resolve(__dirname, '../..');
 /** Checkouts (each with an OTP sign-in beside it); the 100 would take minutes on 2 cores. */
-const CHECKOUTS = 16;
+const CHECKOUTS = 12;
 /** The worker is killed at least this many times while they are under way. */
 const MIN_KILLS = 5;
 /** How long the worker keeps being killed at most (beyond MIN_KILLS). */
