@@ -59,7 +59,7 @@ export interface Config {
   readonly timeouts: {
     /** Web tier: one Redis command, one Postgres connect, pool acquire or query. */
     readonly dependencyMs: number;
-    /** Worker and scheduler: one Postgres query or pool acquire (batches may legitimately take longer). */
+    /** Worker, scheduler and scripts: one Postgres query (batches may legitimately take longer). */
     readonly workerQueryMs: number;
     /** A request older than this starts no new work (no job enqueued); it answers 503. */
     readonly requestDeadlineMs: number;

@@ -41,12 +41,12 @@ describe('slow clients: header and body time limits', function () {
 
   it('answers 408 and closes a connection whose body never completes', async () => {
     const partial = [
-      'POST /api/embed/auth/start HTTP/1.1',
+      'POST /webhooks/sandbox HTTP/1.1',
       'Host: 127.0.0.1',
       'Content-Type: application/json',
       'Content-Length: 200',
       '',
-      '{"product_id": 1, "country_code": "+9',
+      '{"id": "evt_1", "type": "payment.pa',
     ].join('\r\n');
     expect(await stall(partial)).to.match(/^HTTP\/1\.1 408 /);
   });
@@ -57,8 +57,8 @@ describe('slow clients: header and body time limits', function () {
 
   it('keeps serving other clients meanwhile', async () => {
     const held = stall(
-      'POST /api/embed/auth/start HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n' +
-        'Content-Length: 10\r\n\r\nab',
+      'POST /webhooks/sandbox HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n' +
+        'Content-Length: 10\r\n\r\n{"a',
     );
     const res = await fetch(`http://127.0.0.1:${port}/healthz`);
     expect(res.status).to.equal(200);

@@ -1,0 +1,78 @@
+import { expect } from 'chai';
+import { UnrecoverableError } from 'bullmq';
+import { DependencyUnavailableError, isTransientDependencyError } from '../../shared/dependency-errors';
+import { assertRequestMayStartWork, withRequestDeadline } from '../../shared/request-deadline';
+import { transientRetryDelay } from '../../workers/worker-pool';
+
+const withCode = (message: string, code: string): Error => Object.assign(new Error(message), { code });
+
+/** Issue 10, items 2 and 3: which failures are an outage (503, job deferred) and which are not. */
+describe('dependency errors', () => {
+  it('recognises Postgres and Redis being out of reach', () => {
+    const transient = [
+      withCode('connect ECONNREFUSED 127.0.0.1:5432', 'ECONNREFUSED'),
+      new AggregateError([withCode('connect ECONNREFUSED ::1:5432', 'ECONNREFUSED')], ''),
+      Object.assign(new Error('Knex: Timeout acquiring a connection.'), { name: 'KnexTimeoutError' }),
+      new Error('Connection terminated unexpectedly'),
+      new Error('Connection terminated due to connection timeout'),
+      new Error('Query read timeout'),
+      withCode('terminating connection due to administrator command', '57P01'),
+      withCode('the database system is starting up', '57P03'),
+      withCode('canceling statement due to statement timeout', '57014'),
+      withCode('connection failure', '08006'),
+      new Error('Command timed out'),
+      new Error("Stream isn't writeable and enableOfflineQueue options is false"),
+      new Error('Connection is closed.'),
+      new Error('wrapped', { cause: withCode('read ECONNRESET', 'ECONNRESET') }),
+      new DependencyUnavailableError('redis'),
+    ];
+    for (const err of transient) expect(isTransientDependencyError(err), err.message).to.equal(true);
+  });
+
+  it('leaves bugs, bad data and permanent failures alone', () => {
+    const permanent = [
+      new TypeError("Cannot read properties of undefined (reading 'id')"),
+      withCode('duplicate key value violates unique constraint "orders_checkout_id_unique"', '23505'),
+      withCode('invalid input syntax for type integer', '22P02'),
+      withCode('relation "nothing" does not exist', '42P01'),
+      new UnrecoverableError('order 5 does not exist'),
+      'a string',
+      null,
+    ];
+    for (const err of permanent) expect(isTransientDependencyError(err), String(err)).to.equal(false);
+  });
+
+  it('defers a job by a delay that doubles per deferral, capped', () => {
+    const delays = [1, 2, 3, 4, 5, 6, 12].map((started) =>
+      transientRetryDelay({ attemptsStarted: started, attemptsMade: 0 }, 10_000),
+    );
+    expect(delays).to.deep.equal([1_000, 2_000, 4_000, 8_000, 10_000, 10_000, 10_000]);
+  });
+});
+
+describe('request deadline', () => {
+  it('lets work start within the budget and outside any request', () => {
+    expect(() => assertRequestMayStartWork()).to.not.throw();
+    withRequestDeadline(
+      10_000,
+      () => false,
+      () => expect(() => assertRequestMayStartWork()).to.not.throw(),
+    );
+  });
+
+  it('refuses to start work once the budget is spent or the client has gone', async () => {
+    await withRequestDeadline(
+      1,
+      () => false,
+      async () => {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        expect(() => assertRequestMayStartWork()).to.throw(DependencyUnavailableError, /took too long/);
+      },
+    );
+    withRequestDeadline(
+      10_000,
+      () => true,
+      () => expect(() => assertRequestMayStartWork()).to.throw(DependencyUnavailableError, /client closed/),
+    );
+  });
+});
