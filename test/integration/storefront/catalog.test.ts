@@ -248,6 +248,29 @@ describe('Storefront products, reviews and store resolution', () => {
       }
     });
 
+    it('answers CORS to an Origin that is a store’s domain, and to no other', async () => {
+      const shop = await createShop();
+      const origin = `https://${shop.domain}`;
+      const preflight = await suite.server.request('/api/cart/add', {
+        method: 'OPTIONS',
+        headers: { Origin: origin, 'Access-Control-Request-Method': 'POST', Host: 'api.shared.example.test' },
+      });
+      expect(preflight.status).to.equal(204);
+      expect(preflight.headers.get('access-control-allow-origin')).to.equal(origin);
+      expect(preflight.headers.get('access-control-allow-headers')).to.contain('X-Cart-Id');
+      const answer = await suite.server.request('/api/cart', {
+        headers: { Origin: origin, Host: 'api.shared.example.test' },
+      });
+      expect(answer.status).to.equal(200);
+      expect(answer.headers.get('access-control-allow-origin')).to.equal(origin);
+      expect(answer.headers.get('access-control-expose-headers')).to.contain('X-Cart-Id');
+      const stranger = await suite.server.request('/api/products', {
+        headers: { Origin: 'https://evil.example.test', Host: shop.domain },
+      });
+      expect(stranger.status).to.equal(200);
+      expect(stranger.headers.get('access-control-allow-origin')).to.equal(null);
+    });
+
     it('refuses an Embed token with 401 on the cart and checkout', async () => {
       const shop = await createShop();
       const embed = await customerToken(await createCustomer(shop.store), 'embed');
