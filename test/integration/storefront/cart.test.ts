@@ -229,6 +229,27 @@ describe('Storefront cart and multi-item checkout', function () {
     ).to.equal(401);
   });
 
+  it('moves an anonymous cart into the customer’s cart when the visitor signs in', async () => {
+    const ebook = await createProduct(shop.store, { price_minor: 5_000 });
+    const course = await createProduct(shop.store, { price_minor: 1_000 });
+    await createCoupon(shop.store, { code: 'TEN', type: 'fixed', amount: 1_000 });
+    const anonymous = cartOf(await call(suite, shop, '/api/cart/add', { json: { product_id: ebook.id } }));
+    cartOf(
+      await call(suite, shop, '/api/cart/coupon', { json: { code: 'TEN' }, cartId: anonymous.cart_id! }),
+    );
+    const { token } = await signedIn(shop);
+    cartOf(await call(suite, shop, '/api/cart/add', { json: { product_id: course.id }, token }));
+
+    const merged = cartOf(await call(suite, shop, '/api/cart', { token, cartId: anonymous.cart_id! }));
+    expect(merged.cart_id).to.equal(null);
+    expect(merged.items.map((i) => i.product_id).sort()).to.deep.equal([ebook.id, course.id].sort());
+    expect(merged).to.include({ subtotal: '60.00', discount_amount: '10.00', total: '50.00' });
+    // The anonymous cart is gone.
+    expect(cartOf(await call(suite, shop, '/api/cart', { cartId: anonymous.cart_id! })).items).to.deep.equal(
+      [],
+    );
+  });
+
   it('reserves keys and stock for every line or for none', async () => {
     const keys = await createProduct(shop.store, { type: 'code' });
     await suite.deps.knex('product_codes').insert([
