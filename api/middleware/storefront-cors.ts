@@ -20,7 +20,7 @@ export function storefrontCors(): AppMiddleware {
     const iface = interfaceFor(ctx.path);
     const origin = ctx.get('Origin');
     if ((iface !== 'storefront' && iface !== 'analytics') || !origin) return next();
-    let host = '';
+    let host: string;
     try {
       host = new URL(origin).hostname.toLowerCase();
     } catch {
