@@ -100,6 +100,7 @@ describe('Storefront products, reviews and store resolution', () => {
       expect(byId).to.include({ id: ids.bravo, slug: 'bravo', type: 'code' });
       expect(byId.price).to.include({ original: 90, actual: 10, currency: 'SAR' });
       expect(byId.stock).to.include({ is_in_stock: true });
+      expect(byId.image).to.deep.equal({ url: '' });
       expect(byId).to.have.property('fields').that.is.an('array');
       expect(byId).to.have.property('subscription_plans').that.is.an('array');
       expect((byId.payment_methods as { id: string }[]).map((m) => m.id)).to.deep.equal(['card']);
