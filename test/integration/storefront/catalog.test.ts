@@ -174,24 +174,26 @@ describe('Storefront products, reviews and store resolution', () => {
     });
 
     it('lists recent reviews of 4 stars and up, by type, with the pinned fields and a display name', async () => {
-      const all = dataOf(await call(suite, shop, '/api/reviews/recent')).items as Record<string, unknown>[];
+      const all = dataOf(await call(suite, shop, '/api/reviews/recent')) as unknown as Record<
+        string,
+        unknown
+      >[];
       expect(all.map((r) => r.comment)).to.deep.equal(['Fast delivery', 'Great']);
       const great = all[1]!;
       expect(great).to.include({ rating: 5, comment: 'Great', product_id: productId, type: 'product' });
       expect(great.created_at).to.equal('2026-01-01T00:00:00.000Z');
       expect(great.reviewer).to.deep.equal({ name: 'Sara A.' });
       expect(JSON.stringify(all)).to.not.contain('sara@example.com');
-      const store = dataOf(await call(suite, shop, '/api/reviews/recent?type=store')).items as Record<
+      const store = dataOf(await call(suite, shop, '/api/reviews/recent?type=store')) as unknown as Record<
         string,
         unknown
       >[];
       expect(store).to.have.length(1);
       expect(store[0]).to.include({ product_id: null, type: 'store', comment: 'Fast delivery' });
       expect(store[0]!.product).to.equal(null);
-      const products = dataOf(await call(suite, shop, '/api/reviews/recent?type=product')).items as Record<
-        string,
-        unknown
-      >[];
+      const products = dataOf(
+        await call(suite, shop, '/api/reviews/recent?type=product'),
+      ) as unknown as Record<string, unknown>[];
       expect(products.map((r) => r.comment)).to.deep.equal(['Great']);
     });
 
