@@ -5,6 +5,7 @@ import type { AppContextExtras, AppState } from './context';
 import { httpMetrics } from './metrics/http-metrics';
 import { accessLog } from './middleware/access-log';
 import { embedCors } from './middleware/embed-cors';
+import { storefrontCors } from './middleware/storefront-cors';
 import { errorHandler } from './middleware/error-handler';
 import { requestDeadline } from './middleware/request-deadline';
 import { requestId } from './middleware/request-id';
@@ -34,6 +35,7 @@ export function createApp(deps: Deps): App {
   // Sets its headers before anything can fail, so error answers carry them; a preflight is answered here,
   // ahead of the body parser and the routers' guards.
   app.use(embedCors());
+  app.use(storefrontCors());
   // What Postgres cannot store (NUL, bytes that are not UTF-8) is refused here, once, for every route.
   app.use(storableUrl());
   app.use(

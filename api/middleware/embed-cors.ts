@@ -16,9 +16,8 @@ export const EMBED_CORS_HEADERS: Readonly<Record<string, string>> = Object.freez
 const BROWSER_INTERFACES: ReadonlySet<InterfaceName> = new Set(['embed', 'storefront', 'analytics']);
 
 /**
- * CORS for the browser-facing interfaces: the Embed API exactly as the spec's "Cross-origin behaviour"
- * gives it, and the same for the Storefront API and analytics collection, which merchants' pages call
- * too. Written by hand because @koa/cors sends nothing when a request has no Origin and drops
+ * CORS for the Embed API exactly as the spec's "Cross-origin behaviour" gives it (the Storefront API and
+ * analytics, called from the stores' own domains, get theirs from storefront-cors.ts). Written by hand because @koa/cors sends nothing when a request has no Origin and drops
  * Allow-Credentials when it is false, while the spec wants both. Headers are set before the rest of the
  * chain runs, so they stay on 4xx/5xx answers the error handler writes. A preflight is answered here,
  * before the embed key, origin check and rate limits: browsers send it without custom headers, so it
@@ -30,8 +29,11 @@ const BROWSER_INTERFACES: ReadonlySet<InterfaceName> = new Set(['embed', 'storef
  */
 export function embedCors(): AppMiddleware {
   return async (ctx, next) => {
-    if (!BROWSER_INTERFACES.has(interfaceFor(ctx.path))) return next();
+    const iface = interfaceFor(ctx.path);
+    if (!BROWSER_INTERFACES.has(iface)) return next();
     if (ctx.get('Origin').trim().toLowerCase() === 'null') throw new OriginNotAllowedError();
+    // The Storefront and analytics allow only their stores' own domains (storefront-cors.ts).
+    if (iface !== 'embed') return next();
     ctx.set('Access-Control-Allow-Origin', ctx.get('Origin') || '*');
     ctx.vary('Origin');
     ctx.set({ ...EMBED_CORS_HEADERS });

@@ -42,7 +42,7 @@ export const productCard: SchemaObject = object({
     currency: { type: 'string' },
   }),
   stock: object({ is_in_stock: { type: 'boolean' } }),
-  image: object({ url: { type: ['string', 'null'] } }),
+  image: object({ url: { type: 'string', description: 'Empty when the product has no image.' } }),
   categories: {
     type: 'array',
     items: object({ id: { type: 'integer' }, name: { type: 'string' }, slug: { type: 'string' } }),

@@ -33,7 +33,8 @@ const answer = (view: CartView): Reply<CartView> =>
 
 const OWNER =
   '\n\nThe cart is the signed-in customer’s (storefront token) or, without a token, the one named by the ' +
-  '`X-Cart-Id` header: the first add answers a new `cart_id` (also in `X-Cart-Id`) for the client to keep.';
+  '`X-Cart-Id` header: the first add answers a new `cart_id` (also in `X-Cart-Id`) for the client to keep. ' +
+  'Sent with a token, an anonymous `X-Cart-Id` of this store is merged into the customer’s cart.';
 
 const fields = Joi.object()
   .pattern(/^\d{1,6}$/, Joi.any())

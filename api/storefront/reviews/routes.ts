@@ -10,7 +10,7 @@ import {
 import { storefrontGuards } from '../../guards';
 import { id, pagination } from '../../http/fields';
 import { defineRoute } from '../../http/route';
-import { object, storefrontOk } from '../../openapi/components';
+import { storefrontOk } from '../../openapi/components';
 import { pageOf, review, reviewStats as statsSchema } from '../responses';
 
 /** Public reviews: recent (4 stars and up), the paginated list, and statistics. Published reviews only. */
@@ -45,10 +45,8 @@ export const storefrontReviewRoutes = [
         limit: Joi.number().integer().min(1).max(50).default(10),
       }),
     },
-    responses: { 200: storefrontOk('Newest first.', object({ items: { type: 'array', items: review } })) },
-    handler: async (ctx, { query }) => ({
-      items: await recentReviews(ctx.deps.knex, ctx.state.store!, query),
-    }),
+    responses: { 200: storefrontOk('The reviews, newest first.', { type: 'array', items: review }) },
+    handler: (ctx, { query }) => recentReviews(ctx.deps.knex, ctx.state.store!, query),
   }),
   defineRoute({
     method: 'get',

@@ -77,9 +77,36 @@ export interface CartView {
 }
 
 async function findCart(knex: Knex, store: Store, owner: CartOwner): Promise<Cart | undefined> {
-  if (owner.customer) return Cart.query(knex).findOne({ store_id: store.id, customer_id: owner.customer.id });
+  if (owner.customer) {
+    if (owner.cartId) await adoptAnonymousCart(knex, store, owner.customer, owner.cartId);
+    return Cart.query(knex).findOne({ store_id: store.id, customer_id: owner.customer.id });
+  }
   if (!owner.cartId) return undefined;
   return Cart.query(knex).findOne({ store_id: store.id, token_hash: sha256(owner.cartId) });
+}
+
+/**
+ * A visitor who signs in keeps what they put in the cart: a signed-in request that still sends the
+ * anonymous X-Cart-Id of this store moves that cart's lines (and its coupon, when the customer's cart has
+ * none) into the customer's cart, and the anonymous cart is deleted. Lines move by one UPDATE, so two
+ * simultaneous requests move them once.
+ */
+async function adoptAnonymousCart(
+  knex: Knex,
+  store: Store,
+  customer: Customer,
+  cartId: string,
+): Promise<void> {
+  const anonymous = await Cart.query(knex).findOne({ store_id: store.id, token_hash: sha256(cartId) });
+  if (!anonymous) return;
+  const { cart } = await ensureCart(knex, store, { customer, cartId: null });
+  await knex.transaction(async (trx) => {
+    await CartItem.query(trx).patch({ cart_id: cart.id }).where('cart_id', anonymous.id);
+    if (!cart.coupon_code && anonymous.coupon_code) {
+      await Cart.query(trx).patch({ coupon_code: anonymous.coupon_code }).where('id', cart.id);
+    }
+    await Cart.query(trx).delete().where('id', anonymous.id);
+  });
 }
 
 /** The owner's cart, created when there is none; an unknown anonymous id gets a new cart and a new id. */

@@ -16,7 +16,8 @@ export interface ProductCard {
   type: Product['type'];
   price: PriceView;
   stock: { is_in_stock: boolean };
-  image: { url: string | null };
+  /** Spec: a string; empty when the product has no image. */
+  image: { url: string };
   categories: { id: number; name: string; slug: string }[];
 }
 
@@ -64,7 +65,7 @@ export async function productCards(
       type: p.type,
       price: priceView(p, store.currency),
       stock: { is_in_stock: units === null || units > 0 },
-      image: { url: p.image_url },
+      image: { url: p.image_url ?? '' },
       categories: categories.get(p.id) ?? [],
     };
   });
@@ -170,8 +171,13 @@ export async function listProducts(
 /** GET /api/products/{id or slug}: digits name an id, anything else a slug; not found is a 404. */
 export async function storefrontProduct(knex: Knex, store: Store, idOrSlug: string): Promise<ProductView> {
   const id = parseProductId(idOrSlug);
-  if (id !== null) return productView(knex, store, id);
-  const bySlug = await Product.query(knex).findOne({ store_id: store.id, slug: idOrSlug, active: true });
-  if (!bySlug) throw new NotFoundError('Product not found');
-  return productView(knex, store, bySlug.id);
+  let productId = id;
+  if (productId === null) {
+    const bySlug = await Product.query(knex).findOne({ store_id: store.id, slug: idOrSlug, active: true });
+    if (!bySlug) throw new NotFoundError('Product not found');
+    productId = bySlug.id;
+  }
+  const view = await productView(knex, store, productId);
+  // The same image.url as the product object of lists and the wishlist: a string, empty without an image.
+  return { ...view, image: { url: view.image.url ?? '' } };
 }

@@ -29,13 +29,16 @@ import { PriceBreakdown, priceLines, subtotalOf, unitPrice } from '../pricing';
 import { availablePaymentMethods, PaymentMethodView } from '../payment-methods';
 
 /**
- * Checkout sessions of the Embed API (POST /api/embed/checkout and /api/embed/guest/checkout).
+ * Checkout sessions: the Embed API's (POST /api/embed/checkout and /api/embed/guest/checkout, one line,
+ * createCheckout) and the Storefront's (POST /api/checkout, one line per cart line, openCheckout). Both
+ * are openCheckout: the same checks, pricing, reservation, answer and order creation.
  *
- * A checkout fixes the price (see services/pricing) and holds what it sells until it is paid or expires:
+ * A checkout fixes the price (see services/pricing) and holds what it sells until it is paid or expires,
+ * for every line at once or for none (one transaction):
  * - a `code` product reserves `quantity` available keys (`product_codes.status = reserved`, with this
  *   checkout's id), picked with FOR UPDATE SKIP LOCKED so simultaneous checkouts never take one key twice;
  * - a product with finite `stock` takes the units at once with one conditional UPDATE
- *   (`stock = stock - q where stock >= q`), and the checkout is marked `reserved`;
+ *   (`stock = stock - q where stock >= q`), and the line and the checkout are marked `reserved`;
  * - not enough keys or units: 400 "Insufficient stock", nothing written.
  * The `expire-checkouts` maintenance task gives both back when the checkout expires.
  *

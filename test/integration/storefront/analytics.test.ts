@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import knexFactory from 'knex';
 import { Job, UnrecoverableError } from 'bullmq';
 import { createAnalyticsProcessor } from '../../../workers/processors/analytics';
 import type { JobOf } from '../../../workers/processors';
@@ -230,6 +231,59 @@ describe('Storefront analytics collection', function () {
     expect(bad.status).to.equal('rejected');
     expect((bad as PromiseRejectedResult).reason).to.be.instanceOf(UnrecoverableError);
     expect((await rows()).map((r) => r.event_name)).to.deep.equal(['kept']);
+  });
+
+  it('writes the rows when a job that failed (database down) is retried as the dashboard does', async () => {
+    const quiet = () => undefined;
+    const down = knexFactory({
+      client: 'pg',
+      connection: 'postgres://postgres@127.0.0.1:1/none',
+      pool: { min: 0, max: 1 },
+      acquireConnectionTimeout: 300,
+      log: { warn: quiet, error: quiet, debug: quiet, deprecate: quiet },
+    });
+    const failing = createAnalyticsProcessor({ maxEvents: 500, maxWaitMs: 20 });
+    try {
+      pool = await WorkerPool.start(suite.deps, {
+        registry: {
+          analytics: {
+            concurrency: 1,
+            process: (job, deps) => failing.process(job, { ...deps, knex: down }),
+          },
+        },
+        queues: ['analytics'],
+      });
+      await suite.deps.queues.analytics.add(
+        'analytics',
+        {
+          storeId: shop.store.id,
+          receivedAt: new Date().toISOString(),
+          events: [
+            { type: 'event', event_name: 'retried', visitor_hash: 'h'.repeat(64), device_class: 'desktop' },
+          ],
+        },
+        { jobId: 'ev-retry-me', attempts: 1 },
+      );
+      const failed = await waitFor('the job to fail', async () => {
+        const job = await suite.deps.queues.analytics.getJob('ev-retry-me');
+        return (await job?.getState()) === 'failed' ? job : undefined;
+      });
+      expect(await rows()).to.deep.equal([]);
+      await pool.close(1_000);
+      pool = null;
+
+      await startWriter(20);
+      await failed!.retry();
+      await waitFor('the retried job to complete', async () => {
+        const job = await suite.deps.queues.analytics.getJob('ev-retry-me');
+        return (await job?.getState()) === 'completed' || undefined;
+      });
+      expect((await rows()).map((r) => [r.event_name, r.ingest_key])).to.deep.equal([
+        ['retried', 'ev-retry-me:0'],
+      ]);
+    } finally {
+      await down.destroy();
+    }
   });
 
   // 2,000 events (67 batch requests) keep this under ~10 s here; the writer is stopped mid-burst with no

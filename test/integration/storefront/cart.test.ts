@@ -229,6 +229,27 @@ describe('Storefront cart and multi-item checkout', function () {
     ).to.equal(401);
   });
 
+  it('moves an anonymous cart into the customer’s cart when the visitor signs in', async () => {
+    const ebook = await createProduct(shop.store, { price_minor: 5_000 });
+    const course = await createProduct(shop.store, { price_minor: 1_000 });
+    await createCoupon(shop.store, { code: 'TEN', type: 'fixed', amount: 1_000 });
+    const anonymous = cartOf(await call(suite, shop, '/api/cart/add', { json: { product_id: ebook.id } }));
+    cartOf(
+      await call(suite, shop, '/api/cart/coupon', { json: { code: 'TEN' }, cartId: anonymous.cart_id! }),
+    );
+    const { token } = await signedIn(shop);
+    cartOf(await call(suite, shop, '/api/cart/add', { json: { product_id: course.id }, token }));
+
+    const merged = cartOf(await call(suite, shop, '/api/cart', { token, cartId: anonymous.cart_id! }));
+    expect(merged.cart_id).to.equal(null);
+    expect(merged.items.map((i) => i.product_id).sort()).to.deep.equal([ebook.id, course.id].sort());
+    expect(merged).to.include({ subtotal: '60.00', discount_amount: '10.00', total: '50.00' });
+    // The anonymous cart is gone.
+    expect(cartOf(await call(suite, shop, '/api/cart', { cartId: anonymous.cart_id! })).items).to.deep.equal(
+      [],
+    );
+  });
+
   it('reserves keys and stock for every line or for none', async () => {
     const keys = await createProduct(shop.store, { type: 'code' });
     await suite.deps.knex('product_codes').insert([
@@ -280,6 +301,76 @@ describe('Storefront cart and multi-item checkout', function () {
     expect(
       await ProductCode.query(suite.deps.knex).where({ product_id: keys.id, status: 'available' }),
     ).to.have.length(2);
+  });
+
+  it('checks out a signed-in customer’s cart; a full discount is a free order of every line at once', async () => {
+    const a = await createProduct(shop.store, { price_minor: 2_000 });
+    const b = await createProduct(shop.store, { price_minor: 3_000 });
+    await createCoupon(shop.store, { code: 'FREE', type: 'percentage', amount: 10_000 });
+    const { customer, token } = await signedIn(shop);
+    cartOf(await call(suite, shop, '/api/cart/add', { json: { product_id: a.id }, token }));
+    cartOf(await call(suite, shop, '/api/cart/add', { json: { product_id: b.id, quantity: 2 }, token }));
+    cartOf(await call(suite, shop, '/api/cart/coupon', { json: { code: 'FREE' }, token }));
+
+    const res = await call(suite, shop, '/api/checkout', { json: { customer_note: 'Gift' }, token });
+    expect(res.status, res.text).to.equal(200);
+    const data = dataOf(res) as Data & { order_id: number };
+    expect(data).to.include({
+      type: 'free_order',
+      amount: '0.00',
+      subtotal: '80.00',
+      discount_amount: '80.00',
+    });
+    const order = await Order.query(suite.deps.knex).findById(data.order_id);
+    expect(order).to.include({
+      customer_id: customer.id,
+      customer_note: 'Gift',
+      source: 'storefront',
+      total_minor: 0,
+    });
+    const items = await OrderItem.query(suite.deps.knex).where('order_id', data.order_id).orderBy('id');
+    expect(items.map((i) => [i.product_id, i.quantity])).to.deep.equal([
+      [a.id, 1],
+      [b.id, 2],
+    ]);
+    await completionOf(data.order_id);
+  });
+
+  it('lets only the buyer pay a signed-in customer’s checkout, and asks an anonymous buyer for details', async () => {
+    const product = await createProduct(shop.store);
+    const { token } = await signedIn(shop);
+    cartOf(await call(suite, shop, '/api/cart/add', { json: { product_id: product.id }, token }));
+    const opened = dataOf(await call(suite, shop, '/api/checkout', { json: {}, token })) as {
+      checkout_url: string;
+    };
+    const body = { checkout_url: opened.checkout_url, payment_method: 'card' };
+    const stranger = await call(suite, shop, '/api/payment/initiate', {
+      json: body,
+      token: (await signedIn(shop)).token,
+    });
+    expect(stranger.status).to.equal(404);
+    const own = await call(suite, shop, '/api/payment/initiate', { json: body, token });
+    expect(own.status, own.text).to.equal(200);
+    const bad = await call(suite, shop, '/api/payment/initiate', {
+      json: { ...body, payment_method: 'cash' },
+      token,
+    });
+    expect(bad.status).to.equal(422);
+
+    const { cart_id } = cartOf(
+      await call(suite, shop, '/api/cart/add', { json: { product_id: product.id } }),
+    );
+    const missing = await call(suite, shop, '/api/checkout', {
+      json: { customer_first_name: 'Sara' },
+      cartId: cart_id!,
+    });
+    expect(missing.status).to.equal(422);
+    expect(missing.body.errors).to.have.keys([
+      'customer_last_name',
+      'customer_email',
+      'customer_phone',
+      'customer_country_code',
+    ]);
   });
 
   it('buys a three-item cart through the sandbox: one checkout, one payment, one order with three fulfilled items', async () => {

@@ -100,6 +100,7 @@ describe('Storefront products, reviews and store resolution', () => {
       expect(byId).to.include({ id: ids.bravo, slug: 'bravo', type: 'code' });
       expect(byId.price).to.include({ original: 90, actual: 10, currency: 'SAR' });
       expect(byId.stock).to.include({ is_in_stock: true });
+      expect(byId.image).to.deep.equal({ url: '' });
       expect(byId).to.have.property('fields').that.is.an('array');
       expect(byId).to.have.property('subscription_plans').that.is.an('array');
       expect((byId.payment_methods as { id: string }[]).map((m) => m.id)).to.deep.equal(['card']);
@@ -173,24 +174,26 @@ describe('Storefront products, reviews and store resolution', () => {
     });
 
     it('lists recent reviews of 4 stars and up, by type, with the pinned fields and a display name', async () => {
-      const all = dataOf(await call(suite, shop, '/api/reviews/recent')).items as Record<string, unknown>[];
+      const all = dataOf(await call(suite, shop, '/api/reviews/recent')) as unknown as Record<
+        string,
+        unknown
+      >[];
       expect(all.map((r) => r.comment)).to.deep.equal(['Fast delivery', 'Great']);
       const great = all[1]!;
       expect(great).to.include({ rating: 5, comment: 'Great', product_id: productId, type: 'product' });
       expect(great.created_at).to.equal('2026-01-01T00:00:00.000Z');
       expect(great.reviewer).to.deep.equal({ name: 'Sara A.' });
       expect(JSON.stringify(all)).to.not.contain('sara@example.com');
-      const store = dataOf(await call(suite, shop, '/api/reviews/recent?type=store')).items as Record<
+      const store = dataOf(await call(suite, shop, '/api/reviews/recent?type=store')) as unknown as Record<
         string,
         unknown
       >[];
       expect(store).to.have.length(1);
       expect(store[0]).to.include({ product_id: null, type: 'store', comment: 'Fast delivery' });
       expect(store[0]!.product).to.equal(null);
-      const products = dataOf(await call(suite, shop, '/api/reviews/recent?type=product')).items as Record<
-        string,
-        unknown
-      >[];
+      const products = dataOf(
+        await call(suite, shop, '/api/reviews/recent?type=product'),
+      ) as unknown as Record<string, unknown>[];
       expect(products.map((r) => r.comment)).to.deep.equal(['Great']);
     });
 
@@ -246,6 +249,29 @@ describe('Storefront products, reviews and store resolution', () => {
         expect(res.status, path).to.equal(400);
         expect(res.body).to.include({ success: false, data: null });
       }
+    });
+
+    it('answers CORS to an Origin that is a store’s domain, and to no other', async () => {
+      const shop = await createShop();
+      const origin = `https://${shop.domain}`;
+      const preflight = await suite.server.request('/api/cart/add', {
+        method: 'OPTIONS',
+        headers: { Origin: origin, 'Access-Control-Request-Method': 'POST', Host: 'api.shared.example.test' },
+      });
+      expect(preflight.status).to.equal(204);
+      expect(preflight.headers.get('access-control-allow-origin')).to.equal(origin);
+      expect(preflight.headers.get('access-control-allow-headers')).to.contain('X-Cart-Id');
+      const answer = await suite.server.request('/api/cart', {
+        headers: { Origin: origin, Host: 'api.shared.example.test' },
+      });
+      expect(answer.status).to.equal(200);
+      expect(answer.headers.get('access-control-allow-origin')).to.equal(origin);
+      expect(answer.headers.get('access-control-expose-headers')).to.contain('X-Cart-Id');
+      const stranger = await suite.server.request('/api/products', {
+        headers: { Origin: 'https://evil.example.test', Host: shop.domain },
+      });
+      expect(stranger.status).to.equal(200);
+      expect(stranger.headers.get('access-control-allow-origin')).to.equal(null);
     });
 
     it('refuses an Embed token with 401 on the cart and checkout', async () => {
