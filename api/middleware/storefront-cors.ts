@@ -10,27 +10,18 @@ export const STOREFRONT_CORS_HEADERS: Readonly<Record<string, string>> = Object.
 });
 
 /**
- * CORS for the Storefront and analytics routes: a storefront served from a store's own domain may call
- * the API on another one (the store is then found by its Origin, CONTRACT section 8). Only an Origin whose
- * host is a store's domain is allowed; any other gets no CORS headers and its browser refuses the answer.
- * A preflight from an allowed origin is answered here with 204, before the guards.
+ * CORS for the Storefront and analytics routes, open to any origin without credentials (issue 10: tokens
+ * travel in headers, never cookies, so a foreign page can do nothing a script on the store's own page
+ * could not): a theme or app served from anywhere may call the API on the store's domain, where the store
+ * is found by Host, or from a store's own domain, where it is found by Origin (CONTRACT section 8).
+ * `Origin: null` is refused before this (embed-cors.ts). A preflight is answered here with 204, before the
+ * guards.
  */
 export function storefrontCors(): AppMiddleware {
   return async (ctx, next) => {
     const iface = interfaceFor(ctx.path);
     const origin = ctx.get('Origin');
     if ((iface !== 'storefront' && iface !== 'analytics') || !origin) return next();
-    let host: string;
-    try {
-      host = new URL(origin).hostname.toLowerCase();
-    } catch {
-      return next();
-    }
-    const known =
-      host.length > 0 &&
-      host.length <= 253 &&
-      (await ctx.deps.knex('store_domains').where('domain', host).first('id')) !== undefined;
-    if (!known) return next();
     ctx.set('Access-Control-Allow-Origin', origin);
     ctx.vary('Origin');
     ctx.set({ ...STOREFRONT_CORS_HEADERS });
