@@ -58,6 +58,8 @@ export function createApp(deps: Deps): App {
   app.context.routes = routes;
   const router = mountRoutes(routes, deps);
   app.use(router.routes());
-  app.use(router.allowedMethods());
+  // A known path with another method: 405 (501 for an unknown method) thrown into the error handler, so it
+  // answers in the interface's envelope like every other refusal.
+  app.use(router.allowedMethods({ throw: true }));
   return app;
 }

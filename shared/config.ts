@@ -68,6 +68,8 @@ export interface Config {
     readonly httpRequestMs: number;
     /** Longest delay between retries of a job whose dependency is down (attempts are not spent). */
     readonly transientRetryMaxDelayMs: number;
+    /** How long after it was added a job may wait out an outage; after that its failures spend attempts. */
+    readonly transientDeferralLimitMs: number;
     /** BullMQ job lock: a killed worker's jobs are taken over by another worker after about this long. */
     readonly jobLockMs: number;
   };
@@ -139,6 +141,11 @@ const schema = Joi.object({
   HTTP_HEADERS_TIMEOUT_MS: positiveInt.max(600000).default(10000),
   HTTP_REQUEST_TIMEOUT_MS: positiveInt.max(600000).default(30000),
   TRANSIENT_RETRY_MAX_DELAY_MS: positiveInt.max(3600000).default(30000),
+  TRANSIENT_DEFERRAL_LIMIT_MS: Joi.number()
+    .integer()
+    .min(0)
+    .max(7 * 86_400_000)
+    .default(86_400_000),
   JOB_LOCK_DURATION_MS: positiveInt.min(1000).max(600000).default(30000),
   MERCHANT_WEBHOOK_RETRY_DELAY_MS: positiveInt.max(3_600_000).default(42_000),
   MERCHANT_WEBHOOK_TIMEOUT_MS: positiveInt.max(60_000).default(10_000),
@@ -231,6 +238,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       // Node requires the request timeout to be at least the headers timeout.
       httpRequestMs: Math.max(Number(v.HTTP_REQUEST_TIMEOUT_MS), Number(v.HTTP_HEADERS_TIMEOUT_MS)),
       transientRetryMaxDelayMs: Number(v.TRANSIENT_RETRY_MAX_DELAY_MS),
+      transientDeferralLimitMs: Number(v.TRANSIENT_DEFERRAL_LIMIT_MS),
       jobLockMs: Number(v.JOB_LOCK_DURATION_MS),
     }),
     merchantWebhookRetryDelayMs: Number(v.MERCHANT_WEBHOOK_RETRY_DELAY_MS),

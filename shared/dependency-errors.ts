@@ -51,6 +51,14 @@ const TRANSIENT_MESSAGES = [
   /LOADING Redis is loading/i,
 ];
 
+/** Errors of outside services (payment providers, messaging), whatever connection error caused them. */
+const EXTERNAL_SERVICE_ERRORS = new Set([
+  'ProviderUnavailableError',
+  'ProviderRejectedError',
+  'RetryableDeliveryError',
+  'PermanentDeliveryError',
+]);
+
 interface ErrorLike {
   name?: unknown;
   code?: unknown;
@@ -67,6 +75,9 @@ export function isTransientDependencyError(err: unknown, depth = 0): boolean {
   if (!err || typeof err !== 'object' || depth > 4) return false;
   if (err instanceof DependencyUnavailableError) return true;
   const e = err as ErrorLike;
+  // A payment provider or Twilio out of reach is not our dependency: those jobs retry with their queue's
+  // back-off and end in the failed set, where an operator retries them (docs/runbook.md).
+  if (typeof e.name === 'string' && EXTERNAL_SERVICE_ERRORS.has(e.name)) return false;
   if (e.name === 'KnexTimeoutError') return true;
   if (e.name === 'MaxRetriesPerRequestError') return true;
   if (typeof e.code === 'string') {

@@ -45,11 +45,6 @@ export interface WorkerPoolOptions {
 /** First delay after a dependency failure; doubled per deferral up to TRANSIENT_RETRY_MAX_DELAY_MS. */
 const TRANSIENT_FIRST_DELAY_MS = 1_000;
 /**
- * A job deferred for this long since it was added is failing for some other reason that merely looks
- * like an outage (a query that always times out): from then on its failures spend attempts as usual.
- */
-const TRANSIENT_DEFERRAL_LIMIT_MS = 24 * 3600 * 1000;
-/**
  * Times a job may lose its lock (worker killed, Redis out of reach past the lock) before BullMQ fails it.
  * BullMQ's default of 1 fails a job that two crashes in a row happened to interrupt.
  */
@@ -176,7 +171,9 @@ export class WorkerPool {
    */
   private async deferIfTransient(job: Job, token: string | undefined, err: unknown): Promise<unknown> {
     if (!token || err instanceof UnrecoverableError || !isTransientDependencyError(err)) return err;
-    if (Date.now() - job.timestamp > TRANSIENT_DEFERRAL_LIMIT_MS) return err;
+    // A job still failing this way long after it was added fails for some other reason that merely looks
+    // like an outage (a query that always times out): from then on its failures spend attempts as usual.
+    if (Date.now() - job.timestamp >= this.deps.config.timeouts.transientDeferralLimitMs) return err;
     const delay = transientRetryDelay(job, this.deps.config.timeouts.transientRetryMaxDelayMs);
     try {
       await job.moveToDelayed(Date.now() + delay, token);

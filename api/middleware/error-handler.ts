@@ -48,7 +48,8 @@ interface HttpLikeError {
 /** Errors raised by Koa and koa-body for malformed requests (bad JSON, too large, wrong type). */
 function fromHttpError(err: HttpLikeError): ErrorView | null {
   const status = err.status ?? err.statusCode;
-  if (!status || status >= 500 || status < 400) return null;
+  // 501: a method no route knows (the router's allowedMethods); every other 5xx is ours to log.
+  if (!status || (status >= 500 && status !== 501) || status < 400) return null;
   if (status === 413)
     return { status, code: 'PAYLOAD_TOO_LARGE', message: 'Request body is too large', extra: {} };
   if (status === 415)
@@ -57,6 +58,14 @@ function fromHttpError(err: HttpLikeError): ErrorView | null {
     return { status: 400, code: 'INVALID', message: 'Malformed JSON body', extra: {} };
   }
   const code: ErrorCode = status === 404 ? 'NOT_FOUND' : status === 401 ? 'UNAUTHENTICATED' : 'INVALID';
+  if (status === 405 || status === 501) {
+    return {
+      status,
+      code,
+      message: status === 405 ? 'Method not allowed' : 'Method not implemented',
+      extra: {},
+    };
+  }
   return { status, code, message: err.expose && err.message ? err.message : 'Bad request', extra: {} };
 }
 

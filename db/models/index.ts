@@ -476,6 +476,8 @@ export class WebhookEvent extends BaseModel {
   provider!: string;
   event_id!: string;
   payload!: Record<string, unknown>;
+  /** The payment the receiver verified the event against (null on rows from before the column). */
+  payment_id!: number | null;
   processed_at!: Date | null;
   created_at!: Date;
 }

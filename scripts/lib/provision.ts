@@ -506,7 +506,7 @@ export async function findOrInstallLua(
   install = runStreaming,
 ): Promise<string> {
   return findOrInstallDebianProgram(
-    { name: 'lua', binaries: ['lua5.4'], pkg: 'lua5.4', otherwise: 'install Lua 5.4 (Debian: lua5.4)' },
+    { name: 'lua', binaries: ['lua5.4'], pkg: 'lua5.4', otherwise: 'install lua5.4' },
     searchPath,
     log,
     install,

@@ -6,10 +6,11 @@ import {
   paymentMetadata,
   ProviderApi,
   ProviderApiOptions,
-  readWebhook,
+  referenceOrRefuse,
   verifySignatureHeader,
 } from './http';
 import {
+  ReceivedWebhook,
   asRecord,
   asString,
   HostedPayment,
@@ -113,9 +114,13 @@ export class CoinbaseProvider implements PaymentProvider {
     return eventReference(asRecord(body)?.event, 'id');
   }
 
-  parseWebhook(rawBody: string, headers: WebhookHeaders, credentials: ProviderCredentials): WebhookReference {
+  verifyWebhook(
+    webhook: ReceivedWebhook,
+    headers: WebhookHeaders,
+    credentials: ProviderCredentials,
+  ): WebhookReference {
     const secret = requiredCredential(credentials, this.id, 'webhook_secret');
-    verifySignatureHeader(this.id, headers, 'x-cc-webhook-signature', hmacSha256(secret, rawBody));
-    return readWebhook(this.id, rawBody, (body) => this.webhookReference(body));
+    verifySignatureHeader(this.id, headers, 'x-cc-webhook-signature', hmacSha256(secret, webhook.raw));
+    return referenceOrRefuse(this.id, this.webhookReference(webhook.body));
   }
 }

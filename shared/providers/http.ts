@@ -166,23 +166,11 @@ export function verifySignatureHeader(
   if (!safeEqual(signature, expected)) throw new WebhookSignatureError(provider);
 }
 
-/**
- * Parses a webhook's raw body and reads its reference with `read`, which answers null for a body it does
- * not accept (not an event it handles, or a secret in the body that does not match). A body that is not
- * JSON, or that `read` does not accept, throws WebhookSignatureError.
- */
-export function readWebhook(
+/** The reference a verified webhook names, or the provider's signature error when it names none. */
+export function referenceOrRefuse(
   provider: HostedProviderId,
-  rawBody: string,
-  read: (body: unknown) => WebhookReference | null,
+  reference: WebhookReference | null | undefined,
 ): WebhookReference {
-  let body: unknown;
-  try {
-    body = JSON.parse(rawBody);
-  } catch {
-    throw new WebhookSignatureError(provider);
-  }
-  const reference = read(body);
   if (!reference) throw new WebhookSignatureError(provider);
   return reference;
 }

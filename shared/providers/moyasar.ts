@@ -1,7 +1,8 @@
 import { safeEqual } from '../crypto';
 import { requiredCredential } from './credentials';
-import { eventReference, paymentMetadata, ProviderApi, ProviderApiOptions, readWebhook } from './http';
+import { eventReference, paymentMetadata, ProviderApi, ProviderApiOptions, referenceOrRefuse } from './http';
 import {
+  ReceivedWebhook,
   asRecord,
   asString,
   HostedPayment,
@@ -105,11 +106,16 @@ export class MoyasarProvider implements PaymentProvider {
     return eventReference(body, 'invoice_id');
   }
 
-  parseWebhook(rawBody: string, _headers: unknown, credentials: ProviderCredentials): WebhookReference {
+  verifyWebhook(
+    webhook: ReceivedWebhook,
+    _headers: unknown,
+    credentials: ProviderCredentials,
+  ): WebhookReference {
     const expected = requiredCredential(credentials, this.id, 'webhook_secret');
-    return readWebhook(this.id, rawBody, (body) => {
-      const token = asString(asRecord(body)?.secret_token);
-      return token && safeEqual(token, expected) ? this.webhookReference(body) : null;
-    });
+    const token = asString(asRecord(webhook.body)?.secret_token);
+    return referenceOrRefuse(
+      this.id,
+      token && safeEqual(token, expected) ? this.webhookReference(webhook.body) : null,
+    );
   }
 }

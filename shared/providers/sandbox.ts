@@ -2,8 +2,9 @@ import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import { hmacSha256, randomToken } from '../crypto';
 import type { Logger } from '../logger';
-import { eventReference, readWebhook, verifySignatureHeader } from './http';
+import { eventReference, referenceOrRefuse, verifySignatureHeader } from './http';
 import {
+  ReceivedWebhook,
   HostedPayment,
   HostedPaymentRequest,
   PaymentProvider,
@@ -99,10 +100,10 @@ export class SandboxProvider implements PaymentProvider {
     return eventReference(body, 'id');
   }
 
-  parseWebhook(rawBody: string, headers: WebhookHeaders): WebhookReference {
-    const expected = signSandboxWebhook(this.key, rawBody);
+  verifyWebhook(webhook: ReceivedWebhook, headers: WebhookHeaders): WebhookReference {
+    const expected = signSandboxWebhook(this.key, webhook.raw);
     verifySignatureHeader(this.id, headers, SANDBOX_SIGNATURE_HEADER, expected);
-    return readWebhook(this.id, rawBody, (body) => this.webhookReference(body));
+    return referenceOrRefuse(this.id, this.webhookReference(webhook.body));
   }
 }
 

@@ -74,8 +74,21 @@ export interface PaymentProvider {
    * to find whose credentials verify the signature. Null when the body is not an event this adapter handles.
    */
   webhookReference(body: unknown): WebhookReference | null;
-  /** Verifies the webhook's signature over the exact bytes received, then parses it. Throws WebhookSignatureError. */
-  parseWebhook(rawBody: string, headers: WebhookHeaders, credentials: ProviderCredentials): WebhookReference;
+  /**
+   * Verifies the webhook's signature over the exact bytes received and reads what it names from the body
+   * the receiver parsed once. Throws WebhookSignatureError.
+   */
+  verifyWebhook(
+    webhook: ReceivedWebhook,
+    headers: WebhookHeaders,
+    credentials: ProviderCredentials,
+  ): WebhookReference;
+}
+
+/** A webhook as received: the exact bytes (what signatures cover) and the JSON they hold, parsed once. */
+export interface ReceivedWebhook {
+  raw: string;
+  body: unknown;
 }
 
 export type PaymentProviders = Readonly<Record<HostedProviderId, PaymentProvider>>;

@@ -69,7 +69,7 @@ export type Queues = { [N in QueueName]: TypedQueue<N> };
  * 1 again, and BullMQ would silently skip every job whose id an old completed job still holds. With the
  * namespace, `order-created-42` of this database is `<instance>.order-created-42` in Redis.
  *
- * Callers keep using the plain ids: `add` and `getJob` translate. Ids BullMQ generates itself (integers)
+ * Callers keep using the plain ids: `add`, `getJob`, `getJobState` and `remove` translate. Ids BullMQ generates itself (integers)
  * are left alone, as are ids that already carry the namespace.
  */
 export class NamespacedQueue<D> extends Queue<D, unknown, string> {
@@ -101,6 +101,14 @@ export class NamespacedQueue<D> extends Queue<D, unknown, string> {
 
   override getJob(jobId: string) {
     return super.getJob(this.jobIdFor(jobId));
+  }
+
+  override getJobState(jobId: string) {
+    return super.getJobState(this.jobIdFor(jobId));
+  }
+
+  override remove(jobId: string, opts?: { removeChildren?: boolean }) {
+    return super.remove(this.jobIdFor(jobId), opts);
   }
 }
 

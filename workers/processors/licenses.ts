@@ -1,7 +1,7 @@
 import { UnrecoverableError } from 'bullmq';
-import { Order, OrderItem, Product } from '../../db/models';
+import { NotFoundError } from '../../shared/errors';
 import { expireLicenses } from '../../shared/services/maintenance';
-import { generateItemLicenses } from '../../shared/services/licenses';
+import { licenseOrderItem } from '../../shared/services/licenses';
 import type { QueueProcessor } from './types';
 
 /**
@@ -13,12 +13,11 @@ export const licensesProcessor: QueueProcessor<'licenses'> = {
   async process(job, deps) {
     const data = job.data;
     if (data.kind === 'expire') return expireLicenses(deps.knex, new Date(data.before));
-    const item = await OrderItem.query(deps.knex).findById(data.orderItemId);
-    const order = item ? await Order.query(deps.knex).findById(item.order_id) : undefined;
-    const product = item?.product_id ? await Product.query(deps.knex).findById(item.product_id) : undefined;
-    if (!item || !order || !product)
-      throw new UnrecoverableError(`order item ${data.orderItemId} cannot be licensed`);
-    if (!product.license_enabled) return { generated: 0 };
-    return { generated: await generateItemLicenses(deps.knex, order, item, product) };
+    try {
+      return await licenseOrderItem(deps.knex, data.orderItemId);
+    } catch (err) {
+      if (err instanceof NotFoundError) throw new UnrecoverableError(err.message);
+      throw err;
+    }
   },
 };

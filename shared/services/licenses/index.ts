@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import type { Order, OrderItem, PlanDuration, Product } from '../../../db/models';
+import { Order, OrderItem, PlanDuration, Product } from '../../../db/models';
+import { NotFoundError } from '../../errors';
 import { noteLicensesChangedSafely, type LicenseCacheDeps } from './cache';
 import { generateLicenseKey } from './keys';
 import { periodEnd } from './periods';
@@ -127,4 +128,18 @@ export async function noteOrderLicensesChanged(
     return;
   }
   await bump();
+}
+
+/**
+ * The `licenses` job: (re)generates the keys of one order item, as fulfilment does inline; an operator
+ * uses it to regenerate a missing key. Safe to run twice. An item, order or product that no longer exists
+ * is a NotFoundError (nothing to retry).
+ */
+export async function licenseOrderItem(knex: Knex, orderItemId: number): Promise<{ generated: number }> {
+  const item = await OrderItem.query(knex).findById(orderItemId);
+  const order = item ? await Order.query(knex).findById(item.order_id) : undefined;
+  const product = item?.product_id ? await Product.query(knex).findById(item.product_id) : undefined;
+  if (!item || !order || !product) throw new NotFoundError(`order item ${orderItemId} cannot be licensed`);
+  if (!product.license_enabled) return { generated: 0 };
+  return { generated: await generateItemLicenses(knex, order, item, product) };
 }

@@ -71,7 +71,7 @@ export async function receiveWebhook(
   if (!payment) return { received: true, status: 'ignored' };
 
   try {
-    adapter.parseWebhook(rawBody, headers, await credentialsFor(deps, payment));
+    adapter.verifyWebhook({ raw: rawBody, body }, headers, await credentialsFor(deps, payment));
   } catch (err) {
     // Without the store's webhook secret nothing can be verified: refused the same way, and the log says why.
     if (err instanceof WebhookSignatureError || err instanceof ProviderRejectedError) {
@@ -83,7 +83,7 @@ export async function receiveWebhook(
 
   const inserted = await deps
     .knex('webhook_events')
-    .insert({ provider, event_id: reference.eventId, payload: storable(body) })
+    .insert({ provider, event_id: reference.eventId, payload: storable(body), payment_id: payment.id })
     .onConflict(['provider', 'event_id'])
     .ignore()
     .returning<{ id: number }[]>('id');
@@ -158,19 +158,27 @@ export async function processWebhookEvent(
   const event = await WebhookEvent.query(ctx.knex).findById(webhookEventId);
   if (!event) throw new NotFoundError(`webhook event ${webhookEventId} does not exist`);
   if (event.processed_at) return { outcome: 'processed-before' };
-  const provider = event.provider;
-  const reference = isHostedProvider(provider)
-    ? ctx.providers[provider].webhookReference(event.payload)
-    : null;
-  const payment = reference
-    ? await Payment.query(ctx.knex).findOne({ provider, provider_payment_id: reference.providerPaymentId })
-    : undefined;
-  const result = payment
-    ? await reconcilePayment(ctx, payment.id, 'webhook')
+  // The receiver found the payment to verify the event; rows stored before it kept that are read again.
+  const paymentId = event.payment_id ?? (await paymentOfPayload(ctx, event));
+  const result = paymentId
+    ? await reconcilePayment(ctx, paymentId, 'webhook')
     : ({ outcome: 'unknown-payment' } as const);
   await WebhookEvent.query(ctx.knex)
     .patch({ processed_at: new Date() })
     .where({ id: event.id })
     .whereNull('processed_at');
   return result;
+}
+
+async function paymentOfPayload(ctx: PaymentsContext, event: WebhookEvent): Promise<number | null> {
+  const provider = event.provider;
+  const reference = isHostedProvider(provider)
+    ? ctx.providers[provider].webhookReference(event.payload)
+    : null;
+  if (!reference) return null;
+  const payment = await Payment.query(ctx.knex).findOne({
+    provider,
+    provider_payment_id: reference.providerPaymentId,
+  });
+  return payment?.id ?? null;
 }

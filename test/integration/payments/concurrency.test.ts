@@ -155,6 +155,10 @@ describe('payments: duplicates, races and crashes', function () {
         .where('provider', 'sandbox')
         .where('event_id', 'like', `${event.id}%`);
       expect(stored).to.have.length(11);
+      // The receiver keeps the payment it verified each event against; the worker does not look it up again.
+      expect(stored.map((e: { payment_id: number }) => e.payment_id)).to.deep.equal(
+        Array(11).fill(paymentId),
+      );
       const delivered = await waitFor('one delivery message', async () => {
         const out = await suite.server.request('/__dev/outbox?to=966500009001');
         const mine = (out.body.messages as { body: string }[]).filter((m) =>

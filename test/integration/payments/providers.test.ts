@@ -1,3 +1,4 @@
+import type { ReceivedWebhook } from '../../../shared/providers/types';
 import { expect } from 'chai';
 import type { Deps } from '../../../shared/deps';
 import { bankDetails } from '../../../shared/providers/bank';
@@ -21,6 +22,17 @@ import { createStore } from '../../helpers/builders';
 import { sharedDeps } from '../../helpers/deps';
 import { FakeCoinbase } from '../../helpers/fake-coinbase';
 import { FakeMoyasar } from '../../helpers/fake-moyasar';
+
+/** A webhook as the receiver hands it to an adapter: the bytes and, when they are JSON, what they hold. */
+function received(raw: string): ReceivedWebhook {
+  let body: unknown;
+  try {
+    body = JSON.parse(raw);
+  } catch {
+    body = undefined;
+  }
+  return { raw, body };
+}
 
 const REQUEST: HostedPaymentRequest = {
   paymentId: 7,
@@ -139,19 +151,19 @@ describe('payment provider adapters', () => {
       const { providerPaymentId: id } = await moyasar.createHostedPayment(REQUEST, credentials);
       fake.pay(id);
       const good = fake.webhook(id, 'whsec_moyasar_1', { eventId: 'evt-1' });
-      expect(moyasar.parseWebhook(good, {}, credentials)).to.deep.equal({
+      expect(moyasar.verifyWebhook(received(good), {}, credentials)).to.deep.equal({
         eventId: 'evt-1',
         type: 'payment_paid',
         providerPaymentId: id,
       });
       expect(
-        thrown(() => moyasar.parseWebhook(fake.webhook(id, 'whsec_wrong'), {}, credentials)),
+        thrown(() => moyasar.verifyWebhook(received(fake.webhook(id, 'whsec_wrong')), {}, credentials)),
       ).to.be.instanceOf(WebhookSignatureError);
       const withoutToken = JSON.stringify({ ...JSON.parse(good), secret_token: undefined });
-      expect(thrown(() => moyasar.parseWebhook(withoutToken, {}, credentials))).to.be.instanceOf(
+      expect(thrown(() => moyasar.verifyWebhook(received(withoutToken), {}, credentials))).to.be.instanceOf(
         WebhookSignatureError,
       );
-      expect(thrown(() => moyasar.parseWebhook('not json', {}, credentials))).to.be.instanceOf(
+      expect(thrown(() => moyasar.verifyWebhook(received('not json'), {}, credentials))).to.be.instanceOf(
         WebhookSignatureError,
       );
     });
@@ -217,7 +229,9 @@ describe('payment provider adapters', () => {
       const { raw, signature } = fake.webhook(id, 'charge:confirmed', 'cb_shared_secret', {
         eventId: 'evt-cb-1',
       });
-      expect(coinbase.parseWebhook(raw, { 'x-cc-webhook-signature': signature }, credentials)).to.deep.equal({
+      expect(
+        coinbase.verifyWebhook(received(raw), { 'x-cc-webhook-signature': signature }, credentials),
+      ).to.deep.equal({
         eventId: 'evt-cb-1',
         type: 'charge:confirmed',
         providerPaymentId: id,
@@ -225,14 +239,20 @@ describe('payment provider adapters', () => {
       const forged = fake.webhook(id, 'charge:confirmed', 'not-the-secret');
       expect(
         thrown(() =>
-          coinbase.parseWebhook(forged.raw, { 'X-CC-Webhook-Signature': forged.signature }, credentials),
+          coinbase.verifyWebhook(
+            received(forged.raw),
+            { 'X-CC-Webhook-Signature': forged.signature },
+            credentials,
+          ),
         ),
       ).to.be.instanceOf(WebhookSignatureError);
       const changed = raw.replace('charge:confirmed', 'charge:failed');
       expect(
-        thrown(() => coinbase.parseWebhook(changed, { 'x-cc-webhook-signature': signature }, credentials)),
+        thrown(() =>
+          coinbase.verifyWebhook(received(changed), { 'x-cc-webhook-signature': signature }, credentials),
+        ),
       ).to.be.instanceOf(WebhookSignatureError);
-      expect(thrown(() => coinbase.parseWebhook(raw, {}, credentials))).to.be.instanceOf(
+      expect(thrown(() => coinbase.verifyWebhook(received(raw), {}, credentials))).to.be.instanceOf(
         WebhookSignatureError,
       );
     });
@@ -282,18 +302,20 @@ describe('payment provider adapters', () => {
         data: { id: 'sbx_1', status: 'paid' },
       });
       const signature = signSandboxWebhook(sandboxWebhookKey(deps.appSecret), raw);
-      expect(sandbox.parseWebhook(raw, { [SANDBOX_SIGNATURE_HEADER]: signature })).to.deep.equal({
+      expect(sandbox.verifyWebhook(received(raw), { [SANDBOX_SIGNATURE_HEADER]: signature })).to.deep.equal({
         eventId: 'evt_1',
         type: 'payment.paid',
         providerPaymentId: 'sbx_1',
       });
       const otherKey = signSandboxWebhook(sandboxWebhookKey('another-secret-another-secret-0002'), raw);
       expect(
-        thrown(() => sandbox.parseWebhook(raw, { [SANDBOX_SIGNATURE_HEADER]: otherKey })),
+        thrown(() => sandbox.verifyWebhook(received(raw), { [SANDBOX_SIGNATURE_HEADER]: otherKey })),
       ).to.be.instanceOf(WebhookSignatureError);
       expect(
         thrown(() =>
-          sandbox.parseWebhook(raw.replace('paid', 'fail'), { [SANDBOX_SIGNATURE_HEADER]: signature }),
+          sandbox.verifyWebhook(received(raw.replace('paid', 'fail')), {
+            [SANDBOX_SIGNATURE_HEADER]: signature,
+          }),
         ),
       ).to.be.instanceOf(WebhookSignatureError);
     });

@@ -44,6 +44,8 @@ describe('operator retries from the dashboard', function () {
     twilio = await FakeTwilio.start();
     deps = await isolatedDeps({
       TRUST_PROXY: '1',
+      // Failures spend attempts at once, so a job ends in the failed set for the operator to retry.
+      TRANSIENT_DEFERRAL_LIMIT_MS: '0',
       PAYMENT_PROVIDER_TIMEOUT_MS: '400',
       MOYASAR_API_URL: moyasar.url,
       COINBASE_API_URL: 'http://127.0.0.1:9',
@@ -250,7 +252,8 @@ describe('operator retries after the worker lost its database', function () {
   const relayed = new Set<net.Socket>();
 
   before(async () => {
-    deps = await isolatedDeps();
+    // A lost database would otherwise be waited out (docs/outages.md); here the job must fail first.
+    deps = await isolatedDeps({ TRANSIENT_DEFERRAL_LIMIT_MS: '0' });
     const target = new URL(testDatabaseUrl);
     relay = net.createServer((client) => {
       if (cut) return client.destroy();
@@ -267,7 +270,11 @@ describe('operator retries after the worker lost its database', function () {
     await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
     const viaRelay = new URL(testDatabaseUrl);
     viaRelay.host = `127.0.0.1:${(relay.address() as net.AddressInfo).port}`;
-    down = await isolatedDeps({ QUEUE_PREFIX: deps.config.queuePrefix, DATABASE_URL: viaRelay.toString() });
+    down = await isolatedDeps({
+      QUEUE_PREFIX: deps.config.queuePrefix,
+      DATABASE_URL: viaRelay.toString(),
+      TRANSIENT_DEFERRAL_LIMIT_MS: '0',
+    });
     cut = true;
     for (const socket of relayed) socket.destroy();
     // isolatedDeps binds the test builders' models to the deps it made last: back to the healthy ones.

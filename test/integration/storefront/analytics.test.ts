@@ -244,15 +244,23 @@ describe('Storefront analytics collection', function () {
     });
     const failing = createAnalyticsProcessor({ maxEvents: 500, maxWaitMs: 20 });
     try {
-      pool = await WorkerPool.start(suite.deps, {
-        registry: {
-          analytics: {
-            concurrency: 1,
-            process: (job, deps) => failing.process(job, { ...deps, knex: down }),
+      // A database out of reach would be waited out (docs/outages.md); here the job must fail first.
+      const config = {
+        ...suite.deps.config,
+        timeouts: { ...suite.deps.config.timeouts, transientDeferralLimitMs: 0 },
+      };
+      pool = await WorkerPool.start(
+        { ...suite.deps, config },
+        {
+          registry: {
+            analytics: {
+              concurrency: 1,
+              process: (job, deps) => failing.process(job, { ...deps, knex: down }),
+            },
           },
+          queues: ['analytics'],
         },
-        queues: ['analytics'],
-      });
+      );
       await suite.deps.queues.analytics.add(
         'analytics',
         {
@@ -279,7 +287,7 @@ describe('Storefront analytics collection', function () {
         return (await job?.getState()) === 'completed' || undefined;
       });
       expect((await rows()).map((r) => [r.event_name, r.ingest_key])).to.deep.equal([
-        ['retried', 'ev-retry-me:0'],
+        ['retried', `${suite.deps.queues.analytics.jobIdFor('ev-retry-me')}:0`],
       ]);
     } finally {
       await down.destroy();
