@@ -75,7 +75,7 @@ export async function createCustomer(store: Store, overrides: Partial<Customer> 
 }
 
 export async function customerToken(customer: Customer, kind: TokenKind): Promise<string> {
-  return (await issueCustomerToken(customer, kind)).token;
+  return (await issueCustomerToken(customer, kind, Customer.knex())).token;
 }
 
 export async function merchantToken(store: Store): Promise<string> {

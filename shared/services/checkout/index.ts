@@ -488,9 +488,9 @@ export function paymentUrl(publicBaseUrl: string, checkoutUrl: string): string {
  * status endpoint, where the secret itself is the credential).
  */
 export async function findLiveCheckout(
+  knex: Knex,
   storeId: number | null,
   checkoutUrl: string,
-  knex?: Knex,
   now: Date = new Date(),
 ): Promise<Checkout | null> {
   if (typeof checkoutUrl !== 'string' || checkoutUrl.length === 0 || checkoutUrl.length > 200) return null;

@@ -158,7 +158,7 @@ export async function checkoutPage(
   checkoutUrl: string,
   now = new Date(),
 ): Promise<CheckoutPage> {
-  const checkout = await findLiveCheckout(null, checkoutUrl, deps.knex, now);
+  const checkout = await findLiveCheckout(deps.knex, null, checkoutUrl, now);
   if (!checkout) return { kind: 'not_found' };
   const summary = await summaryOf(deps, checkout);
   const order = await Order.query(deps.knex).findOne({ checkout_id: checkout.id });

@@ -21,7 +21,8 @@ const PREFIX: Record<TokenKind, string> = { embed: 'cet_', storefront: 'cst_' };
 export async function issueCustomerToken(
   customer: Pick<Customer, 'id' | 'store_id'>,
   kind: TokenKind,
-  trx?: Knex,
+  /** The caller's connection or transaction: the token exists once it commits. */
+  trx: Knex,
 ): Promise<{ token: string; expiresAt: Date }> {
   const token = randomToken(32, PREFIX[kind]);
   const expiresAt = new Date(Date.now() + TOKEN_TTL_SECONDS[kind] * 1000);

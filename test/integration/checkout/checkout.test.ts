@@ -578,7 +578,8 @@ describe('Embed checkout', () => {
       const stockCheckout2 = await guest({ product_id: limited.id, quantity: 1 });
       const urls = [keyCheckout, stockCheckout, stockCheckout2].map((r) => String(dataOf(r).checkout_url));
       expect((await Product.query().findById(limited.id))!.stock).to.equal(1);
-      for (const url of urls) expect(await findLiveCheckout(store.id, url)).to.not.equal(null);
+      for (const url of urls)
+        expect(await findLiveCheckout(Checkout.knex(), store.id, url)).to.not.equal(null);
 
       const ids = await Promise.all(
         [keyCheckout, stockCheckout, stockCheckout2].map(async (r) => (await checkoutOf(r)).id),
@@ -587,7 +588,7 @@ describe('Embed checkout', () => {
         .whereIn('id', ids)
         .patch({ expires_at: new Date(Date.now() - 1000) });
       // Past its lifetime a checkout is not found even before the task has run.
-      expect(await findLiveCheckout(store.id, urls[0])).to.equal(null);
+      expect(await findLiveCheckout(Checkout.knex(), store.id, urls[0])).to.equal(null);
 
       const result = await expireCheckouts(suite.deps.knex);
       expect(result.expired).to.be.at.least(3);
@@ -595,7 +596,7 @@ describe('Embed checkout', () => {
         await suite.deps.knex('product_codes').where({ product_id: codes.id, status: 'available' }),
       ).to.have.length(2);
       expect((await Product.query().findById(limited.id))!.stock).to.equal(5);
-      for (const url of urls) expect(await findLiveCheckout(null, url)).to.equal(null);
+      for (const url of urls) expect(await findLiveCheckout(Checkout.knex(), null, url)).to.equal(null);
       const statuses = await suite.deps.knex('checkouts').whereIn('id', ids).pluck('status');
       expect(statuses).to.deep.equal(['expired', 'expired', 'expired']);
 
@@ -608,14 +609,14 @@ describe('Embed checkout', () => {
       const res = await guest({ product_id: product.id, quantity: 1 });
       const url = String(dataOf(res).checkout_url);
       const other = await createStore();
-      expect(await findLiveCheckout(other.id, url)).to.equal(null);
-      expect((await findLiveCheckout(null, url))?.id).to.equal(dataOf(res).checkout_id);
-      expect(await findLiveCheckout(store.id, `${url}x`)).to.equal(null);
+      expect(await findLiveCheckout(Checkout.knex(), other.id, url)).to.equal(null);
+      expect((await findLiveCheckout(Checkout.knex(), null, url))?.id).to.equal(dataOf(res).checkout_id);
+      expect(await findLiveCheckout(Checkout.knex(), store.id, `${url}x`)).to.equal(null);
 
       await Checkout.query()
         .findById(Number(dataOf(res).checkout_id))
         .patch({ status: 'paid', expires_at: new Date(Date.now() - 1000) });
-      expect((await findLiveCheckout(store.id, url))?.status).to.equal('paid');
+      expect((await findLiveCheckout(Checkout.knex(), store.id, url))?.status).to.equal('paid');
     });
   });
 });
