@@ -1,8 +1,6 @@
 import { parseArgs } from 'node:util';
-import pino from 'pino';
-import { ConfigError, loadConfig } from '../shared/config';
-import { createDeps, StartupError } from '../shared/deps';
 import { DomainError } from '../shared/errors';
+import { scriptDeps } from './lib/script-deps';
 import { createFivemServer, listFivemServers, revokeFivemServers } from '../shared/services/fivem';
 import type { Knex } from 'knex';
 
@@ -103,27 +101,8 @@ async function main(args: string[]): Promise<number> {
     process.stderr.write(`fivem-secret: an action is required\n${FIVEM_SECRET_USAGE}\n`);
     return 1;
   }
-  let config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`fivem-secret: ${err.message}\n`);
-      return 1;
-    }
-    throw err;
-  }
-  const logger = pino({ level: 'warn', name: 'fivem-secret' }, pino.destination({ dest: 2, sync: true }));
-  let deps;
-  try {
-    deps = await createDeps(config, { role: 'script', logger, pool: { min: 0, max: 1 } });
-  } catch (err) {
-    if (err instanceof StartupError) {
-      process.stderr.write(`fivem-secret: ${err.message}\n`);
-      return 1;
-    }
-    throw err;
-  }
+  const deps = await scriptDeps('fivem-secret');
+  if (!deps) return 1;
   try {
     const out = await fivemSecretCommand(deps.knex, args);
     process.stdout.write(out.stdout);

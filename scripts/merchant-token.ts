@@ -1,7 +1,5 @@
-import pino from 'pino';
-import { ConfigError, loadConfig } from '../shared/config';
-import { createDeps, StartupError } from '../shared/deps';
 import { DomainError } from '../shared/errors';
+import { scriptDeps } from './lib/script-deps';
 import {
   createMerchantToken,
   listMerchantTokens,
@@ -50,27 +48,8 @@ export async function main(args: string[]): Promise<number> {
     process.stderr.write(`${(err as Error).message}\n`);
     return 1;
   }
-  let config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`merchant-token: ${err.message}\n`);
-      return 1;
-    }
-    throw err;
-  }
-  const logger = pino({ level: 'warn', name: 'merchant-token' }, pino.destination({ dest: 2, sync: true }));
-  let deps;
-  try {
-    deps = await createDeps(config, { role: 'script', logger, pool: { min: 0, max: 1 } });
-  } catch (err) {
-    if (err instanceof StartupError) {
-      process.stderr.write(`merchant-token: ${err.message}\n`);
-      return 1;
-    }
-    throw err;
-  }
+  const deps = await scriptDeps('merchant-token');
+  if (!deps) return 1;
   try {
     const { command, flags } = parsed;
     if (command === 'create') {

@@ -3,7 +3,7 @@ import { Cart, CartItem, Customer, Product, ProductPlan, Store } from '../../../
 import { randomToken, sha256 } from '../../crypto';
 import { DomainError, InvalidError, NotFoundError, ValidationError } from '../../errors';
 import { formatMoney } from '../../money';
-import { customFieldsOf, findSellableProduct, stockOf } from '../catalog';
+import { customFieldsOf, findSellableProduct, stockOf, sellableWithPlan } from '../catalog';
 import { productCards, ProductCard } from '../catalog/storefront';
 import {
   Buyer,
@@ -287,22 +287,8 @@ export async function addToCart(
   owner: CartOwner,
   input: AddToCartInput,
 ): Promise<CartView> {
-  const product = await findSellableProduct(knex, store.id, input.product_id);
-  if (!product) throw ValidationError.field('product_id', 'The selected product id is invalid.');
-  let plan: ProductPlan | undefined;
-  if (input.subscription_plan !== undefined) {
-    plan = await ProductPlan.query(knex).findOne({
-      id: input.subscription_plan,
-      product_id: product.id,
-      active: true,
-    });
-    if (!plan) {
-      throw ValidationError.field(
-        'subscription_plan',
-        'The selected subscription plan is not a plan of this product.',
-      );
-    }
-  } else if (product.type === 'subscription') {
+  const { product, plan } = await sellableWithPlan(knex, store.id, input.product_id, input.subscription_plan);
+  if (!plan && product.type === 'subscription') {
     throw ValidationError.field(
       'subscription_plan',
       'The subscription plan is required for a subscription product.',

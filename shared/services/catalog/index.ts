@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { Category, CustomField, Product, ProductPlan, Store } from '../../../db/models';
-import { NotFoundError } from '../../errors';
+import { NotFoundError, ValidationError } from '../../errors';
 import { formatDisplay, formatMoney, toMajorNumber } from '../../money';
 import { activeMethods, paymentMethodView, PaymentMethodView } from '../payment-methods';
 import { UPLOAD_RULES } from '../custom-fields/uploads';
@@ -172,4 +172,28 @@ export async function productView(knex: Knex, store: Store, rawId: unknown): Pro
       max_amount: m.max_amount_minor === null ? null : formatMoney(m.max_amount_minor),
     })),
   };
+}
+
+/**
+ * The product a buyer names, on sale in this store, and the plan they chose among its active ones: an
+ * invalid `product_id` or `subscription_plan` (422) otherwise. Used wherever a product and plan are
+ * priced from a buyer's input (apply-coupon, the cart).
+ */
+export async function sellableWithPlan(
+  knex: Knex,
+  storeId: number,
+  productId: number,
+  planId: number | undefined,
+): Promise<{ product: Product; plan: ProductPlan | undefined }> {
+  const product = await findSellableProduct(knex, storeId, productId);
+  if (!product) throw ValidationError.field('product_id', 'The selected product id is invalid.');
+  if (planId === undefined) return { product, plan: undefined };
+  const plan = await ProductPlan.query(knex).findOne({ id: planId, product_id: product.id, active: true });
+  if (!plan) {
+    throw ValidationError.field(
+      'subscription_plan',
+      'The selected subscription plan is not a plan of this product.',
+    );
+  }
+  return { product, plan };
 }

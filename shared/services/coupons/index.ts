@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
-import { Coupon, PaymentMethodId, ProductPlan, Store } from '../../../db/models';
+import { Coupon, PaymentMethodId, Store } from '../../../db/models';
 import { InvalidError, ValidationError } from '../../errors';
 import { formatMoney, toMajorNumber } from '../../money';
-import { findSellableProduct } from '../catalog';
+import { sellableWithPlan } from '../catalog';
 import { couponDiscount, subtotalOf, unitPrice } from '../pricing';
 
 /**
@@ -146,22 +146,7 @@ export interface ApplyCouponInput {
  * invalid `product_id`, and a plan that is not one of its active plans an invalid `subscription_plan` (422).
  */
 export async function applyCoupon(knex: Knex, store: Store, input: ApplyCouponInput): Promise<CouponView> {
-  const product = await findSellableProduct(knex, store.id, input.product_id);
-  if (!product) throw ValidationError.field('product_id', 'The selected product id is invalid.');
-  let plan: ProductPlan | undefined;
-  if (input.subscription_plan !== undefined) {
-    plan = await ProductPlan.query(knex).findOne({
-      id: input.subscription_plan,
-      product_id: product.id,
-      active: true,
-    });
-    if (!plan) {
-      throw ValidationError.field(
-        'subscription_plan',
-        'The selected subscription plan is not a plan of this product.',
-      );
-    }
-  }
+  const { product, plan } = await sellableWithPlan(knex, store.id, input.product_id, input.subscription_plan);
   const subtotalMinor = subtotalOf(unitPrice(product, plan), 0, input.quantity);
   if (subtotalMinor === null) throw ValidationError.field('quantity', 'The quantity is too large.');
   const coupon = await resolveCoupon(knex, store.id, input.code, product.id, subtotalMinor);
