@@ -43,6 +43,6 @@ export const merchantProductRoutes = [
       200: merchantOk('The product.', ProductDetail),
       404: merchantRefused('No such product in this store.', 'Product not found'),
     },
-    handler: (ctx, { params }) => productDetail(ctx.deps.knex, ctx.state.store!, params.id),
+    handler: (ctx, { params }) => productDetail(ctx.deps, ctx.state.store!, params.id),
   }),
 ];

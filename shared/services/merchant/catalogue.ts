@@ -1,4 +1,6 @@
 import type { Knex } from 'knex';
+import { licenseSettingsForMerchant } from '../licenses';
+import type { ProductSettingsDeps } from '../licenses/product-settings';
 import type { CustomField } from '../../../db/models';
 import { NotFoundError } from '../../errors';
 import { formatMoney } from '../../money';
@@ -145,10 +147,11 @@ export async function listProducts(
 }
 
 export async function productDetail(
-  knex: Knex,
+  deps: ProductSettingsDeps,
   store: { id: number; currency: string },
   productId: number,
 ): Promise<Record<string, unknown>> {
+  const { knex } = deps;
   const row = (await productQuery(knex, store.id).where('p.id', productId).first()) as ProductRow | undefined;
   if (!row) throw new NotFoundError(PRODUCT_NOT_FOUND);
   const [cats, plans, commands] = await Promise.all([
@@ -179,16 +182,8 @@ export async function productDetail(
       duration: p.duration,
       active: p.active,
     })),
-    // Read from the product row; the License branch's settings service is the long-term source.
-    license: row.license_enabled
-      ? {
-          enabled: true,
-          prefix: row.license_prefix,
-          lock_type: row.license_lock_type ?? 'none',
-          max_activations: row.license_max_activations,
-          encrypt: row.license_encrypt,
-        }
-      : { enabled: false, prefix: null, lock_type: null, max_activations: null, encrypt: false },
+    // The license service's view, with the per-product encryption key the merchant's software decrypts with.
+    license: await licenseSettingsForMerchant(deps, store.id, row.id),
     fivem_commands: commands.map((c) => ({ id: c.id, command: c.command, require_online: c.require_online })),
     updated_at: new Date(row.updated_at).toISOString(),
   };

@@ -520,8 +520,16 @@ describe('Merchant API: guard, envelope, isolation, lists, bad input', function 
       lock_type: 'hwid',
       max_activations: 2,
       encrypt: false,
+      encryption_key: null,
     });
     expect(d.fivem_commands[0]).to.deep.include({ command: 'give {player} vip', require_online: true });
+    // A product whose verify answers are encrypted shows the merchant the key to decrypt them with.
+    await suite.deps.knex('products').where('id', product.id).update({ license_encrypt: true });
+    const sealed = await call(suite.server, a.token, 'GET', `/shawarma/products/${product.id}`);
+    const license = (sealed.body.data as Record<string, any>).license;
+    expect(license.encrypt).to.equal(true);
+    expect(Buffer.from(license.encryption_key, 'base64')).to.have.length(32);
+    await suite.deps.knex('products').where('id', product.id).update({ license_encrypt: false });
     const keyDetail = await call(suite.server, a.token, 'GET', `/shawarma/products/${code.id}`);
     expect((keyDetail.body.data as { keys_left: number }).keys_left).to.equal(1);
   });
