@@ -12,7 +12,6 @@ import { sandboxRoutes } from './sandbox/routes';
 import { storefrontRoutes } from './storefront/routes';
 import { webhookRoutes } from './webhooks/routes';
 import { licenseRoutes } from './license/routes';
-import { merchantLicenseRoutes } from './merchant/licenses/routes';
 import { widgetDemoRoutes, widgetRoutes } from './widget/routes';
 
 /**
@@ -38,7 +37,6 @@ export function allRoutes(
     // Anyone can mark a sandbox payment paid: off in production unless SANDBOX_ENABLED=1 (announced at start).
     ...((config.sandboxEnabled ?? config.nodeEnv !== 'production') ? sandboxRoutes : []),
     ...licenseRoutes,
-    ...merchantLicenseRoutes,
     ...fivemRoutes,
     ...widgetRoutes,
   ];

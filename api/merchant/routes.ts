@@ -4,11 +4,12 @@ import { merchantProductRoutes } from './products/routes';
 import { merchantStoreRoutes } from './store/routes';
 import { merchantSubscriptionRoutes } from './subscriptions/routes';
 import { merchantWebhookRoutes } from './webhooks/routes';
+import { merchantLicenseRoutes } from './licenses/routes';
 
 /**
  * The Merchant API (/shawarma): every route behind the merchant guards (bearer merchant token of a
- * paid-plan store, 60 requests per minute per token). The license routes (/shawarma/.../licenses) are
- * the License branch's (api/merchant/licenses/).
+ * paid-plan store, 60 requests per minute per token). The license routes (/shawarma/.../licenses) use
+ * the license service (shared/services/licenses).
  */
 export const merchantRoutes = [
   ...merchantStoreRoutes,
@@ -17,4 +18,5 @@ export const merchantRoutes = [
   ...merchantCategoryRoutes,
   ...merchantSubscriptionRoutes,
   ...merchantWebhookRoutes,
+  ...merchantLicenseRoutes,
 ];
