@@ -450,7 +450,8 @@ export async function openCheckout(
 
   if (outcome.order) {
     // The order exists once the transaction has committed; a Redis hiccup here must not turn that into
-    // an error for the customer (the payments sweep enqueues it again).
+    // an error for the customer. Nothing sweeps such an order up yet: the error line names it, and an
+    // operator queues its fulfilment again (docs/runbook.md).
     const orderId = outcome.order.id;
     await enqueueFulfilment(deps.queues, orderId).catch((err: unknown) =>
       deps.logger.error({ err, orderId }, 'could not enqueue fulfilment of a free order'),
