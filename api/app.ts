@@ -1,11 +1,10 @@
+import type { IncomingMessage } from 'node:http';
 import Koa from 'koa';
 import { koaBody } from 'koa-body';
 import type { Deps } from '../shared/deps';
 import type { AppContextExtras, AppState } from './context';
 import { httpMetrics } from './metrics/http-metrics';
-import { accessLog } from './middleware/access-log';
-import { embedCors } from './middleware/embed-cors';
-import { storefrontCors } from './middleware/storefront-cors';
+import { browserCors } from './middleware/cors';
 import { errorHandler } from './middleware/error-handler';
 import { requestDeadline } from './middleware/request-deadline';
 import { requestId } from './middleware/request-id';
@@ -15,6 +14,13 @@ import { mountRoutes } from './http/mount';
 import { allRoutes } from './routes';
 
 export type App = Koa<AppState, AppContextExtras>;
+
+/** The methods koa-body parses (its default). */
+const PARSED_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH']);
+
+/** Whether a request carries a body, by the rule type-is (and so koa-body) applies. */
+const hasBody = (req: IncomingMessage): boolean =>
+  req.headers['transfer-encoding'] !== undefined || req.headers['content-length'] !== undefined;
 
 /** Builds the HTTP app for all five interfaces. It does not listen: server.ts and the tests do. */
 export function createApp(deps: Deps): App {
@@ -28,38 +34,36 @@ export function createApp(deps: Deps): App {
 
   app.use(requestId());
   app.use(securityHeaders());
-  app.use(accessLog(deps.logger));
+  // The latency histogram and the access log line, one timer for both.
   app.use(httpMetrics(app, deps));
   app.use(errorHandler(deps.logger));
   app.use(requestDeadline(deps.config.timeouts.requestDeadlineMs));
   // Sets its headers before anything can fail, so error answers carry them; a preflight is answered here,
   // ahead of the body parser and the routers' guards.
-  app.use(embedCors());
-  app.use(storefrontCors());
+  app.use(browserCors());
   // What Postgres cannot store (NUL, bytes that are not UTF-8) is refused here, once, for every route.
   app.use(storableUrl());
-  app.use(
-    koaBody({
-      json: true,
-      urlencoded: true,
-      text: false,
-      multipart: false,
-      jsonLimit: '1mb',
-      formLimit: '256kb',
-      // Webhook routes verify provider signatures over the exact bytes received.
-      includeUnparsed: true,
-      onError: (err) => {
-        throw Object.assign(err, { status: (err as { status?: number }).status ?? 400, expose: true });
-      },
-    }),
+  const parseBody = koaBody({
+    json: true,
+    urlencoded: true,
+    text: false,
+    multipart: false,
+    jsonLimit: '1mb',
+    formLimit: '256kb',
+    // Webhook routes verify provider signatures over the exact bytes received.
+    includeUnparsed: true,
+    onError: (err) => {
+      throw Object.assign(err, { status: (err as { status?: number }).status ?? 400, expose: true });
+    },
+  });
+  const checkBody = storableBody();
+  // A request without a body (every GET, a bodiless POST) skips the parser and the check: koa-body would
+  // leave ctx.request.body undefined for it anyway, after four content-type tests.
+  app.use((ctx, next) =>
+    PARSED_METHODS.has(ctx.method) && hasBody(ctx.req) ? parseBody(ctx, () => checkBody(ctx, next)) : next(),
   );
-  app.use(storableBody());
   const routes = allRoutes(deps.config);
   app.context.routes = routes;
-  const router = mountRoutes(routes, deps);
-  app.use(router.routes());
-  // A known path with another method: 405 (501 for an unknown method) thrown into the error handler, so it
-  // answers in the interface's envelope like every other refusal.
-  app.use(router.allowedMethods({ throw: true }));
+  app.use(mountRoutes(routes, deps));
   return app;
 }

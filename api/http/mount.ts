@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import type { Deps } from '../../shared/deps';
 import { AppContext, AppMiddleware, respond } from '../context';
 import { validate } from '../middleware/validate';
+import type { InterfaceName } from '../interfaces';
 import { Reply, Route, RouteInput } from './route';
 
 /** `/api/embed/product/{productId}` -> `/api/embed/product/:productId`, the form @koa/router reads. */
@@ -26,11 +27,17 @@ function runHandler(route: Route): AppMiddleware {
 }
 
 /**
- * One router for every declared route: guards, then validation of params, query and body, then the
- * handler. Guards are built here once per app, so their rate limiters and caches live as long as it does.
+ * The declared routes, mounted: guards, then validation of params, query and body, then the handler.
+ * Guards are built here once per app, so their rate limiters and caches live as long as it does.
+ *
+ * One router per interface, chosen by the interface the request id middleware named from the path
+ * (`ctx.state.interface`; a test checks every route's path names its declared interface): @koa/router
+ * tries every route of a router in turn, so a request is matched against its interface's dozen routes
+ * rather than all of them. A known path with another method throws 405 (501 for an unknown method) into
+ * the error handler, so it answers in the interface's envelope like every other refusal.
  */
-export function mountRoutes(routes: readonly Route[], deps: Deps): Router {
-  const router = new Router();
+export function mountRoutes(routes: readonly Route[], deps: Deps): AppMiddleware {
+  const routers = new Map<InterfaceName, Router>();
   for (const route of routes) {
     const request = route.request ?? {};
     const checks =
@@ -39,8 +46,20 @@ export function mountRoutes(routes: readonly Route[], deps: Deps): Router {
         : [];
     const chain = [...(route.guards?.(deps) ?? []), ...checks, runHandler(route)];
     const at = route.koaPath ?? koaPathOf(route.path);
+    let router = routers.get(route.interface);
+    if (!router) routers.set(route.interface, (router = new Router()));
     if (route.anyMethod) router.all(at, ...chain);
     else router[route.method](at, ...chain);
   }
-  return router;
+  const mounted = new Map<InterfaceName, AppMiddleware>(
+    [...routers].map(([name, router]) => {
+      const matched = router.routes() as unknown as AppMiddleware;
+      const allowed = router.allowedMethods({ throw: true }) as unknown as AppMiddleware;
+      return [name, (ctx, next) => matched(ctx, () => allowed(ctx, next))];
+    }),
+  );
+  return (ctx, next) => {
+    const interfaceRoutes = mounted.get(ctx.state.interface);
+    return interfaceRoutes ? interfaceRoutes(ctx, next) : next();
+  };
 }

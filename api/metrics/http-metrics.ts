@@ -3,6 +3,7 @@ import type { Deps } from '../../shared/deps';
 import { createMetricsRegistry, registerFivemMetrics, registerQueueMetrics } from '../../shared/metrics';
 import { countFivemCommands } from '../../shared/services/fivem';
 import type { AppContext, AppMiddleware } from '../context';
+import { accessLog } from '../middleware/access-log';
 
 const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
@@ -30,8 +31,9 @@ export function registryFor(app: object): Registry | undefined {
 }
 
 /**
- * Counts every request and its latency by method, route and status. Mounted outside the error handler,
- * so the status is the one the client received.
+ * Counts every request and its latency by method, route and status, and writes its access log line: one
+ * timer and one layer for both. Mounted outside the error handler, so the status is the one the client
+ * received.
  */
 export function httpMetrics(app: object, deps: Deps): AppMiddleware {
   const registry = createMetricsRegistry();
@@ -53,8 +55,10 @@ export function httpMetrics(app: object, deps: Deps): AppMiddleware {
   });
   registries.set(app, registry);
 
+  const log = accessLog(deps.logger);
+
   return async (ctx, next) => {
-    const stop = duration.startTimer();
+    const started = process.hrtime.bigint();
     let failed = false;
     try {
       await next();
@@ -62,13 +66,16 @@ export function httpMetrics(app: object, deps: Deps): AppMiddleware {
       failed = true;
       throw err;
     } finally {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const route = routeLabel(ctx);
       const labels = {
         method: KNOWN_METHODS.has(ctx.method) ? ctx.method : 'OTHER',
-        route: routeLabel(ctx),
+        route,
         status: String(failed ? 500 : ctx.status),
       };
       requests.inc(labels);
-      stop(labels);
+      duration.observe(labels, seconds);
+      log?.(ctx, route, seconds);
     }
   };
 }

@@ -111,10 +111,14 @@ function readableName(raw: string): string {
   }
 }
 
+/** Printable ASCII without percent escapes: no NUL, valid UTF-8, nothing to decode (most requests). */
+const PLAIN_URL = /^[\x21-\x24\x26-\x7e]*$/;
+
 /** Before the body parser: the path and the query string, as raw bytes. */
 export function storableUrl(): AppMiddleware {
   return async (ctx, next) => {
     const raw = ctx.url;
+    if (PLAIN_URL.test(raw)) return next();
     const q = raw.indexOf('?');
     const errors: FieldErrors = {};
     const pathProblem = urlPartProblem(q === -1 ? raw : raw.slice(0, q));

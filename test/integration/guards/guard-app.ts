@@ -15,7 +15,7 @@ import {
   storefrontGuards,
 } from '../../../api/guards';
 import { customerAuth } from '../../../api/middleware/customer-auth';
-import { embedCors } from '../../../api/middleware/embed-cors';
+import { browserCors } from '../../../api/middleware/cors';
 import { errorHandler } from '../../../api/middleware/error-handler';
 import { byBodyField, byClientIp, rateLimit } from '../../../api/middleware/rate-limit';
 import { requestId } from '../../../api/middleware/request-id';
@@ -85,7 +85,7 @@ function guardApp(deps: Deps): Koa<AppState, AppContextExtras> {
   app.silent = true;
   app.use(requestId());
   app.use(errorHandler(deps.logger));
-  app.use(embedCors());
+  app.use(browserCors());
   app.use(koaBody({ json: true, text: false, multipart: false }));
   const router = guardRouter(deps);
   app.use(router.routes());
