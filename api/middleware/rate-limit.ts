@@ -51,6 +51,11 @@ function setHeaders(ctx: AppContext, limit: number, remaining: number, force: bo
  * (RateLimitedError, formatted by the interface's envelope) and Retry-After. X-RateLimit-Limit and
  * X-RateLimit-Remaining describe the most restrictive bucket, on successes and 429s alike.
  * Redis being unreachable answers 503 rather than serving traffic unmetered.
+ *
+ * All the rules of one rateLimit() cost one Redis call (RateLimiter.consume). The two chains that pass two
+ * of them keep both on purpose: the FiveM API's per-server bucket is known only once fivemSecret() has
+ * found the server, and the Storefront's verify limit sits after storefrontStore(), so a request that is
+ * refused earlier (429 on the per-IP limit, 400 for an unknown store) does not count against it.
  */
 export function rateLimit(rules: readonly RateLimitRule[]): AppMiddleware {
   return async (ctx, next) => {

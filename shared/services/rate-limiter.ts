@@ -1,5 +1,4 @@
 import type { Redis } from 'ioredis';
-import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Config } from '../config';
 import { DomainError, RateLimitedError } from '../errors';
 import type { LimitDefinition } from '../rate-limits';
@@ -30,21 +29,54 @@ export class RateLimitUnavailableError extends DomainError {
 const secondsUntil = (ms: number): number => Math.max(1, Math.ceil(ms / 1000));
 
 /**
- * The spec's rate limits on Redis. Each bucket is one Redis key counted by rate-limiter-flexible's Lua
- * script (SET NX + INCRBY in one call), so concurrent requests on many web processes never over-admit.
- * A denied request still counts, as the library does: hammering a limit keeps it shut.
+ * Counts every bucket of a request in one atomic call: KEYS are the buckets, ARGV holds a cost and a
+ * window in milliseconds per key. Fixed windows: INCRBY, and the expiry is set only when the key has none
+ * (it is new), so the window runs from the bucket's first point. Replies consumed count and PTTL per key,
+ * flat. The over-limit decision stays in the caller; a denied request still counts, as it did with
+ * rate-limiter-flexible, so hammering a limit keeps it shut.
+ */
+const CONSUME_LUA = `
+local reply = {}
+for i, key in ipairs(KEYS) do
+  local cost = tonumber(ARGV[2 * i - 1])
+  local window = tonumber(ARGV[2 * i])
+  local consumed = redis.call('INCRBY', key, cost)
+  local ttl = redis.call('PTTL', key)
+  if ttl < 0 then
+    redis.call('PEXPIRE', key, window)
+    ttl = window
+  end
+  reply[2 * i - 1] = consumed
+  reply[2 * i] = ttl
+end
+return reply
+`;
+
+/** The connection's command, added by defineCommand: EVALSHA, falling back to EVAL after a NOSCRIPT. */
+type WithConsumeCommand = Redis & {
+  matjarRateLimitConsume(numberOfKeys: number, ...keysAndArgs: (string | number)[]): Promise<number[]>;
+};
+
+/**
+ * The spec's rate limits on Redis. Each bucket is one Redis key; all the buckets of a request are counted
+ * by one Lua script in one round trip, atomically, so concurrent requests on many web processes never
+ * over-admit.
  */
 export class RateLimiter {
-  private readonly limiters = new Map<string, RateLimiterRedis>();
+  private readonly redis: WithConsumeCommand;
 
   constructor(
-    private readonly redis: Redis,
+    redis: Redis,
     private readonly opts: {
       readonly prefix: string;
       readonly windowScale: number;
       readonly enabled: boolean;
     },
-  ) {}
+  ) {
+    // Defining it again on a connection another limiter shares only replaces it with the same script.
+    redis.defineCommand('matjarRateLimitConsume', { lua: CONSUME_LUA });
+    this.redis = redis as WithConsumeCommand;
+  }
 
   get enabled(): boolean {
     return this.opts.enabled;
@@ -56,23 +88,42 @@ export class RateLimiter {
   }
 
   /**
-   * Consumes every use at once. Exhausted buckets come back with `exceeded`; only a Redis failure throws
-   * (RateLimitUnavailableError), because letting traffic through unmetered would defeat the limits.
+   * The bucket's Redis key. The hash tag `{rl}` puts every bucket in one Redis Cluster slot, which the
+   * multi-key script needs (Cluster hashes only the first `{...}` of a key, so braces in a client's bucket
+   * key cannot move it); the QUEUE_PREFIX stays first, as for every key of the platform (CONTRACT
+   * section 2). Under rate-limiter-flexible the keys were `<prefix>:rl:<name>:<key>`.
+   */
+  keyOf(def: LimitDefinition, key: string): string {
+    return `${this.opts.prefix}:{rl}:${def.name}:${key}`;
+  }
+
+  /**
+   * Consumes every use at once, in one Redis command. Exhausted buckets come back with `exceeded`; only a
+   * Redis failure throws (RateLimitUnavailableError), because letting traffic through unmetered would
+   * defeat the limits.
    */
   async consume(uses: readonly LimitUse[]): Promise<LimitState[]> {
-    const settled = await Promise.allSettled(
-      uses.map((use) => this.limiterFor(use.def).consume(use.key, use.cost ?? 1)),
-    );
-    return settled.map((outcome, index) => {
-      const def = uses[index].def;
-      const res: unknown = outcome.status === 'fulfilled' ? outcome.value : outcome.reason;
-      if (!(res instanceof RateLimiterRes)) throw new RateLimitUnavailableError();
+    if (uses.length === 0) return [];
+    const keys: string[] = [];
+    const args: number[] = [];
+    for (const use of uses) {
+      const cost = use.cost ?? 1;
+      // A programming error, not an outage: the middleware only passes whole positive costs.
+      if (!Number.isInteger(cost) || cost < 0)
+        throw new Error(`rate limit cost must be a whole number: ${cost}`);
+      keys.push(this.keyOf(use.def, use.key));
+      args.push(cost, this.windowSeconds(use.def) * 1000);
+    }
+    const reply = await this.run(() => this.redis.matjarRateLimitConsume(keys.length, ...keys, ...args));
+    return uses.map((use, index) => {
+      const consumed = Number(reply[2 * index]);
+      const ttl = Number(reply[2 * index + 1]);
       return {
-        def,
-        limit: def.points,
-        remaining: res.remainingPoints,
-        resetSeconds: secondsUntil(res.msBeforeNext),
-        exceeded: outcome.status === 'rejected',
+        def: use.def,
+        limit: use.def.points,
+        remaining: Math.max(use.def.points - consumed, 0),
+        resetSeconds: secondsUntil(ttl),
+        exceeded: consumed > use.def.points,
       };
     });
   }
@@ -87,28 +138,20 @@ export class RateLimiter {
 
   /** Empties one bucket (e.g. after a successful verification). */
   async reset(def: LimitDefinition, key: string): Promise<void> {
+    await this.run(() => this.redis.del(this.keyOf(def, key)));
+  }
+
+  /**
+   * Fails at once while Redis reconnects instead of letting requests queue behind it; a slow Redis is
+   * bounded by the connection's command timeout. Either way the request is answered 503.
+   */
+  private async run<T>(command: () => Promise<T>): Promise<T> {
+    if (this.redis.status !== 'ready') throw new RateLimitUnavailableError();
     try {
-      await this.limiterFor(def).delete(key);
+      return await command();
     } catch {
       throw new RateLimitUnavailableError();
     }
-  }
-
-  private limiterFor(def: LimitDefinition): RateLimiterRedis {
-    const id = `${def.name}|${def.points}|${def.durationSeconds}`;
-    let limiter = this.limiters.get(id);
-    if (!limiter) {
-      limiter = new RateLimiterRedis({
-        storeClient: this.redis,
-        keyPrefix: `${this.opts.prefix}:rl:${def.name}`,
-        points: def.points,
-        duration: this.windowSeconds(def),
-        // Fail at once while Redis reconnects instead of letting requests queue behind it.
-        rejectIfRedisNotReady: true,
-      });
-      this.limiters.set(id, limiter);
-    }
-    return limiter;
   }
 }
 
@@ -130,7 +173,7 @@ export interface RateLimiterDeps {
 
 const byDeps = new WeakMap<RateLimiterDeps, RateLimiter>();
 
-/** One RateLimiter (and so one set of limiter instances) per process wiring, built on first use. */
+/** One RateLimiter per process wiring, built on first use. */
 export function rateLimiterFor(deps: RateLimiterDeps): RateLimiter {
   let limiter = byDeps.get(deps);
   if (!limiter) {
