@@ -61,7 +61,7 @@ export async function measureIngest(opts: {
   const events = requests * 30;
   await opts.queue.pause();
   const knex = knexFactory({ client: 'pg', connection: opts.databaseUrl, pool: { min: 0, max: 2 } });
-  const worker = spawn(process.execPath, ['--require', 'tsx/cjs', 'workers/index.ts'], {
+  const worker = spawn(process.execPath, ['dist/workers/index.js'], {
     cwd: opts.cwd,
     env: { ...opts.env, WORKER_QUEUES: 'analytics', LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'inherit'],

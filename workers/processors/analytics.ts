@@ -11,22 +11,27 @@ import type { QueueProcessor } from './types';
 
 /**
  * The `analytics` queue: each job holds the events of one collect request. Jobs wait for the batch
- * their rows joined (AnalyticsWriter: 500 rows or 1 s) and complete only once it is committed, so a
+ * their rows joined (AnalyticsWriter: 1,000 rows, every running job waiting, or 1 s) and complete only once it is committed, so a
  * worker stopped at any point leaves its jobs to run again, and the ingest keys keep a re-run from
  * writing a row twice. Many jobs run at once so that one batch gathers many requests.
  */
 export function createAnalyticsProcessor(options: Partial<WriterOptions> = {}): QueueProcessor<'analytics'> {
+  const concurrency = 100;
   const writers = new WeakMap<Deps, AnalyticsWriter>();
   const writerOf = (deps: Deps): AnalyticsWriter => {
     let writer = writers.get(deps);
     if (!writer) {
-      writer = new AnalyticsWriter(deps.knex, { ...DEFAULT_WRITER_OPTIONS, ...options });
+      writer = new AnalyticsWriter(deps.knex, {
+        ...DEFAULT_WRITER_OPTIONS,
+        maxCallers: concurrency,
+        ...options,
+      });
       writers.set(deps, writer);
     }
     return writer;
   };
   return {
-    concurrency: 100,
+    concurrency,
     async process(job, deps) {
       const { storeId, receivedAt, events } = job.data;
       if (!Number.isInteger(storeId) || !Array.isArray(events) || typeof receivedAt !== 'string') {

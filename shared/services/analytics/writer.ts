@@ -15,9 +15,14 @@ export interface WriterOptions {
   maxEvents: number;
   /** Longest a row waits for its batch to fill. */
   maxWaitMs: number;
+  /**
+   * Callers that trigger a write at once: the worker's concurrency. When every job the worker may run is
+   * waiting here, no row can arrive before a write, so waiting out `maxWaitMs` would only idle.
+   */
+  maxCallers?: number;
 }
 
-export const DEFAULT_WRITER_OPTIONS: WriterOptions = { maxEvents: 500, maxWaitMs: 1_000 };
+export const DEFAULT_WRITER_OPTIONS: WriterOptions = { maxEvents: 1_000, maxWaitMs: 1_000 };
 
 /** Postgres takes at most 65,535 bind parameters per statement; 19 columns × 1,000 rows stays below. */
 const ROWS_PER_STATEMENT = 1_000;
@@ -52,7 +57,9 @@ export class AnalyticsWriter {
       this.pending.push({ rows, resolve, reject });
     });
     this.size += rows.length;
-    if (this.size >= this.options.maxEvents) void this.flush();
+    const full =
+      this.size >= this.options.maxEvents || this.pending.length >= (this.options.maxCallers ?? Infinity);
+    if (full) void this.flush();
     else this.timer ??= setTimeout(() => void this.flush(), this.options.maxWaitMs);
     return done;
   }
