@@ -1,0 +1,72 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { expect } from 'chai';
+import { testDatabaseUrl, testRedisUrl } from '../helpers/env';
+
+const root = path.resolve(__dirname, '../..');
+
+/** The scenarios `npm run bench` must measure (issue 17), by the names its table prints. */
+const SCENARIOS = [
+  'bare node:http',
+  'healthz',
+  'payment/status',
+  'license/verify',
+  'embed product',
+  'auth/validate',
+  'analytics/collect',
+  'analytics/collect/batch',
+  'guest checkout',
+  'auth/start',
+];
+
+/**
+ * The bench, short (BENCH_QUICK=1), once per suite: it checks that every scenario ran and that every
+ * answer had the status the scenario expects. Its figures are printed, never asserted: speed is the
+ * bench's to measure, not the suite's.
+ */
+describe('npm run bench (BENCH_QUICK=1)', function () {
+  this.timeout(240_000);
+
+  it('runs every scenario, and every answer has the expected status', async () => {
+    const server = new URL(testDatabaseUrl);
+    server.pathname = '/postgres';
+    const child = spawn(
+      process.execPath,
+      [
+        '--require',
+        'tsx/cjs',
+        '-e',
+        "require('./scripts/bench.ts').main().then((code) => process.exit(code), (err) => { console.error(err); process.exit(2); })",
+      ],
+      {
+        cwd: root,
+        env: {
+          ...process.env,
+          NODE_ENV: 'test',
+          BENCH_QUICK: '1',
+          BENCH_DATABASE_URL: server.toString(),
+          REDIS_URL: testRedisUrl,
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(code, output).to.equal(0);
+
+    for (const name of SCENARIOS) {
+      const row = output.split('\n').find((line) => line.startsWith(`| ${name} |`));
+      expect(row, `${name} in\n${output}`).to.be.a('string');
+      const [, wrong, total] = /\| (\d+) of (\d+) \|$/.exec(row!) ?? [];
+      expect(Number(total), `${name}: answers`).to.be.greaterThan(0);
+      expect(Number(wrong), `${name}: wrong answers`).to.equal(0);
+    }
+    expect(output).to.match(
+      /OTP handed to the outbox driver, min \/ p50 \/ p99 \(\d+ messages\) \| \d+ \/ \d+ \/ \d+ ms/,
+    );
+    expect(output).to.match(/analytics ingest .* \| \d+ events\/s \([\d.]+% of COPY\)/);
+    expect(output).to.match(/web process peak RSS, limits on \/ off \| \d+ MB \/ \d+ MB/);
+  });
+});
