@@ -51,6 +51,8 @@ export interface Config {
    * address the outermost trusted proxy saw, this many entries from the right (Koa's maxIpsCount).
    */
   readonly trustProxyHops: number;
+  /** Postgres connections each process may hold (DATABASE_POOL_MAX). */
+  readonly databasePoolMax: number;
   /** Bearer token /metrics requires; unset: /metrics is open outside production and off in production. */
   readonly metricsToken?: string;
   /** Mounts the sandbox payment provider (/sandbox); on outside production, off in production by default. */
@@ -133,6 +135,7 @@ const schema = Joi.object({
   SANDBOX_WEBHOOK_URL: uri(['http', 'https']),
   PAYMENT_PROVIDER_TIMEOUT_MS: positiveInt.max(120000).default(15000),
   TRUST_PROXY_HOPS: positiveInt.max(10).default(1),
+  DATABASE_POOL_MAX: positiveInt.max(200).default(10),
   METRICS_TOKEN: Joi.string().min(16),
   SANDBOX_ENABLED: Joi.string().valid('0', '1', 'true', 'false'),
   DEPENDENCY_TIMEOUT_MS: positiveInt.max(60000).default(1500),
@@ -225,6 +228,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       providerTimeoutMs: Number(v.PAYMENT_PROVIDER_TIMEOUT_MS),
     }),
     trustProxyHops: Number(v.TRUST_PROXY_HOPS),
+    databasePoolMax: Number(v.DATABASE_POOL_MAX),
     metricsToken: v.METRICS_TOKEN as string | undefined,
     // On unless turned off: CONTRACT section 7 gives every deployment the sandbox provider. Only payments of
     // methods a store configured with the sandbox provider can be paid through it; production announces it.

@@ -85,7 +85,11 @@ export async function createDeps(
 ): Promise<Deps> {
   const logger = opts.logger ?? createLogger(config.logLevel, opts.role);
   const knex = knexFactory({
-    ...knexConfig(config.databaseUrl, opts.pool, databaseTimeouts(config, opts.role)),
+    ...knexConfig(
+      config.databaseUrl,
+      opts.pool ?? { min: 0, max: config.databasePoolMax },
+      databaseTimeouts(config, opts.role),
+    ),
     // knex prints its pool's troubles ("Connection Error: ...") with console.warn; they go to our log instead.
     log: knexLog(logger),
   });
