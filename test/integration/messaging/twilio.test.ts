@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
 import { expect } from 'chai';
 import { Queue, UnrecoverableError, Worker } from 'bullmq';
 import type { Deps } from '../../../shared/deps';
@@ -66,8 +68,21 @@ describe('twilio messenger', () => {
       .select('channel', 'driver', 'body', 'purpose', 'status', 'provider_message_id', 'error_code');
 
   it('is the driver createMessenger builds for MESSAGING_DRIVER=twilio', () => {
-    expect(messenger).to.be.instanceOf(TwilioMessenger);
     expect(messenger.driver).to.equal('twilio');
+  });
+
+  it('loads the Twilio SDK only when the first message is sent', () => {
+    const script = [
+      "const { createMessenger } = require('./shared/messaging');",
+      "const config = { messagingDriver: 'twilio', twilio: { accountSid: 'AC' + '0'.repeat(32), authToken: 'x'.repeat(32) } };",
+      'const messenger = createMessenger(config, {});',
+      "const loaded = Object.keys(require.cache).some((file) => file.includes('/node_modules/twilio/'));",
+      'process.stdout.write(JSON.stringify({ driver: messenger.driver, loaded }));',
+    ].join('\n');
+    const out = execFileSync(process.execPath, ['--require', 'tsx/cjs', '-e', script], {
+      cwd: path.resolve(__dirname, '../../..'),
+    });
+    expect(JSON.parse(out.toString())).to.deep.equal({ driver: 'twilio', loaded: false });
   });
 
   it('sends by WhatsApp first and records the attempt without its body', async () => {
