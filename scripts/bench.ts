@@ -34,7 +34,8 @@ import { freePort, sleep } from './lib/services';
  *
  * BENCH_SECONDS (default 8), BENCH_CONNECTIONS (default 50), BENCH_RATE (default 200, the fixed rate of
  * the auth/start and checkout scenarios) and BENCH_INGEST_EVENTS (default 30,000) tune it. BENCH_QUICK=1
- * runs a short version (the test suite runs it once and checks only that every answer was right).
+ * runs a short version (the test suite runs it once and checks only that every answer was right);
+ * BENCH_ONLY=name,name runs some scenarios; BENCH_PROFILE=<dir> writes each web process's CPU profile.
  * Exits non-zero when any answer had an unexpected status.
  */
 
@@ -308,6 +309,13 @@ export async function main(): Promise<number> {
     });
     if (build.status !== 0) throw new Error('bench: the build failed (npm run build shows why)');
 
+    // BENCH_PROFILE=<dir>: each web process writes a CPU profile there when it exits (node --cpu-prof).
+    const profileDir = process.env.BENCH_PROFILE ? path.resolve(process.env.BENCH_PROFILE) : null;
+    const profile = (name: string): string[] =>
+      profileDir
+        ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=web-${name}.cpuprofile`]
+        : [];
+
     const ports = { bare: await freePort(3990) } as Record<Target, number>;
     ports.limited = await freePort(ports.bare + 1);
     ports.unlimited = await freePort(ports.limited + 1);
@@ -316,11 +324,11 @@ export async function main(): Promise<number> {
     ) as Record<Target, string>;
     spawnNode(['-e', BARE_SERVER], { PORT: String(ports.bare) });
     const web = {
-      limited: spawnNode(['dist/api/server.js'], {
+      limited: spawnNode([...profile('limited'), 'dist/api/server.js'], {
         PORT: String(ports.limited),
         PUBLIC_BASE_URL: bases.limited,
       }),
-      unlimited: spawnNode(['dist/api/server.js'], {
+      unlimited: spawnNode([...profile('unlimited'), 'dist/api/server.js'], {
         PORT: String(ports.unlimited),
         PUBLIC_BASE_URL: bases.unlimited,
         RATE_LIMITS: 'off',
