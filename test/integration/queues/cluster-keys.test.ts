@@ -1,9 +1,16 @@
-import { UnrecoverableError } from 'bullmq';
+import { ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Queue, UnrecoverableError, Worker } from 'bullmq';
 import { expect } from 'chai';
+import { Redis } from 'ioredis';
+import { findOrInstallRedisServer } from '../../../scripts/lib/provision';
 import type { Deps } from '../../../shared/deps';
-import { bullPrefix, enqueue, QUEUE_NAMES } from '../../../shared/queues';
+import { bullPrefix, closeQueues, createQueues, enqueue, QUEUE_NAMES } from '../../../shared/queues';
 import { deleteKeysWithPrefix } from '../../../shared/redis';
 import { WorkerPool } from '../../../workers/worker-pool';
+import { freePort } from '../../e2e/support';
 import { isolatedDeps } from '../../helpers/deps';
 import { waitFor } from './support';
 
@@ -126,6 +133,104 @@ describe('queue keys are Redis Cluster-safe', () => {
       // Deleting by QUEUE_PREFIX (tests, the benchmark) still finds them all.
       expect(await deleteKeysWithPrefix(deps.redis, prefix)).to.equal(keys.length);
       expect(await keysUnder(deps, prefix)).to.deep.equal([]);
+    });
+  });
+
+  /**
+   * A redis-server of its own in cluster mode, one node owning every slot: a plain client reaches every key
+   * (no redirections), and the server still refuses what a cluster refuses, a command or script touching
+   * keys of different slots (CROSSSLOT). Installed through apt-get when missing, like the provisioning's.
+   */
+  describe('on a Redis in cluster mode', function () {
+    this.timeout(60_000);
+    let dir: string;
+    let server: ChildProcess;
+    let redis: Redis;
+    const prefix = 'cluster_test';
+
+    before(async () => {
+      const binary = await findOrInstallRedisServer(process.env.PATH ?? '', () => undefined);
+      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'redis-cluster-'));
+      const port = await freePort();
+      server = spawn(
+        binary,
+        [
+          ...['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+          ...['--cluster-enabled', 'yes', '--cluster-config-file', path.join(dir, 'nodes.conf')],
+          ...['--dir', dir, '--daemonize', 'no'],
+        ],
+        { stdio: 'ignore' },
+      );
+      redis = new Redis(port, '127.0.0.1', { maxRetriesPerRequest: null, lazyConnect: true });
+      // Refused connections while it starts are expected; waitFor retries them.
+      redis.on('error', () => undefined);
+      await waitFor('redis-server to answer', () =>
+        redis.connect().then(
+          () => true,
+          () => false,
+        ),
+      );
+      await redis.call('CLUSTER', 'ADDSLOTSRANGE', '0', '16383');
+      await waitFor('the cluster to be ok', async () =>
+        String(await redis.call('CLUSTER', 'INFO')).includes('cluster_state:ok'),
+      );
+    });
+    after(async () => {
+      redis?.disconnect();
+      if (server && server.exitCode === null) {
+        const exited = new Promise((resolve) => server.once('exit', resolve));
+        server.kill('SIGTERM');
+        await exited;
+      }
+      if (dir) fs.rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('refuses the old layout: a queue whose keys are in different slots cannot add a job', async () => {
+      const old = new Queue('fulfilment', { connection: redis, prefix });
+      try {
+        await old.add('fulfilment', { orderId: 1 }).then(
+          () => expect.fail('added across slots'),
+          (err: Error) => expect(err.message).to.match(/CROSSSLOT|same slot/),
+        );
+      } finally {
+        await old.close();
+      }
+    });
+
+    it('runs the queues with the hash-tagged prefix: add, delay, prioritize, process, fail, count', async () => {
+      const queues = createQueues(redis, prefix, 'ns');
+      const connection = redis.duplicate();
+      const worker = new Worker(
+        'licenses',
+        async (job) => {
+          if (job.data.kind === 'expire') throw new UnrecoverableError('refused on purpose');
+          return 'ok';
+        },
+        { connection, prefix: bullPrefix(prefix) },
+      );
+      try {
+        await enqueue(queues, 'licenses', { kind: 'generate', orderItemId: 1 }, { jobId: 'gen-1' });
+        await enqueue(queues, 'licenses', { kind: 'expire', before: 'x' }, { jobId: 'exp-1' });
+        await enqueue(queues, 'licenses', { kind: 'generate', orderItemId: 1 }, { jobId: 'gen-1' });
+        await enqueue(queues, 'fivem', { orderId: 1 }, { delay: 60_000 });
+        await enqueue(queues, 'otp', { otpSessionId: 1, codeVersion: 1, route: 'sms_only' }, { priority: 2 });
+        await waitFor('one job completed and one failed', async () => {
+          const counts = await queues.licenses.getJobCounts('completed', 'failed');
+          return counts.completed === 1 && counts.failed === 1;
+        });
+        expect(await queues.fivem.getJobCounts('delayed')).to.deep.equal({ delayed: 1 });
+        const next = await queues.otp.getJobs(['waiting', 'prioritized'], 0, 0, true);
+        expect(next).to.have.length(1);
+        await queues.licenses.retryJobs({ state: 'failed' });
+        await waitFor(
+          'the retried job to fail again',
+          async () => (await queues.licenses.getJobCountByTypes('failed')) === 1,
+        );
+      } finally {
+        await worker.close();
+        connection.disconnect();
+        await closeQueues(queues);
+      }
     });
   });
 });
