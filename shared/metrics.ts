@@ -1,3 +1,4 @@
+import type { BackoffOptions, Job } from 'bullmq';
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { Logger } from './logger';
 import type { Queues } from './queues';
@@ -15,9 +16,40 @@ export function createMetricsRegistry(): Registry {
 /** The job states exported per queue; `waiting` is what worker autoscaling reads. */
 export const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed'] as const;
 
+/** The delay BullMQ waited before retry number `attemptsMade` (built-in strategies, jitter aside). */
+function retryDelayMs(backoff: number | BackoffOptions | undefined, attemptsMade: number): number {
+  if (attemptsMade < 1 || backoff === undefined) return 0;
+  if (typeof backoff === 'number') return backoff;
+  const delay = backoff.delay ?? 0;
+  if (backoff.type === 'fixed') return delay;
+  if (backoff.type === 'exponential') return Math.round(2 ** (attemptsMade - 1) * delay);
+  return 0;
+}
+
+/**
+ * When a waiting job became ready to run (epoch ms). BullMQ keeps no such time, so it is derived: a new
+ * job from when it was added plus its `delay`; a job that ran before (a retry, a stalled job, one handed
+ * back at shutdown) from the start of its last attempt plus the back-off before this retry. The latter
+ * is early by the failed attempt's own running time at most, never late: the age errs high, not low.
+ * Without this a retry after an hours-long back-off (merchant webhooks) would look hours old the moment
+ * it is due. A job retried by hand from the dashboard has no last start any more and counts from when it
+ * was added.
+ */
+export function readySince(
+  job: Pick<Job, 'timestamp' | 'processedOn' | 'attemptsMade'> & {
+    opts: Pick<Job['opts'], 'delay' | 'backoff'>;
+  },
+): number {
+  const added = job.timestamp + (job.opts.delay ?? 0);
+  if (!job.processedOn) return added;
+  return Math.max(added, job.processedOn + retryDelayMs(job.opts.backoff, job.attemptsMade));
+}
+
 /**
  * `bullmq_queue_jobs{queue, state}`, read from Redis on every scrape so the figure is never stale, and
  * `bullmq_queue_up{queue}` so a scrape during a Redis outage shows "unknown" rather than an empty queue.
+ * `bullmq_queue_oldest_waiting_seconds{queue}`: how long the next job has been ready without a worker
+ * taking it (0 when none waits), the signal that more workers are needed even while the count is small.
  */
 export function registerQueueMetrics(registry: Registry, queues: Queues, logger: Logger): void {
   const up = new Gauge({
@@ -25,6 +57,33 @@ export function registerQueueMetrics(registry: Registry, queues: Queues, logger:
     help: '1 when the queue counts of the last scrape could be read from Redis, else 0',
     labelNames: ['queue'],
     registers: [registry],
+  });
+  new Gauge({
+    name: 'bullmq_queue_oldest_waiting_seconds',
+    help: 'Seconds the longest-waiting job of the queue has been ready to run (0 when none waits)',
+    labelNames: ['queue'],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      const now = Date.now();
+      await Promise.all(
+        Object.values(queues).map(async (queue) => {
+          try {
+            // One script call reading one job per state. The wait list is taken from its tail, where
+            // workers take jobs: new jobs are pushed at the head, so the tail has waited longest
+            // (BullMQ's ascending order: index 0 is the tail). For prioritized jobs, the next to run
+            // (the oldest of the highest priority); the platform adds none today.
+            const next = await queue.getJobs(['waiting', 'prioritized'], 0, 0, true);
+            const since = Math.min(...next.map(readySince));
+            this.set({ queue: queue.name }, next.length ? Math.max(0, (now - since) / 1000) : 0);
+          } catch (err) {
+            // No sample for this queue rather than a 0 that reads as "nothing waits"; bullmq_queue_up
+            // of the same scrape is 0 too when Redis is out of reach.
+            logger.warn({ queue: queue.name, error: (err as Error).message }, 'could not read oldest job');
+          }
+        }),
+      );
+    },
   });
   new Gauge({
     name: 'bullmq_queue_jobs',

@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import { ConfigError } from '../shared/config';
 import { isTransientDependencyError } from '../shared/dependency-errors';
 import type { Deps } from '../shared/deps';
-import { QUEUE_NAMES, QueueName } from '../shared/queues';
+import { bullPrefix, QUEUE_NAMES, QueueName } from '../shared/queues';
 import { createRedis } from '../shared/redis';
 import type { JobOf, ProcessorRegistry, QueueProcessor } from './processors';
 
@@ -136,7 +136,7 @@ export class WorkerPool {
         stalledInterval: deps.config.timeouts.jobLockMs,
         ...extra,
         connection,
-        prefix: deps.config.queuePrefix,
+        prefix: bullPrefix(deps.config.queuePrefix),
         concurrency: processor.concurrency,
       },
     );

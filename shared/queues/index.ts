@@ -112,9 +112,35 @@ export class NamespacedQueue<D> extends Queue<D, unknown, string> {
   }
 }
 
-/** `namespace`: this database's instance id (see NamespacedQueue); BullMQ refuses ':' in ids. */
-export function createQueues(connection: Redis, prefix: string, namespace: string): Queues {
+/**
+ * The `prefix` option of every BullMQ Queue, Worker, QueueEvents and FlowProducer of the platform, derived
+ * from QUEUE_PREFIX here and nowhere else: `commerce` gives `commerce:{commerce}`, so a queue's keys read
+ * `commerce:{commerce}:fulfilment:wait`.
+ *
+ * - Every key still starts with QUEUE_PREFIX (CONTRACT section 2: two instances share one Redis, and a
+ *   test run or benchmark deletes its keys by that prefix).
+ * - The part in braces is a Redis Cluster hash tag: a key's slot is computed from it alone, so every key
+ *   of every queue of one instance lands in one slot. BullMQ's scripts touch many keys of a queue at once
+ *   (and a flow, several queues), which Redis Cluster allows only within one slot (BullMQ's docs,
+ *   patterns/redis-cluster). The tag is the prefix itself, not a constant, so two instances sharing one
+ *   cluster land in different slots, usually on different nodes.
+ *
+ * Keys written before this layout (`commerce:fulfilment:wait`) are not read any more: drain the queues
+ * before upgrading (docs/scaling.md).
+ */
+export function bullPrefix(queuePrefix: string): string {
+  // QUEUE_PREFIX cannot hold braces (shared/config.ts), so the tag is the first and only one in the key.
+  if (/[{}]/.test(queuePrefix)) throw new Error(`Invalid QUEUE_PREFIX for a hash tag: ${queuePrefix}`);
+  return `${queuePrefix}:{${queuePrefix}}`;
+}
+
+/**
+ * `queuePrefix`: QUEUE_PREFIX (the BullMQ prefix is derived by bullPrefix). `namespace`: this database's
+ * instance id (see NamespacedQueue); BullMQ refuses ':' in ids.
+ */
+export function createQueues(connection: Redis, queuePrefix: string, namespace: string): Queues {
   if (!/^[A-Za-z0-9_-]+$/.test(namespace)) throw new Error(`Invalid job id namespace: ${namespace}`);
+  const prefix = bullPrefix(queuePrefix);
   const entries = QUEUE_NAMES.map((name) => [
     name,
     new NamespacedQueue(name, { connection, prefix, defaultJobOptions: DEFAULT_JOB_OPTIONS }, namespace),

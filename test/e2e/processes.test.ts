@@ -1,83 +1,16 @@
 import { expect } from 'chai';
-import { ChildProcess, spawn } from 'node:child_process';
-import path from 'node:path';
 import type { Knex } from 'knex';
 import type { Deps } from '../../shared/deps';
 import { enqueue } from '../../shared/queues';
 import { createProduct, createStore } from '../helpers/builders';
 import { isolatedDeps } from '../helpers/deps';
-import { TEST_ENV } from '../helpers/env';
 import { waitFor } from '../integration/queues/support';
-import { freePort } from './support';
+import { Entry, launch, READY, Running, terminate, untilReady } from './support';
 
 /**
  * The Procfile's long-running processes, run for real: each logs a ready line, exits 0 soon after SIGTERM,
  * and refuses to start (non-zero, with a message) when Redis, Postgres or its configuration is bad.
  */
-
-const ROOT = path.resolve(__dirname, '../..');
-const ENTRIES = {
-  worker: 'workers/index.ts',
-  scheduler: 'workers/scheduler.ts',
-  web: 'api/server.ts',
-} as const;
-type Entry = keyof typeof ENTRIES;
-const READY: Record<Entry, RegExp> = {
-  worker: /worker ready: queues .*\bmaintenance\b/,
-  scheduler: /scheduler ready: expire-checkouts/,
-  web: /web ready on port \d+/,
-};
-
-interface Running {
-  child: ChildProcess;
-  output: { stdout: string; stderr: string };
-  exited: Promise<{ code: number | null; at: number }>;
-}
-
-async function launch(entry: Entry, env: NodeJS.ProcessEnv): Promise<Running> {
-  const port = entry === 'web' ? String(await freePort()) : undefined;
-  // Node with tsx's require hook, not `npx tsx`: signals then reach our process, not a wrapper.
-  const child = spawn(process.execPath, ['--require', 'tsx/cjs', ENTRIES[entry]], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      ...TEST_ENV,
-      LOG_LEVEL: 'info',
-      PORT: port,
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const output = { stdout: '', stderr: '' };
-  child.stdout?.on('data', (chunk: Buffer) => (output.stdout += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output.stderr += chunk.toString()));
-  const exited = new Promise<{ code: number | null; at: number }>((resolve) =>
-    child.on('exit', (code) => resolve({ code, at: Date.now() })),
-  );
-  return { child, output, exited };
-}
-
-async function untilReady(run: Running, entry: Entry): Promise<void> {
-  await waitFor(
-    `${entry} to log its ready line`,
-    async () =>
-      READY[entry].test(run.output.stdout) ||
-      (run.child.exitCode !== null
-        ? Promise.reject(new Error(`${entry} exited early: ${run.output.stderr || run.output.stdout}`))
-        : false),
-    20_000,
-    50,
-  );
-}
-
-/** Sends SIGTERM and resolves with the exit code and how long the process took to stop. */
-async function terminate(run: Running): Promise<{ code: number | null; ms: number }> {
-  const sent = Date.now();
-  run.child.kill('SIGTERM');
-  const { code, at } = await run.exited;
-  return { code, ms: at - sent };
-}
 
 describe('processes (Procfile web, worker, scheduler)', function () {
   this.timeout(60_000);

@@ -24,7 +24,23 @@ export async function startServer(deps: Deps): Promise<TestServer> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
+    ...httpClient(url, deps.config.nodeEnv),
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/**
+ * Requests to the app at `url`, each answer checked against the OpenAPI document like startServer's: for
+ * an app this test process started, or a `web` process it spawned (test/e2e; its `close` stops nothing,
+ * the process is stopped by whoever started it).
+ */
+export function httpClient(url: string, nodeEnv: Deps['config']['nodeEnv']): TestServer {
+  return {
     url,
+    close: () => Promise.resolve(),
     async request(path, init = {}) {
       const headers = new Headers(init.headers);
       let body = init.body;
@@ -41,12 +57,8 @@ export async function startServer(deps: Deps): Promise<TestServer> {
         const answer = await fetch(url + path, { ...init, headers, body });
         res = toTestResponse(answer.status, answer.headers, await answer.text());
       }
-      checkAnswer(deps.config.nodeEnv, method, path, res.status, res.headers.get('content-type'), res.text);
+      checkAnswer(nodeEnv, method, path, res.status, res.headers.get('content-type'), res.text);
       return res;
-    },
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
 }

@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import knexFactory, { Knex } from 'knex';
 import { createDeps, Deps } from '../../../shared/deps';
-import { enqueue } from '../../../shared/queues';
+import { bullPrefix, enqueue } from '../../../shared/queues';
 import { deleteKeysWithPrefix } from '../../../shared/redis';
 import { testConfig } from '../../helpers/deps';
 import { TEST_QUEUE_PREFIX, testDatabaseUrl } from '../../helpers/env';
@@ -57,7 +57,7 @@ describe('job ids carry the database’s own id', function () {
     // The old database's order 1 was delivered long ago: its job is complete and kept (a day, by default).
     await enqueue(old.queues, 'fivem', { orderId: 1 }, { jobId: 'fivem-1' });
     const connection = new Redis(old.config.redisUrl, { maxRetriesPerRequest: null });
-    const worker = new Worker('fivem', null, { connection, prefix, autorun: false });
+    const worker = new Worker('fivem', null, { connection, prefix: bullPrefix(prefix), autorun: false });
     try {
       const taken = await worker.getNextJob('test-token');
       await taken!.moveToCompleted('done', 'test-token', false);

@@ -12,6 +12,7 @@ import {
   RetryableDeliveryError,
 } from '../../../shared/messaging';
 import { TwilioMessenger } from '../../../shared/messaging/twilio';
+import { bullPrefix } from '../../../shared/queues';
 import { createRedis } from '../../../shared/redis';
 import { FakeTwilio } from '../../helpers/fake-twilio';
 import { isolatedDeps, testConfig } from '../../helpers/deps';
@@ -251,7 +252,7 @@ describe('twilio messenger', () => {
             throw deliveryJobError(err);
           }
         },
-        { connection, prefix: deps.config.queuePrefix },
+        { connection, prefix: bullPrefix(deps.config.queuePrefix) },
       );
       worker.on('closed', () => connection.disconnect());
       await worker.waitUntilReady();

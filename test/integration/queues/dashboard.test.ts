@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { UnrecoverableError, Worker } from 'bullmq';
 import type { Deps } from '../../../shared/deps';
 import { createRedis } from '../../../shared/redis';
-import { enqueue } from '../../../shared/queues';
+import { bullPrefix, enqueue } from '../../../shared/queues';
 import { isolatedDeps } from '../../helpers/deps';
 import { startServer, TestServer } from '../../helpers/http';
 import { waitFor } from './support';
@@ -66,7 +66,7 @@ describe('queue dashboard at /admin/queues', () => {
         async () => {
           throw new UnrecoverableError('task blew up');
         },
-        { connection, prefix: deps.config.queuePrefix },
+        { connection, prefix: bullPrefix(deps.config.queuePrefix) },
       );
       try {
         await enqueue(

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import type { Deps } from '../../../shared/deps';
+import { readySince } from '../../../shared/metrics';
 import { enqueue } from '../../../shared/queues';
 import { isolatedDeps } from '../../helpers/deps';
 import { startServer, TestServer } from '../../helpers/http';
@@ -104,6 +105,56 @@ describe('GET /metrics', () => {
 
     await deps.queues.analytics.drain();
     expect(value(await scrape(), 'bullmq_queue_jobs', { queue: 'analytics', state: 'waiting' })).to.equal(0);
+  });
+
+  it('reports the age of the job that has waited longest per queue, 0 when none waits', async () => {
+    const now = Date.now();
+    // Added 5 and 1 minutes ago (BullMQ's `timestamp` option), then one just now: the first waits longest.
+    for (const ageMs of [300_000, 60_000, 0]) {
+      await enqueue(deps.queues, 'licenses', { kind: 'expire', before: 'x' }, { timestamp: now - ageMs });
+    }
+    // A job added 10 minutes ago with a 9-minute delay has been ready for one minute only.
+    await enqueue(
+      deps.queues,
+      'fivem',
+      { orderId: 1 },
+      { timestamp: now - 600_000, delay: 540_000, jobId: 'fivem-aged' },
+    );
+    await deps.queues.fivem.promoteJobs();
+    // A prioritized job counts as waiting too.
+    await enqueue(
+      deps.queues,
+      'otp',
+      { otpSessionId: 2, codeVersion: 1, route: 'sms_only' },
+      { priority: 3, timestamp: now - 120_000 },
+    );
+
+    const samples = await scrape();
+    const age = (queue: string): number | undefined =>
+      value(samples, 'bullmq_queue_oldest_waiting_seconds', { queue });
+    // Lower bounds are exact; the upper ones only allow for the time the scrape itself took.
+    expect(age('licenses')).to.be.at.least(300).and.below(360);
+    expect(age('fivem')).to.be.at.least(60).and.below(120);
+    expect(age('otp')).to.be.at.least(120).and.below(180);
+    expect(age('maintenance')).to.equal(0);
+    for (const queue of Object.keys(deps.queues)) expect(age(queue), queue).to.be.a('number');
+
+    await Promise.all([deps.queues.licenses.drain(), deps.queues.fivem.drain(), deps.queues.otp.drain()]);
+    expect(value(await scrape(), 'bullmq_queue_oldest_waiting_seconds', { queue: 'licenses' })).to.equal(0);
+  });
+
+  it('counts a retried job from its retry, not from when it was first added', () => {
+    const opts = { backoff: { type: 'exponential', delay: 42_000 } };
+    // Added at 0, third attempt started at 1,000,000 and failed; the fourth waits 4 × 42 s after it.
+    expect(readySince({ timestamp: 0, processedOn: 1_000_000, attemptsMade: 3, opts })).to.equal(1_168_000);
+    expect(
+      readySince({ timestamp: 0, processedOn: undefined, attemptsMade: 0, opts: { delay: 5_000 } }),
+    ).to.equal(5_000);
+    // A stalled job (no failed attempt): from the start of the attempt it lost.
+    expect(readySince({ timestamp: 0, processedOn: 7_000, attemptsMade: 0, opts })).to.equal(7_000);
+    expect(
+      readySince({ timestamp: 0, processedOn: 7_000, attemptsMade: 2, opts: { backoff: 1_000 } }),
+    ).to.equal(8_000);
   });
 
   it('keeps a registry per app, so a second app starts from zero', async () => {

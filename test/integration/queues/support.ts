@@ -1,5 +1,6 @@
 import { Queue } from 'bullmq';
 import type { Deps } from '../../../shared/deps';
+import { bullPrefix } from '../../../shared/queues';
 
 /** Polls `probe` until it returns a value other than undefined/false, or fails after `timeoutMs`. */
 export async function waitFor<T>(
@@ -19,7 +20,7 @@ export async function waitFor<T>(
 
 /** A scratch queue under the deps' prefix, for tests that need a processor of their own. */
 export function scratchQueue(deps: Deps, name: string): Queue {
-  return new Queue(name, { connection: deps.queueRedis, prefix: deps.config.queuePrefix });
+  return new Queue(name, { connection: deps.queueRedis, prefix: bullPrefix(deps.config.queuePrefix) });
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
