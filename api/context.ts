@@ -2,6 +2,7 @@ import type {} from 'koa-body';
 import type Koa from 'koa';
 import type { Deps } from '../shared/deps';
 import type { Customer, CustomerAccessToken, MerchantToken, Store } from '../db/models';
+import type { RequestBudget } from '../shared/request-deadline';
 import type { InterfaceName } from './interfaces';
 import type { Route } from './http/route';
 import { envelopes } from './envelopes';
@@ -19,6 +20,8 @@ export interface AppState {
   body?: unknown;
   query?: unknown;
   params?: unknown;
+  /** Set by the request deadline middleware; handed to services that start work. */
+  budget?: RequestBudget;
   [key: string]: unknown;
 }
 

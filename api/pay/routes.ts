@@ -180,7 +180,13 @@ export const payRoutes = [
       404: htmlResponse('Unknown payment or expired checkout.'),
     },
     handler: async (ctx, { params }) =>
-      sendHtml(ctx, pageActionView(await retryPayment(ctx.deps, params.paymentRef), viewOf(ctx))),
+      sendHtml(
+        ctx,
+        pageActionView(
+          await retryPayment({ ...ctx.deps, budget: ctx.state.budget }, params.paymentRef),
+          viewOf(ctx),
+        ),
+      ),
   }),
   defineRoute({
     method: 'get',
@@ -230,7 +236,7 @@ export const payRoutes = [
     },
     handler: async (ctx, { params }) => {
       const action = await startFromCheckoutPage(
-        ctx.deps,
+        { ...ctx.deps, budget: ctx.state.budget },
         params.checkoutUrl,
         formField(ctx, 'payment_method'),
       );

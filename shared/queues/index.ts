@@ -1,6 +1,5 @@
 import { JobsOptions, Queue, QueueOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { assertRequestMayStartWork } from '../request-deadline';
 
 /**
  * Every queue of the platform, with its typed payload. Payloads carry ids, never personal data or secrets
@@ -155,8 +154,6 @@ export async function enqueue<N extends QueueName>(
   data: JobPayloads[N],
   opts: JobsOptions = {},
 ): Promise<void> {
-  // Inside an HTTP request that has outlived its budget (or lost its client), no work is started.
-  assertRequestMayStartWork();
   // The map above ties each name to its payload type; the BullMQ call itself is not generic over that map.
   const queue = queues[name] as unknown as Queue<unknown, unknown, string>;
   await queue.add(name, data, opts);

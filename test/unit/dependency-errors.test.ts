@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { UnrecoverableError } from 'bullmq';
 import { DependencyUnavailableError, isTransientDependencyError } from '../../shared/dependency-errors';
-import { assertRequestMayStartWork, withRequestDeadline } from '../../shared/request-deadline';
+import { assertMayStartWork, requestBudget } from '../../shared/request-deadline';
 import { transientRetryDelay } from '../../workers/worker-pool';
 
 const withCode = (message: string, code: string): Error => Object.assign(new Error(message), { code });
@@ -52,27 +52,15 @@ describe('dependency errors', () => {
 
 describe('request deadline', () => {
   it('lets work start within the budget and outside any request', () => {
-    expect(() => assertRequestMayStartWork()).to.not.throw();
-    withRequestDeadline(
-      10_000,
-      () => false,
-      () => expect(() => assertRequestMayStartWork()).to.not.throw(),
-    );
+    expect(() => assertMayStartWork(undefined)).to.not.throw();
+    expect(() => assertMayStartWork(requestBudget(10_000, () => false))).to.not.throw();
   });
 
   it('refuses to start work once the budget is spent or the client has gone', async () => {
-    await withRequestDeadline(
-      1,
-      () => false,
-      async () => {
-        await new Promise((resolve) => setTimeout(resolve, 5));
-        expect(() => assertRequestMayStartWork()).to.throw(DependencyUnavailableError, /took too long/);
-      },
-    );
-    withRequestDeadline(
-      10_000,
-      () => true,
-      () => expect(() => assertRequestMayStartWork()).to.throw(DependencyUnavailableError, /client closed/),
-    );
+    const spent = requestBudget(1, () => false);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(() => assertMayStartWork(spent)).to.throw(DependencyUnavailableError, /took too long/);
+    const gone = requestBudget(10_000, () => true);
+    expect(() => assertMayStartWork(gone)).to.throw(DependencyUnavailableError, /client closed/);
   });
 });

@@ -35,7 +35,8 @@ export const embedAuthRoutes = [
       }),
       404: 'EmbedError',
     },
-    handler: (ctx, { body }) => otpServiceFor(ctx.deps).start(ctx.state.store!, 'embed', body, ctx.ip),
+    handler: (ctx, { body }) =>
+      otpServiceFor(ctx.deps).start(ctx.state.store!, 'embed', body, ctx.ip, ctx.state.budget),
   }),
   defineRoute({
     method: 'post',

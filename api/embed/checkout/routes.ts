@@ -96,7 +96,7 @@ export const embedCheckoutRoutes = [
     responses,
     handler: async (ctx, { body }) =>
       createCheckout(
-        checkoutDepsOf(ctx.deps),
+        checkoutDepsOf(ctx.deps, ctx.state.budget),
         ctx.state.store!,
         buyerFromCustomer(ctx.state.customer!),
         body,
@@ -124,7 +124,13 @@ export const embedCheckoutRoutes = [
         countryCode: body.customer_country_code,
         phone: body.customer_phone,
       };
-      return createCheckout(checkoutDepsOf(ctx.deps), ctx.state.store!, buyer, body, uploadsOf(ctx));
+      return createCheckout(
+        checkoutDepsOf(ctx.deps, ctx.state.budget),
+        ctx.state.store!,
+        buyer,
+        body,
+        uploadsOf(ctx),
+      );
     },
   }),
 ];

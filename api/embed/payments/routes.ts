@@ -62,7 +62,7 @@ function initiate(customerOf: (ctx: AppContext) => number | null) {
       customerId: customerOf(ctx),
     };
     return initiationAnswer(
-      await initiatePayment(ctx.deps, selector, body.payment_method),
+      await initiatePayment({ ...ctx.deps, budget: ctx.state.budget }, selector, body.payment_method),
       body.checkout_url,
     );
   };

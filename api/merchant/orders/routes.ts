@@ -78,7 +78,7 @@ export const merchantOrderRoutes = [
     },
     handler: async (ctx, { body }) => {
       const result = await createMerchantOrder(
-        { ...checkoutDepsOf(ctx.deps), cipher: ctx.deps.cipher },
+        { ...checkoutDepsOf(ctx.deps, ctx.state.budget), cipher: ctx.deps.cipher },
         ctx.state.store!,
         body,
         ctx.state.idempotencyKey as string | undefined,

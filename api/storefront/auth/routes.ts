@@ -23,7 +23,8 @@ export const storefrontAuthRoutes = [
     guards: storefrontGuards,
     request: { body: storefrontStartBody },
     responses: { 200: storefrontOk('An OTP session.', schemaRef('OtpSession')), 403: 'StorefrontError' },
-    handler: (ctx, { body }) => otpServiceFor(ctx.deps).start(ctx.state.store!, 'storefront', body, ctx.ip),
+    handler: (ctx, { body }) =>
+      otpServiceFor(ctx.deps).start(ctx.state.store!, 'storefront', body, ctx.ip, ctx.state.budget),
   }),
   defineRoute({
     method: 'post',

@@ -106,9 +106,15 @@ export const storefrontCheckoutRoutes = [
       401: unauthenticated,
     },
     handler: (ctx, { body }) =>
-      checkoutCart(checkoutDepsOf(ctx.deps), ctx.state.store!, ownerOf(ctx), buyerOf(ctx, body), {
-        customer_note: body.customer_note || undefined,
-      }),
+      checkoutCart(
+        checkoutDepsOf(ctx.deps, ctx.state.budget),
+        ctx.state.store!,
+        ownerOf(ctx),
+        buyerOf(ctx, body),
+        {
+          customer_note: body.customer_note || undefined,
+        },
+      ),
   }),
   defineRoute({
     method: 'post',
@@ -143,7 +149,7 @@ export const storefrontCheckoutRoutes = [
         customerId: ctx.state.customer?.id ?? null,
       };
       return initiationAnswer(
-        await initiatePayment(ctx.deps, selector, body.payment_method),
+        await initiatePayment({ ...ctx.deps, budget: ctx.state.budget }, selector, body.payment_method),
         body.checkout_url,
       );
     },

@@ -1,10 +1,14 @@
 import type { Deps } from '../../deps';
+import type { RequestBudget } from '../../request-deadline';
 import type { CheckoutDeps } from './index';
 
 const byDeps = new WeakMap<Deps, CheckoutDeps>();
 
-/** The checkout service's dependencies for one process wiring, with the deployment's storage driver. */
-export function checkoutDepsOf(deps: Deps): CheckoutDeps {
+/**
+ * The checkout service's dependencies for one process wiring, with the deployment's storage driver; with
+ * the HTTP request's budget when a route passes it (nothing is reserved once it is spent).
+ */
+export function checkoutDepsOf(deps: Deps, budget?: RequestBudget): CheckoutDeps {
   let wired = byDeps.get(deps);
   if (!wired) {
     wired = {
@@ -16,5 +20,5 @@ export function checkoutDepsOf(deps: Deps): CheckoutDeps {
     };
     byDeps.set(deps, wired);
   }
-  return wired;
+  return budget ? { ...wired, budget } : wired;
 }

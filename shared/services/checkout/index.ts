@@ -18,7 +18,7 @@ import type { Logger } from '../../logger';
 import { formatMoney } from '../../money';
 import type { Queues } from '../../queues';
 import { enqueueFulfilment } from '../fulfilment/enqueue';
-import { assertRequestMayStartWork } from '../../request-deadline';
+import { assertMayStartWork, RequestBudget } from '../../request-deadline';
 import type { StorageDriver } from '../../storage';
 import { customFieldsOf, findSellableProduct, stockOf } from '../catalog';
 import { reserveCouponUse, resolveCouponForProducts } from '../coupons';
@@ -63,6 +63,8 @@ export interface CheckoutDeps {
   config: Pick<Config, 'checkoutTtlSeconds' | 'publicBaseUrl'>;
   storage: StorageDriver;
   logger: Logger;
+  /** The HTTP request's budget (checkoutDepsOf): nothing is reserved once it is spent. */
+  budget?: RequestBudget;
 }
 
 export interface CheckoutInput {
@@ -365,7 +367,7 @@ export async function openCheckout(
 
   const checkoutUrl = randomToken(32);
   // Nothing is reserved for a request whose client has gone or that outlived its budget.
-  assertRequestMayStartWork();
+  assertMayStartWork(deps.budget);
   const stored = await storeUploads(deps.storage, lines[0]!.fields.uploads);
   let outcome: { checkout: Checkout; order: Order | null };
   try {

@@ -5,7 +5,7 @@ import { Cipher, hmacSha256, randomDigits, randomToken, safeEqual, sha256 } from
 import { CodedError, DomainError, InvalidError, NotFoundError, ValidationError } from '../../errors';
 import { maskPhone, parsePhone, Phone } from '../../phone';
 import { enqueue, Queues } from '../../queues';
-import { assertRequestMayStartWork } from '../../request-deadline';
+import { assertMayStartWork, RequestBudget } from '../../request-deadline';
 import { LIMITS, LimitDefinition } from '../../rate-limits';
 import { findOrAdoptCustomer, createCustomer, CustomerView, customerView } from '../customers';
 import { issueCustomerToken, TokenKind } from '../tokens';
@@ -78,7 +78,13 @@ const LIMITS_BY_CHANNEL = {
 export class OtpService {
   constructor(private readonly deps: OtpDeps) {}
 
-  async start(store: Store, channel: OtpChannel, input: StartInput, ip: string): Promise<StartResult> {
+  async start(
+    store: Store,
+    channel: OtpChannel,
+    input: StartInput,
+    ip: string,
+    budget?: RequestBudget,
+  ): Promise<StartResult> {
     const phone = parsePhone(input.country_code, input.phone);
     if (!phone) {
       throw ValidationError.field('phone', 'The phone number is not valid for this country code.');
@@ -96,7 +102,7 @@ export class OtpService {
     await this.assertNotBlocked(store, phone);
 
     // No code is issued (and sent) for a request whose client has gone or that outlived its budget.
-    assertRequestMayStartWork();
+    assertMayStartWork(budget);
     const sessionToken = randomToken(32, 'ots_');
     const tokenHash = sha256(sessionToken);
     const code = randomDigits(CODE_LENGTH);

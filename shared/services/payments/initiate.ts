@@ -17,7 +17,7 @@ import { BankDetails, bankDetails } from '../../providers/bank';
 import { payLinkWithAmount, paypalSettings } from '../../providers/paypal';
 import { isHostedProvider } from '../../providers/types';
 import { enqueue, Queues } from '../../queues';
-import { assertRequestMayStartWork } from '../../request-deadline';
+import { assertMayStartWork, RequestBudget } from '../../request-deadline';
 import { methodAccepts, PAYMENT_METHOD_NAMES } from '../payment-methods';
 import { createOrderFromCheckout } from '../orders/create-from-checkout';
 import { recordCreation } from './audit';
@@ -38,6 +38,8 @@ export interface PaymentsDeps {
   config: Pick<Config, 'publicBaseUrl'>;
   appSecret: string;
   logger: Logger;
+  /** The HTTP request's budget: no payment is opened once it is spent. */
+  budget?: RequestBudget;
 }
 
 /** Which checkout to pay: by its secret URL (Embed API, hosted page) or by id (retry from a payment page). */
@@ -148,7 +150,7 @@ export async function initiatePayment(
   now: Date = new Date(),
 ): Promise<Initiation> {
   const refs = new PaymentPageRefs(deps.appSecret);
-  assertRequestMayStartWork();
+  assertMayStartWork(deps.budget);
   const planned = await deps.knex.transaction(async (trx): Promise<Planned> => {
     const checkout = await lockCheckout(trx, selector);
     const order = await Order.query(trx).findOne({ checkout_id: checkout.id });

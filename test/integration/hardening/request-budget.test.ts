@@ -1,0 +1,106 @@
+import { expect } from 'chai';
+import type { Product, Store } from '../../../db/models';
+import type { Deps } from '../../../shared/deps';
+import { createPaymentMethod, createProduct, createStore } from '../../helpers/builders';
+import { isolatedDeps } from '../../helpers/deps';
+import { startServer, TestServer } from '../../helpers/http';
+
+/**
+ * Issue 10, item 2, through the routes: a request that has outlived REQUEST_DEADLINE_MS starts no work.
+ * With a budget of 1 ms every request is past it by the time its service would start work, so each route
+ * that starts some (issue an OTP, reserve stock, open a payment) answers 503 with Retry-After and leaves
+ * nothing behind; the same request with the default budget is the control.
+ */
+describe('the request budget reaches the services that start work', () => {
+  let deps: Deps;
+  let late: TestServer;
+  let control: Deps;
+  let server: TestServer;
+  let store: Store;
+  let product: Product;
+
+  before(async () => {
+    deps = await isolatedDeps({ REQUEST_DEADLINE_MS: '1' });
+    late = await startServer(deps);
+    control = await isolatedDeps();
+    server = await startServer(control);
+    store = await createStore();
+    await createPaymentMethod(store, { method: 'card', provider: 'sandbox' });
+    product = await createProduct(store);
+  });
+
+  after(async () => {
+    await late.close();
+    await server.close();
+    await deps.close();
+    await control.close();
+  });
+
+  const count = async (table: string): Promise<number> =>
+    Number((await deps.knex(table).where({ store_id: store.id }).count<{ n: string }[]>({ n: '*' }))[0].n);
+
+  const guest = (phone: string) => ({
+    product_id: product.id,
+    quantity: 1,
+    customer_first_name: 'Late',
+    customer_last_name: 'Buyer',
+    customer_email: `late${phone}@example.com`,
+    customer_phone: phone,
+    customer_country_code: '966',
+  });
+
+  it('issues no OTP', async () => {
+    const body = { product_id: product.id, country_code: '966', phone: '551234001' };
+    const headers = { 'x-embed-key': store.embed_key };
+    const res = await late.request('/api/embed/auth/start', { method: 'POST', json: body, headers });
+    expect(res.status).to.equal(503);
+    expect(res.headers.get('retry-after')).to.match(/^\d+$/);
+    expect(await count('otp_sessions')).to.equal(0);
+    const ok = await server.request('/api/embed/auth/start', { method: 'POST', json: body, headers });
+    expect(ok.status).to.equal(200);
+    expect(await count('otp_sessions')).to.equal(1);
+  });
+
+  it('reserves nothing for a checkout', async () => {
+    const headers = { 'x-embed-key': store.embed_key };
+    const res = await late.request('/api/embed/guest/checkout', {
+      method: 'POST',
+      json: guest('551234002'),
+      headers,
+    });
+    expect(res.status).to.equal(503);
+    expect(await count('checkouts')).to.equal(0);
+    const ok = await server.request('/api/embed/guest/checkout', {
+      method: 'POST',
+      json: guest('551234003'),
+      headers,
+    });
+    expect(ok.status).to.equal(200);
+    expect(await count('checkouts')).to.equal(1);
+  });
+
+  it('opens no payment', async () => {
+    const headers = { 'x-embed-key': store.embed_key };
+    const opened = await server.request('/api/embed/guest/checkout', {
+      method: 'POST',
+      json: guest('551234004'),
+      headers,
+    });
+    const checkoutUrl = (opened.body.data as { checkout_url: string }).checkout_url;
+    const body = { checkout_url: checkoutUrl, payment_method: 'card' };
+    const res = await late.request('/api/embed/guest/payment/initiate', {
+      method: 'POST',
+      json: body,
+      headers,
+    });
+    expect(res.status).to.equal(503);
+    expect(await count('payments')).to.equal(0);
+    const ok = await server.request('/api/embed/guest/payment/initiate', {
+      method: 'POST',
+      json: body,
+      headers,
+    });
+    expect(ok.status).to.equal(200);
+    expect(await count('payments')).to.equal(1);
+  });
+});
