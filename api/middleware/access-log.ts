@@ -13,8 +13,11 @@ export function accessLog(
   logger: Logger,
 ): ((ctx: AppContext, route: string, seconds: number) => void) | null {
   if (!logger.isLevelEnabled('info')) return null;
+  // The line's fields are fixed and hold no secret by name, so field redaction (3.1 of the 5.5 us a line
+  // cost) is left out here; the scrubbing of secrets in paths still runs on every line (shared/logger.ts).
+  const lines = logger.child({}, { redact: { paths: [] } });
   return (ctx, route, seconds) => {
-    logger.info(
+    lines.info(
       {
         requestId: ctx.state.requestId,
         method: ctx.method,
