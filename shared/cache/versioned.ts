@@ -87,14 +87,19 @@ export function registerCacheBus(knex: Knex, deps: CacheDeps & { logger?: CacheL
 /**
  * Bumps `counters` once the transaction `knex` belongs to has committed (nothing on rollback), or at once
  * when `knex` is not a transaction. Does not wait for the commit: the caller is usually inside the
- * transaction. With a nested transaction (a savepoint) it fires when the savepoint is released, before the
- * outer commit; our writers pass the outermost transaction.
+ * transaction. A nested transaction (a savepoint, e.g. cancelOrder inside the Merchant API's status
+ * change) is walked up to the outermost one: releasing a savepoint commits nothing.
+ *
+ * The INCR is written to Redis from the commit's own continuation, before the code awaiting the
+ * transaction resumes, so it is on its way before the writer answers anyone.
  */
 export function bumpAfterCommit(knex: Knex, counters: readonly string[]): Promise<void> {
   const config = clientConfig(knex);
   const bus = config ? buses.get(config) : undefined;
   if (!bus || counters.length === 0) return Promise.resolve();
-  const trx = knex as Knex & { isTransaction?: boolean; executionPromise?: Promise<unknown> };
+  type Trx = { isTransaction?: boolean; executionPromise?: Promise<unknown>; parentTransaction?: Trx };
+  let trx = knex as unknown as Trx;
+  while (trx.parentTransaction) trx = trx.parentTransaction;
   if (trx.isTransaction && trx.executionPromise) {
     return trx.executionPromise.then(
       () => bumpSafely(bus, counters),

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { expect } from 'chai';
 import knexFactory from 'knex';
 import { Product, Store } from '../../../db/models';
-import { CACHE_TTL_MS } from '../../../shared/cache/versioned';
+import { bumpAfterCommit, CACHE_TTL_MS, readStamp } from '../../../shared/cache/versioned';
 import type { Deps } from '../../../shared/deps';
 import { cachedPaymentStatus } from '../../../shared/services/payments';
 import { loadFixture } from '../../../shared/services/seed';
@@ -14,6 +14,7 @@ import { randomIp } from '../../helpers/otp';
 import type { WorkerPool } from '../../../workers/worker-pool';
 import { expectRefusal, insertLicense, insertOrder, licensedProduct, verify } from '../license/support';
 import {
+  waitFor,
   guestInitiate,
   hostedMethod,
   orderOf,
@@ -303,6 +304,31 @@ describe('hot reads: per-process caches invalidated across processes', function 
 
       expectRefusal(await verify(serverB, body), 403, 'LICENSE_REVOKED');
       expect(await queriesDuring(b, async () => void (await read()))).to.be.above(0);
+    });
+  });
+
+  describe('bumpAfterCommit', () => {
+    it('bumps when the outermost transaction commits, not when a savepoint is released, and never on rollback', async () => {
+      const counter = `test:v:${crypto.randomBytes(4).toString('hex')}`;
+      const value = () => readStamp(a, [counter]);
+      await a.knex.transaction(async (outer) => {
+        await outer.transaction(async (inner) => {
+          void bumpAfterCommit(inner, [counter]);
+        });
+        // The savepoint is released; nothing is committed yet.
+        await new Promise((resolve) => setImmediate(resolve));
+        expect(await value()).to.equal('0');
+      });
+      await waitFor('the bump', async () => ((await value()) === '1' ? true : undefined));
+
+      await a.knex
+        .transaction(async (trx) => {
+          void bumpAfterCommit(trx, [counter]);
+          throw new Error('rolled back');
+        })
+        .catch(() => undefined);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(await value()).to.equal('1');
     });
   });
 });
