@@ -1,4 +1,5 @@
 import { LIMITS } from '../shared/rate-limits';
+import { noteStoreChanged } from '../shared/services/catalog/cache';
 import type { Deps } from '../shared/deps';
 import type { AppContext, AppMiddleware } from './context';
 import { embedKey } from './middleware/embed-key';
@@ -47,9 +48,26 @@ export function analyticsEventsLimit(events: (ctx: AppContext) => number): AppMi
   return rateLimit([{ def: LIMITS.analyticsEventsPerIp, key: byClientIp, cost: events }]);
 }
 
+/**
+ * After a merchant request that may have written (any method but GET/HEAD/OPTIONS) and did not fail, the
+ * store's cache counters move (catalog/cache.ts): whatever it changed — store settings, domains, products,
+ * prices, categories, plans, payment methods, code keys, stock given back by a cancellation — every web
+ * process reads it afresh on the next request. Coarse on purpose: one rule covers every merchant writer,
+ * present and future, and merchant writes are rare next to the reads. The handler's transaction has
+ * committed by the time `next()` returns.
+ */
+function noteMerchantWrites(): AppMiddleware {
+  return async (ctx, next) => {
+    await next();
+    const store = ctx.state.store;
+    if (store && !['GET', 'HEAD', 'OPTIONS'].includes(ctx.method)) await noteStoreChanged(ctx.deps, store.id);
+  };
+}
+
 export function merchantGuards(_deps: Deps): AppMiddleware[] {
   return [
     merchantAuth(),
+    noteMerchantWrites(),
     rateLimit([
       {
         def: LIMITS.merchantPerToken,

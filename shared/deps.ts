@@ -1,3 +1,4 @@
+import { registerCacheBus } from './cache/versioned';
 import knexFactory, { Knex } from 'knex';
 import type { Redis } from 'ioredis';
 import { DatabaseTimeouts, knexConfig } from '../db/knexfile';
@@ -139,6 +140,8 @@ export async function createDeps(
     );
   }
   const queues = createQueues(queueRedis, config.queuePrefix, instanceId);
+  // Services that receive only a knex bump the hot-read caches' counters through it (shared/cache).
+  registerCacheBus(knex, { redis, config, logger });
 
   return {
     config,

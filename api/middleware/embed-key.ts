@@ -1,4 +1,5 @@
 import { Store } from '../../db/models';
+import { cachedStore } from '../../shared/services/catalog/store-cache';
 import { UnauthenticatedError } from '../../shared/errors';
 import type { AppContext, AppMiddleware } from '../context';
 
@@ -25,7 +26,9 @@ export function embedKey(): AppMiddleware {
     const key = presentedKey(ctx);
     if (!key) throw new UnauthenticatedError('Embed key is required');
     const store =
-      key.length <= MAX_KEY_LENGTH ? await Store.query(ctx.deps.knex).findOne({ embed_key: key }) : undefined;
+      key.length <= MAX_KEY_LENGTH
+        ? await cachedStore(ctx.deps, `key:${key}`, (knex) => Store.query(knex).findOne({ embed_key: key }))
+        : undefined;
     if (!store) throw new UnauthenticatedError('Invalid embed key');
     ctx.state.store = store;
     await next();

@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
 import { Store } from '../../db/models';
+import type { CacheDeps } from '../../shared/cache/versioned';
+import { cachedStore } from '../../shared/services/catalog/store-cache';
 import { InvalidError } from '../../shared/errors';
 import type { AppContext, AppMiddleware } from '../context';
 
@@ -8,13 +10,16 @@ export const STORE_UNRESOLVED_MESSAGE = 'Store could not be resolved from the re
 /** Host names are at most 253 characters; anything longer cannot be a store domain. */
 const MAX_HOST_LENGTH = 253;
 
-async function storeByDomain(knex: Knex, host: string): Promise<Store | undefined> {
+async function storeByDomain(deps: CacheDeps & { knex: Knex }, host: string): Promise<Store | undefined> {
   if (!host || host.length > MAX_HOST_LENGTH) return undefined;
-  return Store.query(knex)
-    .select('stores.*')
-    .join('store_domains', 'store_domains.store_id', 'stores.id')
-    .where('store_domains.domain', host.toLowerCase())
-    .first();
+  const domain = host.toLowerCase();
+  return cachedStore(deps, `host:${domain}`, (knex) =>
+    Store.query(knex)
+      .select('stores.*')
+      .join('store_domains', 'store_domains.store_id', 'stores.id')
+      .where('store_domains.domain', domain)
+      .first(),
+  );
 }
 
 function originHost(ctx: AppContext): string {
@@ -36,8 +41,7 @@ function originHost(ctx: AppContext): string {
 export function storefrontStore(): AppMiddleware {
   return async (ctx, next) => {
     const store =
-      (await storeByDomain(ctx.deps.knex, ctx.hostname)) ??
-      (await storeByDomain(ctx.deps.knex, originHost(ctx)));
+      (await storeByDomain(ctx.deps, ctx.hostname)) ?? (await storeByDomain(ctx.deps, originHost(ctx)));
     if (!store) throw new InvalidError(STORE_UNRESOLVED_MESSAGE);
     ctx.state.store = store;
     await next();

@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import type { PaymentMethodId } from '../../../db/models';
-import { initiatePayment, initiationAnswer, paymentStatus } from '../../../shared/services/payments';
+import { initiatePayment, initiationAnswer, cachedPaymentStatus } from '../../../shared/services/payments';
 import { EMBED_ABILITIES } from '../../../shared/services/tokens';
 import { embedOk, schemaRef } from '../../openapi/components';
 import { opaque, paymentMethod } from '../../http/fields';
@@ -124,6 +124,6 @@ export const embedPaymentRoutes = [
       }),
       404: refused('Unknown or expired checkout.', 'Checkout not found'),
     },
-    handler: (ctx, { params }) => paymentStatus(ctx.deps.knex, params.checkoutUrl),
+    handler: (ctx, { params }) => cachedPaymentStatus(ctx.deps, params.checkoutUrl),
   }),
 ];

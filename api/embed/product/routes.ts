@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { productView } from '../../../shared/services/catalog';
+import { cachedProductView } from '../../../shared/services/catalog';
 import { embedOk, schemaRef } from '../../openapi/components';
 import { defineRoute } from '../../http/route';
 import { embedGuards } from '../../guards';
@@ -29,6 +29,6 @@ export const embedProductRoutes = [
       200: embedOk('The product.', schemaRef('EmbedProduct')),
       404: refused('No such product on sale in this store.', 'Product not found'),
     },
-    handler: (ctx, { params }) => productView(ctx.deps.knex, ctx.state.store!, params.productId),
+    handler: (ctx, { params }) => cachedProductView(ctx.deps, ctx.state.store!, params.productId),
   }),
 ];

@@ -4,7 +4,7 @@ import { ValidationError } from '../../../shared/errors';
 import { CART_MESSAGES, checkoutCart } from '../../../shared/services/cart';
 import { Buyer, buyerFromCustomer } from '../../../shared/services/checkout';
 import { checkoutDepsOf } from '../../../shared/services/checkout/factory';
-import { initiatePayment, initiationAnswer, paymentStatus } from '../../../shared/services/payments';
+import { initiatePayment, initiationAnswer, cachedPaymentStatus } from '../../../shared/services/payments';
 import type { Deps } from '../../../shared/deps';
 import type { AppContext } from '../../context';
 import { storefrontGuards } from '../../guards';
@@ -167,6 +167,6 @@ export const storefrontCheckoutRoutes = [
       200: storefrontOk('Paid or not.', schemaRef('PaymentStatus')),
       404: storefrontRefused('Unknown checkout.', 'Checkout not found'),
     },
-    handler: (ctx, { params }) => paymentStatus(ctx.deps.knex, params.checkoutUrl),
+    handler: (ctx, { params }) => cachedPaymentStatus(ctx.deps, params.checkoutUrl),
   }),
 ];

@@ -1,3 +1,5 @@
+import { cacheOf, readStamp, type CacheDeps } from '../../cache/versioned';
+import { CATALOG_ALL, productCounter, storeCounter } from './cache';
 import type { Knex } from 'knex';
 import { Category, CustomField, Product, ProductPlan, Store } from '../../../db/models';
 import { NotFoundError, ValidationError } from '../../errors';
@@ -129,6 +131,37 @@ export function customFieldViews(fields: readonly CustomField[]): CustomFieldVie
  * embed key's, is not found. Payment methods are the store's active ones with their amount bounds, so an
  * interface can tell which stay open as the quantity changes; checkout filters them by the real total.
  */
+/**
+ * productView from this process's memory while nothing it shows changed (counters `cat:v:all`, the
+ * store's and the product's, catalog/cache.ts): one MGET, no Postgres. Stock is part of the answer, so the
+ * stock writers (reservation, sale, expiry) bump the product's counter and merchant writes the store's.
+ * Unknown products are cached as null (bounded map).
+ */
+export async function cachedProductView(
+  deps: CacheDeps & { knex: Knex },
+  store: Store,
+  rawId: unknown,
+): Promise<ProductView> {
+  const id = parseProductId(rawId);
+  if (id === null) throw new NotFoundError('Product not found');
+  const cache = cacheOf<ProductView | null>(deps, 'product-view');
+  const key = `${store.id}|${id}`;
+  // Without Redis nothing is cached and every read goes to Postgres.
+  const stamp = await readStamp(deps, [CATALOG_ALL, storeCounter(store.id), productCounter(id)]).catch(
+    () => null,
+  );
+  let view = stamp === null ? undefined : cache.get(key, stamp);
+  if (view === undefined) {
+    view = await productView(deps.knex, store, id).catch((err: unknown) => {
+      if (err instanceof NotFoundError) return null;
+      throw err;
+    });
+    if (stamp !== null) cache.set(key, stamp, view);
+  }
+  if (view === null) throw new NotFoundError('Product not found');
+  return structuredClone(view);
+}
+
 export async function productView(knex: Knex, store: Store, rawId: unknown): Promise<ProductView> {
   const id = parseProductId(rawId);
   const product = id === null ? undefined : await findSellableProduct(knex, store.id, id);

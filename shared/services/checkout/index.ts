@@ -1,3 +1,4 @@
+import { noteStockChanged } from '../catalog/cache';
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import {
@@ -160,6 +161,8 @@ async function reserve(
   checkoutId: number,
   quantity: number,
 ): Promise<boolean> {
+  // The product answer shows stock: its counter moves once this reservation commits (catalog/cache.ts).
+  void noteStockChanged(trx, [product.id]);
   if (product.type === 'code') {
     const ids = await trx('product_codes')
       .where({ product_id: product.id, status: 'available' })

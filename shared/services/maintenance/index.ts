@@ -1,3 +1,4 @@
+import { noteStockChanged } from '../catalog/cache';
 import type { Knex } from 'knex';
 import type { MaintenanceTask, Queues } from '../../queues';
 import { sweepPayments } from '../payments/sweep';
@@ -87,7 +88,13 @@ export async function purgeIdempotency(knex: Knex, now: Date = new Date()): Prom
 export async function expireCheckouts(knex: Knex, now: Date = new Date()): Promise<MaintenanceResult> {
   return repeatUntilDone(async () => {
     const { rows } = await knex.raw<{
-      rows: { expired: string; released: string; restocked: string; coupon_uses: string }[];
+      rows: {
+        expired: string;
+        released: string;
+        restocked: string;
+        coupon_uses: string;
+        products: number[] | null;
+      }[];
     }>(
       `with due as (
          select id, product_id, quantity, reserved, coupon_id, coupon_reserved from checkouts
@@ -106,7 +113,7 @@ export async function expireCheckouts(knex: Knex, now: Date = new Date()): Promi
          update product_codes pc
             set status = 'available', checkout_id = null
            from expired where pc.checkout_id = expired.id and pc.status = 'reserved'
-         returning pc.id
+         returning pc.id, pc.product_id
        ),
        held as (
          -- a checkout's lines (checkout_items) that took stock; a checkout without lines is its own line
@@ -135,10 +142,14 @@ export async function expireCheckouts(knex: Knex, now: Date = new Date()): Promi
        select (select count(*) from expired) as expired,
               (select count(*) from released) as released,
               (select coalesce(sum(units), 0) from restocked) as restocked,
-              (select coalesce(sum(uses), 0) from coupons_released) as coupon_uses`,
+              (select coalesce(sum(uses), 0) from coupons_released) as coupon_uses,
+              array(select product_id from released union select product_id from held) as products`,
       { now, batch: BATCH },
     );
     const expired = Number(rows[0]?.expired ?? 0);
+    // Committed (one statement): the product answers show the stock given back. The checkouts' payment
+    // status needs no bump: an unpaid checkout past expires_at already answers 404 by time.
+    await noteStockChanged(knex, rows[0]?.products ?? []);
     return [
       expired,
       {

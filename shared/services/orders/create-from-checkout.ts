@@ -1,3 +1,5 @@
+import { noteStockChanged } from '../catalog/cache';
+import { notePaymentStatusChanged } from '../payments/status';
 import type { Knex } from 'knex';
 import {
   Checkout,
@@ -126,6 +128,13 @@ export async function createOrderFromCheckout(
   await Checkout.query(trx)
     .patch({ status: 'paid', reserved: false, coupon_reserved: false })
     .where('id', checkout.id);
+  // Once this commits: the checkout's payment status has an order, and the lines' stock may have moved
+  // (keys sold from available stock for a checkout that expired before its payment).
+  void notePaymentStatusChanged(trx, [checkout.id]);
+  void noteStockChanged(
+    trx,
+    lines.map((l) => l.product_id),
+  );
   return { order, created: true };
 }
 

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { notePaymentStatusChanged } from './status';
 import { Payment, PaymentEvent, PaymentStatus } from '../../../db/models';
 
 /** Who moved a payment: the API (initiation), a worker job, a webhook, the sweep, a return visit, the merchant. */
@@ -43,6 +44,8 @@ export async function transitionPayment(
       source: transition.source,
       data: transition.data ?? {},
     });
+    // The payment status poll shows whether the checkout's payment is paid: its counter moves on commit.
+    void notePaymentStatusChanged(trx, [updated.checkout_id]);
     return updated;
   };
   return knex.isTransaction ? run(knex as Knex.Transaction) : knex.transaction(run);

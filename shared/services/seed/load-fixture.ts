@@ -1,3 +1,6 @@
+import { bumpAfterCommit } from '../../cache/versioned';
+import { CATALOG_ALL } from '../catalog/cache';
+import { LICENSE_ALL } from '../licenses/cache';
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import { raw } from 'objection';
@@ -82,6 +85,8 @@ export async function loadFixture(deps: SeedDeps, input: unknown): Promise<Manif
     }
     return out;
   });
+  // Committed: every web process's store, product and license caches read afresh (shared/cache).
+  await bumpAfterCommit(deps.knex, [CATALOG_ALL, LICENSE_ALL]);
   deps.logger.info({ stores: Object.keys(manifest.stores) }, 'fixture loaded');
   return manifest;
 }
