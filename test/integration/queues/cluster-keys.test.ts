@@ -7,7 +7,10 @@ import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { findOrInstallRedisServer } from '../../../scripts/lib/provision';
 import type { Deps } from '../../../shared/deps';
+import { bump, readStamp } from '../../../shared/cache/versioned';
 import { bullPrefix, closeQueues, createQueues, enqueue, QUEUE_NAMES } from '../../../shared/queues';
+import { LIMITS } from '../../../shared/rate-limits';
+import { RateLimiter } from '../../../shared/services/rate-limiter';
 import { deleteKeysWithPrefix } from '../../../shared/redis';
 import { WorkerPool } from '../../../workers/worker-pool';
 import { freePort } from '../../e2e/support';
@@ -49,7 +52,7 @@ async function keysUnder(deps: Deps, prefix: string): Promise<string[]> {
   return keys.sort();
 }
 
-describe('queue keys are Redis Cluster-safe', () => {
+describe('Redis keys are Redis Cluster-safe', () => {
   it('computes slots as the Redis Cluster specification does', () => {
     // The specification's own check value, and its hash-tag examples.
     expect(crc16('123456789')).to.equal(0x31c3);
@@ -183,6 +186,25 @@ describe('queue keys are Redis Cluster-safe', () => {
         await exited;
       }
       if (dir) fs.rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('takes the cache counters and the rate limits: each command stays in one slot', async () => {
+      const deps = { redis, config: { queuePrefix: prefix } };
+      const counters = ['license:v:all', 'pay:v:c:7', 'cat:v:s:3', 'cat:v:p:9'];
+      expect(await readStamp(deps, counters)).to.equal('0.0.0.0');
+      await bump(deps, counters);
+      expect(await readStamp(deps, counters)).to.equal('1.1.1.1');
+      const limiter = new RateLimiter(redis, { prefix, windowScale: 1, enabled: true });
+      const states = await limiter.consume([
+        { def: LIMITS.embedPerIpMinute, key: '10.0.0.1' },
+        { def: LIMITS.embedPerIpHour, key: '10.0.0.1' },
+        { def: LIMITS.embedGlobalMinute, key: 'all' },
+      ]);
+      expect(states.map((state) => state.remaining)).to.deep.equal([
+        LIMITS.embedPerIpMinute.points - 1,
+        LIMITS.embedPerIpHour.points - 1,
+        LIMITS.embedGlobalMinute.points - 1,
+      ]);
     });
 
     it('refuses the old layout: a queue whose keys are in different slots cannot add a job', async () => {
