@@ -75,6 +75,19 @@ export interface LicenseSnapshot {
 const DAY_MS = 86_400_000;
 const snapshots = new WeakMap<object, StampedCache<LicenseSnapshot>>();
 
+const inFlight = new WeakMap<object, Map<string, Promise<unknown>>>();
+
+/** Runs `work` once for every caller asking with the same key while it is under way (per process). */
+function once<T>(deps: object, key: string, work: () => Promise<T>): Promise<T> {
+  let running = inFlight.get(deps);
+  if (!running) inFlight.set(deps, (running = new Map()));
+  const pending = running.get(key) as Promise<T> | undefined;
+  if (pending) return pending;
+  const started = work().finally(() => running.delete(key));
+  running.set(key, started);
+  return started;
+}
+
 function snapshotCache(deps: object): StampedCache<LicenseSnapshot> {
   let cache = snapshots.get(deps);
   if (!cache) {
@@ -253,10 +266,15 @@ export async function verifyLicense(deps: VerifyDeps, req: VerifyRequest): Promi
   const stamp = await readStamp(deps, { productId: req.productId, licenseKey: key }).catch(() => null);
   let snap = stamp === null ? undefined : cache.get(cacheKey, stamp);
   if (!snap) {
-    const loaded = await loadSnapshot(deps.knex, req.productId, req.licenseKey.trim());
+    // Concurrent misses of one license share one read (and so one snapshot, whose known identifiers
+    // they then share): a busy key whose entry expires costs one query, not one per request in flight.
+    const loaded = await once(deps, `load|${cacheKey}|${stamp}`, async () => {
+      const read = await loadSnapshot(deps.knex, req.productId, req.licenseKey.trim());
+      if (read && stamp !== null) cache.set(cacheKey, stamp, read);
+      return read;
+    });
     if (!loaded) throw new LicenseError('LICENSE_NOT_FOUND');
     snap = loaded;
-    if (stamp !== null) cache.set(cacheKey, stamp, snap);
   }
 
   checkState(snap, now);
@@ -264,14 +282,12 @@ export async function verifyLicense(deps: VerifyDeps, req: VerifyRequest): Promi
   if (snap.lockType !== 'none') {
     const raw = snap.lockType === 'hwid' ? (req.hwid ?? '').trim() : normalizeIp(req.ip);
     if (raw === '') throw new LicenseError('HWID_REQUIRED');
-    const hash = identifierHash(deps.appSecret, snap.lockType, raw);
+    const lockType = snap.lockType;
+    const hash = identifierHash(deps.appSecret, lockType, raw);
     if (!snap.known.has(hash)) {
-      const admission = await admitIdentifier(
-        deps.knex,
-        snap.id,
-        hash,
-        identifierHint(snap.lockType, raw),
-        now,
+      const licenseId = snap.id;
+      const admission = await once(deps, `admit|${licenseId}|${hash}|${stamp}`, () =>
+        admitIdentifier(deps.knex, licenseId, hash, identifierHint(lockType, raw), now),
       );
       if (admission.outcome === 'limit') {
         throw new LicenseError('ACTIVATION_LIMIT_REACHED', {});

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import type { Product, Store } from '../../../db/models';
 import type { Deps } from '../../../shared/deps';
 import { cancelOrder } from '../../../shared/services/fulfilment';
+import { noteLicensesChanged } from '../../../shared/services/licenses/cache';
 import { MAINTENANCE_TASKS } from '../../../shared/services/maintenance';
 import { MAINTENANCE_SCHEDULE } from '../../../shared/scheduler';
 import { createStore } from '../../helpers/builders';
@@ -391,6 +392,31 @@ describe('License Verification API: POST /verify', () => {
         deps.knex.off('query', count);
       }
       expect(queries).to.equal(0);
+    });
+
+    it('reads a busy license once when its entry is missing, however many verifies are in flight', async () => {
+      const hwidProduct = await licensedProduct(store, deps.cipher, {
+        license_lock_type: 'hwid',
+        license_max_activations: 2,
+      });
+      const license = await insertLicense(hwidProduct);
+      const body = { product_id: hwidProduct.id, license_key: license.key, hwid: 'BUSY-1' };
+      // Activated, then the counters move (as a change would), so the next verifies all miss at once.
+      expect((await verify(server, body)).status).to.equal(200);
+      await noteLicensesChanged(deps);
+      const queries: string[] = [];
+      const count = (q: { sql: string }): void => {
+        queries.push(q.sql);
+      };
+      deps.knex.on('query', count);
+      try {
+        const answers = await times(30, () => verify(server, body));
+        expect(answers.map((a) => a.status)).to.deep.equal(new Array(30).fill(200));
+      } finally {
+        deps.knex.off('query', count);
+      }
+      expect(queries.filter((sql) => sql.includes('from "licenses"'))).to.have.length(1);
+      expect(queries.filter((sql) => sql.includes('insert into license_activations'))).to.have.length(1);
     });
 
     it('sees a revoke through cancelOrder at once, on a license it had cached', async () => {
