@@ -22,4 +22,4 @@ COPY --from=build /app/fixtures ./fixtures
 RUN mkdir -p .data/uploads && chown -R node:node .data
 USER node
 EXPOSE 3000
-CMD ["node", "dist/api/server.js"]
+CMD ["node", "--max-old-space-size=192", "dist/api/server.js"]

@@ -14,6 +14,7 @@ import { loadFixture, readFixtureFile } from '../shared/services/seed';
 import { issueCustomerToken } from '../shared/services/tokens';
 import { Customer, Product } from '../db/models';
 import { batchBody, measureIngest, singleBody } from './bench-analytics';
+import { readProcfile } from './lib/procfile';
 import { provision } from './lib/provision';
 import { freePort, sleep } from './lib/services';
 
@@ -309,6 +310,14 @@ export async function main(): Promise<number> {
     });
     if (build.status !== 0) throw new Error('bench: the build failed (npm run build shows why)');
 
+    // The processes run the Procfile's commands (node's own flags included), with this node binary.
+    const entries = readProcfile(path.join(root, 'Procfile'));
+    const procfile = (name: string): string[] => {
+      const argv = entries.get(name);
+      if (!argv || argv[0] !== 'node')
+        throw new Error(`bench: the Procfile's ${name} entry is not a node command`);
+      return argv.slice(1);
+    };
     // BENCH_PROFILE=<dir>: each web process writes a CPU profile there when it exits (node --cpu-prof).
     const profileDir = process.env.BENCH_PROFILE ? path.resolve(process.env.BENCH_PROFILE) : null;
     const profile = (name: string): string[] =>
@@ -324,17 +333,17 @@ export async function main(): Promise<number> {
     ) as Record<Target, string>;
     spawnNode(['-e', BARE_SERVER], { PORT: String(ports.bare) });
     const web = {
-      limited: spawnNode([...profile('limited'), 'dist/api/server.js'], {
+      limited: spawnNode([...profile('limited'), ...procfile('web')], {
         PORT: String(ports.limited),
         PUBLIC_BASE_URL: bases.limited,
       }),
-      unlimited: spawnNode([...profile('unlimited'), 'dist/api/server.js'], {
+      unlimited: spawnNode([...profile('unlimited'), ...procfile('web')], {
         PORT: String(ports.unlimited),
         PUBLIC_BASE_URL: bases.unlimited,
         RATE_LIMITS: 'off',
       }),
     };
-    spawnNode(['dist/workers/index.js'], { WORKER_QUEUES: 'otp,messages' });
+    spawnNode(procfile('worker'), { WORKER_QUEUES: 'otp,messages' });
     await Promise.all(Object.values(bases).map((base) => waitForHealth(base)));
 
     const embed = { 'x-embed-key': store.embed_key };

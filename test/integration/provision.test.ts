@@ -47,7 +47,8 @@ describe('Procfile (CONTRACT section 1)', () => {
     const entries = readProcfile(path.join(root, 'Procfile'));
     expect(Object.fromEntries(entries)).to.deep.equal({
       release: ['node', 'dist/db/cli.js', 'migrate'],
-      web: ['node', 'dist/api/server.js'],
+      // The heap cap bounds the web process's memory under load (issue 17; docs/performance.md).
+      web: ['node', '--max-old-space-size=192', 'dist/api/server.js'],
       worker: ['node', 'dist/workers/index.js'],
       scheduler: ['node', 'dist/workers/scheduler.js'],
     });
