@@ -159,6 +159,7 @@ export class WorkerPool {
       );
     });
     worker.on('error', (err) => deps.logger.error({ queue, error: err.message }, 'worker error'));
+    if (processor.drained) worker.on('drained', () => processor.drained!(deps));
     return worker;
   }
 

@@ -11,7 +11,7 @@ import type { QueueProcessor } from './types';
 
 /**
  * The `analytics` queue: each job holds the events of one collect request. Jobs wait for the batch
- * their rows joined (AnalyticsWriter: 1,000 rows, every running job waiting, or 1 s) and complete only once it is committed, so a
+ * their rows joined (AnalyticsWriter: 10,000 rows, every running job waiting, the queue drained, or 1 s) and complete only once it is committed, so a
  * worker stopped at any point leaves its jobs to run again, and the ingest keys keep a re-run from
  * writing a row twice. Many jobs run at once so that one batch gathers many requests.
  */
@@ -48,6 +48,10 @@ export function createAnalyticsProcessor(options: Partial<WriterOptions> = {}): 
         throw err;
       }
       return { written: rows.length };
+    },
+    // Nothing more is waiting: the rows gathered so far are the batch, rather than waiting out maxWaitMs.
+    drained(deps) {
+      void writers.get(deps)?.flush();
     },
   };
 }

@@ -13,6 +13,8 @@ export interface QueueProcessor<N extends QueueName> {
   /** Jobs of this queue one worker process runs at once. */
   readonly concurrency: number;
   process(job: JobOf<N>, deps: Deps): Promise<unknown>;
+  /** Called when the queue has no job left waiting (BullMQ's `drained`): a batching processor writes now. */
+  drained?(deps: Deps): void;
 }
 
 /** Queues with a processor; a worker process serves these (or the subset WORKER_QUEUES names). */
