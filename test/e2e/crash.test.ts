@@ -1,5 +1,4 @@
-import { ChildProcess, spawn } from 'node:child_process';
-import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { expect } from 'chai';
 import { Payment, Product, Store } from '../../db/models';
 import type { Deps } from '../../shared/deps';
@@ -7,13 +6,12 @@ import { SandboxGateway, sandboxWebhookKey, signSandboxWebhook } from '../../sha
 import { createProduct, createStore } from '../helpers/builders';
 import { guestCheckout } from '../helpers/checkouts';
 import { isolatedDeps } from '../helpers/deps';
-import { TEST_ENV } from '../helpers/env';
 import { startServer, TestServer } from '../helpers/http';
 import { randomIp } from '../helpers/otp';
 import { guestInitiate, hostedMethod } from '../integration/payments/support';
 import { sleep, waitFor } from '../integration/queues/support';
+import { expectOneOrderAndKeyEach, launch, untilReady } from './support';
 
-const ROOT = path.resolve(__dirname, '../..');
 /** Checkouts (each with an OTP sign-in beside it); the issue's 100 would take minutes on 2 cores. */
 const CHECKOUTS = 12;
 /** The worker is killed at least this many times while they are under way. */
@@ -57,28 +55,12 @@ describe('crash: worker killed with kill -9 in a loop during checkouts, OTPs and
 
   /** Starts workers/index.ts on this suite's database and queues; resolves once it logged its ready line. */
   async function startWorker(): Promise<ChildProcess> {
-    const child = spawn(process.execPath, ['--require', 'tsx/cjs', 'workers/index.ts'], {
-      cwd: ROOT,
-      env: {
-        PATH: process.env.PATH,
-        HOME: process.env.HOME,
-        ...TEST_ENV,
-        LOG_LEVEL: 'info',
-        QUEUE_PREFIX: deps.config.queuePrefix,
-        JOB_LOCK_DURATION_MS: '1000',
-      },
-      stdio: ['ignore', 'pipe', 'ignore'],
+    const run = await launch('worker', {
+      QUEUE_PREFIX: deps.config.queuePrefix,
+      JOB_LOCK_DURATION_MS: '1000',
     });
-    let out = '';
-    child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    await waitFor(
-      'the worker to log its ready line',
-      async () =>
-        /worker ready/.test(out) || (child.exitCode !== null ? Promise.reject(new Error(out)) : false),
-      30_000,
-      50,
-    );
-    return child;
+    await untilReady(run, 'worker');
+    return run.child;
   }
 
   function kill9(child: ChildProcess): Promise<void> {
@@ -189,18 +171,8 @@ describe('crash: worker killed with kill -9 in a loop during checkouts, OTPs and
       200,
     );
 
-    // Every order once.
-    const orders = await deps.knex('orders').whereIn('checkout_id', ids).select('id', 'checkout_id');
-    expect(orders).to.have.length(CHECKOUTS);
-    expect(new Set(orders.map((o: { checkout_id: number }) => o.checkout_id)).size).to.equal(CHECKOUTS);
-    // Every key once: one per order, none sold twice, the rest still on sale.
-    const sold = await deps
-      .knex('product_codes')
-      .where({ product_id: product.id })
-      .whereNotNull('order_item_id')
-      .select('code', 'order_item_id');
-    expect(sold).to.have.length(CHECKOUTS);
-    expect(new Set(sold.map((c: { order_item_id: number }) => c.order_item_id)).size).to.equal(CHECKOUTS);
+    // Every order once, every key once: one per order, none sold twice, the rest still on sale.
+    const sold = await expectOneOrderAndKeyEach(deps.knex, ids, product.id, CHECKOUTS);
     // No message twice: one OTP per phone, one delivery per buyer, and each delivered key in one message.
     const messages = await deps
       .knex('outbound_messages')

@@ -6,7 +6,8 @@ import { createProduct, createStore } from '../helpers/builders';
 import { isolatedDeps } from '../helpers/deps';
 import { TEST_ENV } from '../helpers/env';
 import { randomIp } from '../helpers/otp';
-import { hostedMethod, orderOf, paymentIdOf, sessionOf } from '../integration/payments/support';
+import { browse, hostedMethod, orderOf, paymentIdOf, sessionOf } from '../integration/payments/support';
+import { httpClient } from '../helpers/http';
 import { waitFor } from '../integration/queues/support';
 import { freePort } from './support';
 
@@ -138,14 +139,8 @@ describe('hot-read caches across two web processes', function () {
       expect(await status(base)).to.deep.equal({ is_paid: false, order_id: null });
     }
 
-    const chosen = await fetch(`${web1}${redirect.pathname}${redirect.search}`, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Forwarded-For': randomIp() },
-      body: new URLSearchParams({ outcome: 'paid' }).toString(),
-    });
+    const chosen = await browse(httpClient(web1, 'test'), redirect.toString(), { outcome: 'paid' });
     expect(chosen.status).to.equal(200);
-    await chosen.text();
     const order = await orderOf(opened.body.data.checkout_id as number, 20_000);
     expect(await status(web2)).to.deep.equal({ is_paid: true, order_id: order.id });
     expect(await status(web1)).to.deep.equal({ is_paid: true, order_id: order.id });

@@ -7,7 +7,7 @@ import { isolatedDeps } from '../helpers/deps';
 import { httpClient, TestServer } from '../helpers/http';
 import { browse, guestInitiate, hostedMethod } from '../integration/payments/support';
 import { sleep, waitFor } from '../integration/queues/support';
-import { Entry, freePort, launch, Running, untilReady } from './support';
+import { Entry, expectOneOrderAndKeyEach, freePort, launch, Running, untilReady } from './support';
 
 /** Checkouts in all; the worker is killed once half of them are paid. */
 const CHECKOUTS = 24;
@@ -163,17 +163,8 @@ describe('scale-out: 2 web and 3 worker processes on one Postgres and Redis, one
     // Every paid checkout, exactly one order.
     const payments = await deps.knex('payments').whereIn('checkout_id', ids).where({ status: 'paid' });
     expect(new Set(payments.map((p: { checkout_id: number }) => p.checkout_id)).size).to.equal(CHECKOUTS);
-    const orders = await deps.knex('orders').whereIn('checkout_id', ids).select('id', 'checkout_id');
-    expect(orders).to.have.length(CHECKOUTS);
-    expect(new Set(orders.map((o: { checkout_id: number }) => o.checkout_id)).size).to.equal(CHECKOUTS);
-    // Every order, one key: none sold twice, the spare ones still on sale.
-    const sold = await deps
-      .knex('product_codes')
-      .where({ product_id: product.id })
-      .whereNotNull('order_item_id')
-      .select<{ code: string; order_item_id: number }[]>('code', 'order_item_id');
-    expect(sold).to.have.length(CHECKOUTS);
-    expect(new Set(sold.map((c) => c.order_item_id)).size).to.equal(CHECKOUTS);
+    // Every order once, every key once.
+    const sold = await expectOneOrderAndKeyEach(deps.knex, ids, product.id, CHECKOUTS);
     // Every key delivered in exactly one message, one message per buyer.
     const deliveries = await deps
       .knex('outbound_messages')

@@ -1,6 +1,8 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
+import { expect } from 'chai';
+import type { Knex } from 'knex';
 import { TEST_ENV } from '../helpers/env';
 import { waitFor } from '../integration/queues/support';
 
@@ -76,4 +78,26 @@ export async function terminate(run: Running): Promise<{ code: number | null; ms
   run.child.kill('SIGTERM');
   const { code, at } = await run.exited;
   return { code, ms: at - sent };
+}
+
+/**
+ * Every one of `count` checkouts has exactly one order, and every order one code key of `productId`:
+ * none sold twice, the spare ones still on sale. Returns the keys sold, for the delivery checks.
+ */
+export async function expectOneOrderAndKeyEach(
+  knex: Knex,
+  checkoutIds: readonly number[],
+  productId: number,
+  count: number,
+): Promise<{ code: string; order_item_id: number }[]> {
+  const orders = await knex('orders').whereIn('checkout_id', checkoutIds).select('id', 'checkout_id');
+  expect(orders).to.have.length(count);
+  expect(new Set(orders.map((o: { checkout_id: number }) => o.checkout_id)).size).to.equal(count);
+  const sold = await knex('product_codes')
+    .where({ product_id: productId })
+    .whereNotNull('order_item_id')
+    .select<{ code: string; order_item_id: number }[]>('code', 'order_item_id');
+  expect(sold).to.have.length(count);
+  expect(new Set(sold.map((c) => c.order_item_id)).size).to.equal(count);
+  return sold;
 }

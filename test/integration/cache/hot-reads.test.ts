@@ -14,6 +14,7 @@ import { randomIp } from '../../helpers/otp';
 import type { WorkerPool } from '../../../workers/worker-pool';
 import { expectRefusal, insertLicense, insertOrder, licensedProduct, verify } from '../license/support';
 import {
+  browse,
   waitFor,
   guestInitiate,
   hostedMethod,
@@ -138,15 +139,8 @@ describe('hot reads: per-process caches invalidated across processes', function 
       ).to.equal(0);
 
       // Press Pay on the sandbox page served by A; the worker beside A reconciles and creates the order.
-      const url = new URL(redirectUrl);
-      const chosen = await fetch(`${serverA.url}${url.pathname}${url.search}`, {
-        method: 'POST',
-        redirect: 'manual',
-        headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Forwarded-For': randomIp() },
-        body: new URLSearchParams({ outcome: 'paid' }).toString(),
-      });
+      const chosen = await browse(serverA, redirectUrl, { outcome: 'paid' });
       expect(chosen.status).to.equal(200);
-      await chosen.text();
       const order = await orderOf(checkoutId);
 
       const res = await statusOf(serverB, checkoutUrl);
