@@ -44,8 +44,35 @@ function baseQuery(knex: Knex, storeId: number): Knex.QueryBuilder {
 
 const iso = (d: unknown): string | null => (d ? new Date(d as Date).toISOString() : null);
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-function viewOf(s: any) {
+/** A row of baseQuery: the subscription's own columns, with its customer, product, plan and order. */
+interface SubscriptionRow {
+  id: number | string;
+  status: string;
+  customer_id: number | null;
+  product_id: number;
+  plan_id: number | null;
+  order_id: number | null;
+  current_period_start: Date | null;
+  current_period_end: Date | null;
+  cancelled_at: Date | null;
+  created_at: Date;
+  first_name: string | null;
+  last_name: string | null;
+  email: string | null;
+  country_code: string | null;
+  phone: string | null;
+  product_name: string | null;
+  plan_name: string | null;
+  plan_duration: string | null;
+  plan_price_minor: number | string | null;
+  customer_first_name: string | null;
+  customer_last_name: string | null;
+  customer_email: string | null;
+  customer_country_code: string | null;
+  customer_phone: string | null;
+}
+
+function viewOf(s: SubscriptionRow) {
   return {
     id: Number(s.id),
     status: s.status,
@@ -84,7 +111,7 @@ export async function listSubscriptions(
   if (filters.status) base.where('s.status', filters.status);
   if (filters.product_id !== undefined) base.where('s.product_id', filters.product_id);
   if (filters.customer_id !== undefined) base.where('s.customer_id', filters.customer_id);
-  const { rows, meta } = await paginate<Record<string, unknown>>(base, page, (q) =>
+  const { rows, meta } = await paginate<SubscriptionRow>(base, page, (q) =>
     q.orderBy([
       { column: 's.created_at', order: 'desc' },
       { column: 's.id', order: 'desc' },
@@ -98,7 +125,7 @@ export async function subscriptionDetail(
   storeId: number,
   id: number,
 ): Promise<Record<string, unknown>> {
-  const row = await baseQuery(knex, storeId).where('s.id', id).first();
+  const row = (await baseQuery(knex, storeId).where('s.id', id).first()) as SubscriptionRow | undefined;
   if (!row) throw new NotFoundError(SUBSCRIPTION_NOT_FOUND);
   const renewals =
     row.customer_id !== null && row.order_id !== null
