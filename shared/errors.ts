@@ -41,6 +41,24 @@ export const PUBLIC_ERROR_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
 
 export type FieldErrors = Record<string, string[]>;
 
+/**
+ * The messages of `key`, made empty on first use. Keys come from clients (body fields, query names), so
+ * they may be `valueOf`, `constructor` or `__proto__`: only an own property counts, and it is defined
+ * rather than assigned, so no key reads or replaces the object's prototype (a `valueOf` field once made
+ * `errors[key] ??= []` return Object.prototype.valueOf, and the 422 a 500).
+ */
+export function messagesOf(errors: FieldErrors, key: string): string[] {
+  if (Object.hasOwn(errors, key)) return errors[key]!;
+  const messages: string[] = [];
+  Object.defineProperty(errors, key, {
+    value: messages,
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
+  return messages;
+}
+
 export class DomainError extends Error {
   constructor(
     readonly code: ErrorCode,

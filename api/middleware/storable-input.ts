@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import { FieldErrors, ValidationError } from '../../shared/errors';
+import { FieldErrors, messagesOf, ValidationError } from '../../shared/errors';
 import type { AppMiddleware } from '../context';
 
 /**
@@ -60,7 +60,8 @@ export function storableProblems(value: unknown, root = ''): FieldErrors {
   const errors: FieldErrors = {};
   const add = (path: string, message: string): void => {
     const key = path || 'body';
-    if (!(errors[key] ??= []).includes(message)) errors[key].push(message);
+    const messages = messagesOf(errors, key);
+    if (!messages.includes(message)) messages.push(message);
   };
   const stack: { value: unknown; path: string; depth: number }[] = [{ value, path: root, depth: 0 }];
   let reported = 0;
@@ -130,7 +131,8 @@ export function storableUrl(): AppMiddleware {
       if (!problem) continue;
       // The parameter's name when it is itself readable, so the answer says which one.
       const label = urlPartProblem(name) ? 'query' : readableName(name);
-      if (!(errors[label] ??= []).includes(problem)) errors[label].push(problem);
+      const messages = messagesOf(errors, label);
+      if (!messages.includes(problem)) messages.push(problem);
     }
     if (Object.keys(errors).length > 0) throw new ValidationError(errors);
     await next();

@@ -1,5 +1,5 @@
 import type Joi from 'joi';
-import { FieldErrors, ValidationError } from '../../shared/errors';
+import { FieldErrors, messagesOf, ValidationError } from '../../shared/errors';
 import type { AppContext, AppMiddleware } from '../context';
 
 export interface RequestSchemas {
@@ -21,7 +21,7 @@ export function fieldErrors(error: Joi.ValidationError): FieldErrors {
   const out: FieldErrors = {};
   for (const detail of error.details) {
     const key = detail.path.length > 0 ? detail.path.join('.') : String(detail.context?.key ?? 'body');
-    (out[key] ??= []).push(detail.message);
+    messagesOf(out, key).push(detail.message);
   }
   return out;
 }

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { CustomField } from '../../../db/models';
-import type { FieldErrors } from '../../errors';
+import { FieldErrors, messagesOf } from '../../errors';
 import { judgeUpload, UPLOAD_RULES, UploadKind, UploadVerdict } from './uploads';
 
 /**
@@ -151,7 +151,7 @@ function checkValue(field: CustomField, raw: unknown): Checked {
 }
 
 const push = (errors: FieldErrors, key: string, message: string): void => {
-  (errors[key] ??= []).push(message);
+  messagesOf(errors, key).push(message);
 };
 
 /**

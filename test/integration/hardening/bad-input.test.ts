@@ -2,7 +2,7 @@ import http from 'node:http';
 import { expect } from 'chai';
 import type { Product, Store } from '../../../db/models';
 import type { Deps } from '../../../shared/deps';
-import { createPaymentMethod, createProduct, createStore } from '../../helpers/builders';
+import { createPaymentMethod, createProduct, createStore, merchantToken } from '../../helpers/builders';
 import { GUEST_BUYER } from '../../helpers/checkouts';
 import { isolatedDeps } from '../../helpers/deps';
 import { startServer, TestResponse, TestServer } from '../../helpers/http';
@@ -146,6 +146,20 @@ describe('bad input is a 4xx in the envelope, never a 500', () => {
       headers: { 'X-Forwarded-For': randomIp() },
     });
     expectEmbedRefusal(path, 422, 'path');
+  });
+
+  it('names fields called like Object methods (valueOf, constructor) in a 422, not a 500', async () => {
+    // (A `__proto__` key is refused earlier, by the JSON parser, with a 400.)
+    const token = await merchantToken(store);
+    const res = await server.request('/shawarma/orders/1', {
+      method: 'PUT',
+      body: '{"valueOf":false,"constructor":1}',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+    });
+    expect(res.status, res.text).to.equal(422);
+    expect(res.body.errors, res.text).to.have.property('valueOf');
+    const nul = await rawRequest('POST', '/api/embed/guest/checkout', Buffer.from('{"valueOf":"a\\u0000"}'));
+    expectEmbedRefusal(nul, 422, 'valueOf');
   });
 
   it('refuses a body nested deeper than any route needs', async () => {
