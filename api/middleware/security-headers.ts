@@ -36,7 +36,7 @@ type HeaderList = ReadonlyArray<readonly [string, string]>;
  * stays the source of truth for names and values, while a request pays only for the setHeader calls
  * (running helmet's chain of small middlewares on every request cost about a tenth of the HTTP floor).
  */
-export function headersOf(
+function headersOf(
   middleware: (req: IncomingMessage, res: ServerResponse, next: () => void) => void,
 ): HeaderList {
   const written = new Map<string, string>();
@@ -73,6 +73,8 @@ export function securityHeaders(): AppMiddleware {
     const res = ctx.res;
     for (const [name, value] of EVERYWHERE) res.setHeader(name, value);
     await next();
+    // The page is known once the route has answered; headers are still unsent at this point. A page that
+    // sets a stricter policy of its own (the docs page, the widget demo) keeps it, never framed.
     const type = res.getHeader('Content-Type');
     if (typeof type !== 'string' || !type.includes('html')) return;
     const own = ctx.response.get('Content-Security-Policy');
