@@ -61,7 +61,7 @@ export const MAX_QUANTITY = 10_000;
 export interface CheckoutDeps {
   knex: Knex;
   queues: Queues;
-  config: Pick<Config, 'checkoutTtlSeconds' | 'publicBaseUrl'>;
+  config: Pick<Config, 'checkoutTtlSeconds' | 'publicBaseUrl' | 'sandboxEnabled'>;
   storage: StorageDriver;
   logger: Logger;
   /** The HTTP request's budget (checkoutDepsOf): nothing is reserved once it is spent. */
@@ -362,10 +362,12 @@ export async function openCheckout(
   const free = price.totalMinor === 0;
   const methods = free
     ? []
-    : await availablePaymentMethods(knex, store.id, {
-        amountMinor: price.totalMinor,
-        restrictions: coupon?.coupon.payment_restrictions ?? [],
-      });
+    : await availablePaymentMethods(
+        knex,
+        store.id,
+        { amountMinor: price.totalMinor, restrictions: coupon?.coupon.payment_restrictions ?? [] },
+        deps.config,
+      );
   if (!free && methods.length === 0) throw new InvalidError(NO_PAYMENT_METHOD);
 
   const checkoutUrl = randomToken(32);
