@@ -19,6 +19,7 @@ import type { Logger } from '../../logger';
 import { formatMoney } from '../../money';
 import type { Queues } from '../../queues';
 import { enqueueFulfilment } from '../fulfilment/enqueue';
+import { playerFieldError } from '../fulfilment/fivem';
 import { assertMayStartWork, RequestBudget } from '../../request-deadline';
 import type { StorageDriver } from '../../storage';
 import { customFieldsOf, findSellableProduct, stockOf } from '../catalog';
@@ -286,6 +287,8 @@ async function prepareLines(
       i === 0 ? incoming : [],
     );
     for (const [field, messages] of Object.entries(fields.errors)) errors[key(i, field)] = messages;
+    const player = await playerFieldError(knex, product, customFieldsOf(product), line.fields ?? {});
+    if (player && !errors[key(i, player.field)]) errors[key(i, player.field)] = [player.message];
     const unitPriceMinor = unitPrice(product, plan);
     const subtotalMinor = subtotalOf(unitPriceMinor, fields.addonsMinor, line.quantity);
     if (subtotalMinor === null) errors[key(i, 'quantity')] = ['The quantity is too large.'];
