@@ -103,7 +103,9 @@ export const payRoutes = [
       ...limited,
       200: htmlResponse('Waiting, paid or failed.'),
       302: redirectResponse('To the provider’s payment page.'),
-      404: htmlResponse('Unknown payment.'),
+      404: htmlResponse(
+        'Unknown payment, or a sandbox payment where the sandbox is off (production by default).',
+      ),
     },
     handler: async (ctx, { params, query }) => {
       const page = await paymentPage(ctx.deps, params.paymentRef, { returning: query.return === '1' });
