@@ -10,9 +10,13 @@ export interface JobPayloads {
   otp: { otpSessionId: number; codeVersion: number; route: 'whatsapp_first' | 'sms_only' };
   /** Customer notifications other than OTP (e.g. delivered code keys). */
   messages: { kind: 'order_delivery'; orderId: number };
-  /** Provider work: create the hosted payment, process a stored webhook event, or re-check a payment. */
+  /**
+   * Provider work: create the hosted payment, process a stored webhook event, re-check a payment, or send
+   * a refund to the provider that took the payment.
+   */
   payments:
     | { kind: 'initiate'; paymentId: number }
+    | { kind: 'refund'; refundId: number }
     | { kind: 'webhook'; webhookEventId: number }
     | { kind: 'reconcile'; paymentId: number; reason: 'webhook' | 'sweep' | 'return' };
   /** Analytics events accepted by the API, written to Postgres in batches. */

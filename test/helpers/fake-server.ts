@@ -13,8 +13,12 @@ export interface FakeAnswer {
   body: unknown;
 }
 
-/** What the next requests get instead of the normal answer: a 5xx, or no answer at all (a client timeout). */
-export type FakeFault = '5xx' | 'timeout';
+/**
+ * What the next requests get instead of the normal answer: a 5xx, or no answer at all (a client timeout).
+ * `lost`: the request is carried out but its answer never arrives (the connection drops), as when a
+ * provider did the work and the network lost the reply.
+ */
+export type FakeFault = '5xx' | 'timeout' | 'lost';
 
 /**
  * A local HTTP server standing in for a provider's API, for tests. Subclasses answer like the documented
@@ -44,6 +48,11 @@ export abstract class FakeServer {
         const fault = this.faults.shift();
         // A hung request: the client's timeout has to give up on it.
         if (fault === 'timeout') return;
+        if (fault === 'lost') {
+          this.handle(request);
+          req.socket.destroy();
+          return;
+        }
         const answer: FakeAnswer =
           fault === '5xx' ? { status: 503, body: { message: 'Service Unavailable' } } : this.handle(request);
         res.writeHead(answer.status, { 'Content-Type': 'application/json' });

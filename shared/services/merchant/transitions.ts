@@ -10,6 +10,7 @@ import { activateOrderLicenses } from '../licenses';
 import { confirmManualPayment } from '../payments/manual';
 import { transitionPayment } from '../payments/audit';
 import { findStoreOrder, ORDER_NOT_FOUND, STATUS_LABELS } from './orders';
+import { addRefund, afterRefunds, newRefundEffects, RefundDeps, RefundEffects } from '../refunds/create';
 import { dispatchDeliveries, recordMerchantEvent } from './webhooks/events';
 
 /**
@@ -34,8 +35,10 @@ import { dispatchDeliveries, recordMerchantEvent } from './webhooks/events';
  * - 1 -> 3/4: the payment, if any, becomes paid (merchant source); fulfilment follows;
  * - -> 4: the order's generated licenses become active (fulfilment activates any generated later);
  * - -> 5/6: `cancelOrder`: every license revoked, subscriptions cancelled, FiveM commands not yet
- *   collected withdrawn, undelivered code keys back on sale, a paid payment refunded (6); and the
- *   units of undelivered items of finite-stock products go back to stock.
+ *   collected withdrawn, undelivered code keys back on sale; and the units of undelivered items of
+ *   finite-stock products go back to stock.
+ * - -> 6: what is left of a paid payment is refunded in full through the refunds service
+ *   (shared/services/refunds): the provider's refund API, or a manual refund for the manual methods.
  * Fulfilment jobs are enqueued after the commit (the worker must see the new status).
  */
 
@@ -50,13 +53,13 @@ export const TRANSITIONS: Readonly<Record<OrderStatus, readonly OrderStatus[]>> 
 
 export { ORDER_NOT_FOUND };
 
-export interface TransitionDeps {
+export interface TransitionDeps extends RefundDeps {
   knex: Knex;
   queues: Queues;
   logger: Logger;
   /** The license verify cache hears of a revoke once the transaction commits. */
   redis: Redis;
-  config: { merchantWebhookRetryDelayMs: number; queuePrefix: string };
+  config: { merchantWebhookRetryDelayMs: number; queuePrefix: string; refundRetryDelayMs: number };
 }
 
 export interface TransitionResult {
@@ -67,6 +70,8 @@ export interface TransitionResult {
   changed: boolean;
   licenses_revoked: number;
   licenses_activated: number;
+  /** The refund a move to Refunded made (absent when nothing was paid, or nothing is left to refund). */
+  refund_id?: number;
 }
 
 function refusal(from: OrderStatus): ValidationError {
@@ -80,6 +85,19 @@ function refusal(from: OrderStatus): ValidationError {
   return new ValidationError({ status: [message] }, message);
 }
 
+/** What a transition leaves to do once its transaction has committed. */
+export interface TransitionAfter {
+  fulfil: boolean;
+  deliveries: number[];
+  auditId: number | null;
+  /** Refunds added in the transaction (their provider jobs are enqueued after the commit). */
+  refunds: RefundEffects;
+}
+
+export function newTransitionAfter(): TransitionAfter {
+  return { fulfil: false, deliveries: [], auditId: null, refunds: newRefundEffects() };
+}
+
 export async function updateOrderStatus(
   deps: TransitionDeps,
   storeId: number,
@@ -88,155 +106,196 @@ export async function updateOrderStatus(
   actor: { merchantTokenId: number | null },
   now: Date = new Date(),
 ): Promise<TransitionResult> {
-  const after: { fulfil: boolean; deliveries: number[]; auditId: number | null } = {
-    fulfil: false,
-    deliveries: [],
-    auditId: null,
-  };
+  const after = newTransitionAfter();
   const result = await deps.knex.transaction(async (trx) => {
     await findStoreOrder(trx, storeId, orderId);
     const order = await trx('orders').where({ id: orderId }).forUpdate().first();
-    const from = Number(order.status) as OrderStatus;
-    const base = { id: orderId, previous_status: from, licenses_revoked: 0, licenses_activated: 0 };
-    if (from === target) {
-      return { ...base, status: from, status_label: STATUS_LABELS[from], changed: false };
-    }
-    if (!TRANSITIONS[from].includes(target)) throw refusal(from);
-
-    let licensesRevoked = 0;
-    let licensesActivated = 0;
-    const data: Record<string, unknown> = {};
-    const events: Parameters<typeof recordMerchantEvent>[2][] = [];
-
-    if (target === ORDER_STATUS.CANCELLED || target === ORDER_STATUS.REFUNDED) {
-      const revoking = await trx('licenses')
-        .where('order_id', orderId)
-        .whereNot('status', 'revoked')
-        .select('id', 'key', 'status', 'product_id');
-      const cancelling = await trx('subscriptions')
-        .where({ order_id: orderId, status: 'active' })
-        .select('id', 'product_id', 'plan_id', 'customer_id');
-      const undelivered = await trx('order_items as i')
-        .join('products as p', 'p.id', 'i.product_id')
-        .where('i.order_id', orderId)
-        .whereNull('i.delivered_at')
-        .whereNot('p.type', 'code')
-        .whereNotNull('p.stock')
-        .select('i.product_id', 'i.quantity');
-      const outcome = target === ORDER_STATUS.CANCELLED ? 'cancelled' : 'refunded';
-      const cancelled = await cancelOrder(
-        { knex: trx, redis: deps.redis, config: deps.config },
-        orderId,
-        outcome,
-        now,
-      );
-      licensesRevoked = cancelled.licensesRevoked;
-      for (const item of undelivered) {
-        await trx('products').where('id', item.product_id).increment('stock', Number(item.quantity));
-      }
-      data.stock_returned = undelivered.reduce((n, i) => n + Number(i.quantity), 0);
-      for (const l of revoking) {
-        events.push({
-          id: `license.revoked:${l.id}`,
-          type: 'license.revoked',
-          data: {
-            license_id: l.id,
-            key: l.key,
-            product_id: l.product_id,
-            order_id: orderId,
-            previous_status: l.status,
-          },
-        });
-      }
-      for (const s of cancelling) {
-        events.push({
-          id: `subscription.cancelled:${s.id}`,
-          type: 'subscription.cancelled',
-          data: {
-            subscription_id: s.id,
-            product_id: s.product_id,
-            plan_id: s.plan_id,
-            customer_id: s.customer_id,
-            order_id: orderId,
-          },
-        });
-      }
-    } else {
-      const paying = from <= ORDER_STATUS.UNDER_REVIEW && target >= ORDER_STATUS.IN_PROGRESS;
-      if (paying && from === ORDER_STATUS.UNDER_REVIEW) {
-        await confirmManualPayment({ knex: trx, queues: deps.queues }, orderId);
-      } else if (paying) {
-        if (order.payment_id !== null) {
-          await transitionPayment(trx, Number(order.payment_id), {
-            from: ['pending', 'initiated', 'failed', 'expired'],
-            to: 'paid',
-            source: 'merchant',
-            patch: { paid_at: now, error_message: null },
-          });
-        }
-        await trx('orders')
-          .where('id', orderId)
-          .update({ status: ORDER_STATUS.IN_PROGRESS, updated_at: now });
-      } else if (target === ORDER_STATUS.UNDER_REVIEW) {
-        await trx('orders').where('id', orderId).update({ status: target, updated_at: now });
-      }
-      if (paying) {
-        data.payment_confirmed = true;
-        events.push({
-          id: `order.paid:${orderId}`,
-          type: 'order.paid',
-          data: {
-            order_id: orderId,
-            status: target,
-            total: formatMoney(Number(order.total_minor)),
-            currency: order.currency,
-            source: order.source,
-          },
-        });
-      }
-      if (target === ORDER_STATUS.COMPLETED) {
-        await trx('orders')
-          .where('id', orderId)
-          .update({ status: ORDER_STATUS.COMPLETED, completed_at: now, updated_at: now });
-        licensesActivated = await activateOrderLicenses(trx, orderId, now);
-      }
-      after.fulfil = target === ORDER_STATUS.IN_PROGRESS || target === ORDER_STATUS.COMPLETED;
-    }
-
-    data.licenses_revoked = licensesRevoked;
-    data.licenses_activated = licensesActivated;
-    const [audit] = await trx('order_status_events')
-      .insert({
-        store_id: storeId,
-        order_id: orderId,
-        from_status: from,
-        to_status: target,
-        source: 'merchant',
-        merchant_token_id: actor.merchantTokenId,
-        data: JSON.stringify(data),
-        created_at: now,
-      })
-      .returning('id');
-    after.auditId = Number((audit as { id: number }).id);
-    events.push({
-      id: `order.status_changed:${after.auditId}`,
-      type: 'order.status_changed',
-      data: { order_id: orderId, from, to: target, status_label: STATUS_LABELS[target] },
-    });
-    for (const event of events)
-      after.deliveries.push(...(await recordMerchantEvent(trx, storeId, event, now)));
-
-    return {
-      ...base,
-      status: target,
-      status_label: STATUS_LABELS[target],
-      changed: true,
-      licenses_revoked: licensesRevoked,
-      licenses_activated: licensesActivated,
-    };
+    return applyTransition(deps, trx, storeId, order, target, actor, after, now);
   });
+  await afterTransition(deps, orderId, target, after);
+  return result;
+}
 
-  // After the commit: a failure here leaves the change made; fulfilment is safe to enqueue again.
+/**
+ * The status change itself, in the caller's transaction with the order row (`order`) locked: the table,
+ * the side effects, the audit row and the events. The refunds service calls it too, when a refund takes
+ * the goods back. `refundAdded`: the caller has added the refund already (the refunds service); without
+ * it, a move to Refunded refunds what is left of the payment in full.
+ */
+export async function applyTransition(
+  deps: TransitionDeps,
+  trx: Knex.Transaction,
+  storeId: number,
+  order: {
+    id: number;
+    store_id: number;
+    status: number;
+    payment_id: number | null;
+    total_minor: number;
+    currency: string;
+    source: string;
+  },
+  target: OrderStatus,
+  actor: { merchantTokenId: number | null },
+  after: TransitionAfter,
+  now: Date,
+  opts: { refundAdded?: boolean } = {},
+): Promise<TransitionResult> {
+  const orderId = Number(order.id);
+  const from = Number(order.status) as OrderStatus;
+  const base = { id: orderId, previous_status: from, licenses_revoked: 0, licenses_activated: 0 };
+  if (from === target) {
+    return { ...base, status: from, status_label: STATUS_LABELS[from], changed: false };
+  }
+  if (!TRANSITIONS[from].includes(target)) throw refusal(from);
+
+  let licensesRevoked = 0;
+  let licensesActivated = 0;
+  const data: Record<string, unknown> = {};
+  const events: Parameters<typeof recordMerchantEvent>[2][] = [];
+
+  if (target === ORDER_STATUS.CANCELLED || target === ORDER_STATUS.REFUNDED) {
+    const revoking = await trx('licenses')
+      .where('order_id', orderId)
+      .whereNot('status', 'revoked')
+      .select('id', 'key', 'status', 'product_id');
+    const cancelling = await trx('subscriptions')
+      .where({ order_id: orderId, status: 'active' })
+      .select('id', 'product_id', 'plan_id', 'customer_id');
+    const undelivered = await trx('order_items as i')
+      .join('products as p', 'p.id', 'i.product_id')
+      .where('i.order_id', orderId)
+      .whereNull('i.delivered_at')
+      .whereNot('p.type', 'code')
+      .whereNotNull('p.stock')
+      .select('i.product_id', 'i.quantity');
+    const outcome = target === ORDER_STATUS.CANCELLED ? 'cancelled' : 'refunded';
+    if (outcome === 'refunded' && !opts.refundAdded) {
+      // The money goes back through the refunds service: what is left of the payment, in full.
+      const refund = await addRefund(deps, trx, order, { withdrawGoods: true }, actor, after.refunds, now, {
+        whole: true,
+      });
+      if (refund) data.refund_id = refund.id;
+    }
+    const cancelled = await cancelOrder(
+      { knex: trx, redis: deps.redis, config: deps.config },
+      orderId,
+      outcome,
+      now,
+      { movePayment: false },
+    );
+    licensesRevoked = cancelled.licensesRevoked;
+    for (const item of undelivered) {
+      await trx('products').where('id', item.product_id).increment('stock', Number(item.quantity));
+    }
+    data.stock_returned = undelivered.reduce((n, i) => n + Number(i.quantity), 0);
+    for (const l of revoking) {
+      events.push({
+        id: `license.revoked:${l.id}`,
+        type: 'license.revoked',
+        data: {
+          license_id: l.id,
+          key: l.key,
+          product_id: l.product_id,
+          order_id: orderId,
+          previous_status: l.status,
+        },
+      });
+    }
+    for (const s of cancelling) {
+      events.push({
+        id: `subscription.cancelled:${s.id}`,
+        type: 'subscription.cancelled',
+        data: {
+          subscription_id: s.id,
+          product_id: s.product_id,
+          plan_id: s.plan_id,
+          customer_id: s.customer_id,
+          order_id: orderId,
+        },
+      });
+    }
+  } else {
+    const paying = from <= ORDER_STATUS.UNDER_REVIEW && target >= ORDER_STATUS.IN_PROGRESS;
+    if (paying && from === ORDER_STATUS.UNDER_REVIEW) {
+      await confirmManualPayment({ knex: trx, queues: deps.queues }, orderId);
+    } else if (paying) {
+      if (order.payment_id !== null) {
+        await transitionPayment(trx, Number(order.payment_id), {
+          from: ['pending', 'initiated', 'failed', 'expired'],
+          to: 'paid',
+          source: 'merchant',
+          patch: { paid_at: now, error_message: null },
+        });
+      }
+      await trx('orders').where('id', orderId).update({ status: ORDER_STATUS.IN_PROGRESS, updated_at: now });
+    } else if (target === ORDER_STATUS.UNDER_REVIEW) {
+      await trx('orders').where('id', orderId).update({ status: target, updated_at: now });
+    }
+    if (paying) {
+      data.payment_confirmed = true;
+      events.push({
+        id: `order.paid:${orderId}`,
+        type: 'order.paid',
+        data: {
+          order_id: orderId,
+          status: target,
+          total: formatMoney(Number(order.total_minor)),
+          currency: order.currency,
+          source: order.source,
+        },
+      });
+    }
+    if (target === ORDER_STATUS.COMPLETED) {
+      await trx('orders')
+        .where('id', orderId)
+        .update({ status: ORDER_STATUS.COMPLETED, completed_at: now, updated_at: now });
+      licensesActivated = await activateOrderLicenses(trx, orderId, now);
+    }
+    after.fulfil = target === ORDER_STATUS.IN_PROGRESS || target === ORDER_STATUS.COMPLETED;
+  }
+
+  data.licenses_revoked = licensesRevoked;
+  data.licenses_activated = licensesActivated;
+  const [audit] = await trx('order_status_events')
+    .insert({
+      store_id: storeId,
+      order_id: orderId,
+      from_status: from,
+      to_status: target,
+      source: 'merchant',
+      merchant_token_id: actor.merchantTokenId,
+      data: JSON.stringify(data),
+      created_at: now,
+    })
+    .returning('id');
+  after.auditId = Number((audit as { id: number }).id);
+  events.push({
+    id: `order.status_changed:${after.auditId}`,
+    type: 'order.status_changed',
+    data: { order_id: orderId, from, to: target, status_label: STATUS_LABELS[target] },
+  });
+  for (const event of events) after.deliveries.push(...(await recordMerchantEvent(trx, storeId, event, now)));
+
+  return {
+    ...base,
+    status: target,
+    status_label: STATUS_LABELS[target],
+    changed: true,
+    licenses_revoked: licensesRevoked,
+    licenses_activated: licensesActivated,
+    ...(typeof data.refund_id === 'number' ? { refund_id: data.refund_id } : {}),
+  };
+}
+
+/** After the commit: a failure here leaves the change made; every job is safe to enqueue again. */
+export async function afterTransition(
+  deps: TransitionDeps,
+  orderId: number,
+  target: OrderStatus,
+  after: TransitionAfter,
+): Promise<void> {
+  await afterRefunds(deps, after.refunds);
   try {
     if (after.fulfil) {
       await enqueue(
@@ -250,5 +309,4 @@ export async function updateOrderStatus(
   } catch (err) {
     deps.logger.error({ err, orderId }, 'status changed, but its follow-up jobs could not be enqueued');
   }
-  return result;
 }

@@ -1,0 +1,7 @@
+export * from './create';
+export * from './request';
+export * from './send';
+export * from './settle';
+export * from './succeeded';
+export * from './sweep';
+export * from './view';
