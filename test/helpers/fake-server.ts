@@ -30,6 +30,7 @@ export abstract class FakeServer {
   private server: http.Server | null = null;
   private readonly sockets = new Set<Socket>();
   private faults: FakeFault[] = [];
+  private targeted: { fault: FakeFault; match: (req: FakeRequest) => boolean }[] = [];
 
   protected abstract handle(req: FakeRequest): FakeAnswer;
 
@@ -45,7 +46,8 @@ export abstract class FakeServer {
           body: Buffer.concat(chunks).toString('utf8'),
         };
         this.requests.push(request);
-        const fault = this.faults.shift();
+        const aimed = this.targeted.findIndex((t) => t.match(request));
+        const fault = aimed >= 0 ? this.targeted.splice(aimed, 1)[0].fault : this.faults.shift();
         // A hung request: the client's timeout has to give up on it.
         if (fault === 'timeout') return;
         if (fault === 'lost') {
@@ -70,6 +72,11 @@ export abstract class FakeServer {
 
   failNext(fault: FakeFault, count = 1): void {
     for (let i = 0; i < count; i += 1) this.faults.push(fault);
+  }
+
+  /** The next request that `match` accepts gets `fault` (others are answered as usual). */
+  failWhen(fault: FakeFault, match: (req: FakeRequest) => boolean): void {
+    this.targeted.push({ fault, match });
   }
 
   async close(): Promise<void> {
