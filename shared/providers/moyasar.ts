@@ -137,7 +137,9 @@ export class MoyasarProvider implements PaymentProvider, RefundingProvider {
    * (`refundedBeforeMinor`; refunds of one payment are sent one at a time, oldest first). Already
    * `before + amount`: an earlier attempt reached Moyasar and only its answer was lost, so nothing is
    * sent again. Exactly `before`: the refund is sent. Anything else means someone refunded outside the
-   * platform (the Moyasar dashboard): the refund is refused rather than guessed at. The key still travels
+   * platform (the Moyasar dashboard): the refund is refused rather than guessed at. (A refund made in the
+   * dashboard for exactly this refund's amount while it was pending cannot be told from a lost answer;
+   * it is then taken as this refund, which leaves the money right.) The key still travels
    * as an `Idempotency-Key` header, which costs nothing where it is ignored.
    */
   async refundPayment(request: RefundRequest, credentials: ProviderCredentials): Promise<ProviderRefund> {
@@ -146,7 +148,7 @@ export class MoyasarProvider implements PaymentProvider, RefundingProvider {
     const path = `/v1/payments/${encodeURIComponent(paymentId)}`;
     const before = this.refundState(this.record((await this.api.request('GET', path, auth)).body));
     const wanted = request.refundedBeforeMinor + request.amountMinor;
-    if (before.refunded >= wanted) {
+    if (before.refunded === wanted) {
       return {
         providerRefundId: paymentId,
         status: 'succeeded',

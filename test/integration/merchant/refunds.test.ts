@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { ORDER_STATUS, OrderStatus, Product } from '../../../db/models';
 import { randomToken, sha256 } from '../../../shared/crypto';
+import { sweepPayments } from '../../../shared/services/payments';
 import { refundJobId } from '../../../shared/services/refunds';
 import { createProduct } from '../../helpers/builders';
 import type { TestResponse } from '../../helpers/http';
@@ -469,6 +470,68 @@ describe('Merchant API: refunds', function () {
     expect(
       await suite.deps.knex('refunds').where('order_id', order.id).count<{ n: number }[]>('* as n'),
     ).to.deep.equal([{ n: 1 }]);
+  });
+
+  it('merchant webhook events: refund.created then refund.succeeded, or refund.failed, each once', async () => {
+    const hook = await call(suite.server, m.token, 'POST', '/shawarma/webhooks', {
+      url: 'http://127.0.0.1:9/refund-events',
+      events: ['refund.created', 'refund.succeeded', 'refund.failed'],
+    });
+    expectEnvelope(hook, 201);
+    const endpointId = (hook.body.data as { id: number }).id;
+    const order = await moyasarOrder(2_200);
+    const ok = created(await post(order.id, { amount: '2.00' })).refund;
+    await settled(ok.id);
+    const charged = [...moyasar.invoices.values()]
+      .flatMap((i) => i.payments)
+      .find((p) => p.id === order.moyasarPaymentId)!;
+    charged.refunded += 50; // a refund made in the Moyasar dashboard: the next one is refused
+    const refused = created(await post(order.id, { amount: '1.00' })).refund;
+    await settled(refused.id);
+    const deliveries = await suite.deps
+      .knex('merchant_webhook_deliveries')
+      .where('endpoint_id', endpointId)
+      .orderBy('id');
+    expect(deliveries.map((d: { event_id: string }) => d.event_id)).to.deep.equal([
+      `refund.created:${ok.id}`,
+      `refund.succeeded:${ok.id}`,
+      `refund.created:${refused.id}`,
+      `refund.failed:${refused.id}`,
+    ]);
+    const succeeded = deliveries[1].payload as { type: string; data: RefundBody & { order_id: number } };
+    expect(succeeded.type).to.equal('refund.succeeded');
+    expect(succeeded.data).to.deep.include({ order_id: order.id, amount: '2.00', status: 'succeeded' });
+    await call(suite.server, m.token, 'DELETE', `/shawarma/webhooks/${endpointId}`);
+  });
+
+  it('a pending refund whose job was lost (Redis down at the commit) is sent by the payments sweep', async () => {
+    const { knex, queues } = suite.deps;
+    const order = await moyasarOrder(1_800);
+    const asked = new Date(Date.now() - 5 * 60_000);
+    // The row as the API commits it; its job never reached Redis.
+    const [row] = await knex('refunds')
+      .insert({
+        store_id: m.store.id,
+        order_id: order.id,
+        payment_id: order.paymentId,
+        amount_minor: 800,
+        currency: 'SAR',
+        kind: 'provider',
+        provider: 'moyasar',
+        status: 'pending',
+        idempotency_key: `rfd_${randomToken(12)}`,
+        created_at: asked,
+        updated_at: asked,
+      })
+      .returning('id');
+    const refundId = Number((row as { id: number }).id);
+    expect(await queues.payments.getJob(refundJobId(refundId))).to.equal(undefined);
+    const swept = await sweepPayments(knex, new Date(), { queues });
+    expect(swept.refunds).to.be.at.least(1);
+    expect((await settled(refundId)).status).to.equal('succeeded');
+    // The sweep again: the job exists (completed), so nothing is added or sent.
+    await sweepPayments(knex, new Date(), { queues });
+    expect(refundsAtStub(order.moyasarPaymentId).map((c) => c.amount)).to.deep.equal([800]);
   });
 
   it('an order with nothing paid has nothing to refund (422 naming amount)', async () => {
