@@ -195,9 +195,19 @@ export class MoyasarProvider implements PaymentProvider, RefundingProvider {
     return { refunded, status: asString(payment.status) ?? 'unknown' };
   }
 
-  /** The id of the invoice's payment that took the money (our provider_payment_id is the invoice's). */
+  /**
+   * The id of the invoice's payment that took the money (a hosted checkout's provider_payment_id is the
+   * invoice's). An id Moyasar knows no invoice by is taken as a payment's own id (a charge made without
+   * an invoice).
+   */
   private async chargedPaymentOf(invoiceId: string, auth: Record<string, string>): Promise<string> {
-    const { body } = await this.api.request('GET', `/v1/invoices/${encodeURIComponent(invoiceId)}`, auth);
+    let body: unknown;
+    try {
+      ({ body } = await this.api.request('GET', `/v1/invoices/${encodeURIComponent(invoiceId)}`, auth));
+    } catch (err) {
+      if (err instanceof ProviderRejectedError && err.httpStatus === 404) return invoiceId;
+      throw err;
+    }
     const payments = Array.isArray(asRecord(body)?.payments) ? (asRecord(body)?.payments as unknown[]) : [];
     const charged = payments
       .map(asRecord)

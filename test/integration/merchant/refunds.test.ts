@@ -534,6 +534,17 @@ describe('Merchant API: refunds', function () {
     expect(refundsAtStub(order.moyasarPaymentId).map((c) => c.amount)).to.deep.equal([800]);
   });
 
+  it('a Moyasar charge recorded by its payment id (no invoice) is refunded on that payment', async () => {
+    const order = await moyasarOrder(2_500);
+    await suite.deps
+      .knex('payments')
+      .where('id', order.paymentId)
+      .update({ provider_payment_id: order.moyasarPaymentId });
+    const res = await post(order.id, { amount: '5.00' });
+    expect((await settled(created(res).refund.id)).status).to.equal('succeeded');
+    expect(refundsAtStub(order.moyasarPaymentId).map((c) => c.amount)).to.deep.equal([500]);
+  });
+
   it('an order with nothing paid has nothing to refund (422 naming amount)', async () => {
     const order = await seedOrder(suite.deps.knex, m.store, product, { status: ORDER_STATUS.IN_PROGRESS });
     const res = await post(order.id, {});
