@@ -74,17 +74,6 @@ export interface TransitionResult {
   refund_id?: number;
 }
 
-function refusal(from: OrderStatus): ValidationError {
-  const allowed = TRANSITIONS[from];
-  const message =
-    allowed.length === 0
-      ? `An order that is ${STATUS_LABELS[from]} (${from}) cannot change status.`
-      : `An order that is ${STATUS_LABELS[from]} (${from}) can only move to ${allowed
-          .map((s) => `${s} (${STATUS_LABELS[s]})`)
-          .join(', ')}.`;
-  return new ValidationError({ status: [message] }, message);
-}
-
 /** What a transition leaves to do once its transaction has committed. */
 export interface TransitionAfter {
   fulfil: boolean;
@@ -98,6 +87,28 @@ export function newTransitionAfter(): TransitionAfter {
   return { fulfil: false, deliveries: [], auditId: null, refunds: newRefundEffects() };
 }
 
+/**
+ * A status change inside a caller's transaction (the refunds service, when a refund takes the goods
+ * back): the caller has locked the order row and added the refund (`refundAdded`), and runs
+ * `afterTransition` with `after` once it has committed.
+ */
+export interface WithinTransaction {
+  trx: Knex.Transaction;
+  after: TransitionAfter;
+  refundAdded: boolean;
+}
+
+function refusal(from: OrderStatus): ValidationError {
+  const allowed = TRANSITIONS[from];
+  const message =
+    allowed.length === 0
+      ? `An order that is ${STATUS_LABELS[from]} (${from}) cannot change status.`
+      : `An order that is ${STATUS_LABELS[from]} (${from}) can only move to ${allowed
+          .map((s) => `${s} (${STATUS_LABELS[s]})`)
+          .join(', ')}.`;
+  return new ValidationError({ status: [message] }, message);
+}
+
 export async function updateOrderStatus(
   deps: TransitionDeps,
   storeId: number,
@@ -105,187 +116,164 @@ export async function updateOrderStatus(
   target: OrderStatus,
   actor: { merchantTokenId: number | null },
   now: Date = new Date(),
+  within?: WithinTransaction,
 ): Promise<TransitionResult> {
-  const after = newTransitionAfter();
-  const result = await deps.knex.transaction(async (trx) => {
+  const after = within?.after ?? newTransitionAfter();
+  const run = async (trx: Knex.Transaction): Promise<TransitionResult> => {
     await findStoreOrder(trx, storeId, orderId);
     const order = await trx('orders').where({ id: orderId }).forUpdate().first();
-    return applyTransition(deps, trx, storeId, order, target, actor, after, now);
-  });
-  await afterTransition(deps, orderId, target, after);
-  return result;
-}
+    const from = Number(order.status) as OrderStatus;
+    const base = { id: orderId, previous_status: from, licenses_revoked: 0, licenses_activated: 0 };
+    if (from === target) {
+      return { ...base, status: from, status_label: STATUS_LABELS[from], changed: false };
+    }
+    if (!TRANSITIONS[from].includes(target)) throw refusal(from);
 
-/**
- * The status change itself, in the caller's transaction with the order row (`order`) locked: the table,
- * the side effects, the audit row and the events. The refunds service calls it too, when a refund takes
- * the goods back. `refundAdded`: the caller has added the refund already (the refunds service); without
- * it, a move to Refunded refunds what is left of the payment in full.
- */
-export async function applyTransition(
-  deps: TransitionDeps,
-  trx: Knex.Transaction,
-  storeId: number,
-  order: {
-    id: number;
-    store_id: number;
-    status: number;
-    payment_id: number | null;
-    total_minor: number;
-    currency: string;
-    source: string;
-  },
-  target: OrderStatus,
-  actor: { merchantTokenId: number | null },
-  after: TransitionAfter,
-  now: Date,
-  opts: { refundAdded?: boolean } = {},
-): Promise<TransitionResult> {
-  const orderId = Number(order.id);
-  const from = Number(order.status) as OrderStatus;
-  const base = { id: orderId, previous_status: from, licenses_revoked: 0, licenses_activated: 0 };
-  if (from === target) {
-    return { ...base, status: from, status_label: STATUS_LABELS[from], changed: false };
-  }
-  if (!TRANSITIONS[from].includes(target)) throw refusal(from);
+    let licensesRevoked = 0;
+    let licensesActivated = 0;
+    const data: Record<string, unknown> = {};
+    const events: Parameters<typeof recordMerchantEvent>[2][] = [];
 
-  let licensesRevoked = 0;
-  let licensesActivated = 0;
-  const data: Record<string, unknown> = {};
-  const events: Parameters<typeof recordMerchantEvent>[2][] = [];
-
-  if (target === ORDER_STATUS.CANCELLED || target === ORDER_STATUS.REFUNDED) {
-    const revoking = await trx('licenses')
-      .where('order_id', orderId)
-      .whereNot('status', 'revoked')
-      .select('id', 'key', 'status', 'product_id');
-    const cancelling = await trx('subscriptions')
-      .where({ order_id: orderId, status: 'active' })
-      .select('id', 'product_id', 'plan_id', 'customer_id');
-    const undelivered = await trx('order_items as i')
-      .join('products as p', 'p.id', 'i.product_id')
-      .where('i.order_id', orderId)
-      .whereNull('i.delivered_at')
-      .whereNot('p.type', 'code')
-      .whereNotNull('p.stock')
-      .select('i.product_id', 'i.quantity');
-    const outcome = target === ORDER_STATUS.CANCELLED ? 'cancelled' : 'refunded';
-    if (outcome === 'refunded' && !opts.refundAdded) {
-      // The money goes back through the refunds service: what is left of the payment, in full.
-      const refund = await addRefund(deps, trx, order, { withdrawGoods: true }, actor, after.refunds, now, {
-        whole: true,
-      });
-      if (refund) data.refund_id = refund.id;
-    }
-    const cancelled = await cancelOrder(
-      { knex: trx, redis: deps.redis, config: deps.config },
-      orderId,
-      outcome,
-      now,
-      { movePayment: false },
-    );
-    licensesRevoked = cancelled.licensesRevoked;
-    for (const item of undelivered) {
-      await trx('products').where('id', item.product_id).increment('stock', Number(item.quantity));
-    }
-    data.stock_returned = undelivered.reduce((n, i) => n + Number(i.quantity), 0);
-    for (const l of revoking) {
-      events.push({
-        id: `license.revoked:${l.id}`,
-        type: 'license.revoked',
-        data: {
-          license_id: l.id,
-          key: l.key,
-          product_id: l.product_id,
-          order_id: orderId,
-          previous_status: l.status,
-        },
-      });
-    }
-    for (const s of cancelling) {
-      events.push({
-        id: `subscription.cancelled:${s.id}`,
-        type: 'subscription.cancelled',
-        data: {
-          subscription_id: s.id,
-          product_id: s.product_id,
-          plan_id: s.plan_id,
-          customer_id: s.customer_id,
-          order_id: orderId,
-        },
-      });
-    }
-  } else {
-    const paying = from <= ORDER_STATUS.UNDER_REVIEW && target >= ORDER_STATUS.IN_PROGRESS;
-    if (paying && from === ORDER_STATUS.UNDER_REVIEW) {
-      await confirmManualPayment({ knex: trx, queues: deps.queues }, orderId);
-    } else if (paying) {
-      if (order.payment_id !== null) {
-        await transitionPayment(trx, Number(order.payment_id), {
-          from: ['pending', 'initiated', 'failed', 'expired'],
-          to: 'paid',
-          source: 'merchant',
-          patch: { paid_at: now, error_message: null },
+    if (target === ORDER_STATUS.CANCELLED || target === ORDER_STATUS.REFUNDED) {
+      const revoking = await trx('licenses')
+        .where('order_id', orderId)
+        .whereNot('status', 'revoked')
+        .select('id', 'key', 'status', 'product_id');
+      const cancelling = await trx('subscriptions')
+        .where({ order_id: orderId, status: 'active' })
+        .select('id', 'product_id', 'plan_id', 'customer_id');
+      const undelivered = await trx('order_items as i')
+        .join('products as p', 'p.id', 'i.product_id')
+        .where('i.order_id', orderId)
+        .whereNull('i.delivered_at')
+        .whereNot('p.type', 'code')
+        .whereNotNull('p.stock')
+        .select('i.product_id', 'i.quantity');
+      const outcome = target === ORDER_STATUS.CANCELLED ? 'cancelled' : 'refunded';
+      if (outcome === 'refunded' && !within?.refundAdded) {
+        // The money goes back through the refunds service: what is left of the payment, in full.
+        const refund = await addRefund(deps, trx, order, { withdrawGoods: true }, actor, after.refunds, now, {
+          whole: true,
+        });
+        if (refund) data.refund_id = refund.id;
+      }
+      const cancelled = await cancelOrder(
+        { knex: trx, redis: deps.redis, config: deps.config },
+        orderId,
+        outcome,
+        now,
+        { movePayment: false },
+      );
+      licensesRevoked = cancelled.licensesRevoked;
+      for (const item of undelivered) {
+        await trx('products').where('id', item.product_id).increment('stock', Number(item.quantity));
+      }
+      data.stock_returned = undelivered.reduce((n, i) => n + Number(i.quantity), 0);
+      for (const l of revoking) {
+        events.push({
+          id: `license.revoked:${l.id}`,
+          type: 'license.revoked',
+          data: {
+            license_id: l.id,
+            key: l.key,
+            product_id: l.product_id,
+            order_id: orderId,
+            previous_status: l.status,
+          },
         });
       }
-      await trx('orders').where('id', orderId).update({ status: ORDER_STATUS.IN_PROGRESS, updated_at: now });
-    } else if (target === ORDER_STATUS.UNDER_REVIEW) {
-      await trx('orders').where('id', orderId).update({ status: target, updated_at: now });
+      for (const s of cancelling) {
+        events.push({
+          id: `subscription.cancelled:${s.id}`,
+          type: 'subscription.cancelled',
+          data: {
+            subscription_id: s.id,
+            product_id: s.product_id,
+            plan_id: s.plan_id,
+            customer_id: s.customer_id,
+            order_id: orderId,
+          },
+        });
+      }
+    } else {
+      const paying = from <= ORDER_STATUS.UNDER_REVIEW && target >= ORDER_STATUS.IN_PROGRESS;
+      if (paying && from === ORDER_STATUS.UNDER_REVIEW) {
+        await confirmManualPayment({ knex: trx, queues: deps.queues }, orderId);
+      } else if (paying) {
+        if (order.payment_id !== null) {
+          await transitionPayment(trx, Number(order.payment_id), {
+            from: ['pending', 'initiated', 'failed', 'expired'],
+            to: 'paid',
+            source: 'merchant',
+            patch: { paid_at: now, error_message: null },
+          });
+        }
+        await trx('orders')
+          .where('id', orderId)
+          .update({ status: ORDER_STATUS.IN_PROGRESS, updated_at: now });
+      } else if (target === ORDER_STATUS.UNDER_REVIEW) {
+        await trx('orders').where('id', orderId).update({ status: target, updated_at: now });
+      }
+      if (paying) {
+        data.payment_confirmed = true;
+        events.push({
+          id: `order.paid:${orderId}`,
+          type: 'order.paid',
+          data: {
+            order_id: orderId,
+            status: target,
+            total: formatMoney(Number(order.total_minor)),
+            currency: order.currency,
+            source: order.source,
+          },
+        });
+      }
+      if (target === ORDER_STATUS.COMPLETED) {
+        await trx('orders')
+          .where('id', orderId)
+          .update({ status: ORDER_STATUS.COMPLETED, completed_at: now, updated_at: now });
+        licensesActivated = await activateOrderLicenses(trx, orderId, now);
+      }
+      after.fulfil = target === ORDER_STATUS.IN_PROGRESS || target === ORDER_STATUS.COMPLETED;
     }
-    if (paying) {
-      data.payment_confirmed = true;
-      events.push({
-        id: `order.paid:${orderId}`,
-        type: 'order.paid',
-        data: {
-          order_id: orderId,
-          status: target,
-          total: formatMoney(Number(order.total_minor)),
-          currency: order.currency,
-          source: order.source,
-        },
-      });
-    }
-    if (target === ORDER_STATUS.COMPLETED) {
-      await trx('orders')
-        .where('id', orderId)
-        .update({ status: ORDER_STATUS.COMPLETED, completed_at: now, updated_at: now });
-      licensesActivated = await activateOrderLicenses(trx, orderId, now);
-    }
-    after.fulfil = target === ORDER_STATUS.IN_PROGRESS || target === ORDER_STATUS.COMPLETED;
-  }
 
-  data.licenses_revoked = licensesRevoked;
-  data.licenses_activated = licensesActivated;
-  const [audit] = await trx('order_status_events')
-    .insert({
-      store_id: storeId,
-      order_id: orderId,
-      from_status: from,
-      to_status: target,
-      source: 'merchant',
-      merchant_token_id: actor.merchantTokenId,
-      data: JSON.stringify(data),
-      created_at: now,
-    })
-    .returning('id');
-  after.auditId = Number((audit as { id: number }).id);
-  events.push({
-    id: `order.status_changed:${after.auditId}`,
-    type: 'order.status_changed',
-    data: { order_id: orderId, from, to: target, status_label: STATUS_LABELS[target] },
-  });
-  for (const event of events) after.deliveries.push(...(await recordMerchantEvent(trx, storeId, event, now)));
+    data.licenses_revoked = licensesRevoked;
+    data.licenses_activated = licensesActivated;
+    const [audit] = await trx('order_status_events')
+      .insert({
+        store_id: storeId,
+        order_id: orderId,
+        from_status: from,
+        to_status: target,
+        source: 'merchant',
+        merchant_token_id: actor.merchantTokenId,
+        data: JSON.stringify(data),
+        created_at: now,
+      })
+      .returning('id');
+    after.auditId = Number((audit as { id: number }).id);
+    events.push({
+      id: `order.status_changed:${after.auditId}`,
+      type: 'order.status_changed',
+      data: { order_id: orderId, from, to: target, status_label: STATUS_LABELS[target] },
+    });
+    for (const event of events)
+      after.deliveries.push(...(await recordMerchantEvent(trx, storeId, event, now)));
 
-  return {
-    ...base,
-    status: target,
-    status_label: STATUS_LABELS[target],
-    changed: true,
-    licenses_revoked: licensesRevoked,
-    licenses_activated: licensesActivated,
-    ...(typeof data.refund_id === 'number' ? { refund_id: data.refund_id } : {}),
+    return {
+      ...base,
+      status: target,
+      status_label: STATUS_LABELS[target],
+      changed: true,
+      licenses_revoked: licensesRevoked,
+      licenses_activated: licensesActivated,
+      ...(typeof data.refund_id === 'number' ? { refund_id: data.refund_id } : {}),
+    };
   };
+  if (within) return run(within.trx);
+  const result = await deps.knex.transaction(run);
+  await afterTransition(deps, orderId, target, after);
+  return result;
 }
 
 /** After the commit: a failure here leaves the change made; every job is safe to enqueue again. */

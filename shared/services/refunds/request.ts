@@ -3,9 +3,9 @@ import { ConflictError } from '../../errors';
 import { findStoreOrder } from '../merchant/orders';
 import {
   afterTransition,
-  applyTransition,
   newTransitionAfter,
   TransitionDeps,
+  updateOrderStatus,
 } from '../merchant/transitions';
 import { addRefund, RefundInput } from './create';
 import { refundView, RefundView } from './view';
@@ -61,17 +61,11 @@ export async function requestRefund(
       const refund = (await addRefund(deps, trx, order, input, actor, after.refunds, now))!;
       let status = Number(order.status) as OrderStatus;
       if (refund.withdraw_goods && WITHDRAWABLE.includes(status)) {
-        const moved = await applyTransition(
-          deps,
+        const moved = await updateOrderStatus(deps, storeId, orderId, ORDER_STATUS.REFUNDED, actor, now, {
           trx,
-          storeId,
-          order,
-          ORDER_STATUS.REFUNDED,
-          actor,
           after,
-          now,
-          { refundAdded: true },
-        );
+          refundAdded: true,
+        });
         status = moved.status;
       }
       return { refund: (await Refund.query(trx).findById(refund.id))!, created: true, status };
