@@ -102,6 +102,11 @@ export const OrderDetail = obj({
     },
   },
   coupon: { type: ['object', 'null'], properties: { id: int, code: str, type: str, discount: money } },
+  refunds: {
+    ...obj({ currency: str, paid: money, refunded: money, pending: money, refundable: money }),
+    description:
+      'The money of the order’s payment: what was paid, refunded, being refunded, and still refundable.',
+  },
   items: {
     type: 'array',
     items: obj({

@@ -212,6 +212,9 @@ describe('Merchant API: refunds', function () {
       refundable: '74.50',
     });
     expect(listed(page).data.map((r) => [r.id, r.status])).to.deep.equal([[refund.id, 'succeeded']]);
+    const detail = await call(suite.server, m.token, 'GET', `/shawarma/orders/${order.id}`);
+    expectEnvelope(detail, 200);
+    expect((detail.body.data as { refunds: unknown }).refunds).to.deep.equal(listed(page).summary);
   });
 
   it('a full refund withdraws the goods: order Refunded, license revoked, payment refunded', async () => {
