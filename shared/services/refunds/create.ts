@@ -38,10 +38,12 @@ export interface RefundEffects {
   jobs: number[];
   /** Merchant webhook deliveries recorded. */
   deliveries: number[];
+  /** Refunds that succeeded: the buyer is told (one message job each). */
+  succeeded: number[];
 }
 
 export function newRefundEffects(): RefundEffects {
-  return { jobs: [], deliveries: [] };
+  return { jobs: [], deliveries: [], succeeded: [] };
 }
 
 /** Attempts of a refund's provider job: 12, the first delay REFUND_RETRY_DELAY_MS doubling (docs/merchant.md). */
@@ -68,7 +70,7 @@ export async function enqueueRefundJob(
 }
 
 /**
- * After the commit: the provider jobs and the webhook deliveries. A failure here leaves the refund
+ * After the commit: the provider jobs, the buyer's messages and the webhook deliveries. A failure here leaves the refund
  * pending in Postgres; the payments sweep enqueues it again.
  */
 export async function afterRefunds(
@@ -77,6 +79,14 @@ export async function afterRefunds(
 ): Promise<void> {
   try {
     for (const id of effects.jobs) await enqueueRefundJob(deps.queues, id, deps.config.refundRetryDelayMs);
+    for (const refundId of effects.succeeded) {
+      await enqueue(
+        deps.queues,
+        'messages',
+        { kind: 'refund', refundId },
+        { jobId: `refund-message-${refundId}` },
+      );
+    }
     await dispatchDeliveries(deps, effects.deliveries);
   } catch (err) {
     deps.logger.error(

@@ -5,3 +5,4 @@ export * from './settle';
 export * from './succeeded';
 export * from './sweep';
 export * from './view';
+export * from './notify';

@@ -61,6 +61,7 @@ export async function settleRefund(
       });
     }
     for (const hook of REFUND_SUCCEEDED_HOOKS) await hook(trx, refund, now);
+    effects.succeeded.push(refund.id);
   }
 
   const type = refund.status === 'succeeded' ? 'refund.succeeded' : 'refund.failed';

@@ -212,6 +212,16 @@ describe('Merchant API: refunds', function () {
       refundable: '74.50',
     });
     expect(listed(page).data.map((r) => [r.id, r.status])).to.deep.equal([[refund.id, 'succeeded']]);
+    // The buyer is told, in English and Arabic, once.
+    const messages = await waitFor('the buyer’s refund message', async () => {
+      const rows = await suite.deps
+        .knex('outbound_messages')
+        .where({ purpose: 'refund', to: '966500000001' })
+        .where('body', 'like', `%order #${order.id} %`);
+      return rows.length > 0 ? (rows as { body: string }[]) : undefined;
+    });
+    expect(messages).to.have.length(1);
+    expect(messages[0].body).to.contain('25.50 SAR').and.to.contain(`رقم ${order.id}`);
     const detail = await call(suite.server, m.token, 'GET', `/shawarma/orders/${order.id}`);
     expectEnvelope(detail, 200);
     expect((detail.body.data as { refunds: unknown }).refunds).to.deep.equal(listed(page).summary);
