@@ -38,7 +38,7 @@ export const RefundObject = obj({
   provider_refund_id: nstr,
   provider_status: nstr,
   failure_reason: nstr,
-  attempts: { type: 'integer', description: 'Calls made to the provider so far.' },
+  attempts: { type: 'integer', description: 'Times the worker has tried to send it to the provider.' },
   created_at: { type: 'string', format: 'date-time' },
   succeeded_at: ntime,
   failed_at: ntime,
