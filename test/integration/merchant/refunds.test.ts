@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { ORDER_STATUS, OrderStatus, Product } from '../../../db/models';
 import { randomToken, sha256 } from '../../../shared/crypto';
+import type { SandboxProvider } from '../../../shared/providers/sandbox';
 import { sweepPayments } from '../../../shared/services/payments';
 import { refundJobId } from '../../../shared/services/refunds';
 import { createProduct } from '../../helpers/builders';
@@ -405,6 +406,26 @@ describe('Merchant API: refunds', function () {
     expect(atSandbox.map((r: { amount_minor: number; id: string }) => [r.id, r.amount_minor])).to.deep.equal([
       [done.provider_refund_id, 1_200],
     ]);
+    // The sandbox's own API: the same idempotency key answers the first refund; more than is left is refused.
+    const key = (await knex('refunds').where('id', done.id).first()).idempotency_key as string;
+    const sandbox = suite.deps.providers.sandbox as SandboxProvider;
+    const request = {
+      providerPaymentId: sandboxId,
+      amountMinor: 1_200,
+      currency: 'SAR',
+      idempotencyKey: key,
+      refundedBeforeMinor: 0,
+      reason: null,
+    };
+    expect(await sandbox.refundPayment(request)).to.deep.include({
+      providerRefundId: done.provider_refund_id,
+      replayed: true,
+    });
+    const refusal = await sandbox
+      .refundPayment({ ...request, idempotencyKey: `other-${randomToken(4)}`, amountMinor: 3_801 })
+      .catch((err: Error) => err);
+    expect(refusal).to.have.property('name', 'ProviderRejectedError');
+    expect(await knex('sandbox_refunds').where('payment_id', sandboxId)).to.have.length(1);
   });
 
   it('bank transfer, PayPal and crypto record a manual refund with a note, succeeded at once', async () => {
