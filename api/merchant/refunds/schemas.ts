@@ -42,7 +42,11 @@ const amount = Joi.string()
 
 export const refundBody = Joi.object({
   amount,
-  reason: Joi.string().trim().max(500).allow(null, '').description('Why, for your records and the buyer.'),
+  reason: Joi.string()
+    .trim()
+    .max(500)
+    .allow(null, '')
+    .description('Why, for your records (kept on the refund and in its webhook events).'),
   note: Joi.string()
     .trim()
     .max(1000)
