@@ -7,6 +7,7 @@ import { fivemRoutes } from './fivem/routes';
 import type { Route } from './http/route';
 import { merchantRoutes } from './merchant/routes';
 import { payRoutes } from './pay/routes';
+import { interfaceIndexRoutes } from './platform/interface-index';
 import { platformRoutes } from './platform/routes';
 import { sandboxRoutes } from './sandbox/routes';
 import { storefrontRoutes } from './storefront/routes';
@@ -24,7 +25,7 @@ export function allRoutes(
 ): Route[] {
   // CONTRACT section 6: the /__dev routes do not exist in production.
   const dev = config.nodeEnv === 'production' ? [] : [...devRoutes, ...widgetDemoRoutes];
-  return [
+  const routes = [
     ...platformRoutes,
     ...docsRoutes,
     ...adminRoutes,
@@ -40,4 +41,5 @@ export function allRoutes(
     ...fivemRoutes,
     ...widgetRoutes,
   ];
+  return [...routes, ...interfaceIndexRoutes(routes)];
 }

@@ -23,7 +23,8 @@ export interface CancelResult {
  *   lists them again) and the products' `on_refund` commands are queued where something was given
  *   (withdrawOrderCommands);
  * - code keys of items never delivered go back on sale (delivered keys stay with the customer);
- * - a refund moves a paid payment to refunded, with its audit row.
+ * - a refund moves a paid payment to refunded, with its audit row (unless `movePayment` is false: the
+ *   refunds service moves it once the money is back).
  * Cancelling a cancelled order (or refunding a refunded one) changes nothing; a refunded order cannot be
  * cancelled, and a cancelled one can still be refunded (the money goes back after the cancellation).
  */
@@ -33,6 +34,9 @@ export async function cancelOrder(
   orderId: number,
   outcome: CancelOutcome,
   now: Date = new Date(),
+  // false: the caller returns the money through the refunds service, which moves the payment once the
+  // provider has refunded it (the Merchant API's status change does).
+  opts: { movePayment?: boolean } = {},
 ): Promise<CancelResult> {
   const result = await deps.knex.transaction(async (trx): Promise<CancelResult> => {
     const order = await Order.query(trx).findById(orderId).forUpdate();
@@ -62,7 +66,7 @@ export async function cancelOrder(
         trx('order_items').select('id').where('order_id', orderId).whereNull('delivered_at'),
       )
       .update({ status: 'available', order_item_id: null, checkout_id: null, sold_at: null });
-    if (outcome === 'refunded' && order.payment_id !== null) {
+    if (outcome === 'refunded' && order.payment_id !== null && opts.movePayment !== false) {
       await transitionPayment(trx, order.payment_id, {
         from: ['paid'],
         to: 'refunded',
