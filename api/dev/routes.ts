@@ -1,12 +1,49 @@
 import Joi from 'joi';
 import { jsonResponse } from '../openapi/components';
 import { defineRoute } from '../http/route';
+import { renewSubscription } from '../../shared/services/subscriptions/renew';
 
 /** Newest messages kept by the outbox driver, for local development and end-to-end tests. */
 const OUTBOX_LIMIT = 100;
 
 /** Development-only routes; api/routes.ts leaves them out when NODE_ENV=production (CONTRACT section 6). */
 export const devRoutes = [
+  defineRoute({
+    method: 'post',
+    path: '/__dev/subscriptions/{id}/renew',
+    interface: 'platform',
+    operationId: 'devRenewSubscription',
+    summary: 'Run a subscription\'s renewal now',
+    description:
+      'Runs the renewal the scheduler would run when the period ends, now: charges the saved card (or ' +
+      'sends the renewal link) and answers once the renewal is decided. A subscription in dunning is ' +
+      'tried again at once. `outcome`: `renewed` (order_id: the renewal order), `link_sent`, `failed`, ' +
+      'or `not_due` (cancelled, expired, lifetime). Running it again for a period already renewed moves ' +
+      'to the next period. Absent in production.',
+    request: {
+      params: Joi.object<{ id: number }, true>({
+        id: Joi.number().integer().min(1).max(2_147_483_647).required().description('The subscription id.'),
+      }),
+    },
+    responses: {
+      200: jsonResponse(
+        'How the renewal was decided.',
+        {
+          type: 'object',
+          required: ['outcome', 'order_id'],
+          properties: {
+            outcome: { type: 'string', enum: ['renewed', 'link_sent', 'failed', 'not_due'] },
+            order_id: { type: ['integer', 'null'] },
+          },
+        },
+        { outcome: 'renewed', order_id: 42 },
+      ),
+      404: 'PlatformError',
+    },
+    handler: async (ctx, { params }) => {
+      ctx.body = await renewSubscription(ctx.deps, params.id, { force: true });
+    },
+  }),
   defineRoute({
     method: 'get',
     path: '/__dev/outbox',

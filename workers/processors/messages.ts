@@ -2,6 +2,7 @@ import { UnrecoverableError } from 'bullmq';
 import { NotFoundError } from '../../shared/errors';
 import { deliveryJobError } from '../../shared/messaging';
 import { sendOrderDelivery } from '../../shared/services/fulfilment';
+import { sendSubscriptionMessage } from '../../shared/services/subscriptions/messages';
 import type { QueueProcessor } from './types';
 
 /**
@@ -13,9 +14,18 @@ export const messagesProcessor: QueueProcessor<'messages'> = {
   concurrency: 10,
   async process(job, deps) {
     try {
-      const outcome = await sendOrderDelivery(deps, job.data.orderId);
+      const data = job.data;
+      if (data.kind === 'subscription') {
+        const outcome = await sendSubscriptionMessage(deps, data);
+        deps.logger.info(
+          { queue: 'messages', jobId: job.id, subscriptionId: data.subscriptionId, event: data.event, outcome },
+          'subscription message',
+        );
+        return outcome;
+      }
+      const outcome = await sendOrderDelivery(deps, data.orderId);
       deps.logger.info(
-        { queue: 'messages', jobId: job.id, orderId: job.data.orderId, outcome },
+        { queue: 'messages', jobId: job.id, orderId: data.orderId, outcome },
         'order delivery',
       );
       return outcome;

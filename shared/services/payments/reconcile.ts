@@ -92,6 +92,13 @@ export async function reconcilePayment(
       data: { ...audit, amount_minor: state.amountMinor, currency: state.currency },
       patch: { paid_at: new Date(), error_message: null },
     });
+    if (state.savedToken) {
+      // The card token saved for a subscription's renewals, encrypted at rest; the subscription takes it
+      // when fulfilment starts it (startSubscription).
+      await trx('payments')
+        .where('id', payment.id)
+        .update({ saved_token_encrypted: ctx.cipher.encrypt(state.savedToken) });
+    }
     const { order, created } = await createOrderFromCheckout(trx, payment.checkout_id, {
       paymentId: payment.id,
       paymentMethod: payment.method,
