@@ -38,7 +38,16 @@ export function useSubscriptionsSuite(): { readonly deps: Deps; readonly server:
     suite = await paymentsSuite({}, { workers: false });
     workers = await WorkerPool.start(suite.deps, {
       registry: processors,
-      queues: ['payments', 'fulfilment', 'licenses', 'fivem', 'messages', 'subscriptions', 'merchant-webhooks'],
+      queues: [
+        'payments',
+        'fulfilment',
+        'licenses',
+        'fivem',
+        'messages',
+        'subscriptions',
+        'merchant-webhooks',
+        'maintenance',
+      ],
     });
   });
   after(async () => {
