@@ -13,7 +13,7 @@ export const devRoutes = [
     path: '/__dev/subscriptions/{id}/renew',
     interface: 'platform',
     operationId: 'devRenewSubscription',
-    summary: 'Run a subscription\'s renewal now',
+    summary: "Run a subscription's renewal now",
     description:
       'Runs the renewal the scheduler would run when the period ends, now: charges the saved card (or ' +
       'sends the renewal link) and answers once the renewal is decided. A subscription in dunning is ' +

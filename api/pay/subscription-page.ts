@@ -14,7 +14,10 @@ function pageView(result: SubscriptionPage, view: View, justCancelled = false): 
   const t = STRINGS[view.locale];
   if (result.kind === 'not_found') {
     const body = `<h1>${escapeHtml(t.checkoutNotFound)}</h1>`;
-    return { status: 404, html: layout(t.subscriptionTitle, body, { locale: view.locale, switchHref: view.switchHref }) };
+    return {
+      status: 404,
+      html: layout(t.subscriptionTitle, body, { locale: view.locale, switchHref: view.switchHref }),
+    };
   }
   const date = result.periodEnd ? new Date(result.periodEnd).toISOString().slice(0, 10) : null;
   const lines: string[] = [`<p><strong>${escapeHtml(t.subscriptionState(result.status))}</strong></p>`];
@@ -30,7 +33,10 @@ function pageView(result: SubscriptionPage, view: View, justCancelled = false): 
   const body = `<p class="muted"><bdi>${escapeHtml(result.storeName)}</bdi></p>
 <h1><bdi>${escapeHtml(result.productName)}</bdi> (<bdi>${escapeHtml(result.planName)}</bdi>)</h1>
 ${lines.join('\n')}`;
-  return { status: 200, html: layout(t.subscriptionTitle, body, { locale: view.locale, switchHref: view.switchHref }) };
+  return {
+    status: 200,
+    html: layout(t.subscriptionTitle, body, { locale: view.locale, switchHref: view.switchHref }),
+  };
 }
 
 const refParams = Joi.object<{ subscriptionRef: string }, true>({
@@ -68,7 +74,10 @@ export const subscriptionPageRoutes = [
       'past-due one is cancelled now. Answers the page. Pressing it again changes nothing.',
     guards: paymentStatusGuards,
     request: { params: refParams },
-    responses: { 200: htmlResponse('The subscription, cancelled.'), 404: htmlResponse('Unknown or forged link.') },
+    responses: {
+      200: htmlResponse('The subscription, cancelled.'),
+      404: htmlResponse('Unknown or forged link.'),
+    },
     handler: async (ctx, { params }) => {
       const page = await cancelFromPage(ctx.deps, params.subscriptionRef);
       sendHtml(ctx, pageView(page, viewOf(ctx), page.kind === 'subscription' && !page.cancellable));

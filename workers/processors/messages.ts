@@ -18,7 +18,13 @@ export const messagesProcessor: QueueProcessor<'messages'> = {
       if (data.kind === 'subscription') {
         const outcome = await sendSubscriptionMessage(deps, data);
         deps.logger.info(
-          { queue: 'messages', jobId: job.id, subscriptionId: data.subscriptionId, event: data.event, outcome },
+          {
+            queue: 'messages',
+            jobId: job.id,
+            subscriptionId: data.subscriptionId,
+            event: data.event,
+            outcome,
+          },
           'subscription message',
         );
         return outcome;

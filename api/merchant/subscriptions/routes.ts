@@ -1,8 +1,5 @@
 import Joi from 'joi';
-import {
-  cancelSubscription,
-  changeSubscriptionPlan,
-} from '../../../shared/services/subscriptions/cancel';
+import { cancelSubscription, changeSubscriptionPlan } from '../../../shared/services/subscriptions/cancel';
 import {
   listSubscriptions,
   SubscriptionFilters,

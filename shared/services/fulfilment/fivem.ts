@@ -1,12 +1,5 @@
 import type { Knex } from 'knex';
-import {
-  CustomField,
-  FivemMoment,
-  Order,
-  OrderItem,
-  Product,
-  ProductFivemCommand,
-} from '../../../db/models';
+import { CustomField, FivemMoment, Order, OrderItem, Product, ProductFivemCommand } from '../../../db/models';
 import { NotFoundError } from '../../errors';
 import { isFulfillable } from './rules';
 

@@ -17,7 +17,8 @@ import { enqueueSubscriptionMessage } from '../subscriptions/messages';
  */
 export async function startSubscription(
   knex: Knex,
-  order: Pick<Order, 'id' | 'store_id' | 'customer_id'> & Partial<Pick<Order, 'payment_id' | 'payment_method'>>,
+  order: Pick<Order, 'id' | 'store_id' | 'customer_id'> &
+    Partial<Pick<Order, 'payment_id' | 'payment_method'>>,
   item: Pick<OrderItem, 'id' | 'product_id'>,
   plan: Pick<ProductPlan, 'id' | 'duration'>,
   now: Date = new Date(),

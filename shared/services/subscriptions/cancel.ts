@@ -35,11 +35,14 @@ export async function cancelSubscription(
 ): Promise<{ changed: boolean }> {
   const result = await deps.knex.transaction(async (trx) => {
     const sub = await lockSubscription(trx, id);
-    if (!sub || (storeId !== null && sub.store_id !== storeId)) throw new NotFoundError(SUBSCRIPTION_NOT_FOUND);
+    if (!sub || (storeId !== null && sub.store_id !== storeId))
+      throw new NotFoundError(SUBSCRIPTION_NOT_FOUND);
     if (sub.status === 'cancelled' || sub.status === 'expired') return { changed: false, deliveries: [] };
     if (opts.atPeriodEnd && sub.current_period_end !== null) {
       if (sub.cancel_at_period_end) return { changed: false, deliveries: [] };
-      await Subscription.query(trx).patch({ cancel_at_period_end: true, cancelled_at: now }).where('id', sub.id);
+      await Subscription.query(trx)
+        .patch({ cancel_at_period_end: true, cancelled_at: now })
+        .where('id', sub.id);
       const deliveries = await recordMerchantEvent(
         trx,
         sub.store_id,

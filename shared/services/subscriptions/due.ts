@@ -55,8 +55,12 @@ export async function enqueueDueRenewals(
     .whereNull('r.id')
     .where((q) =>
       q
-        .where((c) => c.whereNotNull('s.payment_token_encrypted').where('s.current_period_end', '<=', cardHorizon))
-        .orWhere((l) => l.whereNull('s.payment_token_encrypted').where('s.current_period_end', '<=', linkHorizon)),
+        .where((c) =>
+          c.whereNotNull('s.payment_token_encrypted').where('s.current_period_end', '<=', cardHorizon),
+        )
+        .orWhere((l) =>
+          l.whereNull('s.payment_token_encrypted').where('s.current_period_end', '<=', linkHorizon),
+        ),
     )
     .orderBy('s.current_period_end')
     .limit(BATCH)
@@ -69,7 +73,9 @@ export async function enqueueDueRenewals(
       q
         .where((f) => f.where('r.status', 'failed').where('r.next_attempt_at', '<=', now))
         .orWhere((c) =>
-          c.where('r.status', 'charging').where('r.updated_at', '<', new Date(now.getTime() - STUCK_CHARGE_MS)),
+          c
+            .where('r.status', 'charging')
+            .where('r.updated_at', '<', new Date(now.getTime() - STUCK_CHARGE_MS)),
         ),
     )
     .whereIn('s.status', ['active', 'past_due'])

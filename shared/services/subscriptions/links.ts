@@ -15,7 +15,9 @@ export class SubscriptionLinks {
   private readonly key: Buffer;
 
   constructor(appSecret: string) {
-    this.key = Buffer.from(crypto.hkdfSync('sha256', appSecret, 'commerce-platform', 'subscription-links', 32));
+    this.key = Buffer.from(
+      crypto.hkdfSync('sha256', appSecret, 'commerce-platform', 'subscription-links', 32),
+    );
   }
 
   private mac(value: string): string {

@@ -7,7 +7,8 @@ import { recipientOf } from '../fulfilment/delivery';
 import { SubscriptionLinks } from './links';
 
 /** What the buyer is told about their subscription, one message per event, period and attempt. */
-export type SubscriptionMessageEvent = 'renewed' | 'payment_failed' | 'renewal_link' | 'expired' | 'cancelled';
+export type SubscriptionMessageEvent =
+  'renewed' | 'payment_failed' | 'renewal_link' | 'expired' | 'cancelled';
 
 /**
  * Enqueues the buyer's message after the change committed. The job id (and the send key) names the
@@ -87,10 +88,7 @@ export function subscriptionMessage(event: SubscriptionMessageEvent, f: MessageF
       ]);
       break;
   }
-  lines.push([
-    `إدارة الاشتراك أو إلغاؤه: ${f.manageUrl}`,
-    `Manage or cancel: ${f.manageUrl}`,
-  ]);
+  lines.push([`إدارة الاشتراك أو إلغاؤه: ${f.manageUrl}`, `Manage or cancel: ${f.manageUrl}`]);
   return [...lines.map(([ar]) => ar), '', ...lines.map(([, en]) => en)].join('\n');
 }
 

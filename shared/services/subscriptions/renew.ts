@@ -323,7 +323,9 @@ async function settleFailed(
         .patch({ status: 'failed', next_attempt_at: null, last_error: reason.slice(0, 500) })
         .where('id', renewal.id);
       deliveries.push(...(await endSubscription(trx, sub, 'expired', now)).deliveries);
-      after.push(() => enqueueSubscriptionMessage(deps.queues, sub.id, 'expired', renewal.id, renewal.attempts));
+      after.push(() =>
+        enqueueSubscriptionMessage(deps.queues, sub.id, 'expired', renewal.id, renewal.attempts),
+      );
     } else {
       await SubscriptionRenewal.query(trx)
         .patch({

@@ -58,7 +58,9 @@ describe('Subscriptions: what a period grants, the scheduler, the buyer’s page
       new Date(renewed!.current_period_end!).toISOString(),
     );
     // The renewal order carries no license of its own: the subscription's one is extended.
-    expect(await Subscription.knex()('licenses').where('order_id', res.body.order_id as number)).to.have.length(0);
+    expect(
+      await Subscription.knex()('licenses').where('order_id', res.body.order_id as number),
+    ).to.have.length(0);
 
     await gatewayOf(suite.deps).declineNextCharges(await tokenOf(suite.deps, subscription.id), 10);
     for (let attempt = 1; attempt <= 4; attempt += 1) await renew(suite.server, subscription.id);
@@ -81,8 +83,13 @@ describe('Subscriptions: what a period grants, the scheduler, the buyer’s page
       nextPhone(),
     );
     const commandsOf = async (orderId: number): Promise<{ kind: string; command: string }[]> =>
-      Subscription.knex()('fivem_commands').where('order_id', orderId).orderBy('id').select('kind', 'command');
-    await waitFor('the purchase command', async () => ((await commandsOf(order.id)).length > 0 ? true : undefined));
+      Subscription.knex()('fivem_commands')
+        .where('order_id', orderId)
+        .orderBy('id')
+        .select('kind', 'command');
+    await waitFor('the purchase command', async () =>
+      (await commandsOf(order.id)).length > 0 ? true : undefined,
+    );
 
     const res = await renew(suite.server, subscription.id);
     const renewalOrder = res.body.order_id as number;
@@ -102,7 +109,13 @@ describe('Subscriptions: what a period grants, the scheduler, the buyer’s page
 
   it('renews through the scheduler: two schedulers enqueue one job, and a job retried from the dashboard charges nothing more', async () => {
     const { monthly } = await subscriptionProduct(store);
-    const { subscription } = await subscribeThroughSandbox(suite.deps, suite.server, store, monthly, nextPhone());
+    const { subscription } = await subscribeThroughSandbox(
+      suite.deps,
+      suite.server,
+      store,
+      monthly,
+      nextPhone(),
+    );
     // The period ends now: the scheduler's window has it.
     const end = new Date(Date.now() - 60_000);
     await Subscription.query().patch({ current_period_end: end }).where('id', subscription.id);
@@ -131,7 +144,9 @@ describe('Subscriptions: what a period grants, the scheduler, the buyer’s page
     await job!.retry('completed');
     await waitFor('the retried job to complete', async () => {
       const again = await suite.deps.queues.subscriptions.getJob(renewalJobId(subscription.id, end, 1));
-      return again && (await again.isCompleted()) && again.attemptsStarted > job!.attemptsStarted ? true : undefined;
+      return again && (await again.isCompleted()) && again.attemptsStarted > job!.attemptsStarted
+        ? true
+        : undefined;
     });
     expect(await charges()).to.equal(1);
     expect(await Order.query().where({ store_id: store.id, source: 'renewal' })).to.have.length(1);

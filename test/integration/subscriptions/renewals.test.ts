@@ -75,14 +75,20 @@ describe('Subscriptions: renewals by saved card, dunning, links and cancellation
       };
       expect(data.status).to.equal('active');
       expect(data.plan.duration).to.equal('monthly');
-      expect(new Date(data.current_period_end).toISOString()).to.equal(addMonths(start, period).toISOString());
+      expect(new Date(data.current_period_end).toISOString()).to.equal(
+        addMonths(start, period).toISOString(),
+      );
       expect(data.renewals.map((r) => r.order_id)).to.deep.equal(orders);
     }
     expect(new Set(orders).size).to.equal(3);
     expect(await chargesOf(token)).to.have.length(3);
 
     const renewalOrder = await merchant.request(`/shawarma/orders/${orders[2]}`);
-    const renewalData = renewalOrder.body.data as { subscription_id: number; total: string; items: unknown[] };
+    const renewalData = renewalOrder.body.data as {
+      subscription_id: number;
+      total: string;
+      items: unknown[];
+    };
     expect(renewalData.subscription_id).to.equal(subscription.id);
     expect(renewalData.total).to.equal('10.00');
     await waitFor('the renewal order to complete', async () => {
@@ -98,7 +104,13 @@ describe('Subscriptions: renewals by saved card, dunning, links and cancellation
 
   it('charges a period once when two renewals run at once, and when a renewal is retried after a crash', async () => {
     const { monthly } = await subscriptionProduct(store);
-    const { subscription } = await subscribeThroughSandbox(suite.deps, suite.server, store, monthly, nextPhone());
+    const { subscription } = await subscribeThroughSandbox(
+      suite.deps,
+      suite.server,
+      store,
+      monthly,
+      nextPhone(),
+    );
     const token = await tokenOf(suite.deps, subscription.id);
 
     const both = await Promise.all([
@@ -213,7 +225,13 @@ describe('Subscriptions: renewals by saved card, dunning, links and cancellation
 
   it('cancels at period end: still active, no renewal order, then cancelled when the period is over', async () => {
     const { monthly } = await subscriptionProduct(store);
-    const { subscription } = await subscribeThroughSandbox(suite.deps, suite.server, store, monthly, nextPhone());
+    const { subscription } = await subscribeThroughSandbox(
+      suite.deps,
+      suite.server,
+      store,
+      monthly,
+      nextPhone(),
+    );
     const cancelled = await merchant.request(`/shawarma/subscriptions/${subscription.id}/cancel`, {
       method: 'POST',
       json: { cancel_at_period_end: true },
@@ -231,7 +249,94 @@ describe('Subscriptions: renewals by saved card, dunning, links and cancellation
     expect(ended!.status).to.equal('cancelled');
     expect(ended!.ended_at).to.not.equal(null);
 
-    const now = await merchant.request(`/shawarma/subscriptions/${subscription.id}/cancel`, { method: 'POST' });
+    const now = await merchant.request(`/shawarma/subscriptions/${subscription.id}/cancel`, {
+      method: 'POST',
+    });
     expect((now.body.data as { status: string }).status).to.equal('cancelled');
+  });
+
+  it('records a merchant webhook event for each state change', async () => {
+    await Subscription.knex()('merchant_webhook_endpoints').insert({
+      store_id: store.id,
+      url: 'https://erp.example.test/hooks',
+      events: ['subscription.*'],
+      secret_encrypted: suite.deps.cipher.encrypt('whsec_test'),
+    });
+    const { monthly } = await subscriptionProduct(store);
+    const { subscription } = await subscribeThroughSandbox(
+      suite.deps,
+      suite.server,
+      store,
+      monthly,
+      nextPhone(),
+    );
+    expect((await renew(suite.server, subscription.id)).body.outcome).to.equal('renewed');
+    await gatewayOf(suite.deps).declineNextCharges(await tokenOf(suite.deps, subscription.id), 1);
+    expect((await renew(suite.server, subscription.id)).body.outcome).to.equal('failed');
+    const plan = await merchant.request(`/shawarma/subscriptions/${subscription.id}/plan`, {
+      method: 'POST',
+      json: { plan_id: (await subscriptionProduct(store)).monthly.id },
+    });
+    expect(plan.status).to.equal(422);
+    expect(plan.text).to.include('plan_id');
+    const cancelled = await merchant.request(`/shawarma/subscriptions/${subscription.id}/cancel`, {
+      method: 'POST',
+      json: {},
+    });
+    expect((cancelled.body.data as { status: string }).status).to.equal('cancelled');
+    const types = await waitFor('the events', async () => {
+      const rows = (await Subscription.knex()('merchant_webhook_deliveries')
+        .where('store_id', store.id)
+        .orderBy('id')
+        .pluck('event_type')) as string[];
+      return rows.includes('subscription.cancelled') ? rows : undefined;
+    });
+    expect(types).to.include.members([
+      'subscription.created',
+      'subscription.renewed',
+      'subscription.payment_failed',
+      'subscription.cancelled',
+    ]);
+
+    const metrics = await suite.server.request('/metrics');
+    expect(metrics.text).to.match(/subscriptions\{status="cancelled"\} [1-9]/);
+    expect(metrics.text).to.match(/subscription_renewal_charges\{outcome="renewed"\} [1-9]/);
+    expect(metrics.text).to.match(/subscription_renewal_charges\{outcome="failed"\} [1-9]/);
+    expect(metrics.text).to.match(/subscription_renewals_due \d+/);
+  });
+
+  it('changes the plan from the next period: the renewal charges the new plan and runs for its duration', async () => {
+    const { monthly, yearly } = await subscriptionProduct(store);
+    const { subscription } = await subscribeThroughSandbox(
+      suite.deps,
+      suite.server,
+      store,
+      monthly,
+      nextPhone(),
+    );
+    const changed = await merchant.request(`/shawarma/subscriptions/${subscription.id}/plan`, {
+      method: 'POST',
+      json: { plan_id: yearly.id },
+    });
+    expect(changed.status, changed.text).to.equal(200);
+    const data = changed.body.data as { next_plan_id: number; plan: { duration: string } };
+    expect(data.next_plan_id).to.equal(yearly.id);
+    expect(data.plan.duration).to.equal('monthly');
+
+    const res = await renew(suite.server, subscription.id);
+    expect(res.body.outcome).to.equal('renewed');
+    const detail = await merchant.request(`/shawarma/subscriptions/${subscription.id}`);
+    const after = detail.body.data as {
+      next_plan_id: number | null;
+      plan: { duration: string };
+      current_period_end: string;
+    };
+    expect(after.plan.duration).to.equal('yearly');
+    expect(after.next_plan_id).to.equal(null);
+    expect(after.current_period_end).to.equal(
+      addMonths(new Date(subscription.current_period_end!), 12).toISOString(),
+    );
+    const order = await merchant.request(`/shawarma/orders/${res.body.order_id as number}`);
+    expect((order.body.data as { total: string }).total).to.equal('100.00');
   });
 });

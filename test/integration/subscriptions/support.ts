@@ -1,12 +1,5 @@
 import { expect } from 'chai';
-import {
-  Order,
-  Product,
-  ProductFivemCommand,
-  ProductPlan,
-  Store,
-  Subscription,
-} from '../../../db/models';
+import { Order, Product, ProductFivemCommand, ProductPlan, Store, Subscription } from '../../../db/models';
 import type { Deps } from '../../../shared/deps';
 import { SandboxGateway } from '../../../shared/providers/sandbox';
 import { processors } from '../../../workers/processors';
