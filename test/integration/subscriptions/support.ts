@@ -12,7 +12,6 @@ import {
   browse,
   completionOf,
   guestInitiate,
-  hostedMethod,
   orderOf,
   paymentIdOf,
   paymentsSuite,
