@@ -162,7 +162,11 @@ describe('Subscriptions: renewals by saved card, dunning, links and cancellation
     const { monthly } = await subscriptionProduct(store);
     const phone = nextPhone();
     const { subscription } = await subscribeThroughSandbox(suite.deps, suite.server, store, monthly, phone);
-    await gatewayOf(suite.deps).declineNextCharges(await tokenOf(suite.deps, subscription.id), 10);
+    const declined = await suite.server.request(`/__dev/subscriptions/${subscription.id}/sandbox-card`, {
+      method: 'POST',
+      json: { decline_next: 10 },
+    });
+    expect(declined.body).to.deep.equal({ decline_next: 10 });
 
     const statuses: string[] = [];
     for (let attempt = 1; attempt <= 4; attempt += 1) {
