@@ -5,7 +5,7 @@ import { renewSubscriptionsTask } from '../../../shared/services/subscriptions/d
 import { renewSubscription } from '../../../shared/services/subscriptions/renew';
 import type { PaymentProvider } from '../../../shared/providers/types';
 import { createPaymentMethod, createStore, merchantToken } from '../../helpers/builders';
-import { hostedMethod } from '../payments/support';
+import { browse, hostedMethod, paymentIdOf, sessionOf } from '../payments/support';
 import {
   gatewayOf,
   MerchantClient,
@@ -342,5 +342,39 @@ describe('Subscriptions: renewals by saved card, dunning, links and cancellation
     );
     const order = await merchant.request(`/shawarma/orders/${res.body.order_id as number}`);
     expect((order.body.data as { total: string }).total).to.equal('100.00');
+  });
+
+  it('lets the buyer pay a declined renewal by hand through the link: the period is settled and dunning stops', async () => {
+    const { monthly } = await subscriptionProduct(store);
+    const phone = nextPhone();
+    const { subscription } = await subscribeThroughSandbox(suite.deps, suite.server, store, monthly, phone);
+    await gatewayOf(suite.deps).declineNextCharges(await tokenOf(suite.deps, subscription.id), 10);
+    expect((await renew(suite.server, subscription.id)).body.outcome).to.equal('failed');
+    const body = await waitFor('the failure message', async () =>
+      (await outboxBodies(suite.server, `966${phone}`)).find((b) => b.includes('could not renew')),
+    );
+    const link = new URL(/(http:\/\/\S+\/pay\/rnw_[0-9a-f]{64})/.exec(body)![1]!).pathname;
+    const chosen = await browse(suite.server, link, { payment_method: 'card' });
+    expect(chosen.status, chosen.text).to.equal(303);
+    const paymentPage = chosen.headers.get('location')!;
+    await sessionOf(paymentIdOf(paymentPage));
+    const paid = await browse(suite.server, paymentPage, { outcome: 'paid' });
+    expect(paid.status).to.equal(200);
+    const settled = await waitFor('the renewal to be settled', async () => {
+      const sub = await Subscription.query().findById(subscription.id);
+      return sub?.status === 'active' &&
+        new Date(sub.current_period_end!).getTime() > new Date(subscription.current_period_end!).getTime()
+        ? sub
+        : undefined;
+    });
+    expect(new Date(settled.current_period_end!).toISOString()).to.equal(
+      addMonths(new Date(subscription.current_period_end!), 1).toISOString(),
+    );
+    const renewal = await SubscriptionRenewal.query().findOne({ subscription_id: subscription.id });
+    expect(renewal).to.include({ status: 'paid' });
+    // The next run is for the next period, not a retry of the settled one.
+    const next = await renew(suite.server, subscription.id);
+    expect(next.body.outcome).to.equal('failed');
+    expect(await Order.query().where({ store_id: store.id, source: 'renewal' })).to.have.length(1);
   });
 });
