@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import type { Order, OrderItem, ProductPlan } from '../../../db/models';
+import { OrderItem, ProductPlan } from '../../../db/models';
+import type { Order } from '../../../db/models';
 import type { Cipher } from '../../crypto';
 import type { Queues } from '../../queues';
 import { periodEnd } from '../licenses/periods';
@@ -53,6 +54,29 @@ export async function startSubscription(
     .ignore()
     .returning('id');
   return inserted.length > 0;
+}
+
+/**
+ * Starts the subscriptions of a paid order inside the transaction that marks it paid, so the order and
+ * its subscription appear together (the Merchant API shows `subscription_id` as soon as the order exists);
+ * fulfilment runs startSubscription again later and finds them there. A renewal's order starts nothing.
+ */
+export async function startOrderSubscriptions(
+  trx: Knex.Transaction,
+  order: Pick<Order, 'id' | 'store_id' | 'customer_id' | 'payment_id' | 'payment_method' | 'source'>,
+  now: Date = new Date(),
+): Promise<number> {
+  if (order.source === 'renewal') return 0;
+  let started = 0;
+  const items = await OrderItem.query(trx)
+    .where({ order_id: order.id, type: 'subscription' })
+    .whereNotNull('plan_id')
+    .orderBy('id');
+  for (const item of items) {
+    const plan = await ProductPlan.query(trx).findById(item.plan_id!);
+    if (plan && (await startSubscription(trx, order, item, plan, now))) started += 1;
+  }
+  return started;
 }
 
 /**

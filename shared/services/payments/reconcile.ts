@@ -4,6 +4,7 @@ import { formatMoney } from '../../money';
 import { NotFoundError } from '../../errors';
 import { isHostedProvider } from '../../providers/types';
 import { enqueueFulfilment } from '../fulfilment/enqueue';
+import { startOrderSubscriptions } from '../fulfilment/subscriptions';
 import { createOrderFromCheckout } from '../orders/create-from-checkout';
 import { PaymentSource, transitionPayment } from './audit';
 import { credentialsFor, PaymentsContext } from './context';
@@ -106,6 +107,7 @@ export async function reconcilePayment(
       logger: ctx.logger,
     });
     if (!created && order.payment_id !== payment.id) await settleSecondPayment(ctx, trx, order, payment);
+    if (created) await startOrderSubscriptions(trx, order);
     await ctx.hooks?.afterOrder?.(order, trx);
     return { orderId: order.id, orderCreated: created };
   });
