@@ -126,7 +126,12 @@ export async function subscribeThroughSandbox(
     const page = `${deps.config.publicBaseUrl}/sandbox/checkout/${session.provider_payment_id}`;
     const paid = await browse(server, page, { outcome: 'paid' });
     expect(paid.status).to.equal(303);
-    order = await completionOf((await orderOf(checkout.checkoutId)).id);
+    const created = await orderOf(checkout.checkoutId);
+    // The subscription is started with the order, in the transaction that marks it paid.
+    expect(await Subscription.query().findOne({ order_id: created.id }), 'the subscription').to.not.equal(
+      undefined,
+    );
+    order = await completionOf(created.id);
   } else {
     const pending = await orderOf(checkout.checkoutId);
     const token = await merchantToken(store);
