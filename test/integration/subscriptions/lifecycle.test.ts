@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { Model } from 'objection';
 import { Order, Store, Subscription, SubscriptionRenewal } from '../../../db/models';
 import { Scheduler } from '../../../shared/scheduler';
-import { renewalJobId } from '../../../shared/services/subscriptions/due';
+import { enqueueDueRenewals, renewalJobId } from '../../../shared/services/subscriptions/due';
 import { createStore, merchantToken } from '../../helpers/builders';
 import { guestCheckout } from '../../helpers/checkouts';
 import { isolatedDeps } from '../../helpers/deps';
@@ -105,6 +105,24 @@ describe('Subscriptions: what a period grants, the scheduler, the buyer’s page
       { kind: 'purchase', command: 'grant license:00ff vip' },
       { kind: 'expiry', command: 'revoke license:00ff vip' },
     ]);
+  });
+
+  it('the scheduler takes a card within the hour before its period ends, not before', async () => {
+    const { monthly } = await subscriptionProduct(store);
+    const { subscription } = await subscribeThroughSandbox(
+      suite.deps,
+      suite.server,
+      store,
+      monthly,
+      nextPhone(),
+    );
+    const end = new Date(Date.now() + 2 * 3600_000);
+    await Subscription.query().patch({ current_period_end: end }).where('id', subscription.id);
+    const jobId = renewalJobId(subscription.id, end, 1);
+    await enqueueDueRenewals(suite.deps.knex, new Date(), suite.deps);
+    expect(await suite.deps.queues.subscriptions.getJob(jobId)).to.equal(undefined);
+    await enqueueDueRenewals(suite.deps.knex, new Date(end.getTime() - 30 * 60_000), suite.deps);
+    expect(await suite.deps.queues.subscriptions.getJob(jobId)).to.not.equal(undefined);
   });
 
   it('renews through the scheduler: two schedulers enqueue one job, and a job retried from the dashboard charges nothing more', async () => {

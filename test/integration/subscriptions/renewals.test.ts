@@ -225,6 +225,16 @@ describe('Subscriptions: renewals by saved card, dunning, links and cancellation
     const page = await suite.server.request(new URL(url).pathname);
     expect(page.status).to.equal(200);
     expect(page.text).to.include(product.name).and.include('10.00');
+
+    // Unpaid when the period ends: past_due; five days later (the last dunning day): expired.
+    const end = new Date(subscription.current_period_end!).getTime();
+    await renewSubscriptionsTask(suite.deps.knex, new Date(end + 60_000), suite.deps);
+    expect((await Subscription.query().findById(subscription.id))!.status).to.equal('past_due');
+    await renewSubscriptionsTask(suite.deps.knex, new Date(end + 5 * 86_400_000 + 60_000), suite.deps);
+    expect((await Subscription.query().findById(subscription.id))!.status).to.equal('expired');
+    await waitFor('the expiry message', async () =>
+      (await outboxBodies(suite.server, `966${phone}`)).find((b) => b.includes('has expired')),
+    );
   });
 
   it('cancels at period end: still active, no renewal order, then cancelled when the period is over', async () => {
