@@ -185,6 +185,9 @@ describe('Subscriptions: what a period grants, the scheduler, the buyer’s page
     expect(terms.text).to.include('Renews every month at this price');
     const arabic = await suite.server.request(`${new URL(opened.paymentUrl).pathname}?lang=ar`);
     expect(arabic.text).to.include('يتجدد كل شهر');
+    // The widget states it beside the plans too.
+    const widget = await suite.server.request('/widget/v1.js');
+    expect(widget.text).to.include('renew automatically at the same price');
 
     const res = await renew(suite.server, subscription.id);
     expect(res.body.outcome).to.equal('renewed');
