@@ -107,7 +107,10 @@ function viewOf(s: SubscriptionRow) {
     next_plan_id: s.next_plan_id,
     payment_method: s.payment_method,
     renews_by:
-      s.current_period_end === null || s.status === 'cancelled' || s.status === 'expired'
+      s.current_period_end === null ||
+      s.status === 'cancelled' ||
+      s.status === 'expired' ||
+      s.cancel_at_period_end
         ? 'none'
         : s.payment_token_encrypted
           ? 'saved_card'

@@ -6,6 +6,7 @@ import {
   OrderItem,
   Payment,
   ProductPlan,
+  Store,
   Subscription,
   SubscriptionRenewal,
 } from '../../../db/models';
@@ -24,6 +25,7 @@ import type { Queues } from '../../queues';
 import { enqueueFulfilment } from '../fulfilment/enqueue';
 import { dispatchDeliveries, recordMerchantEvent } from '../merchant/webhooks/events';
 import { createOrderFromCheckout } from '../orders/create-from-checkout';
+import { applyTax } from '../pricing';
 import { recordCreation, transitionPayment } from '../payments/audit';
 import { credentialsFor } from '../payments/context';
 import { applyPaidRenewal, endSubscription, lockSubscription, subscriptionEvent } from './lifecycle';
@@ -128,6 +130,13 @@ async function renewalCheckout(
   const item = sub.order_item_id ? await OrderItem.query(trx).findById(sub.order_item_id) : undefined;
   if (!first) throw new NotFoundError(`subscription ${sub.id} has no first order to renew from`);
   const quantity = item?.quantity ?? 1;
+  const subtotal = Number(plan.price_minor) * quantity;
+  // The store's VAT setting of today, as a new checkout would price it.
+  const store = await Store.query(trx).findById(sub.store_id);
+  const { taxMinor, totalMinor } = applyTax(subtotal, {
+    mode: store?.tax_mode ?? 'none',
+    rateBp: store?.tax_rate_bp ?? 0,
+  });
   const lastTry = DUNNING_DAYS[DUNNING_DAYS.length - 1] ?? 0;
   const checkout = await Checkout.query(trx).insertAndFetch({
     store_id: sub.store_id,
@@ -144,10 +153,10 @@ async function renewalCheckout(
     quantity,
     unit_price_minor: Number(plan.price_minor),
     addons_minor: 0,
-    subtotal_minor: Number(plan.price_minor) * quantity,
+    subtotal_minor: subtotal,
     discount_minor: 0,
-    tax_minor: 0,
-    total_minor: Number(plan.price_minor) * quantity,
+    tax_minor: taxMinor,
+    total_minor: totalMinor,
     currency: first.currency,
     fields: item?.fields ?? {},
     status: payable ? 'payment_initiated' : 'created',

@@ -387,4 +387,21 @@ describe('Subscriptions: renewals by saved card, dunning, links and cancellation
     expect(next.body.outcome).to.equal('failed');
     expect(await Order.query().where({ store_id: store.id, source: 'renewal' })).to.have.length(1);
   });
+
+  it('prices a renewal with the store’s VAT like a new checkout', async () => {
+    const taxed = await createStore({ name: 'VAT RP', tax_mode: 'exclusive', tax_rate_bp: 1500 });
+    await hostedMethod(suite.deps, taxed, 'card', 'sandbox');
+    const { monthly } = await subscriptionProduct(taxed);
+    const { order, subscription } = await subscribeThroughSandbox(
+      suite.deps,
+      suite.server,
+      taxed,
+      monthly,
+      nextPhone(),
+    );
+    expect(order.total_minor).to.equal(1_150);
+    const res = await renew(suite.server, subscription.id);
+    const renewal = await Order.query().findById(res.body.order_id as number);
+    expect(renewal).to.include({ subtotal_minor: 1_000, tax_minor: 150, total_minor: 1_150 });
+  });
 });
