@@ -8,6 +8,7 @@ import type { Route } from './http/route';
 import { merchantRoutes } from './merchant/routes';
 import { payRoutes } from './pay/routes';
 import { interfaceIndexRoutes } from './platform/interface-index';
+import { subscriptionPageRoutes } from './pay/subscription-page';
 import { platformRoutes } from './platform/routes';
 import { sandboxRoutes } from './sandbox/routes';
 import { storefrontRoutes } from './storefront/routes';
@@ -35,6 +36,7 @@ export function allRoutes(
     ...merchantRoutes,
     ...webhookRoutes,
     ...payRoutes,
+    ...subscriptionPageRoutes,
     // Anyone can mark a sandbox payment paid: off in production unless SANDBOX_ENABLED=1 (announced at start).
     ...((config.sandboxEnabled ?? config.nodeEnv !== 'production') ? sandboxRoutes : []),
     ...licenseRoutes,

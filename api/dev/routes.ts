@@ -1,12 +1,100 @@
 import Joi from 'joi';
 import { jsonResponse } from '../openapi/components';
 import { defineRoute } from '../http/route';
+import { renewSubscription } from '../../shared/services/subscriptions/renew';
+import { SandboxGateway } from '../../shared/providers/sandbox';
+import { NotFoundError } from '../../shared/errors';
 
 /** Newest messages kept by the outbox driver, for local development and end-to-end tests. */
 const OUTBOX_LIMIT = 100;
 
 /** Development-only routes; api/routes.ts leaves them out when NODE_ENV=production (CONTRACT section 6). */
 export const devRoutes = [
+  defineRoute({
+    method: 'post',
+    path: '/__dev/subscriptions/{id}/renew',
+    interface: 'platform',
+    operationId: 'devRenewSubscription',
+    summary: "Run a subscription's renewal now",
+    description:
+      'Runs the renewal the scheduler would run when the period ends, now: charges the saved card (or ' +
+      'sends the renewal link) and answers once the renewal is decided. A subscription in dunning is ' +
+      'tried again at once. `outcome`: `renewed` (order_id: the renewal order), `link_sent`, `failed`, ' +
+      'or `not_due` (cancelled, expired, lifetime). Running it again for a period already renewed moves ' +
+      'to the next period. Absent in production.',
+    request: {
+      params: Joi.object<{ id: number }, true>({
+        id: Joi.number().integer().min(1).max(2_147_483_647).required().description('The subscription id.'),
+      }),
+    },
+    responses: {
+      200: jsonResponse(
+        'How the renewal was decided.',
+        {
+          type: 'object',
+          required: ['outcome', 'order_id'],
+          properties: {
+            outcome: { type: 'string', enum: ['renewed', 'link_sent', 'failed', 'not_due'] },
+            order_id: { type: ['integer', 'null'] },
+          },
+        },
+        { outcome: 'renewed', order_id: 42 },
+      ),
+      404: 'PlatformError',
+    },
+    handler: async (ctx, { params }) => {
+      ctx.body = await renewSubscription(ctx.deps, params.id, { force: true });
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/__dev/subscriptions/{id}/sandbox-card',
+    interface: 'platform',
+    operationId: 'devDeclineSandboxCard',
+    summary: 'Make a subscription’s saved sandbox card decline',
+    description:
+      'Body `{"decline_next": N}`: the next N charges of the subscription’s saved sandbox card are ' +
+      'declined (0 restores it), as a card without funds would; for trying renewals and dunning. 404 when ' +
+      'the subscription has no saved sandbox card. Absent in production.',
+    request: {
+      params: Joi.object<{ id: number }, true>({
+        id: Joi.number().integer().min(1).max(2_147_483_647).required().description('The subscription id.'),
+      }),
+      body: Joi.object<{ decline_next: number }, true>({
+        decline_next: Joi.number().integer().min(0).max(1000).required(),
+      }),
+      example: { decline_next: 4 },
+    },
+    responses: {
+      200: jsonResponse(
+        'The card’s setting.',
+        {
+          type: 'object',
+          required: ['decline_next'],
+          properties: { decline_next: { type: 'integer' } },
+        },
+        { decline_next: 4 },
+      ),
+      404: 'PlatformError',
+    },
+    handler: async (ctx, { params, body }) => {
+      const sub = await ctx.deps
+        .knex('subscriptions')
+        .where('id', params.id)
+        .first<{ provider: string | null; payment_token_encrypted: string | null } | undefined>(
+          'provider',
+          'payment_token_encrypted',
+        );
+      if (!sub || sub.provider !== 'sandbox' || !sub.payment_token_encrypted)
+        throw new NotFoundError('This subscription has no saved sandbox card');
+      const gateway = new SandboxGateway(ctx.deps.knex, ctx.deps.appSecret, ctx.deps.logger);
+      await gateway.declineNextCharges(
+        ctx.deps.cipher.decrypt(sub.payment_token_encrypted),
+        body.decline_next,
+      );
+      ctx.body = { decline_next: body.decline_next };
+    },
+  }),
   defineRoute({
     method: 'get',
     path: '/__dev/outbox',

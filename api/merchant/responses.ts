@@ -161,7 +161,7 @@ export const OrderDetail = obj({
       id: int,
       command: str,
       player_id: nstr,
-      kind: { type: 'string', enum: ['purchase', 'refund'] },
+      kind: { type: 'string', enum: ['purchase', 'refund', 'renewal', 'expiry'] },
       require_online: bool,
       status: { type: 'string', enum: ['pending', 'executed', 'withdrawn', 'expired', 'failed'] },
       leased: bool,
@@ -169,6 +169,10 @@ export const OrderDetail = obj({
       withdrawn_at: ntime,
       created_at: time,
     }),
+  },
+  subscription_id: {
+    ...nint,
+    description: 'The subscription this order started or renewed (the first, when it started several).',
   },
   subscriptions: {
     type: 'array',
@@ -309,7 +313,7 @@ export const CategorySummary = obj({
 
 export const SubscriptionSummary = obj({
   id: int,
-  status: { type: 'string', enum: ['active', 'cancelled', 'expired'] },
+  status: { type: 'string', enum: ['active', 'past_due', 'cancelled', 'expired'] },
   customer: obj({
     id: nint,
     first_name: nstr,
@@ -322,6 +326,17 @@ export const SubscriptionSummary = obj({
   plan: obj({ id: int, name: nstr, duration: nstr, price: nmoney }),
   order_id: nint,
   current_period: obj({ start: time, end: ntime }),
+  current_period_end: ntime,
+  cancel_at_period_end: bool,
+  next_plan_id: { ...nint, description: 'A plan change that takes effect at the next period.' },
+  payment_method: nstr,
+  renews_by: {
+    type: 'string',
+    enum: ['saved_card', 'payment_link', 'none'],
+    description: 'How the next period is paid: the saved card, a link sent to the buyer, or not at all.',
+  },
+  past_due_since: ntime,
+  ended_at: ntime,
   cancelled_at: ntime,
   created_at: time,
 });
@@ -330,7 +345,19 @@ export const SubscriptionDetail: SchemaObject = {
   allOf: [
     SubscriptionSummary,
     obj({
-      renewals: { type: 'array', items: obj({ order_id: int, status, total: money, created_at: time }) },
+      renewals: {
+        type: 'array',
+        items: obj({
+          id: int,
+          order_id: nint,
+          period_start: time,
+          status: { type: 'string', enum: ['pending', 'charging', 'paid', 'failed', 'link_sent'] },
+          attempts: int,
+          next_attempt_at: ntime,
+          total: nmoney,
+          created_at: time,
+        }),
+      },
     }),
   ],
 };

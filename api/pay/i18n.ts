@@ -87,6 +87,20 @@ const en = {
       : 'Your items are delivered in the game by the store’s server.',
   service: 'The store will carry out your order and tell you when it is done.',
   subscription: 'Your subscription is active; the store confirms it to you by message.',
+  renews: (period: 'monthly' | 'quarterly' | 'yearly') =>
+    `Renews every ${{ monthly: 'month', quarterly: '3 months', yearly: 'year' }[period]} at this price, charged to the same card (or by a payment link for other methods). Cancel any time from the link in your renewal messages.`,
+  subscriptionTitle: 'Your subscription',
+  subscriptionState: (state: string) =>
+    ({
+      active: 'Active',
+      past_due: 'Payment due',
+      cancelled: 'Cancelled',
+      expired: 'Expired',
+    })[state] ?? state,
+  subscriptionUntil: (date: string) => `Current period ends on ${date}.`,
+  subscriptionEndsAt: (date: string) => `Cancelled: it stays active until ${date} and will not renew.`,
+  subscriptionCancelNow: 'Cancel renewal',
+  subscriptionCancelled: 'Your subscription will not renew.',
   confirmationBy: (phone: string) => `A confirmation is sent to ${phone}.`,
   keepNumber: 'Keep your order number in case you need to contact the store.',
   waitingReviewTitle: 'Waiting for your payment',
@@ -151,6 +165,20 @@ const ar: Strings = {
       : 'تُسلَّم مشترياتك داخل اللعبة عبر خادم المتجر.',
   service: 'سيقوم المتجر بتنفيذ طلبك ويبلغك عند الانتهاء.',
   subscription: 'اشتراكك مفعّل، وسيؤكده لك المتجر برسالة.',
+  renews: (period: 'monthly' | 'quarterly' | 'yearly') =>
+    `يتجدد ${{ monthly: 'كل شهر', quarterly: 'كل 3 أشهر', yearly: 'كل سنة' }[period]} بهذا السعر، ويُخصم من البطاقة نفسها (أو برابط دفع لطرق الدفع الأخرى). يمكنك الإلغاء في أي وقت من الرابط في رسائل التجديد.`,
+  subscriptionTitle: 'اشتراكك',
+  subscriptionState: (state: string) =>
+    ({
+      active: 'مفعّل',
+      past_due: 'بانتظار الدفع',
+      cancelled: 'ملغى',
+      expired: 'منتهٍ',
+    })[state] ?? state,
+  subscriptionUntil: (date: string) => `تنتهي الفترة الحالية في ${date}.`,
+  subscriptionEndsAt: (date: string) => `تم الإلغاء: يبقى مفعّلاً حتى ${date} ولن يتجدد.`,
+  subscriptionCancelNow: 'إلغاء التجديد',
+  subscriptionCancelled: 'لن يتجدد اشتراكك.',
   confirmationBy: (phone) => `يُرسل تأكيد إلى الرقم ${phone}.`,
   keepNumber: 'احتفظ برقم طلبك في حال احتجت إلى التواصل مع المتجر.',
   waitingReviewTitle: 'بانتظار دفعتك',

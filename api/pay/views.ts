@@ -59,9 +59,10 @@ function page(
 }
 
 function summary(s: Summary, view: View): string {
+  const renews = s.renews ? `\n<p class="renews">${escapeHtml(strings(view).renews(s.renews))}</p>` : '';
   return `<p class="muted"><bdi>${escapeHtml(s.storeName)}</bdi></p>
 <h1><bdi>${escapeHtml(s.productName)}</bdi>${s.quantity > 1 ? ` &times; ${s.quantity}` : ''}</h1>
-<p class="amount">${escapeHtml(formatAmount(s.amountMinor, s.currency, view.locale))}</p>`;
+<p class="amount">${escapeHtml(formatAmount(s.amountMinor, s.currency, view.locale))}</p>${renews}`;
 }
 
 function notFound(view: View): HtmlAnswer {

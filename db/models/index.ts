@@ -21,6 +21,9 @@ export const PAYMENT_METHOD_IDS: readonly PaymentMethodId[] = [
 export type PlanDuration = 'monthly' | 'quarterly' | 'yearly' | 'lifetime';
 export type LicenseStatus = 'generated' | 'active' | 'expired' | 'suspended' | 'revoked';
 export type LockType = 'none' | 'hwid' | 'ip';
+export type SubscriptionStatus = 'active' | 'past_due' | 'cancelled' | 'expired';
+/** When a FiveM command template runs: bought, refunded or cancelled, a subscription renewed or lapsed. */
+export type FivemMoment = 'purchase' | 'refund' | 'renewal' | 'expiry';
 
 export const ORDER_STATUS = {
   AWAITING_PAYMENT: 1,
@@ -321,7 +324,7 @@ export class ProductFivemCommand extends BaseModel {
   command!: string;
   require_online!: boolean;
   position!: number;
-  run_on!: 'purchase' | 'refund';
+  run_on!: FivemMoment;
   delay_seconds!: number;
   inventory_slots!: number | null;
 }
@@ -394,7 +397,7 @@ export class Checkout extends BaseModel {
   id!: number;
   store_id!: number;
   token_hash!: string;
-  source!: 'embed' | 'storefront' | 'merchant';
+  source!: 'embed' | 'storefront' | 'merchant' | 'renewal';
   customer_id!: number | null;
   customer_first_name!: string;
   customer_last_name!: string;
@@ -589,10 +592,17 @@ export class Subscription extends BaseModel {
   plan_id!: number;
   order_id!: number | null;
   order_item_id!: number | null;
-  status!: 'active' | 'cancelled' | 'expired';
+  status!: SubscriptionStatus;
   current_period_start!: Date;
   current_period_end!: Date | null;
   cancelled_at!: Date | null;
+  payment_method!: PaymentMethodId | null;
+  provider!: string | null;
+  payment_token_encrypted!: string | null;
+  cancel_at_period_end!: boolean;
+  next_plan_id!: number | null;
+  past_due_since!: Date | null;
+  ended_at!: Date | null;
   created_at!: Date;
   updated_at!: Date;
 }
@@ -611,7 +621,7 @@ export class FivemCommand extends BaseModel {
   created_at!: Date;
   product_command_id!: number | null;
   unit!: number | null;
-  kind!: 'purchase' | 'refund';
+  kind!: FivemMoment;
   available_at!: Date;
   inventory_slots!: number | null;
   leased_until!: Date | null;
@@ -699,3 +709,4 @@ export class IdempotencyRecord extends BaseModel {
 }
 export { Cart, CartItem, CheckoutItem } from './storefront';
 export { Refund, type RefundKind, type RefundStatus } from './refund';
+export { SubscriptionRenewal } from './subscription-renewal';

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { safeEqual } from '../crypto';
 import { requiredCredential } from './credentials';
 import { eventReference, paymentMetadata, ProviderApi, ProviderApiOptions, referenceOrRefuse } from './http';
@@ -15,8 +16,25 @@ import {
   ProviderUnavailableError,
   RefundingProvider,
   RefundRequest,
+  TokenChargeRequest,
   WebhookReference,
 } from './types';
+
+/**
+ * The payment id we choose for a token charge (Moyasar's `given_id`, a UUID v4): derived from the
+ * idempotency key, so the same attempt always names the same payment and a repeat finds it.
+ */
+export function givenIdFor(idempotencyKey: string): string {
+  const bytes = crypto
+    .createHash('sha256')
+    .update(`moyasar-given-id:${idempotencyKey}`)
+    .digest()
+    .subarray(0, 16);
+  bytes[6] = (bytes[6]! & 0x0f) | 0x40;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
 
 /** apiUrl: https://api.moyasar.com (MOYASAR_API_URL); paths below are /v1/... */
 export type MoyasarOptions = ProviderApiOptions;
@@ -99,6 +117,9 @@ export class MoyasarProvider implements PaymentProvider, RefundingProvider {
       mapped = 'failed';
       failureReason = lastMessage ?? 'payment declined';
     }
+    // A card saved with the payment (Moyasar tokenisation): the paid attempt's source carries its token.
+    const paidAttempt = attempts.filter((a) => asString(a?.status) === 'paid').pop();
+    const savedToken = asString(asRecord(paidAttempt?.source)?.token) ?? undefined;
     return {
       providerPaymentId,
       status: mapped,
@@ -106,6 +127,48 @@ export class MoyasarProvider implements PaymentProvider, RefundingProvider {
       currency: String(invoice.currency).toUpperCase(),
       providerStatus: status,
       failureReason,
+      ...(mapped === 'paid' && savedToken ? { savedToken } : {}),
+    };
+  }
+
+  /**
+   * Charges a saved card: `POST /v1/payments` with a `token` source, no 3-D Secure (the buyer is not
+   * there) and `given_id` derived from the idempotency key. The payment is looked up under that id
+   * first, so a repeated attempt answers the charge already made instead of charging again.
+   */
+  async chargeSavedToken(
+    request: TokenChargeRequest,
+    credentials: ProviderCredentials,
+  ): Promise<ProviderPaymentState> {
+    const id = givenIdFor(request.idempotencyKey);
+    let body: unknown;
+    try {
+      ({ body } = await this.api.request('GET', `/v1/payments/${id}`, this.auth(credentials)));
+    } catch (err) {
+      if (!(err instanceof ProviderRejectedError && err.httpStatus === 404)) throw err;
+      ({ body } = await this.api.request('POST', '/v1/payments', this.auth(credentials), {
+        given_id: id,
+        amount: request.amountMinor,
+        currency: request.currency,
+        description: request.description,
+        callback_url: request.returnUrl,
+        source: { type: 'token', token: request.token, '3ds': false, manual: false },
+        metadata: { payment_id: String(request.paymentId), store_id: String(request.storeId) },
+      }));
+    }
+    const payment = asRecord(body);
+    const status = asString(payment?.status);
+    if (!payment || !status || typeof payment.amount !== 'number' || !asString(payment.currency)) {
+      throw new ProviderUnavailableError(this.id, 'payment answer without status, amount or currency');
+    }
+    const message = asString(asRecord(payment.source)?.message) ?? undefined;
+    return {
+      providerPaymentId: asString(payment.id) ?? id,
+      status: status === 'paid' ? 'paid' : status === 'failed' ? 'failed' : 'pending',
+      amountMinor: payment.amount,
+      currency: String(payment.currency).toUpperCase(),
+      providerStatus: status,
+      failureReason: status === 'failed' ? (message ?? 'payment declined') : undefined,
     };
   }
 

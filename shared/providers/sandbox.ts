@@ -13,6 +13,7 @@ import {
   ProviderRejectedError,
   RefundingProvider,
   RefundRequest,
+  TokenChargeRequest,
   WebhookHeaders,
   WebhookReference,
 } from './types';
@@ -45,6 +46,10 @@ export interface SandboxPayment {
   event_id: string | null;
   decided_at: Date | null;
   created_at: Date;
+  save_card: boolean;
+  /** The card token saved by this payment (save_card, once paid), or the token a renewal charged. */
+  token: string | null;
+  idempotency_key: string | null;
 }
 
 /** The webhook key, derived so that it is not the platform secret itself nor the at-rest key. */
@@ -79,6 +84,7 @@ export class SandboxProvider implements PaymentProvider, RefundingProvider {
       currency: request.currency,
       description: request.description.slice(0, 500),
       return_url: request.returnUrl,
+      save_card: request.saveCard === true,
     });
     return { providerPaymentId: id, redirectUrl: `${this.options.publicBaseUrl}/sandbox/checkout/${id}` };
   }
@@ -96,7 +102,57 @@ export class SandboxProvider implements PaymentProvider, RefundingProvider {
       currency: row.currency,
       providerStatus: row.status,
       failureReason: row.status === 'failed' ? 'The payment was declined (sandbox)' : undefined,
+      savedToken: row.status === 'paid' && row.save_card && row.token ? row.token : undefined,
     };
+  }
+
+  /**
+   * A charge of a saved sandbox token, decided at once like a real card charge without 3-D Secure: paid,
+   * unless the token is unknown or the test asked for its next charges to be declined (SandboxGateway).
+   * The idempotency key is unique on the sandbox's side: a second charge with it waits for the first
+   * (the unique index holds the insert until the first commits) and answers that same payment.
+   */
+  async chargeSavedToken(request: TokenChargeRequest): Promise<ProviderPaymentState> {
+    const id = await this.options.knex.transaction(async (trx) => {
+      const inserted = await trx('sandbox_payments')
+        .insert({
+          id: randomToken(16, 'sbx_'),
+          store_id: request.storeId,
+          amount_minor: request.amountMinor,
+          currency: request.currency,
+          description: request.description.slice(0, 500),
+          return_url: request.returnUrl,
+          token: request.token,
+          idempotency_key: request.idempotencyKey,
+        })
+        .onConflict('idempotency_key')
+        .ignore()
+        .returning<{ id: string }[]>('id');
+      const created = inserted[0]?.id;
+      if (!created) return null;
+      const known = await trx('sandbox_tokens').where({ token: request.token }).first('token');
+      const declined = await trx('sandbox_tokens')
+        .where({ token: request.token })
+        .where('decline_next', '>', 0)
+        .decrement('decline_next', 1);
+      await trx('sandbox_payments')
+        .where({ id: created })
+        .update({
+          status: known && declined === 0 ? 'paid' : 'failed',
+          event_id: randomToken(12, 'evt_'),
+          decided_at: new Date(),
+        });
+      return created;
+    });
+    const row =
+      id !== null
+        ? { id }
+        : await this.options
+            .knex('sandbox_payments')
+            .where({ idempotency_key: request.idempotencyKey })
+            .first<{ id: string }>('id');
+    if (!row) throw new ProviderRejectedError(this.id, 'charge not found after its insert', 404);
+    return this.fetchPayment(row.id);
   }
 
   webhookReference(body: unknown): WebhookReference | null {
@@ -197,10 +253,20 @@ export class SandboxGateway {
    * again); a different choice after the first is refused, as a real provider would.
    */
   async decide(id: string, outcome: 'paid' | 'failed', now = new Date()): Promise<SandboxDecision> {
+    const token = randomToken(16, 'sbx_tok_');
     const [updated] = await this.knex<SandboxPayment>('sandbox_payments')
       .where({ id, status: 'pending' })
-      .update({ status: outcome, event_id: randomToken(12, 'evt_'), decided_at: now })
+      .update({
+        status: outcome,
+        event_id: randomToken(12, 'evt_'),
+        decided_at: now,
+        // A paid payment that was asked to save the card leaves a token later charges use.
+        token: this.knex.raw(`case when save_card and ? = 'paid' then ? else token end`, [outcome, token]),
+      })
       .returning('*');
+    if (updated?.token === token) {
+      await this.knex('sandbox_tokens').insert({ token, store_id: updated.store_id }).onConflict().ignore();
+    }
     const payment = updated ?? (await this.find(id));
     if (!payment) return { kind: 'unknown' };
     if (payment.status !== outcome || !payment.event_id) return { kind: 'conflict', payment };
@@ -215,6 +281,15 @@ export class SandboxGateway {
         data: { id: payment.id, status: outcome, amount, currency: payment.currency },
       },
     };
+  }
+
+  /**
+   * Makes the next `count` charges of a saved token fail, as a card that runs out of funds would: the
+   * test seam of renewals and dunning (and the development route that exposes it).
+   */
+  async declineNextCharges(token: string, count: number): Promise<boolean> {
+    const changed = await this.knex('sandbox_tokens').where({ token }).update({ decline_next: count });
+    return changed > 0;
   }
 
   /** Posts the signed event to `webhookUrl`, retrying on failure; resolves with whether it was accepted. */

@@ -33,6 +33,28 @@ export interface HostedPaymentRequest {
   returnUrl: string;
   /** When the checkout stops being payable; providers that can expire a session take it. */
   expiresAt?: Date;
+  /**
+   * The checkout sells a recurring subscription: the provider saves the card as a token (with the buyer's
+   * consent, shown on the payment page) so later periods are charged without the buyer.
+   */
+  saveCard?: boolean;
+}
+
+/** A charge of a saved card token, made without the buyer (a subscription's renewal). */
+export interface TokenChargeRequest {
+  paymentId: number;
+  storeId: number;
+  token: string;
+  amountMinor: number;
+  currency: string;
+  description: string;
+  /**
+   * The same key for the same attempt, always: a provider that sees it again answers the payment it made
+   * then instead of charging twice (a retried job, two renewals of one period at once).
+   */
+  idempotencyKey: string;
+  /** Where a provider that needs a return address (3-D Secure) sends the buyer. */
+  returnUrl: string;
 }
 
 export interface HostedPayment {
@@ -51,6 +73,8 @@ export interface ProviderPaymentState {
   providerStatus: string;
   /** Why a payment failed, in the provider's words, when it says. */
   failureReason?: string;
+  /** The card token the provider saved with a paid payment (saveCard), when it did. */
+  savedToken?: string;
 }
 
 /** The payment and event a webhook is about; read before the signature check only to find the store. */
@@ -69,6 +93,14 @@ export interface PaymentProvider {
     credentials: ProviderCredentials,
   ): Promise<HostedPayment>;
   fetchPayment(providerPaymentId: string, credentials: ProviderCredentials): Promise<ProviderPaymentState>;
+  /**
+   * Charges a saved card token without the buyer. Present on providers that can tokenise; answers the
+   * charge's state (paid, failed, or pending when the provider decides later).
+   */
+  chargeSavedToken?(
+    request: TokenChargeRequest,
+    credentials: ProviderCredentials,
+  ): Promise<ProviderPaymentState>;
   /**
    * Reads the event id and payment id from a parsed webhook body, without trusting it: the caller uses it
    * to find whose credentials verify the signature. Null when the body is not an event this adapter handles.

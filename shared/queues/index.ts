@@ -9,7 +9,18 @@ export interface JobPayloads {
   /** Deliver the current OTP code of a session: WhatsApp with SMS fallback at start, SMS only on resend. */
   otp: { otpSessionId: number; codeVersion: number; route: 'whatsapp_first' | 'sms_only' };
   /** Customer notifications other than OTP (e.g. delivered code keys). */
-  messages: { kind: 'order_delivery'; orderId: number } | { kind: 'refund'; refundId: number };
+  messages:
+    | { kind: 'order_delivery'; orderId: number }
+    | { kind: 'refund'; refundId: number }
+    | {
+        kind: 'subscription';
+        subscriptionId: number;
+        event: 'renewed' | 'payment_failed' | 'renewal_link' | 'expired' | 'cancelled';
+        renewalId: number | null;
+        attempt: number;
+      };
+  /** A subscription's renewal: charge the saved card or send the renewal link (one period, one charge). */
+  subscriptions: { subscriptionId: number; periodStart: string; attempt: number };
   /**
    * Provider work: create the hosted payment, process a stored webhook event, re-check a payment, or send
    * a refund to the provider that took the payment.
@@ -44,6 +55,7 @@ export const QUEUE_NAMES: readonly QueueName[] = [
   'fivem',
   'maintenance',
   'merchant-webhooks',
+  'subscriptions',
 ];
 
 export type MaintenanceTask =
@@ -52,7 +64,8 @@ export type MaintenanceTask =
   | 'sweep-payments'
   | 'expire-licenses'
   | 'purge-idempotency'
-  | 'sweep-webhooks';
+  | 'sweep-webhooks'
+  | 'renew-subscriptions';
 
 /**
  * Retries with exponential back-off; completed jobs kept a day (so deterministic ids dedupe), at most

@@ -22,6 +22,9 @@ export const MAINTENANCE_SCHEDULE: readonly ScheduleEntry[] = [
   { task: 'purge-idempotency', cron: '40 * * * *' },
   // Webhooks stored while Redis could not take their job (docs/outages.md).
   { task: 'sweep-webhooks', cron: '* * * * *' },
+  // Subscriptions: renewals due (a card is charged within the hour before its period ends, a renewal
+  // link goes out three days before), dunning retries, and periods that ran out.
+  { task: 'renew-subscriptions', cron: '*/5 * * * *' },
 ];
 
 /** The scheduled minute a tick belongs to, whatever the millisecond the timer actually fired at. */

@@ -9,8 +9,17 @@ export interface FakeMoyasarPayment {
   refunded: number;
   refunded_at: string | null;
   currency: string;
-  invoice_id: string;
-  source: { type: string; company: string; message: string };
+  invoice_id: string | null;
+  source: { type: string; company: string; message: string; token?: string };
+  description?: string;
+  metadata?: Record<string, string> | null;
+}
+
+/** A saved card (Moyasar tokenisation): its status and how many of its next charges to decline. */
+export interface FakeToken {
+  id: string;
+  status: 'active' | 'inactive';
+  declineNext: number;
 }
 
 export interface FakeInvoice {
@@ -43,6 +52,9 @@ export class FakeMoyasar extends FakeServer {
   readonly invoices = new Map<string, FakeInvoice>();
   /** Refunds carried out, one entry per successful POST /v1/payments/{id}/refund. */
   readonly refundCalls: { paymentId: string; amount: number }[] = [];
+  readonly tokens = new Map<string, FakeToken>();
+  /** Payments made with a saved token (POST /v1/payments), by id. */
+  readonly payments = new Map<string, FakeMoyasarPayment>();
 
   constructor(private readonly secretKeys: readonly string[]) {
     super();
@@ -65,6 +77,7 @@ export class FakeMoyasar extends FakeServer {
     if (req.method === 'POST' && req.path === '/v1/invoices') return this.create(req);
     const refund = /^\/v1\/payments\/([^/]+)\/refund$/.exec(req.path);
     if (req.method === 'POST' && refund) return this.refund(decodeURIComponent(refund[1]), req);
+    if (req.method === 'POST' && req.path === '/v1/payments') return this.chargeToken(req);
     const payment = /^\/v1\/payments\/([^/]+)$/.exec(req.path);
     if (req.method === 'GET' && payment) {
       const found = this.payment(decodeURIComponent(payment[1]));
@@ -120,6 +133,8 @@ export class FakeMoyasar extends FakeServer {
   }
 
   private payment(id: string): FakeMoyasarPayment | undefined {
+    const charged = this.payments.get(id);
+    if (charged) return charged;
     for (const invoice of this.invoices.values()) {
       const found = invoice.payments.find((p) => p.id === id);
       if (found) return found;
@@ -158,6 +173,53 @@ export class FakeMoyasar extends FakeServer {
     return { status: 200, body: payment };
   }
 
+  /**
+   * A payment with a saved card, as documented: `source: {type: 'token', token}`; `given_id` (a UUID) is
+   * the payment's id, and a second payment with a used `given_id` is refused (400). An unknown or inactive
+   * token is a 400; a declined charge is a payment with status `failed`.
+   */
+  private chargeToken(req: FakeRequest): FakeAnswer {
+    const body = this.json(req.body) ?? {};
+    const source = (body.source ?? {}) as Record<string, unknown>;
+    const errors: Record<string, string[]> = {};
+    if (typeof body.amount !== 'number' || !Number.isInteger(body.amount) || body.amount < 100)
+      errors.amount = ['must be greater than or equal to 100'];
+    if (source.type !== 'token') errors['source.type'] = ['is not supported here'];
+    const token = typeof source.token === 'string' ? this.tokens.get(source.token) : undefined;
+    if (!token || token.status !== 'active') errors['source.token'] = ['is invalid'];
+    const givenId = typeof body.given_id === 'string' ? body.given_id : crypto.randomUUID();
+    if (this.payments.has(givenId)) errors.given_id = ['has already been taken'];
+    if (Object.keys(errors).length > 0) {
+      return { status: 400, body: { type: 'invalid_request_error', message: 'Validation Failed', errors } };
+    }
+    const declined = token!.declineNext > 0;
+    if (declined) token!.declineNext -= 1;
+    const payment: FakeMoyasarPayment = {
+      id: givenId,
+      status: declined ? 'failed' : 'paid',
+      amount: Number(body.amount),
+      refunded: 0,
+      refunded_at: null,
+      currency: typeof body.currency === 'string' ? body.currency : 'SAR',
+      invoice_id: null,
+      description: typeof body.description === 'string' ? body.description : undefined,
+      metadata: (body.metadata as Record<string, string> | undefined) ?? null,
+      source: {
+        type: 'token',
+        company: 'visa',
+        message: declined ? 'Insufficient Funds' : 'APPROVED',
+        token: token!.id,
+      },
+    };
+    this.payments.set(givenId, payment);
+    return { status: 201, body: payment };
+  }
+
+  /** How many charges the token has taken (the test's count of money moved). */
+  chargesOf(tokenId: string): FakeMoyasarPayment[] {
+    return [...this.payments.values()].filter((p) => p.source.token === tokenId);
+  }
+
   private invoice(id: string): FakeInvoice {
     const invoice = this.invoices.get(id);
     if (!invoice) throw new Error(`fake moyasar: no invoice ${id}`);
@@ -165,8 +227,10 @@ export class FakeMoyasar extends FakeServer {
   }
 
   /** The customer pays the invoice (optionally a different amount, to test the amount check). */
-  pay(invoiceId: string, opts: { amount?: number } = {}): FakeMoyasarPayment {
+  pay(invoiceId: string, opts: { amount?: number; saveCard?: boolean } = {}): FakeMoyasarPayment {
     const invoice = this.invoice(invoiceId);
+    const token = opts.saveCard ? `token_${crypto.randomBytes(16).toString('hex')}` : undefined;
+    if (token) this.tokens.set(token, { id: token, status: 'active', declineNext: 0 });
     const payment: FakeMoyasarPayment = {
       id: crypto.randomUUID(),
       status: 'paid',
@@ -175,7 +239,7 @@ export class FakeMoyasar extends FakeServer {
       refunded_at: null,
       currency: invoice.currency,
       invoice_id: invoice.id,
-      source: { type: 'creditcard', company: 'visa', message: 'APPROVED' },
+      source: { type: 'creditcard', company: 'visa', message: 'APPROVED', ...(token ? { token } : {}) },
     };
     invoice.payments.push(payment);
     invoice.status = 'paid';

@@ -508,6 +508,10 @@ export class CheckoutDialog {
           ),
         ),
       );
+      // The buyer's consent to renewals, before they pay.
+      if (p.subscription_plans.some((plan) => plan.duration !== 'lifetime')) {
+        options.append(h('p', { class: 'muted' }, t.renewsNote));
+      }
     }
     this.fieldInputs = [];
     for (const field of p.fields) options.append(this.customField(field));

@@ -28,6 +28,8 @@ const en = {
   signOut: 'Sign out',
   options: 'Options',
   plan: 'Plan',
+  renewsNote:
+    'Monthly, quarterly and yearly plans renew automatically at the same price; cancel any time from the link in your renewal messages.',
   quantity: 'Quantity',
   decrease: 'Decrease quantity',
   increase: 'Increase quantity',
@@ -138,6 +140,8 @@ const ar: Strings = {
   signOut: 'تسجيل الخروج',
   options: 'الخيارات',
   plan: 'الخطة',
+  renewsNote:
+    'الخطط الشهرية والربع سنوية والسنوية تتجدد تلقائياً بالسعر نفسه، ويمكنك الإلغاء في أي وقت من الرابط في رسائل التجديد.',
   quantity: 'الكمية',
   decrease: 'إنقاص الكمية',
   increase: 'زيادة الكمية',

@@ -7,6 +7,7 @@ import { merchantWebhooksProcessor } from './merchant-webhooks';
 import { messagesProcessor } from './messages';
 import { otpProcessor } from './otp';
 import { paymentsProcessor } from './payments';
+import { subscriptionsProcessor } from './subscriptions';
 import type { ProcessorRegistry } from './types';
 
 export type { JobOf, ProcessorRegistry, QueueProcessor } from './types';
@@ -25,4 +26,5 @@ export const processors: ProcessorRegistry = {
   messages: messagesProcessor,
   'merchant-webhooks': merchantWebhooksProcessor,
   analytics: analyticsProcessor,
+  subscriptions: subscriptionsProcessor,
 };

@@ -3,11 +3,12 @@ import { NotFoundError } from '../../shared/errors';
 import { deliveryJobError } from '../../shared/messaging';
 import { sendOrderDelivery } from '../../shared/services/fulfilment';
 import { sendRefundMessage } from '../../shared/services/refunds';
+import { sendSubscriptionMessage } from '../../shared/services/subscriptions/messages';
 import type { QueueProcessor } from './types';
 
 /**
  * The `messages` queue: customer notifications other than OTP: the delivery of an order's keys, and the
- * news that a refund succeeded.
+ * news that a refund succeeded, and a subscription's renewals, failed charges, links and end.
  * A permanent delivery failure fails the job where the dashboard shows it; outages are retried. Message
  * bodies (keys) never reach the log.
  */
@@ -21,6 +22,20 @@ export const messagesProcessor: QueueProcessor<'messages'> = {
         deps.logger.info(
           { queue: 'messages', jobId: job.id, refundId: data.refundId, outcome },
           'refund message',
+        );
+        return outcome;
+      }
+      if (data.kind === 'subscription') {
+        const outcome = await sendSubscriptionMessage(deps, data);
+        deps.logger.info(
+          {
+            queue: 'messages',
+            jobId: job.id,
+            subscriptionId: data.subscriptionId,
+            event: data.event,
+            outcome,
+          },
+          'subscription message',
         );
         return outcome;
       }

@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import { cancelSubscription, changeSubscriptionPlan } from '../../../shared/services/subscriptions/cancel';
 import {
   listSubscriptions,
   SubscriptionFilters,
@@ -10,7 +11,7 @@ import { id, idParams, listQuery, PAGINATION_NOTE, pageBody } from '../common';
 import { merchantOk, merchantRefused, pageOf, SubscriptionDetail, SubscriptionSummary } from '../responses';
 
 const subscriptionsQuery = listQuery<SubscriptionFilters>({
-  status: Joi.string().valid('active', 'cancelled', 'expired'),
+  status: Joi.string().valid('active', 'past_due', 'cancelled', 'expired'),
   product_id: id(),
   customer_id: id(),
 });
@@ -40,8 +41,8 @@ export const merchantSubscriptionRoutes = [
     operationId: 'merchantGetSubscription',
     summary: 'Subscription details',
     description:
-      'Customer, plan, status, current period, and renewals (later orders of the same customer for the ' +
-      'same plan).',
+      'Customer, plan, status (`active`, `past_due`, `cancelled`, `expired`), current period, how the ' +
+      'next period is paid, and its renewals (one per period: the renewal order, attempts, next try).',
     guards: merchantGuards,
     request: { params: idParams },
     responses: {
@@ -49,5 +50,65 @@ export const merchantSubscriptionRoutes = [
       404: merchantRefused('No such subscription in this store.', 'Subscription not found'),
     },
     handler: (ctx, { params }) => subscriptionDetail(ctx.deps.knex, ctx.state.store!.id, params.id),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/shawarma/subscriptions/{id}/cancel',
+    interface: 'merchant',
+    operationId: 'merchantCancelSubscription',
+    summary: 'Cancel a subscription',
+    description:
+      'The subscription renews no more. Body optional: `{"cancel_at_period_end": true}` keeps it `active` ' +
+      'until `current_period_end`, then `cancelled`; without it (or `false`) it is `cancelled` now, and ' +
+      'what the current period granted runs out at its end. A renewal run afterwards creates no order. ' +
+      'Cancelling a cancelled or expired subscription changes nothing. Answers the subscription.',
+    guards: merchantGuards,
+    request: {
+      params: idParams,
+      body: Joi.object<{ cancel_at_period_end: boolean }, true>({
+        cancel_at_period_end: Joi.boolean()
+          .default(false)
+          .description('Keep it until the current period ends (true), or end it now (false).'),
+      }).default({ cancel_at_period_end: false }),
+      example: { cancel_at_period_end: true },
+    },
+    responses: {
+      200: merchantOk('The subscription after the change.', SubscriptionDetail),
+      404: merchantRefused('No such subscription in this store.', 'Subscription not found'),
+    },
+    handler: async (ctx, { params, body }) => {
+      const storeId = ctx.state.store!.id;
+      await cancelSubscription(ctx.deps, storeId, params.id, {
+        atPeriodEnd: body?.cancel_at_period_end === true,
+      });
+      return subscriptionDetail(ctx.deps.knex, storeId, params.id);
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/shawarma/subscriptions/{id}/plan',
+    interface: 'merchant',
+    operationId: 'merchantChangeSubscriptionPlan',
+    summary: 'Change a subscription’s plan from the next period',
+    description:
+      'Body `{"plan_id"}`: another monthly, quarterly or yearly plan of the same product. The current ' +
+      'period is left as paid; the next renewal charges the new plan and runs for its duration ' +
+      '(`next_plan_id` shows the waiting change). The current plan again withdraws the change.',
+    guards: merchantGuards,
+    request: {
+      params: idParams,
+      body: Joi.object<{ plan_id: number }, true>({ plan_id: id().required() }),
+      example: { plan_id: 12 },
+    },
+    responses: {
+      200: merchantOk('The subscription after the change.', SubscriptionDetail),
+      400: merchantRefused('The subscription has ended.', 'The subscription has ended'),
+      404: merchantRefused('No such subscription in this store.', 'Subscription not found'),
+    },
+    handler: async (ctx, { params, body }) => {
+      const storeId = ctx.state.store!.id;
+      await changeSubscriptionPlan(ctx.deps, storeId, params.id, body.plan_id);
+      return subscriptionDetail(ctx.deps.knex, storeId, params.id);
+    },
   }),
 ];

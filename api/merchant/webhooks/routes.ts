@@ -12,7 +12,8 @@ import * as schemas from './schemas';
 
 const EVENTS =
   'Events: `order.created`, `order.paid`, `order.status_changed`, `license.revoked`, ' +
-  '`subscription.created`, `subscription.cancelled`, or `subscription.*`. Each delivery is a POST of ' +
+  '`subscription.created`, `subscription.cancelled`, `subscription.renewed`, `subscription.payment_failed`, ' +
+  '`subscription.renewal_link_sent`, `subscription.updated`, `subscription.expired`, or `subscription.*`. Each delivery is a POST of ' +
   '`{id, type, created_at, store_id, data}` signed with the endpoint’s secret: header ' +
   '`X-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">`; retried with back-off for about a ' +
   'day until a 2xx. Private, loopback and link-local addresses are never contacted.';

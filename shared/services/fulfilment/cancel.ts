@@ -57,8 +57,11 @@ export async function cancelOrder(
       .where('id', orderId);
     const licensesRevoked = await revokeOrderLicenses(trx, orderId, now);
     await trx('subscriptions')
-      .where({ order_id: orderId, status: 'active' })
-      .update({ status: 'cancelled', cancelled_at: now, updated_at: now });
+      .where('order_id', orderId)
+      .whereIn('status', ['active', 'past_due'])
+      // Ended too: the cancellation took back what the period granted (licenses, FiveM on_refund), so
+      // the end of the period has nothing left to do.
+      .update({ status: 'cancelled', cancelled_at: now, ended_at: now, updated_at: now });
     await withdrawOrderCommands(trx, orderId, now);
     await trx('product_codes')
       .whereIn(

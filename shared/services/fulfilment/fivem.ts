@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { CustomField, Order, OrderItem, Product, ProductFivemCommand } from '../../../db/models';
+import { CustomField, FivemMoment, Order, OrderItem, Product, ProductFivemCommand } from '../../../db/models';
 import { NotFoundError } from '../../errors';
 import { isFulfillable } from './rules';
 
@@ -131,7 +131,7 @@ export async function queueItemCommands(
   item: OrderItem,
   product: Product,
   templates: readonly ProductFivemCommand[],
-  kind: 'purchase' | 'refund',
+  kind: FivemMoment,
   now: Date = new Date(),
 ): Promise<{ queued: number; failed: number }> {
   const resolution = resolvePlayer(product.fields, item.fields);
@@ -183,7 +183,7 @@ export async function queueItemCommands(
 export async function productTemplates(
   knex: Knex,
   productId: number,
-  runOn: 'purchase' | 'refund',
+  runOn: FivemMoment,
 ): Promise<ProductFivemCommand[]> {
   return ProductFivemCommand.query(knex)
     .where({ product_id: productId, run_on: runOn })
@@ -206,13 +206,15 @@ export async function queueFivemCommands(
     if (!order) throw new NotFoundError(`order ${orderId} does not exist`);
     if (!isFulfillable(order.status)) return { queued: 0, failed: 0 };
     const items = await OrderItem.query(trx).where('order_id', orderId).orderBy('id');
+    // A subscription's renewal order runs the product's `on_renewal` templates, not its purchase ones.
+    const moment: FivemMoment = order.source === 'renewal' ? 'renewal' : 'purchase';
     const total = { queued: 0, failed: 0 };
     for (const item of items) {
       if (item.product_id === null) continue;
       const product = await Product.query(trx).findById(item.product_id);
-      const templates = await productTemplates(trx, item.product_id, 'purchase');
+      const templates = await productTemplates(trx, item.product_id, moment);
       if (!product || templates.length === 0) continue;
-      const result = await queueItemCommands(trx, order, item, product, templates, 'purchase', now);
+      const result = await queueItemCommands(trx, order, item, product, templates, moment, now);
       total.queued += result.queued;
       total.failed += result.failed;
     }

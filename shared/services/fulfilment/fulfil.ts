@@ -11,7 +11,7 @@ import {
 } from '../licenses';
 import type { LicenseCacheDeps } from '../licenses/cache';
 import { isDigital, isFulfillable, statusAfterFulfilment } from './rules';
-import { startSubscription } from './subscriptions';
+import { applyRenewalOrder, startSubscription } from './subscriptions';
 
 export type FulfilmentEvent = JobPayloads['fulfilment']['event'];
 
@@ -30,6 +30,8 @@ export interface FulfilmentResult {
   subscriptionsStarted: number;
   fivem: boolean;
   delivery: boolean;
+  /** Merchant webhook deliveries a renewal order recorded; the caller dispatches them. */
+  webhookDeliveries?: number[];
 }
 
 /**
@@ -72,6 +74,9 @@ export async function fulfilOrder(
   if (!isFulfillable(order.status)) return { ...result, skipped: 'not-paid' };
 
   const items = await OrderItem.query(knex).where('order_id', orderId).orderBy('id');
+  // A subscription's renewal order extends the subscription (and its licenses) instead of starting anew.
+  const renewal = order.source === 'renewal';
+  if (renewal) result.webhookDeliveries = await applyRenewalOrder(deps, order, now);
   const digital: boolean[] = [];
   let hasCommands = false;
   for (const item of items) {
@@ -79,14 +84,14 @@ export async function fulfilOrder(
       item.product_id === null ? null : ((await Product.query(knex).findById(item.product_id)) ?? null);
     digital.push(isDigital(item, product));
     if (!product) continue;
-    if (product.license_enabled)
+    if (product.license_enabled && !renewal)
       result.licensesGenerated += await generateItemLicenses(knex, order, item, product);
-    if (item.type === 'subscription' && item.plan_id !== null) {
+    if (item.type === 'subscription' && item.plan_id !== null && !renewal) {
       const plan = await ProductPlan.query(knex).findById(item.plan_id);
       if (plan && (await startSubscription(knex, order, item, plan, now))) result.subscriptionsStarted += 1;
     }
     const commands = await knex('product_fivem_commands')
-      .where({ product_id: product.id, run_on: 'purchase' })
+      .where({ product_id: product.id, run_on: renewal ? 'renewal' : 'purchase' })
       .count<{ n: number }[]>('* as n');
     if (Number(commands[0]?.n ?? 0) > 0) hasCommands = true;
   }

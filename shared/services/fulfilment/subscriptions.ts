@@ -1,20 +1,40 @@
 import type { Knex } from 'knex';
-import type { Order, OrderItem, ProductPlan } from '../../../db/models';
+import { OrderItem, ProductPlan } from '../../../db/models';
+import type { Order } from '../../../db/models';
+import type { Cipher } from '../../crypto';
+import type { Queues } from '../../queues';
 import { periodEnd } from '../licenses/periods';
+import { applyPaidRenewal } from '../subscriptions/lifecycle';
+import { enqueueSubscriptionMessage } from '../subscriptions/messages';
 
 /**
  * A subscription product starts one subscription per order item for the plan's period (monthly +1 month,
  * quarterly +3, yearly +1 year, lifetime open-ended). subscriptions.order_item_id is unique, so a second
  * run finds it there and changes nothing. Returns whether it was created now.
+ *
+ * How it renews comes with it: the order's payment method and provider, and the card token the provider
+ * saved with that payment (still encrypted: it moves from the payment row to the subscription as is).
+ * Without a token (bank, PayPal, crypto, a provider that cannot save cards) renewals go by payment link.
  */
 export async function startSubscription(
   knex: Knex,
-  order: Pick<Order, 'id' | 'store_id' | 'customer_id'>,
+  order: Pick<Order, 'id' | 'store_id' | 'customer_id'> &
+    Partial<Pick<Order, 'payment_id' | 'payment_method'>>,
   item: Pick<OrderItem, 'id' | 'product_id'>,
   plan: Pick<ProductPlan, 'id' | 'duration'>,
   now: Date = new Date(),
 ): Promise<boolean> {
   if (item.product_id === null) return false;
+  const payment =
+    order.payment_id != null
+      ? await knex('payments')
+          .where('id', order.payment_id)
+          .first<{ method: string; provider: string; saved_token_encrypted: string | null } | undefined>(
+            'method',
+            'provider',
+            'saved_token_encrypted',
+          )
+      : undefined;
   const inserted = await knex('subscriptions')
     .insert({
       store_id: order.store_id,
@@ -26,9 +46,57 @@ export async function startSubscription(
       status: 'active',
       current_period_start: now,
       current_period_end: periodEnd(now, plan.duration),
+      payment_method: payment?.method ?? order.payment_method ?? null,
+      provider: payment?.provider ?? null,
+      payment_token_encrypted: payment?.saved_token_encrypted ?? null,
     })
     .onConflict('order_item_id')
     .ignore()
     .returning('id');
   return inserted.length > 0;
+}
+
+/**
+ * Starts the subscriptions of a paid order inside the transaction that marks it paid, so the order and
+ * its subscription appear together (the Merchant API shows `subscription_id` as soon as the order exists);
+ * fulfilment runs startSubscription again later and finds them there. A renewal's order starts nothing.
+ */
+export async function startOrderSubscriptions(
+  trx: Knex.Transaction,
+  order: Pick<Order, 'id' | 'store_id' | 'customer_id' | 'payment_id' | 'payment_method' | 'source'>,
+  now: Date = new Date(),
+): Promise<number> {
+  if (order.source === 'renewal') return 0;
+  let started = 0;
+  const items = await OrderItem.query(trx)
+    .where({ order_id: order.id, type: 'subscription' })
+    .whereNotNull('plan_id')
+    .orderBy('id');
+  for (const item of items) {
+    const plan = await ProductPlan.query(trx).findById(item.plan_id!);
+    if (plan && (await startSubscription(trx, order, item, plan, now))) started += 1;
+  }
+  return started;
+}
+
+/**
+ * The order of a subscription's renewal (its checkout is the renewal's) is paid, however it was paid (the
+ * saved card, or the buyer by hand through the link): the subscription moves on. Safe to run again: a
+ * renewal already applied changes nothing. Answers the merchant webhook deliveries to dispatch.
+ */
+export async function applyRenewalOrder(
+  deps: { knex: Knex; queues: Queues; cipher?: Cipher },
+  order: Pick<Order, 'id' | 'checkout_id'>,
+  now: Date = new Date(),
+): Promise<number[]> {
+  if (order.checkout_id === null) return [];
+  const renewal = await deps
+    .knex('subscription_renewals')
+    .where('checkout_id', order.checkout_id)
+    .first<{ id: number; subscription_id: number } | undefined>('id', 'subscription_id');
+  if (!renewal) return [];
+  const applied = await deps.knex.transaction((trx) => applyPaidRenewal(trx, renewal.id, order, now));
+  if (!applied) return [];
+  await enqueueSubscriptionMessage(deps.queues, renewal.subscription_id, 'renewed', renewal.id, 0);
+  return applied.deliveries;
 }

@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import type { MaintenanceTask, Queues } from '../../queues';
 import { sweepPayments } from '../payments/sweep';
 import { sweepWebhooks } from '../payments/webhooks';
+import { renewSubscriptionsTask } from '../subscriptions/due';
 
 /**
  * Periodic housekeeping run by the `maintenance` queue. Each task is one bounded set-based statement
@@ -165,6 +166,8 @@ export async function expireCheckouts(knex: Knex, now: Date = new Date()): Promi
 /** What a task may use besides the database: the payments sweep enqueues reconcile jobs. */
 export interface MaintenanceContext {
   queues: Queues;
+  /** Merchant webhook retry settings, for tasks that record merchant events (subscriptions ending). */
+  config?: { merchantWebhookRetryDelayMs: number };
 }
 
 export type MaintenanceRunner = (
@@ -181,4 +184,5 @@ export const MAINTENANCE_TASKS: Readonly<Partial<Record<MaintenanceTask, Mainten
   'purge-idempotency': purgeIdempotency,
   'sweep-payments': sweepPayments,
   'sweep-webhooks': sweepWebhooks,
+  'renew-subscriptions': (knex, now, ctx) => renewSubscriptionsTask(knex, now, ctx),
 };

@@ -192,6 +192,8 @@ export async function orderDetail(
       ),
     knex('subscriptions')
       .where('order_id', order.id)
+      // A renewal order shows the subscription it renewed.
+      .orWhereIn('id', knex('subscription_renewals').select('subscription_id').where('order_id', order.id))
       .orderBy('id')
       .select(
         'id',
@@ -323,6 +325,7 @@ export async function orderDetail(
       expires_at: iso(l.expires_at),
     })),
     fivem_commands: fivem,
+    subscription_id: subscriptions.length > 0 ? Number(subscriptions[0].id) : null,
     subscriptions: subscriptions.map((s) => ({
       id: s.id,
       status: s.status,

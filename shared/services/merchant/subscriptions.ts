@@ -4,8 +4,8 @@ import { formatMoney } from '../../money';
 import { paginate, PageMeta, PageRequest } from './pagination';
 
 /**
- * Subscriptions as the merchant sees them. Renewals: the platform has no automatic recurring charge yet,
- * so a renewal is a later order of the same customer for the same plan; they are listed in the detail.
+ * Subscriptions as the merchant sees them. Each period after the first is a renewal (charged to the saved
+ * card, or paid by the buyer through a link); the detail lists them with their orders.
  */
 
 export const SUBSCRIPTION_NOT_FOUND = 'Subscription not found';
@@ -56,6 +56,12 @@ interface SubscriptionRow {
   current_period_end: Date | null;
   cancelled_at: Date | null;
   created_at: Date;
+  cancel_at_period_end: boolean;
+  next_plan_id: number | null;
+  payment_method: string | null;
+  payment_token_encrypted: string | null;
+  past_due_since: Date | null;
+  ended_at: Date | null;
   first_name: string | null;
   last_name: string | null;
   email: string | null;
@@ -96,6 +102,21 @@ function viewOf(s: SubscriptionRow) {
     },
     order_id: s.order_id,
     current_period: { start: iso(s.current_period_start), end: iso(s.current_period_end) },
+    current_period_end: iso(s.current_period_end),
+    cancel_at_period_end: s.cancel_at_period_end,
+    next_plan_id: s.next_plan_id,
+    payment_method: s.payment_method,
+    renews_by:
+      s.current_period_end === null ||
+      s.status === 'cancelled' ||
+      s.status === 'expired' ||
+      s.cancel_at_period_end
+        ? 'none'
+        : s.payment_token_encrypted
+          ? 'saved_card'
+          : 'payment_link',
+    past_due_since: iso(s.past_due_since),
+    ended_at: iso(s.ended_at),
     cancelled_at: iso(s.cancelled_at),
     created_at: iso(s.created_at),
   };
@@ -127,21 +148,21 @@ export async function subscriptionDetail(
 ): Promise<Record<string, unknown>> {
   const row = (await baseQuery(knex, storeId).where('s.id', id).first()) as SubscriptionRow | undefined;
   if (!row) throw new NotFoundError(SUBSCRIPTION_NOT_FOUND);
-  const renewals =
-    row.customer_id !== null && row.order_id !== null
-      ? await knex('orders as o')
-          .join('order_items as i', 'i.order_id', 'o.id')
-          .where({ 'o.store_id': storeId, 'o.customer_id': row.customer_id, 'i.plan_id': row.plan_id })
-          .where('o.id', '>', row.order_id)
-          .orderBy('o.id')
-          .select('o.id', 'o.status', 'o.total_minor', 'o.created_at')
-      : [];
+  const renewals = await knex('subscription_renewals as r')
+    .leftJoin('orders as o', 'o.id', 'r.order_id')
+    .where('r.subscription_id', row.id)
+    .orderBy('r.period_start')
+    .select('r.*', 'o.total_minor');
   return {
     ...viewOf(row),
     renewals: renewals.map((r) => ({
-      order_id: r.id,
+      id: Number(r.id),
+      order_id: r.order_id === null ? null : Number(r.order_id),
+      period_start: iso(r.period_start),
       status: r.status,
-      total: formatMoney(Number(r.total_minor)),
+      attempts: Number(r.attempts),
+      next_attempt_at: iso(r.next_attempt_at),
+      total: r.total_minor === null ? null : formatMoney(Number(r.total_minor)),
       created_at: iso(r.created_at),
     })),
   };

@@ -140,7 +140,8 @@ export async function updateOrderStatus(
         .whereNot('status', 'revoked')
         .select('id', 'key', 'status', 'product_id');
       const cancelling = await trx('subscriptions')
-        .where({ order_id: orderId, status: 'active' })
+        .where('order_id', orderId)
+        .whereIn('status', ['active', 'past_due'])
         .select('id', 'product_id', 'plan_id', 'customer_id');
       const undelivered = await trx('order_items as i')
         .join('products as p', 'p.id', 'i.product_id')

@@ -18,6 +18,7 @@ import { resolvePlayer } from '../fulfilment/fivem';
 import { CHECKOUT_NOT_FOUND, initiatePayment, Initiation, methodName, PaymentsDeps } from './initiate';
 import { checkoutTitle } from '../checkout/lines';
 import { PaymentPageRefs } from './page-ref';
+import { recurringPlanOf } from '../subscriptions/plans';
 
 /**
  * What the platform's hosted payment pages show, decided here and rendered as HTML by api/pay. Two pages:
@@ -31,6 +32,8 @@ export interface Summary {
   quantity: number;
   amountMinor: number;
   currency: string;
+  /** A recurring subscription: the page states how it renews (the buyer's consent). */
+  renews?: 'monthly' | 'quarterly' | 'yearly';
 }
 
 /** How the goods of a paid checkout reach the buyer, for the success page. */
@@ -90,9 +93,10 @@ function isPaymentMethod(value: string): value is PaymentMethodId {
 }
 
 async function summaryOf(deps: PaymentsDeps, checkout: Checkout): Promise<Summary> {
-  const [store, title] = await Promise.all([
+  const [store, title, recurring] = await Promise.all([
     Store.query(deps.knex).findById(checkout.store_id),
     checkoutTitle(deps.knex, checkout),
+    recurringPlanOf(deps.knex, checkout),
   ]);
   return {
     storeName: store?.name ?? '',
@@ -100,6 +104,7 @@ async function summaryOf(deps: PaymentsDeps, checkout: Checkout): Promise<Summar
     quantity: title.quantity,
     amountMinor: checkout.total_minor,
     currency: checkout.currency,
+    ...(recurring ? { renews: recurring.duration as 'monthly' | 'quarterly' | 'yearly' } : {}),
   };
 }
 

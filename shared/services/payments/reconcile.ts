@@ -4,6 +4,7 @@ import { formatMoney } from '../../money';
 import { NotFoundError } from '../../errors';
 import { isHostedProvider } from '../../providers/types';
 import { enqueueFulfilment } from '../fulfilment/enqueue';
+import { startOrderSubscriptions } from '../fulfilment/subscriptions';
 import { createOrderFromCheckout } from '../orders/create-from-checkout';
 import { PaymentSource, transitionPayment } from './audit';
 import { credentialsFor, PaymentsContext } from './context';
@@ -92,6 +93,13 @@ export async function reconcilePayment(
       data: { ...audit, amount_minor: state.amountMinor, currency: state.currency },
       patch: { paid_at: new Date(), error_message: null },
     });
+    if (state.savedToken) {
+      // The card token saved for a subscription's renewals, encrypted at rest; the subscription takes it
+      // when fulfilment starts it (startSubscription).
+      await trx('payments')
+        .where('id', payment.id)
+        .update({ saved_token_encrypted: ctx.cipher.encrypt(state.savedToken) });
+    }
     const { order, created } = await createOrderFromCheckout(trx, payment.checkout_id, {
       paymentId: payment.id,
       paymentMethod: payment.method,
@@ -99,6 +107,7 @@ export async function reconcilePayment(
       logger: ctx.logger,
     });
     if (!created && order.payment_id !== payment.id) await settleSecondPayment(ctx, trx, order, payment);
+    if (created) await startOrderSubscriptions(trx, order);
     await ctx.hooks?.afterOrder?.(order, trx);
     return { orderId: order.id, orderCreated: created };
   });

@@ -5,6 +5,7 @@ import { transitionPayment } from './audit';
 import { credentialsFor, PaymentsContext } from './context';
 import { PaymentPageRefs } from './page-ref';
 import { checkoutTitle } from '../checkout/lines';
+import { isCardMethod, recurringPlanOf } from '../subscriptions/plans';
 
 /** What the customer reads on the payment page when the provider session could not be created. */
 export const PROVIDER_REFUSED_MESSAGE = 'The payment provider refused to start this payment.';
@@ -78,6 +79,8 @@ export async function createProviderSession(
     checkoutTitle(ctx.knex, checkout),
   ]);
   const description = `${store?.name ?? 'Order'}: ${title.name || 'purchase'} x ${title.quantity}`;
+  // A recurring subscription paid by card keeps the card (as the provider's token) for its renewals.
+  const saveCard = isCardMethod(payment.method) && (await recurringPlanOf(ctx.knex, checkout)) !== null;
   const refs = new PaymentPageRefs(ctx.appSecret);
 
   let session;
@@ -94,6 +97,7 @@ export async function createProviderSession(
         description,
         returnUrl: refs.url(ctx.config.publicBaseUrl, payment.id, { returning: true }),
         expiresAt: new Date(checkout.expires_at),
+        saveCard,
       },
       credentials,
     );

@@ -119,7 +119,7 @@ export interface ProductFixture {
     command: string;
     require_online: boolean;
     /** Optional (docs/fivem.md): `refund` templates are queued when the order is cancelled or refunded. */
-    run_on: 'purchase' | 'refund';
+    run_on: 'purchase' | 'refund' | 'renewal' | 'expiry';
     delay_seconds: number;
     inventory_slots: number | null;
   }[];
@@ -366,7 +366,7 @@ const productSchema = Joi.object({
       Joi.object({
         command: text(1000).required(),
         require_online: bool().default(false),
-        run_on: Joi.string().valid('purchase', 'refund').default('purchase'),
+        run_on: Joi.string().valid('purchase', 'refund', 'renewal', 'expiry').default('purchase'),
         delay_seconds: int().min(0).max(2_592_000).default(0),
         inventory_slots: int().min(1).max(1000).allow(null).default(null),
       }),

@@ -16,6 +16,11 @@ export const MERCHANT_EVENT_TYPES = [
   'refund.created',
   'refund.succeeded',
   'refund.failed',
+  'subscription.renewed',
+  'subscription.payment_failed',
+  'subscription.renewal_link_sent',
+  'subscription.updated',
+  'subscription.expired',
 ] as const;
 export type MerchantEventType = (typeof MERCHANT_EVENT_TYPES)[number];
 export const SUBSCRIBABLE_EVENTS: readonly string[] = [...MERCHANT_EVENT_TYPES, 'subscription.*'];

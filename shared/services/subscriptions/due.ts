@@ -1,0 +1,158 @@
+import type { Knex } from 'knex';
+import { Subscription } from '../../../db/models';
+import { enqueue, Queues } from '../../queues';
+import { dispatchDeliveries } from '../merchant/webhooks/events';
+import { endSubscription, lockSubscription } from './lifecycle';
+import { enqueueSubscriptionMessage } from './messages';
+import { CARD_RENEWAL_WINDOW_MS, DUNNING_DAYS, LINK_RENEWAL_WINDOW_MS } from './renew';
+
+/**
+ * The scheduler's side of renewals (maintenance task `renew-subscriptions`, every few minutes). It only
+ * finds what is due and enqueues one `subscriptions` job per subscription, period and attempt, under a
+ * deterministic id: two schedulers, or two ticks before the worker got to it, add one job. The job itself
+ * (renewSubscription) decides again under the subscription's lock, so an early or repeated job is harmless.
+ * Then the ends: subscriptions whose last period ran out without a renewal are ended here.
+ */
+
+const BATCH = 500;
+const DAY_MS = 86_400_000;
+/** An attempt still `charging` this long after it started lost its job (a worker killed, Redis flushed). */
+const STUCK_CHARGE_MS = 10 * 60 * 1000;
+
+export interface DueContext {
+  queues: Queues;
+  config?: { merchantWebhookRetryDelayMs: number };
+}
+
+export function renewalJobId(subscriptionId: number, periodStart: Date, attempt: number): string {
+  return `subscription-renew-${subscriptionId}-${periodStart.getTime()}-${attempt}`;
+}
+
+async function enqueueRenewal(queues: Queues, id: number, periodStart: Date, attempt: number): Promise<void> {
+  await enqueue(
+    queues,
+    'subscriptions',
+    { subscriptionId: id, periodStart: periodStart.toISOString(), attempt },
+    { jobId: renewalJobId(id, periodStart, attempt) },
+  );
+}
+
+/** Enqueues every renewal that is due; answers how many of each kind. */
+export async function enqueueDueRenewals(
+  knex: Knex,
+  now: Date,
+  ctx: DueContext,
+): Promise<Record<string, number>> {
+  const cardHorizon = new Date(now.getTime() + CARD_RENEWAL_WINDOW_MS);
+  const linkHorizon = new Date(now.getTime() + LINK_RENEWAL_WINDOW_MS);
+  const firsts = (await knex('subscriptions as s')
+    .leftJoin('subscription_renewals as r', function () {
+      this.on('r.subscription_id', 's.id').andOn('r.period_start', 's.current_period_end');
+    })
+    .where('s.status', 'active')
+    .where('s.cancel_at_period_end', false)
+    .whereNotNull('s.current_period_end')
+    .whereNull('r.id')
+    .where((q) =>
+      q
+        .where((c) =>
+          c.whereNotNull('s.payment_token_encrypted').where('s.current_period_end', '<=', cardHorizon),
+        )
+        .orWhere((l) =>
+          l.whereNull('s.payment_token_encrypted').where('s.current_period_end', '<=', linkHorizon),
+        ),
+    )
+    .orderBy('s.current_period_end')
+    .limit(BATCH)
+    .select('s.id', 's.current_period_end')) as { id: number; current_period_end: Date }[];
+  for (const s of firsts) await enqueueRenewal(ctx.queues, s.id, new Date(s.current_period_end), 1);
+
+  const retries = (await knex('subscription_renewals as r')
+    .join('subscriptions as s', 's.id', 'r.subscription_id')
+    .where((q) =>
+      q
+        .where((f) => f.where('r.status', 'failed').where('r.next_attempt_at', '<=', now))
+        .orWhere((c) =>
+          c
+            .where('r.status', 'charging')
+            .where('r.updated_at', '<', new Date(now.getTime() - STUCK_CHARGE_MS)),
+        ),
+    )
+    .whereIn('s.status', ['active', 'past_due'])
+    .limit(BATCH)
+    .select('r.subscription_id', 'r.period_start', 'r.attempts', 'r.status')) as {
+    subscription_id: number;
+    period_start: Date;
+    attempts: number;
+    status: string;
+  }[];
+  for (const r of retries) {
+    // A stuck charge is resumed under its own attempt number; a failed one goes on to the next.
+    const attempt = r.status === 'charging' ? Number(r.attempts) : Number(r.attempts) + 1;
+    await enqueueRenewal(ctx.queues, r.subscription_id, new Date(r.period_start), attempt);
+  }
+  return { due: firsts.length, retries: retries.length };
+}
+
+/**
+ * Periods that ran out with no renewal: a subscription cancelled at period end becomes `cancelled`, a
+ * cancelled one has what it granted taken back, a renewal link left unpaid makes it `past_due`, and after
+ * the dunning days `expired`. Each in its own short transaction with the row locked and re-checked.
+ */
+export async function endLapsedSubscriptions(
+  knex: Knex,
+  now: Date,
+  ctx: DueContext,
+): Promise<Record<string, number>> {
+  const counts = { ended: 0, past_due: 0, expired: 0 };
+  const lastTry = DUNNING_DAYS[DUNNING_DAYS.length - 1] ?? 0;
+  const ending = (await knex('subscriptions')
+    .whereNotNull('current_period_end')
+    .where('current_period_end', '<=', now)
+    .whereNull('ended_at')
+    .where((q) =>
+      q
+        .where((a) => a.where('status', 'active').where('cancel_at_period_end', true))
+        .orWhere('status', 'cancelled')
+        .orWhere((l) => l.whereIn('status', ['active', 'past_due']).whereNull('payment_token_encrypted')),
+    )
+    .limit(BATCH)
+    .pluck('id')) as number[];
+  for (const id of ending) {
+    const outcome = await knex.transaction(async (trx) => {
+      const sub = await lockSubscription(trx, id);
+      if (!sub || sub.ended_at !== null || sub.current_period_end === null) return null;
+      const end = new Date(sub.current_period_end).getTime();
+      if (end > now.getTime()) return null;
+      if (sub.status === 'cancelled' || sub.cancel_at_period_end) {
+        return { kind: 'ended' as const, ...(await endSubscription(trx, sub, 'cancelled', now)), sub };
+      }
+      if (sub.payment_token_encrypted !== null) return null;
+      // A renewal link not paid by the end of the period.
+      if (now.getTime() >= end + lastTry * DAY_MS) {
+        return { kind: 'expired' as const, ...(await endSubscription(trx, sub, 'expired', now)), sub };
+      }
+      if (sub.status === 'active') {
+        await Subscription.query(trx).patch({ status: 'past_due', past_due_since: now }).where('id', sub.id);
+        return { kind: 'past_due' as const, deliveries: [], sub };
+      }
+      return null;
+    });
+    if (!outcome) continue;
+    counts[outcome.kind] += 1;
+    if (ctx.config) await dispatchDeliveries({ queues: ctx.queues, config: ctx.config }, outcome.deliveries);
+    if (outcome.kind === 'expired') await enqueueSubscriptionMessage(ctx.queues, id, 'expired', null, 0);
+  }
+  return counts;
+}
+
+/** The maintenance task: enqueue what is due, then end what lapsed. */
+export async function renewSubscriptionsTask(
+  knex: Knex,
+  now: Date = new Date(),
+  ctx: DueContext,
+): Promise<Record<string, number>> {
+  const enqueued = await enqueueDueRenewals(knex, now, ctx);
+  const ended = await endLapsedSubscriptions(knex, now, ctx);
+  return { ...enqueued, ...ended };
+}

@@ -1,0 +1,160 @@
+import type { Knex } from 'knex';
+import {
+  Order,
+  OrderItem,
+  Product,
+  ProductPlan,
+  Subscription,
+  SubscriptionRenewal,
+  SubscriptionStatus,
+} from '../../../db/models';
+import { productTemplates, queueItemCommands } from '../fulfilment/fivem';
+import { periodEnd } from '../licenses/periods';
+import { MerchantEvent, recordMerchantEvent } from '../merchant/webhooks/events';
+
+/**
+ * The moves of a subscription that change what it grants, each inside the caller's transaction with the
+ * subscription row locked. They answer the merchant webhook deliveries they recorded, which the caller
+ * dispatches once committed (the one after-commit path: nothing is enqueued for a rolled-back change).
+ */
+
+export interface Moved {
+  deliveries: number[];
+}
+
+/** A subscription's merchant event; ids are deterministic so a repeated move delivers once. */
+export function subscriptionEvent(
+  type: MerchantEvent['type'],
+  idSuffix: string,
+  sub: Pick<Subscription, 'id' | 'product_id' | 'plan_id' | 'customer_id' | 'order_id' | 'status'>,
+  extra: Record<string, unknown> = {},
+): MerchantEvent {
+  return {
+    id: `${type}:${sub.id}:${idSuffix}`,
+    type,
+    data: {
+      subscription_id: sub.id,
+      status: sub.status,
+      product_id: sub.product_id,
+      plan_id: sub.plan_id,
+      customer_id: sub.customer_id,
+      order_id: sub.order_id,
+      ...extra,
+    },
+  };
+}
+
+export async function lockSubscription(trx: Knex.Transaction, id: number): Promise<Subscription | undefined> {
+  return Subscription.query(trx).findById(id).forUpdate();
+}
+
+/**
+ * A renewal's order exists and is paid: the renewal is marked paid, and the subscription moves one period
+ * on from the renewal's start (only while its period still ends there, so a repeat moves nothing), takes a
+ * plan change that was waiting, and is active again. The licenses the subscription's first order item
+ * carries are extended to the new period end (and revived if a lapse had expired them meanwhile).
+ * Answers null when the renewal was paid already.
+ */
+export async function applyPaidRenewal(
+  trx: Knex.Transaction,
+  renewalId: number,
+  order: Pick<Order, 'id'>,
+  now: Date,
+): Promise<(Moved & { subscriptionId: number; periodEnd: Date | null }) | null> {
+  const renewal = await SubscriptionRenewal.query(trx).findById(renewalId).forUpdate();
+  if (!renewal || renewal.status === 'paid') return null;
+  const sub = await lockSubscription(trx, renewal.subscription_id);
+  if (!sub) return null;
+  await SubscriptionRenewal.query(trx)
+    .patch({ status: 'paid', order_id: order.id, next_attempt_at: null, last_error: null })
+    .where('id', renewal.id);
+
+  const deliveries: number[] = [];
+  let end = sub.current_period_end;
+  const samePeriod =
+    sub.current_period_end !== null &&
+    new Date(sub.current_period_end).getTime() === new Date(renewal.period_start).getTime();
+  if (samePeriod) {
+    const plan = await ProductPlan.query(trx).findById(renewal.plan_id);
+    end = periodEnd(new Date(renewal.period_start), plan?.duration ?? null);
+    const status: SubscriptionStatus =
+      sub.status === 'active' || sub.status === 'past_due' ? 'active' : sub.status;
+    await Subscription.query(trx)
+      .patch({
+        current_period_start: renewal.period_start,
+        current_period_end: end,
+        plan_id: renewal.plan_id,
+        next_plan_id: sub.next_plan_id === renewal.plan_id ? null : sub.next_plan_id,
+        status,
+        past_due_since: null,
+        ended_at: null,
+      })
+      .where('id', sub.id);
+    if (sub.order_item_id !== null && end !== null) {
+      await trx('licenses')
+        .where('order_item_id', sub.order_item_id)
+        .whereIn('status', ['active', 'expired'])
+        .update({ status: 'active', expires_at: end, updated_at: now });
+    }
+    const moved = { ...sub, status, plan_id: renewal.plan_id };
+    deliveries.push(
+      ...(await recordMerchantEvent(
+        trx,
+        sub.store_id,
+        subscriptionEvent('subscription.renewed', `r${renewal.id}`, moved, {
+          renewal_order_id: order.id,
+          current_period_end: end?.toISOString() ?? null,
+        }),
+        now,
+      )),
+    );
+  }
+  return { deliveries, subscriptionId: sub.id, periodEnd: end };
+}
+
+/**
+ * What a period granted ends: the subscription becomes `expired` (a lapse after the last failed try) or
+ * `cancelled`; its licenses expire now; the product's FiveM `on_expiry` commands are queued against the
+ * first order item (its player field names the player). `ended_at` makes this happen once.
+ */
+export async function endSubscription(
+  trx: Knex.Transaction,
+  sub: Subscription,
+  status: 'expired' | 'cancelled',
+  now: Date,
+): Promise<Moved> {
+  if (sub.ended_at !== null) return { deliveries: [] };
+  await Subscription.query(trx)
+    .patch({
+      status,
+      ended_at: now,
+      cancel_at_period_end: false,
+      past_due_since: null,
+      ...(status === 'cancelled' && sub.cancelled_at === null ? { cancelled_at: now } : {}),
+    })
+    .where('id', sub.id);
+  if (sub.order_item_id !== null) {
+    await trx('licenses')
+      .where('order_item_id', sub.order_item_id)
+      .where('status', 'active')
+      .update({ status: 'expired', expires_at: now, updated_at: now });
+    const item = await OrderItem.query(trx).findById(sub.order_item_id);
+    const order = item ? await Order.query(trx).findById(item.order_id) : undefined;
+    const product = await Product.query(trx).findById(sub.product_id);
+    const templates = await productTemplates(trx, sub.product_id, 'expiry');
+    if (item && order && product && templates.length > 0) {
+      await queueItemCommands(trx, order, item, product, templates, 'expiry', now);
+    }
+  }
+  const type = status === 'expired' ? 'subscription.expired' : 'subscription.cancelled';
+  const deliveries = await recordMerchantEvent(
+    trx,
+    sub.store_id,
+    // subscription.cancelled:<id> is the id a cancelled order's subscription uses too: one event per subscription.
+    status === 'cancelled'
+      ? { ...subscriptionEvent(type, '', { ...sub, status }), id: `subscription.cancelled:${sub.id}` }
+      : subscriptionEvent(type, 'end', { ...sub, status }),
+    now,
+  );
+  return { deliveries };
+}

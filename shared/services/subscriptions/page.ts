@@ -1,0 +1,83 @@
+import type { Knex } from 'knex';
+import type { Queues } from '../../queues';
+import { cancelSubscription } from './cancel';
+import { SubscriptionLinks } from './links';
+
+/**
+ * The buyer's page of one subscription, reached through the capability link in every renewal message
+ * (no sign-in: the link is the key). It shows the plan, the state and the period, and cancels the renewal
+ * (at period end: what was paid for runs out).
+ */
+export type SubscriptionPage =
+  | { kind: 'not_found' }
+  | {
+      kind: 'subscription';
+      storeName: string;
+      productName: string;
+      planName: string;
+      status: string;
+      periodEnd: Date | null;
+      cancelAtPeriodEnd: boolean;
+      /** The buyer may still stop it renewing. */
+      cancellable: boolean;
+    };
+
+export async function subscriptionPage(
+  deps: { knex: Knex; appSecret: string },
+  ref: string,
+): Promise<SubscriptionPage> {
+  const id = new SubscriptionLinks(deps.appSecret).parse(ref);
+  if (id === null) return { kind: 'not_found' };
+  const row = await deps
+    .knex('subscriptions as s')
+    .join('stores as st', 'st.id', 's.store_id')
+    .join('products as p', 'p.id', 's.product_id')
+    .join('product_plans as pl', 'pl.id', 's.plan_id')
+    .where('s.id', id)
+    .first<
+      | {
+          store: string;
+          product: string;
+          plan: string;
+          status: string;
+          current_period_end: Date | null;
+          cancel_at_period_end: boolean;
+        }
+      | undefined
+    >(
+      'st.name as store',
+      'p.name as product',
+      'pl.name as plan',
+      's.status',
+      's.current_period_end',
+      's.cancel_at_period_end',
+    );
+  if (!row) return { kind: 'not_found' };
+  return {
+    kind: 'subscription',
+    storeName: row.store,
+    productName: row.product,
+    planName: row.plan,
+    status: row.status,
+    periodEnd: row.current_period_end,
+    cancelAtPeriodEnd: row.cancel_at_period_end,
+    cancellable:
+      (row.status === 'active' || row.status === 'past_due') &&
+      !row.cancel_at_period_end &&
+      row.current_period_end !== null,
+  };
+}
+
+/** The buyer's cancel button: at period end (a past-due subscription ends now: its period is unpaid). */
+export async function cancelFromPage(
+  deps: { knex: Knex; appSecret: string; queues: Queues; config: { merchantWebhookRetryDelayMs: number } },
+  ref: string,
+): Promise<SubscriptionPage> {
+  const id = new SubscriptionLinks(deps.appSecret).parse(ref);
+  if (id === null) return { kind: 'not_found' };
+  const current = await subscriptionPage(deps, ref);
+  if (current.kind === 'subscription' && current.cancellable) {
+    await cancelSubscription(deps, null, id, { atPeriodEnd: current.status === 'active' });
+  }
+  return subscriptionPage(deps, ref);
+}
