@@ -698,3 +698,4 @@ export class IdempotencyRecord extends BaseModel {
   created_at!: Date;
 }
 export { Cart, CartItem, CheckoutItem } from './storefront';
+export { DashboardSession, MerchantUser, StoreMember, STORE_ROLES, type StoreRole } from './dashboard';
