@@ -177,6 +177,8 @@ export interface PageAnswer {
 
 export function sendPage(ctx: AppContext, answer: PageAnswer): void {
   ctx.set('Cache-Control', 'no-store');
+  // Our own forms then carry a real Origin (no-referrer would make it `null`); nothing leaks elsewhere.
+  ctx.set('Referrer-Policy', 'same-origin');
   if (answer.location) {
     ctx.redirect(answer.location);
     ctx.status = answer.status;

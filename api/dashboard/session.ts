@@ -45,10 +45,16 @@ export function formField(ctx: AppContext, name: string): string {
   return typeof value === 'string' ? value : '';
 }
 
-/** A POST whose Origin is another site is refused (SameSite covers cookies; this covers the rest). */
+/**
+ * A POST from another site's page is refused (SameSite keeps the cookies back; this covers the forms that
+ * need none). Browsers say where a request comes from in Sec-Fetch-Site and Origin; the dashboard's pages
+ * send `Referrer-Policy: same-origin` so that Origin is a real value on their own forms, not `null`.
+ */
 export function crossSite(ctx: AppContext): boolean {
+  const site = ctx.get('Sec-Fetch-Site');
+  if (site === 'cross-site' || site === 'same-site') return true;
   const origin = ctx.get('Origin');
-  if (!origin || origin === 'null') return origin === 'null';
+  if (!origin || origin === 'null') return false;
   try {
     return new URL(origin).host !== ctx.host;
   } catch {

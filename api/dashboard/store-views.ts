@@ -343,8 +343,9 @@ ${fieldError('name')}
 <select id="type" name="type"${invalid('type')}>${types}</select>
 ${fieldError('type')}
 <div class="row">
-<div><label for="price">${esc(t.price)} <span class="hint" style="display:inline">(${esc(opts.currency)})</span></label>
-<input id="price" name="price" inputmode="decimal" required maxlength="16" dir="ltr" value="${esc(v.price)}"${invalid('price')}>
+<div><label for="price">${esc(t.price)}</label>
+<input id="price" name="price" inputmode="decimal" required maxlength="16" dir="ltr" value="${esc(v.price)}"${invalid('price', 'price-hint')}>
+<span id="price-hint" class="hint">${esc(opts.currency)}</span>
 ${fieldError('price')}</div>
 <div><label for="sale_price">${esc(t.salePrice)} <span class="hint" style="display:inline">${esc(t.optional)}</span></label>
 <input id="sale_price" name="sale_price" inputmode="decimal" maxlength="16" dir="ltr" value="${esc(v.sale_price)}"${invalid('sale_price')}>
