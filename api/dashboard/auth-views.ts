@@ -2,17 +2,18 @@ import { esc, PageContext, publicPage } from './layout';
 
 /** Sign-in, sign-up and the code page. Inputs carry the standard autocomplete tokens. */
 
-const COUNTRIES: ReadonlyArray<[string, string, string]> = [
-  ['966', 'Saudi Arabia', 'السعودية'],
-  ['971', 'UAE', 'الإمارات'],
-  ['965', 'Kuwait', 'الكويت'],
-  ['973', 'Bahrain', 'البحرين'],
-  ['974', 'Qatar', 'قطر'],
-  ['968', 'Oman', 'عُمان'],
-  ['20', 'Egypt', 'مصر'],
-  ['962', 'Jordan', 'الأردن'],
-  ['1', 'USA / Canada', 'أمريكا / كندا'],
-  ['44', 'United Kingdom', 'المملكة المتحدة'],
+/** Calling code, ISO letters (shown: short enough for a phone), and the country's name (for screen readers). */
+const COUNTRIES: ReadonlyArray<[string, string, string, string]> = [
+  ['966', 'SA', 'Saudi Arabia', 'السعودية'],
+  ['971', 'AE', 'United Arab Emirates', 'الإمارات'],
+  ['965', 'KW', 'Kuwait', 'الكويت'],
+  ['973', 'BH', 'Bahrain', 'البحرين'],
+  ['974', 'QA', 'Qatar', 'قطر'],
+  ['968', 'OM', 'Oman', 'عُمان'],
+  ['20', 'EG', 'Egypt', 'مصر'],
+  ['962', 'JO', 'Jordan', 'الأردن'],
+  ['1', 'US', 'United States / Canada', 'أمريكا / كندا'],
+  ['44', 'GB', 'United Kingdom', 'المملكة المتحدة'],
 ];
 
 export interface PhoneValues {
@@ -25,8 +26,8 @@ function phoneFields(p: PageContext, v: PhoneValues, error: string | null): stri
   const known = COUNTRIES.some(([cc]) => cc === selected);
   const options = [
     ...COUNTRIES.map(
-      ([cc, en, ar]) =>
-        `<option value="${cc}"${cc === selected ? ' selected' : ''}>+${cc} ${esc(p.locale === 'ar' ? ar : en)}</option>`,
+      ([cc, iso, en, ar]) =>
+        `<option value="${cc}" aria-label="${esc(`${p.locale === 'ar' ? ar : en} +${cc}`)}"${cc === selected ? ' selected' : ''}>${iso} +${cc}</option>`,
     ),
     ...(known ? [] : [`<option value="${esc(selected)}" selected>+${esc(selected)}</option>`]),
   ].join('');

@@ -52,7 +52,7 @@ a:focus-visible,button:focus-visible,input:focus-visible,select:focus-visible,te
 .top{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;justify-content:space-between;padding:.6rem 1rem;background:#fff;border-bottom:1px solid #d8dee4}
 .brand{font-weight:700}
 .top form{display:inline}
-.linkbtn{background:none;border:0;color:#0b5cd5;text-decoration:underline;cursor:pointer;font:inherit;padding:0}
+.linkbtn{background:none;border:0;color:#0b5cd5;text-decoration:underline;cursor:pointer;font:inherit;font-weight:400;padding:0;margin:0}
 .shell{display:flex;flex-direction:column;max-width:72rem;margin:0 auto}
 nav ul{list-style:none;margin:0;padding:.5rem;display:flex;gap:.25rem;overflow-x:auto}
 nav a{display:block;padding:.45rem .8rem;border-radius:8px;text-decoration:none;color:#1f2328;white-space:nowrap}
@@ -95,7 +95,7 @@ dl{display:grid;grid-template-columns:auto 1fr;gap:.35rem 1rem;margin:0}dt{color
 code,.mono{font-family:ui-monospace,Menlo,Consolas,monospace;overflow-wrap:anywhere;direction:ltr;unicode-bidi:isolate}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f6f8fa;padding:.75rem;border-radius:8px;direction:ltr;text-align:left}
 .chart svg{width:100%;height:auto;display:block}
-.ltr{direction:ltr;unicode-bidi:isolate}
+.ltr,.tel{direction:ltr;unicode-bidi:isolate}
 @media (min-width:720px){.shell{flex-direction:row}nav{flex:0 0 12rem}nav ul{flex-direction:column;position:sticky;top:0;padding:1rem .5rem}main{padding:1.5rem}}
 `;
 

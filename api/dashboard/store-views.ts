@@ -62,8 +62,9 @@ function salesChart(s: Shell, f: HomeFigures): string {
   const labels = [0, 7, 14, 21, 29]
     .map((i) => {
       const d = f.days[i];
-      const x = (i * slot + slot / 2).toFixed(1);
-      return `<text x="${x}" y="${height - 6}" font-size="12" text-anchor="middle" fill="#59636e">${esc(d.date.slice(5))}</text>`;
+      const x = i === 0 ? '0' : i === f.days.length - 1 ? String(width) : (i * slot + slot / 2).toFixed(1);
+      const anchor = i === 0 ? 'start' : i === f.days.length - 1 ? 'end' : 'middle';
+      return `<text x="${x}" y="${height - 6}" font-size="12" text-anchor="${anchor}" fill="#59636e">${esc(d.date.slice(5))}</text>`;
     })
     .join('');
   const maxLabel =
@@ -118,7 +119,7 @@ export function ordersView(
 <td><a href="/merchant/orders/${o.id}" class="num" data-order-id="${o.id}">#${o.id}</a></td>
 <td>${badge(s, o.status)}</td>
 <td class="num">${esc(decimalMoney(s, o.total, o.currency))}</td>
-<td><bdi>${esc(`${o.customer.first_name} ${o.customer.last_name}`.trim())}</bdi><br><span class="muted num">+${esc(o.customer.country_code)} ${esc(o.customer.phone)}</span></td>
+<td><bdi>${esc(`${o.customer.first_name} ${o.customer.last_name}`.trim())}</bdi><br><span class="muted tel">+${esc(o.customer.country_code)} ${esc(o.customer.phone)}</span></td>
 <td class="num">${o.created_at ? esc(formatDate(o.created_at, s.locale)) : ''}</td>
 </tr>`,
     )
@@ -211,7 +212,7 @@ export function orderView(
 ${notice ? `<p class="notice" role="status">${esc(notice)}</p>` : ''}
 <section class="card"><dl>
 <dt>${esc(t.total)}</dt><dd class="num">${esc(decimalMoney(s, o.total, o.currency))}</dd>
-<dt>${esc(t.customer)}</dt><dd><bdi>${esc(`${o.customer.first_name} ${o.customer.last_name}`)}</bdi> · <span class="num">+${esc(o.customer.country_code)} ${esc(o.customer.phone)}</span> · <bdi>${esc(o.customer.email)}</bdi></dd>
+<dt>${esc(t.customer)}</dt><dd><bdi>${esc(`${o.customer.first_name} ${o.customer.last_name}`)}</bdi> · <span class="tel">+${esc(o.customer.country_code)} ${esc(o.customer.phone)}</span> · <bdi>${esc(o.customer.email)}</bdi></dd>
 <dt>${esc(t.method)}</dt><dd>${esc(o.payment?.method ?? '—')}${o.payment?.status ? ` (${esc(o.payment.status)})` : ''}</dd>
 <dt>${esc(t.date)}</dt><dd class="num">${o.created_at ? esc(formatDate(o.created_at, s.locale)) : ''}</dd>
 ${o.customer_note ? `<dt>${esc(t.note)}</dt><dd><bdi>${esc(o.customer_note)}</bdi></dd>` : ''}
@@ -249,7 +250,7 @@ export function customersView(
       (
         c,
       ) => `<tr><td><bdi>${esc(`${c.first_name} ${c.last_name}`)}</bdi><br><span class="muted"><bdi>${esc(c.email)}</bdi></span></td>
-<td class="num"><a href="/merchant/orders?phone=${esc(c.phone)}">+${esc(c.country_code)} ${esc(c.phone)}</a></td>
+<td><a class="tel" href="/merchant/orders?phone=${esc(c.phone)}">+${esc(c.country_code)} ${esc(c.phone)}</a></td>
 <td class="num">${c.orders}</td><td class="num">${esc(money(s, c.spent_minor, currency))}</td><td class="num">${esc(formatDate(c.created_at, s.locale))}</td></tr>`,
     )
     .join('');
@@ -385,7 +386,7 @@ export function staffView(
     .map(
       (
         m,
-      ) => `<tr><td><bdi>${esc(m.name || '—')}</bdi></td><td class="num">+${esc(m.country_code)} ${esc(m.phone)}</td><td>${esc(t.role[m.role] ?? m.role)}</td>
+      ) => `<tr><td><bdi>${esc(m.name || '—')}</bdi></td><td><span class="tel">+${esc(m.country_code)} ${esc(m.phone)}</span></td><td>${esc(t.role[m.role] ?? m.role)}</td>
 <td><form method="post" action="/merchant/staff/${m.id}/remove">${tokenField(s.formToken)}<button type="submit" class="secondary" style="margin:0">${esc(t.remove)}</button></form></td></tr>`,
     )
     .join('');

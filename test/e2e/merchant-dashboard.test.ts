@@ -324,9 +324,9 @@ describe('merchant dashboard in a browser', function () {
             await signIn(page, OWNER_PHONE);
             for (const path of ['/merchant', '/merchant/orders', '/merchant/products/new']) {
               await page.goto(`${base}${path}?lang=${lang}`);
-              overflow[`${device} ${lang} ${path}`] = await page.evaluate(
-                () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
-              );
+              overflow[`${device} ${lang} ${path}`] = await page
+                .locator('html')
+                .evaluate((el) => el.scrollWidth - el.clientWidth);
               const name = path.split('/').filter(Boolean).join('-');
               await page.screenshot({ path: `/tmp/dashboard-${name}-${lang}-${device}.png`, fullPage: true });
             }

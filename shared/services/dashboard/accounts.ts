@@ -111,7 +111,7 @@ export async function listStaff(knex: Knex, storeId: number): Promise<StaffMembe
 export async function inviteStaff(
   knex: Knex,
   storeId: number,
-  invitedBy: number,
+  invitedBy: number | null,
   input: { country_code: string; phone: string; name: string; role: StoreRole },
 ): Promise<StaffMember> {
   const phone = parsePhone(input.country_code, input.phone);
