@@ -68,7 +68,9 @@ export class DashboardSignIn {
     input: { country_code: string; phone: string },
     ip: string,
   ): Promise<StartOutcome> {
-    const phone = parsePhone(input.country_code, stripCountryCode(input.country_code, input.phone));
+    const phone =
+      parseInternational(input.phone) ??
+      parsePhone(input.country_code, stripCountryCode(input.country_code, input.phone));
     if (!phone) return { kind: 'invalid_phone' };
     try {
       await this.deps.consumeLimit(LIMITS.otpStartPerIp, `${DASHBOARD_CHANNEL}:${ip}`);
@@ -218,6 +220,18 @@ export class DashboardSignIn {
       { jobId: `otp-${id}-${version}` },
     );
   }
+}
+
+/** "+971 50 123 4567" or "00971501234567": a number written with its own country code, whatever is selected. */
+export function parseInternational(phone: string): Phone | null {
+  const match = /^\s*(?:\+|00)(\d[\d\s().-]{6,24})$/.exec(phone);
+  if (!match) return null;
+  const digits = match[1].replace(/\D/g, '');
+  for (let length = 1; length <= 4; length += 1) {
+    const parsed = parsePhone(digits.slice(0, length), digits.slice(length));
+    if (parsed) return parsed;
+  }
+  return null;
 }
 
 /**
