@@ -27,7 +27,7 @@ function phoneFields(p: PageContext, v: PhoneValues, error: string | null): stri
   const options = [
     ...COUNTRIES.map(
       ([cc, iso, en, ar]) =>
-        `<option value="${cc}" aria-label="${esc(`${p.locale === 'ar' ? ar : en} +${cc}`)}"${cc === selected ? ' selected' : ''}>${iso} +${cc}</option>`,
+        `<option value="${cc}" aria-label="${esc(`${iso} +${cc}, ${p.locale === 'ar' ? ar : en}`)}"${cc === selected ? ' selected' : ''}>${iso} +${cc}</option>`,
     ),
     ...(known ? [] : [`<option value="${esc(selected)}" selected>+${esc(selected)}</option>`]),
   ].join('');

@@ -94,7 +94,8 @@ th{color:#59636e;font-weight:600;font-size:.85rem}
 dl{display:grid;grid-template-columns:auto 1fr;gap:.35rem 1rem;margin:0}dt{color:#59636e}dd{margin:0;overflow-wrap:anywhere}
 code,.mono{font-family:ui-monospace,Menlo,Consolas,monospace;overflow-wrap:anywhere;direction:ltr;unicode-bidi:isolate}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f6f8fa;padding:.75rem;border-radius:8px;direction:ltr;text-align:left}
-.chart svg{width:100%;height:auto;display:block}
+.chart svg{width:100%;height:9rem;display:block;border-bottom:1px solid #d8dee4}
+.axis{display:flex;justify-content:space-between;color:#59636e;font-size:.8rem;margin-top:.25rem}
 .ltr,.tel{direction:ltr;unicode-bidi:isolate}
 @media (min-width:720px){.shell{flex-direction:row}nav{flex:0 0 12rem}nav ul{flex-direction:column;position:sticky;top:0;padding:1rem .5rem}main{padding:1.5rem}}
 `;

@@ -41,38 +41,31 @@ const badge = (s: Shell, status: number): string =>
 
 // ---------------------------------------------------------------- home
 
-/** Thirty bars, hand-drawn: readable at 360 px (the SVG scales to the card), labelled for screen readers. */
+/**
+ * Thirty bars, hand-drawn. The SVG holds only the bars and stretches to the card's width at a fixed
+ * height; the figures around it (the highest day, three dates) are HTML text, so they stay readable at
+ * 360 px and on a desktop alike. Screen readers get the total as the image's label and each bar's day and
+ * amount as its title.
+ */
 function salesChart(s: Shell, f: HomeFigures): string {
-  const width = 600;
-  const height = 200;
-  const top = 16;
-  const bottom = 24;
+  const width = 300;
+  const height = 100;
   const max = Math.max(...f.days.map((d) => d.sales_minor), 0);
-  const scale = max > 0 ? (height - top - bottom) / max : 0;
+  const scale = max > 0 ? (height - 2) / max : 0;
   const slot = width / f.days.length;
   const total = f.days.reduce((sum, d) => sum + d.sales_minor, 0);
   const bars = f.days
     .map((d, i) => {
-      const h = Math.max(d.sales_minor > 0 ? 2 : 0, Math.round(d.sales_minor * scale));
-      const x = (i * slot + slot * 0.15).toFixed(1);
-      const y = height - bottom - h;
-      return `<rect x="${x}" y="${y}" width="${(slot * 0.7).toFixed(1)}" height="${h}" rx="2" fill="#0b5cd5"><title>${esc(`${d.date}: ${money(s, d.sales_minor, f.currency)}`)}</title></rect>`;
+      const h = Math.max(d.sales_minor > 0 ? 1.5 : 0, d.sales_minor * scale);
+      const x = (i * slot + slot * 0.15).toFixed(2);
+      return `<rect x="${x}" y="${(height - h).toFixed(2)}" width="${(slot * 0.7).toFixed(2)}" height="${h.toFixed(2)}" fill="#0b5cd5"><title>${esc(`${d.date}: ${money(s, d.sales_minor, f.currency)}`)}</title></rect>`;
     })
     .join('');
-  const labels = [0, 7, 14, 21, 29]
-    .map((i) => {
-      const d = f.days[i];
-      const x = i === 0 ? '0' : i === f.days.length - 1 ? String(width) : (i * slot + slot / 2).toFixed(1);
-      const anchor = i === 0 ? 'start' : i === f.days.length - 1 ? 'end' : 'middle';
-      return `<text x="${x}" y="${height - 6}" font-size="12" text-anchor="${anchor}" fill="#59636e">${esc(d.date.slice(5))}</text>`;
-    })
-    .join('');
-  const maxLabel =
-    max > 0
-      ? `<text x="4" y="12" font-size="12" fill="#59636e">${esc(money(s, max, f.currency))}</text>`
-      : '';
-  return `<div class="chart" dir="ltr"><svg viewBox="0 0 ${width} ${height}" role="img" aria-label="${esc(s.t.chartLabel(money(s, total, f.currency)))}">
-<line x1="0" y1="${height - bottom}" x2="${width}" y2="${height - bottom}" stroke="#d8dee4"/>${bars}${labels}${maxLabel}</svg></div>`;
+  const day = (i: number) => `<span class="num">${esc(f.days[i].date.slice(5))}</span>`;
+  return `<div class="chart" dir="ltr">
+<p class="muted num" style="margin:0 0 .25rem">${esc(money(s, max, f.currency))}</p>
+<svg viewBox="0 0 ${width} ${height}" preserveAspectRatio="none" role="img" aria-label="${esc(s.t.chartLabel(money(s, total, f.currency)))}">${bars}</svg>
+<div class="axis">${day(0)}${day(Math.floor(f.days.length / 2))}${day(f.days.length - 1)}</div></div>`;
 }
 
 export function homeView(s: Shell, plan: string, f: HomeFigures): string {
@@ -93,7 +86,8 @@ ${review}
 ${block(t.today, f.today)}
 ${block(t.thisMonth, f.month)}
 <section class="card"><h2>${esc(t.chartTitle)}</h2>${salesChart(s, f)}</section>
-<p class="muted">${esc(t.embedStart)}</p>`,
+<p class="muted">${esc(t.embedStart)}</p>
+<form method="post" action="/merchant/signout">${tokenField(s.formToken)}<input type="hidden" name="everywhere" value="1"><button type="submit" class="secondary">${esc(t.signOutEverywhere)}</button></form>`,
   );
 }
 
@@ -207,7 +201,7 @@ export function orderView(
   return shellPage(
     { ...s, current: 'orders' },
     `${t.order} #${o.id}`,
-    `<p><a href="/merchant/orders">← ${esc(t.orders)}</a></p>
+    `<p><a href="/merchant/orders">${s.t.dir === 'rtl' ? '→' : '←'} ${esc(t.orders)}</a></p>
 <h1>${esc(t.order)} <span class="num" data-order-id="${o.id}">#${o.id}</span> ${badge(s, o.status)}</h1>
 ${notice ? `<p class="notice" role="status">${esc(notice)}</p>` : ''}
 <section class="card"><dl>
@@ -331,7 +325,7 @@ export function productFormView(
   return shellPage(
     { ...s, current: 'products' },
     title,
-    `<p><a href="/merchant/products">← ${esc(t.products)}</a></p>
+    `<p><a href="/merchant/products">${s.t.dir === 'rtl' ? '→' : '←'} ${esc(t.products)}</a></p>
 <h1>${esc(title)}${opts.productId ? ` <span class="muted num">#${opts.productId}</span>` : ''}</h1>
 ${opts.notice ? `<p class="notice" role="status">${esc(opts.notice)}</p>` : ''}
 ${Object.keys(e).length ? `<p class="error" role="alert">${esc(t.fixErrors)}</p>` : ''}
@@ -446,7 +440,6 @@ ${form.errors.origins ? `<p id="origins-error" class="field-error">${esc(form.er
 <dt>${esc(t.domains)}</dt><dd>${store.domains.length ? store.domains.map((d) => `<code>${esc(d)}</code>`).join('<br>') : esc(t.noDomains)}</dd>
 <dt>${esc(t.embedKey)}</dt><dd><code data-embed-key>${esc(store.embed_key)}</code></dd>
 </dl>
-<h2 style="margin-top:1rem">${esc(t.embedSnippet)}</h2><pre>${esc(snippet)}</pre></section>
-<form method="post" action="/merchant/signout" class="card">${tokenField(s.formToken)}<input type="hidden" name="everywhere" value="1"><button type="submit" class="secondary" style="margin:0">${esc(t.signOutEverywhere)}</button></form>`,
+<h2 style="margin-top:1rem">${esc(t.embedSnippet)}</h2><pre>${esc(snippet)}</pre></section>`,
   );
 }

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import fs from 'node:fs';
 import http from 'node:http';
 import type { Page } from 'playwright-core';
 import { createApp } from '../../api/app';
@@ -312,6 +313,52 @@ describe('merchant dashboard in a browser', function () {
         expect(home.headers.get('location')).to.equal('/merchant/signin');
       }
     });
+  });
+
+  it('has no serious or critical axe-core violation on any page, in English and Arabic', async () => {
+    const axe = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+    const found: string[] = [];
+    for (const lang of ['en', 'ar']) {
+      await withPage(
+        async (page) => {
+          const scan = async (what: string) => {
+            await page.addScriptTag({ content: axe });
+            const violations = (await page.evaluate(
+              'axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(" ")).slice(0, 3) })))',
+            )) as { id: string; impact: string; nodes: string[] }[];
+            for (const v of violations) {
+              if (v.impact === 'serious' || v.impact === 'critical')
+                found.push(`${lang} ${what}: ${v.id} ${v.nodes.join(', ')}`);
+            }
+          };
+          for (const path of ['/merchant/signin', '/merchant/signup']) {
+            await page.goto(`${base}${path}?lang=${lang}`);
+            await scan(path);
+          }
+          await signIn(page, OWNER_PHONE);
+          const order = await deps.knex('orders').where({ store_id: storeId }).first('id');
+          const product = await deps.knex('products').where({ store_id: storeId }).first('id');
+          const pages = [
+            '/merchant',
+            '/merchant/orders',
+            '/merchant/customers',
+            '/merchant/products',
+            '/merchant/products/new',
+            '/merchant/staff',
+            '/merchant/settings',
+          ];
+          if (order) pages.push(`/merchant/orders/${order.id}`);
+          if (product) pages.push(`/merchant/products/${product.id}`);
+          for (const path of pages) {
+            await page.goto(`${base}${path}?lang=${lang}`);
+            await scan(path);
+          }
+        },
+        // The pages allow no script at all; the scanner is let in for the test only.
+        { bypassCSP: true },
+      );
+    }
+    expect(found).to.deep.equal([]);
   });
 
   it('fits a 360 px phone without horizontal scroll; screenshots in English and Arabic', async () => {
