@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { Page } from 'playwright-core';
 import { createApp } from '../../api/app';
+import { Store } from '../../db/models';
 import type { Deps } from '../../shared/deps';
 import { createSession, formToken } from '../../shared/services/dashboard/sessions';
 import { sha256 } from '../../shared/crypto';
@@ -10,7 +11,9 @@ import { loadFixture } from '../../shared/services/seed';
 import { withPage } from '../helpers/browser';
 import { isolatedDeps } from '../helpers/deps';
 import { httpClient, TestServer } from '../helpers/http';
+import { guestCheckout } from '../helpers/checkouts';
 import { deliverQueuedOtps } from '../helpers/otp';
+import { guestInitiate } from '../integration/payments/support';
 import { freePort } from './support';
 
 /**
@@ -26,6 +29,7 @@ describe('merchant dashboard in a browser', function () {
   let api: TestServer;
   let storeId: number;
   let embedKey: string;
+  let gameCardId: number;
   const OWNER_PHONE = '500000777';
 
   before(async () => {
@@ -42,12 +46,31 @@ describe('merchant dashboard in a browser', function () {
           name: 'Acme Digital',
           currency: 'SAR',
           owner: { name: 'Huda Owner', country_code: '966', phone: OWNER_PHONE },
-          payment_methods: { card: { provider: 'sandbox' } },
+          payment_methods: {
+            card: { provider: 'sandbox' },
+            bank: {
+              bank_name: 'Acme Bank',
+              account_name: 'Acme LLC',
+              account_number: '0001',
+              iban: 'SA0000000000000000000001',
+            },
+          },
+          products: [
+            {
+              ref: 'card',
+              name: 'Game card',
+              slug: 'game-card',
+              type: 'code',
+              price: '40.00',
+              codes: ['GC-0001', 'GC-0002'],
+            },
+          ],
         },
       ],
     });
     const store = manifest.stores[`dash${port}`];
     storeId = store.id;
+    gameCardId = store.products.card.id;
     embedKey = store.embed_key;
   });
 
@@ -182,6 +205,42 @@ describe('merchant dashboard in a browser', function () {
       expect(await page.getByRole('status').innerText()).to.equal('The order is now: Refunded.');
     });
     expect((await deps.knex('orders').where({ id: ids[0] }).first()).status).to.equal(6);
+  });
+
+  it('shows an order bought through the Embed API by bank transfer, and confirming the transfer starts it', async () => {
+    const store = await Store.query(deps.knex).findById(storeId);
+    const checkout = await guestCheckout(
+      api,
+      store!,
+      { product_id: gameCardId },
+      { customer_phone: '500000555' },
+    );
+    const initiated = await guestInitiate(api, store!, checkout.checkoutUrl, 'bank');
+    expect(initiated.status, initiated.text).to.equal(200);
+    const order = await deps.knex('orders').where({ checkout_id: checkout.checkoutId }).first('id', 'status');
+    expect(order.status).to.equal(2);
+    const notice = await withPage(async (page) => {
+      await signIn(page, OWNER_PHONE);
+      expect(await page.locator('.alert').innerText()).to.contain('waiting for you to confirm a payment');
+      await page.getByRole('link', { name: 'Orders' }).click();
+      const row = page.locator('tr', { has: page.getByText(`#${order.id}`, { exact: true }) });
+      // Intl writes a no-break space between the currency and the amount.
+      expect((await row.innerText()).replace(/\u00a0/g, ' '))
+        .to.contain('Under review')
+        .and.to.contain('SAR 40.00');
+      await page.getByText(`#${order.id}`, { exact: true }).click();
+      expect(await page.locator('main').innerText())
+        .to.contain('Game card')
+        .and.to.contain('bank');
+      await page.getByRole('button', { name: 'Confirm payment, start' }).click();
+      return page.getByRole('status').innerText();
+    });
+    expect(notice).to.equal('The order is now: In progress.');
+    const after = await deps.knex('orders').where({ id: order.id }).first('status', 'payment_id');
+    expect(after.status).to.equal(3);
+    expect((await deps.knex('payments').where({ id: after.payment_id }).first('status')).status).to.equal(
+      'paid',
+    );
   });
 
   it('speaks Arabic right to left (?lang=ar and Accept-Language), and English by choice', async () => {
