@@ -7,7 +7,12 @@ import {
   removeStaff,
   STORE_NAME_MAX,
 } from '../../shared/services/dashboard/accounts';
-import { homeFigures, listCustomers } from '../../shared/services/dashboard/home';
+import {
+  homeFigures,
+  listCustomers,
+  paymentAttempts,
+  productChoices,
+} from '../../shared/services/dashboard/home';
 import {
   createProduct,
   findProduct,
@@ -119,9 +124,10 @@ async function renderOrder(ctx: AppContext, orderId: number, notice: string | nu
     if (err instanceof NotFoundError) return notFound(ctx);
     throw err;
   }
+  const attempts = await paymentAttempts(ctx.deps.knex, store.id, orderId);
   sendPage(ctx, {
     status,
-    html: orderView(shell, detail, TRANSITIONS[detail.status as OrderStatus] ?? [], notice),
+    html: orderView(shell, detail, TRANSITIONS[detail.status as OrderStatus] ?? [], notice, attempts),
   });
 }
 
@@ -151,33 +157,78 @@ export const dashboardStoreRoutes = [
     interface: 'platform',
     operationId: 'dashboardOrders',
     summary: 'Merchant dashboard: orders',
-    description: 'Newest first, 20 a page; filters `status` (1 to 6) and `phone` (the customer’s, digits).',
+    description:
+      'Newest first, 20 a page; filters `status` (1 to 6), `phone` (the customer’s, digits), `product` (id), ' +
+      '`from` and `to` (UTC days, YYYY-MM-DD, both included).',
     guards: signedIn('orders.view'),
     request: {
-      query: Joi.object<{ page: number; status?: number; phone?: string; lang?: string }, true>({
+      query: Joi.object<
+        {
+          page: number;
+          status?: number;
+          phone?: string;
+          product?: number;
+          from?: string;
+          to?: string;
+          lang?: string;
+        },
+        true
+      >({
         page: Joi.number().integer().min(1).max(100_000).default(1),
         status: Joi.number().integer().min(1).max(6).empty(''),
         phone: Joi.string()
           .pattern(/^\d{3,20}$/)
           .empty(''),
+        product: Joi.number().integer().min(1).max(2_147_483_647).empty(''),
+        from: Joi.string()
+          .pattern(/^\d{4}-\d{2}-\d{2}$/)
+          .empty('')
+          .description('First day (UTC), YYYY-MM-DD.'),
+        to: Joi.string()
+          .pattern(/^\d{4}-\d{2}-\d{2}$/)
+          .empty('')
+          .description('Last day (UTC), YYYY-MM-DD, included.'),
         lang: Joi.string().valid('ar', 'en'),
       }),
     },
     responses: { 200: htmlResponse('The orders list.'), ...guardedAnswers },
     handler: async (ctx, { query }) => {
       const { store, shell } = dashboardOf(ctx);
-      const list = await listOrders(
-        ctx.deps.knex,
-        store.id,
-        { status: query.status ? [query.status] : undefined, phone: query.phone },
-        { page: query.page, per_page: 20 },
-      );
+      const day = (text: string | undefined, end: boolean): Date | undefined => {
+        if (!text) return undefined;
+        const d = new Date(`${text}T00:00:00Z`);
+        if (Number.isNaN(d.getTime())) return undefined;
+        return end ? new Date(d.getTime() + 86_400_000 - 1) : d;
+      };
+      const [list, products] = await Promise.all([
+        listOrders(
+          ctx.deps.knex,
+          store.id,
+          {
+            status: query.status ? [query.status] : undefined,
+            phone: query.phone,
+            product_id: query.product,
+            from: day(query.from, false),
+            to: day(query.to, true),
+          },
+          { page: query.page, per_page: 20 },
+        ),
+        productChoices(ctx.deps.knex, store.id),
+      ]);
       sendPage(ctx, {
         status: 200,
-        html: ordersView(shell, list, {
-          status: query.status ? String(query.status) : '',
-          phone: query.phone ?? '',
-        }),
+        html: ordersView(
+          shell,
+          list,
+          {
+            status: query.status ? String(query.status) : '',
+            phone: query.phone ?? '',
+            from: query.from ?? '',
+            to: query.to ?? '',
+            product: query.product ? String(query.product) : '',
+          },
+          products,
+        ),
       });
     },
   }),

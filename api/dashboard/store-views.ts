@@ -1,5 +1,5 @@
 import type { StaffMember } from '../../shared/services/dashboard/accounts';
-import type { CustomerRow, HomeFigures } from '../../shared/services/dashboard/home';
+import type { CustomerRow, HomeFigures, PaymentAttempt } from '../../shared/services/dashboard/home';
 import type { FormErrors, ProductForm, ProductRow } from '../../shared/services/dashboard/products';
 import { FORM_TYPES } from '../../shared/services/dashboard/products';
 import { can } from '../../shared/services/dashboard/roles';
@@ -96,7 +96,8 @@ ${block(t.thisMonth, f.month)}
 export function ordersView(
   s: Shell,
   list: { items: OrderSummary[]; meta: PageMeta },
-  filters: { status: string; phone: string },
+  filters: { status: string; phone: string; from: string; to: string; product: string },
+  products: { id: number; name: string }[],
 ): string {
   const t = s.t;
   const options = [`<option value="">${esc(t.allStatuses)}</option>`]
@@ -121,6 +122,17 @@ export function ordersView(
   const query = new URLSearchParams();
   if (filters.status) query.set('status', filters.status);
   if (filters.phone) query.set('phone', filters.phone);
+  if (filters.from) query.set('from', filters.from);
+  if (filters.to) query.set('to', filters.to);
+  if (filters.product) query.set('product', filters.product);
+  const productOptions = [`<option value="">${esc(t.anyProduct)}</option>`]
+    .concat(
+      products.map(
+        (p) =>
+          `<option value="${p.id}"${filters.product === String(p.id) ? ' selected' : ''}>${esc(p.name)}</option>`,
+      ),
+    )
+    .join('');
   const table = list.items.length
     ? `<div class="table-wrap"><table><thead><tr><th scope="col">${esc(t.order)}</th><th scope="col">${esc(t.status)}</th><th scope="col">${esc(t.total)}</th><th scope="col">${esc(t.customer)}</th><th scope="col">${esc(t.date)}</th></tr></thead><tbody>${rows}</tbody></table></div>`
     : `<p class="muted">${esc(t.noOrders)}</p>`;
@@ -131,6 +143,9 @@ export function ordersView(
 <form method="get" action="/merchant/orders" class="card filters">
 <div><label for="status">${esc(t.status)}</label><select id="status" name="status">${options}</select></div>
 <div><label for="phone">${esc(t.searchPhone)}</label><input id="phone" name="phone" type="tel" autocomplete="off" dir="ltr" maxlength="20" value="${esc(filters.phone)}"></div>
+<div><label for="product">${esc(t.products)}</label><select id="product" name="product">${productOptions}</select></div>
+<div><label for="from">${esc(t.fromDate)}</label><input id="from" name="from" type="date" value="${esc(filters.from)}"></div>
+<div><label for="to">${esc(t.toDate)}</label><input id="to" name="to" type="date" value="${esc(filters.to)}"></div>
 <button type="submit" class="secondary">${esc(t.filter)}</button>
 </form>
 <section class="card">${table}${pager(s, '/merchant/orders', query, list.meta)}</section>`,
@@ -169,8 +184,17 @@ export function orderView(
   o: OrderDetailView,
   allowed: readonly number[],
   notice: string | null,
+  attempts: PaymentAttempt[] = [],
 ): string {
   const t = s.t;
+  const payments = attempts.length
+    ? `<section class="card"><h2>${esc(t.payments)}</h2><div class="table-wrap"><table><thead><tr><th scope="col">${esc(t.method)}</th><th scope="col">${esc(t.status)}</th><th scope="col">${esc(t.total)}</th><th scope="col">${esc(t.date)}</th></tr></thead><tbody>${attempts
+        .map(
+          (a) =>
+            `<tr><td>${esc(a.method)} <span class="muted">(${esc(a.provider)})</span></td><td>${esc(a.status)}${a.error_message ? `<br><span class="muted">${esc(a.error_message)}</span>` : ''}</td><td class="num">${esc(money(s, a.amount_minor, a.currency))}</td><td class="num">${esc(formatDate(a.created_at, s.locale))}</td></tr>`,
+        )
+        .join('')}</tbody></table></div></section>`
+    : '';
   const items = o.items
     .map(
       (i) => `<tr><td><bdi>${esc(i.name)}</bdi>${i.fields
@@ -212,6 +236,7 @@ ${notice ? `<p class="notice" role="status">${esc(notice)}</p>` : ''}
 ${o.customer_note ? `<dt>${esc(t.note)}</dt><dd><bdi>${esc(o.customer_note)}</bdi></dd>` : ''}
 </dl></section>
 <section class="card"><h2>${esc(t.items)}</h2><div class="table-wrap"><table><thead><tr><th scope="col">${esc(t.name)}</th><th scope="col">${esc(t.quantity)}</th><th scope="col">${esc(t.total)}</th><th scope="col"><span class="muted">${esc(t.status)}</span></th></tr></thead><tbody>${items}</tbody></table></div></section>
+${payments}
 ${licenses}
 <section class="card actions"><h2>${esc(t.actions)}</h2>${actions || `<p class="muted">${esc(t.noActions)}</p>`}</section>
 <section class="card"><h2>${esc(t.history)}</h2><ul>${history}</ul></section>`,

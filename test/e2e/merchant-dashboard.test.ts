@@ -357,6 +357,82 @@ describe('merchant dashboard in a browser', function () {
       expect((await deps.knex('orders').where({ id }).first()).status).to.equal(4);
     });
 
+    it('filters orders by product and by day', async () => {
+      const { cookie } = await sessionFor('500000704', 'support');
+      const sold = await deps
+        .knex('orders as o')
+        .join('order_items as i', 'i.order_id', 'o.id')
+        .where({ 'o.store_id': storeId, 'i.product_id': gameCardId })
+        .pluck('o.id');
+      const all = await deps.knex('orders').where({ store_id: storeId }).pluck('id');
+      expect(sold.length).to.be.greaterThan(0);
+      expect(all.length).to.be.greaterThan(sold.length);
+      const byProduct = await api.request(`/merchant/orders?product=${gameCardId}`, {
+        headers: { Cookie: cookie },
+      });
+      const shown = [...byProduct.text.matchAll(/data-order-id="(\d+)"/g)].map((m) => Number(m[1]));
+      expect(shown.sort()).to.deep.equal([...sold].sort());
+      const longAgo = await api.request('/merchant/orders?from=2001-01-01&to=2001-01-31', {
+        headers: { Cookie: cookie },
+      });
+      expect(longAgo.text).to.not.contain('data-order-id=');
+      expect(longAgo.text).to.contain('No orders yet.');
+      const today = new Date().toISOString().slice(0, 10);
+      const now = await api.request(`/merchant/orders?from=${today}&to=${today}`, {
+        headers: { Cookie: cookie },
+      });
+      expect([...now.text.matchAll(/data-order-id="(\d+)"/g)]).to.have.length(Math.min(all.length, 20));
+    });
+
+    it('an owner renames the store, sets allowed origins and invites support, who can then get a code', async () => {
+      const { cookie, form: token } = await sessionFor('500000705', 'owner');
+      const headers = { 'Content-Type': 'application/x-www-form-urlencoded', Cookie: cookie };
+      const bad = await api.request('/merchant/settings', {
+        ...form({ _csrf: token, name: 'Acme Digital', allowed_origins: 'shop.acme.test/path' }),
+        headers,
+      });
+      expect(bad.status).to.equal(422);
+      expect(bad.text).to.contain('Each line must be an origin');
+      const saved = await api.request('/merchant/settings', {
+        ...form({
+          _csrf: token,
+          name: 'Acme Digital',
+          allowed_origins: 'https://shop.acme.test\nhttps://acme.test',
+        }),
+        headers,
+        redirect: 'manual',
+      });
+      expect(saved.status).to.equal(303);
+      expect((await deps.knex('stores').where({ id: storeId }).first()).allowed_origins).to.deep.equal([
+        'https://shop.acme.test',
+        'https://acme.test',
+      ]);
+      const page = await api.request('/merchant/settings', { headers: { Cookie: cookie } });
+      expect(page.text).to.contain(embedKey);
+      const invited = await api.request('/merchant/staff', {
+        ...form({ _csrf: token, name: 'Sami', country_code: '966', phone: '500000706', role: 'support' }),
+        headers,
+      });
+      expect(invited.status).to.equal(200);
+      expect(invited.text).to.contain('Invited.');
+      const again = await api.request('/merchant/staff', {
+        ...form({ _csrf: token, name: 'Sami', country_code: '966', phone: '500000706', role: 'support' }),
+        headers,
+      });
+      expect(again.status).to.equal(409);
+      const code = await api.request('/merchant/signin', {
+        ...form({ country_code: '966', phone: '500000706' }),
+        redirect: 'manual',
+      });
+      expect(code.status).to.equal(303);
+      expect(code.headers.get('location')).to.equal('/merchant/code');
+      const stranger = await api.request('/merchant/signin', {
+        ...form({ country_code: '966', phone: '500000707' }),
+      });
+      expect(stranger.status).to.equal(404);
+      expect(stranger.text).to.contain('No store is registered to this number.');
+    });
+
     it('signs out everywhere: every session of the person stops working', async () => {
       const first = await sessionFor('500000703', 'manager');
       const second = await sessionFor('500000703', 'manager');

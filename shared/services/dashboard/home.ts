@@ -129,3 +129,42 @@ export async function listCustomers(
     lastPage: Math.max(1, Math.ceil(total / perPage)),
   };
 }
+
+export interface PaymentAttempt {
+  id: number;
+  method: string;
+  provider: string;
+  status: string;
+  amount_minor: number;
+  currency: string;
+  error_message: string | null;
+  created_at: Date;
+}
+
+/** Every payment tried for the order's checkout, oldest first (a failed card, then the bank transfer...). */
+export async function paymentAttempts(
+  knex: Knex,
+  storeId: number,
+  orderId: number,
+): Promise<PaymentAttempt[]> {
+  const rows = await knex('payments as p')
+    .join('orders as o', 'o.checkout_id', 'p.checkout_id')
+    .where({ 'o.id': orderId, 'o.store_id': storeId })
+    .orderBy('p.id')
+    .select(
+      'p.id',
+      'p.method',
+      'p.provider',
+      'p.status',
+      'p.amount_minor',
+      'p.currency',
+      'p.error_message',
+      'p.created_at',
+    );
+  return rows.map((r: PaymentAttempt) => ({ ...r, amount_minor: Number(r.amount_minor) }));
+}
+
+/** The store's products for the orders filter: id and name, newest first. */
+export async function productChoices(knex: Knex, storeId: number): Promise<{ id: number; name: string }[]> {
+  return knex('products').where('store_id', storeId).orderBy('id', 'desc').limit(500).select('id', 'name');
+}
