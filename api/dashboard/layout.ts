@@ -97,6 +97,8 @@ pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f6f8fa;padding:.75re
 .chart svg{width:100%;height:9rem;display:block;border-bottom:1px solid #d8dee4}
 .axis{display:flex;justify-content:space-between;color:#59636e;font-size:.8rem;margin-top:.25rem}
 .ltr,.tel{direction:ltr;unicode-bidi:isolate}
+.narrow-only{display:none}
+@media (max-width:600px){.wide-only{display:none}.narrow-only{display:inline}}
 @media (min-width:720px){.shell{flex-direction:row}nav{flex:0 0 12rem}nav ul{flex-direction:column;position:sticky;top:0;padding:1rem .5rem}main{padding:1.5rem}}
 `;
 

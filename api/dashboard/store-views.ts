@@ -111,11 +111,11 @@ export function ordersView(
   const rows = list.items
     .map(
       (o) => `<tr>
-<td><a href="/merchant/orders/${o.id}" class="num" data-order-id="${o.id}">#${o.id}</a></td>
+<td><a href="/merchant/orders/${o.id}" class="num" data-order-id="${o.id}">#${o.id}</a><span class="narrow-only muted"><br><bdi>${esc(`${o.customer.first_name} ${o.customer.last_name}`.trim())}</bdi></span></td>
 <td>${badge(s, o.status)}</td>
 <td class="num">${esc(decimalMoney(s, o.total, o.currency))}</td>
-<td><bdi>${esc(`${o.customer.first_name} ${o.customer.last_name}`.trim())}</bdi><br><span class="muted tel">+${esc(o.customer.country_code)} ${esc(o.customer.phone)}</span></td>
-<td class="num">${o.created_at ? esc(formatDate(o.created_at, s.locale)) : ''}</td>
+<td class="wide-only"><bdi>${esc(`${o.customer.first_name} ${o.customer.last_name}`.trim())}</bdi><br><span class="muted tel">+${esc(o.customer.country_code)} ${esc(o.customer.phone)}</span></td>
+<td class="num wide-only">${o.created_at ? esc(formatDate(o.created_at, s.locale)) : ''}</td>
 </tr>`,
     )
     .join('');
@@ -134,7 +134,7 @@ export function ordersView(
     )
     .join('');
   const table = list.items.length
-    ? `<div class="table-wrap"><table><thead><tr><th scope="col">${esc(t.order)}</th><th scope="col">${esc(t.status)}</th><th scope="col">${esc(t.total)}</th><th scope="col">${esc(t.customer)}</th><th scope="col">${esc(t.date)}</th></tr></thead><tbody>${rows}</tbody></table></div>`
+    ? `<div class="table-wrap"><table><thead><tr><th scope="col">${esc(t.order)}</th><th scope="col">${esc(t.status)}</th><th scope="col">${esc(t.total)}</th><th scope="col" class="wide-only">${esc(t.customer)}</th><th scope="col" class="wide-only">${esc(t.date)}</th></tr></thead><tbody>${rows}</tbody></table></div>`
     : `<p class="muted">${esc(t.noOrders)}</p>`;
   return shellPage(
     { ...s, current: 'orders' },
