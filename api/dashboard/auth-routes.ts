@@ -112,6 +112,12 @@ function signupOf(ctx: AppContext): { store_name: string; owner_name: string } |
   }
 }
 
+/** The page asked for before signing in, when it is one of ours. */
+function nextOf(ctx: AppContext): string | undefined {
+  const next = typeof ctx.query.next === 'string' ? safeNext(ctx.query.next) : '/merchant';
+  return next === '/merchant' ? undefined : next;
+}
+
 /** Only a dashboard page of ours: never an address elsewhere (an open redirect). */
 function safeNext(next: string | undefined): string {
   return next && /^\/merchant(\/[A-Za-z0-9/_-]*)?$/.test(next) ? next : '/merchant';
@@ -148,7 +154,7 @@ export const dashboardAuthRoutes = [
       }
       sendPage(ctx, {
         status: 200,
-        html: signInView(publicContext(ctx), { country_code: '966', phone: '' }),
+        html: signInView(publicContext(ctx), { country_code: '966', phone: '' }, null, nextOf(ctx)),
       });
     },
   }),
@@ -179,7 +185,7 @@ export const dashboardAuthRoutes = [
       const outcome = await signInService(ctx).start('signin', values, ctx.ip);
       if (outcome.kind !== 'sent') {
         const [status, message] = startError(p, outcome);
-        return sendPage(ctx, { status, html: signInView(p, values, message) });
+        return sendPage(ctx, { status, html: signInView(p, values, message, nextOf(ctx)) });
       }
       setCookie(ctx, PENDING_COOKIE, `signin.${outcome.sessionToken}`, ctx.deps.config.otpTtlSeconds);
       const next =
@@ -275,7 +281,7 @@ export const dashboardAuthRoutes = [
       const masked = pending ? await signInService(ctx).pendingPhone(pending.token) : null;
       if (!pending || !masked) return sendPage(ctx, { status: 302, location: '/merchant/signin' });
       const back = pending.purpose === 'signup' ? '/merchant/signup' : '/merchant/signin';
-      sendPage(ctx, { status: 200, html: codeView(publicContext(ctx), masked, back) });
+      sendPage(ctx, { status: 200, html: codeView(publicContext(ctx), masked, back, { next: nextOf(ctx) }) });
     },
   }),
   defineRoute({
@@ -307,7 +313,10 @@ export const dashboardAuthRoutes = [
       const masked = (await signInService(ctx).pendingPhone(pending.token)) ?? '';
       if (!/^\d{4}$/.test(code)) {
         if (!masked) return sendPage(ctx, { status: 303, location: back });
-        return sendPage(ctx, { status: 422, html: codeView(p, masked, back, { error: p.t.errCodeFormat }) });
+        return sendPage(ctx, {
+          status: 422,
+          html: codeView(p, masked, back, { next: nextOf(ctx), error: p.t.errCodeFormat }),
+        });
       }
       const signup = pending.purpose === 'signup' ? signupOf(ctx) : null;
       if (pending.purpose === 'signup' && !signup) return sendPage(ctx, { status: 303, location: back });
@@ -316,12 +325,15 @@ export const dashboardAuthRoutes = [
         case 'wrong':
           return sendPage(ctx, {
             status: 422,
-            html: codeView(p, masked, back, { error: p.t.errWrongCode(outcome.remaining) }),
+            html: codeView(p, masked, back, {
+              next: nextOf(ctx),
+              error: p.t.errWrongCode(outcome.remaining),
+            }),
           });
         case 'max_attempts':
           return sendPage(ctx, {
             status: 422,
-            html: codeView(p, masked, back, { error: p.t.errMaxAttempts }),
+            html: codeView(p, masked, back, { next: nextOf(ctx), error: p.t.errMaxAttempts }),
           });
         case 'expired':
           clearCookie(ctx, PENDING_COOKIE);
@@ -379,12 +391,15 @@ export const dashboardAuthRoutes = [
         case 'cooldown':
           return sendPage(ctx, {
             status: 429,
-            html: codeView(p, masked, back, { error: p.t.errCooldown(outcome.wait) }),
+            html: codeView(p, masked, back, { next: nextOf(ctx), error: p.t.errCooldown(outcome.wait) }),
           });
         case 'rate_limited':
           return sendPage(ctx, {
             status: 429,
-            html: codeView(p, masked, back, { error: p.t.errRateLimited(outcome.retryAfter) }),
+            html: codeView(p, masked, back, {
+              next: nextOf(ctx),
+              error: p.t.errRateLimited(outcome.retryAfter),
+            }),
           });
       }
     },

@@ -41,13 +41,18 @@ function phoneFields(p: PageContext, v: PhoneValues, error: string | null): stri
 ${error ? `<p id="phone-error" class="field-error" role="alert">${esc(error)}</p>` : ''}`;
 }
 
-export function signInView(p: PageContext, v: PhoneValues, error: string | null = null): string {
+export function signInView(
+  p: PageContext,
+  v: PhoneValues,
+  error: string | null = null,
+  next?: string,
+): string {
   return publicPage(
     p,
     p.t.signInTitle,
     `<div class="card"><h1>${esc(p.t.signInTitle)}</h1>
 <p class="muted">${esc(p.t.signInIntro)}</p>
-<form method="post" action="/merchant/signin" novalidate>
+<form method="post" action="/merchant/signin${next ? `?next=${esc(encodeURIComponent(next))}` : ''}" novalidate>
 ${phoneFields(p, v, error)}
 <button type="submit" class="wide">${esc(p.t.sendCode)}</button>
 </form></div>
@@ -90,7 +95,7 @@ export function codeView(
   p: PageContext,
   masked: string,
   back: string,
-  message: { error?: string; notice?: string } = {},
+  message: { error?: string; notice?: string; next?: string } = {},
 ): string {
   const error = message.error
     ? `<p id="code-error" class="field-error" role="alert">${esc(message.error)}</p>`
@@ -102,7 +107,7 @@ export function codeView(
     `<div class="card"><h1>${esc(p.t.codeTitle)}</h1>
 ${notice}
 <p>${esc(p.t.codeSentTo(`\u2066${masked}\u2069`))}</p>
-<form method="post" action="/merchant/code" novalidate>
+<form method="post" action="/merchant/code${message.next ? `?next=${esc(encodeURIComponent(message.next))}` : ''}" novalidate>
 <label for="code">${esc(p.t.code)}</label>
 <input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]*" maxlength="4" required dir="ltr" autofocus${message.error ? ' aria-invalid="true" aria-describedby="code-error"' : ''}>
 ${error}
