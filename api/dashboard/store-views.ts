@@ -172,6 +172,7 @@ export interface OrderDetailView {
     codes: string[];
   }[];
   licenses: { key: string; status: string }[];
+  fivem_commands: { command: string; status: string; executed_at: Date | string | null }[];
   history: { from: number | null; to: number; source: string; at: string | null }[];
   created_at: string | null;
 }
@@ -219,6 +220,14 @@ export function orderView(
         `<li><span class="num">${h.at ? esc(formatDate(h.at, s.locale)) : ''}</span> · ${h.from ? `${esc(t.statusName[h.from] ?? '')} → ` : ''}${esc(t.statusName[h.to] ?? '')} <span class="muted">(${esc(h.source)})</span></li>`,
     )
     .join('');
+  const fivem = o.fivem_commands.length
+    ? `<section class="card"><h2>${esc(t.fivem)}</h2><ul>${o.fivem_commands
+        .map(
+          (c) =>
+            `<li><code>${esc(c.command)}</code> · ${esc(t.fivemState[c.status] ?? c.status)}${c.executed_at ? ` <span class="num muted">${esc(formatDate(c.executed_at, s.locale))}</span>` : ''}</li>`,
+        )
+        .join('')}</ul></section>`
+    : '';
   const licenses = o.licenses.length
     ? `<section class="card"><h2>${esc(t.licenses)}</h2><ul>${o.licenses.map((l) => `<li><code>${esc(maskKey(l.key))}</code> · ${esc(l.status)}</li>`).join('')}</ul></section>`
     : '';
@@ -238,6 +247,7 @@ ${o.customer_note ? `<dt>${esc(t.note)}</dt><dd><bdi>${esc(o.customer_note)}</bd
 <section class="card"><h2>${esc(t.items)}</h2><div class="table-wrap"><table><thead><tr><th scope="col">${esc(t.name)}</th><th scope="col">${esc(t.quantity)}</th><th scope="col">${esc(t.total)}</th><th scope="col"><span class="muted">${esc(t.status)}</span></th></tr></thead><tbody>${items}</tbody></table></div></section>
 ${payments}
 ${licenses}
+${fivem}
 <section class="card actions"><h2>${esc(t.actions)}</h2>${actions || `<p class="muted">${esc(t.noActions)}</p>`}</section>
 <section class="card"><h2>${esc(t.history)}</h2><ul>${history}</ul></section>`,
   );

@@ -361,6 +361,23 @@ describe('merchant dashboard in a browser', function () {
       });
       expect(refund.status).to.equal(403);
       expect((await deps.knex('orders').where({ id }).first()).status).to.equal(4);
+      // The order page says what the game server did with the order's commands.
+      await deps.knex('fivem_commands').insert([
+        {
+          store_id: storeId,
+          order_id: id,
+          command: 'give 7 vip',
+          status: 'executed',
+          executed_at: new Date(),
+        },
+        { store_id: storeId, order_id: id, command: 'give 7 car', status: 'pending' },
+      ]);
+      const detail = await api.request(`/merchant/orders/${id}`, { headers: { Cookie: cookie } });
+      expect(detail.status).to.equal(200);
+      expect(detail.text).to.contain('give 7 vip</code> · Ran on the game server');
+      expect(detail.text).to.contain('give 7 car</code> · Waiting for the game server');
+      // Support is offered the moves it may make, and not the refund.
+      expect(detail.text).to.not.contain('Refund order');
     });
 
     it('filters orders by product and by day', async () => {
