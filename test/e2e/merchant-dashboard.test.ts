@@ -10,7 +10,7 @@ import { sha256 } from '../../shared/crypto';
 import { loadFixture } from '../../shared/services/seed';
 import { withPage } from '../helpers/browser';
 import { isolatedDeps } from '../helpers/deps';
-import { httpClient, TestServer } from '../helpers/http';
+import { httpClient, startServer, TestServer } from '../helpers/http';
 import { guestCheckout } from '../helpers/checkouts';
 import { deliverQueuedOtps } from '../helpers/otp';
 import { guestInitiate } from '../integration/payments/support';
@@ -544,5 +544,35 @@ describe('merchant dashboard in a browser', function () {
       }
     }
     for (const [page, extra] of Object.entries(overflow)) expect(extra, page).to.be.at.most(0);
+  });
+});
+
+describe('merchant dashboard cookies over https', function () {
+  this.timeout(60_000);
+
+  it('marks every dashboard cookie Secure when the platform is served over https', async () => {
+    const deps = await isolatedDeps({ PUBLIC_BASE_URL: 'https://matjar.example' });
+    const server = await startServer(deps);
+    try {
+      const res = await server.request('/merchant/signup', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          store_name: 'Secure Store',
+          country_code: '966',
+          phone: '500000901',
+        }).toString(),
+        redirect: 'manual',
+      });
+      expect(res.status).to.equal(303);
+      const cookies = res.headers.getSetCookie();
+      expect(cookies).to.have.length(2);
+      for (const cookie of cookies) {
+        expect(cookie).to.match(/; HttpOnly; SameSite=Strict; Max-Age=\d+; Secure$/);
+        expect(cookie).to.contain('Path=/merchant');
+      }
+    } finally {
+      await server.close();
+    }
   });
 });
