@@ -1,5 +1,6 @@
 import type { Config } from '../shared/config';
 import { adminRoutes } from './admin/routes';
+import { dashboardRoutes } from './dashboard/routes';
 import { devRoutes } from './dev/routes';
 import { docsRoutes } from './docs/routes';
 import { embedRoutes } from './embed/routes';
@@ -37,6 +38,7 @@ export function allRoutes(
     ...webhookRoutes,
     ...payRoutes,
     ...subscriptionPageRoutes,
+    ...dashboardRoutes,
     // Anyone can mark a sandbox payment paid: off in production unless SANDBOX_ENABLED=1 (announced at start).
     ...((config.sandboxEnabled ?? config.nodeEnv !== 'production') ? sandboxRoutes : []),
     ...licenseRoutes,

@@ -50,6 +50,8 @@ interface DemoStore {
   fivemSecret?: string;
   customerPhone?: string;
   storefrontToken?: string;
+  /** The store owner's phone (country code and number, digits): signs in to the merchant dashboard. */
+  ownerPhone?: string;
 }
 
 function demoStore(fixtureFile: string, manifest: Json): DemoStore {
@@ -69,6 +71,10 @@ function demoStore(fixtureFile: string, manifest: Json): DemoStore {
         ? `${asText(customer.country_code) ?? ''}${asText(customer.phone) ?? ''}`
         : undefined,
     storefrontToken: asText(asRecord(asRecord(entry.customers)[customerRef]).storefront_token),
+    ownerPhone:
+      asRecord(store.owner).phone !== undefined
+        ? `${asText(asRecord(store.owner).country_code) ?? ''}${asText(asRecord(store.owner).phone) ?? ''}`
+        : undefined,
   };
 }
 
@@ -303,6 +309,10 @@ class Launcher {
       ],
       ['Metrics', `${base}/metrics`],
     ];
+    rows.push([
+      'Merchant dashboard',
+      `${base}/merchant${demo.ownerPhone && config.nodeEnv !== 'production' ? `   (demo owner's phone +${demo.ownerPhone}, code in the dev outbox)` : ''}`,
+    ]);
     rows.push(['Checkout widget', `${base}/widget/v1.js`]);
     if (config.nodeEnv !== 'production') rows.push(['Widget demo page', `${base}/demo/widget`]);
     if (config.nodeEnv !== 'production' && demo.customerPhone) {

@@ -710,3 +710,4 @@ export class IdempotencyRecord extends BaseModel {
 export { Cart, CartItem, CheckoutItem } from './storefront';
 export { Refund, type RefundKind, type RefundStatus } from './refund';
 export { SubscriptionRenewal } from './subscription-renewal';
+export { DashboardSession, MerchantUser, StoreMember, STORE_ROLES, type StoreRole } from './dashboard';

@@ -178,6 +178,8 @@ export interface StoreFixture {
   merchant_tokens: string[];
   fivem_secret?: string;
   blocked_phones: BlockedPhoneFixture[];
+  /** The store owner, who signs in to the merchant dashboard with this phone. */
+  owner?: { name: string; country_code: string; phone: string };
   payment_methods: PaymentMethodsFixture;
   categories: CategoryFixture[];
   products: ProductFixture[];
@@ -458,6 +460,11 @@ const storeSchema = Joi.object({
       }),
     )
     .default([]),
+  owner: Joi.object({
+    name: text(200).allow('').default(''),
+    country_code: countryCode().required(),
+    phone: phone().required(),
+  }),
   payment_methods: paymentMethodsSchema,
   categories: Joi.array()
     .items(Joi.object({ ref: ref().required(), name: text(200).required(), slug: slug().required() }))

@@ -1,6 +1,7 @@
 import { bumpAfterCommit } from '../../cache/versioned';
 import { CATALOG_ALL } from '../catalog/cache';
 import { LICENSE_ALL } from '../licenses/cache';
+import { syncFixtureOwner } from '../dashboard/accounts';
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import { raw } from 'objection';
@@ -159,6 +160,7 @@ class StoreSeeder {
     await this.syncMerchantTokens();
     await this.syncFivemSecret();
     await this.syncBlockedPhones();
+    if (this.fixture.owner) await syncFixtureOwner(this.trx, this.storeId, this.fixture.owner);
     await this.syncCategories();
     for (const product of this.fixture.products) await this.syncProduct(product);
     const coupons = await this.syncCoupons();

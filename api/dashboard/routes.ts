@@ -1,0 +1,5 @@
+import { dashboardAuthRoutes } from './auth-routes';
+import { dashboardStoreRoutes } from './store-routes';
+
+/** The merchant dashboard at /merchant (docs/dashboard.md): sign-in and sign-up first, then the store's pages. */
+export const dashboardRoutes = [...dashboardAuthRoutes, ...dashboardStoreRoutes];

@@ -1,0 +1,709 @@
+import Joi from 'joi';
+import { ORDER_STATUS, OrderStatus, STORE_ROLES, StoreRole } from '../../db/models';
+import { ConflictError, InvalidError, NotFoundError, ValidationError } from '../../shared/errors';
+import {
+  inviteStaff,
+  listStaff,
+  removeStaff,
+  STORE_NAME_MAX,
+} from '../../shared/services/dashboard/accounts';
+import {
+  homeFigures,
+  listCustomers,
+  paymentAttempts,
+  productChoices,
+} from '../../shared/services/dashboard/home';
+import {
+  createProduct,
+  findProduct,
+  listProducts,
+  ProductForm,
+  readProductForm,
+  updateProduct,
+} from '../../shared/services/dashboard/products';
+import { can, permissionForStatus } from '../../shared/services/dashboard/roles';
+import { noteStoreChanged } from '../../shared/services/catalog/cache';
+import { listOrders, orderDetail } from '../../shared/services/merchant/orders';
+import { TRANSITIONS, updateOrderStatus } from '../../shared/services/merchant/transitions';
+import { formatMoney } from '../../shared/money';
+import type { AppContext } from '../context';
+import { defineRoute } from '../http/route';
+import { htmlResponse, redirectResponse } from '../openapi/components';
+import { sendPage } from './layout';
+import { dashboardOf, formField, messagePage, signedIn } from './session';
+import {
+  confirmStatusView,
+  customersView,
+  homeView,
+  OrderDetailView,
+  orderView,
+  ordersView,
+  productFormView,
+  productsView,
+  settingsView,
+  staffView,
+} from './store-views';
+
+/**
+ * The signed-in dashboard pages. Reads and writes go through the same services as the Merchant API
+ * (orders, transitions), so a status the dashboard sets is the one the API reports, with the same audit
+ * row and webhooks. Each page names the permission it needs (shared/services/dashboard/roles.ts).
+ */
+
+const formBody = (fields: Record<string, Joi.Schema>) => ({
+  bodyTypes: ['application/x-www-form-urlencoded' as const],
+  body: Joi.object({ _csrf: Joi.string().max(200), ...fields }).unknown(true),
+});
+
+const guardedAnswers = {
+  302: redirectResponse('Not signed in: to the sign-in page.'),
+  403: htmlResponse('Not allowed for this role, or (POST) a missing or wrong form token.'),
+};
+const postAnswers = {
+  403: htmlResponse('Not allowed for this role, a missing or wrong form token, or a form from another site.'),
+};
+
+const pageQuery = Joi.object<{ page: number; lang?: string }, true>({
+  page: Joi.number().integer().min(1).max(100_000).default(1),
+  lang: Joi.string().valid('ar', 'en'),
+});
+const idParam = (name: string) =>
+  Joi.object({ [name]: Joi.number().integer().min(1).max(2_147_483_647).required() });
+
+function notFound(ctx: AppContext) {
+  const { shell } = dashboardOf(ctx);
+  return sendPage(ctx, messagePage(shell, 404, shell.t.notFoundTitle, shell.t.notFound));
+}
+
+const emptyProduct: ProductForm = {
+  name: '',
+  type: 'product',
+  price: '',
+  sale_price: '',
+  stock: '',
+  description: '',
+  active: true,
+  codes: '',
+};
+
+function productFormOf(ctx: AppContext): ProductForm {
+  return {
+    name: formField(ctx, 'name'),
+    type: formField(ctx, 'type') || 'product',
+    price: formField(ctx, 'price'),
+    sale_price: formField(ctx, 'sale_price'),
+    stock: formField(ctx, 'stock'),
+    description: formField(ctx, 'description'),
+    active: formField(ctx, 'active') === '1' || formField(ctx, 'active') === 'on',
+    codes: formField(ctx, 'codes'),
+  };
+}
+
+const productFields = {
+  name: Joi.string().allow('').max(400),
+  type: Joi.string().allow('').max(20),
+  price: Joi.string().allow('').max(40),
+  sale_price: Joi.string().allow('').max(40),
+  stock: Joi.string().allow('').max(20),
+  description: Joi.string().allow('').max(20_000),
+  active: Joi.string().allow('').max(5),
+  codes: Joi.string().allow('').max(3_000_000),
+};
+
+async function renderOrder(ctx: AppContext, orderId: number, notice: string | null, status = 200) {
+  const { store, shell } = dashboardOf(ctx);
+  let detail: OrderDetailView;
+  try {
+    detail = (await orderDetail(
+      ctx.deps.knex,
+      store.id,
+      orderId,
+      ctx.deps.config.publicBaseUrl,
+    )) as unknown as OrderDetailView;
+  } catch (err) {
+    if (err instanceof NotFoundError) return notFound(ctx);
+    throw err;
+  }
+  const attempts = await paymentAttempts(ctx.deps.knex, store.id, orderId);
+  sendPage(ctx, {
+    status,
+    html: orderView(shell, detail, TRANSITIONS[detail.status as OrderStatus] ?? [], notice, attempts),
+  });
+}
+
+export const dashboardStoreRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/merchant',
+    interface: 'platform',
+    operationId: 'dashboardHome',
+    summary: 'Merchant dashboard: home',
+    description:
+      'The dashboard of the signed-in merchant’s store: today’s and this month’s sales, orders and new ' +
+      'customers, a 30-day sales chart. Not signed in: 302 to `/merchant/signin`. Arabic (`?lang=ar`, right ' +
+      'to left) or English (`?lang=en`), else the browser’s Accept-Language.',
+    guards: signedIn(null),
+    request: { query: Joi.object<{ lang?: string }, true>({ lang: Joi.string().valid('ar', 'en') }) },
+    responses: { 200: htmlResponse('The home page.'), ...guardedAnswers },
+    handler: async (ctx) => {
+      const { store, shell } = dashboardOf(ctx);
+      const figures = await homeFigures(ctx.deps.knex, store);
+      sendPage(ctx, { status: 200, html: homeView(shell, store.plan, figures) });
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/merchant/orders',
+    interface: 'platform',
+    operationId: 'dashboardOrders',
+    summary: 'Merchant dashboard: orders',
+    description:
+      'Newest first, 20 a page; filters `status` (1 to 6), `phone` (the customer’s, digits), `product` (id), ' +
+      '`from` and `to` (UTC days, YYYY-MM-DD, both included).',
+    guards: signedIn('orders.view'),
+    request: {
+      query: Joi.object<
+        {
+          page: number;
+          status?: number;
+          phone?: string;
+          product?: number;
+          from?: string;
+          to?: string;
+          lang?: string;
+        },
+        true
+      >({
+        page: Joi.number().integer().min(1).max(100_000).default(1),
+        status: Joi.number().integer().min(1).max(6).empty(''),
+        phone: Joi.string()
+          .pattern(/^\d{3,20}$/)
+          .empty(''),
+        product: Joi.number().integer().min(1).max(2_147_483_647).empty(''),
+        from: Joi.string()
+          .pattern(/^\d{4}-\d{2}-\d{2}$/)
+          .empty('')
+          .description('First day (UTC), YYYY-MM-DD.'),
+        to: Joi.string()
+          .pattern(/^\d{4}-\d{2}-\d{2}$/)
+          .empty('')
+          .description('Last day (UTC), YYYY-MM-DD, included.'),
+        lang: Joi.string().valid('ar', 'en'),
+      }),
+    },
+    responses: { 200: htmlResponse('The orders list.'), ...guardedAnswers },
+    handler: async (ctx, { query }) => {
+      const { store, shell } = dashboardOf(ctx);
+      const day = (text: string | undefined, end: boolean): Date | undefined => {
+        if (!text) return undefined;
+        const d = new Date(`${text}T00:00:00Z`);
+        if (Number.isNaN(d.getTime())) return undefined;
+        return end ? new Date(d.getTime() + 86_400_000 - 1) : d;
+      };
+      const [list, products] = await Promise.all([
+        listOrders(
+          ctx.deps.knex,
+          store.id,
+          {
+            status: query.status ? [query.status] : undefined,
+            phone: query.phone,
+            product_id: query.product,
+            from: day(query.from, false),
+            to: day(query.to, true),
+          },
+          { page: query.page, per_page: 20 },
+        ),
+        productChoices(ctx.deps.knex, store.id),
+      ]);
+      sendPage(ctx, {
+        status: 200,
+        html: ordersView(
+          shell,
+          list,
+          {
+            status: query.status ? String(query.status) : '',
+            phone: query.phone ?? '',
+            from: query.from ?? '',
+            to: query.to ?? '',
+            product: query.product ? String(query.product) : '',
+          },
+          products,
+        ),
+      });
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/merchant/orders/{orderId}',
+    interface: 'platform',
+    operationId: 'dashboardOrder',
+    summary: 'Merchant dashboard: one order',
+    description:
+      'Items with custom-field answers, delivered keys (masked), licenses, payment, history, and the status ' +
+      'moves the transition table allows for this order and the person’s role.',
+    guards: signedIn('orders.view'),
+    request: {
+      params: idParam('orderId') as Joi.ObjectSchema<{ orderId: number }>,
+      query: Joi.object({ lang: Joi.string().valid('ar', 'en') }),
+    },
+    responses: {
+      200: htmlResponse('The order.'),
+      404: htmlResponse('No such order in this store.'),
+      ...guardedAnswers,
+    },
+    handler: (ctx, { params }) => renderOrder(ctx, params.orderId, null),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/merchant/orders/{orderId}/status',
+    interface: 'platform',
+    operationId: 'dashboardOrderStatus',
+    summary: 'Merchant dashboard: change an order’s status',
+    description:
+      'Form fields `status` (2 to 6) and `_csrf`. Cancel (5) and refund (6) first answer a confirmation page; ' +
+      'the confirmed form adds `confirm=1`. Same rules and effects as `PUT /shawarma/orders/{id}`. Support ' +
+      'may not cancel or refund (403).',
+    guards: signedIn('orders.view'),
+    request: {
+      params: idParam('orderId') as Joi.ObjectSchema<{ orderId: number }>,
+      ...formBody({ status: Joi.string().max(2), confirm: Joi.string().max(2) }),
+    },
+    responses: {
+      200: htmlResponse('The confirmation page (cancel, refund) or the order with the new status.'),
+      404: htmlResponse('No such order in this store.'),
+      422: htmlResponse('A move the transition table does not allow (the order page, saying so).'),
+      ...postAnswers,
+    },
+    handler: async (ctx, { params }) => {
+      const { store, shell, membership } = dashboardOf(ctx);
+      const target = Number(formField(ctx, 'status'));
+      if (![2, 3, 4, 5, 6].includes(target)) return renderOrder(ctx, params.orderId, null, 422);
+      if (!can(membership.role, permissionForStatus(target))) {
+        return sendPage(ctx, messagePage(shell, 403, shell.t.forbiddenTitle, shell.t.forbidden));
+      }
+      if (
+        (target === ORDER_STATUS.CANCELLED || target === ORDER_STATUS.REFUNDED) &&
+        formField(ctx, 'confirm') !== '1'
+      ) {
+        return sendPage(ctx, { status: 200, html: confirmStatusView(shell, params.orderId, target) });
+      }
+      try {
+        const result = await updateOrderStatus(ctx.deps, store.id, params.orderId, target as OrderStatus, {
+          merchantTokenId: null,
+        });
+        return renderOrder(ctx, params.orderId, shell.t.statusChanged(shell.t.statusName[result.status]));
+      } catch (err) {
+        if (err instanceof NotFoundError) return notFound(ctx);
+        if (err instanceof ValidationError) return renderOrder(ctx, params.orderId, null, 422);
+        throw err;
+      }
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/merchant/customers',
+    interface: 'platform',
+    operationId: 'dashboardCustomers',
+    summary: 'Merchant dashboard: customers',
+    description: 'Newest first, 20 a page, with each customer’s order count and paid total.',
+    guards: signedIn('customers.view'),
+    request: { query: pageQuery },
+    responses: { 200: htmlResponse('The customers list.'), ...guardedAnswers },
+    handler: async (ctx, { query }) => {
+      const { store, shell } = dashboardOf(ctx);
+      const list = await listCustomers(ctx.deps.knex, store.id, query.page);
+      sendPage(ctx, { status: 200, html: customersView(shell, list, query.page, store.currency) });
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/merchant/products',
+    interface: 'platform',
+    operationId: 'dashboardProducts',
+    summary: 'Merchant dashboard: products',
+    description: 'Newest first, 20 a page.',
+    guards: signedIn('products.edit'),
+    request: { query: pageQuery },
+    responses: { 200: htmlResponse('The products list.'), ...guardedAnswers },
+    handler: async (ctx, { query }) => {
+      const { store, shell } = dashboardOf(ctx);
+      const list = await listProducts(ctx.deps.knex, store.id, query.page);
+      sendPage(ctx, { status: 200, html: productsView(shell, list, store.currency) });
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/merchant/products/new',
+    interface: 'platform',
+    operationId: 'dashboardProductNew',
+    summary: 'Merchant dashboard: new product form',
+    description:
+      'Inputs labelled "Name", "Type", "Price", "Sale price", "Stock", "Description", "Add keys", "On sale"; button "Save".',
+    guards: signedIn('products.edit'),
+    request: { query: Joi.object({ lang: Joi.string().valid('ar', 'en') }) },
+    responses: { 200: htmlResponse('The empty form.'), ...guardedAnswers },
+    handler: (ctx) => {
+      const { store, shell } = dashboardOf(ctx);
+      sendPage(ctx, {
+        status: 200,
+        html: productFormView(shell, {
+          productId: null,
+          values: emptyProduct,
+          errors: {},
+          notice: null,
+          availableCodes: null,
+          currency: store.currency,
+        }),
+      });
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/merchant/products',
+    interface: 'platform',
+    operationId: 'dashboardProductCreate',
+    summary: 'Merchant dashboard: create a product',
+    description:
+      'The product form. Valid: the product is on sale at once through every interface (when "On sale" is ' +
+      'ticked) and the answer is 303 to its page. Invalid: the form again (422) naming each bad field.',
+    guards: signedIn('products.edit'),
+    request: formBody(productFields),
+    responses: {
+      303: redirectResponse('Created: to the product’s page.'),
+      422: htmlResponse('The form again, each bad field named.'),
+      ...postAnswers,
+    },
+    handler: async (ctx) => {
+      const { store, shell } = dashboardOf(ctx);
+      const values = productFormOf(ctx);
+      const read = readProductForm(values);
+      if (!read.ok) {
+        return sendPage(ctx, {
+          status: 422,
+          html: productFormView(shell, {
+            productId: null,
+            values,
+            errors: read.errors,
+            notice: null,
+            availableCodes: null,
+            currency: store.currency,
+          }),
+        });
+      }
+      const { id } = await createProduct(ctx.deps.knex, store.id, read.input);
+      sendPage(ctx, { status: 303, location: `/merchant/products/${id}?saved=1` });
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/merchant/products/{productId}',
+    interface: 'platform',
+    operationId: 'dashboardProduct',
+    summary: 'Merchant dashboard: edit a product',
+    description: 'The product form filled with the product; `saved=1` shows the saved notice.',
+    guards: signedIn('products.edit'),
+    request: {
+      params: idParam('productId') as Joi.ObjectSchema<{ productId: number }>,
+      query: Joi.object<{ saved?: string; lang?: string }, true>({
+        saved: Joi.string().max(2),
+        lang: Joi.string().valid('ar', 'en'),
+      }),
+    },
+    responses: {
+      200: htmlResponse('The form.'),
+      404: htmlResponse('No such product in this store.'),
+      ...guardedAnswers,
+    },
+    handler: async (ctx, { params, query }) => {
+      const { store, shell } = dashboardOf(ctx);
+      let product;
+      try {
+        product = await findProduct(ctx.deps.knex, store.id, params.productId);
+      } catch (err) {
+        if (err instanceof NotFoundError) return notFound(ctx);
+        throw err;
+      }
+      const values: ProductForm = {
+        name: product.name,
+        type: product.type,
+        price: formatMoney(product.price_minor),
+        sale_price: product.sale_price_minor === null ? '' : formatMoney(product.sale_price_minor),
+        stock: product.stock === null ? '' : String(product.stock),
+        description: product.description ?? '',
+        active: product.active,
+        codes: '',
+      };
+      sendPage(ctx, {
+        status: 200,
+        html: productFormView(shell, {
+          productId: product.id,
+          values,
+          errors: {},
+          notice: query.saved === '1' ? shell.t.saved : null,
+          availableCodes: product.available_codes ?? 0,
+          currency: store.currency,
+        }),
+      });
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/merchant/products/{productId}',
+    interface: 'platform',
+    operationId: 'dashboardProductUpdate',
+    summary: 'Merchant dashboard: save a product',
+    description:
+      'The product form; keys in "Add keys" are added (ones the product has are skipped). 303 to the product.',
+    guards: signedIn('products.edit'),
+    request: {
+      params: idParam('productId') as Joi.ObjectSchema<{ productId: number }>,
+      ...formBody(productFields),
+    },
+    responses: {
+      303: redirectResponse('Saved: to the product’s page.'),
+      404: htmlResponse('No such product in this store.'),
+      422: htmlResponse('The form again, each bad field named.'),
+      ...postAnswers,
+    },
+    handler: async (ctx, { params }) => {
+      const { store, shell } = dashboardOf(ctx);
+      const values = productFormOf(ctx);
+      const read = readProductForm(values);
+      if (!read.ok) {
+        return sendPage(ctx, {
+          status: 422,
+          html: productFormView(shell, {
+            productId: params.productId,
+            values,
+            errors: read.errors,
+            notice: null,
+            availableCodes: null,
+            currency: store.currency,
+          }),
+        });
+      }
+      try {
+        await updateProduct(ctx.deps.knex, store.id, params.productId, read.input);
+      } catch (err) {
+        if (err instanceof NotFoundError) return notFound(ctx);
+        throw err;
+      }
+      sendPage(ctx, { status: 303, location: `/merchant/products/${params.productId}?saved=1` });
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/merchant/staff',
+    interface: 'platform',
+    operationId: 'dashboardStaff',
+    summary: 'Merchant dashboard: staff',
+    description: 'The store’s members and their roles, and the invite form. Owners only.',
+    guards: signedIn('staff.manage'),
+    request: { query: Joi.object({ lang: Joi.string().valid('ar', 'en') }) },
+    responses: { 200: htmlResponse('The staff page.'), ...guardedAnswers },
+    handler: async (ctx) => {
+      const { store, shell } = dashboardOf(ctx);
+      const staff = await listStaff(ctx.deps.knex, store.id);
+      sendPage(ctx, {
+        status: 200,
+        html: staffView(shell, staff, {
+          values: { name: '', country_code: '966', phone: '', role: 'support' },
+          error: null,
+          notice: null,
+        }),
+      });
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/merchant/staff',
+    interface: 'platform',
+    operationId: 'dashboardStaffInvite',
+    summary: 'Merchant dashboard: invite a team member',
+    description:
+      'Form fields `name`, `country_code`, `phone`, `role` (owner, manager, support). They sign in with that phone.',
+    guards: signedIn('staff.manage'),
+    request: formBody({
+      name: Joi.string().allow('').max(400),
+      country_code: Joi.string().allow('').max(8),
+      phone: Joi.string().allow('').max(40),
+      role: Joi.string().allow('').max(20),
+    }),
+    responses: {
+      200: htmlResponse('The staff page with the new member.'),
+      409: htmlResponse('The phone is already on the staff.'),
+      422: htmlResponse('A bad phone or role.'),
+      ...postAnswers,
+    },
+    handler: async (ctx) => {
+      const { store, shell, signedIn: s } = dashboardOf(ctx);
+      const values = {
+        name: formField(ctx, 'name').trim(),
+        country_code: formField(ctx, 'country_code').trim(),
+        phone: formField(ctx, 'phone').trim(),
+        role: formField(ctx, 'role'),
+      };
+      let status = 200;
+      let error: string | null = null;
+      let notice: string | null = null;
+      if (!(STORE_ROLES as readonly string[]).includes(values.role)) {
+        status = 422;
+        error = shell.t.errInvalidPhone;
+      } else {
+        try {
+          await inviteStaff(ctx.deps.knex, store.id, s.user.id, {
+            ...values,
+            role: values.role as StoreRole,
+          });
+          notice = shell.t.invited;
+        } catch (err) {
+          if (err instanceof ValidationError) [status, error] = [422, shell.t.errInvalidPhone];
+          else if (err instanceof ConflictError) [status, error] = [409, shell.t.errAlreadyStaff];
+          else throw err;
+        }
+      }
+      const staff = await listStaff(ctx.deps.knex, store.id);
+      const shown = notice
+        ? { name: '', country_code: values.country_code, phone: '', role: 'support' }
+        : values;
+      sendPage(ctx, { status, html: staffView(shell, staff, { values: shown, error, notice }) });
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/merchant/staff/{memberId}/remove',
+    interface: 'platform',
+    operationId: 'dashboardStaffRemove',
+    summary: 'Merchant dashboard: remove a team member',
+    description: 'The store always keeps at least one owner. 303 to the staff page.',
+    guards: signedIn('staff.manage'),
+    request: { params: idParam('memberId') as Joi.ObjectSchema<{ memberId: number }>, ...formBody({}) },
+    responses: {
+      303: redirectResponse('Removed: to the staff page.'),
+      404: htmlResponse('No such member in this store.'),
+      409: htmlResponse('The last owner cannot be removed.'),
+      ...postAnswers,
+    },
+    handler: async (ctx, { params }) => {
+      const { store, shell } = dashboardOf(ctx);
+      try {
+        await removeStaff(ctx.deps.knex, store.id, params.memberId);
+      } catch (err) {
+        if (err instanceof NotFoundError) return notFound(ctx);
+        if (err instanceof InvalidError)
+          return sendPage(ctx, messagePage(shell, 409, shell.t.staff, shell.t.errLastOwner));
+        throw err;
+      }
+      sendPage(ctx, { status: 303, location: '/merchant/staff' });
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/merchant/settings',
+    interface: 'platform',
+    operationId: 'dashboardSettings',
+    summary: 'Merchant dashboard: settings',
+    description:
+      'Store name and allowed origins (editable); currency, domains, embed key and the buy button snippet.',
+    guards: signedIn('settings.edit'),
+    request: {
+      query: Joi.object<{ saved?: string; lang?: string }, true>({
+        saved: Joi.string().max(2),
+        lang: Joi.string().valid('ar', 'en'),
+      }),
+    },
+    responses: { 200: htmlResponse('The settings page.'), ...guardedAnswers },
+    handler: async (ctx, { query }) => {
+      const { store, shell } = dashboardOf(ctx);
+      sendPage(ctx, {
+        status: 200,
+        html: await settingsPage(ctx, shell, {
+          name: store.name,
+          origins: store.allowed_origins.join('\n'),
+          errors: {},
+          notice: query.saved === '1' ? shell.t.saved : null,
+        }),
+      });
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/merchant/settings',
+    interface: 'platform',
+    operationId: 'dashboardSettingsSave',
+    summary: 'Merchant dashboard: save settings',
+    description: 'Form fields `name`, `allowed_origins` (one origin a line). 303 back to settings.',
+    guards: signedIn('settings.edit'),
+    request: formBody({
+      name: Joi.string().allow('').max(400),
+      allowed_origins: Joi.string().allow('').max(20_000),
+    }),
+    responses: {
+      303: redirectResponse('Saved.'),
+      422: htmlResponse('The form again, naming the bad field.'),
+      ...postAnswers,
+    },
+    handler: async (ctx) => {
+      const { store, shell } = dashboardOf(ctx);
+      const name = formField(ctx, 'name').trim();
+      const originsText = formField(ctx, 'allowed_origins');
+      const origins = [
+        ...new Set(
+          originsText
+            .split(/\r?\n/)
+            .map((o) => o.trim())
+            .filter(Boolean),
+        ),
+      ];
+      const errors: { name?: string; origins?: string } = {};
+      if (!name || name.length > STORE_NAME_MAX) errors.name = shell.t.errStoreName;
+      if (origins.length > 50 || origins.some((o) => !isOrigin(o))) errors.origins = shell.t.errOrigins;
+      if (errors.name || errors.origins) {
+        return sendPage(ctx, {
+          status: 422,
+          html: await settingsPage(ctx, shell, { name, origins: originsText, errors, notice: null }),
+        });
+      }
+      await ctx.deps
+        .knex('stores')
+        .where({ id: store.id })
+        .update({ name, allowed_origins: origins, updated_at: new Date() });
+      await noteStoreChanged({ ...ctx.deps, logger: ctx.deps.logger }, store.id);
+      sendPage(ctx, { status: 303, location: '/merchant/settings?saved=1' });
+    },
+  }),
+];
+
+function isOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.origin === value;
+  } catch {
+    return false;
+  }
+}
+
+async function settingsPage(
+  ctx: AppContext,
+  shell: ReturnType<typeof dashboardOf>['shell'],
+  form: Parameters<typeof settingsView>[2],
+): Promise<string> {
+  const { store } = dashboardOf(ctx);
+  const domains = (await ctx.deps
+    .knex('store_domains')
+    .where({ store_id: store.id })
+    .orderBy('id')
+    .pluck('domain')) as string[];
+  return settingsView(
+    shell,
+    {
+      name: store.name,
+      currency: store.currency,
+      embed_key: store.embed_key,
+      allowed_origins: store.allowed_origins,
+      domains,
+    },
+    form,
+    `${ctx.deps.config.publicBaseUrl}/widget/v1.js`,
+  );
+}

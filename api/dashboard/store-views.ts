@@ -1,0 +1,480 @@
+import type { StaffMember } from '../../shared/services/dashboard/accounts';
+import type { CustomerRow, HomeFigures, PaymentAttempt } from '../../shared/services/dashboard/home';
+import type { FormErrors, ProductForm, ProductRow } from '../../shared/services/dashboard/products';
+import { FORM_TYPES } from '../../shared/services/dashboard/products';
+import { can } from '../../shared/services/dashboard/roles';
+import type { OrderSummary } from '../../shared/services/merchant/orders';
+import type { PageMeta } from '../../shared/services/merchant/pagination';
+import { parseMoney } from '../../shared/money';
+import { formatAmount } from '../pay/i18n';
+import { formatDate } from './i18n';
+import { esc, shellPage, ShellContext, tokenField } from './layout';
+
+/** The signed-in pages' content. Each view returns a whole page through shellPage. */
+
+type Shell = Omit<ShellContext, 'current'>;
+
+const money = (s: Shell, minor: number, currency: string): string => formatAmount(minor, currency, s.locale);
+const decimalMoney = (s: Shell, amount: string, currency: string): string =>
+  money(s, parseMoney(amount) ?? 0, currency);
+
+function pager(
+  s: Shell,
+  base: string,
+  query: URLSearchParams,
+  meta: { page: number; last_page: number },
+): string {
+  if (meta.last_page <= 1) return '';
+  const link = (page: number, label: string, rel: string) => {
+    const q = new URLSearchParams(query);
+    q.set('page', String(page));
+    return `<a href="${esc(`${base}?${q.toString()}`)}" rel="${rel}">${esc(label)}</a>`;
+  };
+  return `<nav class="pager" aria-label="${esc(s.t.pageOf(meta.page, meta.last_page))}">
+${meta.page > 1 ? link(meta.page - 1, s.t.prev, 'prev') : ''}
+<span class="muted">${esc(s.t.pageOf(meta.page, meta.last_page))}</span>
+${meta.page < meta.last_page ? link(meta.page + 1, s.t.next, 'next') : ''}</nav>`;
+}
+
+const badge = (s: Shell, status: number): string =>
+  `<span class="badge s${status}">${esc(s.t.statusName[status] ?? String(status))}</span>`;
+
+// ---------------------------------------------------------------- home
+
+/**
+ * Thirty bars, hand-drawn. The SVG holds only the bars and stretches to the card's width at a fixed
+ * height; the figures around it (the highest day, three dates) are HTML text, so they stay readable at
+ * 360 px and on a desktop alike. Screen readers get the total as the image's label and each bar's day and
+ * amount as its title.
+ */
+function salesChart(s: Shell, f: HomeFigures): string {
+  const width = 300;
+  const height = 100;
+  const max = Math.max(...f.days.map((d) => d.sales_minor), 0);
+  const scale = max > 0 ? (height - 2) / max : 0;
+  const slot = width / f.days.length;
+  const total = f.days.reduce((sum, d) => sum + d.sales_minor, 0);
+  const bars = f.days
+    .map((d, i) => {
+      const h = Math.max(d.sales_minor > 0 ? 1.5 : 0, d.sales_minor * scale);
+      const x = (i * slot + slot * 0.15).toFixed(2);
+      return `<rect x="${x}" y="${(height - h).toFixed(2)}" width="${(slot * 0.7).toFixed(2)}" height="${h.toFixed(2)}" fill="#0b5cd5"><title>${esc(`${d.date}: ${money(s, d.sales_minor, f.currency)}`)}</title></rect>`;
+    })
+    .join('');
+  const day = (i: number) => `<span class="num">${esc(f.days[i].date.slice(5))}</span>`;
+  return `<div class="chart" dir="ltr">
+<p class="muted num" style="margin:0 0 .25rem">${esc(money(s, max, f.currency))}</p>
+<svg viewBox="0 0 ${width} ${height}" preserveAspectRatio="none" role="img" aria-label="${esc(s.t.chartLabel(money(s, total, f.currency)))}">${bars}</svg>
+<div class="axis">${day(0)}${day(Math.floor(f.days.length / 2))}${day(f.days.length - 1)}</div></div>`;
+}
+
+export function homeView(s: Shell, plan: string, f: HomeFigures): string {
+  const t = s.t;
+  const stat = (label: string, value: string) =>
+    `<div class="stat"><span>${esc(label)}</span><b>${esc(value)}</b></div>`;
+  const block = (title: string, x: HomeFigures['today']) =>
+    `<h2>${esc(title)}</h2><div class="stats">${stat(t.sales, money(s, x.sales_minor, f.currency))}${stat(t.ordersCount, String(x.orders))}${stat(t.newCustomers, String(x.new_customers))}</div>`;
+  const review =
+    f.awaiting_review > 0
+      ? `<p class="alert"><a href="/merchant/orders?status=2">${esc(t.awaitingReview(f.awaiting_review))}</a></p>`
+      : '';
+  return shellPage(
+    { ...s, current: 'home' },
+    t.home,
+    `<h1><bdi>${esc(s.storeName)}</bdi> <span class="badge">${esc(t.plan[plan] ?? plan)}</span></h1>
+${review}
+${block(t.today, f.today)}
+${block(t.thisMonth, f.month)}
+<section class="card"><h2>${esc(t.chartTitle)}</h2>${salesChart(s, f)}</section>
+<p class="muted">${esc(t.embedStart)}</p>
+<form method="post" action="/merchant/signout">${tokenField(s.formToken)}<input type="hidden" name="everywhere" value="1"><button type="submit" class="secondary">${esc(t.signOutEverywhere)}</button></form>`,
+  );
+}
+
+// ---------------------------------------------------------------- orders
+
+export function ordersView(
+  s: Shell,
+  list: { items: OrderSummary[]; meta: PageMeta },
+  filters: { status: string; phone: string; from: string; to: string; product: string },
+  products: { id: number; name: string }[],
+): string {
+  const t = s.t;
+  const options = [`<option value="">${esc(t.allStatuses)}</option>`]
+    .concat(
+      [1, 2, 3, 4, 5, 6].map(
+        (n) =>
+          `<option value="${n}"${filters.status === String(n) ? ' selected' : ''}>${esc(t.statusName[n])}</option>`,
+      ),
+    )
+    .join('');
+  const rows = list.items
+    .map(
+      (o) => `<tr>
+<td><a href="/merchant/orders/${o.id}" class="num" data-order-id="${o.id}">#${o.id}</a><span class="narrow-only muted"><br><bdi>${esc(`${o.customer.first_name} ${o.customer.last_name}`.trim())}</bdi></span></td>
+<td>${badge(s, o.status)}</td>
+<td class="num">${esc(decimalMoney(s, o.total, o.currency))}</td>
+<td class="wide-only"><bdi>${esc(`${o.customer.first_name} ${o.customer.last_name}`.trim())}</bdi><br><span class="muted tel">+${esc(o.customer.country_code)} ${esc(o.customer.phone)}</span></td>
+<td class="num wide-only">${o.created_at ? esc(formatDate(o.created_at, s.locale)) : ''}</td>
+</tr>`,
+    )
+    .join('');
+  const query = new URLSearchParams();
+  if (filters.status) query.set('status', filters.status);
+  if (filters.phone) query.set('phone', filters.phone);
+  if (filters.from) query.set('from', filters.from);
+  if (filters.to) query.set('to', filters.to);
+  if (filters.product) query.set('product', filters.product);
+  const productOptions = [`<option value="">${esc(t.anyProduct)}</option>`]
+    .concat(
+      products.map(
+        (p) =>
+          `<option value="${p.id}"${filters.product === String(p.id) ? ' selected' : ''}>${esc(p.name)}</option>`,
+      ),
+    )
+    .join('');
+  const table = list.items.length
+    ? `<div class="table-wrap"><table><thead><tr><th scope="col">${esc(t.order)}</th><th scope="col">${esc(t.status)}</th><th scope="col">${esc(t.total)}</th><th scope="col" class="wide-only">${esc(t.customer)}</th><th scope="col" class="wide-only">${esc(t.date)}</th></tr></thead><tbody>${rows}</tbody></table></div>`
+    : `<p class="muted">${esc(t.noOrders)}</p>`;
+  return shellPage(
+    { ...s, current: 'orders' },
+    t.orders,
+    `<h1>${esc(t.orders)}</h1>
+<form method="get" action="/merchant/orders" class="card filters">
+<div><label for="status">${esc(t.status)}</label><select id="status" name="status">${options}</select></div>
+<div><label for="phone">${esc(t.searchPhone)}</label><input id="phone" name="phone" type="tel" autocomplete="off" dir="ltr" maxlength="20" value="${esc(filters.phone)}"></div>
+<div><label for="product">${esc(t.products)}</label><select id="product" name="product">${productOptions}</select></div>
+<div><label for="from">${esc(t.fromDate)}</label><input id="from" name="from" type="date" value="${esc(filters.from)}"></div>
+<div><label for="to">${esc(t.toDate)}</label><input id="to" name="to" type="date" value="${esc(filters.to)}"></div>
+<button type="submit" class="secondary">${esc(t.filter)}</button>
+</form>
+<section class="card">${table}${pager(s, '/merchant/orders', query, list.meta)}</section>`,
+  );
+}
+
+export interface OrderDetailView {
+  id: number;
+  status: number;
+  total: string;
+  subtotal: string;
+  discount: string;
+  currency: string;
+  source: string;
+  customer_note: string | null;
+  customer: { first_name: string; last_name: string; email: string; country_code: string; phone: string };
+  payment: { method: string | null; status: string | null; provider: string | null } | null;
+  items: {
+    name: string;
+    quantity: number;
+    total: string;
+    delivered_at: string | null;
+    fields: { label: string | null; value: unknown; file: { name: string } | null }[];
+    codes: string[];
+  }[];
+  licenses: { key: string; status: string }[];
+  fivem_commands: { command: string; status: string; executed_at: Date | string | null }[];
+  history: { from: number | null; to: number; source: string; at: string | null }[];
+  created_at: string | null;
+}
+
+/** Keys show their last four characters: the whole key is the buyer's, sent to them already. */
+const maskKey = (key: string): string => (key.length <= 4 ? '••••' : `••••${key.slice(-4)}`);
+
+export function orderView(
+  s: Shell,
+  o: OrderDetailView,
+  allowed: readonly number[],
+  notice: string | null,
+  attempts: PaymentAttempt[] = [],
+): string {
+  const t = s.t;
+  const payments = attempts.length
+    ? `<section class="card"><h2>${esc(t.payments)}</h2><div class="table-wrap"><table><thead><tr><th scope="col">${esc(t.method)}</th><th scope="col">${esc(t.status)}</th><th scope="col">${esc(t.total)}</th><th scope="col">${esc(t.date)}</th></tr></thead><tbody>${attempts
+        .map(
+          (a) =>
+            `<tr><td>${esc(a.method)} <span class="muted">(${esc(a.provider)})</span></td><td>${esc(a.status)}${a.error_message ? `<br><span class="muted">${esc(a.error_message)}</span>` : ''}</td><td class="num">${esc(money(s, a.amount_minor, a.currency))}</td><td class="num">${esc(formatDate(a.created_at, s.locale))}</td></tr>`,
+        )
+        .join('')}</tbody></table></div></section>`
+    : '';
+  const items = o.items
+    .map(
+      (i) => `<tr><td><bdi>${esc(i.name)}</bdi>${i.fields
+        .map(
+          (f) =>
+            `<br><span class="muted"><bdi>${esc(f.label ?? '')}</bdi>: <bdi>${esc(f.file ? f.file.name : String(f.value ?? ''))}</bdi></span>`,
+        )
+        .join('')}${i.codes.map((c) => `<br><code>${esc(maskKey(c))}</code>`).join('')}</td>
+<td class="num">${i.quantity}</td><td class="num">${esc(decimalMoney(s, i.total, o.currency))}</td><td>${i.delivered_at ? esc(t.delivered) : ''}</td></tr>`,
+    )
+    .join('');
+  const actions = allowed
+    .filter((to) => can(s.role, to === 6 ? 'orders.refund' : to === 5 ? 'orders.cancel' : 'orders.advance'))
+    .map(
+      (to) =>
+        `<form method="post" action="/merchant/orders/${o.id}/status">${tokenField(s.formToken)}<input type="hidden" name="status" value="${to}"><button type="submit"${to >= 5 ? ' class="danger"' : ''}>${esc(t.moveTo[to] ?? String(to))}</button></form>`,
+    )
+    .join('');
+  const history = o.history
+    .map(
+      (h) =>
+        `<li><span class="num">${h.at ? esc(formatDate(h.at, s.locale)) : ''}</span> · ${h.from ? `${esc(t.statusName[h.from] ?? '')} → ` : ''}${esc(t.statusName[h.to] ?? '')} <span class="muted">(${esc(h.source)})</span></li>`,
+    )
+    .join('');
+  const fivem = o.fivem_commands.length
+    ? `<section class="card"><h2>${esc(t.fivem)}</h2><ul>${o.fivem_commands
+        .map(
+          (c) =>
+            `<li><code>${esc(c.command)}</code> · ${esc(t.fivemState[c.status] ?? c.status)}${c.executed_at ? ` <span class="num muted">${esc(formatDate(c.executed_at, s.locale))}</span>` : ''}</li>`,
+        )
+        .join('')}</ul></section>`
+    : '';
+  const licenses = o.licenses.length
+    ? `<section class="card"><h2>${esc(t.licenses)}</h2><ul>${o.licenses.map((l) => `<li><code>${esc(maskKey(l.key))}</code> · ${esc(l.status)}</li>`).join('')}</ul></section>`
+    : '';
+  return shellPage(
+    { ...s, current: 'orders' },
+    `${t.order} #${o.id}`,
+    `<p><a href="/merchant/orders">${s.t.dir === 'rtl' ? '→' : '←'} ${esc(t.orders)}</a></p>
+<h1>${esc(t.order)} <span class="num" data-order-id="${o.id}">#${o.id}</span> ${badge(s, o.status)}</h1>
+${notice ? `<p class="notice" role="status">${esc(notice)}</p>` : ''}
+<section class="card"><dl>
+<dt>${esc(t.total)}</dt><dd class="num">${esc(decimalMoney(s, o.total, o.currency))}</dd>
+<dt>${esc(t.customer)}</dt><dd><bdi>${esc(`${o.customer.first_name} ${o.customer.last_name}`)}</bdi> · <span class="tel">+${esc(o.customer.country_code)} ${esc(o.customer.phone)}</span> · <bdi>${esc(o.customer.email)}</bdi></dd>
+<dt>${esc(t.method)}</dt><dd>${esc(o.payment?.method ?? '—')}${o.payment?.status ? ` (${esc(o.payment.status)})` : ''}</dd>
+<dt>${esc(t.date)}</dt><dd class="num">${o.created_at ? esc(formatDate(o.created_at, s.locale)) : ''}</dd>
+${o.customer_note ? `<dt>${esc(t.note)}</dt><dd><bdi>${esc(o.customer_note)}</bdi></dd>` : ''}
+</dl></section>
+<section class="card"><h2>${esc(t.items)}</h2><div class="table-wrap"><table><thead><tr><th scope="col">${esc(t.name)}</th><th scope="col">${esc(t.quantity)}</th><th scope="col">${esc(t.total)}</th><th scope="col"><span class="muted">${esc(t.status)}</span></th></tr></thead><tbody>${items}</tbody></table></div></section>
+${payments}
+${licenses}
+${fivem}
+<section class="card actions"><h2>${esc(t.actions)}</h2>${actions || `<p class="muted">${esc(t.noActions)}</p>`}</section>
+<section class="card"><h2>${esc(t.history)}</h2><ul>${history}</ul></section>`,
+  );
+}
+
+export function confirmStatusView(s: Shell, orderId: number, to: number): string {
+  const t = s.t;
+  const text = to === 6 ? t.confirmRefund(orderId) : t.confirmCancel(orderId);
+  return shellPage(
+    { ...s, current: 'orders' },
+    t.confirmTitle,
+    `<section class="card"><h1>${esc(t.confirmTitle)}</h1><p>${esc(text)}</p>
+<form method="post" action="/merchant/orders/${orderId}/status">${tokenField(s.formToken)}<input type="hidden" name="status" value="${to}"><input type="hidden" name="confirm" value="1"><button type="submit" class="danger">${esc(t.yesDoIt)}</button></form>
+<p><a href="/merchant/orders/${orderId}">${esc(t.back)}</a></p></section>`,
+  );
+}
+
+// ---------------------------------------------------------------- customers
+
+export function customersView(
+  s: Shell,
+  list: { items: CustomerRow[]; total: number; lastPage: number },
+  page: number,
+  currency: string,
+): string {
+  const t = s.t;
+  const rows = list.items
+    .map(
+      (
+        c,
+      ) => `<tr><td><bdi>${esc(`${c.first_name} ${c.last_name}`)}</bdi><br><span class="muted"><bdi>${esc(c.email)}</bdi></span></td>
+<td><a class="tel" href="/merchant/orders?phone=${esc(c.phone)}">+${esc(c.country_code)} ${esc(c.phone)}</a></td>
+<td class="num">${c.orders}</td><td class="num">${esc(money(s, c.spent_minor, currency))}</td><td class="num">${esc(formatDate(c.created_at, s.locale))}</td></tr>`,
+    )
+    .join('');
+  const table = list.items.length
+    ? `<div class="table-wrap"><table><thead><tr><th scope="col">${esc(t.customer)}</th><th scope="col">${esc(t.phone)}</th><th scope="col">${esc(t.ordersCount)}</th><th scope="col">${esc(t.spent)}</th><th scope="col">${esc(t.joined)}</th></tr></thead><tbody>${rows}</tbody></table></div>`
+    : `<p class="muted">${esc(t.noCustomers)}</p>`;
+  return shellPage(
+    { ...s, current: 'customers' },
+    t.customers,
+    `<h1>${esc(t.customers)}</h1>
+<section class="card">${table}${pager(s, '/merchant/customers', new URLSearchParams(), { page, last_page: list.lastPage })}</section>`,
+  );
+}
+
+// ---------------------------------------------------------------- products
+
+export function productsView(
+  s: Shell,
+  list: { items: ProductRow[]; meta: PageMeta },
+  currency: string,
+): string {
+  const t = s.t;
+  const rows = list.items
+    .map(
+      (
+        p,
+      ) => `<tr><td><a href="/merchant/products/${p.id}"><bdi>${esc(p.name)}</bdi></a><br><span class="muted">${esc(t.productId)} <span class="num" data-product-id="${p.id}">${p.id}</span></span></td>
+<td>${esc(t.typeName[p.type] ?? p.type)}</td>
+<td class="num">${esc(money(s, p.sale_price_minor ?? p.price_minor, currency))}${p.sale_price_minor !== null ? ` <s class="muted">${esc(money(s, p.price_minor, currency))}</s>` : ''}</td>
+<td class="num">${p.stock === null ? esc(t.unlimited) : p.stock}</td><td>${esc(p.active ? t.yes : t.no)}</td></tr>`,
+    )
+    .join('');
+  const table = list.items.length
+    ? `<div class="table-wrap"><table><thead><tr><th scope="col">${esc(t.name)}</th><th scope="col">${esc(t.type)}</th><th scope="col">${esc(t.price)}</th><th scope="col">${esc(t.stock)}</th><th scope="col">${esc(t.active)}</th></tr></thead><tbody>${rows}</tbody></table></div>`
+    : `<p class="muted">${esc(t.noProducts)}</p>`;
+  return shellPage(
+    { ...s, current: 'products' },
+    t.products,
+    `<h1>${esc(t.products)}</h1>
+<p><a class="button" href="/merchant/products/new" style="margin-top:0">${esc(t.newProduct)}</a></p>
+<section class="card">${table}${pager(s, '/merchant/products', new URLSearchParams(), list.meta)}</section>`,
+  );
+}
+
+export function productFormView(
+  s: Shell,
+  opts: {
+    productId: number | null;
+    values: ProductForm;
+    errors: FormErrors;
+    notice: string | null;
+    availableCodes: number | null;
+    currency: string;
+  },
+): string {
+  const t = s.t;
+  const { values: v, errors: e } = opts;
+  const fieldError = (name: keyof ProductForm) =>
+    e[name]
+      ? `<p id="${name}-error" class="field-error">${esc(t.fieldErrors[e[name] as string] ?? '')}</p>`
+      : '';
+  const invalid = (name: keyof ProductForm, described = '') =>
+    e[name]
+      ? ` aria-invalid="true" aria-describedby="${name}-error${described ? ` ${described}` : ''}"`
+      : described
+        ? ` aria-describedby="${described}"`
+        : '';
+  const title = opts.productId ? t.editProduct : t.newProduct;
+  const action = opts.productId ? `/merchant/products/${opts.productId}` : '/merchant/products';
+  const types = FORM_TYPES.map(
+    (type) =>
+      `<option value="${type}"${v.type === type ? ' selected' : ''}>${esc(t.typeName[type])}</option>`,
+  ).join('');
+  const stockNote =
+    opts.availableCodes !== null && v.type === 'code'
+      ? `<p class="muted">${esc(t.keysInStock(opts.availableCodes))}</p>`
+      : '';
+  return shellPage(
+    { ...s, current: 'products' },
+    title,
+    `<p><a href="/merchant/products">${s.t.dir === 'rtl' ? '→' : '←'} ${esc(t.products)}</a></p>
+<h1>${esc(title)}${opts.productId ? ` <span class="muted num">#${opts.productId}</span>` : ''}</h1>
+${opts.notice ? `<p class="notice" role="status">${esc(opts.notice)}</p>` : ''}
+${Object.keys(e).length ? `<p class="error" role="alert">${esc(t.fixErrors)}</p>` : ''}
+<form method="post" action="${action}" class="card" novalidate>
+${tokenField(s.formToken)}
+<label for="name">${esc(t.name)}</label>
+<input id="name" name="name" required maxlength="200" value="${esc(v.name)}"${invalid('name')}>
+${fieldError('name')}
+<label for="type">${esc(t.type)}</label>
+<select id="type" name="type"${invalid('type')}>${types}</select>
+${fieldError('type')}
+<div class="row">
+<div><label for="price">${esc(t.price)}</label>
+<input id="price" name="price" inputmode="decimal" required maxlength="16" dir="ltr" value="${esc(v.price)}"${invalid('price', 'price-hint')}>
+<span id="price-hint" class="hint">${esc(opts.currency)}</span>
+${fieldError('price')}</div>
+<div><label for="sale_price">${esc(t.salePrice)} <span class="hint" style="display:inline">${esc(t.optional)}</span></label>
+<input id="sale_price" name="sale_price" inputmode="decimal" maxlength="16" dir="ltr" value="${esc(v.sale_price)}"${invalid('sale_price')}>
+${fieldError('sale_price')}</div>
+</div>
+<label for="stock">${esc(t.stock)}</label>
+<input id="stock" name="stock" inputmode="numeric" maxlength="9" dir="ltr" value="${esc(v.stock)}"${invalid('stock', 'stock-hint')}>
+<span id="stock-hint" class="hint">${esc(t.stockHint)}</span>
+${fieldError('stock')}
+<label for="description">${esc(t.description)}</label>
+<textarea id="description" name="description" rows="4" maxlength="10000"${invalid('description')}>${esc(v.description)}</textarea>
+${fieldError('description')}
+<label for="codes">${esc(t.codes)}</label>
+<textarea id="codes" name="codes" rows="4" dir="ltr"${invalid('codes', 'codes-hint')}>${esc(v.codes)}</textarea>
+<span id="codes-hint" class="hint">${esc(t.codesHint)}</span>
+${stockNote}
+${fieldError('codes')}
+<label class="check" for="active"><input type="checkbox" id="active" name="active" value="1"${v.active ? ' checked' : ''}> ${esc(t.active)}</label>
+<button type="submit">${esc(t.save)}</button>
+</form>`,
+  );
+}
+
+// ---------------------------------------------------------------- staff
+
+export function staffView(
+  s: Shell,
+  staff: StaffMember[],
+  form: {
+    values: { name: string; country_code: string; phone: string; role: string };
+    error: string | null;
+    notice: string | null;
+  },
+): string {
+  const t = s.t;
+  const rows = staff
+    .map(
+      (
+        m,
+      ) => `<tr><td><bdi>${esc(m.name || '—')}</bdi></td><td><span class="tel">+${esc(m.country_code)} ${esc(m.phone)}</span></td><td>${esc(t.role[m.role] ?? m.role)}</td>
+<td><form method="post" action="/merchant/staff/${m.id}/remove">${tokenField(s.formToken)}<button type="submit" class="secondary" style="margin:0">${esc(t.remove)}</button></form></td></tr>`,
+    )
+    .join('');
+  const v = form.values;
+  const roles = ['support', 'manager', 'owner']
+    .map((r) => `<option value="${r}"${v.role === r ? ' selected' : ''}>${esc(t.role[r])}</option>`)
+    .join('');
+  return shellPage(
+    { ...s, current: 'staff' },
+    t.staff,
+    `<h1>${esc(t.staff)}</h1>
+${form.notice ? `<p class="notice" role="status">${esc(form.notice)}</p>` : ''}
+<section class="card"><div class="table-wrap"><table><thead><tr><th scope="col">${esc(t.name)}</th><th scope="col">${esc(t.phone)}</th><th scope="col">${esc(t.role.owner)} / ${esc(t.role.manager)} / ${esc(t.role.support)}</th><th scope="col"><span class="muted">${esc(t.actions)}</span></th></tr></thead><tbody>${rows}</tbody></table></div></section>
+<form method="post" action="/merchant/staff" class="card" novalidate>
+<h2>${esc(t.inviteTitle)}</h2>
+<p class="muted">${esc(t.staffRoles)}</p>
+${tokenField(s.formToken)}
+<label for="staff-name">${esc(t.name)}</label><input id="staff-name" name="name" maxlength="200" autocomplete="off" value="${esc(v.name)}">
+<div class="row"><div class="cc"><label for="staff-cc">${esc(t.countryCode)}</label><input id="staff-cc" name="country_code" inputmode="numeric" maxlength="4" dir="ltr" autocomplete="off" value="${esc(v.country_code || '966')}"></div>
+<div><label for="staff-phone">${esc(t.phone)}</label><input id="staff-phone" name="phone" type="tel" maxlength="25" dir="ltr" autocomplete="off" value="${esc(v.phone)}"${form.error ? ' aria-invalid="true" aria-describedby="staff-error"' : ''}></div></div>
+${form.error ? `<p id="staff-error" class="field-error" role="alert">${esc(form.error)}</p>` : ''}
+<label for="staff-role">${esc(t.role.owner)} / ${esc(t.role.manager)} / ${esc(t.role.support)}</label><select id="staff-role" name="role">${roles}</select>
+<button type="submit">${esc(t.invite)}</button>
+</form>`,
+  );
+}
+
+// ---------------------------------------------------------------- settings
+
+export function settingsView(
+  s: Shell,
+  store: { name: string; currency: string; embed_key: string; allowed_origins: string[]; domains: string[] },
+  form: { name: string; origins: string; errors: { name?: string; origins?: string }; notice: string | null },
+  widgetUrl: string,
+): string {
+  const t = s.t;
+  const snippet = `<script src="${widgetUrl}" async></script>\n<button data-matjar-product="PRODUCT_ID" data-matjar-key="${store.embed_key}">Buy now</button>`;
+  return shellPage(
+    { ...s, current: 'settings' },
+    t.settings,
+    `<h1>${esc(t.settings)}</h1>
+${form.notice ? `<p class="notice" role="status">${esc(form.notice)}</p>` : ''}
+<form method="post" action="/merchant/settings" class="card" novalidate>
+<h2>${esc(t.storeDetails)}</h2>
+${tokenField(s.formToken)}
+<label for="store_name">${esc(t.storeName)}</label>
+<input id="store_name" name="name" required maxlength="200" value="${esc(form.name)}"${form.errors.name ? ' aria-invalid="true" aria-describedby="name-error"' : ''}>
+${form.errors.name ? `<p id="name-error" class="field-error">${esc(form.errors.name)}</p>` : ''}
+<label for="allowed_origins">${esc(t.allowedOrigins)}</label>
+<textarea id="allowed_origins" name="allowed_origins" rows="3" dir="ltr" aria-describedby="origins-hint${form.errors.origins ? ' origins-error' : ''}"${form.errors.origins ? ' aria-invalid="true"' : ''}>${esc(form.origins)}</textarea>
+<span id="origins-hint" class="hint">${esc(t.allowedOriginsHint)}</span>
+${form.errors.origins ? `<p id="origins-error" class="field-error">${esc(form.errors.origins)}</p>` : ''}
+<button type="submit">${esc(t.save)}</button>
+</form>
+<section class="card"><dl>
+<dt>${esc(t.currency)}</dt><dd>${esc(store.currency)}</dd>
+<dt>${esc(t.domains)}</dt><dd>${store.domains.length ? store.domains.map((d) => `<code>${esc(d)}</code>`).join('<br>') : esc(t.noDomains)}</dd>
+<dt>${esc(t.embedKey)}</dt><dd><code data-embed-key>${esc(store.embed_key)}</code></dd>
+</dl>
+<h2 style="margin-top:1rem">${esc(t.embedSnippet)}</h2><pre>${esc(snippet)}</pre></section>`,
+  );
+}

@@ -1,0 +1,250 @@
+import type { Knex } from 'knex';
+import type { Config } from '../../config';
+import { Cipher, hmacSha256, randomDigits, randomToken, safeEqual, sha256 } from '../../crypto';
+import { RateLimitedError } from '../../errors';
+import { maskPhone, parsePhone, Phone } from '../../phone';
+import { enqueue, Queues } from '../../queues';
+import { LIMITS } from '../../rate-limits';
+import { CODE_LENGTH, ConsumeLimit, MAX_ATTEMPTS } from '../otp';
+
+/**
+ * Dashboard sign-in and sign-up codes, on the platform's own OTP machinery: the same `otp_sessions`
+ * rows (channel `dashboard`, no store: the code belongs to a person), the same code HMAC, the same
+ * `otp` job that sends WhatsApp first and SMS when WhatsApp cannot deliver (the outbox driver in
+ * development), the same per-IP and per-phone start limits and the same three attempts per code.
+ *
+ * Outcomes are returned, not thrown: the pages say each one in the merchant's language.
+ */
+export const DASHBOARD_CHANNEL = 'dashboard';
+
+export type StartOutcome =
+  | { kind: 'sent'; sessionToken: string; maskedPhone: string; phone: Phone }
+  | { kind: 'invalid_phone' }
+  | { kind: 'no_account' }
+  | { kind: 'rate_limited'; retryAfter: number };
+
+export type VerifyOutcome =
+  | { kind: 'ok'; phone: Phone }
+  | { kind: 'wrong'; remaining: number }
+  | { kind: 'max_attempts' }
+  | { kind: 'expired' };
+
+export type ResendOutcome =
+  | { kind: 'sent' }
+  | { kind: 'cooldown'; wait: number }
+  | { kind: 'expired' }
+  | { kind: 'rate_limited'; retryAfter: number };
+
+export interface DashboardSignInDeps {
+  config: Pick<Config, 'otpTtlSeconds' | 'otpResendCooldownSeconds'>;
+  knex: Knex;
+  queues: Queues;
+  appSecret: string;
+  cipher: Cipher;
+  consumeLimit: ConsumeLimit;
+}
+
+interface SessionRow {
+  id: number;
+  token_hash: string;
+  country_code: string;
+  phone: string;
+  e164: string;
+  code_version: number;
+  status: string;
+  last_sent_at: Date | null;
+  expires_at: Date;
+}
+
+export class DashboardSignIn {
+  constructor(private readonly deps: DashboardSignInDeps) {}
+
+  /**
+   * Sends a code to the phone. Sign-in sends only to a person who belongs to a store (no message to a
+   * number that could not use it); sign-up sends to any valid number.
+   */
+  async start(
+    purpose: 'signin' | 'signup',
+    input: { country_code: string; phone: string },
+    ip: string,
+  ): Promise<StartOutcome> {
+    const phone =
+      parseInternational(input.phone) ??
+      parsePhone(input.country_code, stripCountryCode(input.country_code, input.phone));
+    if (!phone) return { kind: 'invalid_phone' };
+    try {
+      await this.deps.consumeLimit(LIMITS.otpStartPerIp, `${DASHBOARD_CHANNEL}:${ip}`);
+      await this.deps.consumeLimit(LIMITS.otpStartPerPhone, phone.e164);
+    } catch (err) {
+      if (err instanceof RateLimitedError) return { kind: 'rate_limited', retryAfter: err.retryAfterSeconds };
+      throw err;
+    }
+    if (purpose === 'signin') {
+      const member = await this.deps
+        .knex('merchant_users as u')
+        .join('store_members as m', 'm.merchant_user_id', 'u.id')
+        .where('u.e164', phone.e164)
+        .first('u.id');
+      if (!member) return { kind: 'no_account' };
+    }
+    const sessionToken = randomToken(32, 'ots_');
+    const tokenHash = sha256(sessionToken);
+    const code = randomDigits(CODE_LENGTH);
+    const now = new Date();
+    const [row] = await this.deps
+      .knex('otp_sessions')
+      .insert({
+        store_id: null,
+        channel: DASHBOARD_CHANNEL,
+        token_hash: tokenHash,
+        country_code: phone.countryCode,
+        phone: phone.national,
+        e164: phone.e164,
+        code_hmac: this.codeHmac(tokenHash, 1, code),
+        code_encrypted: this.deps.cipher.encrypt(code),
+        code_version: 1,
+        last_sent_at: now,
+        expires_at: new Date(now.getTime() + this.deps.config.otpTtlSeconds * 1000),
+      })
+      .returning(['id']);
+    const id = (row as { id: number }).id;
+    try {
+      await this.enqueueSend(id, 1, 'whatsapp_first');
+    } catch (err) {
+      await this.deps.knex('otp_sessions').where({ id }).delete();
+      throw err;
+    }
+    return { kind: 'sent', sessionToken, maskedPhone: maskPhone(phone.national), phone };
+  }
+
+  /** Checks a code; an attempt is reserved atomically first, so parallel guesses cannot pass the limit. */
+  async verify(sessionToken: string, code: string): Promise<VerifyOutcome> {
+    const session = await this.find(sessionToken);
+    if (!session || session.status !== 'pending' || session.expires_at.getTime() <= Date.now()) {
+      return { kind: 'expired' };
+    }
+    const reserved = await this.deps
+      .knex('otp_sessions')
+      .where({ id: session.id, status: 'pending' })
+      .whereNotNull('code_hmac')
+      .where('attempts', '<', MAX_ATTEMPTS)
+      .where('expires_at', '>', new Date())
+      .increment('attempts', 1)
+      .returning(['attempts', 'code_hmac', 'code_version']);
+    if (reserved.length === 0) return { kind: 'max_attempts' };
+    const attempt = reserved[0] as { attempts: number; code_hmac: string; code_version: number };
+    const expected = this.codeHmac(session.token_hash, attempt.code_version, code.trim());
+    if (!safeEqual(expected, attempt.code_hmac)) {
+      const remaining = MAX_ATTEMPTS - attempt.attempts;
+      return remaining > 0 ? { kind: 'wrong', remaining } : { kind: 'max_attempts' };
+    }
+    const done = await this.deps
+      .knex('otp_sessions')
+      .where({ id: session.id, status: 'pending', code_version: attempt.code_version })
+      .update({ status: 'verified', code_hmac: null, code_encrypted: null, verified_at: new Date() });
+    // Another request used this code first: one code, one sign-in.
+    if (done === 0) return { kind: 'expired' };
+    return {
+      kind: 'ok',
+      phone: { countryCode: session.country_code, national: session.phone, e164: session.e164 },
+    };
+  }
+
+  /** A new code by SMS (WhatsApp did not arrive), after the cooldown, under the per-phone resend limit. */
+  async resend(sessionToken: string): Promise<ResendOutcome> {
+    const session = await this.find(sessionToken);
+    if (!session || session.status !== 'pending' || session.expires_at.getTime() <= Date.now()) {
+      return { kind: 'expired' };
+    }
+    const cooldownMs = this.deps.config.otpResendCooldownSeconds * 1000;
+    const wait = session.last_sent_at
+      ? Math.ceil((session.last_sent_at.getTime() + cooldownMs - Date.now()) / 1000)
+      : 0;
+    if (wait > 0) return { kind: 'cooldown', wait };
+    try {
+      await this.deps.consumeLimit(LIMITS.otpResendPerPhone, session.e164);
+    } catch (err) {
+      if (err instanceof RateLimitedError) return { kind: 'rate_limited', retryAfter: err.retryAfterSeconds };
+      throw err;
+    }
+    const code = randomDigits(CODE_LENGTH);
+    const version = session.code_version + 1;
+    const now = new Date();
+    const updated = await this.deps
+      .knex('otp_sessions')
+      .where({ id: session.id, status: 'pending', code_version: session.code_version })
+      .where('last_sent_at', '<=', new Date(now.getTime() - cooldownMs))
+      .update({
+        code_hmac: this.codeHmac(session.token_hash, version, code),
+        code_encrypted: this.deps.cipher.encrypt(code),
+        code_version: version,
+        attempts: 0,
+        resends: this.deps.knex.raw('resends + 1'),
+        last_sent_at: now,
+        expires_at: new Date(now.getTime() + this.deps.config.otpTtlSeconds * 1000),
+      });
+    if (updated === 0) return { kind: 'cooldown', wait: this.deps.config.otpResendCooldownSeconds };
+    await this.enqueueSend(session.id, version, 'sms_only');
+    return { kind: 'sent' };
+  }
+
+  /** The masked phone a pending code went to (for the code page), or null when the session is over. */
+  async pendingPhone(sessionToken: string): Promise<string | null> {
+    const session = await this.find(sessionToken);
+    if (!session || session.status !== 'pending' || session.expires_at.getTime() <= Date.now()) return null;
+    return maskPhone(session.phone);
+  }
+
+  private async find(sessionToken: string): Promise<SessionRow | undefined> {
+    if (!sessionToken) return undefined;
+    const row: SessionRow | undefined = await this.deps
+      .knex('otp_sessions')
+      .where({ token_hash: sha256(sessionToken), channel: DASHBOARD_CHANNEL })
+      .first();
+    return row;
+  }
+
+  private codeHmac(tokenHash: string, version: number, code: string): string {
+    return hmacSha256(this.deps.appSecret, `otp:${tokenHash}:${version}:${code}`);
+  }
+
+  private async enqueueSend(
+    id: number,
+    version: number,
+    route: 'whatsapp_first' | 'sms_only',
+  ): Promise<void> {
+    await enqueue(
+      this.deps.queues,
+      'otp',
+      { otpSessionId: id, codeVersion: version, route },
+      { jobId: `otp-${id}-${version}` },
+    );
+  }
+}
+
+/** "+971 50 123 4567" or "00971501234567": a number written with its own country code, whatever is selected. */
+export function parseInternational(phone: string): Phone | null {
+  const match = /^\s*(?:\+|00)(\d[\d\s().-]{6,24})$/.exec(phone);
+  if (!match) return null;
+  const digits = match[1].replace(/\D/g, '');
+  for (let length = 1; length <= 4; length += 1) {
+    const parsed = parsePhone(digits.slice(0, length), digits.slice(length));
+    if (parsed) return parsed;
+  }
+  return null;
+}
+
+/**
+ * A merchant who types the whole international number ("966500000001", "+966 50...") into the national
+ * field meant the national part: the country code in front is dropped when what remains is still long
+ * enough to be a number.
+ */
+export function stripCountryCode(countryCode: string, phone: string): string {
+  const cc = countryCode.replace(/^(\+|00)/, '').trim();
+  const digits = phone.replace(/[\s().-]/g, '').replace(/^(\+|00)/, '');
+  if (cc && digits.startsWith(cc) && digits.length - cc.length >= 7 && /^(\+|00)?\d/.test(phone.trim())) {
+    const hadPlus = /^\s*(\+|00)/.test(phone);
+    if (hadPlus || digits.length > 10) return digits.slice(cc.length);
+  }
+  return phone;
+}

@@ -1,0 +1,578 @@
+import { expect } from 'chai';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { Page } from 'playwright-core';
+import { createApp } from '../../api/app';
+import { Store } from '../../db/models';
+import type { Deps } from '../../shared/deps';
+import { createSession, formToken } from '../../shared/services/dashboard/sessions';
+import { sha256 } from '../../shared/crypto';
+import { loadFixture } from '../../shared/services/seed';
+import { withPage } from '../helpers/browser';
+import { isolatedDeps } from '../helpers/deps';
+import { httpClient, startServer, TestServer } from '../helpers/http';
+import { guestCheckout } from '../helpers/checkouts';
+import { deliverQueuedOtps } from '../helpers/otp';
+import { guestInitiate } from '../integration/payments/support';
+import { freePort } from './support';
+
+/**
+ * The merchant dashboard in headless Chromium, driven the way the operator contract (docs/operations.md)
+ * describes its users: open /merchant, sign in with the fixture owner's phone and the code from the dev
+ * outbox, sign up at /merchant/signup, fill the product form by its labels, read order ids as text.
+ */
+describe('merchant dashboard in a browser', function () {
+  this.timeout(90_000);
+  let deps: Deps;
+  let server: http.Server;
+  let base: string;
+  let api: TestServer;
+  let storeId: number;
+  let embedKey: string;
+  let gameCardId: number;
+  const OWNER_PHONE = '500000777';
+
+  before(async () => {
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    deps = await isolatedDeps({ PUBLIC_BASE_URL: base, TRUST_PROXY: '1' });
+    server = http.createServer(createApp(deps).callback());
+    await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+    api = httpClient(base, deps.config.nodeEnv);
+    const manifest = await loadFixture(deps, {
+      stores: [
+        {
+          ref: `dash${port}`,
+          name: 'Acme Digital',
+          currency: 'SAR',
+          owner: { name: 'Huda Owner', country_code: '966', phone: OWNER_PHONE },
+          payment_methods: {
+            card: { provider: 'sandbox' },
+            bank: {
+              bank_name: 'Acme Bank',
+              account_name: 'Acme LLC',
+              account_number: '0001',
+              iban: 'SA0000000000000000000001',
+            },
+          },
+          products: [
+            {
+              ref: 'card',
+              name: 'Game card',
+              slug: 'game-card',
+              type: 'code',
+              price: '40.00',
+              codes: ['GC-0001', 'GC-0002'],
+            },
+          ],
+        },
+      ],
+    });
+    const store = manifest.stores[`dash${port}`];
+    storeId = store.id;
+    gameCardId = store.products.card.id;
+    embedKey = store.embed_key;
+  });
+
+  after(async () => {
+    server?.closeAllConnections();
+    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  });
+
+  /** The newest code sent to this number, read from GET /__dev/outbox as an outside tool would. */
+  async function codeFromOutbox(e164: string): Promise<string> {
+    await deliverQueuedOtps(deps);
+    const res = await fetch(`${base}/__dev/outbox?to=${e164}`);
+    const body = (await res.json()) as { messages: { body: string }[] };
+    const match = body.messages[0]?.body.match(/(?<!\d)\d{4}(?!\d)/g);
+    expect(match, `a code for ${e164}`).to.have.length(1);
+    return match![0];
+  }
+
+  /** Opens `start` (a dashboard page) signed out, signs in, and lands back on it. */
+  async function signIn(
+    page: Page,
+    phone: string,
+    opts: { wrongFirst?: boolean; start?: string } = {},
+  ): Promise<void> {
+    const start = opts.start ?? '/merchant';
+    await page.goto(`${base}${start}?lang=en`);
+    await page.locator('input[autocomplete="tel-national"]').fill(phone);
+    await page.getByRole('button', { name: 'Send code' }).click();
+    await page.waitForURL(/\/merchant\/code/);
+    const code = await codeFromOutbox(`966${phone}`);
+    const input = page.locator('input[autocomplete="one-time-code"]');
+    if (opts.wrongFirst) {
+      await input.fill(String((Number(code) + 1) % 10_000).padStart(4, '0'));
+      await page.getByRole('button', { name: 'Continue' }).click();
+      expect(await page.getByRole('alert').innerText()).to.contain('2 tries left');
+    }
+    await page.locator('input[autocomplete="one-time-code"]').fill(code);
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.waitForURL(`${base}${start}`);
+  }
+
+  it('signs up: store name and phone, the code from the outbox, lands in the new free store', async () => {
+    const phone = '500000888';
+    const { text, cookie } = await withPage(
+      async (page) => {
+        await page.goto(`${base}/merchant/signup`);
+        await page.getByLabel('Store name').fill('Noor Games');
+        await page.getByLabel('Your name').fill('Noor');
+        await page.locator('input[autocomplete="tel-national"]').fill(phone);
+        await page.getByRole('button', { name: 'Send code' }).click();
+        await page.waitForURL(/\/merchant\/code/);
+        await page.locator('input[autocomplete="one-time-code"]').fill(await codeFromOutbox(`966${phone}`));
+        await page.getByRole('button', { name: 'Continue' }).click();
+        await page.waitForURL(`${base}/merchant`);
+        const cookies = await page.context().cookies();
+        return {
+          text: await page.locator('body').innerText(),
+          cookie: cookies.find((c) => c.name === 'matjar_merchant'),
+        };
+      },
+      { locale: 'en-US' },
+    );
+    expect(text).to.contain('Noor Games').and.to.contain('Free plan').and.to.contain('Sales, last 30 days');
+    expect(cookie?.httpOnly).to.equal(true);
+    expect(cookie?.sameSite).to.equal('Strict');
+    const store = await deps.knex('stores').where({ name: 'Noor Games' }).first();
+    expect(store.plan).to.equal('free');
+    const owner = await deps
+      .knex('store_members as m')
+      .join('merchant_users as u', 'u.id', 'm.merchant_user_id')
+      .where('m.store_id', store.id)
+      .first('u.e164', 'u.name', 'm.role');
+    expect(owner).to.deep.equal({ e164: `966${phone}`, name: 'Noor', role: 'owner' });
+    // Only the token's hash is kept.
+    expect(
+      await deps
+        .knex('dashboard_sessions')
+        .where({ token_hash: sha256(cookie!.value) })
+        .first(),
+    ).to.not.equal(undefined);
+    expect(await deps.knex('dashboard_sessions').where({ token_hash: cookie!.value }).first()).to.equal(
+      undefined,
+    );
+  });
+
+  it('signs in the fixture owner after a wrong code, creates a product through the form and sells it on the Embed API', async () => {
+    const productId = await withPage(async (page) => {
+      await signIn(page, OWNER_PHONE, { wrongFirst: true });
+      expect(await page.locator('body').innerText()).to.contain('Acme Digital');
+      await page.getByRole('link', { name: 'Products' }).click();
+      await page.getByRole('link', { name: 'New product' }).click();
+      await page.getByLabel('Name', { exact: true }).fill('Gift card 100');
+      await page.getByLabel('Price', { exact: true }).fill('100.00');
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.waitForURL(/\/merchant\/products\/\d+\?saved=1/);
+      expect(await page.getByRole('status').innerText()).to.equal('Saved.');
+      return Number(/products\/(\d+)/.exec(page.url())![1]);
+    });
+    const res = await fetch(`${base}/api/embed/product/${productId}`, {
+      headers: { 'X-Embed-Key': embedKey },
+    });
+    expect(res.status).to.equal(200);
+    const body = (await res.json()) as { data: { name: string; price: unknown } };
+    expect(body.data.name).to.equal('Gift card 100');
+    expect(JSON.stringify(body.data.price)).to.contain('100');
+  });
+
+  it('lists the store’s orders with each id as text, and the order page offers the allowed moves', async () => {
+    const ids: number[] = [];
+    for (const status of [2, 4]) {
+      const [row] = await deps
+        .knex('orders')
+        .insert({
+          store_id: storeId,
+          status,
+          customer_first_name: 'Sara',
+          customer_last_name: 'Ali',
+          customer_email: 'sara@example.com',
+          customer_country_code: '966',
+          customer_phone: '500000001',
+          subtotal_minor: 5_000,
+          total_minor: 5_000,
+          currency: 'SAR',
+        })
+        .returning('id');
+      ids.push((row as { id: number }).id);
+    }
+    await withPage(async (page) => {
+      // Asked for the orders while signed out: back there once signed in.
+      await signIn(page, OWNER_PHONE, { start: '/merchant/orders' });
+      const text = await page.locator('main').innerText();
+      for (const id of ids) expect(text).to.contain(`#${id}`);
+      await page.getByText(`#${ids[0]}`, { exact: true }).click();
+      await page.getByRole('button', { name: 'Confirm payment, start' }).waitFor();
+      await page.getByRole('button', { name: 'Refund order' }).click();
+      // A refund asks first.
+      await page.getByRole('button', { name: 'Yes, do it' }).click();
+      expect(await page.getByRole('status').innerText()).to.equal('The order is now: Refunded.');
+    });
+    expect((await deps.knex('orders').where({ id: ids[0] }).first()).status).to.equal(6);
+  });
+
+  it('shows an order bought through the Embed API by bank transfer, and confirming the transfer starts it', async () => {
+    const store = await Store.query(deps.knex).findById(storeId);
+    const checkout = await guestCheckout(
+      api,
+      store!,
+      { product_id: gameCardId },
+      { customer_phone: '500000555' },
+    );
+    const initiated = await guestInitiate(api, store!, checkout.checkoutUrl, 'bank');
+    expect(initiated.status, initiated.text).to.equal(200);
+    const order = await deps.knex('orders').where({ checkout_id: checkout.checkoutId }).first('id', 'status');
+    expect(order.status).to.equal(2);
+    const notice = await withPage(async (page) => {
+      await signIn(page, OWNER_PHONE);
+      expect(await page.locator('.alert').innerText()).to.contain('waiting for you to confirm a payment');
+      await page.getByRole('link', { name: 'Orders' }).click();
+      const row = page.locator('tr', { has: page.getByText(`#${order.id}`, { exact: true }) });
+      // Intl writes a no-break space between the currency and the amount.
+      expect((await row.innerText()).replace(/\u00a0/g, ' '))
+        .to.contain('Under review')
+        .and.to.contain('SAR 40.00');
+      await page.getByText(`#${order.id}`, { exact: true }).click();
+      expect(await page.locator('main').innerText())
+        .to.contain('Game card')
+        .and.to.contain('bank');
+      await page.getByRole('button', { name: 'Confirm payment, start' }).click();
+      return page.getByRole('status').innerText();
+    });
+    expect(notice).to.equal('The order is now: In progress.');
+    const after = await deps.knex('orders').where({ id: order.id }).first('status', 'payment_id');
+    expect(after.status).to.equal(3);
+    expect((await deps.knex('payments').where({ id: after.payment_id }).first('status')).status).to.equal(
+      'paid',
+    );
+  });
+
+  it('speaks Arabic right to left (?lang=ar and Accept-Language), and English by choice', async () => {
+    const dirs = await withPage(
+      async (page) => {
+        await page.goto(`${base}/merchant/signin`);
+        const fromBrowser = await page.locator('html').getAttribute('dir');
+        const label = await page.locator('label[for="phone"]').innerText();
+        await page.goto(`${base}/merchant/signin?lang=en`);
+        const chosen = await page.locator('html').getAttribute('dir');
+        return { fromBrowser, label, chosen };
+      },
+      { locale: 'ar-SA' },
+    );
+    expect(dirs).to.deep.equal({ fromBrowser: 'rtl', label: 'رقم الجوال', chosen: 'ltr' });
+    const ar = await withPage(async (page) => {
+      await page.goto(`${base}/merchant/signup?lang=ar`);
+      return page.locator('html').getAttribute('dir');
+    });
+    expect(ar).to.equal('rtl');
+  });
+
+  describe('sessions and roles', () => {
+    async function sessionFor(phone: string, role: 'owner' | 'manager' | 'support') {
+      const [user] = await deps
+        .knex('merchant_users')
+        .insert({ name: role, country_code: '966', phone, e164: `966${phone}` })
+        .onConflict('e164')
+        .merge()
+        .returning('id');
+      const userId = (user as { id: number }).id;
+      await deps
+        .knex('store_members')
+        .insert({ store_id: storeId, merchant_user_id: userId, role })
+        .onConflict(['store_id', 'merchant_user_id'])
+        .merge();
+      const token = await createSession(deps.knex, userId, storeId, 'test');
+      return {
+        cookie: `matjar_merchant=${token}`,
+        form: formToken(deps.appSecret, { token_hash: sha256(token) }),
+      };
+    }
+
+    const form = (fields: Record<string, string>) => ({
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(fields).toString(),
+    });
+
+    it('refuses a POST without the form token, or from another site, and takes it with the token', async () => {
+      const { cookie, form: token } = await sessionFor('500000701', 'owner');
+      const product = { name: 'Token test', type: 'product', price: '5', active: '1' };
+      const without = await api.request('/merchant/products', {
+        ...form(product),
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', Cookie: cookie },
+      });
+      expect(without.status).to.equal(403);
+      const wrong = await api.request('/merchant/products', {
+        ...form({ ...product, _csrf: 'x'.repeat(64) }),
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', Cookie: cookie },
+      });
+      expect(wrong.status).to.equal(403);
+      const crossSite = await api.request('/merchant/products', {
+        ...form({ ...product, _csrf: token }),
+        headers: {
+          'Content-Type': 'application/x-www-form-urlencoded',
+          Cookie: cookie,
+          Origin: 'https://evil.example',
+        },
+      });
+      expect(crossSite.status).to.equal(403);
+      expect(await deps.knex('products').where({ store_id: storeId, name: 'Token test' }).first()).to.equal(
+        undefined,
+      );
+      const right = await api.request('/merchant/products', {
+        ...form({ ...product, _csrf: token }),
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', Cookie: cookie },
+        redirect: 'manual',
+      });
+      expect(right.status).to.equal(303);
+      expect(
+        await deps.knex('products').where({ store_id: storeId, name: 'Token test' }).first(),
+      ).to.not.equal(undefined);
+    });
+
+    it('support sees orders but not settings, and cannot refund', async () => {
+      const { cookie, form: token } = await sessionFor('500000702', 'support');
+      const orders = await api.request('/merchant/orders', { headers: { Cookie: cookie } });
+      expect(orders.status).to.equal(200);
+      const settings = await api.request('/merchant/settings', { headers: { Cookie: cookie } });
+      expect(settings.status).to.equal(403);
+      expect(settings.text).to.contain('Your role in this store does not allow this.');
+      const [row] = await deps
+        .knex('orders')
+        .insert({
+          store_id: storeId,
+          status: 4,
+          customer_first_name: 'A',
+          customer_last_name: 'B',
+          customer_email: 'a@example.com',
+          customer_country_code: '966',
+          customer_phone: '500000002',
+          subtotal_minor: 100,
+          total_minor: 100,
+          currency: 'SAR',
+        })
+        .returning('id');
+      const id = (row as { id: number }).id;
+      const refund = await api.request(`/merchant/orders/${id}/status`, {
+        ...form({ status: '6', confirm: '1', _csrf: token }),
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', Cookie: cookie },
+      });
+      expect(refund.status).to.equal(403);
+      expect((await deps.knex('orders').where({ id }).first()).status).to.equal(4);
+      // The order page says what the game server did with the order's commands.
+      await deps.knex('fivem_commands').insert([
+        {
+          store_id: storeId,
+          order_id: id,
+          command: 'give 7 vip',
+          status: 'executed',
+          executed_at: new Date(),
+        },
+        { store_id: storeId, order_id: id, command: 'give 7 car', status: 'pending' },
+      ]);
+      const detail = await api.request(`/merchant/orders/${id}`, { headers: { Cookie: cookie } });
+      expect(detail.status).to.equal(200);
+      expect(detail.text).to.contain('give 7 vip</code> · Ran on the game server');
+      expect(detail.text).to.contain('give 7 car</code> · Waiting for the game server');
+      // Support is offered the moves it may make, and not the refund.
+      expect(detail.text).to.not.contain('Refund order');
+    });
+
+    it('filters orders by product and by day', async () => {
+      const { cookie } = await sessionFor('500000704', 'support');
+      const sold = await deps
+        .knex('orders as o')
+        .join('order_items as i', 'i.order_id', 'o.id')
+        .where({ 'o.store_id': storeId, 'i.product_id': gameCardId })
+        .pluck('o.id');
+      const all = await deps.knex('orders').where({ store_id: storeId }).pluck('id');
+      expect(sold.length).to.be.greaterThan(0);
+      expect(all.length).to.be.greaterThan(sold.length);
+      const byProduct = await api.request(`/merchant/orders?product=${gameCardId}`, {
+        headers: { Cookie: cookie },
+      });
+      const shown = [...byProduct.text.matchAll(/data-order-id="(\d+)"/g)].map((m) => Number(m[1]));
+      expect(shown.sort()).to.deep.equal([...sold].sort());
+      const longAgo = await api.request('/merchant/orders?from=2001-01-01&to=2001-01-31', {
+        headers: { Cookie: cookie },
+      });
+      expect(longAgo.text).to.not.contain('data-order-id=');
+      expect(longAgo.text).to.contain('No orders yet.');
+      const today = new Date().toISOString().slice(0, 10);
+      const now = await api.request(`/merchant/orders?from=${today}&to=${today}`, {
+        headers: { Cookie: cookie },
+      });
+      expect([...now.text.matchAll(/data-order-id="(\d+)"/g)]).to.have.length(Math.min(all.length, 20));
+    });
+
+    it('an owner renames the store, sets allowed origins and invites support, who can then get a code', async () => {
+      const { cookie, form: token } = await sessionFor('500000705', 'owner');
+      const headers = { 'Content-Type': 'application/x-www-form-urlencoded', Cookie: cookie };
+      const bad = await api.request('/merchant/settings', {
+        ...form({ _csrf: token, name: 'Acme Digital', allowed_origins: 'shop.acme.test/path' }),
+        headers,
+      });
+      expect(bad.status).to.equal(422);
+      expect(bad.text).to.contain('Each line must be an origin');
+      const saved = await api.request('/merchant/settings', {
+        ...form({
+          _csrf: token,
+          name: 'Acme Digital',
+          allowed_origins: 'https://shop.acme.test\nhttps://acme.test',
+        }),
+        headers,
+        redirect: 'manual',
+      });
+      expect(saved.status).to.equal(303);
+      expect((await deps.knex('stores').where({ id: storeId }).first()).allowed_origins).to.deep.equal([
+        'https://shop.acme.test',
+        'https://acme.test',
+      ]);
+      const page = await api.request('/merchant/settings', { headers: { Cookie: cookie } });
+      expect(page.text).to.contain(embedKey);
+      const invited = await api.request('/merchant/staff', {
+        ...form({ _csrf: token, name: 'Sami', country_code: '966', phone: '500000706', role: 'support' }),
+        headers,
+      });
+      expect(invited.status).to.equal(200);
+      expect(invited.text).to.contain('Invited.');
+      const again = await api.request('/merchant/staff', {
+        ...form({ _csrf: token, name: 'Sami', country_code: '966', phone: '500000706', role: 'support' }),
+        headers,
+      });
+      expect(again.status).to.equal(409);
+      const code = await api.request('/merchant/signin', {
+        ...form({ country_code: '966', phone: '500000706' }),
+        redirect: 'manual',
+      });
+      expect(code.status).to.equal(303);
+      expect(code.headers.get('location')).to.equal('/merchant/code');
+      const stranger = await api.request('/merchant/signin', {
+        ...form({ country_code: '966', phone: '500000707' }),
+      });
+      expect(stranger.status).to.equal(404);
+      expect(stranger.text).to.contain('No store is registered to this number.');
+    });
+
+    it('signs out everywhere: every session of the person stops working', async () => {
+      const first = await sessionFor('500000703', 'manager');
+      const second = await sessionFor('500000703', 'manager');
+      const out = await api.request('/merchant/signout', {
+        ...form({ _csrf: first.form, everywhere: '1' }),
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', Cookie: first.cookie },
+        redirect: 'manual',
+      });
+      expect(out.status).to.equal(303);
+      for (const s of [first, second]) {
+        const home = await api.request('/merchant', { headers: { Cookie: s.cookie }, redirect: 'manual' });
+        expect(home.status).to.equal(302);
+        expect(home.headers.get('location')).to.equal('/merchant/signin');
+      }
+    });
+  });
+
+  it('has no serious or critical axe-core violation on any page, in English and Arabic', async () => {
+    const axe = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+    const found: string[] = [];
+    for (const lang of ['en', 'ar']) {
+      await withPage(
+        async (page) => {
+          const scan = async (what: string) => {
+            await page.addScriptTag({ content: axe });
+            const violations = (await page.evaluate(
+              'axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(" ")).slice(0, 3) })))',
+            )) as { id: string; impact: string; nodes: string[] }[];
+            for (const v of violations) {
+              if (v.impact === 'serious' || v.impact === 'critical')
+                found.push(`${lang} ${what}: ${v.id} ${v.nodes.join(', ')}`);
+            }
+          };
+          for (const path of ['/merchant/signin', '/merchant/signup']) {
+            await page.goto(`${base}${path}?lang=${lang}`);
+            await scan(path);
+          }
+          await signIn(page, OWNER_PHONE);
+          const order = await deps.knex('orders').where({ store_id: storeId }).first('id');
+          const product = await deps.knex('products').where({ store_id: storeId }).first('id');
+          const pages = [
+            '/merchant',
+            '/merchant/orders',
+            '/merchant/customers',
+            '/merchant/products',
+            '/merchant/products/new',
+            '/merchant/staff',
+            '/merchant/settings',
+          ];
+          if (order) pages.push(`/merchant/orders/${order.id}`);
+          if (product) pages.push(`/merchant/products/${product.id}`);
+          for (const path of pages) {
+            await page.goto(`${base}${path}?lang=${lang}`);
+            await scan(path);
+          }
+        },
+        // The pages allow no script at all; the scanner is let in for the test only.
+        { bypassCSP: true },
+      );
+    }
+    expect(found).to.deep.equal([]);
+  });
+
+  it('fits a 360 px phone without horizontal scroll; screenshots in English and Arabic', async () => {
+    const widths = { desktop: { width: 1280, height: 900 }, phone: { width: 360, height: 780 } };
+    const overflow: Record<string, number> = {};
+    for (const [device, viewport] of Object.entries(widths)) {
+      for (const lang of ['en', 'ar']) {
+        await withPage(
+          async (page) => {
+            await signIn(page, OWNER_PHONE);
+            for (const path of ['/merchant', '/merchant/orders', '/merchant/products/new']) {
+              await page.goto(`${base}${path}?lang=${lang}`);
+              overflow[`${device} ${lang} ${path}`] = await page
+                .locator('html')
+                .evaluate((el) => el.scrollWidth - el.clientWidth);
+              const name = path.split('/').filter(Boolean).join('-');
+              await page.screenshot({ path: `/tmp/dashboard-${name}-${lang}-${device}.png`, fullPage: true });
+            }
+            await page.context().clearCookies();
+            await page.goto(`${base}/merchant/signin?lang=${lang}`);
+            await page.screenshot({ path: `/tmp/dashboard-signin-${lang}-${device}.png`, fullPage: true });
+          },
+          { viewport },
+        );
+      }
+    }
+    for (const [page, extra] of Object.entries(overflow)) expect(extra, page).to.be.at.most(0);
+  });
+});
+
+describe('merchant dashboard cookies over https', function () {
+  this.timeout(60_000);
+
+  it('marks every dashboard cookie Secure when the platform is served over https', async () => {
+    const deps = await isolatedDeps({ PUBLIC_BASE_URL: 'https://matjar.example' });
+    const server = await startServer(deps);
+    try {
+      const res = await server.request('/merchant/signup', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          store_name: 'Secure Store',
+          country_code: '966',
+          phone: '500000901',
+        }).toString(),
+        redirect: 'manual',
+      });
+      expect(res.status).to.equal(303);
+      const cookies = res.headers.getSetCookie();
+      expect(cookies).to.have.length(2);
+      for (const cookie of cookies) {
+        expect(cookie).to.match(/; HttpOnly; SameSite=Strict; Max-Age=\d+; Secure$/);
+        expect(cookie).to.contain('Path=/merchant');
+      }
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -1,0 +1,131 @@
+import { expect } from 'chai';
+import type { Deps } from '../../../shared/deps';
+import { FixtureError, loadFixture } from '../../../shared/services/seed';
+import { inviteStaff, listStaff, removeStaff } from '../../../shared/services/dashboard/accounts';
+import { DashboardSignIn } from '../../../shared/services/dashboard/sign-in';
+import { createStore } from '../../helpers/builders';
+import { sharedDeps, truncateAll } from '../../helpers/deps';
+import { latestCode } from '../../helpers/otp';
+
+/**
+ * The dashboard's people against real Postgres: the fixture's store owner, staff with roles (a store
+ * always keeps an owner, also when two owners remove each other at once), and one code, one sign-in.
+ */
+describe('merchant dashboard accounts', () => {
+  let deps: Deps;
+
+  before(async () => {
+    deps = await sharedDeps();
+  });
+
+  beforeEach(async () => {
+    await truncateAll(deps);
+  });
+
+  const fixture = (owner: unknown) => ({
+    stores: [{ ref: 'acme', name: 'Acme', currency: 'SAR', ...(owner ? { owner } : {}) }],
+  });
+
+  it('makes the fixture owner an owner of the store, and a second load changes nothing', async () => {
+    const owner = { name: 'Huda', country_code: '966', phone: '500000010' };
+    const first = await loadFixture(deps, fixture(owner));
+    const snapshot = async () => ({
+      users: await deps.knex('merchant_users').select('id', 'name', 'e164', 'updated_at'),
+      members: await deps.knex('store_members').select('id', 'store_id', 'merchant_user_id', 'role'),
+    });
+    const before = await snapshot();
+    expect(before.users).to.have.length(1);
+    expect(before.users[0]).to.include({ name: 'Huda', e164: '966500000010' });
+    expect(before.members).to.deep.equal([
+      {
+        id: before.members[0].id,
+        store_id: first.stores.acme.id,
+        merchant_user_id: before.users[0].id,
+        role: 'owner',
+      },
+    ]);
+    await loadFixture(deps, fixture(owner));
+    expect(await snapshot()).to.deep.equal(before);
+  });
+
+  it('refuses an owner with a bad phone, naming the field', async () => {
+    let caught: unknown;
+    try {
+      await loadFixture(deps, fixture({ name: 'X', country_code: '966', phone: '12ab' }));
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).to.be.instanceOf(FixtureError);
+    expect((caught as FixtureError).path).to.equal('stores[0].owner.phone');
+    expect(await deps.knex('merchant_users').first()).to.equal(undefined);
+  });
+
+  it('invites staff by phone with a role, refuses the same phone twice, and keeps one owner when two owners remove each other at once', async () => {
+    const store = await createStore();
+    const a = await inviteStaff(deps.knex, store.id, null, {
+      name: 'A',
+      country_code: '966',
+      phone: '0500000021',
+      role: 'owner',
+    });
+    expect(a).to.include({ phone: '500000021', role: 'owner' });
+    const b = await inviteStaff(deps.knex, store.id, a.merchant_user_id, {
+      name: 'B',
+      country_code: '966',
+      phone: '500000022',
+      role: 'owner',
+    });
+    let twice: unknown;
+    try {
+      await inviteStaff(deps.knex, store.id, a.merchant_user_id, {
+        name: '',
+        country_code: '966',
+        phone: '500000022',
+        role: 'support',
+      });
+    } catch (err) {
+      twice = err;
+    }
+    expect((twice as Error).message).to.equal('This phone number is already on the staff.');
+    const results = await Promise.allSettled([
+      removeStaff(deps.knex, store.id, a.id),
+      removeStaff(deps.knex, store.id, b.id),
+    ]);
+    expect(results.filter((r) => r.status === 'fulfilled')).to.have.length(1);
+    const left = await listStaff(deps.knex, store.id);
+    expect(left.map((m) => m.role)).to.deep.equal(['owner']);
+  });
+
+  it('one code signs in once, however many requests send it at the same moment', async () => {
+    const store = await createStore();
+    await inviteStaff(deps.knex, store.id, null, {
+      name: 'Owner',
+      country_code: '966',
+      phone: '500000031',
+      role: 'owner',
+    });
+    const service = new DashboardSignIn({
+      config: deps.config,
+      knex: deps.knex,
+      queues: deps.queues,
+      appSecret: deps.appSecret,
+      cipher: deps.cipher,
+      consumeLimit: () => Promise.resolve(),
+    });
+    expect(
+      (await service.start('signin', { country_code: '966', phone: '500000099' }, '10.0.0.1')).kind,
+    ).to.equal('no_account');
+    const started = await service.start(
+      'signin',
+      { country_code: '966', phone: '+966 50 000 0031' },
+      '10.0.0.1',
+    );
+    if (started.kind !== 'sent') throw new Error(started.kind);
+    expect(started.phone.e164).to.equal('966500000031');
+    const code = await latestCode(deps, '966500000031');
+    const outcomes = await Promise.all(
+      Array.from({ length: 5 }, () => service.verify(started.sessionToken, code)),
+    );
+    expect(outcomes.filter((o) => o.kind === 'ok')).to.have.length(1);
+  });
+});
