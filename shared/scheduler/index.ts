@@ -22,6 +22,8 @@ export const MAINTENANCE_SCHEDULE: readonly ScheduleEntry[] = [
   { task: 'purge-idempotency', cron: '40 * * * *' },
   // Webhooks stored while Redis could not take their job (docs/outages.md).
   { task: 'sweep-webhooks', cron: '* * * * *' },
+  // Jobs of committed changes that Redis could not take at the time (shared/queues/outbox.ts).
+  { task: 'relay-outbox', cron: '* * * * *' },
 ];
 
 /** The scheduled minute a tick belongs to, whatever the millisecond the timer actually fired at. */

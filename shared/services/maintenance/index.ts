@@ -1,5 +1,6 @@
 import { noteStockChanged } from '../catalog/cache';
 import type { Knex } from 'knex';
+import { relayOutbox } from '../../queues/outbox';
 import type { MaintenanceTask, Queues } from '../../queues';
 import { sweepPayments } from '../payments/sweep';
 import { sweepWebhooks } from '../payments/webhooks';
@@ -181,4 +182,5 @@ export const MAINTENANCE_TASKS: Readonly<Partial<Record<MaintenanceTask, Mainten
   'purge-idempotency': purgeIdempotency,
   'sweep-payments': sweepPayments,
   'sweep-webhooks': sweepWebhooks,
+  'relay-outbox': (knex, now, ctx) => relayOutbox(knex, now, ctx),
 };

@@ -4,13 +4,14 @@ import { ORDER_STATUS, OrderStatus } from '../../../db/models';
 import { ValidationError } from '../../errors';
 import type { Logger } from '../../logger';
 import { formatMoney } from '../../money';
-import { enqueue, Queues } from '../../queues';
+import type { Queues } from '../../queues';
+import { dispatchStaged, StagedJob, stageJob } from '../../queues/outbox';
 import { cancelOrder } from '../fulfilment/cancel';
 import { activateOrderLicenses } from '../licenses';
 import { confirmManualPayment } from '../payments/manual';
 import { transitionPayment } from '../payments/audit';
 import { findStoreOrder, ORDER_NOT_FOUND, STATUS_LABELS } from './orders';
-import { dispatchDeliveries, recordMerchantEvent } from './webhooks/events';
+import { recordMerchantEvent, stageDeliveries } from './webhooks/events';
 
 /**
  * PUT /shawarma/orders/{id} {"status": code}: the order lifecycle as the merchant drives it.
@@ -88,10 +89,11 @@ export async function updateOrderStatus(
   actor: { merchantTokenId: number | null },
   now: Date = new Date(),
 ): Promise<TransitionResult> {
-  const after: { fulfil: boolean; deliveries: number[]; auditId: number | null } = {
+  const after: { fulfil: boolean; deliveries: number[]; auditId: number | null; staged: StagedJob[] } = {
     fulfil: false,
     deliveries: [],
     auditId: null,
+    staged: [],
   };
   const result = await deps.knex.transaction(async (trx) => {
     await findStoreOrder(trx, storeId, orderId);
@@ -164,7 +166,7 @@ export async function updateOrderStatus(
     } else {
       const paying = from <= ORDER_STATUS.UNDER_REVIEW && target >= ORDER_STATUS.IN_PROGRESS;
       if (paying && from === ORDER_STATUS.UNDER_REVIEW) {
-        await confirmManualPayment({ knex: trx, queues: deps.queues }, orderId);
+        await confirmManualPayment({ knex: trx, queues: deps.queues, logger: deps.logger }, orderId);
       } else if (paying) {
         if (order.payment_id !== null) {
           await transitionPayment(trx, Number(order.payment_id), {
@@ -225,6 +227,18 @@ export async function updateOrderStatus(
     });
     for (const event of events)
       after.deliveries.push(...(await recordMerchantEvent(trx, storeId, event, now)));
+    // The follow-up jobs are written with the change (shared/queues/outbox.ts): committed together.
+    if (after.fulfil) {
+      after.staged.push(
+        await stageJob(
+          trx,
+          'fulfilment',
+          { orderId, event: target === ORDER_STATUS.COMPLETED ? 'completed' : 'paid' },
+          { jobId: `order-merchant-${after.auditId}` },
+        ),
+      );
+    }
+    after.staged.push(...(await stageDeliveries(trx, deps, after.deliveries)));
 
     return {
       ...base,
@@ -236,19 +250,7 @@ export async function updateOrderStatus(
     };
   });
 
-  // After the commit: a failure here leaves the change made; fulfilment is safe to enqueue again.
-  try {
-    if (after.fulfil) {
-      await enqueue(
-        deps.queues,
-        'fulfilment',
-        { orderId, event: target === ORDER_STATUS.COMPLETED ? 'completed' : 'paid' },
-        { jobId: `order-merchant-${after.auditId}` },
-      );
-    }
-    await dispatchDeliveries(deps, after.deliveries);
-  } catch (err) {
-    deps.logger.error({ err, orderId }, 'status changed, but its follow-up jobs could not be enqueued');
-  }
+  // After the commit: what Redis cannot take now, the outbox relay enqueues once it is back.
+  await dispatchStaged(deps, after.staged);
   return result;
 }

@@ -1,5 +1,7 @@
+import type { JobsOptions } from 'bullmq';
 import type { Knex } from 'knex';
 import { enqueue, Queues } from '../../../queues';
+import { stageJob, StagedJob } from '../../../queues/outbox';
 
 /**
  * Events a store can subscribe its webhook endpoints to. `subscription.*` subscribes to every
@@ -57,23 +59,41 @@ export async function recordMerchantEvent(
   return rows.map((r) => Number(r.id));
 }
 
+/** A delivery's job options: the job id is the delivery id, so enqueuing twice sends once. */
+function deliveryJobOptions(
+  deps: { config: { merchantWebhookRetryDelayMs: number } },
+  deliveryId: number,
+): JobsOptions & { jobId: string } {
+  return {
+    jobId: `merchant-webhook-${deliveryId}`,
+    attempts: DELIVERY_ATTEMPTS,
+    backoff: { type: 'exponential', delay: deps.config.merchantWebhookRetryDelayMs },
+  };
+}
+
 /** Enqueues deliveries; the job id is the delivery id, so enqueuing twice sends once. */
 export async function dispatchDeliveries(
   deps: { queues: Queues; config: { merchantWebhookRetryDelayMs: number } },
   deliveryIds: readonly number[],
 ): Promise<void> {
   for (const deliveryId of deliveryIds) {
-    await enqueue(
-      deps.queues,
-      'merchant-webhooks',
-      { deliveryId },
-      {
-        jobId: `merchant-webhook-${deliveryId}`,
-        attempts: DELIVERY_ATTEMPTS,
-        backoff: { type: 'exponential', delay: deps.config.merchantWebhookRetryDelayMs },
-      },
+    await enqueue(deps.queues, 'merchant-webhooks', { deliveryId }, deliveryJobOptions(deps, deliveryId));
+  }
+}
+
+/** Stages the deliveries' jobs in the transaction that recorded them (shared/queues/outbox.ts). */
+export async function stageDeliveries(
+  trx: Knex.Transaction,
+  deps: { config: { merchantWebhookRetryDelayMs: number } },
+  deliveryIds: readonly number[],
+): Promise<StagedJob[]> {
+  const staged: StagedJob[] = [];
+  for (const deliveryId of deliveryIds) {
+    staged.push(
+      await stageJob(trx, 'merchant-webhooks', { deliveryId }, deliveryJobOptions(deps, deliveryId)),
     );
   }
+  return staged;
 }
 
 /** Records and dispatches at once, for callers outside a transaction. Never fails the caller's work. */
