@@ -116,7 +116,7 @@ export async function relayOutbox(
   now: Date = new Date(),
   deps: { queues: Queues },
   batch = 200,
-): Promise<{ relayed: number }> {
+): Promise<{ relayed: number; purgedAbandoned: number }> {
   let relayed = 0;
   for (;;) {
     const count = await knex.transaction(async (trx) => {
@@ -140,6 +140,34 @@ export async function relayOutbox(
       return done.length;
     });
     relayed += count;
-    if (count < batch) return { relayed };
+    if (count < batch) break;
   }
+  const purged = await knex('abandoned_jobs')
+    .where('created_at', '<', new Date(now.getTime() - ABANDONED_RETENTION_MS))
+    .delete();
+  return { relayed, purgedAbandoned: purged };
 }
+
+/**
+ * For a job without a row of its own to stage (analytics: the request writes nothing to Postgres): the
+ * request's enqueue failed, so the request is answered as refused, yet the command may still reach Redis
+ * and run. Recording its Redis job id lets the job see, when it runs, that its request was not kept.
+ * Never throws (Postgres may be out too): the caller is already failing.
+ */
+export async function abandonJob(
+  deps: { knex: Knex; logger?: { warn(obj: object, msg: string): void } },
+  queue: QueueName,
+  redisJobId: string,
+): Promise<void> {
+  await deps
+    .knex('abandoned_jobs')
+    .insert({ job_id: redisJobId, queue })
+    .onConflict('job_id')
+    .ignore()
+    .catch((err: Error) =>
+      deps.logger?.warn({ error: err.message, queue, jobId: redisJobId }, 'could not mark a job abandoned'),
+    );
+}
+
+/** How long an abandoned job's id is kept: far longer than any outage its job could wait out. */
+export const ABANDONED_RETENTION_MS = 7 * 86_400_000;

@@ -4,6 +4,7 @@ import type { Deps } from '../../../shared/deps';
 import { createDeps } from '../../../shared/deps';
 import { relayOutbox } from '../../../shared/queues/outbox';
 import { updateOrderStatus } from '../../../shared/services/merchant/transitions';
+import { CollectedEvent, collectEvents, dailySaltOf } from '../../../shared/services/analytics';
 import { createOrderFromCheckout } from '../../../shared/services/orders';
 import { initiatePayment } from '../../../shared/services/payments/initiate';
 import { processors } from '../../../workers/processors';
@@ -52,7 +53,7 @@ describe('outages: a refused request starts no work', function () {
     };
     web = await createDeps(testConfig(env), { role: 'web', pool: { min: 0, max: 6 } });
     server = await startServer(web);
-    store = await createStore({ name: 'Refused Store' });
+    store = await createStore({ name: 'Refused Store', domains: ['refused-shop.example.test'] });
     await hostedMethod(web, store, 'card', 'moyasar', { secret_key: SECRET_KEY, webhook_secret: 'whsec_f' });
     product = await createProduct(store, { name: 'Game key', type: 'code', price_minor: 5_000 });
     await web
@@ -72,7 +73,7 @@ describe('outages: a refused request starts no work', function () {
   async function startWorkers(): Promise<void> {
     pool ??= await WorkerPool.start(web, {
       registry: processors,
-      queues: ['payments', 'otp', 'fulfilment', 'messages', 'merchant-webhooks'],
+      queues: ['payments', 'otp', 'fulfilment', 'messages', 'merchant-webhooks', 'analytics'],
     });
   }
 
@@ -234,5 +235,69 @@ describe('outages: a refused request starts no work', function () {
       20_000,
       100,
     );
+  });
+
+  it('analytics collect: events of a refused request are not recorded; accepted ones once', async () => {
+    const collect = (path: string): Promise<TestResponse> =>
+      server.request('/api/storefront/analytics/collect', {
+        method: 'POST',
+        json: { type: 'pageview', path },
+        headers: {
+          Host: 'refused-shop.example.test:8443',
+          'X-Forwarded-For': randomIp(),
+          'User-Agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0 Safari/537.36',
+        },
+      });
+    // Warm: the day's salt is read from Redis once, then kept in memory.
+    expect((await collect('/warm')).status).to.equal(202);
+    redis.freeze();
+    const answers: { path: string; res: TestResponse }[] = [];
+    const abandonedPaths: string[] = [];
+    try {
+      for (const path of ['/frozen-1', '/frozen-2']) {
+        await sleep(350);
+        answers.push({ path, res: await collect(path) });
+      }
+      // The service as the route calls it once the route's own Redis steps are past: its enqueue meets
+      // the frozen socket (after the breaker's window), times out, and the request is refused.
+      for (const path of ['/frozen-3', '/frozen-4']) {
+        await sleep(350);
+        const events = [{ type: 'pageview', path } as CollectedEvent];
+        const failed = await collectEvents(
+          { queues: web.queues, knex: web.knex, logger: web.logger, salt: dailySaltOf(web.redis, 'refused') },
+          store,
+          events,
+          { ip: randomIp(), userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0 Safari/537.36' },
+        ).then(
+          () => false,
+          () => true,
+        );
+        expect(failed, `${path}: the enqueue failed`).to.equal(true);
+        abandonedPaths.push(path);
+      }
+    } finally {
+      redis.thaw();
+    }
+    await startWorkers();
+    await waitFor(
+      'the warm-up event recorded',
+      async () =>
+        (await web.knex('analytics_events').where({ store_id: store.id, path: '/warm' })).length === 1,
+      20_000,
+      100,
+    );
+    await sleep(2_500); // the late jobs from the frozen socket run meanwhile
+    for (const path of abandonedPaths) {
+      expect(await web.knex('analytics_events').where({ store_id: store.id, path }), path).to.have.length(0);
+    }
+    // Their jobs did reach Redis once it resumed, and ran: they wrote nothing.
+    const ran = await web.queues.analytics.getJobs(['completed']);
+    expect(ran.length).to.be.at.least(1 + abandonedPaths.length);
+    for (const { path, res } of answers) {
+      expect(res.status, res.text).to.be.oneOf([202, 503]);
+      const stored = await web.knex('analytics_events').where({ store_id: store.id, path });
+      expect(stored, `${path} answered ${res.status}`).to.have.length(res.status === 202 ? 1 : 0);
+    }
+    expect(await web.knex('abandoned_jobs').where({ queue: 'analytics' })).to.have.length(2);
   });
 });

@@ -25,6 +25,7 @@ describe('scheduler', () => {
       ['purge-otp-sessions', '20 * * * *'],
       ['purge-idempotency', '40 * * * *'],
       ['sweep-webhooks', '* * * * *'],
+      ['relay-outbox', '* * * * *'],
     ]);
   });
 
