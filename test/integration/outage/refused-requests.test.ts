@@ -6,6 +6,7 @@ import { relayOutbox } from '../../../shared/queues/outbox';
 import { updateOrderStatus } from '../../../shared/services/merchant/transitions';
 import { CollectedEvent, collectEvents, dailySaltOf } from '../../../shared/services/analytics';
 import { createOrderFromCheckout } from '../../../shared/services/orders';
+import { OtpService } from '../../../shared/services/otp';
 import { initiatePayment } from '../../../shared/services/payments/initiate';
 import { processors } from '../../../workers/processors';
 import { WorkerPool } from '../../../workers/worker-pool';
@@ -169,6 +170,74 @@ describe('outages: a refused request starts no work', function () {
       const sent = await web.knex('outbound_messages').where({ to: `966${phones[i]}`, purpose: 'otp' });
       expect(sent, `${phones[i]} answered ${res.status}`).to.have.length(res.status === 200 ? 1 : 0);
     }
+  });
+
+  const results: string[] = [];
+
+  it('OTP start and resend past their Redis steps: accepted, and each code is sent exactly once', async () => {
+    // The service with its rate limits passed (they are the route's Redis steps before this point).
+    const otp = new OtpService({ ...web, logger: web.logger, consumeLimit: async () => undefined });
+    const phone = '500000611';
+    // A session to resend, with its cooldown passed.
+    const first = await otp.start(
+      store,
+      'embed',
+      { country_code: '+966', phone, product_id: product.id },
+      randomIp(),
+    );
+    await startWorkers();
+    await waitFor(
+      'the first code sent',
+      async () =>
+        (await web.knex('outbound_messages').where({ to: `966${phone}`, purpose: 'otp' })).length === 1,
+      15_000,
+      100,
+    );
+    await web
+      .knex('otp_sessions')
+      .where({ phone })
+      .update({ last_sent_at: new Date(Date.now() - 3_600_000) });
+    redis.freeze();
+    try {
+      // Each call after the breaker's window: the send job's enqueue meets the frozen socket.
+      await sleep(350);
+      const resent = await otp.resend(store, 'embed', first.session_token, randomIp()).then(
+        () => 'accepted',
+        (err: Error) => `refused: ${err.message}`,
+      );
+      await sleep(350);
+      const started = await otp
+        .start(
+          store,
+          'embed',
+          { country_code: '+966', phone: '500000612', product_id: product.id },
+          randomIp(),
+        )
+        .then(
+          () => 'accepted',
+          (err: Error) => `refused: ${err.message}`,
+        );
+      results.push(resent, started);
+    } finally {
+      redis.thaw();
+    }
+    await startWorkers();
+    await sleep(500);
+    await relay();
+    expect(await outboxSize()).to.equal(0);
+    await sleep(2_000);
+    const sent = async (p: string): Promise<number> =>
+      (await web.knex('outbound_messages').where({ to: `966${p}`, purpose: 'otp' })).length;
+    // Both committed with their job, so both were accepted; each code went out once (the late write from
+    // the frozen socket and the relay added one job).
+    expect(results).to.deep.equal(['accepted', 'accepted']);
+    // The first code before the freeze, the resent one once after it.
+    const [session] = await web.knex('otp_sessions').where({ phone }).select('id', 'code_version');
+    expect(session.code_version).to.equal(2);
+    const keys = await web.knex('message_sends').where('key', 'like', `otp:${session.id}:v%`).pluck('key');
+    expect(keys.sort()).to.deep.equal([`otp:${session.id}:v1`, `otp:${session.id}:v2`]);
+    expect(await sent(phone)).to.equal(2);
+    expect(await sent('500000612')).to.equal(1);
   });
 
   it('a merchant status change: its fulfilment and webhook jobs are written with it, enqueued once', async () => {
