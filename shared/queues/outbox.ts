@@ -1,5 +1,6 @@
 import type { JobsOptions } from 'bullmq';
 import type { Knex } from 'knex';
+import { afterCommit, inTransaction } from '../after-commit';
 import { enqueue, JobPayloads, QueueName, Queues } from './index';
 
 /**
@@ -91,17 +92,8 @@ export function dispatchAfterCommit(
   knex: Knex | Knex.Transaction,
   jobs: readonly StagedJob[],
 ): Promise<void> {
-  type Trx = { isTransaction?: boolean; executionPromise?: Promise<unknown>; parentTransaction?: Trx };
-  let trx = knex as unknown as Trx;
-  while (trx.parentTransaction) trx = trx.parentTransaction;
-  if (trx.isTransaction && trx.executionPromise) {
-    void trx.executionPromise.then(
-      () => dispatchStaged(deps, jobs),
-      () => undefined,
-    );
-    return Promise.resolve();
-  }
-  return dispatchStaged(deps, jobs);
+  const dispatched = afterCommit(knex, () => dispatchStaged(deps, jobs));
+  return inTransaction(knex) ? Promise.resolve() : dispatched;
 }
 
 /** Rows younger than this are left to the writer that staged them (it dispatches right after commit). */
