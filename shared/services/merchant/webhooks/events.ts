@@ -31,7 +31,7 @@ export const DELIVERY_ATTEMPTS = 12;
 /**
  * Writes one delivery row per endpoint of the store that wants this event, inside the caller's
  * transaction when it passes one. The unique (endpoint_id, event_id) makes a repeat write nothing.
- * Returns the ids of the new deliveries: the caller enqueues them (dispatchDeliveries) once committed.
+ * Returns the ids of the new deliveries: the caller stages their jobs in the same transaction (stageDeliveries) or enqueues them (dispatchDeliveries) once committed.
  */
 export async function recordMerchantEvent(
   knex: Knex,
