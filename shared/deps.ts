@@ -143,6 +143,12 @@ export async function createDeps(
     );
   }
   const queues = createQueues(queueRedis, config.queuePrefix, instanceId);
+  // A Queue re-emits its connection's errors; without a listener BullMQ prints each one with
+  // console.error (one unstructured line per reconnect attempt while Redis is down). The connection's
+  // own listener above logs them already.
+  for (const queue of Object.values(queues)) {
+    queue.on('error', (err: Error) => logger.debug({ queue: queue.name, err: err.message }, 'queue error'));
+  }
   const breakerOpened = (dependency: string, err: unknown): void =>
     logger.warn(
       {
