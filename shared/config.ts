@@ -69,6 +69,11 @@ export interface Config {
     readonly workerQueryMs: number;
     /** A request older than this starts no new work (no job enqueued); it answers 503. */
     readonly requestDeadlineMs: number;
+    /**
+     * Web tier: how long a dependency's breaker fails calls at once after a timeout before one probe goes
+     * through (0: no breaker).
+     */
+    readonly breakerOpenMs: number;
     /** Node's http server: time to receive the headers / the whole request, body included. */
     readonly httpHeadersMs: number;
     readonly httpRequestMs: number;
@@ -147,6 +152,7 @@ const schema = Joi.object({
   DEPENDENCY_TIMEOUT_MS: positiveInt.max(60000).default(1500),
   WORKER_QUERY_TIMEOUT_MS: positiveInt.max(600000).default(30000),
   REQUEST_DEADLINE_MS: positiveInt.max(600000).default(10000),
+  DEPENDENCY_BREAKER_OPEN_MS: Joi.number().integer().min(0).max(60000).default(2000),
   HTTP_HEADERS_TIMEOUT_MS: positiveInt.max(600000).default(10000),
   HTTP_REQUEST_TIMEOUT_MS: positiveInt.max(600000).default(30000),
   TRANSIENT_RETRY_MAX_DELAY_MS: positiveInt.max(3600000).default(30000),
@@ -264,6 +270,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       dependencyMs: Number(v.DEPENDENCY_TIMEOUT_MS),
       workerQueryMs: Number(v.WORKER_QUERY_TIMEOUT_MS),
       requestDeadlineMs: Number(v.REQUEST_DEADLINE_MS),
+      breakerOpenMs: Number(v.DEPENDENCY_BREAKER_OPEN_MS),
       httpHeadersMs: Number(v.HTTP_HEADERS_TIMEOUT_MS),
       // Node requires the request timeout to be at least the headers timeout.
       httpRequestMs: Math.max(Number(v.HTTP_REQUEST_TIMEOUT_MS), Number(v.HTTP_HEADERS_TIMEOUT_MS)),

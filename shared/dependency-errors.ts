@@ -43,6 +43,7 @@ const TRANSIENT_MESSAGES = [
   /Query read timeout/i, // pg: query_timeout
   /Timeout acquiring a connection/i, // knex: acquireConnectionTimeout (pool exhausted or server unreachable)
   /Client has encountered a connection error/i, // pg
+  /terminating connection due to administrator command/i, // pg_terminate_backend, a fast shutdown (57P01)
   /Connection is closed/i, // ioredis
   /Command timed out/i, // ioredis: commandTimeout
   /Stream isn't writeable/i, // ioredis: offline queue off while disconnected
@@ -65,11 +66,14 @@ interface ErrorLike {
   message?: unknown;
   errors?: unknown;
   cause?: unknown;
+  /** Objection's DBError (db-errors) keeps the driver's error here, with neither `code` nor `cause`. */
+  nativeError?: unknown;
 }
 
 /**
  * True for an error that says a dependency (Postgres, Redis) was briefly out of reach, as opposed to a
- * bug or bad data. Follows `cause` and AggregateError members (Node's happy-eyeballs connect errors).
+ * bug or bad data. Follows the wrappers: `cause`, Objection's `nativeError` (its DBError carries neither
+ * the SQLSTATE nor a cause) and AggregateError members (Node's happy-eyeballs connect errors).
  */
 export function isTransientDependencyError(err: unknown, depth = 0): boolean {
   if (!err || typeof err !== 'object' || depth > 4) return false;
@@ -88,5 +92,6 @@ export function isTransientDependencyError(err: unknown, depth = 0): boolean {
     return true;
   if (Array.isArray(e.errors) && e.errors.some((inner) => isTransientDependencyError(inner, depth + 1)))
     return true;
+  if (isTransientDependencyError(e.nativeError, depth + 1)) return true;
   return isTransientDependencyError(e.cause, depth + 1);
 }

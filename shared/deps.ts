@@ -8,6 +8,7 @@ import { createLogger, Logger } from './logger';
 import { createMessenger, Messenger } from './messaging';
 import { createPaymentProviders, PaymentProviders } from './providers';
 import { createStorage, StorageDriver } from './storage';
+import { Breakers, CircuitBreaker, guardKnex, guardRedis } from './circuit-breaker';
 import { closeQueues, createQueues, Queues } from './queues';
 import { createRedis, redactUrl, waitForRedis } from './redis';
 import { resolveInstanceId } from './instance-id';
@@ -31,6 +32,8 @@ export interface Deps {
   /** Producer connection shared by every Queue. */
   readonly queueRedis: Redis;
   readonly queues: Queues;
+  /** One breaker per dependency (web tier: calls fail at once for a while after a timeout). */
+  readonly breakers: Breakers;
   readonly messenger: Messenger;
   /** The payment providers' adapters, built once per process. */
   readonly providers: PaymentProviders;
@@ -140,6 +143,32 @@ export async function createDeps(
     );
   }
   const queues = createQueues(queueRedis, config.queuePrefix, instanceId);
+  // A Queue re-emits its connection's errors; without a listener BullMQ prints each one with
+  // console.error (one unstructured line per reconnect attempt while Redis is down). The connection's
+  // own listener above logs them already.
+  for (const queue of Object.values(queues)) {
+    queue.on('error', (err: Error) => logger.debug({ queue: queue.name, err: err.message }, 'queue error'));
+  }
+  const breakerOpened = (dependency: string, err: unknown): void =>
+    logger.warn(
+      {
+        dependency,
+        error: err instanceof Error ? err.message : String(err),
+        openMs: config.timeouts.breakerOpenMs,
+      },
+      'dependency breaker opened: calls fail at once until a probe gets an answer',
+    );
+  const breakers: Breakers = {
+    postgres: new CircuitBreaker('postgres', config.timeouts.breakerOpenMs, Date.now, breakerOpened),
+    redis: new CircuitBreaker('redis', config.timeouts.breakerOpenMs, Date.now, breakerOpened),
+  };
+  // The web tier answers within its bound (docs/outages.md): after one timeout the dependency's calls fail
+  // at once. Workers and the scheduler wait out an outage instead (their jobs are deferred).
+  if (opts.role === 'web' && config.timeouts.breakerOpenMs > 0) {
+    guardKnex(knex, breakers.postgres);
+    guardRedis(redis, breakers.redis);
+    guardRedis(queueRedis, breakers.redis);
+  }
   // Services that receive only a knex bump the hot-read caches' counters through it (shared/cache).
   registerCacheBus(knex, { redis, config, logger });
 
@@ -151,6 +180,7 @@ export async function createDeps(
     redis,
     queueRedis,
     queues,
+    breakers,
     messenger: createMessenger(config, knex),
     providers: createPaymentProviders({ config, knex, appSecret }),
     storage: createStorage(config),

@@ -1,5 +1,6 @@
 import type { BackoffOptions, Job } from 'bullmq';
-import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import type { Breakers } from './circuit-breaker';
 import type { Logger } from './logger';
 import type { Queues } from './queues';
 
@@ -150,6 +151,36 @@ export function registerFivemMetrics(
     registers: [registry],
     async collect() {
       this.set((await read()) ? 1 : 0);
+    },
+  });
+}
+
+/** Breaker states as numbers: what alerting compares against. */
+const BREAKER_STATE_VALUES = { closed: 0, 'half-open': 1, open: 2 } as const;
+
+/**
+ * `dependency_breaker_state{dependency}`: 0 closed, 1 half-open (a probe is out), 2 open (calls fail at
+ * once); `dependency_breaker_openings_total{dependency}`: how often each opened since the process started.
+ */
+export function registerBreakerMetrics(registry: Registry, breakers: Breakers): void {
+  const all = [breakers.postgres, breakers.redis];
+  new Gauge({
+    name: 'dependency_breaker_state',
+    help: "State of a dependency's circuit breaker in this process: 0 closed, 1 half-open, 2 open",
+    labelNames: ['dependency'],
+    registers: [registry],
+    collect() {
+      for (const b of all) this.set({ dependency: b.dependency }, BREAKER_STATE_VALUES[b.state]);
+    },
+  });
+  new Counter({
+    name: 'dependency_breaker_openings_total',
+    help: "Times a dependency's circuit breaker opened in this process",
+    labelNames: ['dependency'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const b of all) this.inc({ dependency: b.dependency }, b.timesOpened);
     },
   });
 }

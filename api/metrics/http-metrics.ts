@@ -1,6 +1,11 @@
 import { Counter, Histogram, Registry } from 'prom-client';
 import type { Deps } from '../../shared/deps';
-import { createMetricsRegistry, registerFivemMetrics, registerQueueMetrics } from '../../shared/metrics';
+import {
+  createMetricsRegistry,
+  registerBreakerMetrics,
+  registerFivemMetrics,
+  registerQueueMetrics,
+} from '../../shared/metrics';
 import { registerSubscriptionMetrics } from '../../shared/services/subscriptions/metrics';
 import { countFivemCommands } from '../../shared/services/fivem';
 import type { AppContext, AppMiddleware } from '../context';
@@ -41,6 +46,7 @@ export function httpMetrics(app: object, deps: Deps): AppMiddleware {
   registerQueueMetrics(registry, deps.queues, deps.logger);
   registerFivemMetrics(registry, () => countFivemCommands(deps.knex), deps.logger);
   registerSubscriptionMetrics(registry, deps.knex, deps.logger);
+  registerBreakerMetrics(registry, deps.breakers);
   const labelNames = ['method', 'route', 'status'] as const;
   const duration = new Histogram({
     name: 'http_request_duration_seconds',

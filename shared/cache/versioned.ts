@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Redis } from 'ioredis';
+import { afterCommit } from '../after-commit';
 
 /**
  * Hot reads without Postgres: every process keeps what it read in memory, stamped with version counters
@@ -89,7 +90,8 @@ export function registerCacheBus(knex: Knex, deps: CacheDeps & { logger?: CacheL
 
 /**
  * Bumps `counters` once the transaction `knex` belongs to has committed (nothing on rollback), or at once
- * when `knex` is not a transaction. Does not wait for the commit: the caller is usually inside the
+ * when `knex` is not a transaction: through `afterCommit` (shared/after-commit.ts), the path queue jobs
+ * staged in the outbox take too. Does not wait for the commit: the caller is usually inside the
  * transaction. A nested transaction (a savepoint, e.g. cancelOrder inside the Merchant API's status
  * change) is walked up to the outermost one: releasing a savepoint commits nothing.
  *
@@ -100,16 +102,7 @@ export function bumpAfterCommit(knex: Knex, counters: readonly string[]): Promis
   const config = clientConfig(knex);
   const bus = config ? buses.get(config) : undefined;
   if (!bus || counters.length === 0) return Promise.resolve();
-  type Trx = { isTransaction?: boolean; executionPromise?: Promise<unknown>; parentTransaction?: Trx };
-  let trx = knex as unknown as Trx;
-  while (trx.parentTransaction) trx = trx.parentTransaction;
-  if (trx.isTransaction && trx.executionPromise) {
-    return trx.executionPromise.then(
-      () => bumpSafely(bus, counters),
-      () => undefined,
-    );
-  }
-  return bumpSafely(bus, counters);
+  return afterCommit(knex, () => bumpSafely(bus, counters));
 }
 
 interface Entry<T> {

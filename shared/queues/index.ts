@@ -65,7 +65,8 @@ export type MaintenanceTask =
   | 'expire-licenses'
   | 'purge-idempotency'
   | 'sweep-webhooks'
-  | 'renew-subscriptions';
+  | 'renew-subscriptions'
+  | 'relay-outbox';
 
 /**
  * Retries with exponential back-off; completed jobs kept a day (so deterministic ids dedupe), at most

@@ -25,6 +25,8 @@ export const MAINTENANCE_SCHEDULE: readonly ScheduleEntry[] = [
   // Subscriptions: renewals due (a card is charged within the hour before its period ends, a renewal
   // link goes out three days before), dunning retries, and periods that ran out.
   { task: 'renew-subscriptions', cron: '*/5 * * * *' },
+  // Jobs of committed changes that Redis could not take at the time (shared/queues/outbox.ts).
+  { task: 'relay-outbox', cron: '* * * * *' },
 ];
 
 /** The scheduled minute a tick belongs to, whatever the millisecond the timer actually fired at. */

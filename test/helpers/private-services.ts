@@ -42,11 +42,16 @@ export class PrivateRedis {
   private constructor(
     readonly port: number,
     private readonly dir: string,
+    private readonly fsync: 'always' | 'everysec',
   ) {}
 
-  static async start(): Promise<PrivateRedis> {
+  /**
+   * `fsync`: `always` (the default) for a test that restarts Redis and needs every write kept;
+   * `everysec` for one that only stops and freezes it, so a write is not slowed by a loaded disk.
+   */
+  static async start(opts: { fsync?: 'always' | 'everysec' } = {}): Promise<PrivateRedis> {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'outage-redis-'));
-    const redis = new PrivateRedis(await freePort(), dir);
+    const redis = new PrivateRedis(await freePort(), dir, opts.fsync ?? 'always');
     await redis.start();
     return redis;
   }
@@ -57,7 +62,7 @@ export class PrivateRedis {
 
   async start(): Promise<void> {
     const args = ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--dir', this.dir];
-    args.push('--appendonly', 'yes', '--appendfsync', 'always', '--maxmemory-policy', 'noeviction');
+    args.push('--appendonly', 'yes', '--appendfsync', this.fsync, '--maxmemory-policy', 'noeviction');
     this.child = spawn('redis-server', args, { stdio: 'ignore' });
     await until('redis-server', async () => {
       const probe = new Redis(this.url, {

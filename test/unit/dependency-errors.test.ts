@@ -1,10 +1,15 @@
 import { expect } from 'chai';
 import { UnrecoverableError } from 'bullmq';
+import { wrapError } from 'db-errors';
+import { DBError } from 'objection';
 import { DependencyUnavailableError, isTransientDependencyError } from '../../shared/dependency-errors';
 import { assertMayStartWork, requestBudget } from '../../shared/request-deadline';
 import { transientRetryDelay } from '../../workers/worker-pool';
 
 const withCode = (message: string, code: string): Error => Object.assign(new Error(message), { code });
+/** The shape of pg's DatabaseError, which db-errors recognises (a SQLSTATE plus the server's fields). */
+const pgError = (message: string, code: string): Error =>
+  Object.assign(new Error(message), { code, severity: 'FATAL', internalQuery: undefined, table: undefined });
 
 /** Issue 10, items 2 and 3: which failures are an outage (503, job deferred) and which are not. */
 describe('dependency errors', () => {
@@ -27,6 +32,41 @@ describe('dependency errors', () => {
       new DependencyUnavailableError('redis'),
     ];
     for (const err of transient) expect(isTransientDependencyError(err), err.message).to.equal(true);
+  });
+
+  it('sees through every wrapper: Objection DBError (nativeError), cause, AggregateError, nested', () => {
+    // What pg raises for an admin termination, a crash shutdown, a server starting, a lost connection.
+    const native = [
+      pgError('terminating connection due to administrator command', '57P01'),
+      pgError('terminating connection due to crash of another server process', '57P02'),
+      pgError('the database system is not accepting connections', '57P03'),
+      pgError('server closed the connection unexpectedly', '08006'),
+      pgError('connection does not exist', '08003'),
+      pgError('could not receive data from client', '08P01'),
+    ];
+    for (const pgError of native) {
+      // Objection wraps driver errors with db-errors: the DBError has no code and no cause.
+      const wrapped = wrapError(pgError);
+      expect(wrapped, pgError.message).to.be.an.instanceOf(DBError);
+      expect((wrapped as { code?: unknown }).code, 'DBError keeps no code').to.equal(undefined);
+      // The message alone is not what is recognised: the wrappers below carry a neutral one.
+      const neutral = Object.assign(new Error('query failed'), { nativeError: pgError });
+      const shapes: [string, unknown][] = [
+        ['objection DBError', wrapped],
+        ['nativeError', neutral],
+        ['cause', new Error('query failed', { cause: pgError })],
+        ['cause of a DBError', new Error('job step failed', { cause: wrapped })],
+        ['nativeError inside cause', new Error('outer', { cause: neutral })],
+        ['AggregateError of a DBError', new AggregateError([wrapped], 'several')],
+      ];
+      for (const [shape, err] of shapes) {
+        expect(isTransientDependencyError(err), `${pgError.message} as ${shape}`).to.equal(true);
+      }
+    }
+    // A wrapped permanent error stays permanent.
+    const unique = wrapError(pgError('duplicate key value violates unique constraint "x"', '23505'));
+    expect(isTransientDependencyError(unique)).to.equal(false);
+    expect(isTransientDependencyError(new Error('query failed', { cause: unique }))).to.equal(false);
   });
 
   it('leaves bugs, bad data and permanent failures alone', () => {

@@ -82,7 +82,12 @@ function eventCount(ctx: AppContext): number {
 }
 
 function collectDeps(ctx: AppContext) {
-  return { queues: ctx.deps.queues, salt: dailySaltOf(ctx.deps.redis, ctx.deps.config.queuePrefix) };
+  return {
+    queues: ctx.deps.queues,
+    knex: ctx.deps.knex,
+    logger: ctx.deps.logger,
+    salt: dailySaltOf(ctx.deps.redis, ctx.deps.config.queuePrefix),
+  };
 }
 
 const client = (ctx: AppContext) => ({ ip: ctx.ip, userAgent: ctx.get('User-Agent') });

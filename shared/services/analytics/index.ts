@@ -1,8 +1,10 @@
 import crypto from 'node:crypto';
 import type { Redis } from 'ioredis';
+import type { Knex } from 'knex';
 import { isbot } from 'isbot';
 import type { Store } from '../../../db/models';
 import { enqueue, Queues } from '../../queues';
+import { abandonJob } from '../../queues/outbox';
 
 /**
  * Analytics collection (spec: Analytics collection, Events; see CONTEXT.md). The API validates, turns
@@ -143,6 +145,9 @@ export function toRow(event: CollectedEvent, hash: string, device: DeviceClass):
 
 export interface CollectDeps {
   queues: Queues;
+  /** Where a job whose enqueue failed is marked abandoned (shared/queues/outbox.ts). */
+  knex: Knex;
+  logger?: { warn(obj: object, msg: string): void };
   salt: DailySalt;
   now?: () => Date;
 }
@@ -165,16 +170,24 @@ export async function collectEvents(
   const device = deviceClass(client.userAgent);
   const rows = events.map((e) => toRow(e, hash, device)).filter((r): r is EventRow => r !== null);
   if (rows.length > 0) {
-    await enqueue(
-      deps.queues,
-      'analytics',
-      {
-        storeId: store.id,
-        receivedAt: now.toISOString(),
-        events: rows as unknown as Record<string, unknown>[],
-      },
-      { jobId: `ev-${crypto.randomUUID()}` },
-    );
+    const jobId = `ev-${crypto.randomUUID()}`;
+    try {
+      await enqueue(
+        deps.queues,
+        'analytics',
+        {
+          storeId: store.id,
+          receivedAt: now.toISOString(),
+          events: rows as unknown as Record<string, unknown>[],
+        },
+        { jobId },
+      );
+    } catch (err) {
+      // Answered as refused (the client sends its events again): should the job reach Redis after all,
+      // it writes nothing (the writer skips the rows of abandoned jobs).
+      await abandonJob(deps, 'analytics', deps.queues.analytics.jobIdFor(jobId));
+      throw err;
+    }
   }
   return events.length;
 }

@@ -110,8 +110,12 @@ export class AnalyticsWriter {
     const connection = await client.acquireConnection();
     try {
       await connection.query(
+        // The rows of a job whose request was refused (abandoned_jobs, shared/queues/outbox.ts) are
+        // skipped: an ingest key is `<job id>:<index>`, and BullMQ job ids never hold ':'.
         `insert into analytics_events (${columns.join(', ')})
-         select * from unnest(${selects})
+         select * from unnest(${selects}) as u(${columns.join(', ')})
+          where not exists (
+            select 1 from abandoned_jobs a where a.job_id = split_part(u.ingest_key, ':', 1))
          on conflict (ingest_key) do nothing`,
         arrays,
       );

@@ -18,8 +18,9 @@ import { FieldErrors, InvalidError, ValidationError } from '../../errors';
 import type { Logger } from '../../logger';
 import { formatMoney } from '../../money';
 import type { Queues } from '../../queues';
-import { enqueueFulfilment } from '../fulfilment/enqueue';
 import { playerFieldError } from '../fulfilment/fivem';
+import { dispatchStaged, StagedJob } from '../../queues/outbox';
+import { stageFulfilment } from '../fulfilment/enqueue';
 import { assertMayStartWork, RequestBudget } from '../../request-deadline';
 import type { StorageDriver } from '../../storage';
 import { customFieldsOf, findSellableProduct, stockOf } from '../catalog';
@@ -377,7 +378,7 @@ export async function openCheckout(
   // Nothing is reserved for a request whose client has gone or that outlived its budget.
   assertMayStartWork(deps.budget);
   const stored = await storeUploads(deps.storage, lines[0]!.fields.uploads);
-  let outcome: { checkout: Checkout; order: Order | null };
+  let outcome: { checkout: Checkout; order: Order | null; staged: StagedJob[] };
   try {
     outcome = await knex.transaction(async (trx) => {
       const first = lines[0]!;
@@ -443,7 +444,7 @@ export async function openCheckout(
           size_bytes: upload.size,
         });
       }
-      if (!free) return { checkout, order: null };
+      if (!free) return { checkout, order: null, staged: [] };
       // Free orders are paid in full by their discount: the order goes straight to fulfilment.
       const { order } = await createOrderFromCheckout(trx, checkout.id, {
         status: ORDER_STATUS.IN_PROGRESS,
@@ -451,7 +452,7 @@ export async function openCheckout(
         paymentId: null,
         logger: deps.logger,
       });
-      return { checkout, order };
+      return { checkout, order, staged: [await stageFulfilment(trx, order.id)] };
     });
   } catch (err) {
     await Promise.allSettled(stored.map((s) => deps.storage.delete(s.key)));
@@ -459,13 +460,9 @@ export async function openCheckout(
   }
 
   if (outcome.order) {
-    // The order exists once the transaction has committed; a Redis hiccup here must not turn that into
-    // an error for the customer. Nothing sweeps such an order up yet: the error line names it, and an
-    // operator queues its fulfilment again (docs/runbook.md).
-    const orderId = outcome.order.id;
-    await enqueueFulfilment(deps.queues, orderId).catch((err: unknown) =>
-      deps.logger.error({ err, orderId }, 'could not enqueue fulfilment of a free order'),
-    );
+    // The order and its fulfilment job committed together; a Redis hiccup here leaves the job to the
+    // outbox relay rather than turning the order into an error for the customer.
+    await dispatchStaged(deps, outcome.staged);
     return {
       type: 'free_order',
       order_id: outcome.order.id,

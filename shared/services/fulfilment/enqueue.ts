@@ -1,4 +1,6 @@
+import type { Knex } from 'knex';
 import { enqueue, Queues } from '../../queues';
+import { stageJob, StagedJob } from '../../queues/outbox';
 
 /**
  * Queues the fulfilment of an order that was just created. The deterministic job id lets the payments
@@ -6,4 +8,9 @@ import { enqueue, Queues } from '../../queues';
  */
 export async function enqueueFulfilment(queues: Queues, orderId: number): Promise<void> {
   await enqueue(queues, 'fulfilment', { orderId, event: 'created' }, { jobId: `order-created-${orderId}` });
+}
+
+/** The same job, staged in the transaction that created the order (shared/queues/outbox.ts). */
+export function stageFulfilment(trx: Knex.Transaction, orderId: number): Promise<StagedJob> {
+  return stageJob(trx, 'fulfilment', { orderId, event: 'created' }, { jobId: `order-created-${orderId}` });
 }

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { Order, OrderItem, PlanDuration, Product } from '../../../db/models';
 import { NotFoundError } from '../../errors';
+import { afterCommit, inTransaction } from '../../after-commit';
 import { noteLicensesChangedSafely, type LicenseCacheDeps } from './cache';
 import { generateLicenseKey } from './keys';
 import { periodEnd } from './periods';
@@ -123,11 +124,9 @@ export async function noteOrderLicensesChanged(
   const keys = await deps.knex('licenses').where('order_id', orderId).pluck<string[]>('key');
   const cacheDeps = { redis: deps.redis, config: deps.config, logger: deps.logger };
   const bump = (): Promise<void> => noteLicensesChangedSafely(cacheDeps, keys);
-  if (deps.knex.isTransaction) {
-    void (deps.knex as Knex.Transaction).executionPromise.then(bump, () => undefined);
-    return;
-  }
-  await bump();
+  // Not awaited inside a transaction: the bump waits for the outermost commit (shared/after-commit.ts).
+  const bumped = afterCommit(deps.knex, bump);
+  if (!inTransaction(deps.knex)) await bumped;
 }
 
 /**

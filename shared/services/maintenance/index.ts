@@ -1,5 +1,6 @@
 import { noteStockChanged } from '../catalog/cache';
 import type { Knex } from 'knex';
+import { relayOutbox } from '../../queues/outbox';
 import type { MaintenanceTask, Queues } from '../../queues';
 import { sweepPayments } from '../payments/sweep';
 import { sweepWebhooks } from '../payments/webhooks';
@@ -185,4 +186,5 @@ export const MAINTENANCE_TASKS: Readonly<Partial<Record<MaintenanceTask, Mainten
   'sweep-payments': sweepPayments,
   'sweep-webhooks': sweepWebhooks,
   'renew-subscriptions': (knex, now, ctx) => renewSubscriptionsTask(knex, now, ctx),
+  'relay-outbox': (knex, now, ctx) => relayOutbox(knex, now, ctx),
 };

@@ -4,14 +4,15 @@ import { ORDER_STATUS, OrderStatus } from '../../../db/models';
 import { ValidationError } from '../../errors';
 import type { Logger } from '../../logger';
 import { formatMoney } from '../../money';
-import { enqueue, Queues } from '../../queues';
+import type { Queues } from '../../queues';
+import { dispatchStaged, StagedJob, stageJob } from '../../queues/outbox';
 import { cancelOrder } from '../fulfilment/cancel';
 import { activateOrderLicenses } from '../licenses';
 import { confirmManualPayment } from '../payments/manual';
 import { transitionPayment } from '../payments/audit';
 import { findStoreOrder, ORDER_NOT_FOUND, STATUS_LABELS } from './orders';
 import { addRefund, afterRefunds, newRefundEffects, RefundDeps, RefundEffects } from '../refunds/create';
-import { dispatchDeliveries, recordMerchantEvent } from './webhooks/events';
+import { recordMerchantEvent, stageDeliveries } from './webhooks/events';
 
 /**
  * PUT /shawarma/orders/{id} {"status": code}: the order lifecycle as the merchant drives it.
@@ -81,10 +82,12 @@ export interface TransitionAfter {
   auditId: number | null;
   /** Refunds added in the transaction (their provider jobs are enqueued after the commit). */
   refunds: RefundEffects;
+  /** Follow-up jobs written with the change (shared/queues/outbox.ts), enqueued after the commit. */
+  staged: StagedJob[];
 }
 
 export function newTransitionAfter(): TransitionAfter {
-  return { fulfil: false, deliveries: [], auditId: null, refunds: newRefundEffects() };
+  return { fulfil: false, deliveries: [], auditId: null, refunds: newRefundEffects(), staged: [] };
 }
 
 /**
@@ -199,7 +202,7 @@ export async function updateOrderStatus(
     } else {
       const paying = from <= ORDER_STATUS.UNDER_REVIEW && target >= ORDER_STATUS.IN_PROGRESS;
       if (paying && from === ORDER_STATUS.UNDER_REVIEW) {
-        await confirmManualPayment({ knex: trx, queues: deps.queues }, orderId);
+        await confirmManualPayment({ knex: trx, queues: deps.queues, logger: deps.logger }, orderId);
       } else if (paying) {
         if (order.payment_id !== null) {
           await transitionPayment(trx, Number(order.payment_id), {
@@ -260,6 +263,18 @@ export async function updateOrderStatus(
     });
     for (const event of events)
       after.deliveries.push(...(await recordMerchantEvent(trx, storeId, event, now)));
+    // The follow-up jobs are written with the change (shared/queues/outbox.ts): committed together.
+    if (after.fulfil) {
+      after.staged.push(
+        await stageJob(
+          trx,
+          'fulfilment',
+          { orderId, event: target === ORDER_STATUS.COMPLETED ? 'completed' : 'paid' },
+          { jobId: `order-merchant-${after.auditId}` },
+        ),
+      );
+    }
+    after.staged.push(...(await stageDeliveries(trx, deps, after.deliveries)));
 
     return {
       ...base,
@@ -273,29 +288,19 @@ export async function updateOrderStatus(
   };
   if (within) return run(within.trx);
   const result = await deps.knex.transaction(run);
-  await afterTransition(deps, orderId, target, after);
+  await afterTransition(deps, orderId, after);
   return result;
 }
 
-/** After the commit: a failure here leaves the change made; every job is safe to enqueue again. */
+/**
+ * After the commit: the refunds' provider jobs, then the staged follow-up jobs; what Redis cannot take
+ * now, the outbox relay enqueues once it is back.
+ */
 export async function afterTransition(
   deps: TransitionDeps,
   orderId: number,
-  target: OrderStatus,
   after: TransitionAfter,
 ): Promise<void> {
   await afterRefunds(deps, after.refunds);
-  try {
-    if (after.fulfil) {
-      await enqueue(
-        deps.queues,
-        'fulfilment',
-        { orderId, event: target === ORDER_STATUS.COMPLETED ? 'completed' : 'paid' },
-        { jobId: `order-merchant-${after.auditId}` },
-      );
-    }
-    await dispatchDeliveries(deps, after.deliveries);
-  } catch (err) {
-    deps.logger.error({ err, orderId }, 'status changed, but its follow-up jobs could not be enqueued');
-  }
+  await dispatchStaged(deps, after.staged);
 }

@@ -15,6 +15,7 @@ export function otpServiceFor(deps: Deps): OtpService {
       queues: deps.queues,
       appSecret: deps.appSecret,
       cipher: deps.cipher,
+      logger: deps.logger,
       consumeLimit: async (def, key, cost) => {
         await limiter.enforce([{ def, key, cost }]);
       },

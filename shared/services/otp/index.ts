@@ -4,7 +4,8 @@ import type { Config } from '../../config';
 import { Cipher, hmacSha256, randomDigits, randomToken, safeEqual, sha256 } from '../../crypto';
 import { CodedError, DomainError, InvalidError, NotFoundError, ValidationError } from '../../errors';
 import { maskPhone, parsePhone, Phone } from '../../phone';
-import { enqueue, Queues } from '../../queues';
+import type { Queues } from '../../queues';
+import { dispatchStaged, StagedJob, stageJob } from '../../queues/outbox';
 import { assertMayStartWork, RequestBudget } from '../../request-deadline';
 import { LIMITS, LimitDefinition } from '../../rate-limits';
 import { findOrAdoptCustomer, createCustomer, CustomerView, customerView } from '../customers';
@@ -27,6 +28,9 @@ export type OtpChannel = TokenKind;
 /** Consumes one rate limit for a key; throws RateLimitedError when exhausted. */
 export type ConsumeLimit = (def: LimitDefinition, key: string, cost?: number) => Promise<void>;
 
+/** Without a logger: a job left to the relay is simply relayed. */
+const SILENT = { warn: (): void => undefined };
+
 export interface OtpDeps {
   config: Pick<Config, 'otpTtlSeconds' | 'otpResendCooldownSeconds'>;
   knex: Knex;
@@ -34,6 +38,8 @@ export interface OtpDeps {
   appSecret: string;
   cipher: Cipher;
   consumeLimit: ConsumeLimit;
+  /** Where a send job that Redis could not take yet is reported (the outbox relay enqueues it). */
+  logger?: { warn(obj: object, msg: string): void };
 }
 
 export interface StartInput {
@@ -107,27 +113,27 @@ export class OtpService {
     const tokenHash = sha256(sessionToken);
     const code = randomDigits(CODE_LENGTH);
     const now = new Date();
-    const session = await OtpSession.query(this.deps.knex).insertAndFetch({
-      store_id: store.id,
-      channel,
-      product_id: input.product_id ?? null,
-      token_hash: tokenHash,
-      country_code: phone.countryCode,
-      phone: phone.national,
-      e164: phone.e164,
-      code_hmac: this.codeHmac(tokenHash, 1, code),
-      code_encrypted: this.deps.cipher.encrypt(code),
-      code_version: 1,
-      last_sent_at: now,
-      expires_at: new Date(now.getTime() + this.deps.config.otpTtlSeconds * 1000),
+    // The session and its send job are committed together (shared/queues/outbox.ts): a request refused
+    // before the commit leaves neither; a committed one gets its code sent exactly once, now or, Redis
+    // being out of reach, by the outbox relay once it is back.
+    const staged = await this.deps.knex.transaction(async (trx) => {
+      const session = await OtpSession.query(trx).insertAndFetch({
+        store_id: store.id,
+        channel,
+        product_id: input.product_id ?? null,
+        token_hash: tokenHash,
+        country_code: phone.countryCode,
+        phone: phone.national,
+        e164: phone.e164,
+        code_hmac: this.codeHmac(tokenHash, 1, code),
+        code_encrypted: this.deps.cipher.encrypt(code),
+        code_version: 1,
+        last_sent_at: now,
+        expires_at: new Date(now.getTime() + this.deps.config.otpTtlSeconds * 1000),
+      });
+      return [await this.stageSend(trx, session, 'whatsapp_first')];
     });
-    try {
-      await this.enqueueSend(session, 'whatsapp_first');
-    } catch (err) {
-      // No code can reach the customer: drop the session rather than leave one that can never verify.
-      await OtpSession.query(this.deps.knex).deleteById(session.id);
-      throw err;
-    }
+    await dispatchStaged(this.outbox(), staged);
     return {
       session_token: sessionToken,
       expires_in: this.deps.config.otpTtlSeconds,
@@ -158,25 +164,29 @@ export class OtpService {
     const version = session.code_version + 1;
     const now = new Date();
     const cooldownStart = new Date(now.getTime() - this.deps.config.otpResendCooldownSeconds * 1000);
-    // Conditional on the version read and on the cooldown: of two simultaneous resends one wins.
-    const updated = await OtpSession.query(this.deps.knex)
-      .patch({
-        code_hmac: this.codeHmac(session.token_hash, version, code),
-        code_encrypted: this.deps.cipher.encrypt(code),
-        code_version: version,
-        attempts: 0,
-        resends: session.resends + 1,
-        last_sent_at: now,
-        expires_at: new Date(now.getTime() + this.deps.config.otpTtlSeconds * 1000),
-      })
-      .where({ id: session.id, status: 'pending', code_version: session.code_version })
-      .where('last_sent_at', '<=', cooldownStart);
-    if (updated === 0) {
-      throw new CodedError('COOLDOWN_ACTIVE', 'Please wait before requesting a new code.', {
-        retry_after: this.deps.config.otpResendCooldownSeconds,
-      });
-    }
-    await this.enqueueSend({ id: session.id, code_version: version }, 'sms_only');
+    // Conditional on the version read and on the cooldown: of two simultaneous resends one wins. The new
+    // code and its send job are committed together (shared/queues/outbox.ts).
+    const staged = await this.deps.knex.transaction(async (trx) => {
+      const updated = await OtpSession.query(trx)
+        .patch({
+          code_hmac: this.codeHmac(session.token_hash, version, code),
+          code_encrypted: this.deps.cipher.encrypt(code),
+          code_version: version,
+          attempts: 0,
+          resends: session.resends + 1,
+          last_sent_at: now,
+          expires_at: new Date(now.getTime() + this.deps.config.otpTtlSeconds * 1000),
+        })
+        .where({ id: session.id, status: 'pending', code_version: session.code_version })
+        .where('last_sent_at', '<=', cooldownStart);
+      if (updated === 0) {
+        throw new CodedError('COOLDOWN_ACTIVE', 'Please wait before requesting a new code.', {
+          retry_after: this.deps.config.otpResendCooldownSeconds,
+        });
+      }
+      return [await this.stageSend(trx, { id: session.id, code_version: version }, 'sms_only')];
+    });
+    await dispatchStaged(this.outbox(), staged);
     return {
       message: 'A new verification code has been sent by SMS.',
       resend_cooldown: this.deps.config.otpResendCooldownSeconds,
@@ -316,15 +326,20 @@ export class OtpService {
     if (blocked) throw new CodedError('PHONE_BLOCKED', 'This phone number is blocked.');
   }
 
-  private async enqueueSend(
+  private stageSend(
+    trx: Knex.Transaction,
     session: Pick<OtpSession, 'id' | 'code_version'>,
     route: 'whatsapp_first' | 'sms_only',
-  ): Promise<void> {
-    await enqueue(
-      this.deps.queues,
+  ): Promise<StagedJob> {
+    return stageJob(
+      trx,
       'otp',
       { otpSessionId: session.id, codeVersion: session.code_version, route },
       { jobId: `otp-${session.id}-${session.code_version}` },
     );
+  }
+
+  private outbox() {
+    return { knex: this.deps.knex, queues: this.deps.queues, logger: this.deps.logger ?? SILENT };
   }
 }

@@ -16,7 +16,9 @@ import { toMajorNumber } from '../../money';
 import { BankDetails, bankDetails } from '../../providers/bank';
 import { payLinkWithAmount, paypalSettings } from '../../providers/paypal';
 import { isHostedProvider } from '../../providers/types';
+import type { JobsOptions } from 'bullmq';
 import { enqueue, Queues } from '../../queues';
+import { dispatchAfterCommit, stageJob, StagedJob } from '../../queues/outbox';
 import { assertMayStartWork, RequestBudget } from '../../request-deadline';
 import { methodAccepts, PAYMENT_METHOD_NAMES, providerOffered, type MethodOffer } from '../payment-methods';
 import { createOrderFromCheckout } from '../orders/create-from-checkout';
@@ -131,8 +133,8 @@ async function checkMethod(
 
 interface Planned {
   initiation: Initiation;
-  /** The initiate job to enqueue once the transaction has committed. */
-  sessionJobFor: number | null;
+  /** The initiate job, staged in the transaction's outbox; handed to the queue once it committed. */
+  staged: StagedJob[];
 }
 
 /**
@@ -180,7 +182,7 @@ export async function initiatePayment(
           redirectUrl: refs.url(deps.config.publicBaseUrl, payment.id),
           orderId: null,
         },
-        sessionJobFor: payment.status === 'pending' ? payment.id : null,
+        staged: payment.status === 'pending' ? [await stageSessionJob(trx, payment.id)] : [],
       };
     }
 
@@ -196,7 +198,7 @@ export async function initiatePayment(
           details,
           amountMinor: checkout.total_minor,
         },
-        sessionJobFor: null,
+        staged: [],
       };
     }
 
@@ -206,7 +208,7 @@ export async function initiatePayment(
       const { payment, orderId } = await manualOrder(deps, trx, checkout, configured, link);
       return {
         initiation: { kind: 'redirect', paymentId: payment.id, redirectUrl: link, orderId },
-        sessionJobFor: null,
+        staged: [],
       };
     }
     if (!paypal.email) throw new InvalidError(METHOD_NOT_CONFIGURED);
@@ -219,12 +221,29 @@ export async function initiatePayment(
         email: paypal.email,
         amountMinor: checkout.total_minor,
       },
-      sessionJobFor: null,
+      staged: [],
     };
   });
 
-  if (planned.sessionJobFor !== null) await enqueueSessionJob(deps.queues, planned.sessionJobFor);
+  // The payment is committed: its session job goes to the queue now, or (Redis out of reach) with the
+  // outbox relay once Redis is back. Either way the request is answered as accepted, and the session is
+  // opened exactly once (a request refused before the commit left nothing behind).
+  await dispatchAfterCommit(deps, deps.knex, planned.staged);
   return planned.initiation;
+}
+
+/** The options of a session job: its id is the payment's, so every path asking for it adds one job. */
+function sessionJobOptions(paymentId: number): JobsOptions & { jobId: string } {
+  // Fewer, quicker attempts than the default: a customer is watching the payment page meanwhile.
+  return {
+    jobId: `payment-initiate-${paymentId}`,
+    attempts: 3,
+    backoff: { type: 'exponential', delay: 1_000 },
+  };
+}
+
+function stageSessionJob(trx: Knex.Transaction, paymentId: number): Promise<StagedJob> {
+  return stageJob(trx, 'payments', { kind: 'initiate', paymentId }, sessionJobOptions(paymentId));
 }
 
 /**
@@ -232,17 +251,7 @@ export async function initiatePayment(
  * sweep asking for the same session add one job.
  */
 export async function enqueueSessionJob(queues: Queues, paymentId: number): Promise<void> {
-  await enqueue(
-    queues,
-    'payments',
-    { kind: 'initiate', paymentId },
-    // Fewer, quicker attempts than the default: a customer is watching the payment page meanwhile.
-    {
-      jobId: `payment-initiate-${paymentId}`,
-      attempts: 3,
-      backoff: { type: 'exponential', delay: 1_000 },
-    },
-  );
+  await enqueue(queues, 'payments', { kind: 'initiate', paymentId }, sessionJobOptions(paymentId));
 }
 
 async function newPayment(

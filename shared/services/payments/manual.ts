@@ -1,7 +1,6 @@
-import type { Knex } from 'knex';
 import { ORDER_STATUS, Order } from '../../../db/models';
 import { InvalidError, NotFoundError } from '../../errors';
-import { enqueue, Queues } from '../../queues';
+import { dispatchAfterCommit, OutboxDeps, stageJob, StagedJob } from '../../queues/outbox';
 import { transitionPayment } from './audit';
 
 export const NOT_UNDER_REVIEW = 'Only an order under review can be confirmed';
@@ -13,9 +12,10 @@ export const NOT_UNDER_REVIEW = 'Only an order under review can be confirmed';
  * Confirming twice is harmless.
  */
 export async function confirmManualPayment(
-  deps: { knex: Knex; queues: Queues },
+  deps: OutboxDeps,
   orderId: number,
 ): Promise<{ orderId: number; confirmed: boolean }> {
+  const staged: StagedJob[] = [];
   const confirmed = await deps.knex.transaction(async (trx) => {
     const order = await Order.query(trx).findById(orderId).forUpdate();
     if (!order) throw new NotFoundError('Order not found');
@@ -32,8 +32,13 @@ export async function confirmManualPayment(
       });
     }
     await Order.query(trx).patch({ status: ORDER_STATUS.IN_PROGRESS }).where({ id: order.id });
+    staged.push(
+      await stageJob(trx, 'fulfilment', { orderId, event: 'paid' }, { jobId: `order-paid-${orderId}` }),
+    );
     return true;
   });
-  await enqueue(deps.queues, 'fulfilment', { orderId, event: 'paid' }, { jobId: `order-paid-${orderId}` });
+  // After the commit of the caller's transaction when there is one (deps.knex may be it): a confirmation
+  // rolled back with the caller's work starts no fulfilment.
+  await dispatchAfterCommit(deps, deps.knex, staged);
   return { orderId, confirmed };
 }

@@ -77,6 +77,6 @@ export async function requestRefund(
     }
     throw err;
   }
-  await afterTransition(deps, orderId, ORDER_STATUS.REFUNDED, after);
+  await afterTransition(deps, orderId, after);
   return { refund: refundView(result.refund), created: result.created, order_status: result.status };
 }

@@ -26,6 +26,7 @@ describe('scheduler', () => {
       ['purge-idempotency', '40 * * * *'],
       ['sweep-webhooks', '* * * * *'],
       ['renew-subscriptions', '*/5 * * * *'],
+      ['relay-outbox', '* * * * *'],
     ]);
   });
 

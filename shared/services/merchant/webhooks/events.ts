@@ -1,5 +1,7 @@
+import type { JobsOptions } from 'bullmq';
 import type { Knex } from 'knex';
 import { enqueue, Queues } from '../../../queues';
+import { stageJob, StagedJob } from '../../../queues/outbox';
 
 /**
  * Events a store can subscribe its webhook endpoints to. `subscription.*` subscribes to every
@@ -38,7 +40,7 @@ export const DELIVERY_ATTEMPTS = 12;
 /**
  * Writes one delivery row per endpoint of the store that wants this event, inside the caller's
  * transaction when it passes one. The unique (endpoint_id, event_id) makes a repeat write nothing.
- * Returns the ids of the new deliveries: the caller enqueues them (dispatchDeliveries) once committed.
+ * Returns the ids of the new deliveries: the caller stages their jobs in the same transaction (stageDeliveries) or enqueues them (dispatchDeliveries) once committed.
  */
 export async function recordMerchantEvent(
   knex: Knex,
@@ -66,23 +68,41 @@ export async function recordMerchantEvent(
   return rows.map((r) => Number(r.id));
 }
 
+/** A delivery's job options: the job id is the delivery id, so enqueuing twice sends once. */
+function deliveryJobOptions(
+  deps: { config: { merchantWebhookRetryDelayMs: number } },
+  deliveryId: number,
+): JobsOptions & { jobId: string } {
+  return {
+    jobId: `merchant-webhook-${deliveryId}`,
+    attempts: DELIVERY_ATTEMPTS,
+    backoff: { type: 'exponential', delay: deps.config.merchantWebhookRetryDelayMs },
+  };
+}
+
 /** Enqueues deliveries; the job id is the delivery id, so enqueuing twice sends once. */
 export async function dispatchDeliveries(
   deps: { queues: Queues; config: { merchantWebhookRetryDelayMs: number } },
   deliveryIds: readonly number[],
 ): Promise<void> {
   for (const deliveryId of deliveryIds) {
-    await enqueue(
-      deps.queues,
-      'merchant-webhooks',
-      { deliveryId },
-      {
-        jobId: `merchant-webhook-${deliveryId}`,
-        attempts: DELIVERY_ATTEMPTS,
-        backoff: { type: 'exponential', delay: deps.config.merchantWebhookRetryDelayMs },
-      },
+    await enqueue(deps.queues, 'merchant-webhooks', { deliveryId }, deliveryJobOptions(deps, deliveryId));
+  }
+}
+
+/** Stages the deliveries' jobs in the transaction that recorded them (shared/queues/outbox.ts). */
+export async function stageDeliveries(
+  trx: Knex.Transaction,
+  deps: { config: { merchantWebhookRetryDelayMs: number } },
+  deliveryIds: readonly number[],
+): Promise<StagedJob[]> {
+  const staged: StagedJob[] = [];
+  for (const deliveryId of deliveryIds) {
+    staged.push(
+      await stageJob(trx, 'merchant-webhooks', { deliveryId }, deliveryJobOptions(deps, deliveryId)),
     );
   }
+  return staged;
 }
 
 /** Records and dispatches at once, for callers outside a transaction. Never fails the caller's work. */

@@ -2,7 +2,9 @@ import type { Knex } from 'knex';
 import type { Logger } from '../../../logger';
 import type { Queues } from '../../../queues';
 import { formatMoney } from '../../../money';
-import { dispatchDeliveries, MerchantEvent, recordMerchantEvent } from './events';
+import { isTransientDependencyError } from '../../../dependency-errors';
+import { dispatchStaged } from '../../../queues/outbox';
+import { MerchantEvent, recordMerchantEvent, stageDeliveries } from './events';
 
 /**
  * The merchant events that follow an order's fulfilment job (free orders, paid orders, confirmed manual
@@ -43,10 +45,18 @@ export async function emitFulfilmentEvents(
         data: { subscription_id: s.id, product_id: s.product_id, plan_id: s.plan_id, order_id: order.id },
       });
     }
-    const ids: number[] = [];
-    for (const event of events) ids.push(...(await recordMerchantEvent(knex, Number(order.store_id), event)));
-    await dispatchDeliveries(deps, ids);
+    // The deliveries and their jobs are written together (shared/queues/outbox.ts): a delivery recorded
+    // while Redis was out is enqueued by the relay, not lost (a re-run records nothing new).
+    const staged = await knex.transaction(async (trx) => {
+      const ids: number[] = [];
+      for (const event of events)
+        ids.push(...(await recordMerchantEvent(trx, Number(order.store_id), event)));
+      return stageDeliveries(trx, deps, ids);
+    });
+    await dispatchStaged(deps, staged);
   } catch (err) {
+    // Postgres out of reach: the fulfilment job is deferred and runs again (it is safe to run twice).
+    if (isTransientDependencyError(err)) throw err;
     deps.logger.error({ err, orderId }, 'could not emit merchant webhook events of an order');
   }
 }
