@@ -112,6 +112,11 @@ export const sharedSchemas: Record<string, SchemaObject> = {
       is_in_stock: { type: 'boolean' },
       quantity: { type: ['integer', 'null'], description: 'Null: unlimited. Code products: available keys.' },
     }),
+    max_per_order: {
+      type: 'integer',
+      minimum: 1,
+      description: 'Most units one checkout line may take; a larger `quantity` is a 422 naming `quantity`.',
+    },
     image: object({ url: { type: ['string', 'null'] } }),
     categories: {
       type: 'array',

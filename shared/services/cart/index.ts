@@ -11,6 +11,7 @@ import {
   CheckoutResult,
   INSUFFICIENT_STOCK,
   MAX_QUANTITY,
+  maxPerOrderError,
   openCheckout,
 } from '../checkout';
 import { resolveCouponForProducts } from '../coupons';
@@ -308,6 +309,8 @@ export async function addToCart(
   );
   const units = lines.filter((l) => l.product_id === product.id).reduce((s, l) => s + l.quantity, 0);
   await assertStock(knex, product, units + input.quantity);
+  const overMax = maxPerOrderError(product, (same?.quantity ?? 0) + input.quantity);
+  if (overMax) throw ValidationError.field('quantity', overMax);
   if (same) {
     const quantity = same.quantity + input.quantity;
     if (quantity > MAX_QUANTITY) throw ValidationError.field('quantity', 'The quantity is too large.');
@@ -351,6 +354,8 @@ export async function setQuantity(
   const { cart, item } = await ownLine(knex, store, owner, itemId);
   const product = await findSellableProduct(knex, store.id, item.product_id);
   if (product) {
+    const overMax = maxPerOrderError(product, quantity);
+    if (overMax) throw ValidationError.field('quantity', overMax);
     const others = await knex('cart_items')
       .where({ cart_id: cart.id, product_id: product.id })
       .whereNot('id', item.id)

@@ -49,6 +49,8 @@ export interface ProductView {
   currency: string;
   price: PriceView;
   stock: { is_in_stock: boolean; quantity: number | null };
+  /** Most units one checkout line may take: a widget caps its quantity input with it. */
+  max_per_order: number;
   image: { url: string | null };
   categories: { id: number; name: string; slug: string }[];
   fields: CustomFieldView[];
@@ -189,6 +191,7 @@ export async function productView(knex: Knex, store: Store, rawId: unknown): Pro
     currency: store.currency,
     price: priceView(product, store.currency),
     stock: { is_in_stock: quantity === null || quantity > 0, quantity },
+    max_per_order: product.max_per_order,
     image: { url: product.image_url },
     categories: categories.map((c) => ({ id: c.id, name: c.name, slug: c.slug })),
     fields: customFieldViews(customFieldsOf(product)),

@@ -58,6 +58,15 @@ export const EMPTY_CHECKOUT = 'Nothing to check out';
 /** Spec: quantity min 1; the upper bound keeps amounts far from integer limits and stops absurd orders. */
 export const MAX_QUANTITY = 10_000;
 
+/**
+ * The most units of `product` one checkout or cart line may hold (`products.max_per_order`, default 10):
+ * the field error to report beyond it, or null. Bounds what one unpaid checkout can lock up.
+ */
+export function maxPerOrderError(product: Pick<Product, 'max_per_order'>, quantity: number): string | null {
+  const max = product.max_per_order ?? 10;
+  return quantity > max ? `At most ${max} of this product can be bought in one order.` : null;
+}
+
 export interface CheckoutDeps {
   knex: Knex;
   queues: Queues;
@@ -289,6 +298,8 @@ async function prepareLines(
     const unitPriceMinor = unitPrice(product, plan);
     const subtotalMinor = subtotalOf(unitPriceMinor, fields.addonsMinor, line.quantity);
     if (subtotalMinor === null) errors[key(i, 'quantity')] = ['The quantity is too large.'];
+    const overMax = maxPerOrderError(product, line.quantity);
+    if (overMax) errors[key(i, 'quantity')] = [overMax];
     prepared.push({
       product,
       plan,
