@@ -1,6 +1,8 @@
 import { Counter, Histogram, Registry } from 'prom-client';
 import type { Deps } from '../../shared/deps';
 import { createMetricsRegistry, registerFivemMetrics, registerQueueMetrics } from '../../shared/metrics';
+import { otpGuardsOf } from '../../shared/services/otp/factory';
+import { registerOtpMetrics } from '../../shared/services/otp/guards';
 import { countFivemCommands } from '../../shared/services/fivem';
 import type { AppContext, AppMiddleware } from '../context';
 import { accessLog } from '../middleware/access-log';
@@ -39,6 +41,7 @@ export function httpMetrics(app: object, deps: Deps): AppMiddleware {
   const registry = createMetricsRegistry();
   registerQueueMetrics(registry, deps.queues, deps.logger);
   registerFivemMetrics(registry, () => countFivemCommands(deps.knex), deps.logger);
+  registerOtpMetrics(registry, otpGuardsOf(deps), deps.logger);
   const labelNames = ['method', 'route', 'status'] as const;
   const duration = new Histogram({
     name: 'http_request_duration_seconds',

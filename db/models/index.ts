@@ -62,6 +62,8 @@ export class Store extends BaseModel {
   tax_rate_bp!: number;
   embed_key!: string;
   allowed_origins!: string[];
+  /** Calling codes accepted for phone sign-in (digits); null: every code the platform supports. */
+  allowed_country_codes!: string[] | null;
   fixture_ref!: string | null;
   created_at!: Date;
   updated_at!: Date;
@@ -248,6 +250,8 @@ export class Product extends BaseModel {
   sale_price_minor!: number | null;
   active!: boolean;
   stock!: number | null;
+  /** Most units one checkout line may take (checkout and cart: 422 naming `quantity` beyond it). */
+  max_per_order!: number;
   image_url!: string | null;
   fields!: CustomField[];
   license_enabled!: boolean;

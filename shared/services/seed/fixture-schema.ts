@@ -9,6 +9,7 @@ import type {
 } from '../../../db/models';
 import { PAYMENT_METHOD_IDS } from '../../../db/models';
 import { DomainError } from '../../errors';
+import { SUPPORTED_COUNTRY_CODES } from '../../phone';
 import { parseMoney } from '../../money';
 
 /**
@@ -110,6 +111,8 @@ export interface ProductFixture {
   sale_price?: string | null;
   active: boolean;
   stock?: number | null;
+  /** Most units one checkout line may take (default 10). */
+  max_per_order: number;
   categories: string[];
   fields: FieldFixture[];
   codes: string[];
@@ -175,6 +178,8 @@ export interface StoreFixture {
   tax_rate: string;
   embed_key?: string;
   allowed_origins: string[];
+  /** Calling codes accepted for phone sign-in; absent or null: every code the platform supports. */
+  allowed_country_codes: string[] | null;
   merchant_tokens: string[];
   fivem_secret?: string;
   blocked_phones: BlockedPhoneFixture[];
@@ -348,6 +353,7 @@ const productSchema = Joi.object({
   sale_price: decimal().allow(null),
   active: bool().default(true),
   stock: int().min(0).allow(null),
+  max_per_order: int().min(1).max(10_000).default(10),
   categories: Joi.array().items(ref()).default([]),
   fields: Joi.array().items(fieldSchema).default([]),
   codes: Joi.array().items(Joi.string().min(1).max(500)).default([]),
@@ -447,6 +453,16 @@ const storeSchema = Joi.object({
     .pattern(/^[A-Za-z0-9_-]{8,100}$/)
     .messages({ 'string.pattern.base': 'must be 8 to 100 letters, digits, - or _' }),
   allowed_origins: Joi.array().items(origin()).default([]),
+  allowed_country_codes: Joi.array()
+    .items(
+      countryCode()
+        .valid(...SUPPORTED_COUNTRY_CODES)
+        .messages({ 'any.only': 'must be a country calling code the platform supports' }),
+    )
+    .min(1)
+    .unique()
+    .allow(null)
+    .default(null),
   merchant_tokens: Joi.array().items(secret()).default([]),
   fivem_secret: secret(),
   blocked_phones: Joi.array()

@@ -28,7 +28,7 @@ import type { Cipher } from '../../crypto';
 import { randomToken, sha256 } from '../../crypto';
 import type { Logger } from '../../logger';
 import { parseMoney } from '../../money';
-import { STOREFRONT_ABILITIES, TOKEN_TTL_SECONDS } from '../tokens';
+import { revokePhoneTokens, STOREFRONT_ABILITIES, TOKEN_TTL_SECONDS } from '../tokens';
 import {
   CREDENTIAL_KEYS,
   CustomerFixture,
@@ -206,6 +206,7 @@ class StoreSeeder {
       tax_rate_bp: minor(f.tax_rate),
       embed_key: embedKey,
       allowed_origins: f.allowed_origins,
+      allowed_country_codes: f.allowed_country_codes,
     };
     if (!existing) return Store.query(this.trx).insertAndFetch({ ...desired, fixture_ref: f.ref });
     const patch = changes(existing, desired);
@@ -325,6 +326,7 @@ class StoreSeeder {
       const existing = await BlockedPhone.query(this.trx).findOne({ store_id: this.storeId, e164 });
       if (!existing) {
         await BlockedPhone.query(this.trx).insert({ ...desired, store_id: this.storeId, e164 });
+        await revokePhoneTokens(this.trx, this.storeId, e164);
         continue;
       }
       const patch = changes(existing, desired);
@@ -371,6 +373,7 @@ class StoreSeeder {
       sale_price_minor: optionalMinor(f.sale_price),
       active: f.active,
       stock: f.stock ?? null,
+      max_per_order: f.max_per_order,
       image_url: f.image_url ?? null,
       license_enabled: license !== null,
       license_prefix: license?.prefix ?? null,
