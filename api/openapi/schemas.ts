@@ -11,8 +11,8 @@ import type { SchemaObject } from './types';
 const METHOD_IDS = [...PAYMENT_METHOD_IDS];
 const decimal = (description: string): SchemaObject => ({
   type: 'string',
-  pattern: '^\\d+\\.\\d{2}$',
-  description,
+  pattern: '^\\d+(\\.\\d{2,3})?$',
+  description: `${description} With the currency's own decimals (ISO 4217): 2 for SAR, 3 for KWD, none for JPY.`,
 });
 
 const amounts = {

@@ -97,14 +97,14 @@ export async function stockOf(knex: Knex, product: Product): Promise<number | nu
 export function priceView(product: Product, currency: string): PriceView {
   const actual = product.sale_price_minor ?? product.price_minor;
   return {
-    original: toMajorNumber(product.price_minor),
-    actual: toMajorNumber(actual),
+    original: toMajorNumber(product.price_minor, currency),
+    actual: toMajorNumber(actual, currency),
     formatted: formatDisplay(actual, currency),
     currency,
   };
 }
 
-export function customFieldViews(fields: readonly CustomField[]): CustomFieldView[] {
+export function customFieldViews(fields: readonly CustomField[], currency: string): CustomFieldView[] {
   return fields.map((field, index) => ({
     index,
     type: field.type,
@@ -115,7 +115,7 @@ export function customFieldViews(fields: readonly CustomField[]): CustomFieldVie
         ? (field.options ?? []).map((option, i) => ({
             index: i,
             label: option.label,
-            price: formatMoney(option.price_minor),
+            price: formatMoney(option.price_minor, currency),
           }))
         : [],
     upload:
@@ -194,18 +194,18 @@ export async function productView(knex: Knex, store: Store, rawId: unknown): Pro
     max_per_order: product.max_per_order,
     image: { url: product.image_url },
     categories: categories.map((c) => ({ id: c.id, name: c.name, slug: c.slug })),
-    fields: customFieldViews(customFieldsOf(product)),
+    fields: customFieldViews(customFieldsOf(product), store.currency),
     subscription_plans: plans.map((p) => ({
       id: p.id,
       name: p.name,
-      price: formatMoney(p.price_minor),
+      price: formatMoney(p.price_minor, store.currency),
       price_formatted: formatDisplay(p.price_minor, store.currency),
       duration: p.duration,
     })),
     payment_methods: methods.map((m) => ({
       ...paymentMethodView(m.method),
-      min_amount: m.min_amount_minor === null ? null : formatMoney(m.min_amount_minor),
-      max_amount: m.max_amount_minor === null ? null : formatMoney(m.max_amount_minor),
+      min_amount: m.min_amount_minor === null ? null : formatMoney(m.min_amount_minor, store.currency),
+      max_amount: m.max_amount_minor === null ? null : formatMoney(m.max_amount_minor, store.currency),
     })),
   };
 }

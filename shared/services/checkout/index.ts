@@ -132,12 +132,13 @@ export type CheckoutResult =
 
 function amounts(
   price: Pick<PriceBreakdown, 'totalMinor' | 'subtotalMinor' | 'discountMinor' | 'taxMinor'>,
+  currency: string,
 ): Amounts {
   return {
-    amount: formatMoney(price.totalMinor),
-    subtotal: formatMoney(price.subtotalMinor),
-    discount_amount: formatMoney(price.discountMinor),
-    tax_amount: formatMoney(price.taxMinor),
+    amount: formatMoney(price.totalMinor, currency),
+    subtotal: formatMoney(price.subtotalMinor, currency),
+    discount_amount: formatMoney(price.discountMinor, currency),
+    tax_amount: formatMoney(price.taxMinor, currency),
   };
 }
 
@@ -477,7 +478,7 @@ export async function openCheckout(
       order_id: outcome.order.id,
       message: FREE_ORDER_MESSAGE,
       checkout_url: checkoutUrl,
-      ...amounts(price),
+      ...amounts(price, store.currency),
       payment_methods: [],
     };
   }
@@ -486,7 +487,7 @@ export async function openCheckout(
     checkout_id: outcome.checkout.id,
     checkout_url: checkoutUrl,
     payment_url: paymentUrl(deps.config.publicBaseUrl, checkoutUrl),
-    ...amounts(price),
+    ...amounts(price, store.currency),
     payment_methods: methods,
   };
 }

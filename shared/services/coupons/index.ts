@@ -127,8 +127,8 @@ export async function resolveCouponForProducts(
 }
 
 /** A percentage in basis points as the spec's float (1000 -> 10); a fixed amount in major units. */
-export function couponAmount(coupon: Pick<Coupon, 'type' | 'amount'>): number {
-  return coupon.type === 'percentage' ? coupon.amount / 100 : toMajorNumber(coupon.amount);
+export function couponAmount(coupon: Pick<Coupon, 'type' | 'amount'>, currency: string): number {
+  return coupon.type === 'percentage' ? coupon.amount / 100 : toMajorNumber(coupon.amount, currency);
 }
 
 export interface ApplyCouponInput {
@@ -154,8 +154,8 @@ export async function applyCoupon(knex: Knex, store: Store, input: ApplyCouponIn
     coupon_id: coupon.id,
     code: coupon.code,
     type: coupon.type,
-    amount: couponAmount(coupon),
-    discount_amount: toMajorNumber(couponDiscount(subtotalMinor, coupon)),
+    amount: couponAmount(coupon, store.currency),
+    discount_amount: toMajorNumber(couponDiscount(subtotalMinor, coupon), store.currency),
     payment_restrictions: [...coupon.payment_restrictions],
   };
 }

@@ -85,8 +85,8 @@ function summaryOf(
     type: p.type,
     active: p.active,
     price: {
-      original: formatMoney(Number(p.price_minor)),
-      actual: formatMoney(Number(p.sale_price_minor ?? p.price_minor)),
+      original: formatMoney(Number(p.price_minor), currency),
+      actual: formatMoney(Number(p.sale_price_minor ?? p.price_minor), currency),
       currency,
     },
     stock: { unlimited: quantity === null, quantity, is_in_stock: quantity === null || quantity > 0 },
@@ -172,13 +172,13 @@ export async function productDetail(
       options: (f.options ?? []).map((o, i) => ({
         index: i,
         label: o.label,
-        price: formatMoney(o.price_minor),
+        price: formatMoney(o.price_minor, store.currency),
       })),
     })),
     plans: plans.map((p) => ({
       id: p.id,
       name: p.name,
-      price: formatMoney(Number(p.price_minor)),
+      price: formatMoney(Number(p.price_minor), store.currency),
       duration: p.duration,
       active: p.active,
     })),

@@ -48,8 +48,22 @@ export type CheckoutSelector =
 
 export type Initiation =
   | { kind: 'redirect'; paymentId: number; redirectUrl: string; orderId: number | null }
-  | { kind: 'paypal_manual'; paymentId: number; orderId: number; email: string; amountMinor: number }
-  | { kind: 'bank_transfer'; paymentId: number; orderId: number; details: BankDetails; amountMinor: number };
+  | {
+      kind: 'paypal_manual';
+      paymentId: number;
+      orderId: number;
+      email: string;
+      amountMinor: number;
+      currency: string;
+    }
+  | {
+      kind: 'bank_transfer';
+      paymentId: number;
+      orderId: number;
+      details: BankDetails;
+      amountMinor: number;
+      currency: string;
+    };
 
 /** The Embed API's answer (spec: payment/initiate), by type. */
 export type InitiationAnswer =
@@ -65,14 +79,14 @@ export function initiationAnswer(initiation: Initiation, checkoutUrl: string): I
       return {
         type: 'paypal_manual',
         paypal_email: initiation.email,
-        amount: toMajorNumber(initiation.amountMinor),
+        amount: toMajorNumber(initiation.amountMinor, initiation.currency),
         checkout_url: checkoutUrl,
       };
     case 'bank_transfer':
       return {
         type: 'bank_transfer',
         bank_details: initiation.details,
-        amount: toMajorNumber(initiation.amountMinor),
+        amount: toMajorNumber(initiation.amountMinor, initiation.currency),
         checkout_url: checkoutUrl,
       };
   }
@@ -192,6 +206,7 @@ export async function initiatePayment(
           orderId,
           details,
           amountMinor: checkout.total_minor,
+          currency: checkout.currency,
         },
         sessionJobFor: null,
       };
@@ -215,6 +230,7 @@ export async function initiatePayment(
         orderId,
         email: paypal.email,
         amountMinor: checkout.total_minor,
+        currency: checkout.currency,
       },
       sessionJobFor: null,
     };
