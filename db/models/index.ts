@@ -64,6 +64,8 @@ export class Store extends BaseModel {
   allowed_origins!: string[];
   /** Calling codes accepted for phone sign-in (digits); null: every code the platform supports. */
   allowed_country_codes!: string[] | null;
+  /** Days a buyer has to pay a bank transfer or manual PayPal order before it expires (1..30, default 3). */
+  manual_payment_days!: number;
   fixture_ref!: string | null;
   created_at!: Date;
   updated_at!: Date;

@@ -48,7 +48,8 @@ export type MaintenanceTask =
   | 'sweep-payments'
   | 'expire-licenses'
   | 'purge-idempotency'
-  | 'sweep-webhooks';
+  | 'sweep-webhooks'
+  | 'expire-manual-orders';
 
 /** Retries with exponential back-off; completed jobs kept a day (so deterministic ids dedupe), failed ones two weeks. */
 export const DEFAULT_JOB_OPTIONS: JobsOptions = {

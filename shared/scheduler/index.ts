@@ -22,6 +22,8 @@ export const MAINTENANCE_SCHEDULE: readonly ScheduleEntry[] = [
   { task: 'purge-idempotency', cron: '40 * * * *' },
   // Webhooks stored while Redis could not take their job (docs/outages.md).
   { task: 'sweep-webhooks', cron: '* * * * *' },
+  // Bank transfer and manual PayPal orders past their store's payment deadline (days): every 10 minutes.
+  { task: 'expire-manual-orders', cron: '5-59/10 * * * *' },
 ];
 
 /** The scheduled minute a tick belongs to, whatever the millisecond the timer actually fired at. */

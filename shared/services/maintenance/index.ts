@@ -1,6 +1,7 @@
 import { noteStockChanged } from '../catalog/cache';
 import type { Knex } from 'knex';
 import type { MaintenanceTask, Queues } from '../../queues';
+import { expireManualOrders } from '../payments/manual-expiry';
 import { sweepPayments } from '../payments/sweep';
 import { sweepWebhooks } from '../payments/webhooks';
 
@@ -181,4 +182,5 @@ export const MAINTENANCE_TASKS: Readonly<Partial<Record<MaintenanceTask, Mainten
   'purge-idempotency': purgeIdempotency,
   'sweep-payments': sweepPayments,
   'sweep-webhooks': sweepWebhooks,
+  'expire-manual-orders': expireManualOrders,
 };

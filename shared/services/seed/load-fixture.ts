@@ -132,9 +132,10 @@ const isEmpty = (patch: object): boolean => Object.keys(patch).length === 0;
 /** Objection leaves arrays as they are (Postgres arrays); a jsonb array has to be sent as JSON text. */
 const jsonb = (value: unknown) => raw('?::jsonb', [JSON.stringify(value)]);
 
-const minor = (value: string): number => parseMoney(value) ?? 0;
-const optionalMinor = (value: string | null | undefined): number | null =>
-  value === null || value === undefined ? null : minor(value);
+/** A validated decimal in minor units of `currency` (ISO 4217 decimals); no currency: basis points. */
+const minor = (value: string, currency?: string): number => parseMoney(value, currency) ?? 0;
+const optionalMinor = (value: string | null | undefined, currency: string): number | null =>
+  value === null || value === undefined ? null : minor(value, currency);
 
 // ---------------------------------------------------------------- one store
 
@@ -207,6 +208,7 @@ class StoreSeeder {
       embed_key: embedKey,
       allowed_origins: f.allowed_origins,
       allowed_country_codes: f.allowed_country_codes,
+      manual_payment_days: f.manual_payment_days,
     };
     if (!existing) return Store.query(this.trx).insertAndFetch({ ...desired, fixture_ref: f.ref });
     const patch = changes(existing, desired);
@@ -254,8 +256,8 @@ class StoreSeeder {
         provider,
         active: f.active,
         settings,
-        min_amount_minor: optionalMinor(f.min_amount),
-        max_amount_minor: optionalMinor(f.max_amount),
+        min_amount_minor: optionalMinor(f.min_amount, this.fixture.currency),
+        max_amount_minor: optionalMinor(f.max_amount, this.fixture.currency),
         position: PAYMENT_METHOD_IDS.indexOf(method),
       };
       const row = existing.find((r) => r.method === method);
@@ -359,7 +361,7 @@ class StoreSeeder {
         ? {
             options: field.options.map((option) => ({
               label: option.label,
-              price_minor: minor(option.price),
+              price_minor: minor(option.price, this.fixture.currency),
             })),
           }
         : {}),
@@ -369,8 +371,8 @@ class StoreSeeder {
       name: f.name,
       description: f.description ?? null,
       type: f.type,
-      price_minor: minor(f.price),
-      sale_price_minor: optionalMinor(f.sale_price),
+      price_minor: minor(f.price, this.fixture.currency),
+      sale_price_minor: optionalMinor(f.sale_price, this.fixture.currency),
       active: f.active,
       stock: f.stock ?? null,
       max_per_order: f.max_per_order,
@@ -455,7 +457,7 @@ class StoreSeeder {
     for (const [i, plan] of f.plans.entries()) {
       const desired: Partial<ProductPlan> = {
         name: plan.name,
-        price_minor: minor(plan.price),
+        price_minor: minor(plan.price, this.fixture.currency),
         duration: plan.duration,
         active: plan.active,
         position: i,
@@ -533,11 +535,11 @@ class StoreSeeder {
       const desired: Partial<Coupon> = {
         code: f.code,
         type: f.type,
-        // Percent "10" and money "5.00" both scale by 100: basis points and minor units respectively.
-        amount: minor(f.amount),
+        // Percent "10" scales by 100 (basis points); money "5.00" by the store currency's minor unit.
+        amount: f.type === 'percentage' ? minor(f.amount) : minor(f.amount, this.fixture.currency),
         active: f.active,
         max_uses: f.max_uses ?? null,
-        min_order_minor: optionalMinor(f.min_order),
+        min_order_minor: optionalMinor(f.min_order, this.fixture.currency),
         payment_restrictions: f.payment_restrictions,
         starts_at: f.starts_at ?? null,
         expires_at: f.expires_at ?? null,
