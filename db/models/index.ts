@@ -424,6 +424,8 @@ export class Checkout extends BaseModel {
   reserved!: boolean;
   /** Holds one use of `coupon_id` (coupons.reserved_uses) until paid or expired. */
   coupon_reserved!: boolean;
+  /** The buyer's client address (null for checkouts a merchant opened): what the holds cap counts by. */
+  client_ip!: string | null;
   expires_at!: Date;
   created_at!: Date;
   updated_at!: Date;

@@ -97,7 +97,7 @@ export const embedCheckoutRoutes = [
     responses,
     handler: async (ctx, { body }) =>
       createCheckout(
-        checkoutDepsOf(ctx.deps, ctx.state.budget),
+        checkoutDepsOf(ctx.deps, ctx.state.budget, ctx.ip),
         ctx.state.store!,
         buyerFromCustomer(ctx.state.customer!),
         body,
@@ -126,7 +126,7 @@ export const embedCheckoutRoutes = [
         phone: body.customer_phone,
       };
       return createCheckout(
-        checkoutDepsOf(ctx.deps, ctx.state.budget),
+        checkoutDepsOf(ctx.deps, ctx.state.budget, ctx.ip),
         ctx.state.store!,
         buyer,
         body,

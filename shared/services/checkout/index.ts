@@ -26,6 +26,7 @@ import { reserveCouponUse, resolveCouponForProducts } from '../coupons';
 import { AcceptedUpload, checkCustomFields, FieldCheckResult, IncomingUpload } from '../custom-fields';
 import { KIND_INFO } from '../custom-fields/uploads';
 import { createOrderFromCheckout } from '../orders/create-from-checkout';
+import { assertHoldsWithinCap } from './holds';
 import { PriceBreakdown, priceLines, subtotalOf, unitPrice } from '../pricing';
 import { availablePaymentMethods, PaymentMethodView } from '../payment-methods';
 
@@ -70,11 +71,20 @@ export function maxPerOrderError(product: Pick<Product, 'max_per_order'>, quanti
 export interface CheckoutDeps {
   knex: Knex;
   queues: Queues;
-  config: Pick<Config, 'checkoutTtlSeconds' | 'publicBaseUrl'>;
+  config: Pick<
+    Config,
+    | 'checkoutTtlSeconds'
+    | 'publicBaseUrl'
+    | 'checkoutHoldsPerIp'
+    | 'checkoutHoldsPerPhone'
+    | 'rateLimitsEnabled'
+  >;
   storage: StorageDriver;
   logger: Logger;
   /** The HTTP request's budget (checkoutDepsOf): nothing is reserved once it is spent. */
   budget?: RequestBudget;
+  /** The buyer's client address (Embed, Storefront); unset for checkouts a merchant opens. */
+  clientIp?: string;
 }
 
 export interface CheckoutInput {
@@ -415,6 +425,7 @@ export async function openCheckout(
         status: 'created',
         reserved: false,
         coupon_reserved: coupon !== null,
+        client_ip: deps.clientIp ?? null,
         expires_at: new Date(Date.now() + deps.config.checkoutTtlSeconds * 1000),
       });
       let anyReserved = false;
@@ -438,6 +449,16 @@ export async function openCheckout(
       if (anyReserved) {
         await Checkout.query(trx).patch({ reserved: true }).where('id', checkout.id);
         checkout.reserved = true;
+      }
+      // A buyer's unpaid checkouts that hold something are capped (checkout/holds.ts); a merchant's are not.
+      if (!free && (anyReserved || coupon !== null) && input.source !== 'merchant') {
+        await assertHoldsWithinCap(trx, deps.config, {
+          storeId: store.id,
+          clientIp: deps.clientIp ?? null,
+          countryCode: buyer.countryCode,
+          phone: buyer.phone,
+          checkoutId: checkout.id,
+        });
       }
       for (const { upload, key } of stored) {
         await CheckoutUpload.query(trx).insert({
