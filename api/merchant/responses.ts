@@ -262,6 +262,7 @@ export const ProductDetail: SchemaObject = {
     ProductSummary,
     obj({
       description: nstr,
+      max_per_order: { type: 'integer', minimum: 1, description: 'Most units one checkout line may take.' },
       keys_left: nint,
       fields: {
         type: 'array',

@@ -27,6 +27,7 @@ interface ProductRow {
   sale_price_minor: number | null;
   active: boolean;
   stock: number | null;
+  max_per_order: number;
   image_url: string | null;
   fields: unknown;
   license_enabled: boolean;
@@ -163,6 +164,7 @@ export async function productDetail(
   return {
     ...summaryOf(row, store.currency, cats.get(row.id) ?? []),
     description: row.description,
+    max_per_order: Number(row.max_per_order),
     keys_left: row.type === 'code' ? Number(row.keys_left ?? 0) : null,
     fields: fields.map((f, index) => ({
       index,

@@ -417,9 +417,7 @@ describe('Embed API authentication (phone OTP)', () => {
     it('allows 20 resends per IP a day', async () => {
       const ip = randomIp();
       const fromIp = embedClient(server, store.embed_key, ip);
-      await rateLimiterFor(deps).consume([
-        { def: LIMITS.otpResendPerIp, key: ip, cost: 20 },
-      ]);
+      await rateLimiterFor(deps).consume([{ def: LIMITS.otpResendPerIp, key: ip, cost: 20 }]);
       const { token } = await start();
       await endCooldown(token);
       const res = await fromIp.post('/api/embed/auth/resend', { session_token: token });

@@ -154,7 +154,7 @@ describe('max_per_order: units per checkout line', function () {
     expect(Object.keys(checkout.body.errors as object)).to.deep.equal(['items.0.quantity']);
   });
 
-  it('caps POST /shawarma/orders of the Merchant API', async () => {
+  it('caps POST /shawarma/orders of the Merchant API, whose product detail shows it', async () => {
     const product = await createProduct(store, { max_per_order: 5 });
     const token = await merchantToken(store);
     const res = await server.request('/shawarma/orders', {
@@ -165,6 +165,11 @@ describe('max_per_order: units per checkout line', function () {
     expect(res.status, res.text).to.equal(422);
     expect(res.body.errors).to.have.keys('quantity');
     expect(await deps.knex('checkouts').where('product_id', product.id).first()).to.equal(undefined);
+    const detail = await server.request(`/shawarma/products/${product.id}`, {
+      headers: { Authorization: `Bearer ${token}` },
+    });
+    expect(detail.status, detail.text).to.equal(200);
+    expect((detail.body.data as { max_per_order: number }).max_per_order).to.equal(5);
   });
 
   it('is a fixture key: default 10, a value of its own, and a bad value named by its path', async () => {

@@ -53,7 +53,10 @@ describe('Money in every currency: ISO 4217 minor units', function () {
 
   it('KWD: 3 decimals from the fixture to Moyasar, the answers, the payment page and the order', async () => {
     const { store, product } = await seeded('KWD', '12.345', {
-      coupons: [{ code: 'OFF1', type: 'fixed', amount: '1.005', min_order: '2.500' }],
+      coupons: [
+        { code: 'OFF1', type: 'fixed', amount: '1.005', min_order: '2.500' },
+        { code: 'BIG', type: 'fixed', amount: '1.000', min_order: '30.000' },
+      ],
     });
     expect(product.price_minor).to.equal(12_345);
 
@@ -76,6 +79,22 @@ describe('Money in every currency: ISO 4217 minor units', function () {
     );
     // 2 × 12.345 - 1.005 = 23.685
     expect(checkout.amount).to.equal('23.685');
+    const refused = await suite.server.request('/api/embed/guest/checkout', {
+      method: 'POST',
+      json: {
+        product_id: product.id,
+        quantity: 1,
+        coupon_code: 'BIG',
+        customer_first_name: 'Sara',
+        customer_last_name: 'Ali',
+        customer_email: 'sara@example.com',
+        customer_phone: '500000733',
+        customer_country_code: '966',
+      },
+      headers: { 'X-Embed-Key': store.embed_key, 'X-Forwarded-For': randomIp() },
+    });
+    expect(refused.status, refused.text).to.equal(400);
+    expect(refused.body.message).to.equal('Minimum order value is 30.000');
 
     const page = await browse(suite.server, checkout.paymentUrl);
     expect(page.text).to.contain('23.685');

@@ -17,7 +17,7 @@ describe('scheduler', () => {
     );
   });
 
-  it('schedules expire-checkouts every minute, sweep-payments every 2 minutes and the other tasks hourly', () => {
+  it('schedules expire-checkouts every minute, sweep-payments every 2 minutes, expire-manual-orders every 10 and the other tasks hourly', () => {
     expect(MAINTENANCE_SCHEDULE.map((e) => [e.task, e.cron])).to.deep.equal([
       ['expire-checkouts', '* * * * *'],
       ['sweep-payments', '*/2 * * * *'],
@@ -25,6 +25,7 @@ describe('scheduler', () => {
       ['purge-otp-sessions', '20 * * * *'],
       ['purge-idempotency', '40 * * * *'],
       ['sweep-webhooks', '* * * * *'],
+      ['expire-manual-orders', '5-59/10 * * * *'],
     ]);
   });
 
