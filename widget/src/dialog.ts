@@ -512,7 +512,8 @@ export class CheckoutDialog {
     this.fieldInputs = [];
     for (const field of p.fields) options.append(this.customField(field));
 
-    const max = p.stock.quantity ?? 9999;
+    // Never offer more than the store sells in one order (max_per_order) or has in stock.
+    const max = Math.min(p.max_per_order ?? 10, p.stock.quantity ?? Number.MAX_SAFE_INTEGER);
     this.qty = this.input({ type: 'number', min: 1, max, step: 1, value: 1, inputmode: 'numeric' });
     const step = (delta: number) => () => {
       const next = Math.min(max, Math.max(1, (parseInt(this.qty.value, 10) || 1) + delta));

@@ -20,6 +20,7 @@ export interface EmbedAnswers {
       is_in_stock: boolean;
       quantity: number | null;
     };
+    max_per_order: number;
     image: {
       url: string | null;
     };
