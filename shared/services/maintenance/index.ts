@@ -166,6 +166,8 @@ export async function expireCheckouts(knex: Knex, now: Date = new Date()): Promi
 /** What a task may use besides the database: the payments sweep enqueues reconcile jobs. */
 export interface MaintenanceContext {
   queues: Queues;
+  /** Merchant webhook deliveries a task records (expire-manual-orders) are enqueued with it. */
+  config?: { merchantWebhookRetryDelayMs: number };
 }
 
 export type MaintenanceRunner = (

@@ -2,6 +2,9 @@ import type { Knex } from 'knex';
 import { ORDER_STATUS } from '../../../db/models';
 import { noteStockChanged } from '../catalog/cache';
 import { cancelOrder } from '../fulfilment/cancel';
+import type { Queues } from '../../queues';
+import { dispatchDeliveries, recordMerchantEvent } from '../merchant/webhooks/events';
+import { STATUS_LABELS } from '../merchant/orders';
 import { transitionPayment } from './audit';
 
 /**
@@ -35,10 +38,20 @@ export function manualPaymentDeadline(placedAt: Date, days: number): Date {
   return new Date(placedAt.getTime() + days * 86_400_000);
 }
 
-export async function expireManualOrders(knex: Knex, now: Date = new Date()): Promise<ManualExpiryResult> {
+/** Where the merchant's `order.status_changed` webhooks go once a batch has committed (the worker passes it). */
+export interface ManualExpiryContext {
+  queues: Queues;
+  config?: { merchantWebhookRetryDelayMs: number };
+}
+
+export async function expireManualOrders(
+  knex: Knex,
+  now: Date = new Date(),
+  ctx?: ManualExpiryContext,
+): Promise<ManualExpiryResult> {
   const total: ManualExpiryResult = { expired: 0, releasedCodes: 0, releasedStock: 0, releasedCouponUses: 0 };
   for (;;) {
-    const { picked, result, products } = await knex.transaction(async (trx) => {
+    const { picked, result, products, deliveries } = await knex.transaction(async (trx) => {
       const due = await trx('orders as o')
         .join('stores as s', 's.id', 'o.store_id')
         .where('o.status', ORDER_STATUS.UNDER_REVIEW)
@@ -56,11 +69,16 @@ export async function expireManualOrders(knex: Knex, now: Date = new Date()): Pr
         releasedCouponUses: 0,
       };
       const touched: number[] = [];
-      for (const { id } of due) await expireOne(trx, id, now, batch, touched);
-      return { picked: due.length, result: batch, products: touched };
+      const sends: number[] = [];
+      for (const { id } of due) await expireOne(trx, id, now, batch, touched, sends);
+      return { picked: due.length, result: batch, products: touched, deliveries: sends };
     });
     for (const key of Object.keys(total) as (keyof ManualExpiryResult)[]) total[key] += result[key];
     await noteStockChanged(knex, products);
+    // Recorded with the change; a delivery not enqueued now stays in merchant_webhook_deliveries.
+    if (ctx?.config && deliveries.length > 0) {
+      await dispatchDeliveries({ queues: ctx.queues, config: ctx.config }, deliveries);
+    }
     if (picked < BATCH) return total;
   }
 }
@@ -71,6 +89,7 @@ async function expireOne(
   now: Date,
   out: ManualExpiryResult,
   touched: number[],
+  deliveries: number[],
 ): Promise<void> {
   const order = await trx('orders').where('id', orderId).first();
   // Confirmed, cancelled or refunded meanwhile (under the lock this cannot change any more).
@@ -117,15 +136,35 @@ async function expireOne(
       data: { order_id: orderId, reason: 'manual payment deadline passed' },
     });
   }
-  await trx('order_status_events').insert({
-    store_id: order.store_id,
-    order_id: orderId,
-    from_status: ORDER_STATUS.UNDER_REVIEW,
-    to_status: ORDER_STATUS.CANCELLED,
-    source: 'maintenance',
-    data: JSON.stringify({ reason: 'manual_payment_deadline' }),
-    created_at: now,
-  });
+  const [audit] = await trx('order_status_events')
+    .insert({
+      store_id: order.store_id,
+      order_id: orderId,
+      from_status: ORDER_STATUS.UNDER_REVIEW,
+      to_status: ORDER_STATUS.CANCELLED,
+      source: 'maintenance',
+      data: JSON.stringify({ reason: 'manual_payment_deadline' }),
+      created_at: now,
+    })
+    .returning<{ id: number }[]>('id');
+  deliveries.push(
+    ...(await recordMerchantEvent(
+      trx,
+      Number(order.store_id),
+      {
+        id: `order.status_changed:${audit!.id}`,
+        type: 'order.status_changed',
+        data: {
+          order_id: orderId,
+          from: ORDER_STATUS.UNDER_REVIEW,
+          to: ORDER_STATUS.CANCELLED,
+          status_label: STATUS_LABELS[ORDER_STATUS.CANCELLED],
+          reason: 'manual_payment_deadline',
+        },
+      },
+      now,
+    )),
+  );
 
   out.expired += 1;
   out.releasedCodes += Number(codes);

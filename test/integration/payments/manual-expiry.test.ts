@@ -82,6 +82,13 @@ describe('Manual-payment orders expire after the store’s deadline', function (
 
   it('releases keys, stock and the coupon use once the deadline has passed; a second run changes nothing', async () => {
     const coupon = await createCoupon(store, { code: 'TENOFF', max_uses: 1 });
+    // The merchant hears of each expiry through its order.status_changed webhook.
+    await suite.deps.knex('merchant_webhook_endpoints').insert({
+      store_id: store.id,
+      url: 'https://hooks.keys.test/matjar',
+      events: ['order.status_changed'],
+      secret_encrypted: suite.deps.cipher.encrypt('whsec_keys'),
+    });
     await suite.deps.knex('stores').where('id', store.id).update({ manual_payment_days: 2 });
     const bank = await manualOrder(keys, 'bank', 2, 'TENOFF');
     const paypal = await manualOrder(boxed, 'paypal', 3);
@@ -106,6 +113,18 @@ describe('Manual-payment orders expire after the store’s deadline', function (
       const audit = await suite.deps.knex('order_status_events').where('order_id', order.id);
       expect(audit.map((a) => [a.from_status, a.to_status, a.source])).to.deep.equal([[2, 5, 'maintenance']]);
     }
+    const sent = await suite.deps
+      .knex('merchant_webhook_deliveries')
+      .where({ store_id: store.id, event_type: 'order.status_changed' });
+    expect(sent.map((d) => d.payload.data)).to.have.deep.members(
+      [bank, paypal].map(({ order }) => ({
+        order_id: order.id,
+        from: 2,
+        to: 5,
+        status_label: 'Cancelled',
+        reason: 'manual_payment_deadline',
+      })),
+    );
     // The coupon can be used again: its one use came back.
     const again = await guestCheckout(suite.server, store, { product_id: keys.id, coupon_code: 'TENOFF' });
     expect(again.amount).to.equal('36.00');
