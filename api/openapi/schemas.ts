@@ -15,6 +15,20 @@ const decimal = (description: string): SchemaObject => ({
   description: `${description} With the currency's own decimals (ISO 4217): 2 for SAR, 3 for KWD, none for JPY.`,
 });
 
+/** What a manual-payment answer tells the buyer about the store's payment deadline. */
+const MANUAL_DEADLINE = {
+  payment_days: {
+    type: 'integer',
+    minimum: 1,
+    description: 'Days the buyer has to pay (the store’s setting); after them the order is cancelled.',
+  },
+  pay_by: {
+    type: 'string',
+    format: 'date-time',
+    description: 'When the order is cancelled if still unpaid.',
+  },
+} satisfies Record<string, SchemaObject>;
+
 const amounts = {
   amount: decimal('Total payable.'),
   subtotal: decimal('(unit price + options) × quantity.'),
@@ -158,6 +172,7 @@ export const sharedSchemas: Record<string, SchemaObject> = {
         paypal_email: { type: 'string' },
         amount: { type: 'number' },
         checkout_url: { type: 'string' },
+        ...MANUAL_DEADLINE,
       }),
       object({
         type: { const: 'bank_transfer' },
@@ -169,6 +184,7 @@ export const sharedSchemas: Record<string, SchemaObject> = {
         }),
         amount: { type: 'number' },
         checkout_url: { type: 'string' },
+        ...MANUAL_DEADLINE,
       }),
     ],
   },

@@ -1221,6 +1221,17 @@ export class CheckoutDialog {
     }
   }
 
+  /** The store's payment deadline of a manual order, in the buyer's language (UTC, said so). */
+  private payWithin(initiated: { payment_days: number; pay_by: string }): string {
+    const tag = this.opts.lang === 'ar' ? 'ar-SA-u-ca-gregory-nu-latn' : 'en-GB';
+    const date = new Intl.DateTimeFormat(tag, {
+      dateStyle: 'long',
+      timeStyle: 'short',
+      timeZone: 'UTC',
+    }).format(new Date(initiated.pay_by));
+    return this.t.payWithin(initiated.payment_days, `${date} UTC`);
+  }
+
   private closePopup(): void {
     try {
       this.popup?.close();
@@ -1289,6 +1300,7 @@ export class CheckoutDialog {
           this.copyRow('PayPal', initiated.paypal_email),
           this.copyRow(t.amount, session.amount),
         ),
+        h('p', { class: 'deadline' }, this.payWithin(initiated)),
         h('p', { class: 'muted' }, t.manualWait),
         status,
       );
@@ -1309,6 +1321,7 @@ export class CheckoutDialog {
           this.copyRow(t.iban, b.iban),
           this.copyRow(t.amount, session.amount),
         ),
+        h('p', { class: 'deadline' }, this.payWithin(initiated)),
         h('p', { class: 'muted' }, t.manualWait),
         status,
       );

@@ -196,6 +196,8 @@ export interface EmbedAnswers {
         paypal_email: string;
         amount: number;
         checkout_url: string;
+        payment_days: number;
+        pay_by: string;
       }
     | {
         type: 'bank_transfer';
@@ -207,6 +209,8 @@ export interface EmbedAnswers {
         };
         amount: number;
         checkout_url: string;
+        payment_days: number;
+        pay_by: string;
       };
   'POST /api/embed/guest/payment/initiate':
     | {
@@ -218,6 +222,8 @@ export interface EmbedAnswers {
         paypal_email: string;
         amount: number;
         checkout_url: string;
+        payment_days: number;
+        pay_by: string;
       }
     | {
         type: 'bank_transfer';
@@ -229,6 +235,8 @@ export interface EmbedAnswers {
         };
         amount: number;
         checkout_url: string;
+        payment_days: number;
+        pay_by: string;
       };
   'GET /api/embed/payment/status/{checkoutUrl}': {
     is_paid: boolean;

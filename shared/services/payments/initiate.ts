@@ -21,6 +21,7 @@ import { assertMayStartWork, RequestBudget } from '../../request-deadline';
 import { methodAccepts, PAYMENT_METHOD_NAMES } from '../payment-methods';
 import { createOrderFromCheckout } from '../orders/create-from-checkout';
 import { recordCreation } from './audit';
+import { manualPaymentDeadline } from './manual-expiry';
 import { PaymentPageRefs } from './page-ref';
 
 export const CHECKOUT_NOT_FOUND = 'Checkout session expired or not found';
@@ -55,6 +56,7 @@ export type Initiation =
       email: string;
       amountMinor: number;
       currency: string;
+      deadline: ManualDeadline;
     }
   | {
       kind: 'bank_transfer';
@@ -63,13 +65,34 @@ export type Initiation =
       details: BankDetails;
       amountMinor: number;
       currency: string;
+      deadline: ManualDeadline;
     };
+
+/** How long the buyer has to pay a manual order (stores.manual_payment_days), told with the instructions. */
+export interface ManualDeadline {
+  days: number;
+  payBy: Date;
+}
 
 /** The Embed API's answer (spec: payment/initiate), by type. */
 export type InitiationAnswer =
   | { type: 'redirect'; redirect_url: string }
-  | { type: 'paypal_manual'; paypal_email: string; amount: number; checkout_url: string }
-  | { type: 'bank_transfer'; bank_details: BankDetails; amount: number; checkout_url: string };
+  | {
+      type: 'paypal_manual';
+      paypal_email: string;
+      amount: number;
+      checkout_url: string;
+      payment_days: number;
+      pay_by: string;
+    }
+  | {
+      type: 'bank_transfer';
+      bank_details: BankDetails;
+      amount: number;
+      checkout_url: string;
+      payment_days: number;
+      pay_by: string;
+    };
 
 export function initiationAnswer(initiation: Initiation, checkoutUrl: string): InitiationAnswer {
   switch (initiation.kind) {
@@ -81,6 +104,8 @@ export function initiationAnswer(initiation: Initiation, checkoutUrl: string): I
         paypal_email: initiation.email,
         amount: toMajorNumber(initiation.amountMinor, initiation.currency),
         checkout_url: checkoutUrl,
+        payment_days: initiation.deadline.days,
+        pay_by: initiation.deadline.payBy.toISOString(),
       };
     case 'bank_transfer':
       return {
@@ -88,6 +113,8 @@ export function initiationAnswer(initiation: Initiation, checkoutUrl: string): I
         bank_details: initiation.details,
         amount: toMajorNumber(initiation.amountMinor, initiation.currency),
         checkout_url: checkoutUrl,
+        payment_days: initiation.deadline.days,
+        pay_by: initiation.deadline.payBy.toISOString(),
       };
   }
 }
@@ -207,6 +234,7 @@ export async function initiatePayment(
           details,
           amountMinor: checkout.total_minor,
           currency: checkout.currency,
+          deadline: await deadlineOf(trx, checkout.store_id, now),
         },
         sessionJobFor: null,
       };
@@ -231,6 +259,7 @@ export async function initiatePayment(
         email: paypal.email,
         amountMinor: checkout.total_minor,
         currency: checkout.currency,
+        deadline: await deadlineOf(trx, checkout.store_id, now),
       },
       sessionJobFor: null,
     };
@@ -283,6 +312,14 @@ async function newPayment(
  * PayPal and bank transfer: the payment is initiated at once (there is no provider session) and the order
  * is created in Under review, holding the checkout's keys, until the merchant confirms the money arrived.
  */
+async function deadlineOf(trx: Knex.Transaction, storeId: number, now: Date): Promise<ManualDeadline> {
+  const store = await trx('stores')
+    .where('id', storeId)
+    .first<{ manual_payment_days: number } | undefined>('manual_payment_days');
+  const days = Number(store?.manual_payment_days ?? 3);
+  return { days, payBy: manualPaymentDeadline(now, days) };
+}
+
 async function manualOrder(
   deps: PaymentsDeps,
   trx: Knex.Transaction,
