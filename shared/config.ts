@@ -15,6 +15,11 @@ export interface Config {
   readonly otpTtlSeconds: number;
   readonly otpResendCooldownSeconds: number;
   readonly checkoutTtlSeconds: number;
+  /** OTP messages (first sends and resends) one store may cause per UTC day; 0 turns the budget off. */
+  readonly otpStoreDailyMessages: number;
+  /** Unpaid checkouts holding keys, stock or coupon uses at once per store and client IP / buyer phone (0: off). */
+  readonly checkoutHoldsPerIp: number;
+  readonly checkoutHoldsPerPhone: number;
   readonly rateLimitsEnabled: boolean;
   /** Scales every rate-limit window (tests use a small factor to avoid waiting minutes). */
   readonly rateLimitWindowScale: number;
@@ -126,6 +131,9 @@ const schema = Joi.object({
   OTP_TTL_SECONDS: positiveInt.default(300),
   OTP_RESEND_COOLDOWN_SECONDS: Joi.number().integer().min(0).default(30),
   CHECKOUT_TTL_SECONDS: positiveInt.default(3600),
+  OTP_STORE_DAILY_MESSAGES: Joi.number().integer().min(0).default(1000),
+  CHECKOUT_HOLDS_PER_IP: Joi.number().integer().min(0).default(30),
+  CHECKOUT_HOLDS_PER_PHONE: Joi.number().integer().min(0).default(10),
   RATE_LIMITS: Joi.string().default('on'),
   RATE_LIMIT_WINDOW_SCALE: Joi.number().positive().max(1).default(1),
   MESSAGING_DRIVER: Joi.string().valid('twilio', 'outbox'),
@@ -234,6 +242,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     otpTtlSeconds: Number(v.OTP_TTL_SECONDS),
     otpResendCooldownSeconds: Number(v.OTP_RESEND_COOLDOWN_SECONDS),
     checkoutTtlSeconds: Number(v.CHECKOUT_TTL_SECONDS),
+    otpStoreDailyMessages: Number(v.OTP_STORE_DAILY_MESSAGES),
+    checkoutHoldsPerIp: Number(v.CHECKOUT_HOLDS_PER_IP),
+    checkoutHoldsPerPhone: Number(v.CHECKOUT_HOLDS_PER_PHONE),
     rateLimitsEnabled: String(v.RATE_LIMITS).toLowerCase() !== 'off',
     rateLimitWindowScale: Number(v.RATE_LIMIT_WINDOW_SCALE),
     messagingDriver,

@@ -1,33 +1,57 @@
-/**
- * Money is integer minor units inside the platform and a decimal string at the edges ("40.00").
- * Every currency the platform sells in has two decimals (SAR, USD, EUR, AED, ...).
- */
-const DECIMAL = /^(\d{1,12})(?:\.(\d{1,2}))?$/;
+import { currencyExponent, MAX_EXPONENT } from './currency';
 
-/** "15.5" -> 1550. Returns null for anything that is not a non-negative decimal with at most two places. */
-export function parseMoney(value: string | number): number | null {
+/**
+ * Money is integer minor units inside the platform and a decimal string at the edges ("40.00"). A minor
+ * unit is the currency's own (ISO 4217, `shared/currency.ts`): a halala for SAR (2 decimals), a fils for
+ * KWD (3), a yen for JPY (0). Every function takes the amount's currency; without one it reads 2
+ * decimals, which is what percentages and rates (basis points) use.
+ */
+const DECIMAL = /^(\d{1,12})(?:\.(\d{1,6}))?$/;
+
+/**
+ * "15.5" SAR -> 1550, "1.250" KWD -> 1250, "500" JPY -> 500. Null for anything that is not a
+ * non-negative decimal with at most the currency's decimals (trailing zeros past them are exact and
+ * accepted: "500.00" JPY is 500).
+ */
+export function parseMoney(value: string | number, currency?: string | null): number | null {
+  return parseDecimal(value, currencyExponent(currency));
+}
+
+/** A decimal with at most `exponent` significant decimals, in units of 10^-exponent; null otherwise. */
+export function parseDecimal(value: string | number, exponent: number): number | null {
   const text = typeof value === 'number' ? String(value) : value.trim();
   const match = DECIMAL.exec(text);
   if (!match) return null;
-  return Number(match[1]) * 100 + Number((match[2] ?? '').padEnd(2, '0'));
+  const decimals = match[2] ?? '';
+  if (/[1-9]/.test(decimals.slice(exponent))) return null;
+  const fraction = decimals.slice(0, exponent).padEnd(exponent, '0');
+  return Number(match[1]) * 10 ** exponent + Number(fraction || '0');
 }
 
-/** 1550 -> "15.50" */
-export function formatMoney(minor: number): string {
+/** True when `value` has no more decimals than any supported currency allows (the check before the currency is known). */
+export function isMoneyText(value: string | number): boolean {
+  return parseDecimal(value, MAX_EXPONENT) !== null;
+}
+
+/** 1550 SAR -> "15.50"; 1250 KWD -> "1.250"; 500 JPY -> "500". */
+export function formatMoney(minor: number, currency?: string | null): string {
   if (!Number.isSafeInteger(minor)) throw new RangeError(`not an integer amount: ${minor}`);
+  const exponent = currencyExponent(currency);
   const sign = minor < 0 ? '-' : '';
   const abs = Math.abs(minor);
-  return `${sign}${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, '0')}`;
+  if (exponent === 0) return `${sign}${abs}`;
+  const unit = 10 ** exponent;
+  return `${sign}${Math.floor(abs / unit)}.${String(abs % unit).padStart(exponent, '0')}`;
 }
 
-/** 1550 -> 15.5, for the fields the spec types as numbers (price.original, amount). */
-export function toMajorNumber(minor: number): number {
-  return Number(formatMoney(minor));
+/** 1550 SAR -> 15.5, for the fields the spec types as numbers (price.original, amount). */
+export function toMajorNumber(minor: number, currency?: string | null): number {
+  return Number(formatMoney(minor, currency));
 }
 
-/** "1550.00 SAR"-style display string used in price.formatted. */
+/** "1550.00 SAR"-style display string used in price.formatted, with the currency's own decimals. */
 export function formatDisplay(minor: number, currency: string): string {
-  return `${formatMoney(minor)} ${currency}`;
+  return `${formatMoney(minor, currency)} ${currency}`;
 }
 
 /** Rounds a rational amount of minor units half away from zero (used for percentages and tax). */

@@ -1,4 +1,4 @@
-import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import { getCountries, getCountryCallingCode, parsePhoneNumberFromString } from 'libphonenumber-js/max';
 
 /**
  * A phone as the platform keeps it: the country calling code (digits, no plus) and the national number
@@ -35,6 +35,11 @@ export function parsePhone(countryCode: string, phone: string): Phone | null {
   if (!parsed || !parsed.isValid() || parsed.countryCallingCode !== cc) return null;
   return { countryCode: cc, national: parsed.nationalNumber, e164: `${cc}${parsed.nationalNumber}` };
 }
+
+/** Every calling code the platform can parse numbers of (digits, no plus): what a store may allow. */
+export const SUPPORTED_COUNTRY_CODES: ReadonlySet<string> = new Set(
+  getCountries().map((country) => String(getCountryCallingCode(country))),
+);
 
 /** Shows only the last 3 digits of the national number: "******001". */
 export function maskPhone(national: string): string {

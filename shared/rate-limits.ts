@@ -32,6 +32,8 @@ export const LIMITS = Object.freeze({
   storefrontAuthPerPhone: def('sf_auth_phone', 10, 86400, 'phone'),
   storefrontVerifyPerIp: def('sf_verify_ip', 5, 60, 'ip'),
   storefrontResendPerPhone: def('sf_resend_phone', 3, 600, 'phone'),
+  // Not in the spec's table: the Embed API's per-IP resend limit, for the Storefront too.
+  storefrontResendPerIp: def('sf_resend_ip', 20, 86400, 'ip'),
   licensePerIp: def('license_ip', 60, 60, 'ip'),
   analyticsEventsPerIp: def('analytics_ip', 120, 60, 'ip'),
   paymentStatusPerIp: def('payment_status_ip', 120, 60, 'ip'),

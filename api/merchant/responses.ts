@@ -29,8 +29,13 @@ const nstr: SchemaObject = { type: ['string', 'null'] };
 const int: SchemaObject = { type: 'integer' };
 const nint: SchemaObject = { type: ['integer', 'null'] };
 const bool: SchemaObject = { type: 'boolean' };
-const money: SchemaObject = { type: 'string', pattern: '^-?\\d+\\.\\d{2}$', description: 'Decimal string.' };
-const nmoney: SchemaObject = { type: ['string', 'null'], pattern: '^-?\\d+\\.\\d{2}$' };
+const money: SchemaObject = {
+  type: 'string',
+  pattern: '^-?\\d+(\\.\\d{2,3})?$',
+  description:
+    'Decimal string with the currency’s own decimals (ISO 4217: 2 for SAR, 3 for KWD, none for JPY).',
+};
+const nmoney: SchemaObject = { type: ['string', 'null'], pattern: '^-?\\d+(\\.\\d{2,3})?$' };
 const time: SchemaObject = { type: 'string', format: 'date-time' };
 const ntime: SchemaObject = { type: ['string', 'null'], format: 'date-time' };
 const status: SchemaObject = { type: 'integer', minimum: 1, maximum: 6, description: 'Order status code.' };
@@ -273,6 +278,7 @@ export const ProductDetail: SchemaObject = {
     ProductSummary,
     obj({
       description: nstr,
+      max_per_order: { type: 'integer', minimum: 1, description: 'Most units one checkout line may take.' },
       keys_left: nint,
       fields: {
         type: 'array',

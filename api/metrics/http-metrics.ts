@@ -6,6 +6,8 @@ import {
   registerFivemMetrics,
   registerQueueMetrics,
 } from '../../shared/metrics';
+import { otpGuardsOf } from '../../shared/services/otp/factory';
+import { registerOtpMetrics } from '../../shared/services/otp/guards';
 import { registerSubscriptionMetrics } from '../../shared/services/subscriptions/metrics';
 import { countFivemCommands } from '../../shared/services/fivem';
 import type { AppContext, AppMiddleware } from '../context';
@@ -47,6 +49,7 @@ export function httpMetrics(app: object, deps: Deps): AppMiddleware {
   registerFivemMetrics(registry, () => countFivemCommands(deps.knex), deps.logger);
   registerSubscriptionMetrics(registry, deps.knex, deps.logger);
   registerBreakerMetrics(registry, deps.breakers);
+  registerOtpMetrics(registry, otpGuardsOf(deps), deps.logger);
   const labelNames = ['method', 'route', 'status'] as const;
   const duration = new Histogram({
     name: 'http_request_duration_seconds',

@@ -11,9 +11,23 @@ import type { SchemaObject } from './types';
 const METHOD_IDS = [...PAYMENT_METHOD_IDS];
 const decimal = (description: string): SchemaObject => ({
   type: 'string',
-  pattern: '^\\d+\\.\\d{2}$',
-  description,
+  pattern: '^\\d+(\\.\\d{2,3})?$',
+  description: `${description} With the currency's own decimals (ISO 4217): 2 for SAR, 3 for KWD, none for JPY.`,
 });
+
+/** What a manual-payment answer tells the buyer about the store's payment deadline. */
+const MANUAL_DEADLINE = {
+  payment_days: {
+    type: 'integer',
+    minimum: 1,
+    description: 'Days the buyer has to pay (the store’s setting); after them the order is cancelled.',
+  },
+  pay_by: {
+    type: 'string',
+    format: 'date-time',
+    description: 'When the order is cancelled if still unpaid.',
+  },
+} satisfies Record<string, SchemaObject>;
 
 const amounts = {
   amount: decimal('Total payable.'),
@@ -112,6 +126,11 @@ export const sharedSchemas: Record<string, SchemaObject> = {
       is_in_stock: { type: 'boolean' },
       quantity: { type: ['integer', 'null'], description: 'Null: unlimited. Code products: available keys.' },
     }),
+    max_per_order: {
+      type: 'integer',
+      minimum: 1,
+      description: 'Most units one checkout line may take; a larger `quantity` is a 422 naming `quantity`.',
+    },
     image: object({ url: { type: ['string', 'null'] } }),
     categories: {
       type: 'array',
@@ -153,6 +172,7 @@ export const sharedSchemas: Record<string, SchemaObject> = {
         paypal_email: { type: 'string' },
         amount: { type: 'number' },
         checkout_url: { type: 'string' },
+        ...MANUAL_DEADLINE,
       }),
       object({
         type: { const: 'bank_transfer' },
@@ -164,6 +184,7 @@ export const sharedSchemas: Record<string, SchemaObject> = {
         }),
         amount: { type: 'number' },
         checkout_url: { type: 'string' },
+        ...MANUAL_DEADLINE,
       }),
     ],
   },

@@ -1,4 +1,6 @@
 import type { AppContext } from '../context';
+import { currencyExponent } from '../../shared/currency';
+import { formatMoney } from '../../shared/money';
 
 /**
  * The buyer pages (hosted checkout and payment pages, the sandbox provider's page) speak Arabic, right to
@@ -45,19 +47,36 @@ export function pickLocale(ctx: AppContext): Locale {
   return fromAcceptLanguage(ctx.get('Accept-Language')) ?? 'en';
 }
 
-/** "50.00 SAR" as the locale writes it: "SAR 50.00" / "50.00 ر.س.". Minor units in, two decimals out. */
+/**
+ * "50.00 SAR" as the locale writes it: "SAR 50.00" / "50.00 ر.س.". Minor units in; out with the
+ * currency's own decimals (ISO 4217: "1.250 KWD", "500 JPY"), read from the one currency table.
+ */
 export function formatAmount(minor: number, currency: string, locale: Locale): string {
   const tag = locale === 'ar' ? 'ar-SA-u-nu-latn' : 'en-US';
+  const digits = currencyExponent(currency);
+  // Formatted from the exact decimal text, never from minor / 10^digits as a float.
+  const text = formatMoney(minor, currency);
   try {
     return new Intl.NumberFormat(tag, {
       style: 'currency',
       currency,
-      minimumFractionDigits: 2,
-      maximumFractionDigits: 2,
-    }).format(minor / 100);
+      minimumFractionDigits: digits,
+      maximumFractionDigits: digits,
+    }).format(text as unknown as number);
   } catch {
-    return `${(minor / 100).toFixed(2)} ${currency}`;
+    return `${text} ${currency}`;
   }
+}
+
+/** A payment deadline as the locale writes it, in UTC (said so), Gregorian with Latin digits in Arabic too. */
+export function formatDeadline(at: Date, locale: Locale): string {
+  const tag = locale === 'ar' ? 'ar-SA-u-ca-gregory-nu-latn' : 'en-GB';
+  const text = new Intl.DateTimeFormat(tag, {
+    dateStyle: 'long',
+    timeStyle: 'short',
+    timeZone: 'UTC',
+  }).format(at);
+  return `${text} UTC`;
 }
 
 type Strings = typeof en;
@@ -111,6 +130,10 @@ const en = {
   accountNumber: 'Account number',
   iban: 'IBAN',
   confirmedOnTransfer: 'Your order is confirmed once the store has received the transfer.',
+  payWithin: (days: number, date: string) =>
+    `Please pay within ${days} ${days === 1 ? 'day' : 'days'}, by ${date}. After that the order is cancelled and what it holds goes back on sale.`,
+  paymentDeadlinePassed:
+    'The time to pay for this order has passed, so it was cancelled. Please place a new order.',
   confirmedOnPayment: 'Your order is confirmed once the store has received the payment.',
   payWithPaypal: 'Pay with PayPal',
   sendByPaypal: (amount: string, email: string) => `Send ${amount} by PayPal to ${email}.`,
@@ -189,6 +212,9 @@ const ar: Strings = {
   accountNumber: 'رقم الحساب',
   iban: 'رقم الآيبان',
   confirmedOnTransfer: 'يتأكد طلبك بعد أن يستلم المتجر التحويل.',
+  payWithin: (days, date) =>
+    `يرجى الدفع خلال ${days === 1 ? 'يوم واحد' : days === 2 ? 'يومين' : `${days} أيام`}، قبل ${date}. بعد ذلك يُلغى الطلب وتعود منتجاته للبيع.`,
+  paymentDeadlinePassed: 'انتهت مهلة الدفع لهذا الطلب فأُلغي. يرجى إنشاء طلب جديد.',
   confirmedOnPayment: 'يتأكد طلبك بعد أن يستلم المتجر الدفعة.',
   payWithPaypal: 'ادفع عبر باي بال',
   sendByPaypal: (amount, email) => `أرسل ${amount} عبر باي بال إلى ${email}.`,

@@ -9,7 +9,7 @@ import type {
 import { PAYMENT_METHOD_NAMES } from '../../shared/services/payment-methods';
 import type { PaymentMethodId } from '../../db/models';
 import { escapeHtml, HtmlAnswer, layout } from './html';
-import { formatAmount, Locale, Strings, STRINGS } from './i18n';
+import { formatAmount, formatDeadline, Locale, Strings, STRINGS } from './i18n';
 import { methodMark } from './marks';
 
 /** How often a waiting page reloads itself (the payment status clients poll every 2 to 3 s as well). */
@@ -80,9 +80,13 @@ function notFound(view: View): HtmlAnswer {
 function instructions(i: ManualInstructions, view: View): string {
   const t = strings(view);
   const amount = formatAmount(i.amountMinor, i.currency, view.locale);
+  if (i.deadline.passed) return `<p class="error">${escapeHtml(t.paymentDeadlinePassed)}</p>`;
+  const deadline = `<p class="deadline"><strong>${escapeHtml(
+    t.payWithin(i.deadline.days, formatDeadline(i.deadline.at, view.locale)),
+  )}</strong></p>`;
   if (i.kind === 'bank_transfer') {
     const d = i.details;
-    return `<p>${escapeHtml(t.transferTo(amount))}</p>
+    return `${deadline}<p>${escapeHtml(t.transferTo(amount))}</p>
 <dl><dt>${escapeHtml(t.bank)}</dt><dd><bdi>${escapeHtml(d.bank_name)}</bdi></dd><dt>${escapeHtml(t.accountName)}</dt><dd><bdi>${escapeHtml(d.account_name)}</bdi></dd>
 <dt>${escapeHtml(t.accountNumber)}</dt><dd class="ltr" dir="ltr">${escapeHtml(d.account_number)}</dd><dt>${escapeHtml(t.iban)}</dt><dd class="ltr" dir="ltr">${escapeHtml(d.iban)}</dd></dl>
 <p class="muted">${escapeHtml(t.confirmedOnTransfer)}</p>`;
@@ -91,7 +95,7 @@ function instructions(i: ManualInstructions, view: View): string {
     ? `<a class="button" href="${escapeHtml(i.link)}" rel="noreferrer">${escapeHtml(t.payWithPaypal)}</a>`
     : '';
   const email = i.email ? `<p>${escapeHtml(t.sendByPaypal(amount, i.email))}</p>` : '';
-  return `${email}${link}<p class="muted">${escapeHtml(t.confirmedOnPayment)}</p>`;
+  return `${deadline}${email}${link}<p class="muted">${escapeHtml(t.confirmedOnPayment)}</p>`;
 }
 
 /** What was bought, the order number, and how and where the goods arrive. */

@@ -9,8 +9,8 @@ export const CUSTOMER_OR_ANONYMOUS: SecurityRequirement[] = [{ CustomerBearer: [
 
 const decimal = (description: string): SchemaObject => ({
   type: 'string',
-  pattern: '^\\d+\\.\\d{2}$',
-  description,
+  pattern: '^\\d+(\\.\\d{2,3})?$',
+  description: `${description} With the currency's own decimals (ISO 4217): 2 for SAR, 3 for KWD, none for JPY.`,
 });
 
 /** An error answer of the Storefront envelope with its own description and an example message. */

@@ -65,6 +65,10 @@ export class Store extends BaseModel {
   tax_rate_bp!: number;
   embed_key!: string;
   allowed_origins!: string[];
+  /** Calling codes accepted for phone sign-in (digits); null: every code the platform supports. */
+  allowed_country_codes!: string[] | null;
+  /** Days a buyer has to pay a bank transfer or manual PayPal order before it expires (1..30, default 3). */
+  manual_payment_days!: number;
   fixture_ref!: string | null;
   created_at!: Date;
   updated_at!: Date;
@@ -251,6 +255,8 @@ export class Product extends BaseModel {
   sale_price_minor!: number | null;
   active!: boolean;
   stock!: number | null;
+  /** Most units one checkout line may take (checkout and cart: 422 naming `quantity` beyond it). */
+  max_per_order!: number;
   image_url!: string | null;
   fields!: CustomField[];
   license_enabled!: boolean;
@@ -421,6 +427,8 @@ export class Checkout extends BaseModel {
   reserved!: boolean;
   /** Holds one use of `coupon_id` (coupons.reserved_uses) until paid or expired. */
   coupon_reserved!: boolean;
+  /** The buyer's client address (null for checkouts a merchant opened): what the holds cap counts by. */
+  client_ip!: string | null;
   expires_at!: Date;
   created_at!: Date;
   updated_at!: Date;

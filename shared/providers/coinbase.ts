@@ -67,7 +67,7 @@ export class CoinbaseProvider implements PaymentProvider {
       name: request.description.slice(0, 100),
       description: request.description.slice(0, 200),
       pricing_type: 'fixed_price',
-      local_price: { amount: formatMoney(request.amountMinor), currency: request.currency },
+      local_price: { amount: formatMoney(request.amountMinor, request.currency), currency: request.currency },
       metadata: paymentMetadata(request),
       redirect_url: request.returnUrl,
       cancel_url: request.returnUrl,
@@ -93,7 +93,7 @@ export class CoinbaseProvider implements PaymentProvider {
     const local = asRecord(asRecord(charge?.pricing)?.local);
     const amount = asString(local?.amount);
     const currency = asString(local?.currency);
-    const amountMinor = amount === null ? null : parseMoney(amount);
+    const amountMinor = amount === null ? null : parseMoney(amount, currency);
     const timeline = Array.isArray(charge?.timeline) ? charge.timeline.map(asRecord) : [];
     const status = asString(timeline[timeline.length - 1]?.status) ?? 'NEW';
     if (!charge || amountMinor === null || !currency) {

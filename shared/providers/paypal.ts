@@ -58,6 +58,6 @@ export function payLinkWithAmount(link: string, amountMinor: number, currency: s
   const segments = url.pathname.split('/').filter((s) => s !== '');
   const upper = currency.toUpperCase();
   if (host !== 'paypal.me' || segments.length !== 1 || !PAYPAL_ME_CURRENCIES.has(upper)) return link;
-  url.pathname = `/${segments[0]}/${formatMoney(amountMinor)}${upper}`;
+  url.pathname = `/${segments[0]}/${formatMoney(amountMinor, upper)}${upper}`;
   return url.toString();
 }

@@ -66,7 +66,8 @@ export type MaintenanceTask =
   | 'purge-idempotency'
   | 'sweep-webhooks'
   | 'renew-subscriptions'
-  | 'relay-outbox';
+  | 'relay-outbox'
+  | 'expire-manual-orders';
 
 /**
  * Retries with exponential back-off; completed jobs kept a day (so deterministic ids dedupe), at most

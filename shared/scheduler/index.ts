@@ -27,6 +27,8 @@ export const MAINTENANCE_SCHEDULE: readonly ScheduleEntry[] = [
   { task: 'renew-subscriptions', cron: '*/5 * * * *' },
   // Jobs of committed changes that Redis could not take at the time (shared/queues/outbox.ts).
   { task: 'relay-outbox', cron: '* * * * *' },
+  // Bank transfer and manual PayPal orders past their store's payment deadline (days): every 10 minutes.
+  { task: 'expire-manual-orders', cron: '5-59/10 * * * *' },
 ];
 
 /** The scheduled minute a tick belongs to, whatever the millisecond the timer actually fired at. */

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { currencyExponent, SUPPORTED_CURRENCIES } from '../../shared/currency';
 import {
   applyBasisPoints,
   formatDisplay,
@@ -84,6 +85,43 @@ describe('money', () => {
       expect(toMajorNumber(4000)).to.equal(40);
       expect(toMajorNumber(1)).to.equal(0.01);
       expect(formatDisplay(1550, 'SAR')).to.equal('15.50 SAR');
+    });
+  });
+
+  describe('currencies (ISO 4217 exponents, shared/currency.ts)', () => {
+    it('knows the exponents: KWD, BHD, OMR, JOD 3; JPY 0; SAR, USD, EUR 2', () => {
+      for (const code of ['KWD', 'BHD', 'OMR', 'JOD']) expect(currencyExponent(code), code).to.equal(3);
+      expect(currencyExponent('JPY')).to.equal(0);
+      for (const code of ['SAR', 'USD', 'EUR']) expect(currencyExponent(code), code).to.equal(2);
+      expect(SUPPORTED_CURRENCIES).to.not.include('XYZ');
+    });
+
+    it('reads and writes each currency with its own decimals', () => {
+      expect(parseMoney('12.345', 'KWD')).to.equal(12_345);
+      expect(parseMoney('12.3', 'KWD')).to.equal(12_300);
+      expect(parseMoney('12.3456', 'KWD')).to.equal(null);
+      expect(parseMoney('500', 'JPY')).to.equal(500);
+      expect(parseMoney('500.00', 'JPY'), 'trailing zeros are exact').to.equal(500);
+      expect(parseMoney('500.5', 'JPY')).to.equal(null);
+      expect(parseMoney('15.50', 'SAR')).to.equal(1550);
+      expect(parseMoney('15.505', 'SAR')).to.equal(null);
+      expect(formatMoney(12_345, 'KWD')).to.equal('12.345');
+      expect(formatMoney(5, 'BHD')).to.equal('0.005');
+      expect(formatMoney(-1_005, 'OMR')).to.equal('-1.005');
+      expect(formatMoney(1_500, 'JPY')).to.equal('1500');
+      expect(formatMoney(1_550, 'USD')).to.equal('15.50');
+      expect(toMajorNumber(12_345, 'KWD')).to.equal(12.345);
+      expect(toMajorNumber(1_500, 'JPY')).to.equal(1500);
+      expect(formatDisplay(12_345, 'KWD')).to.equal('12.345 KWD');
+      expect(formatDisplay(500, 'JPY')).to.equal('500 JPY');
+    });
+
+    it('round-trips every supported currency exactly', () => {
+      for (const currency of SUPPORTED_CURRENCIES) {
+        for (const minor of [0, 1, 9, 10, 999, 1_000, 123_456_789]) {
+          expect(parseMoney(formatMoney(minor, currency), currency), `${currency} ${minor}`).to.equal(minor);
+        }
+      }
     });
   });
 

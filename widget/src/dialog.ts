@@ -516,7 +516,8 @@ export class CheckoutDialog {
     this.fieldInputs = [];
     for (const field of p.fields) options.append(this.customField(field));
 
-    const max = p.stock.quantity ?? 9999;
+    // Never offer more than the store sells in one order (max_per_order) or has in stock.
+    const max = Math.min(p.max_per_order ?? 10, p.stock.quantity ?? Number.MAX_SAFE_INTEGER);
     this.qty = this.input({ type: 'number', min: 1, max, step: 1, value: 1, inputmode: 'numeric' });
     const step = (delta: number) => () => {
       const next = Math.min(max, Math.max(1, (parseInt(this.qty.value, 10) || 1) + delta));
@@ -1224,6 +1225,17 @@ export class CheckoutDialog {
     }
   }
 
+  /** The store's payment deadline of a manual order, in the buyer's language (UTC, said so). */
+  private payWithin(initiated: { payment_days: number; pay_by: string }): string {
+    const tag = this.opts.lang === 'ar' ? 'ar-SA-u-ca-gregory-nu-latn' : 'en-GB';
+    const date = new Intl.DateTimeFormat(tag, {
+      dateStyle: 'long',
+      timeStyle: 'short',
+      timeZone: 'UTC',
+    }).format(new Date(initiated.pay_by));
+    return this.t.payWithin(initiated.payment_days, `${date} UTC`);
+  }
+
   private closePopup(): void {
     try {
       this.popup?.close();
@@ -1292,6 +1304,7 @@ export class CheckoutDialog {
           this.copyRow('PayPal', initiated.paypal_email),
           this.copyRow(t.amount, session.amount),
         ),
+        h('p', { class: 'deadline' }, this.payWithin(initiated)),
         h('p', { class: 'muted' }, t.manualWait),
         status,
       );
@@ -1312,6 +1325,7 @@ export class CheckoutDialog {
           this.copyRow(t.iban, b.iban),
           this.copyRow(t.amount, session.amount),
         ),
+        h('p', { class: 'deadline' }, this.payWithin(initiated)),
         h('p', { class: 'muted' }, t.manualWait),
         status,
       );

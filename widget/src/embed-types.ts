@@ -20,6 +20,7 @@ export interface EmbedAnswers {
       is_in_stock: boolean;
       quantity: number | null;
     };
+    max_per_order: number;
     image: {
       url: string | null;
     };
@@ -195,6 +196,8 @@ export interface EmbedAnswers {
         paypal_email: string;
         amount: number;
         checkout_url: string;
+        payment_days: number;
+        pay_by: string;
       }
     | {
         type: 'bank_transfer';
@@ -206,6 +209,8 @@ export interface EmbedAnswers {
         };
         amount: number;
         checkout_url: string;
+        payment_days: number;
+        pay_by: string;
       };
   'POST /api/embed/guest/payment/initiate':
     | {
@@ -217,6 +222,8 @@ export interface EmbedAnswers {
         paypal_email: string;
         amount: number;
         checkout_url: string;
+        payment_days: number;
+        pay_by: string;
       }
     | {
         type: 'bank_transfer';
@@ -228,6 +235,8 @@ export interface EmbedAnswers {
         };
         amount: number;
         checkout_url: string;
+        payment_days: number;
+        pay_by: string;
       };
   'GET /api/embed/payment/status/{checkoutUrl}': {
     is_paid: boolean;

@@ -62,6 +62,8 @@ const en = {
   iban: 'IBAN',
   amount: 'Amount',
   manualWait: 'Your order is created as soon as the store confirms the payment. You can keep this open.',
+  payWithin: (days: number, date: string) =>
+    `Please pay within ${days} ${days === 1 ? 'day' : 'days'}, by ${date}. After that the order is cancelled.`,
   copy: 'Copy',
   copied: 'Copied',
   thanks: 'Thank you!',
@@ -174,6 +176,8 @@ const ar: Strings = {
   iban: 'الآيبان',
   amount: 'المبلغ',
   manualWait: 'سيُنشأ طلبك فور تأكيد المتجر للدفع. يمكنك إبقاء هذه النافذة مفتوحة.',
+  payWithin: (days, date) =>
+    `يرجى الدفع خلال ${days === 1 ? 'يوم واحد' : days === 2 ? 'يومين' : `${days} أيام`}، قبل ${date}. بعد ذلك يُلغى الطلب.`,
   copy: 'نسخ',
   copied: 'تم النسخ',
   thanks: 'شكرًا لك!',

@@ -1,7 +1,7 @@
 import { ForbiddenError } from '../../../shared/errors';
 import { TOKEN_NOT_FOR_PRODUCT, validateSessionForProduct } from '../../../shared/services/customers/session';
 import { otpServiceFor } from '../../../shared/services/otp/factory';
-import { EMBED_ABILITIES } from '../../../shared/services/tokens';
+import { EMBED_ABILITIES, revokeCustomerToken } from '../../../shared/services/tokens';
 import { embedOk, object, schemaRef } from '../../openapi/components';
 import { defineRoute } from '../../http/route';
 import { customerAuth } from '../../middleware/customer-auth';
@@ -64,7 +64,9 @@ export const embedAuthRoutes = [
     summary: 'Check the code',
     description:
       'An existing customer gets a token; a new phone gets `needs_registration` and goes on with auth/complete. ' +
-      'Three attempts per code (INVALID_CODE with remaining_attempts, then MAX_ATTEMPTS_REACHED).',
+      'Three attempts per code (INVALID_CODE with remaining_attempts, then MAX_ATTEMPTS_REACHED). At most 10 ' +
+      'failed codes per phone number a day, across sessions, resends and both APIs: past that ' +
+      'MAX_ATTEMPTS_REACHED (with `retry_after`) until the day (UTC) is over, even with the right code.',
     guards: embedGuards,
     request: { body: schemas.verifyBody },
     responses: {
@@ -117,5 +119,28 @@ export const embedAuthRoutes = [
     },
     handler: (ctx, { body }) =>
       validateSessionForProduct(ctx.deps.knex, ctx.state.customer!, body.product_id),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/embed/auth/logout',
+    interface: 'embed',
+    operationId: 'embedAuthLogout',
+    summary: 'Sign out',
+    description:
+      'Revokes the customer token sent in `Authorization`: from now on it answers 401 everywhere. Other ' +
+      'tokens of the customer (another device, the storefront) stay valid. A token of a blocked phone is ' +
+      'dead already.',
+    security: EMBED_WITH_TOKEN,
+    guards: (deps) => [...embedGuards(deps), customerAuth({ kind: 'embed' })],
+    responses: {
+      200: embedOk('Signed out.', object({ signed_out: { const: true } }), {
+        success: true,
+        data: { signed_out: true },
+      }),
+    },
+    handler: async (ctx) => {
+      await revokeCustomerToken(ctx.deps.knex, ctx.state.customerToken!.id);
+      return { signed_out: true as const };
+    },
   }),
 ];

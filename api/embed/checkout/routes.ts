@@ -34,7 +34,8 @@ const CHECKOUT_RULES =
   'queues its fulfilment; coupon uses are counted atomically as the order is created, so a coupon used up ' +
   'meanwhile answers 400 "Coupon has reached maximum uses" and nothing is written.' +
   '\n\n**Reservations.** A code-key product reserves `quantity` available keys and a product with finite ' +
-  'stock takes `quantity` units, both released if the checkout expires unpaid. Not enough: 400 ' +
+  'stock takes `quantity` units, both released if the checkout expires unpaid. A `quantity` above the ' +
+  'product’s `max_per_order` (default 10) is a 422 naming `quantity`. Not enough: 400 ' +
   '"Insufficient stock". The checkout lives `CHECKOUT_TTL_SECONDS` (default 3600); afterwards payment calls ' +
   'and the status endpoint answer 404.' +
   '\n\n**Errors.** 422 (`errors` by field) for invalid input: a `product_id` that is not an active product of ' +
@@ -96,7 +97,7 @@ export const embedCheckoutRoutes = [
     responses,
     handler: async (ctx, { body }) =>
       createCheckout(
-        checkoutDepsOf(ctx.deps, ctx.state.budget),
+        checkoutDepsOf(ctx.deps, ctx.state.budget, ctx.ip),
         ctx.state.store!,
         buyerFromCustomer(ctx.state.customer!),
         body,
@@ -125,7 +126,7 @@ export const embedCheckoutRoutes = [
         phone: body.customer_phone,
       };
       return createCheckout(
-        checkoutDepsOf(ctx.deps, ctx.state.budget),
+        checkoutDepsOf(ctx.deps, ctx.state.budget, ctx.ip),
         ctx.state.store!,
         buyer,
         body,

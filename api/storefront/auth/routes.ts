@@ -1,5 +1,8 @@
 import { LIMITS } from '../../../shared/rate-limits';
 import { otpServiceFor } from '../../../shared/services/otp/factory';
+import { revokeCustomerToken } from '../../../shared/services/tokens';
+import { customerAuth } from '../../middleware/customer-auth';
+import { CUSTOMER_TOKEN, unauthenticated } from '../responses';
 import { object, schemaRef, storefrontOk } from '../../openapi/components';
 import { completeBody, resendBody, storefrontStartBody, verifyBody } from '../../embed/auth/schemas';
 import { defineRoute, reply } from '../../http/route';
@@ -32,7 +35,7 @@ export const storefrontAuthRoutes = [
     interface: 'storefront',
     operationId: 'storefrontAuthResend',
     summary: 'Send a new code',
-    description: 'By SMS only; 3 resends per 10 minutes.',
+    description: 'By SMS only; 3 resends per 10 minutes per phone and 20 a day per client IP.',
     guards: storefrontGuards,
     request: { body: resendBody },
     responses: {
@@ -55,7 +58,9 @@ export const storefrontAuthRoutes = [
     interface: 'storefront',
     operationId: 'storefrontAuthVerify',
     summary: 'Check the code',
-    description: '5 attempts per minute per IP.',
+    description:
+      '5 attempts per minute per IP. At most 10 failed codes per phone number a day, across sessions, ' +
+      'resends and both APIs: past that 429 until the day (UTC) is over, even with the right code.',
     guards: (deps) => [
       ...storefrontGuards(deps),
       rateLimit([{ def: LIMITS.storefrontVerifyPerIp, key: byClientIp }]),
@@ -92,5 +97,25 @@ export const storefrontAuthRoutes = [
       ),
     },
     handler: (ctx, { body }) => otpServiceFor(ctx.deps).complete(ctx.state.store!, 'storefront', body),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/auth/logout',
+    interface: 'storefront',
+    operationId: 'storefrontAuthLogout',
+    summary: 'Sign out',
+    description:
+      'Revokes the storefront customer token sent in `Authorization`: from now on it answers 401. Other ' +
+      'tokens of the customer (another device, the embedded checkout) stay valid.',
+    security: CUSTOMER_TOKEN,
+    guards: (deps) => [...storefrontGuards(deps), customerAuth({ kind: 'storefront' })],
+    responses: {
+      200: storefrontOk('Signed out.', object({ signed_out: { const: true } })),
+      401: unauthenticated,
+    },
+    handler: async (ctx) => {
+      await revokeCustomerToken(ctx.deps.knex, ctx.state.customerToken!.id);
+      return { signed_out: true as const };
+    },
   }),
 ];

@@ -107,7 +107,7 @@ export const storefrontCheckoutRoutes = [
     },
     handler: (ctx, { body }) =>
       checkoutCart(
-        checkoutDepsOf(ctx.deps, ctx.state.budget),
+        checkoutDepsOf(ctx.deps, ctx.state.budget, ctx.ip),
         ctx.state.store!,
         ownerOf(ctx),
         buyerOf(ctx, body),

@@ -11,6 +11,7 @@ import {
   CheckoutResult,
   INSUFFICIENT_STOCK,
   MAX_QUANTITY,
+  maxPerOrderError,
   openCheckout,
 } from '../checkout';
 import { resolveCouponForProducts } from '../coupons';
@@ -235,12 +236,14 @@ async function view(
         product_id: l.item.product_id,
         quantity: l.item.quantity,
         subscription_plan: l.plan
-          ? { id: l.plan.id, name: l.plan.name, price: formatMoney(l.plan.price_minor) }
+          ? { id: l.plan.id, name: l.plan.name, price: formatMoney(l.plan.price_minor, store.currency) }
           : null,
         fields: l.item.fields ?? {},
-        unit_price: ok ? formatMoney(l.unitPriceMinor) : null,
-        addons: ok ? formatMoney(l.addonsMinor) : null,
-        subtotal: ok ? formatMoney((l.unitPriceMinor + l.addonsMinor) * l.item.quantity) : null,
+        unit_price: ok ? formatMoney(l.unitPriceMinor, store.currency) : null,
+        addons: ok ? formatMoney(l.addonsMinor, store.currency) : null,
+        subtotal: ok
+          ? formatMoney((l.unitPriceMinor + l.addonsMinor) * l.item.quantity, store.currency)
+          : null,
         available: ok,
         problem: l.problem,
       };
@@ -248,12 +251,16 @@ async function view(
     count: available.reduce((sum, l) => sum + l.item.quantity, 0),
     currency: store.currency,
     coupon: cart?.coupon_code
-      ? { code: cart.coupon_code, discount_amount: formatMoney(price.discountMinor), error: couponError }
+      ? {
+          code: cart.coupon_code,
+          discount_amount: formatMoney(price.discountMinor, store.currency),
+          error: couponError,
+        }
       : null,
-    subtotal: formatMoney(price.subtotalMinor),
-    discount_amount: formatMoney(price.discountMinor),
-    tax_amount: formatMoney(price.taxMinor),
-    total: formatMoney(price.totalMinor),
+    subtotal: formatMoney(price.subtotalMinor, store.currency),
+    discount_amount: formatMoney(price.discountMinor, store.currency),
+    tax_amount: formatMoney(price.taxMinor, store.currency),
+    total: formatMoney(price.totalMinor, store.currency),
   };
 }
 
@@ -308,6 +315,8 @@ export async function addToCart(
   );
   const units = lines.filter((l) => l.product_id === product.id).reduce((s, l) => s + l.quantity, 0);
   await assertStock(knex, product, units + input.quantity);
+  const overMax = maxPerOrderError(product, (same?.quantity ?? 0) + input.quantity);
+  if (overMax) throw ValidationError.field('quantity', overMax);
   if (same) {
     const quantity = same.quantity + input.quantity;
     if (quantity > MAX_QUANTITY) throw ValidationError.field('quantity', 'The quantity is too large.');
@@ -351,6 +360,8 @@ export async function setQuantity(
   const { cart, item } = await ownLine(knex, store, owner, itemId);
   const product = await findSellableProduct(knex, store.id, item.product_id);
   if (product) {
+    const overMax = maxPerOrderError(product, quantity);
+    if (overMax) throw ValidationError.field('quantity', overMax);
     const others = await knex('cart_items')
       .where({ cart_id: cart.id, product_id: product.id })
       .whereNot('id', item.id)

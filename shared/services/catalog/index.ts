@@ -49,6 +49,8 @@ export interface ProductView {
   currency: string;
   price: PriceView;
   stock: { is_in_stock: boolean; quantity: number | null };
+  /** Most units one checkout line may take: a widget caps its quantity input with it. */
+  max_per_order: number;
   image: { url: string | null };
   categories: { id: number; name: string; slug: string }[];
   fields: CustomFieldView[];
@@ -95,14 +97,14 @@ export async function stockOf(knex: Knex, product: Product): Promise<number | nu
 export function priceView(product: Product, currency: string): PriceView {
   const actual = product.sale_price_minor ?? product.price_minor;
   return {
-    original: toMajorNumber(product.price_minor),
-    actual: toMajorNumber(actual),
+    original: toMajorNumber(product.price_minor, currency),
+    actual: toMajorNumber(actual, currency),
     formatted: formatDisplay(actual, currency),
     currency,
   };
 }
 
-export function customFieldViews(fields: readonly CustomField[]): CustomFieldView[] {
+export function customFieldViews(fields: readonly CustomField[], currency: string): CustomFieldView[] {
   return fields.map((field, index) => ({
     index,
     type: field.type,
@@ -113,7 +115,7 @@ export function customFieldViews(fields: readonly CustomField[]): CustomFieldVie
         ? (field.options ?? []).map((option, i) => ({
             index: i,
             label: option.label,
-            price: formatMoney(option.price_minor),
+            price: formatMoney(option.price_minor, currency),
           }))
         : [],
     upload:
@@ -194,20 +196,21 @@ export async function productView(
     currency: store.currency,
     price: priceView(product, store.currency),
     stock: { is_in_stock: quantity === null || quantity > 0, quantity },
+    max_per_order: product.max_per_order,
     image: { url: product.image_url },
     categories: categories.map((c) => ({ id: c.id, name: c.name, slug: c.slug })),
-    fields: customFieldViews(customFieldsOf(product)),
+    fields: customFieldViews(customFieldsOf(product), store.currency),
     subscription_plans: plans.map((p) => ({
       id: p.id,
       name: p.name,
-      price: formatMoney(p.price_minor),
+      price: formatMoney(p.price_minor, store.currency),
       price_formatted: formatDisplay(p.price_minor, store.currency),
       duration: p.duration,
     })),
     payment_methods: methods.map((m) => ({
       ...paymentMethodView(m.method),
-      min_amount: m.min_amount_minor === null ? null : formatMoney(m.min_amount_minor),
-      max_amount: m.max_amount_minor === null ? null : formatMoney(m.max_amount_minor),
+      min_amount: m.min_amount_minor === null ? null : formatMoney(m.min_amount_minor, store.currency),
+      max_amount: m.max_amount_minor === null ? null : formatMoney(m.max_amount_minor, store.currency),
     })),
   };
 }

@@ -8,7 +8,7 @@ const byDeps = new WeakMap<Deps, CheckoutDeps>();
  * The checkout service's dependencies for one process wiring, with the deployment's storage driver; with
  * the HTTP request's budget when a route passes it (nothing is reserved once it is spent).
  */
-export function checkoutDepsOf(deps: Deps, budget?: RequestBudget): CheckoutDeps {
+export function checkoutDepsOf(deps: Deps, budget?: RequestBudget, clientIp?: string): CheckoutDeps {
   let wired = byDeps.get(deps);
   if (!wired) {
     wired = {
@@ -20,5 +20,6 @@ export function checkoutDepsOf(deps: Deps, budget?: RequestBudget): CheckoutDeps
     };
     byDeps.set(deps, wired);
   }
-  return budget ? { ...wired, budget } : wired;
+  if (!budget && !clientIp) return wired;
+  return { ...wired, ...(budget ? { budget } : {}), ...(clientIp ? { clientIp } : {}) };
 }

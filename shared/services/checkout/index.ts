@@ -28,6 +28,7 @@ import { reserveCouponUse, resolveCouponForProducts } from '../coupons';
 import { AcceptedUpload, checkCustomFields, FieldCheckResult, IncomingUpload } from '../custom-fields';
 import { KIND_INFO } from '../custom-fields/uploads';
 import { createOrderFromCheckout } from '../orders/create-from-checkout';
+import { assertHoldsWithinCap } from './holds';
 import { PriceBreakdown, priceLines, subtotalOf, unitPrice } from '../pricing';
 import { availablePaymentMethods, PaymentMethodView } from '../payment-methods';
 
@@ -60,14 +61,33 @@ export const EMPTY_CHECKOUT = 'Nothing to check out';
 /** Spec: quantity min 1; the upper bound keeps amounts far from integer limits and stops absurd orders. */
 export const MAX_QUANTITY = 10_000;
 
+/**
+ * The most units of `product` one checkout or cart line may hold (`products.max_per_order`, default 10):
+ * the field error to report beyond it, or null. Bounds what one unpaid checkout can lock up.
+ */
+export function maxPerOrderError(product: Pick<Product, 'max_per_order'>, quantity: number): string | null {
+  const max = product.max_per_order ?? 10;
+  return quantity > max ? `At most ${max} of this product can be bought in one order.` : null;
+}
+
 export interface CheckoutDeps {
   knex: Knex;
   queues: Queues;
-  config: Pick<Config, 'checkoutTtlSeconds' | 'publicBaseUrl' | 'sandboxEnabled'>;
+  config: Pick<
+    Config,
+    | 'checkoutTtlSeconds'
+    | 'publicBaseUrl'
+    | 'sandboxEnabled'
+    | 'checkoutHoldsPerIp'
+    | 'checkoutHoldsPerPhone'
+    | 'rateLimitsEnabled'
+  >;
   storage: StorageDriver;
   logger: Logger;
   /** The HTTP request's budget (checkoutDepsOf): nothing is reserved once it is spent. */
   budget?: RequestBudget;
+  /** The buyer's client address (Embed, Storefront); unset for checkouts a merchant opens. */
+  clientIp?: string;
 }
 
 export interface CheckoutInput {
@@ -125,12 +145,13 @@ export type CheckoutResult =
 
 function amounts(
   price: Pick<PriceBreakdown, 'totalMinor' | 'subtotalMinor' | 'discountMinor' | 'taxMinor'>,
+  currency: string,
 ): Amounts {
   return {
-    amount: formatMoney(price.totalMinor),
-    subtotal: formatMoney(price.subtotalMinor),
-    discount_amount: formatMoney(price.discountMinor),
-    tax_amount: formatMoney(price.taxMinor),
+    amount: formatMoney(price.totalMinor, currency),
+    subtotal: formatMoney(price.subtotalMinor, currency),
+    discount_amount: formatMoney(price.discountMinor, currency),
+    tax_amount: formatMoney(price.taxMinor, currency),
   };
 }
 
@@ -293,6 +314,8 @@ async function prepareLines(
     const unitPriceMinor = unitPrice(product, plan);
     const subtotalMinor = subtotalOf(unitPriceMinor, fields.addonsMinor, line.quantity);
     if (subtotalMinor === null) errors[key(i, 'quantity')] = ['The quantity is too large.'];
+    const overMax = maxPerOrderError(product, line.quantity);
+    if (overMax) errors[key(i, 'quantity')] = [overMax];
     prepared.push({
       product,
       plan,
@@ -409,6 +432,7 @@ export async function openCheckout(
         status: 'created',
         reserved: false,
         coupon_reserved: coupon !== null,
+        client_ip: deps.clientIp ?? null,
         expires_at: new Date(Date.now() + deps.config.checkoutTtlSeconds * 1000),
       });
       let anyReserved = false;
@@ -432,6 +456,16 @@ export async function openCheckout(
       if (anyReserved) {
         await Checkout.query(trx).patch({ reserved: true }).where('id', checkout.id);
         checkout.reserved = true;
+      }
+      // A buyer's unpaid checkouts that hold something are capped (checkout/holds.ts); a merchant's are not.
+      if (!free && (anyReserved || coupon !== null) && input.source !== 'merchant') {
+        await assertHoldsWithinCap(trx, deps.config, {
+          storeId: store.id,
+          clientIp: deps.clientIp ?? null,
+          countryCode: buyer.countryCode,
+          phone: buyer.phone,
+          checkoutId: checkout.id,
+        });
       }
       for (const { upload, key } of stored) {
         await CheckoutUpload.query(trx).insert({
@@ -468,7 +502,7 @@ export async function openCheckout(
       order_id: outcome.order.id,
       message: FREE_ORDER_MESSAGE,
       checkout_url: checkoutUrl,
-      ...amounts(price),
+      ...amounts(price, store.currency),
       payment_methods: [],
     };
   }
@@ -477,7 +511,7 @@ export async function openCheckout(
     checkout_id: outcome.checkout.id,
     checkout_url: checkoutUrl,
     payment_url: paymentUrl(deps.config.publicBaseUrl, checkoutUrl),
-    ...amounts(price),
+    ...amounts(price, store.currency),
     payment_methods: methods,
   };
 }

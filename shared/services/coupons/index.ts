@@ -27,7 +27,8 @@ export const COUPON_ERRORS = {
   notActive: 'Coupon is not active',
   exhausted: 'Coupon has reached maximum uses',
   notForProduct: 'This coupon is not valid for this product',
-  minimumOrder: (minor: number) => `Minimum order value is ${formatMoney(minor)}`,
+  minimumOrder: (minor: number, currency?: string) =>
+    `Minimum order value is ${formatMoney(minor, currency)}`,
 } as const;
 
 /** The coupon result object of POST /api/embed/apply-coupon. */
@@ -76,7 +77,11 @@ export async function assertCouponUsable(
     throw new InvalidError(COUPON_ERRORS.notForProduct);
 
   if (coupon.min_order_minor !== null && subtotalMinor < coupon.min_order_minor) {
-    throw new InvalidError(COUPON_ERRORS.minimumOrder(coupon.min_order_minor));
+    // Read only on this refusal: the amount is written with the store currency's decimals.
+    const store = await knex('stores')
+      .where('id', coupon.store_id)
+      .first<{ currency: string } | undefined>('currency');
+    throw new InvalidError(COUPON_ERRORS.minimumOrder(coupon.min_order_minor, store?.currency));
   }
   return limitedTo;
 }
@@ -127,8 +132,8 @@ export async function resolveCouponForProducts(
 }
 
 /** A percentage in basis points as the spec's float (1000 -> 10); a fixed amount in major units. */
-export function couponAmount(coupon: Pick<Coupon, 'type' | 'amount'>): number {
-  return coupon.type === 'percentage' ? coupon.amount / 100 : toMajorNumber(coupon.amount);
+export function couponAmount(coupon: Pick<Coupon, 'type' | 'amount'>, currency: string): number {
+  return coupon.type === 'percentage' ? coupon.amount / 100 : toMajorNumber(coupon.amount, currency);
 }
 
 export interface ApplyCouponInput {
@@ -154,8 +159,8 @@ export async function applyCoupon(knex: Knex, store: Store, input: ApplyCouponIn
     coupon_id: coupon.id,
     code: coupon.code,
     type: coupon.type,
-    amount: couponAmount(coupon),
-    discount_amount: toMajorNumber(couponDiscount(subtotalMinor, coupon)),
+    amount: couponAmount(coupon, store.currency),
+    discount_amount: toMajorNumber(couponDiscount(subtotalMinor, coupon), store.currency),
     payment_restrictions: [...coupon.payment_restrictions],
   };
 }

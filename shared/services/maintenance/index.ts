@@ -2,6 +2,7 @@ import { noteStockChanged } from '../catalog/cache';
 import type { Knex } from 'knex';
 import { relayOutbox } from '../../queues/outbox';
 import type { MaintenanceTask, Queues } from '../../queues';
+import { expireManualOrders } from '../payments/manual-expiry';
 import { sweepPayments } from '../payments/sweep';
 import { sweepWebhooks } from '../payments/webhooks';
 import { renewSubscriptionsTask } from '../subscriptions/due';
@@ -167,7 +168,10 @@ export async function expireCheckouts(knex: Knex, now: Date = new Date()): Promi
 /** What a task may use besides the database: the payments sweep enqueues reconcile jobs. */
 export interface MaintenanceContext {
   queues: Queues;
-  /** Merchant webhook retry settings, for tasks that record merchant events (subscriptions ending). */
+  /**
+   * Merchant webhook settings, for tasks that record merchant events (subscriptions ending, manual orders
+   * expiring); their deliveries are enqueued with them.
+   */
   config?: { merchantWebhookRetryDelayMs: number };
 }
 
@@ -187,4 +191,5 @@ export const MAINTENANCE_TASKS: Readonly<Partial<Record<MaintenanceTask, Mainten
   'sweep-webhooks': sweepWebhooks,
   'renew-subscriptions': (knex, now, ctx) => renewSubscriptionsTask(knex, now, ctx),
   'relay-outbox': (knex, now, ctx) => relayOutbox(knex, now, ctx),
+  'expire-manual-orders': expireManualOrders,
 };

@@ -27,6 +27,7 @@ interface ProductRow {
   sale_price_minor: number | null;
   active: boolean;
   stock: number | null;
+  max_per_order: number;
   image_url: string | null;
   fields: unknown;
   license_enabled: boolean;
@@ -85,8 +86,8 @@ function summaryOf(
     type: p.type,
     active: p.active,
     price: {
-      original: formatMoney(Number(p.price_minor)),
-      actual: formatMoney(Number(p.sale_price_minor ?? p.price_minor)),
+      original: formatMoney(Number(p.price_minor), currency),
+      actual: formatMoney(Number(p.sale_price_minor ?? p.price_minor), currency),
       currency,
     },
     stock: { unlimited: quantity === null, quantity, is_in_stock: quantity === null || quantity > 0 },
@@ -163,6 +164,7 @@ export async function productDetail(
   return {
     ...summaryOf(row, store.currency, cats.get(row.id) ?? []),
     description: row.description,
+    max_per_order: Number(row.max_per_order),
     keys_left: row.type === 'code' ? Number(row.keys_left ?? 0) : null,
     fields: fields.map((f, index) => ({
       index,
@@ -172,13 +174,13 @@ export async function productDetail(
       options: (f.options ?? []).map((o, i) => ({
         index: i,
         label: o.label,
-        price: formatMoney(o.price_minor),
+        price: formatMoney(o.price_minor, store.currency),
       })),
     })),
     plans: plans.map((p) => ({
       id: p.id,
       name: p.name,
-      price: formatMoney(Number(p.price_minor)),
+      price: formatMoney(Number(p.price_minor), store.currency),
       duration: p.duration,
       active: p.active,
     })),

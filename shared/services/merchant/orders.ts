@@ -91,7 +91,7 @@ function summaryOf(o: OrderRow, items: ItemRow[]) {
     id: o.id,
     status: o.status,
     status_label: STATUS_LABELS[o.status],
-    total: formatMoney(o.total_minor),
+    total: formatMoney(o.total_minor, o.currency),
     currency: o.currency,
     payment_method: o.payment_method,
     source: o.source,
@@ -242,10 +242,10 @@ export async function orderDetail(
     id: order.id,
     status: order.status,
     status_label: STATUS_LABELS[order.status],
-    subtotal: formatMoney(order.subtotal_minor),
-    discount: formatMoney(order.discount_minor),
-    tax: formatMoney(order.tax_minor),
-    total: formatMoney(order.total_minor),
+    subtotal: formatMoney(order.subtotal_minor, order.currency),
+    discount: formatMoney(order.discount_minor, order.currency),
+    tax: formatMoney(order.tax_minor, order.currency),
+    total: formatMoney(order.total_minor, order.currency),
     currency: order.currency,
     source: order.source,
     customer_note: order.customer_note,
@@ -256,7 +256,7 @@ export async function orderDetail(
           method: payment.method,
           provider: payment.provider,
           status: payment.status,
-          amount: formatMoney(Number(payment.amount_minor)),
+          amount: formatMoney(Number(payment.amount_minor), payment.currency),
           currency: payment.currency,
           paid_at: iso(payment.paid_at),
         }
@@ -272,7 +272,12 @@ export async function orderDetail(
           }
         : null,
     coupon: coupon
-      ? { id: coupon.id, code: coupon.code, type: coupon.type, discount: formatMoney(order.discount_minor) }
+      ? {
+          id: coupon.id,
+          code: coupon.code,
+          type: coupon.type,
+          discount: formatMoney(order.discount_minor, order.currency),
+        }
       : null,
     refunds,
     items: items.map((item) => {
@@ -285,8 +290,8 @@ export async function orderDetail(
         name: item.name,
         type: item.type,
         quantity: item.quantity,
-        unit_price: formatMoney(item.unit_price_minor),
-        total: formatMoney(item.total_minor),
+        unit_price: formatMoney(item.unit_price_minor, order.currency),
+        total: formatMoney(item.total_minor, order.currency),
         delivered_at: iso(item.delivered_at),
         fields: Object.entries(values)
           .map(([key, value]) => {

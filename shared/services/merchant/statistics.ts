@@ -134,7 +134,7 @@ export async function storeStatistics(knex: Knex, store: Store, now = new Date()
       n += Number(count);
       total += Number(amount);
     }
-    return { amount: formatMoney(total), orders: n };
+    return { amount: formatMoney(total, store.currency), orders: n };
   };
   const byStatus = { '1': 0, '2': 0, '3': 0, '4': 0, '5': 0, '6': 0 };
   for (const row of figures) byStatus[String(row.status) as keyof typeof byStatus] = Number(row.n);
@@ -172,7 +172,7 @@ export async function storeStatistics(knex: Knex, store: Store, now = new Date()
       product_id: t.product_id,
       name: t.name ?? '',
       quantity: Number(t.quantity),
-      revenue: formatMoney(Number(t.revenue)),
+      revenue: formatMoney(Number(t.revenue), store.currency),
     })),
     new_customers: {
       today: Number(customers?.today ?? 0),

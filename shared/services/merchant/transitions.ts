@@ -226,7 +226,7 @@ export async function updateOrderStatus(
           data: {
             order_id: orderId,
             status: target,
-            total: formatMoney(Number(order.total_minor)),
+            total: formatMoney(Number(order.total_minor), order.currency),
             currency: order.currency,
             source: order.source,
           },

@@ -1,6 +1,16 @@
 import type { Deps } from '../../deps';
 import { rateLimiterFor } from '../rate-limiter';
+import { OtpGuards } from './guards';
 import { OtpService } from './index';
+
+/** The OTP guards of one process wiring (the Redis counters of failures and message budgets). */
+export function otpGuardsOf(deps: Pick<Deps, 'config' | 'redis' | 'logger'>): OtpGuards {
+  return new OtpGuards(deps.redis, deps.logger, {
+    prefix: deps.config.queuePrefix,
+    storeDailyMessages: deps.config.otpStoreDailyMessages,
+    budgetEnabled: deps.config.rateLimitsEnabled,
+  });
+}
 
 const byDeps = new WeakMap<Deps, OtpService>();
 
@@ -19,6 +29,7 @@ export function otpServiceFor(deps: Deps): OtpService {
       consumeLimit: async (def, key, cost) => {
         await limiter.enforce([{ def, key, cost }]);
       },
+      guards: otpGuardsOf(deps),
     });
     byDeps.set(deps, service);
   }

@@ -2,7 +2,14 @@ import type { Knex } from 'knex';
 import { BlockedPhone, OtpSession, Product, Store } from '../../../db/models';
 import type { Config } from '../../config';
 import { Cipher, hmacSha256, randomDigits, randomToken, safeEqual, sha256 } from '../../crypto';
-import { CodedError, DomainError, InvalidError, NotFoundError, ValidationError } from '../../errors';
+import {
+  CodedError,
+  DomainError,
+  InvalidError,
+  NotFoundError,
+  RateLimitedError,
+  ValidationError,
+} from '../../errors';
 import { maskPhone, parsePhone, Phone } from '../../phone';
 import type { Queues } from '../../queues';
 import { dispatchStaged, StagedJob, stageJob } from '../../queues/outbox';
@@ -10,6 +17,7 @@ import { assertMayStartWork, RequestBudget } from '../../request-deadline';
 import { LIMITS, LimitDefinition } from '../../rate-limits';
 import { findOrAdoptCustomer, createCustomer, CustomerView, customerView } from '../customers';
 import { issueCustomerToken, TokenKind } from '../tokens';
+import { MAX_FAILURES_PER_PHONE_PER_DAY, OtpGuards, utcDay } from './guards';
 
 /**
  * Phone OTP authentication, shared by the Embed API and the Storefront API (`channel`).
@@ -19,6 +27,11 @@ import { issueCustomerToken, TokenKind } from '../tokens';
  * and an encrypted copy for the sending job, cleared once the message has been handed over. Attempts are
  * reserved with one conditional UPDATE before the code is compared, so simultaneous guesses cannot get
  * past the limit.
+ *
+ * Beyond the spec's limits (see ./guards): at most MAX_FAILURES_PER_PHONE_PER_DAY failed verifications per
+ * phone per UTC day whatever the session, store or API (a resend gives the new code its three attempts
+ * but not the day back); per-IP start and resend limits keyed by the address alone, so they do not grow
+ * with the number of stores; a daily message budget per store; and the calling codes a store accepts.
  */
 export const CODE_LENGTH = 4;
 export const MAX_ATTEMPTS = 3;
@@ -40,6 +53,7 @@ export interface OtpDeps {
   consumeLimit: ConsumeLimit;
   /** Where a send job that Redis could not take yet is reported (the outbox relay enqueues it). */
   logger?: { warn(obj: object, msg: string): void };
+  guards: OtpGuards;
 }
 
 export interface StartInput {
@@ -76,7 +90,7 @@ const LIMITS_BY_CHANNEL = {
   storefront: {
     startIp: LIMITS.storefrontAuthStartPerIp,
     startPhone: LIMITS.storefrontAuthPerPhone,
-    resendIp: null,
+    resendIp: LIMITS.storefrontResendPerIp,
     resendPhone: LIMITS.storefrontResendPerPhone,
   },
 } as const;
@@ -95,8 +109,15 @@ export class OtpService {
     if (!phone) {
       throw ValidationError.field('phone', 'The phone number is not valid for this country code.');
     }
+    if (store.allowed_country_codes && !store.allowed_country_codes.includes(phone.countryCode)) {
+      throw ValidationError.field(
+        'country_code',
+        'This store does not accept phone numbers of this country.',
+      );
+    }
     const limits = LIMITS_BY_CHANNEL[channel];
-    await this.deps.consumeLimit(limits.startIp, `${store.id}:${ip}`);
+    // Keyed by the address alone: a client cannot multiply its allowance by the number of stores.
+    await this.deps.consumeLimit(limits.startIp, ip);
     await this.deps.consumeLimit(limits.startPhone, phone.e164);
 
     if (channel === 'embed') {
@@ -109,6 +130,7 @@ export class OtpService {
 
     // No code is issued (and sent) for a request whose client has gone or that outlived its budget.
     assertMayStartWork(budget);
+    await this.spendMessage(store);
     const sessionToken = randomToken(32, 'ots_');
     const tokenHash = sha256(sessionToken);
     const code = randomDigits(CODE_LENGTH);
@@ -157,8 +179,9 @@ export class OtpService {
       });
     }
     const limits = LIMITS_BY_CHANNEL[channel];
-    if (limits.resendIp) await this.deps.consumeLimit(limits.resendIp, `${store.id}:${ip}`);
+    await this.deps.consumeLimit(limits.resendIp, ip);
     await this.deps.consumeLimit(limits.resendPhone, session.e164);
+    await this.spendMessage(store);
 
     const code = randomDigits(CODE_LENGTH);
     const version = session.code_version + 1;
@@ -197,6 +220,33 @@ export class OtpService {
     const session = await this.findSession(store, channel, sessionToken);
     this.assertPending(session);
 
+    // One failure slot of the phone's day is taken before anything is compared and handed back unless the
+    // code turns out wrong: past the cap even the right code is refused until the day is over.
+    const slot = await this.deps.guards.takeFailureSlot(session.e164);
+    if (slot.failures > MAX_FAILURES_PER_PHONE_PER_DAY) {
+      await this.deps.guards.releaseFailure(session.e164);
+      throw this.phoneLocked(channel, slot.retryAfter);
+    }
+    let failed = false;
+    try {
+      return await this.compare(session, channel, sessionToken, code, slot.failures, slot.retryAfter, () => {
+        failed = true;
+      });
+    } finally {
+      if (!failed) await this.deps.guards.releaseFailure(session.e164).catch(() => undefined);
+    }
+  }
+
+  /** The code check proper, once a failure slot of the phone's day is held; `onFailure` marks it spent. */
+  private async compare(
+    session: OtpSession,
+    channel: OtpChannel,
+    sessionToken: string,
+    code: string,
+    phoneFailures: number,
+    retryAfter: number,
+    onFailure: () => void,
+  ): Promise<VerifyResult> {
     // Reserve one attempt atomically before comparing: at most MAX_ATTEMPTS comparisons per code, however
     // many requests arrive at once.
     const reserved = await this.deps
@@ -217,7 +267,10 @@ export class OtpService {
 
     const expected = this.codeHmac(session.token_hash, attempt.code_version, code);
     if (!safeEqual(expected, attempt.code_hmac)) {
-      const remaining = MAX_ATTEMPTS - attempt.attempts;
+      onFailure();
+      const phoneRemaining = MAX_FAILURES_PER_PHONE_PER_DAY - phoneFailures;
+      if (phoneRemaining <= 0) throw this.phoneLocked(channel, retryAfter);
+      const remaining = Math.min(MAX_ATTEMPTS - attempt.attempts, phoneRemaining);
       if (remaining <= 0) throw this.maxAttempts();
       const wait = this.resendWaitSeconds(session);
       throw new CodedError('INVALID_CODE', 'Invalid verification code.', {
@@ -310,6 +363,26 @@ export class OtpService {
 
   private maxAttempts(): DomainError {
     return new CodedError('MAX_ATTEMPTS_REACHED', 'Maximum attempts reached. Please request a new code.');
+  }
+
+  /**
+   * The phone has used up its failed verifications for the day: the Embed API's MAX_ATTEMPTS_REACHED,
+   * the Storefront's 429, as the operator contract (docs/operations.md) pins them.
+   */
+  private phoneLocked(channel: OtpChannel, retryAfter: number): DomainError {
+    const message = 'Too many wrong codes for this phone number today. Please try again tomorrow.';
+    return channel === 'embed'
+      ? new CodedError('MAX_ATTEMPTS_REACHED', message, { retry_after: retryAfter })
+      : new RateLimitedError(retryAfter, message);
+  }
+
+  /** One OTP message of the store's daily budget; refused (429) once it is spent. */
+  private async spendMessage(store: Store): Promise<void> {
+    if (await this.deps.guards.spendMessage(store.id)) return;
+    throw new RateLimitedError(
+      utcDay().secondsLeft,
+      'This store cannot send more verification codes today. Please try again later.',
+    );
   }
 
   private resendWaitSeconds(session: Pick<OtpSession, 'last_sent_at'>): number {

@@ -1,5 +1,6 @@
 import {
   Checkout,
+  ORDER_STATUS,
   Order,
   Payment,
   PAYMENT_METHOD_IDS,
@@ -17,6 +18,7 @@ import { findLiveCheckout } from '../checkout';
 import { resolvePlayer } from '../fulfilment/fivem';
 import { CHECKOUT_NOT_FOUND, initiatePayment, Initiation, methodName, PaymentsDeps } from './initiate';
 import { checkoutTitle } from '../checkout/lines';
+import { manualPaymentDeadline } from './manual-expiry';
 import { PaymentPageRefs } from './page-ref';
 import { recurringPlanOf } from '../subscriptions/plans';
 
@@ -51,9 +53,29 @@ export interface Delivery {
   subscription: boolean;
 }
 
+/** How long the buyer has to pay (the store's `manual_payment_days` from the order), and whether that is over. */
+export interface PaymentDeadline {
+  days: number;
+  at: Date;
+  passed: boolean;
+}
+
 export type ManualInstructions =
-  | { kind: 'bank_transfer'; details: BankDetails; amountMinor: number; currency: string }
-  | { kind: 'paypal'; email: string | null; link: string | null; amountMinor: number; currency: string };
+  | {
+      kind: 'bank_transfer';
+      details: BankDetails;
+      amountMinor: number;
+      currency: string;
+      deadline: PaymentDeadline;
+    }
+  | {
+      kind: 'paypal';
+      email: string | null;
+      link: string | null;
+      amountMinor: number;
+      currency: string;
+      deadline: PaymentDeadline;
+    };
 
 export type CheckoutPage =
   | { kind: 'not_found' }
@@ -145,7 +167,15 @@ async function manualInstructions(
     method: order.payment_method,
   });
   if (!configured) return null;
-  const money = { amountMinor: order.total_minor, currency: order.currency };
+  const store = await Store.query(deps.knex).findById(order.store_id);
+  const days = store?.manual_payment_days ?? 3;
+  const deadline: PaymentDeadline = {
+    days,
+    at: manualPaymentDeadline(order.created_at, days),
+    // Cancelled under review: the expire-manual-orders task found the deadline passed.
+    passed: order.status === ORDER_STATUS.CANCELLED,
+  };
+  const money = { amountMinor: order.total_minor, currency: order.currency, deadline };
   if (configured.provider === 'bank') {
     const details = bankDetails(configured.settings);
     return details ? { kind: 'bank_transfer', details, ...money } : null;

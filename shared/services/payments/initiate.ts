@@ -23,6 +23,7 @@ import { assertMayStartWork, RequestBudget } from '../../request-deadline';
 import { methodAccepts, PAYMENT_METHOD_NAMES, providerOffered, type MethodOffer } from '../payment-methods';
 import { createOrderFromCheckout } from '../orders/create-from-checkout';
 import { recordCreation } from './audit';
+import { manualPaymentDeadline } from './manual-expiry';
 import { PaymentPageRefs } from './page-ref';
 
 export const CHECKOUT_NOT_FOUND = 'Checkout session expired or not found';
@@ -50,14 +51,50 @@ export type CheckoutSelector =
 
 export type Initiation =
   | { kind: 'redirect'; paymentId: number; redirectUrl: string; orderId: number | null }
-  | { kind: 'paypal_manual'; paymentId: number; orderId: number; email: string; amountMinor: number }
-  | { kind: 'bank_transfer'; paymentId: number; orderId: number; details: BankDetails; amountMinor: number };
+  | {
+      kind: 'paypal_manual';
+      paymentId: number;
+      orderId: number;
+      email: string;
+      amountMinor: number;
+      currency: string;
+      deadline: ManualDeadline;
+    }
+  | {
+      kind: 'bank_transfer';
+      paymentId: number;
+      orderId: number;
+      details: BankDetails;
+      amountMinor: number;
+      currency: string;
+      deadline: ManualDeadline;
+    };
+
+/** How long the buyer has to pay a manual order (stores.manual_payment_days), told with the instructions. */
+export interface ManualDeadline {
+  days: number;
+  payBy: Date;
+}
 
 /** The Embed API's answer (spec: payment/initiate), by type. */
 export type InitiationAnswer =
   | { type: 'redirect'; redirect_url: string }
-  | { type: 'paypal_manual'; paypal_email: string; amount: number; checkout_url: string }
-  | { type: 'bank_transfer'; bank_details: BankDetails; amount: number; checkout_url: string };
+  | {
+      type: 'paypal_manual';
+      paypal_email: string;
+      amount: number;
+      checkout_url: string;
+      payment_days: number;
+      pay_by: string;
+    }
+  | {
+      type: 'bank_transfer';
+      bank_details: BankDetails;
+      amount: number;
+      checkout_url: string;
+      payment_days: number;
+      pay_by: string;
+    };
 
 export function initiationAnswer(initiation: Initiation, checkoutUrl: string): InitiationAnswer {
   switch (initiation.kind) {
@@ -67,15 +104,19 @@ export function initiationAnswer(initiation: Initiation, checkoutUrl: string): I
       return {
         type: 'paypal_manual',
         paypal_email: initiation.email,
-        amount: toMajorNumber(initiation.amountMinor),
+        amount: toMajorNumber(initiation.amountMinor, initiation.currency),
         checkout_url: checkoutUrl,
+        payment_days: initiation.deadline.days,
+        pay_by: initiation.deadline.payBy.toISOString(),
       };
     case 'bank_transfer':
       return {
         type: 'bank_transfer',
         bank_details: initiation.details,
-        amount: toMajorNumber(initiation.amountMinor),
+        amount: toMajorNumber(initiation.amountMinor, initiation.currency),
         checkout_url: checkoutUrl,
+        payment_days: initiation.deadline.days,
+        pay_by: initiation.deadline.payBy.toISOString(),
       };
   }
 }
@@ -197,6 +238,8 @@ export async function initiatePayment(
           orderId,
           details,
           amountMinor: checkout.total_minor,
+          currency: checkout.currency,
+          deadline: await deadlineOf(trx, checkout.store_id, now),
         },
         staged: [],
       };
@@ -220,6 +263,8 @@ export async function initiatePayment(
         orderId,
         email: paypal.email,
         amountMinor: checkout.total_minor,
+        currency: checkout.currency,
+        deadline: await deadlineOf(trx, checkout.store_id, now),
       },
       staged: [],
     };
@@ -279,6 +324,14 @@ async function newPayment(
  * PayPal and bank transfer: the payment is initiated at once (there is no provider session) and the order
  * is created in Under review, holding the checkout's keys, until the merchant confirms the money arrived.
  */
+async function deadlineOf(trx: Knex.Transaction, storeId: number, now: Date): Promise<ManualDeadline> {
+  const store = await trx('stores')
+    .where('id', storeId)
+    .first<{ manual_payment_days: number } | undefined>('manual_payment_days');
+  const days = Number(store?.manual_payment_days ?? 3);
+  return { days, payBy: manualPaymentDeadline(now, days) };
+}
+
 async function manualOrder(
   deps: PaymentsDeps,
   trx: Knex.Transaction,

@@ -70,7 +70,7 @@ export async function reconcilePayment(
     state.currency.toUpperCase() === checkout.currency.toUpperCase();
   if (!sameMoney) {
     // Money was taken, but not the checkout's amount: no order; the merchant sees why in the audit trail.
-    const reason = `provider reports ${formatMoney(state.amountMinor)} ${state.currency}, checkout is ${formatMoney(checkout.total_minor)} ${checkout.currency}`;
+    const reason = `provider reports ${formatMoney(state.amountMinor, state.currency)} ${state.currency}, checkout is ${formatMoney(checkout.total_minor, checkout.currency)} ${checkout.currency}`;
     ctx.logger.error(
       { paymentId, checkoutId: checkout.id },
       `paid amount does not match the checkout: ${reason}`,

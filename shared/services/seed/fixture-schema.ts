@@ -9,7 +9,9 @@ import type {
 } from '../../../db/models';
 import { PAYMENT_METHOD_IDS } from '../../../db/models';
 import { DomainError } from '../../errors';
-import { parseMoney } from '../../money';
+import { SUPPORTED_COUNTRY_CODES } from '../../phone';
+import { SUPPORTED_CURRENCIES, UNKNOWN_CURRENCY_MESSAGE, currencyExponent } from '../../currency';
+import { parseDecimal, parseMoney } from '../../money';
 
 /**
  * The fixture format of CONTRACT section 4, checked in two passes: the joi schema (shape, types, enums,
@@ -110,6 +112,8 @@ export interface ProductFixture {
   sale_price?: string | null;
   active: boolean;
   stock?: number | null;
+  /** Most units one checkout line may take (default 10). */
+  max_per_order: number;
   categories: string[];
   fields: FieldFixture[];
   codes: string[];
@@ -175,6 +179,10 @@ export interface StoreFixture {
   tax_rate: string;
   embed_key?: string;
   allowed_origins: string[];
+  /** Calling codes accepted for phone sign-in; absent or null: every code the platform supports. */
+  allowed_country_codes: string[] | null;
+  /** Days a buyer has to pay a bank transfer or manual PayPal order (1..30, default 3). */
+  manual_payment_days: number;
   merchant_tokens: string[];
   fivem_secret?: string;
   blocked_phones: BlockedPhoneFixture[];
@@ -195,22 +203,28 @@ export interface Fixture {
 
 // ---------------------------------------------------------------- schema
 
-const MONEY_MESSAGE = 'must be a decimal string with at most two decimals';
+const MONEY_MESSAGE = 'must be a decimal string with at most the currency’s decimals (ISO 4217)';
+const PERCENT_MESSAGE = 'must be a decimal string with at most two decimals';
 
-/** A money (or percent) string; `max` is the largest value in minor units (percent * 100 for rates). */
+/**
+ * A money (or, with `max`, percent) string. Money is checked here for its form, with as many decimals
+ * as any currency has; checkStore then holds it to the store currency's own decimals (ISO 4217).
+ * `max` is the largest value in hundredths (percent * 100 for rates).
+ */
 function decimal(max?: { minor: number; message: string }): Joi.StringSchema {
+  const MONEY_MESSAGE_HERE = max ? PERCENT_MESSAGE : MONEY_MESSAGE;
   return Joi.string()
     .custom((value: string, helpers) => {
-      const minor = parseMoney(value);
+      const minor = parseDecimal(value, max ? 2 : 3);
       if (minor === null) return helpers.error('decimal.format');
       if (max && minor > max.minor) return helpers.error('decimal.range');
       return value;
     })
     .messages({
-      'string.base': MONEY_MESSAGE,
-      'string.empty': MONEY_MESSAGE,
-      'decimal.format': MONEY_MESSAGE,
-      'decimal.range': max?.message ?? MONEY_MESSAGE,
+      'string.base': MONEY_MESSAGE_HERE,
+      'string.empty': MONEY_MESSAGE_HERE,
+      'decimal.format': MONEY_MESSAGE_HERE,
+      'decimal.range': max?.message ?? MONEY_MESSAGE_HERE,
     });
 }
 
@@ -350,6 +364,7 @@ const productSchema = Joi.object({
   sale_price: decimal().allow(null),
   active: bool().default(true),
   stock: int().min(0).allow(null),
+  max_per_order: int().min(1).max(10_000).default(10),
   categories: Joi.array().items(ref()).default([]),
   fields: Joi.array().items(fieldSchema).default([]),
   codes: Joi.array().items(Joi.string().min(1).max(500)).default([]),
@@ -439,8 +454,12 @@ const storeSchema = Joi.object({
   name: text(200).required(),
   currency: Joi.string()
     .pattern(/^[A-Z]{3}$/)
+    .valid(...SUPPORTED_CURRENCIES)
     .required()
-    .messages({ 'string.pattern.base': 'must be a three-letter upper-case currency code' }),
+    .messages({
+      'string.pattern.base': 'must be a three-letter upper-case currency code',
+      'any.only': UNKNOWN_CURRENCY_MESSAGE,
+    }),
   domains: Joi.array().items(Joi.string().hostname().lowercase().max(253)).default([]),
   plan: Joi.string().valid('paid', 'free').default('free'),
   tax_mode: Joi.string().valid('none', 'inclusive', 'exclusive').default('none'),
@@ -449,6 +468,17 @@ const storeSchema = Joi.object({
     .pattern(/^[A-Za-z0-9_-]{8,100}$/)
     .messages({ 'string.pattern.base': 'must be 8 to 100 letters, digits, - or _' }),
   allowed_origins: Joi.array().items(origin()).default([]),
+  manual_payment_days: int().min(1).max(30).default(3),
+  allowed_country_codes: Joi.array()
+    .items(
+      countryCode()
+        .valid(...SUPPORTED_COUNTRY_CODES)
+        .messages({ 'any.only': 'must be a country calling code the platform supports' }),
+    )
+    .min(1)
+    .unique()
+    .allow(null)
+    .default(null),
   merchant_tokens: Joi.array().items(secret()).default([]),
   fivem_secret: secret(),
   blocked_phones: Joi.array()
@@ -500,17 +530,53 @@ class UniqueKeys {
   }
 }
 
-function checkBounds(bounds: AmountBounds, path: string): void {
+function checkBounds(bounds: AmountBounds, path: string, currency: string): void {
+  checkAmount(bounds.min_amount, `${path}.min_amount`, currency);
+  checkAmount(bounds.max_amount, `${path}.max_amount`, currency);
   if (bounds.min_amount === undefined || bounds.max_amount === undefined) return;
-  if ((parseMoney(bounds.max_amount) ?? 0) < (parseMoney(bounds.min_amount) ?? 0)) {
+  if ((parseMoney(bounds.max_amount, currency) ?? 0) < (parseMoney(bounds.min_amount, currency) ?? 0)) {
     throw new FixtureError(`${path}.max_amount`, 'must not be below min_amount');
   }
 }
 
+/** An amount of the store's currency has at most that currency's decimals (ISO 4217: KWD 3, JPY 0). */
+function checkAmount(value: string | null | undefined, path: string, currency: string): void {
+  if (value === null || value === undefined || parseMoney(value, currency) !== null) return;
+  const decimals = currencyExponent(currency);
+  // Two decimals keep the operator contract's own wording (docs/operations.md, fixture format).
+  throw new FixtureError(
+    path,
+    decimals === 0
+      ? `must be a whole amount: ${currency} has no decimals`
+      : `must be a decimal string with at most ${decimals === 2 ? 'two' : 'three'} decimals` +
+          (decimals === 2 ? '' : ` (${currency})`),
+  );
+}
+
+function checkStoreAmounts(store: StoreFixture, at: string): void {
+  const currency = store.currency;
+  store.products.forEach((product, i) => {
+    const p = `${at}.products[${i}]`;
+    checkAmount(product.price, `${p}.price`, currency);
+    checkAmount(product.sale_price, `${p}.sale_price`, currency);
+    product.fields.forEach((field, j) =>
+      (field.options ?? []).forEach((option, k) =>
+        checkAmount(option.price, `${p}.fields[${j}].options[${k}].price`, currency),
+      ),
+    );
+    product.plans.forEach((plan, j) => checkAmount(plan.price, `${p}.plans[${j}].price`, currency));
+  });
+  store.coupons.forEach((coupon, i) => {
+    if (coupon.type === 'fixed') checkAmount(coupon.amount, `${at}.coupons[${i}].amount`, currency);
+    checkAmount(coupon.min_order, `${at}.coupons[${i}].min_order`, currency);
+  });
+}
+
 function checkStore(store: StoreFixture, at: string): void {
   for (const [method, bounds] of Object.entries(store.payment_methods)) {
-    if (bounds) checkBounds(bounds, `${at}.payment_methods.${method}`);
+    if (bounds) checkBounds(bounds, `${at}.payment_methods.${method}`, store.currency);
   }
+  checkStoreAmounts(store, at);
 
   const categoryRefs = new UniqueKeys('category ref');
   const categorySlugs = new UniqueKeys('category slug');

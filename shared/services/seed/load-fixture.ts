@@ -29,7 +29,7 @@ import type { Cipher } from '../../crypto';
 import { randomToken, sha256 } from '../../crypto';
 import type { Logger } from '../../logger';
 import { parseMoney } from '../../money';
-import { STOREFRONT_ABILITIES, TOKEN_TTL_SECONDS } from '../tokens';
+import { revokePhoneTokens, STOREFRONT_ABILITIES, TOKEN_TTL_SECONDS } from '../tokens';
 import {
   CREDENTIAL_KEYS,
   CustomerFixture,
@@ -133,9 +133,10 @@ const isEmpty = (patch: object): boolean => Object.keys(patch).length === 0;
 /** Objection leaves arrays as they are (Postgres arrays); a jsonb array has to be sent as JSON text. */
 const jsonb = (value: unknown) => raw('?::jsonb', [JSON.stringify(value)]);
 
-const minor = (value: string): number => parseMoney(value) ?? 0;
-const optionalMinor = (value: string | null | undefined): number | null =>
-  value === null || value === undefined ? null : minor(value);
+/** A validated decimal in minor units of `currency` (ISO 4217 decimals); no currency: basis points. */
+const minor = (value: string, currency?: string): number => parseMoney(value, currency) ?? 0;
+const optionalMinor = (value: string | null | undefined, currency: string): number | null =>
+  value === null || value === undefined ? null : minor(value, currency);
 
 // ---------------------------------------------------------------- one store
 
@@ -208,6 +209,8 @@ class StoreSeeder {
       tax_rate_bp: minor(f.tax_rate),
       embed_key: embedKey,
       allowed_origins: f.allowed_origins,
+      allowed_country_codes: f.allowed_country_codes,
+      manual_payment_days: f.manual_payment_days,
     };
     if (!existing) return Store.query(this.trx).insertAndFetch({ ...desired, fixture_ref: f.ref });
     const patch = changes(existing, desired);
@@ -255,8 +258,8 @@ class StoreSeeder {
         provider,
         active: f.active,
         settings,
-        min_amount_minor: optionalMinor(f.min_amount),
-        max_amount_minor: optionalMinor(f.max_amount),
+        min_amount_minor: optionalMinor(f.min_amount, this.fixture.currency),
+        max_amount_minor: optionalMinor(f.max_amount, this.fixture.currency),
         position: PAYMENT_METHOD_IDS.indexOf(method),
       };
       const row = existing.find((r) => r.method === method);
@@ -327,6 +330,7 @@ class StoreSeeder {
       const existing = await BlockedPhone.query(this.trx).findOne({ store_id: this.storeId, e164 });
       if (!existing) {
         await BlockedPhone.query(this.trx).insert({ ...desired, store_id: this.storeId, e164 });
+        await revokePhoneTokens(this.trx, this.storeId, e164);
         continue;
       }
       const patch = changes(existing, desired);
@@ -359,7 +363,7 @@ class StoreSeeder {
         ? {
             options: field.options.map((option) => ({
               label: option.label,
-              price_minor: minor(option.price),
+              price_minor: minor(option.price, this.fixture.currency),
             })),
           }
         : {}),
@@ -369,10 +373,11 @@ class StoreSeeder {
       name: f.name,
       description: f.description ?? null,
       type: f.type,
-      price_minor: minor(f.price),
-      sale_price_minor: optionalMinor(f.sale_price),
+      price_minor: minor(f.price, this.fixture.currency),
+      sale_price_minor: optionalMinor(f.sale_price, this.fixture.currency),
       active: f.active,
       stock: f.stock ?? null,
+      max_per_order: f.max_per_order,
       image_url: f.image_url ?? null,
       license_enabled: license !== null,
       license_prefix: license?.prefix ?? null,
@@ -454,7 +459,7 @@ class StoreSeeder {
     for (const [i, plan] of f.plans.entries()) {
       const desired: Partial<ProductPlan> = {
         name: plan.name,
-        price_minor: minor(plan.price),
+        price_minor: minor(plan.price, this.fixture.currency),
         duration: plan.duration,
         active: plan.active,
         position: i,
@@ -532,11 +537,11 @@ class StoreSeeder {
       const desired: Partial<Coupon> = {
         code: f.code,
         type: f.type,
-        // Percent "10" and money "5.00" both scale by 100: basis points and minor units respectively.
-        amount: minor(f.amount),
+        // Percent "10" scales by 100 (basis points); money "5.00" by the store currency's minor unit.
+        amount: f.type === 'percentage' ? minor(f.amount) : minor(f.amount, this.fixture.currency),
         active: f.active,
         max_uses: f.max_uses ?? null,
-        min_order_minor: optionalMinor(f.min_order),
+        min_order_minor: optionalMinor(f.min_order, this.fixture.currency),
         payment_restrictions: f.payment_restrictions,
         starts_at: f.starts_at ?? null,
         expires_at: f.expires_at ?? null,

@@ -37,7 +37,11 @@ export async function issueCustomerToken(
   return { token, expiresAt };
 }
 
-/** The live (unexpired, unrevoked) token with its customer, or null. */
+/**
+ * The live (unexpired, unrevoked) token with its customer, or null. A token whose customer's phone is
+ * blocked (in the token's store or on the whole platform) is dead too, however the block was written:
+ * blocking a phone ends its sessions at once.
+ */
 export async function findCustomerToken(
   knex: Knex,
   token: string,
@@ -47,9 +51,40 @@ export async function findCustomerToken(
     .findOne({ token_hash: sha256(token) })
     .whereNull('revoked_at')
     .where('expires_at', '>', new Date())
+    .whereNotExists(
+      knex('blocked_phones')
+        .join('customers', 'customers.e164', 'blocked_phones.e164')
+        .whereRaw('customers.id = customer_access_tokens.customer_id')
+        .where((q) =>
+          q
+            .whereRaw('blocked_phones.store_id = customer_access_tokens.store_id')
+            .orWhereNull('blocked_phones.store_id'),
+        ),
+    )
     .withGraphFetched('customer');
   if (!row || !row.customer) return null;
   return row as CustomerAccessToken & { customer: Customer };
+}
+
+/** Signs one token out (POST auth/logout): it answers 401 from now on. */
+export async function revokeCustomerToken(knex: Knex, tokenId: number): Promise<void> {
+  await CustomerAccessToken.query(knex)
+    .patch({ revoked_at: new Date() })
+    .where('id', tokenId)
+    .whereNull('revoked_at');
+}
+
+/**
+ * Revokes every live token of the customers with phone `e164`: in one store, or (storeId null, a
+ * platform-wide block) in every store. Whoever blocks a phone calls it in the same transaction.
+ */
+export async function revokePhoneTokens(knex: Knex, storeId: number | null, e164: string): Promise<number> {
+  const customers = knex('customers').select('id').where('e164', e164);
+  if (storeId !== null) customers.where('store_id', storeId);
+  return CustomerAccessToken.query(knex)
+    .patch({ revoked_at: new Date() })
+    .whereIn('customer_id', customers)
+    .whereNull('revoked_at');
 }
 
 export function hasAbilities(

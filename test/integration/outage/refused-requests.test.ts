@@ -6,6 +6,7 @@ import { relayOutbox } from '../../../shared/queues/outbox';
 import { updateOrderStatus } from '../../../shared/services/merchant/transitions';
 import { CollectedEvent, collectEvents, dailySaltOf } from '../../../shared/services/analytics';
 import { createOrderFromCheckout } from '../../../shared/services/orders';
+import { otpGuardsOf } from '../../../shared/services/otp/factory';
 import { OtpService } from '../../../shared/services/otp';
 import { initiatePayment } from '../../../shared/services/payments/initiate';
 import { processors } from '../../../workers/processors';
@@ -176,7 +177,12 @@ describe('outages: a refused request starts no work', function () {
 
   it('OTP start and resend past their Redis steps: accepted, and each code is sent exactly once', async () => {
     // The service with its rate limits passed (they are the route's Redis steps before this point).
-    const otp = new OtpService({ ...web, logger: web.logger, consumeLimit: async () => undefined });
+    const otp = new OtpService({
+      ...web,
+      logger: web.logger,
+      consumeLimit: async () => undefined,
+      guards: otpGuardsOf(web),
+    });
     const phone = '500000611';
     // A session to resend, with its cooldown passed.
     const first = await otp.start(

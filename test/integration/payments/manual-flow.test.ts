@@ -46,10 +46,17 @@ describe('PayPal and bank transfer: checkout to fulfilled order', function () {
     );
     const res = await guestInitiate(suite.server, store, checkout.checkoutUrl, 'bank');
     expect(res.status, res.text).to.equal(200);
-    expect(res.body).to.deep.equal({
-      success: true,
-      data: { type: 'bank_transfer', bank_details: BANK, amount: 40, checkout_url: checkout.checkoutUrl },
+    const { pay_by: payBy, ...answer } = res.body.data as { pay_by: string };
+    expect(res.body.success).to.equal(true);
+    expect(answer).to.deep.equal({
+      type: 'bank_transfer',
+      bank_details: BANK,
+      amount: 40,
+      checkout_url: checkout.checkoutUrl,
+      payment_days: 3,
     });
+    // The store's deadline (3 days by default) from now.
+    expect(Math.abs(new Date(payBy).getTime() - (Date.now() + 3 * 86_400_000))).to.be.below(60_000);
 
     const order = await Order.query().findOne({ checkout_id: checkout.checkoutId });
     expect(order).to.deep.include({ status: ORDER_STATUS.UNDER_REVIEW, payment_method: 'bank' });
@@ -104,6 +111,8 @@ describe('PayPal and bank transfer: checkout to fulfilled order', function () {
         paypal_email: 'pay@keys.test',
         amount: 40,
         checkout_url: checkout.checkoutUrl,
+        payment_days: 3,
+        pay_by: (res.body.data as { pay_by: string }).pay_by,
       },
     });
     const order = await Order.query().findOne({ checkout_id: checkout.checkoutId });

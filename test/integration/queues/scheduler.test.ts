@@ -17,7 +17,7 @@ describe('scheduler', () => {
     );
   });
 
-  it('schedules expire-checkouts every minute, sweep-payments every 2 minutes, renewals every 5 and the other tasks hourly', () => {
+  it('schedules expire-checkouts every minute, sweep-payments every 2 minutes, renewals every 5, expire-manual-orders every 10 and the other tasks hourly', () => {
     expect(MAINTENANCE_SCHEDULE.map((e) => [e.task, e.cron])).to.deep.equal([
       ['expire-checkouts', '* * * * *'],
       ['sweep-payments', '*/2 * * * *'],
@@ -27,6 +27,7 @@ describe('scheduler', () => {
       ['sweep-webhooks', '* * * * *'],
       ['renew-subscriptions', '*/5 * * * *'],
       ['relay-outbox', '* * * * *'],
+      ['expire-manual-orders', '5-59/10 * * * *'],
     ]);
   });
 

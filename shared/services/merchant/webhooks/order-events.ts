@@ -25,7 +25,7 @@ export async function emitFulfilmentEvents(
     const summary = {
       order_id: order.id,
       status: order.status,
-      total: formatMoney(Number(order.total_minor)),
+      total: formatMoney(Number(order.total_minor), order.currency),
       currency: order.currency,
       source: order.source,
     };
