@@ -7,6 +7,7 @@ import { fivemRoutes } from './fivem/routes';
 import type { Route } from './http/route';
 import { merchantRoutes } from './merchant/routes';
 import { payRoutes } from './pay/routes';
+import { invoicePageRoutes } from './invoices/routes';
 import { platformRoutes } from './platform/routes';
 import { sandboxRoutes } from './sandbox/routes';
 import { storefrontRoutes } from './storefront/routes';
@@ -34,6 +35,7 @@ export function allRoutes(
     ...merchantRoutes,
     ...webhookRoutes,
     ...payRoutes,
+    ...invoicePageRoutes,
     // Anyone can mark a sandbox payment paid: off in production unless SANDBOX_ENABLED=1 (announced at start).
     ...((config.sandboxEnabled ?? config.nodeEnv !== 'production') ? sandboxRoutes : []),
     ...licenseRoutes,

@@ -5,6 +5,7 @@ import { merchantStoreRoutes } from './store/routes';
 import { merchantSubscriptionRoutes } from './subscriptions/routes';
 import { merchantWebhookRoutes } from './webhooks/routes';
 import { merchantLicenseRoutes } from './licenses/routes';
+import { merchantInvoiceRoutes } from './invoices/routes';
 
 /**
  * The Merchant API (/shawarma): every route behind the merchant guards (bearer merchant token of a
@@ -19,4 +20,5 @@ export const merchantRoutes = [
   ...merchantSubscriptionRoutes,
   ...merchantWebhookRoutes,
   ...merchantLicenseRoutes,
+  ...merchantInvoiceRoutes,
 ];

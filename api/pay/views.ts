@@ -94,7 +94,13 @@ function instructions(i: ManualInstructions, view: View): string {
 }
 
 /** What was bought, the order number, and how and where the goods arrive. */
-function successPage(view: View, s: Summary, orderId: number | null, delivery: Delivery): HtmlAnswer {
+function successPage(
+  view: View,
+  s: Summary,
+  orderId: number | null,
+  delivery: Delivery,
+  documentUrl: string | null,
+): HtmlAnswer {
   const t = strings(view);
   const phone = `\u2066${delivery.phoneMasked}\u2069`;
   const lines: string[] = [];
@@ -115,7 +121,11 @@ ${order}
 <p><bdi>${escapeHtml(s.productName)}</bdi>${s.quantity > 1 ? ` &times; ${s.quantity}` : ''} &middot; <span class="ltr">${escapeHtml(formatAmount(s.amountMinor, s.currency, view.locale))}</span></p>
 <h2>${escapeHtml(t.deliveryTitle)}</h2>
 ${lines.map((l) => `<p>${escapeHtml(l)}</p>`).join('\n')}
-<p class="muted">${escapeHtml(t.keepNumber)}</p>`;
+<p class="muted">${escapeHtml(t.keepNumber)}</p>${
+    documentUrl
+      ? `\n<a class="button secondary" href="${escapeHtml(documentUrl)}" data-invoice-link>${escapeHtml(t.invoiceLink)}</a>`
+      : ''
+  }`;
   return { status: 200, html: page(view, t.paidTitle, body) };
 }
 
@@ -125,7 +135,7 @@ export function checkoutPageView(result: CheckoutPage, view: View): HtmlAnswer {
     case 'not_found':
       return notFound(view);
     case 'paid':
-      return successPage(view, result.summary, result.orderId, result.delivery);
+      return successPage(view, result.summary, result.orderId, result.delivery, result.documentUrl);
     case 'under_review':
       return {
         status: 200,
@@ -207,7 +217,7 @@ export function paymentPageView(result: PaymentPage, view: View): HtmlAnswer {
       };
     }
     case 'paid':
-      return successPage(view, result.summary, result.orderId, result.delivery);
+      return successPage(view, result.summary, result.orderId, result.delivery, result.documentUrl);
     case 'closed':
       return {
         status: 200,

@@ -60,6 +60,10 @@ export class Store extends BaseModel {
   plan!: 'paid' | 'free';
   tax_mode!: 'none' | 'inclusive' | 'exclusive';
   tax_rate_bp!: number;
+  /** The seller on tax invoices; a store with a `vat_number` issues them (shared/services/invoices). */
+  legal_name!: string | null;
+  vat_number!: string | null;
+  vat_address!: string | null;
   embed_key!: string;
   allowed_origins!: string[];
   fixture_ref!: string | null;
@@ -409,6 +413,8 @@ export class Checkout extends BaseModel {
   subtotal_minor!: number;
   discount_minor!: number;
   tax_minor!: number;
+  /** The rate `tax_minor` was split at, kept with the sale (basis points; 0: no tax). */
+  tax_rate_bp!: number;
   total_minor!: number;
   currency!: string;
   coupon_id!: number | null;
@@ -498,6 +504,8 @@ export class Order extends BaseModel {
   subtotal_minor!: number;
   discount_minor!: number;
   tax_minor!: number;
+  /** The rate `tax_minor` was split at, kept with the sale (basis points; 0: no tax). */
+  tax_rate_bp!: number;
   total_minor!: number;
   currency!: string;
   coupon_id!: number | null;

@@ -4,6 +4,7 @@ import { InvalidError, NotFoundError } from '../../errors';
 import type { LicenseCacheDeps } from '../licenses/cache';
 import { withdrawOrderCommands } from '../fivem/lifecycle';
 import { noteOrderLicensesChanged, revokeOrderLicenses } from '../licenses';
+import { issueCreditNote } from '../invoices/credit-notes';
 import { transitionPayment } from '../payments/audit';
 
 export type CancelOutcome = 'cancelled' | 'refunded';
@@ -23,7 +24,8 @@ export interface CancelResult {
  *   lists them again) and the products' `on_refund` commands are queued where something was given
  *   (withdrawOrderCommands);
  * - code keys of items never delivered go back on sale (delivered keys stay with the customer);
- * - a refund moves a paid payment to refunded, with its audit row.
+ * - a refund moves a paid payment to refunded, with its audit row, and credits the order's tax invoice
+ *   (a credit note for what is left of it: issueCreditNote).
  * Cancelling a cancelled order (or refunding a refunded one) changes nothing; a refunded order cannot be
  * cancelled, and a cancelled one can still be refunded (the money goes back after the cancellation).
  */
@@ -69,6 +71,10 @@ export async function cancelOrder(
         source: 'merchant',
         data: { order_id: orderId },
       });
+    }
+    // The refund of an invoiced order is credited on paper: what is left of its invoice, in one note.
+    if (outcome === 'refunded') {
+      await issueCreditNote(trx, { orderId, reason: 'Order refunded', refundKey: 'order-refunded' }, now);
     }
     return { orderId, status: target, changed: true, licensesRevoked };
   });

@@ -1,3 +1,4 @@
+import { documentUrl } from '../invoices/read';
 import type { Knex } from 'knex';
 import { Order, OrderItem, Store } from '../../../db/models';
 import { NotFoundError } from '../../errors';
@@ -38,10 +39,20 @@ export function deliveryMessage(
   order: Pick<Order, 'id'>,
   storeName: string,
   list: readonly Deliverable[],
+  /** The order's invoice (or receipt) page, when the sender can build its address. */
+  documentLink: { url: string; invoice: boolean } | null = null,
 ): string {
   const lines = [`${storeName}: your order #${order.id} is ready.`];
   for (const { item, keys } of list) {
     lines.push('', `${item.name}:`, ...keys);
+  }
+  if (documentLink) {
+    lines.push(
+      '',
+      documentLink.invoice
+        ? `Tax invoice / الفاتورة الضريبية: ${documentLink.url}`
+        : `Receipt / الإيصال: ${documentLink.url}`,
+    );
   }
   return lines.join('\n');
 }
@@ -64,7 +75,8 @@ export function deliveryMessageKey(orderId: number, itemIds: readonly number[]):
  * crash between the send and the mark does not send it twice: the retry finds the key sent and only marks.
  */
 export async function sendOrderDelivery(
-  deps: { knex: Knex; messenger: Messenger },
+  // appSecret and config (the process's Deps): the message links to the order's invoice page.
+  deps: { knex: Knex; messenger: Messenger; appSecret?: string; config?: { publicBaseUrl: string } },
   orderId: number,
   now: Date = new Date(),
 ): Promise<DeliveryOutcome> {
@@ -77,9 +89,18 @@ export async function sendOrderDelivery(
   const list = await deliverables(deps.knex, pending);
   if (list.length === 0) return 'nothing-to-send';
   const store = await Store.query(deps.knex).findById(order.store_id);
+  const documentLink =
+    deps.appSecret && deps.config
+      ? await documentUrl(deps.knex, { appSecret: deps.appSecret, publicBaseUrl: deps.config.publicBaseUrl }, order.id)
+      : null;
   const result = await deps.messenger.send({
     to: recipientOf(order),
-    body: deliveryMessage(order, store?.name ?? 'Your store', list),
+    body: deliveryMessage(
+      order,
+      store?.name ?? 'Your store',
+      list,
+      documentLink ? { url: documentLink, invoice: Boolean(store?.vat_number) } : null,
+    ),
     route: 'whatsapp_first',
     purpose: 'order_delivery',
     storeId: order.store_id,

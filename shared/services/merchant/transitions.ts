@@ -7,6 +7,8 @@ import { formatMoney } from '../../money';
 import { enqueue, Queues } from '../../queues';
 import { cancelOrder } from '../fulfilment/cancel';
 import { activateOrderLicenses } from '../licenses';
+import { issueCreditNote } from '../invoices/credit-notes';
+import { issueInvoiceForOrder } from '../invoices/issue';
 import { confirmManualPayment } from '../payments/manual';
 import { transitionPayment } from '../payments/audit';
 import { findStoreOrder, ORDER_NOT_FOUND, STATUS_LABELS } from './orders';
@@ -177,6 +179,7 @@ export async function updateOrderStatus(
         await trx('orders')
           .where('id', orderId)
           .update({ status: ORDER_STATUS.IN_PROGRESS, updated_at: now });
+        await issueInvoiceForOrder(trx, orderId, now);
       } else if (target === ORDER_STATUS.UNDER_REVIEW) {
         await trx('orders').where('id', orderId).update({ status: target, updated_at: now });
       }

@@ -1,3 +1,4 @@
+import { documentUrl } from '../invoices/read';
 import {
   Checkout,
   Order,
@@ -55,7 +56,7 @@ export type ManualInstructions =
 export type CheckoutPage =
   | { kind: 'not_found' }
   | { kind: 'choose'; summary: Summary; methods: { id: PaymentMethodId; name: string }[] }
-  | { kind: 'paid'; summary: Summary; orderId: number; delivery: Delivery }
+  | { kind: 'paid'; summary: Summary; orderId: number; delivery: Delivery; documentUrl: string | null }
   | { kind: 'under_review'; summary: Summary; orderId: number; instructions: ManualInstructions | null };
 
 export type PaymentPage =
@@ -64,7 +65,7 @@ export type PaymentPage =
   /** A sandbox payment still open: the page itself shows the sandbox's Pay and Fail (CONTRACT section 7). */
   | { kind: 'sandbox'; summary: Summary }
   | { kind: 'waiting'; reason: 'creating' | 'confirming'; summary: Summary; continueUrl: string | null }
-  | { kind: 'paid'; summary: Summary; orderId: number | null; delivery: Delivery }
+  | { kind: 'paid'; summary: Summary; orderId: number | null; delivery: Delivery; documentUrl: string | null }
   /** The checkout already has an order through another payment (e.g. a bank transfer waiting for review). */
   | { kind: 'closed'; summary: Summary; orderId: number }
   | {
@@ -102,6 +103,11 @@ async function summaryOf(deps: PaymentsDeps, checkout: Checkout): Promise<Summar
     currency: checkout.currency,
   };
 }
+
+const urlDepsOf = (deps: PaymentsDeps): { appSecret: string; publicBaseUrl: string } => ({
+  appSecret: deps.appSecret,
+  publicBaseUrl: deps.config.publicBaseUrl,
+});
 
 export function maskPhone(countryCode: string, phone: string): string {
   const digits = phone.replace(/\D/g, '');
@@ -165,7 +171,13 @@ export async function checkoutPage(
   if (order) {
     const payment = order.payment_id ? await Payment.query(deps.knex).findById(order.payment_id) : undefined;
     if (!payment || payment.status === 'paid' || payment.status === 'refunded') {
-      return { kind: 'paid', summary, orderId: order.id, delivery: await deliveryOf(deps, checkout) };
+      return {
+        kind: 'paid',
+        summary,
+        orderId: order.id,
+        delivery: await deliveryOf(deps, checkout),
+        documentUrl: await documentUrl(deps.knex, urlDepsOf(deps), order.id),
+      };
     }
     return {
       kind: 'under_review',
@@ -256,7 +268,13 @@ export async function paymentPage(
   const order = await Order.query(deps.knex).findOne({ checkout_id: checkout.id });
 
   if (payment.status === 'paid') {
-    return { kind: 'paid', summary, orderId: order?.id ?? null, delivery: await deliveryOf(deps, checkout) };
+    return {
+      kind: 'paid',
+      summary,
+      orderId: order?.id ?? null,
+      delivery: await deliveryOf(deps, checkout),
+      documentUrl: order ? await documentUrl(deps.knex, urlDepsOf(deps), order.id) : null,
+    };
   }
   if (order) return { kind: 'closed', summary, orderId: order.id };
   const payable =
