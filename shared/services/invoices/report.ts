@@ -1,5 +1,4 @@
 import type { Knex } from 'knex';
-import type { Readable } from 'node:stream';
 import { PageMeta, PageRequest } from '../merchant/pagination';
 import { formatAmount } from './amounts';
 import { isoSeconds } from './issue';
@@ -50,6 +49,7 @@ function monthQuery(knex: Knex, storeId: number, month: string): Knex.QueryBuild
     .where('issued_at', '<', to)
     .select(
       knex.raw("'invoice' as type"),
+      knex.raw('0 as kind_order'),
       'number',
       'issued_at',
       'order_id',
@@ -66,6 +66,7 @@ function monthQuery(knex: Knex, storeId: number, month: string): Knex.QueryBuild
     .where('c.issued_at', '<', to)
     .select(
       knex.raw("'credit_note' as type"),
+      knex.raw('1 as kind_order'),
       'c.number',
       'c.issued_at',
       'c.order_id',
@@ -98,8 +99,12 @@ function toRow(r: Record<string, unknown>, refs: InvoicePageRefs, deps: UrlDeps)
   };
 }
 
+/** Issue order; at the same second an invoice before a credit note. */
 const ordered = (q: Knex.QueryBuilder): Knex.QueryBuilder =>
-  q.orderBy([{ column: 'issued_at' }, { column: 'type', order: 'desc' }, { column: 'number' }]);
+  q.orderBy([{ column: 'issued_at' }, { column: 'kind_order' }, { column: 'number' }]);
+
+/** Rows per database read of the CSV export. */
+const CSV_BATCH = 1_000;
 
 /** One page of the month's documents, and the month's totals per currency. */
 export async function monthDocuments(
@@ -176,19 +181,29 @@ export function csvField(value: unknown): string {
 
 /**
  * The month as CSV (header line, then one line per document, CRLF line ends, UTF-8 with a byte order mark
- * so spreadsheet programs read Arabic reasons right), streamed from the database a row at a time.
+ * so spreadsheet programs read Arabic reasons right), read from the database a batch at a time (keyset
+ * pages in issue order), so a month of any size is never held in memory at once.
  */
 export async function* monthCsv(
   knex: Knex,
   deps: UrlDeps,
   storeId: number,
   month: string,
+  batchSize = CSV_BATCH,
 ): AsyncGenerator<string> {
   const refs = new InvoicePageRefs(deps.appSecret);
   yield `\uFEFF${CSV_COLUMNS.join(',')}\r\n`;
-  const stream = ordered(monthQuery(knex, storeId, month).select('*')).stream() as Readable;
-  for await (const r of stream) {
-    const row = toRow(r as Record<string, unknown>, refs, deps);
-    yield `${CSV_COLUMNS.map((c) => csvField(row[c])).join(',')}\r\n`;
+  let after: [Date, number, number] | null = null;
+  for (;;) {
+    const q = ordered(monthQuery(knex, storeId, month).select('*')).limit(batchSize);
+    if (after) q.whereRaw('(issued_at, kind_order, number) > (?, ?, ?)', after);
+    const batch = (await q) as Record<string, unknown>[];
+    for (const r of batch) {
+      const row = toRow(r, refs, deps);
+      yield `${CSV_COLUMNS.map((c) => csvField(row[c])).join(',')}\r\n`;
+    }
+    if (batch.length < batchSize) return;
+    const last = batch[batch.length - 1]!;
+    after = [last.issued_at as Date, Number(last.kind_order), Number(last.number)];
   }
 }
