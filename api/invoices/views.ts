@@ -80,6 +80,8 @@ table{border-collapse:collapse;width:100%}
 .meta th{font-weight:500;color:#59636e;padding:.25rem .5rem;white-space:nowrap;font-size:.9rem}
 .meta th[lang=en]{text-align:left}.meta th[lang=ar]{text-align:right}
 .meta td{text-align:center;padding:.25rem .5rem;font-weight:600;word-break:break-word}
+.meta td[dir=ltr] bdi{white-space:nowrap}
+h2 .sep{visibility:hidden}
 .lines th{background:#f4f5f7;font-weight:600;font-size:.8rem;padding:.45rem .5rem;text-align:start}
 .lines th span{display:block}.lines th .sep{display:none}
 .lines td{border-bottom:1px solid #eaeef2;padding:.5rem}
@@ -91,6 +93,7 @@ table{border-collapse:collapse;width:100%}
 .totals tr.grand th,.totals tr.grand td{font-weight:700;border-top:2px solid #1f2328;font-size:1rem}
 .sep{color:#8c959f}
 .muted{color:#59636e}
+.pair{display:flex;justify-content:space-between;gap:1rem;flex-wrap:wrap}
 ul.notes{padding:0;list-style:none}ul.notes li{margin:.3rem 0}
 a{color:#1f6feb}
 @media print{body{background:#fff}main{box-shadow:none;margin:0;max-width:none}}
@@ -172,7 +175,7 @@ ${result.discount !== formatAmount(0, c) ? totalRow(L.subtotal, money(result.sub
 ${result.tax !== null ? totalRow(L.tax, money(result.tax, c)) : ''}
 ${totalRow(L.totalPlain, money(result.total, c), true)}
 </table>
-<p class="muted"><span lang="en">${escapeHtml(L.noVat.en)}</span> <span lang="ar" dir="rtl">${escapeHtml(L.noVat.ar)}</span></p>`;
+<p class="muted pair"><span lang="en">${escapeHtml(L.noVat.en)}</span><span lang="ar" dir="rtl">${escapeHtml(L.noVat.ar)}</span></p>`;
       return { status: 200, html: page(`${L.receipt.en} #${result.orderId} · ${result.storeName}`, body) };
     }
     case 'invoice': {
