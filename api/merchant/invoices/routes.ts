@@ -2,11 +2,7 @@ import Joi from 'joi';
 import { Readable } from 'node:stream';
 import { merchantInvoice } from '../../../shared/services/invoices/read';
 import { monthCsv, monthDocuments } from '../../../shared/services/invoices/report';
-import {
-  updateVatSettings,
-  vatSettings,
-  ZATCA_VAT_NUMBER,
-} from '../../../shared/services/invoices/settings';
+import { updateVatSettings, vatSettings, ZATCA_VAT_NUMBER } from '../../../shared/services/invoices/settings';
 import { fitsTlv } from '../../../shared/services/invoices/tlv';
 import { noteStoreChanged } from '../../../shared/services/catalog/cache';
 import { merchantGuards } from '../../guards';
@@ -46,7 +42,10 @@ const CreditNote = obj({
 
 const Invoice = obj({
   number: { type: 'integer', description: 'Gapless per store, from 1.' },
-  issued_at: { ...time, description: 'ISO 8601 to the second, UTC: the QR’s time stamp, character for character.' },
+  issued_at: {
+    ...time,
+    description: 'ISO 8601 to the second, UTC: the QR’s time stamp, character for character.',
+  },
   order_id: int,
   seller_name: str,
   vat_number: str,
@@ -124,20 +123,17 @@ const legalName = Joi.string()
   )
   .messages({ 'legal_name.bytes': '{{#label}} must be at most 255 bytes in UTF-8 (it is in the QR code)' });
 
-const vatBody = Joi.object<{ legal_name?: string | null; vat_number?: string | null; address?: string | null }, true>(
-  {
-    legal_name: legalName,
-    vat_number: Joi.string()
-      .trim()
-      .pattern(ZATCA_VAT_NUMBER)
-      .allow(null)
-      .messages({
-        'string.pattern.base':
-          '{{#label}} must be a ZATCA VAT registration number: 15 digits, starting and ending with 3',
-      }),
-    address: Joi.string().trim().min(1).max(500).allow(null),
-  },
-)
+const vatBody = Joi.object<
+  { legal_name?: string | null; vat_number?: string | null; address?: string | null },
+  true
+>({
+  legal_name: legalName,
+  vat_number: Joi.string().trim().pattern(ZATCA_VAT_NUMBER).allow(null).messages({
+    'string.pattern.base':
+      '{{#label}} must be a ZATCA VAT registration number: 15 digits, starting and ending with 3',
+  }),
+  address: Joi.string().trim().min(1).max(500).allow(null),
+})
   .min(1)
   .required()
   .messages({ 'object.min': 'give at least one of legal_name, vat_number, address' });
@@ -194,10 +190,16 @@ export const merchantInvoiceRoutes = [
       ),
     },
     handler: async (ctx, { query }) => {
-      const result = await monthDocuments(ctx.deps.knex, urlDeps(ctx.deps), ctx.state.store!.id, query.month, {
-        page: query.page,
-        per_page: query.per_page,
-      });
+      const result = await monthDocuments(
+        ctx.deps.knex,
+        urlDeps(ctx.deps),
+        ctx.state.store!.id,
+        query.month,
+        {
+          page: query.page,
+          per_page: query.per_page,
+        },
+      );
       return { month: result.month, totals: result.totals, ...pageBody(result) };
     },
   }),

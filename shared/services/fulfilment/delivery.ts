@@ -91,7 +91,11 @@ export async function sendOrderDelivery(
   const store = await Store.query(deps.knex).findById(order.store_id);
   const documentLink =
     deps.appSecret && deps.config
-      ? await documentUrl(deps.knex, { appSecret: deps.appSecret, publicBaseUrl: deps.config.publicBaseUrl }, order.id)
+      ? await documentUrl(
+          deps.knex,
+          { appSecret: deps.appSecret, publicBaseUrl: deps.config.publicBaseUrl },
+          order.id,
+        )
       : null;
   const result = await deps.messenger.send({
     to: recipientOf(order),

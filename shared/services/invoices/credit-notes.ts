@@ -57,7 +57,9 @@ export async function issueCreditNote(
   }
   const credited = await trx('credit_notes')
     .where({ invoice_id: invoice.id })
-    .first(trx.raw('coalesce(sum(total_minor), 0)::bigint as total, coalesce(sum(vat_minor), 0)::bigint as vat'));
+    .first(
+      trx.raw('coalesce(sum(total_minor), 0)::bigint as total, coalesce(sum(vat_minor), 0)::bigint as vat'),
+    );
   const invoiceTotal = Number(invoice.total_minor);
   const left = invoiceTotal - Number(credited?.total ?? 0);
   const amount = req.amountMinor ?? left;
@@ -102,7 +104,13 @@ export async function issueCreditNote(
       }),
     })
     .returning('id');
-  return { id: Number((row as { id: number }).id), number, total_minor: amount, vat_minor: vat, created: true };
+  return {
+    id: Number((row as { id: number }).id),
+    number,
+    total_minor: amount,
+    vat_minor: vat,
+    created: true,
+  };
 }
 
 /**

@@ -18,7 +18,10 @@ export interface QrFields {
 export const TLV_MAX_VALUE_BYTES = 255;
 
 export class TlvValueTooLong extends Error {
-  constructor(readonly tag: number, readonly bytes: number) {
+  constructor(
+    readonly tag: number,
+    readonly bytes: number,
+  ) {
     super(`TLV tag ${tag} is ${bytes} bytes of UTF-8; at most ${TLV_MAX_VALUE_BYTES} fit`);
     this.name = 'TlvValueTooLong';
     Object.setPrototypeOf(this, new.target.prototype);

@@ -7,7 +7,6 @@ import { formatMoney } from '../../money';
 import { enqueue, Queues } from '../../queues';
 import { cancelOrder } from '../fulfilment/cancel';
 import { activateOrderLicenses } from '../licenses';
-import { issueCreditNote } from '../invoices/credit-notes';
 import { issueInvoiceForOrder } from '../invoices/issue';
 import { confirmManualPayment } from '../payments/manual';
 import { transitionPayment } from '../payments/audit';

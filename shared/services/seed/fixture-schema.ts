@@ -451,7 +451,9 @@ const storeSchema = Joi.object({
   tax_rate: percent('a tax rate').default('0'),
   legal_name: text(200)
     .custom((value: string, helpers) => (fitsTlv(value) ? value : helpers.error('legal_name.bytes')))
-    .messages({ 'legal_name.bytes': 'must be at most 255 bytes in UTF-8 (it is printed in the invoice QR code)' }),
+    .messages({
+      'legal_name.bytes': 'must be at most 255 bytes in UTF-8 (it is printed in the invoice QR code)',
+    }),
   // The operator contract's wording: 15 digits. The Merchant API also checks ZATCA's form (3...3).
   vat_number: Joi.string()
     .pattern(/^\d{15}$/)
@@ -516,7 +518,10 @@ function checkBounds(bounds: AmountBounds, path: string): void {
 
 function checkStore(store: StoreFixture, at: string): void {
   if (store.vat_number !== undefined && store.tax_mode === 'exclusive') {
-    throw new FixtureError(`${at}.tax_mode`, 'must be inclusive for a store with a vat_number (prices include VAT)');
+    throw new FixtureError(
+      `${at}.tax_mode`,
+      'must be inclusive for a store with a vat_number (prices include VAT)',
+    );
   }
   for (const [method, bounds] of Object.entries(store.payment_methods)) {
     if (bounds) checkBounds(bounds, `${at}.payment_methods.${method}`);

@@ -40,7 +40,11 @@ describe('tax invoices: the buyer page in Chromium', function () {
   it('shows the invoice in Arabic and English side by side, with a QR that reads as the API’s qr', async () => {
     const seeded = await seedStore(
       suite,
-      { legal_name: 'شركة أكمي الرقمية للتجارة', vat_number: '310122393500003', address: 'الرياض، طريق الملك فهد' },
+      {
+        legal_name: 'شركة أكمي الرقمية للتجارة',
+        vat_number: '310122393500003',
+        address: 'الرياض، طريق الملك فهد',
+      },
       { name: 'بطاقة شحن 100 ريال', price: '99.99' },
     );
     const orderId = await payThroughSandbox(suite, seeded, 2);

@@ -82,7 +82,9 @@ describe('tax invoices: the Merchant API and the buyer page', function () {
 
     // Another order's id with this signature, or a forged signature: not found.
     const forged = url.replace(/\/invoices\/(\d+)-/, (_m, id: string) => `/invoices/${Number(id) + 1}-`);
-    expect((await fetch(onServer(suite, forged), { headers: { 'X-Forwarded-For': randomIp() } })).status).to.equal(404);
+    expect(
+      (await fetch(onServer(suite, forged), { headers: { 'X-Forwarded-For': randomIp() } })).status,
+    ).to.equal(404);
   });
 
   it('the payment success page and the delivery message link to the invoice', async () => {
@@ -146,7 +148,9 @@ describe('tax invoices: the Merchant API and the buyer page', function () {
     const id = await payThroughSandbox(suite, plain);
     const detail = await merchantGet(suite, plain.token, `/shawarma/orders/${id}`);
     const url = (detail.body.data as { invoice_url: string }).invoice_url;
-    const html = await (await fetch(onServer(suite, url), { headers: { 'X-Forwarded-For': randomIp() } })).text();
+    const html = await (
+      await fetch(onServer(suite, url), { headers: { 'X-Forwarded-For': randomIp() } })
+    ).text();
     expect(html).to.contain('Receipt').and.contain('إيصال');
     expect(html).to.not.contain('<svg');
     expect(html).to.not.contain('VAT 15');
@@ -173,7 +177,9 @@ describe('tax invoices: the Merchant API and the buyer page', function () {
       '115.00',
       '15.00',
     ]);
-    const page = await fetch(onServer(suite, notes[0]!.url as string), { headers: { 'X-Forwarded-For': randomIp() } });
+    const page = await fetch(onServer(suite, notes[0]!.url as string), {
+      headers: { 'X-Forwarded-For': randomIp() },
+    });
     const html = await page.text();
     expect(page.status).to.equal(200);
     expect(html).to.contain('Credit Note').and.contain('إشعار دائن').and.contain('<svg');
@@ -182,13 +188,28 @@ describe('tax invoices: the Merchant API and the buyer page', function () {
 
   it('partial refunds: each a credit note; VAT split at the invoice’s rate; never past the invoice', async () => {
     const id = await payThroughSandbox(suite, vat);
-    const first = await creditRefund(suite.deps.knex, { orderId: id, amountMinor: 4_000, reason: 'Partial', refundKey: 'r1' });
+    const first = await creditRefund(suite.deps.knex, {
+      orderId: id,
+      amountMinor: 4_000,
+      reason: 'Partial',
+      refundKey: 'r1',
+    });
     expect(first).to.include({ total_minor: 4_000, vat_minor: 522, created: true });
-    const again = await creditRefund(suite.deps.knex, { orderId: id, amountMinor: 4_000, reason: 'Partial', refundKey: 'r1' });
+    const again = await creditRefund(suite.deps.knex, {
+      orderId: id,
+      amountMinor: 4_000,
+      reason: 'Partial',
+      refundKey: 'r1',
+    });
     expect(again).to.include({ id: first!.id, created: false });
     let refused: unknown = null;
     try {
-      await creditRefund(suite.deps.knex, { orderId: id, amountMinor: 7_501, reason: 'Too much', refundKey: 'r2' });
+      await creditRefund(suite.deps.knex, {
+        orderId: id,
+        amountMinor: 7_501,
+        reason: 'Too much',
+        refundKey: 'r2',
+      });
     } catch (err) {
       refused = err;
     }
@@ -200,7 +221,11 @@ describe('tax invoices: the Merchant API and the buyer page', function () {
       headers: { Authorization: `Bearer ${vat.token}` },
     });
     expect(res.status, res.text).to.equal(200);
-    const notes = (await invoiceOf(vat, id)).credit_notes as Array<{ number: number; total: string; vat: string }>;
+    const notes = (await invoiceOf(vat, id)).credit_notes as Array<{
+      number: number;
+      total: string;
+      vat: string;
+    }>;
     expect(notes.map((n) => [n.total, n.vat])).to.deep.equal([
       ['40.00', '5.22'],
       ['75.00', '9.78'],
@@ -259,6 +284,10 @@ describe('tax invoices: the Merchant API and the buyer page', function () {
       '0.131',
       '0.870',
     ]);
-    expect(decodeWithDataView(invoice.qr as string).slice(3).map((f) => f.value)).to.deep.equal(['1.001', '0.131']);
+    expect(
+      decodeWithDataView(invoice.qr as string)
+        .slice(3)
+        .map((f) => f.value),
+    ).to.deep.equal(['1.001', '0.131']);
   });
 });

@@ -48,7 +48,9 @@ describe('tax invoices: gapless numbers under concurrency', function () {
     const results = await Promise.allSettled(
       ids.map((checkoutId) =>
         deps.knex.transaction(async (trx) => {
-          const { order } = await createOrderFromCheckout(trx, checkoutId, { status: ORDER_STATUS.IN_PROGRESS });
+          const { order } = await createOrderFromCheckout(trx, checkoutId, {
+            status: ORDER_STATUS.IN_PROGRESS,
+          });
           if (doomed.has(checkoutId)) throw new Error('the payment transaction failed after the invoice');
           return order.id;
         }),
@@ -82,8 +84,9 @@ describe('tax invoices: gapless numbers under concurrency', function () {
 
   it('concurrent partial refunds: gapless credit-note numbers, never more than the invoice', async () => {
     const ids = await checkouts(1);
-    const orderId = await deps.knex.transaction(async (trx) =>
-      (await createOrderFromCheckout(trx, ids[0]!, { status: ORDER_STATUS.IN_PROGRESS })).order.id,
+    const orderId = await deps.knex.transaction(
+      async (trx) =>
+        (await createOrderFromCheckout(trx, ids[0]!, { status: ORDER_STATUS.IN_PROGRESS })).order.id,
     );
     // 20 refunds of 10.00 against a 115.00 invoice: 11 fit, 9 are refused.
     const results = await Promise.allSettled(

@@ -37,14 +37,23 @@ describe('tax invoices: the month for the accountant', function () {
     };
     expect(data.month).to.equal(month);
     expect(data.meta.total).to.equal(3);
-    expect(data.data.map((d) => [d.type, d.number, d.order_id, d.total, d.vat, d.total_excl_vat])).to.deep.equal([
+    expect(
+      data.data.map((d) => [d.type, d.number, d.order_id, d.total, d.vat, d.total_excl_vat]),
+    ).to.deep.equal([
       ['invoice', 1, orders[0], '115.00', '15.00', '100.00'],
       ['invoice', 2, orders[1], '230.00', '30.00', '200.00'],
       ['credit_note', 1, orders[1], '-57.50', '-7.50', '-50.00'],
     ]);
     expect(data.data[2]!.invoice_number).to.equal(2);
     expect(data.totals).to.deep.equal([
-      { currency: 'SAR', invoices: 2, credit_notes: 1, total_excl_vat: '250.00', vat: '37.50', total: '287.50' },
+      {
+        currency: 'SAR',
+        invoices: 2,
+        credit_notes: 1,
+        total_excl_vat: '250.00',
+        vat: '37.50',
+        total: '287.50',
+      },
     ]);
 
     const other = await merchantGet(suite, seeded.token, '/shawarma/invoices?month=2020-01');
@@ -58,7 +67,9 @@ describe('tax invoices: the month for the accountant', function () {
     const res = await merchantGet(suite, seeded.token, `/shawarma/invoices/export?month=${month}`);
     expect(res.status).to.equal(200);
     expect(res.headers.get('content-type')).to.equal('text/csv; charset=utf-8');
-    expect(res.headers.get('content-disposition')).to.contain(`tax-documents-${seeded.store.id}-${month}.csv`);
+    expect(res.headers.get('content-disposition')).to.contain(
+      `tax-documents-${seeded.store.id}-${month}.csv`,
+    );
     const lines = res.text.replace(/^\uFEFF/, '').split('\r\n');
     expect(lines[0]).to.equal(
       'type,number,issued_at,order_id,invoice_number,currency,total_excl_vat,vat,total,reason,url',

@@ -1,10 +1,12 @@
 import { expect } from 'chai';
+import { currencyExponent, formatAmount, inclusiveVat } from '../../../shared/services/invoices/amounts';
 import {
-  currencyExponent,
-  formatAmount,
-  inclusiveVat,
-} from '../../../shared/services/invoices/amounts';
-import { clipToTlv, decodeTlv, encodeTlv, TlvValueTooLong, zatcaQr } from '../../../shared/services/invoices/tlv';
+  clipToTlv,
+  decodeTlv,
+  encodeTlv,
+  TlvValueTooLong,
+  zatcaQr,
+} from '../../../shared/services/invoices/tlv';
 import { decodeWithDataView, decodeWithPython } from '../../helpers/zatca-qr';
 
 describe('ZATCA QR: the TLV record', () => {
@@ -25,7 +27,9 @@ describe('ZATCA QR: the TLV record', () => {
     const expectField = (tag: number, value: Buffer): void => {
       expect(bytes[at], `tag at byte ${at}`).to.equal(tag);
       expect(bytes[at + 1], `length of tag ${tag}`).to.equal(value.length);
-      expect(bytes.subarray(at + 2, at + 2 + value.length).equals(value), `value of tag ${tag}`).to.equal(true);
+      expect(bytes.subarray(at + 2, at + 2 + value.length).equals(value), `value of tag ${tag}`).to.equal(
+        true,
+      );
       at += 2 + value.length;
     };
     expectField(1, seller);
