@@ -108,8 +108,11 @@ describe('tax invoices: the Merchant API and the buyer page', function () {
     );
     const keyOrder = await payThroughSandbox(suite, codes);
     const keyInvoice = await invoiceOf(codes, keyOrder);
-    const message = await waitFor('the delivery message', async () =>
-      suite.deps.knex('outbound_messages').where('body', 'like', '%KEY-TAX-0001%').first('body'),
+    const message = await waitFor(
+      'the delivery message',
+      async () =>
+        (await suite.deps.knex('outbound_messages').where('body', 'like', '%KEY-TAX-0001%').first('body')) as
+          { body: string } | undefined,
     );
     expect(message.body).to.contain(`Tax invoice / الفاتورة الضريبية: ${keyInvoice.url as string}`);
   });
