@@ -5,7 +5,7 @@ import { creditRefund } from '../../../shared/services/invoices/credit-notes';
 import { decodeWithDataView, decodeWithPython } from '../../helpers/zatca-qr';
 import { randomIp } from '../../helpers/otp';
 import { PaymentPageRefs } from '../../../shared/services/payments/page-ref';
-import { usePaymentsSuite, waitFor } from '../payments/support';
+import { guestInitiate, usePaymentsSuite, waitFor } from '../payments/support';
 import { merchantGet, onServer, payThroughSandbox, SeededStore, seedStore } from './support';
 
 /**
@@ -144,6 +144,53 @@ describe('tax invoices: the Merchant API and the buyer page', function () {
     }
     const [{ count }] = await suite.deps.knex('invoices').where({ store_id: plain.store.id }).count();
     expect(Number(count)).to.equal(0);
+  });
+
+  it('a bank transfer: no invoice while under review; confirmed by the merchant, invoiced in that change', async () => {
+    const bank = await seedStore(suite, {
+      legal_name: 'Bank Buyers LLC',
+      vat_number: '300000000000003',
+      payment_methods: {
+        bank: {
+          bank_name: 'Acme Bank',
+          account_name: 'Acme LLC',
+          account_number: '0001',
+          iban: 'SA0000000000000000000001',
+        },
+      },
+    });
+    const checkout = await suite.server.request('/api/embed/guest/checkout', {
+      method: 'POST',
+      json: {
+        product_id: bank.productId,
+        quantity: 1,
+        customer_first_name: 'Sara',
+        customer_last_name: 'Ali',
+        customer_email: 'sara@example.com',
+        customer_phone: '500009002',
+        customer_country_code: '966',
+      },
+      headers: { 'X-Embed-Key': bank.store.embed_key, 'X-Forwarded-For': randomIp() },
+    });
+    const checkoutUrl = (checkout.body.data as { checkout_url: string }).checkout_url;
+    const initiated = await guestInitiate(suite.server, bank.store, checkoutUrl, 'bank');
+    expect(initiated.status, initiated.text).to.equal(200);
+    const order = await Order.query(suite.deps.knex).where({ store_id: bank.store.id }).first();
+    expect(order!.status).to.equal(ORDER_STATUS.UNDER_REVIEW);
+    const before = await merchantGet(suite, bank.token, `/shawarma/orders/${order!.id}/invoice`);
+    expect(before.status).to.equal(404);
+    expect((await merchantGet(suite, bank.token, `/shawarma/orders/${order!.id}`)).body.data).to.include({
+      invoice_url: null,
+    });
+
+    const confirmed = await suite.server.request(`/shawarma/orders/${order!.id}`, {
+      method: 'PUT',
+      json: { status: 3 },
+      headers: { Authorization: `Bearer ${bank.token}` },
+    });
+    expect(confirmed.status, confirmed.text).to.equal(200);
+    const invoice = await invoiceOf(bank, order!.id);
+    expect(invoice).to.include({ number: 1, total: '115.00', vat: '15.00', seller_name: 'Bank Buyers LLC' });
   });
 
   it('a store without a VAT number gets a receipt on the same page: no QR, no VAT line', async () => {
