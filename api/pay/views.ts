@@ -6,6 +6,7 @@ import type {
   PaymentPage,
   Summary,
 } from '../../shared/services/payments';
+import type { DocumentLink } from '../../shared/services/invoices/read';
 import { PAYMENT_METHOD_NAMES } from '../../shared/services/payment-methods';
 import type { PaymentMethodId } from '../../db/models';
 import { escapeHtml, HtmlAnswer, layout } from './html';
@@ -99,7 +100,7 @@ function successPage(
   s: Summary,
   orderId: number | null,
   delivery: Delivery,
-  documentUrl: string | null,
+  document: DocumentLink | null,
 ): HtmlAnswer {
   const t = strings(view);
   const phone = `\u2066${delivery.phoneMasked}\u2069`;
@@ -122,8 +123,8 @@ ${order}
 <h2>${escapeHtml(t.deliveryTitle)}</h2>
 ${lines.map((l) => `<p>${escapeHtml(l)}</p>`).join('\n')}
 <p class="muted">${escapeHtml(t.keepNumber)}</p>${
-    documentUrl
-      ? `\n<a class="button secondary" href="${escapeHtml(documentUrl)}" data-invoice-link>${escapeHtml(t.invoiceLink)}</a>`
+    document
+      ? `\n<a class="button secondary" href="${escapeHtml(document.url)}" data-invoice-link>${escapeHtml(document.kind === 'invoice' ? t.invoiceLink : t.receiptLink)}</a>`
       : ''
   }`;
   return { status: 200, html: page(view, t.paidTitle, body) };
@@ -135,7 +136,7 @@ export function checkoutPageView(result: CheckoutPage, view: View): HtmlAnswer {
     case 'not_found':
       return notFound(view);
     case 'paid':
-      return successPage(view, result.summary, result.orderId, result.delivery, result.documentUrl);
+      return successPage(view, result.summary, result.orderId, result.delivery, result.document);
     case 'under_review':
       return {
         status: 200,
@@ -217,7 +218,7 @@ export function paymentPageView(result: PaymentPage, view: View): HtmlAnswer {
       };
     }
     case 'paid':
-      return successPage(view, result.summary, result.orderId, result.delivery, result.documentUrl);
+      return successPage(view, result.summary, result.orderId, result.delivery, result.document);
     case 'closed':
       return {
         status: 200,

@@ -1,4 +1,4 @@
-import { documentUrl } from '../invoices/read';
+import { documentLink, type DocumentLink } from '../invoices/read';
 import type { Knex } from 'knex';
 import { Order, OrderItem, Store } from '../../../db/models';
 import { NotFoundError } from '../../errors';
@@ -40,18 +40,18 @@ export function deliveryMessage(
   storeName: string,
   list: readonly Deliverable[],
   /** The order's invoice (or receipt) page, when the sender can build its address. */
-  documentLink: { url: string; invoice: boolean } | null = null,
+  link: DocumentLink | null = null,
 ): string {
   const lines = [`${storeName}: your order #${order.id} is ready.`];
   for (const { item, keys } of list) {
     lines.push('', `${item.name}:`, ...keys);
   }
-  if (documentLink) {
+  if (link) {
     lines.push(
       '',
-      documentLink.invoice
-        ? `Tax invoice / الفاتورة الضريبية: ${documentLink.url}`
-        : `Receipt / الإيصال: ${documentLink.url}`,
+      link.kind === 'invoice'
+        ? `Tax invoice / الفاتورة الضريبية: ${link.url}`
+        : `Receipt / الإيصال: ${link.url}`,
     );
   }
   return lines.join('\n');
@@ -89,9 +89,9 @@ export async function sendOrderDelivery(
   const list = await deliverables(deps.knex, pending);
   if (list.length === 0) return 'nothing-to-send';
   const store = await Store.query(deps.knex).findById(order.store_id);
-  const documentLink =
+  const link =
     deps.appSecret && deps.config
-      ? await documentUrl(
+      ? await documentLink(
           deps.knex,
           { appSecret: deps.appSecret, publicBaseUrl: deps.config.publicBaseUrl },
           order.id,
@@ -99,12 +99,7 @@ export async function sendOrderDelivery(
       : null;
   const result = await deps.messenger.send({
     to: recipientOf(order),
-    body: deliveryMessage(
-      order,
-      store?.name ?? 'Your store',
-      list,
-      documentLink ? { url: documentLink, invoice: Boolean(store?.vat_number) } : null,
-    ),
+    body: deliveryMessage(order, store?.name ?? 'Your store', list, link),
     route: 'whatsapp_first',
     purpose: 'order_delivery',
     storeId: order.store_id,

@@ -109,12 +109,27 @@ const PAID_STATUSES = [3, 4, 6];
  * delivery message and in the Merchant API's order detail. Null while the order is not paid.
  */
 export async function documentUrl(knex: Knex, deps: UrlDeps, orderId: number): Promise<string | null> {
+  return (await documentLink(knex, deps, orderId))?.url ?? null;
+}
+
+export interface DocumentLink {
+  url: string;
+  /** What the page shows: the order's tax invoice, or a receipt (a store without a VAT number). */
+  kind: 'invoice' | 'receipt';
+}
+
+/** documentUrl, and whether the page is an invoice or a receipt (for the link's wording). */
+export async function documentLink(knex: Knex, deps: UrlDeps, orderId: number): Promise<DocumentLink | null> {
   const order = await knex('orders as o')
     .leftJoin('payments as p', 'p.id', 'o.payment_id')
+    .leftJoin('invoices as i', 'i.order_id', 'o.id')
     .where('o.id', orderId)
-    .first('o.status', 'p.status as payment_status');
+    .first('o.status', 'p.status as payment_status', 'i.id as invoice_id');
   if (!order || !wasPaid(order)) return null;
-  return new InvoicePageRefs(deps.appSecret).url(deps.publicBaseUrl, orderId);
+  return {
+    url: new InvoicePageRefs(deps.appSecret).url(deps.publicBaseUrl, orderId),
+    kind: order.invoice_id === null ? 'receipt' : 'invoice',
+  };
 }
 
 function wasPaid(order: Row): boolean {

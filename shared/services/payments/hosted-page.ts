@@ -1,4 +1,4 @@
-import { documentUrl } from '../invoices/read';
+import { documentLink, type DocumentLink } from '../invoices/read';
 import {
   Checkout,
   Order,
@@ -56,7 +56,7 @@ export type ManualInstructions =
 export type CheckoutPage =
   | { kind: 'not_found' }
   | { kind: 'choose'; summary: Summary; methods: { id: PaymentMethodId; name: string }[] }
-  | { kind: 'paid'; summary: Summary; orderId: number; delivery: Delivery; documentUrl: string | null }
+  | { kind: 'paid'; summary: Summary; orderId: number; delivery: Delivery; document: DocumentLink | null }
   | { kind: 'under_review'; summary: Summary; orderId: number; instructions: ManualInstructions | null };
 
 export type PaymentPage =
@@ -65,7 +65,13 @@ export type PaymentPage =
   /** A sandbox payment still open: the page itself shows the sandbox's Pay and Fail (CONTRACT section 7). */
   | { kind: 'sandbox'; summary: Summary }
   | { kind: 'waiting'; reason: 'creating' | 'confirming'; summary: Summary; continueUrl: string | null }
-  | { kind: 'paid'; summary: Summary; orderId: number | null; delivery: Delivery; documentUrl: string | null }
+  | {
+      kind: 'paid';
+      summary: Summary;
+      orderId: number | null;
+      delivery: Delivery;
+      document: DocumentLink | null;
+    }
   /** The checkout already has an order through another payment (e.g. a bank transfer waiting for review). */
   | { kind: 'closed'; summary: Summary; orderId: number }
   | {
@@ -176,7 +182,7 @@ export async function checkoutPage(
         summary,
         orderId: order.id,
         delivery: await deliveryOf(deps, checkout),
-        documentUrl: await documentUrl(deps.knex, urlDepsOf(deps), order.id),
+        document: await documentLink(deps.knex, urlDepsOf(deps), order.id),
       };
     }
     return {
@@ -273,7 +279,7 @@ export async function paymentPage(
       summary,
       orderId: order?.id ?? null,
       delivery: await deliveryOf(deps, checkout),
-      documentUrl: order ? await documentUrl(deps.knex, urlDepsOf(deps), order.id) : null,
+      document: order ? await documentLink(deps.knex, urlDepsOf(deps), order.id) : null,
     };
   }
   if (order) return { kind: 'closed', summary, orderId: order.id };

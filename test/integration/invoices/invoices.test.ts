@@ -28,6 +28,20 @@ describe('tax invoices: the Merchant API and the buyer page', function () {
     orderId = await payThroughSandbox(suite, vat);
   });
 
+  /** The payment's page once paid: the success page the buyer lands on. */
+  const successPage = async (id: number): Promise<string> => {
+    const payment = (await suite.deps
+      .knex('orders')
+      .where('orders.id', id)
+      .join('payments', 'payments.id', 'orders.payment_id')
+      .first('payments.id')) as { id: number };
+    const ref = new PaymentPageRefs(suite.deps.appSecret).ref(Number(payment.id));
+    const res = await fetch(`${suite.server.url}/pay/payments/${ref}`, {
+      headers: { 'X-Forwarded-For': randomIp(), 'Accept-Language': 'en' },
+    });
+    return res.text();
+  };
+
   const invoiceOf = async (seeded: SeededStore, id: number): Promise<Record<string, unknown>> => {
     const res = await merchantGet(suite, seeded.token, `/shawarma/orders/${id}/invoice`);
     expect(res.status, res.text).to.equal(200);
@@ -89,16 +103,8 @@ describe('tax invoices: the Merchant API and the buyer page', function () {
 
   it('the payment success page and the delivery message link to the invoice', async () => {
     const invoice = await invoiceOf(vat, orderId);
-    const payment = await suite.deps
-      .knex('orders')
-      .where('orders.id', orderId)
-      .join('payments', 'payments.id', 'orders.payment_id')
-      .first('payments.id');
-    const page = await fetch(
-      `${suite.server.url}/pay/payments/${new PaymentPageRefs(suite.deps.appSecret).ref(Number(payment.id))}`,
-      { headers: { 'X-Forwarded-For': randomIp() } },
-    );
-    expect(await page.text()).to.contain(`href="${invoice.url as string}" data-invoice-link`);
+    const page = await successPage(orderId);
+    expect(page).to.contain(`href="${invoice.url as string}" data-invoice-link>View your invoice<`);
 
     // A code key's delivery message carries the link too.
     const codes = await seedStore(
@@ -206,6 +212,7 @@ describe('tax invoices: the Merchant API and the buyer page', function () {
     expect(html).to.not.contain('VAT 15');
     expect(html).to.not.contain('Tax Invoice');
     expect(html).to.match(/data-total="Total">115\.00 SAR</);
+    expect(await successPage(id)).to.contain(`href="${url}" data-invoice-link>View your receipt<`);
   });
 
   it('a full refund (status 6) issues a credit note with its own number series and QR', async () => {
