@@ -54,6 +54,7 @@ const L = {
     en: 'This link does not name a paid order. Check that you copied the whole link.',
     ar: 'هذا الرابط لا يشير إلى طلب مدفوع. تأكد من نسخ الرابط كاملاً.',
   },
+  pdf: { en: 'Download PDF', ar: 'تنزيل PDF' },
   noVat: { en: 'The seller is not registered for VAT.', ar: 'البائع غير مسجل في ضريبة القيمة المضافة.' },
 } satisfies Record<string, Label>;
 
@@ -175,7 +176,8 @@ ${result.discount !== formatAmount(0, c) ? totalRow(L.subtotal, money(result.sub
 ${result.tax !== null ? totalRow(L.tax, money(result.tax, c)) : ''}
 ${totalRow(L.totalPlain, money(result.total, c), true)}
 </table>
-<p class="muted pair"><span lang="en">${escapeHtml(L.noVat.en)}</span><span lang="ar" dir="rtl">${escapeHtml(L.noVat.ar)}</span></p>`;
+<p class="muted pair"><span lang="en">${escapeHtml(L.noVat.en)}</span><span lang="ar" dir="rtl">${escapeHtml(L.noVat.ar)}</span></p>
+<p class="pair"><a href="${escapeHtml(`${result.url}/pdf`)}" download>${both(L.pdf)}</a></p>`;
       return { status: 200, html: page(`${L.receipt.en} #${result.orderId} · ${result.storeName}`, body) };
     }
     case 'invoice': {
@@ -200,7 +202,7 @@ ${totalRow(L.net, money(note.total_excl_vat, c))}
 ${totalRow(L.creditedVat, money(note.vat, c))}
 ${totalRow(L.credited, money(note.total, c), true)}
 </table>
-<p><a href="${escapeHtml(inv.url)}">${both(L.backToInvoice)}</a></p>`;
+<p class="pair"><a href="${escapeHtml(inv.url)}">${both(L.backToInvoice)}</a><a href="${escapeHtml(`${note.url}/pdf`)}" download>${both(L.pdf)}</a></p>`;
         return { status: 200, html: page(`${L.creditNote.en} ${note.number} · ${inv.seller_name}`, body) };
       }
       const rateBp = Math.round(Number(inv.vat_rate) * 100);
@@ -228,7 +230,8 @@ ${totalRow(L.net, money(inv.total_excl_vat, c))}
 ${totalRow({ en: `${L.vat.en} ${inv.vat_rate}%`, ar: `${L.vat.ar} ${inv.vat_rate}%` }, money(inv.vat, c))}
 ${totalRow(L.total, money(inv.total, c), true)}
 </table>
-${notes}`;
+${notes}
+<p class="pair"><a href="${escapeHtml(`${inv.url}/pdf`)}" download>${both(L.pdf)}</a></p>`;
       return { status: 200, html: page(`${L.invoice.en} ${inv.number} · ${inv.seller_name}`, body) };
     }
   }

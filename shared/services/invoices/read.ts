@@ -162,6 +162,7 @@ export type DocumentPage =
       kind: 'receipt';
       storeName: string;
       orderId: number;
+      url: string;
       paidAt: string;
       currency: string;
       lines: ReceiptLine[];
@@ -218,6 +219,7 @@ export async function documentPage(
     kind: 'receipt',
     storeName: String(order.store_name),
     orderId,
+    url,
     paidAt: isoSeconds(new Date((order.paid_at ?? order.created_at) as string)),
     currency,
     lines: items.map((i) => ({
