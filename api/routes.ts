@@ -8,6 +8,7 @@ import type { Route } from './http/route';
 import { merchantRoutes } from './merchant/routes';
 import { payRoutes } from './pay/routes';
 import { invoicePageRoutes } from './invoices/routes';
+import { interfaceIndexRoutes } from './platform/interface-index';
 import { platformRoutes } from './platform/routes';
 import { sandboxRoutes } from './sandbox/routes';
 import { storefrontRoutes } from './storefront/routes';
@@ -25,7 +26,7 @@ export function allRoutes(
 ): Route[] {
   // CONTRACT section 6: the /__dev routes do not exist in production.
   const dev = config.nodeEnv === 'production' ? [] : [...devRoutes, ...widgetDemoRoutes];
-  return [
+  const routes = [
     ...platformRoutes,
     ...docsRoutes,
     ...adminRoutes,
@@ -42,4 +43,5 @@ export function allRoutes(
     ...fivemRoutes,
     ...widgetRoutes,
   ];
+  return [...routes, ...interfaceIndexRoutes(routes)];
 }

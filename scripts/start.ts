@@ -7,6 +7,7 @@ import { ClientInterface, mountedInterfaces } from '../api/mounted';
 import { allRoutes } from '../api/routes';
 import { Config, ConfigError, loadConfig } from '../shared/config';
 import { buildWidget, describeBuild } from './build-widget';
+import { buildIsCurrent, recordBuild, sourcesDigest } from './lib/build-stamp';
 import { box, eachLine, humanize, prefixFor, seconds } from './lib/output';
 import { readProcfile } from './lib/procfile';
 import { provision, Provisioned } from './lib/provision';
@@ -156,14 +157,21 @@ class Launcher {
     }
 
     let step = Date.now();
-    const build = await this.step(
-      'build',
-      [process.execPath, 'node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'],
-      env,
-    );
-    if (build.code !== 0) throw new Error('the TypeScript build failed (see above)');
-    say(`build: dist/ compiled in ${seconds(step)}`);
-    say(describeBuild(await buildWidget()));
+    if (buildIsCurrent(root)) {
+      say('build: dist/ is up to date with the sources (nothing to compile)');
+    } else {
+      // Taken before compiling: a source edited while tsc runs makes the next start build again.
+      const digest = sourcesDigest(root);
+      const build = await this.step(
+        'build',
+        [process.execPath, 'node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'],
+        env,
+      );
+      if (build.code !== 0) throw new Error('the TypeScript build failed (see above)');
+      say(`build: dist/ compiled in ${seconds(step)}`);
+      say(describeBuild(await buildWidget()));
+      recordBuild(root, digest);
+    }
     this.checkpoint();
 
     this.services = await provision({

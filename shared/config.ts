@@ -77,6 +77,8 @@ export interface Config {
   };
   /** First retry delay of a merchant webhook delivery (doubling, 12 attempts: about a day at 42 s). */
   readonly merchantWebhookRetryDelayMs: number;
+  /** First back-off of a refund's provider call (REFUND_RETRY_DELAY_MS), doubled per attempt. */
+  readonly refundRetryDelayMs: number;
   /** Time a merchant's endpoint has to answer one delivery. */
   readonly merchantWebhookTimeoutMs: number;
   /** FiveM queue: how long a listed command is reserved for its server, and the longest `next_check`. */
@@ -151,6 +153,7 @@ const schema = Joi.object({
     .default(86_400_000),
   JOB_LOCK_DURATION_MS: positiveInt.min(1000).max(600000).default(30000),
   MERCHANT_WEBHOOK_RETRY_DELAY_MS: positiveInt.max(3_600_000).default(42_000),
+  REFUND_RETRY_DELAY_MS: positiveInt.max(3_600_000).default(30_000),
   MERCHANT_WEBHOOK_TIMEOUT_MS: positiveInt.max(60_000).default(10_000),
   FIVEM_LEASE_SECONDS: positiveInt.max(3600).default(60),
   FIVEM_POLL_SECONDS: positiveInt.max(3600).default(30),
@@ -246,6 +249,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       jobLockMs: Number(v.JOB_LOCK_DURATION_MS),
     }),
     merchantWebhookRetryDelayMs: Number(v.MERCHANT_WEBHOOK_RETRY_DELAY_MS),
+    refundRetryDelayMs: Number(v.REFUND_RETRY_DELAY_MS),
     merchantWebhookTimeoutMs: Number(v.MERCHANT_WEBHOOK_TIMEOUT_MS),
     fivem: Object.freeze({
       leaseSeconds: Number(v.FIVEM_LEASE_SECONDS),

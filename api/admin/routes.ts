@@ -25,23 +25,41 @@ function dashboard(deps: Deps): AppMiddleware[] {
   });
   return [
     dashboardAuth(deps.config, 'queues'),
+    plainAddressScript(),
     selfContainedPage(),
     serverAdapter.registerPlugin() as AppMiddleware,
   ];
 }
 
 const GOOGLE_FONTS = /<link[^>]+fonts\.googleapis\.com[^>]*>\s*/g;
-const BASE_HREF = /<base href="([^"]*)"\s*\/?>/;
+const HEAD = /<head>/;
+const PLAIN_ADDRESS_PATH = `${DASHBOARD_PATH}/_matjar/plain-address.js`;
 
 /**
- * Two fixes to bull-board's page, made on its HTML on the way out:
- * - it loads its fonts from Google; the page uses the system's fonts instead and loads nothing from
- *   elsewhere;
- * - opened as http://user:password@host/admin/queues (credentials in the address), the browser refuses
- *   the page's own fetch() calls to addresses relative to it (they would carry the credentials), so the
- *   labels (its translations) and the queues never load: the page showed raw label keys or stayed on
- *   "Loading". An absolute base address without credentials (this request's origin) makes those calls
- *   plain same-origin requests, which the browser sends with the credentials it was given.
+ * Opened as http://user:password@host/admin/queues (credentials in the address, as a bookmark or a
+ * monitoring link may carry them), the page's addresses resolve against a base that still carries the
+ * credentials (Chromium drops them from `location.href` but not from `document.baseURI`), and the
+ * browser refuses the fetch() of such an address: the board's labels never load and show as raw keys.
+ * This script, first in the page, reloads the same address without the credentials: the browser keeps
+ * the credentials it just used for this origin, so nothing is asked again. The board's router takes its
+ * base path from `<base href>`, which therefore stays the plain path bull-board writes (an absolute
+ * address there made every link `http://host/http://host/admin/queues/...`).
+ */
+const PLAIN_ADDRESS_SCRIPT =
+  'if (/^\\w+:\\/\\/[^/]*@/.test(document.baseURI)) location.replace(location.href);\n';
+
+function plainAddressScript(): AppMiddleware {
+  return async (ctx, next) => {
+    if (ctx.path !== PLAIN_ADDRESS_PATH) return next();
+    ctx.type = 'application/javascript';
+    ctx.set('Cache-Control', 'public, max-age=3600');
+    ctx.body = PLAIN_ADDRESS_SCRIPT;
+  };
+}
+
+/**
+ * bull-board's page is changed on the way out: it loads its fonts from Google, and the page uses the
+ * system's fonts instead and loads nothing from elsewhere; the script above is put first in its head.
  */
 function selfContainedPage(): AppMiddleware {
   return async (ctx, next) => {
@@ -49,7 +67,7 @@ function selfContainedPage(): AppMiddleware {
     if (ctx.method !== 'GET' || typeof ctx.body !== 'string' || !ctx.response.is('html')) return;
     ctx.body = ctx.body
       .replace(GOOGLE_FONTS, '')
-      .replace(BASE_HREF, (_match, href: string) => `<base href="${ctx.protocol}://${ctx.host}${href}" />`);
+      .replace(HEAD, `<head>\n    <script src="${PLAIN_ADDRESS_PATH}"></script>`);
   };
 }
 

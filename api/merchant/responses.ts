@@ -103,6 +103,11 @@ export const OrderDetail = obj({
     },
   },
   coupon: { type: ['object', 'null'], properties: { id: int, code: str, type: str, discount: money } },
+  refunds: {
+    ...obj({ currency: str, paid: money, refunded: money, pending: money, refundable: money }),
+    description:
+      'The money of the order’s payment: what was paid, refunded, being refunded, and still refundable.',
+  },
   items: {
     type: 'array',
     items: obj({
@@ -199,15 +204,22 @@ export const CreatedOrder = obj({
   currency: str,
 });
 
-export const StatusChange = obj({
-  id: int,
-  status,
-  status_label: str,
-  previous_status: status,
-  changed: bool,
-  licenses_revoked: int,
-  licenses_activated: int,
-});
+export const StatusChange = obj(
+  {
+    id: int,
+    status,
+    status_label: str,
+    previous_status: status,
+    changed: bool,
+    licenses_revoked: int,
+    licenses_activated: int,
+    refund_id: {
+      ...int,
+      description: 'The refund a move to Refunded made (GET /shawarma/orders/{id}/refunds).',
+    },
+  },
+  ['id', 'status', 'status_label', 'previous_status', 'changed', 'licenses_revoked', 'licenses_activated'],
+);
 
 export const StoreInfo = obj({
   id: int,

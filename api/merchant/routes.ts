@@ -6,6 +6,7 @@ import { merchantSubscriptionRoutes } from './subscriptions/routes';
 import { merchantWebhookRoutes } from './webhooks/routes';
 import { merchantLicenseRoutes } from './licenses/routes';
 import { merchantInvoiceRoutes } from './invoices/routes';
+import { merchantRefundRoutes } from './refunds/routes';
 
 /**
  * The Merchant API (/shawarma): every route behind the merchant guards (bearer merchant token of a
@@ -21,4 +22,5 @@ export const merchantRoutes = [
   ...merchantWebhookRoutes,
   ...merchantLicenseRoutes,
   ...merchantInvoiceRoutes,
+  ...merchantRefundRoutes,
 ];

@@ -706,3 +706,4 @@ export class IdempotencyRecord extends BaseModel {
   created_at!: Date;
 }
 export { Cart, CartItem, CheckoutItem } from './storefront';
+export { Refund, type RefundKind, type RefundStatus } from './refund';

@@ -10,12 +10,19 @@ import {
   PaymentProvider,
   ProviderCredentials,
   ProviderPaymentState,
+  ProviderRefund,
+  ProviderRejectedError,
   ProviderUnavailableError,
+  RefundingProvider,
+  RefundRequest,
   WebhookReference,
 } from './types';
 
 /** apiUrl: https://api.moyasar.com (MOYASAR_API_URL); paths below are /v1/... */
 export type MoyasarOptions = ProviderApiOptions;
+
+/** Statuses of a Moyasar payment that took the money (a refunded one took it first). */
+const CHARGED_PAYMENT_STATUSES = new Set(['paid', 'captured', 'refunded']);
 
 /** Invoice statuses after which the invoice can never be paid through this session. */
 const FAILED_INVOICE_STATUSES = new Set(['failed', 'canceled', 'expired', 'voided', 'refunded']);
@@ -27,7 +34,7 @@ const FAILED_INVOICE_STATUSES = new Set(['failed', 'canceled', 'expired', 'voide
  * (`secret_token`); it is compared in constant time, and the invoice is then fetched again, because the
  * webhook only tells us which invoice to look at.
  */
-export class MoyasarProvider implements PaymentProvider {
+export class MoyasarProvider implements PaymentProvider, RefundingProvider {
   readonly id = 'moyasar' as const;
 
   private readonly api: ProviderApi;
@@ -117,5 +124,96 @@ export class MoyasarProvider implements PaymentProvider {
       this.id,
       token && safeEqual(token, expected) ? this.webhookReference(webhook.body) : null,
     );
+  }
+
+  /**
+   * Refunds part or all of the invoice's paid payment: POST /v1/payments/{id}/refund with `amount` in
+   * halalas, as Moyasar documents; the answer is the payment, whose `refunded` is the total refunded so
+   * far. Moyasar keeps refunds on the payment (there is no refund object), so the payment id stands as
+   * the refund's provider id.
+   *
+   * Moyasar documents no idempotency key for refunds, so a repeat is ruled out by reading first: the
+   * payment's `refunded` total is compared with what our books say was refunded before this refund
+   * (`refundedBeforeMinor`; refunds of one payment are sent one at a time, oldest first). Already
+   * `before + amount`: an earlier attempt reached Moyasar and only its answer was lost, so nothing is
+   * sent again. Exactly `before`: the refund is sent. Anything else means someone refunded outside the
+   * platform (the Moyasar dashboard): the refund is refused rather than guessed at. (A refund made in the
+   * dashboard for exactly this refund's amount while it was pending cannot be told from a lost answer;
+   * it is then taken as this refund, which leaves the money right.) The key still travels
+   * as an `Idempotency-Key` header, which costs nothing where it is ignored.
+   */
+  async refundPayment(request: RefundRequest, credentials: ProviderCredentials): Promise<ProviderRefund> {
+    const auth = this.auth(credentials);
+    const paymentId = await this.chargedPaymentOf(request.providerPaymentId, auth);
+    const path = `/v1/payments/${encodeURIComponent(paymentId)}`;
+    const before = this.refundState(this.record((await this.api.request('GET', path, auth)).body));
+    const wanted = request.refundedBeforeMinor + request.amountMinor;
+    if (before.refunded === wanted) {
+      return {
+        providerRefundId: paymentId,
+        status: 'succeeded',
+        providerStatus: before.status,
+        replayed: true,
+      };
+    }
+    if (before.refunded !== request.refundedBeforeMinor) {
+      throw new ProviderRejectedError(
+        this.id,
+        `Moyasar shows ${before.refunded} refunded of payment ${paymentId}, the platform ` +
+          `${request.refundedBeforeMinor}: a refund was made outside the platform; settle it in the Moyasar dashboard`,
+      );
+    }
+    const { body } = await this.api.request(
+      'POST',
+      `${path}/refund`,
+      { ...auth, 'Idempotency-Key': request.idempotencyKey },
+      { amount: request.amountMinor },
+    );
+    const after = this.refundState(this.record(body));
+    if (after.refunded < wanted) {
+      throw new ProviderUnavailableError(
+        this.id,
+        `refund answered with ${after.refunded} refunded, expected ${wanted}`,
+      );
+    }
+    return {
+      providerRefundId: paymentId,
+      status: 'succeeded',
+      providerStatus: after.status,
+      replayed: false,
+    };
+  }
+
+  private record(body: unknown): Record<string, unknown> {
+    const record = asRecord(body);
+    if (!record) throw new ProviderUnavailableError(this.id, 'payment answer is not an object');
+    return record;
+  }
+
+  private refundState(payment: Record<string, unknown>): { refunded: number; status: string } {
+    const refunded = typeof payment.refunded === 'number' ? payment.refunded : 0;
+    return { refunded, status: asString(payment.status) ?? 'unknown' };
+  }
+
+  /**
+   * The id of the invoice's payment that took the money (a hosted checkout's provider_payment_id is the
+   * invoice's). An id Moyasar knows no invoice by is taken as a payment's own id (a charge made without
+   * an invoice).
+   */
+  private async chargedPaymentOf(invoiceId: string, auth: Record<string, string>): Promise<string> {
+    let body: unknown;
+    try {
+      ({ body } = await this.api.request('GET', `/v1/invoices/${encodeURIComponent(invoiceId)}`, auth));
+    } catch (err) {
+      if (err instanceof ProviderRejectedError && err.httpStatus === 404) return invoiceId;
+      throw err;
+    }
+    const payments = Array.isArray(asRecord(body)?.payments) ? (asRecord(body)?.payments as unknown[]) : [];
+    const charged = payments
+      .map(asRecord)
+      .filter((p) => p !== null && CHARGED_PAYMENT_STATUSES.has(asString(p.status) ?? ''));
+    const id = asString(charged[charged.length - 1]?.id);
+    if (!id) throw new ProviderRejectedError(this.id, `invoice ${invoiceId} has no paid payment to refund`);
+    return id;
   }
 }

@@ -9,7 +9,10 @@ import {
   HostedPaymentRequest,
   PaymentProvider,
   ProviderPaymentState,
+  ProviderRefund,
   ProviderRejectedError,
+  RefundingProvider,
+  RefundRequest,
   WebhookHeaders,
   WebhookReference,
 } from './types';
@@ -59,7 +62,7 @@ export interface SandboxOptions {
   publicBaseUrl: string;
 }
 
-export class SandboxProvider implements PaymentProvider {
+export class SandboxProvider implements PaymentProvider, RefundingProvider {
   readonly id = 'sandbox' as const;
   private readonly key: Buffer;
 
@@ -104,6 +107,45 @@ export class SandboxProvider implements PaymentProvider {
     const expected = signSandboxWebhook(this.key, webhook.raw);
     verifySignatureHeader(this.id, headers, SANDBOX_SIGNATURE_HEADER, expected);
     return referenceOrRefuse(this.id, this.webhookReference(webhook.body));
+  }
+
+  /**
+   * The sandbox's refund API, as a card provider's works: the refund is taken at once, never beyond what
+   * was paid, and the idempotency key is honoured (a repeat answers the first refund, `replayed`).
+   */
+  async refundPayment(request: RefundRequest): Promise<ProviderRefund> {
+    return this.options.knex.transaction(async (trx) => {
+      const payment = await trx<SandboxPayment>('sandbox_payments')
+        .where({ id: request.providerPaymentId })
+        .forUpdate()
+        .first();
+      if (!payment) {
+        throw new ProviderRejectedError(this.id, `unknown payment ${request.providerPaymentId}`, 404);
+      }
+      const done = await trx('sandbox_refunds')
+        .where({ idempotency_key: request.idempotencyKey })
+        .first<{ id: string } | undefined>('id');
+      if (done)
+        return { providerRefundId: done.id, status: 'succeeded', providerStatus: 'refunded', replayed: true };
+      if (payment.status !== 'paid') {
+        throw new ProviderRejectedError(this.id, `payment ${payment.id} is ${payment.status}, not paid`, 400);
+      }
+      const refunded = await trx('sandbox_refunds')
+        .where({ payment_id: payment.id })
+        .sum<{ total: number | null }>('amount_minor as total')
+        .first();
+      if (Number(refunded?.total ?? 0) + request.amountMinor > Number(payment.amount_minor)) {
+        throw new ProviderRejectedError(this.id, 'the refund exceeds what is left of the payment', 400);
+      }
+      const id = randomToken(16, 'sbr_');
+      await trx('sandbox_refunds').insert({
+        id,
+        payment_id: payment.id,
+        amount_minor: request.amountMinor,
+        idempotency_key: request.idempotencyKey,
+      });
+      return { providerRefundId: id, status: 'succeeded', providerStatus: 'refunded', replayed: false };
+    });
   }
 }
 

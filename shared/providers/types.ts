@@ -93,6 +93,45 @@ export interface ReceivedWebhook {
 
 export type PaymentProviders = Readonly<Record<HostedProviderId, PaymentProvider>>;
 
+/**
+ * One refund asked of the provider that took the payment. `idempotencyKey` is the refund row's own key:
+ * the provider (or, where its API takes none, the adapter's read-before-write check against
+ * `refundedBeforeMinor`) makes a second call with it return the first refund instead of a new one.
+ */
+export interface RefundRequest {
+  /** Our payments.provider_payment_id: what the provider knows the payment by. */
+  providerPaymentId: string;
+  amountMinor: number;
+  currency: string;
+  idempotencyKey: string;
+  /** What our books say this provider has already refunded of the payment (refunds that succeeded). */
+  refundedBeforeMinor: number;
+  reason: string | null;
+}
+
+/** The provider's answer about one refund. */
+export interface ProviderRefund {
+  providerRefundId: string;
+  status: 'succeeded' | 'pending' | 'failed';
+  /** The provider's own status word, kept on the refund row. */
+  providerStatus: string;
+  /** True when the provider already had this refund (an earlier attempt whose answer was lost). */
+  replayed: boolean;
+}
+
+/** A provider whose API returns money: the platform calls it for a refund (shared/services/refunds). */
+export interface RefundingProvider {
+  refundPayment(request: RefundRequest, credentials: ProviderCredentials): Promise<ProviderRefund>;
+}
+
+export function isRefundingProvider(provider: unknown): provider is RefundingProvider {
+  return (
+    typeof provider === 'object' &&
+    provider !== null &&
+    typeof (provider as Partial<RefundingProvider>).refundPayment === 'function'
+  );
+}
+
 /** A provider call that may succeed later: timeout, network failure, 5xx, 429. The job retries it. */
 export class ProviderUnavailableError extends Error {
   readonly code = 'PROVIDER_UNAVAILABLE';

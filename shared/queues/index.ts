@@ -9,10 +9,14 @@ export interface JobPayloads {
   /** Deliver the current OTP code of a session: WhatsApp with SMS fallback at start, SMS only on resend. */
   otp: { otpSessionId: number; codeVersion: number; route: 'whatsapp_first' | 'sms_only' };
   /** Customer notifications other than OTP (e.g. delivered code keys). */
-  messages: { kind: 'order_delivery'; orderId: number };
-  /** Provider work: create the hosted payment, process a stored webhook event, or re-check a payment. */
+  messages: { kind: 'order_delivery'; orderId: number } | { kind: 'refund'; refundId: number };
+  /**
+   * Provider work: create the hosted payment, process a stored webhook event, re-check a payment, or send
+   * a refund to the provider that took the payment.
+   */
   payments:
     | { kind: 'initiate'; paymentId: number }
+    | { kind: 'refund'; refundId: number }
     | { kind: 'webhook'; webhookEventId: number }
     | { kind: 'reconcile'; paymentId: number; reason: 'webhook' | 'sweep' | 'return' };
   /** Analytics events accepted by the API, written to Postgres in batches. */

@@ -3,8 +3,11 @@ import { FakeAnswer, FakeRequest, FakeServer } from './fake-server';
 
 export interface FakeMoyasarPayment {
   id: string;
-  status: 'paid' | 'failed';
+  status: 'paid' | 'failed' | 'refunded';
   amount: number;
+  /** Refunded so far, in halalas; refunded_at set with the first refund. */
+  refunded: number;
+  refunded_at: string | null;
   currency: string;
   invoice_id: string;
   source: { type: string; company: string; message: string };
@@ -29,11 +32,17 @@ export interface FakeInvoice {
 /**
  * Moyasar's invoices API as documented (api.moyasar.com/v1): HTTP Basic with the secret key as user name,
  * amounts in halalas (at least 100), 401 for an unknown key, 400 for a validation failure, 404 for an
- * unknown invoice. Test controls pay or decline an invoice and build its webhook, which carries the
+ * unknown invoice. Payments: GET /v1/payments/{id}, and POST /v1/payments/{id}/refund with an optional
+ * `amount` (default: what is left), which answers the payment with `refunded` grown and status
+ * `refunded`; a refund beyond what is left, or of a payment that took no money, is a 400. Moyasar
+ * documents no idempotency key for refunds, so this stand-in honours none: every refund call refunds.
+ * `refundCalls` counts the refunds carried out. Test controls pay or decline an invoice and build its webhook, which carries the
  * merchant's secret token in the body, as Moyasar's does.
  */
 export class FakeMoyasar extends FakeServer {
   readonly invoices = new Map<string, FakeInvoice>();
+  /** Refunds carried out, one entry per successful POST /v1/payments/{id}/refund. */
+  readonly refundCalls: { paymentId: string; amount: number }[] = [];
 
   constructor(private readonly secretKeys: readonly string[]) {
     super();
@@ -54,6 +63,15 @@ export class FakeMoyasar extends FakeServer {
       };
     }
     if (req.method === 'POST' && req.path === '/v1/invoices') return this.create(req);
+    const refund = /^\/v1\/payments\/([^/]+)\/refund$/.exec(req.path);
+    if (req.method === 'POST' && refund) return this.refund(decodeURIComponent(refund[1]), req);
+    const payment = /^\/v1\/payments\/([^/]+)$/.exec(req.path);
+    if (req.method === 'GET' && payment) {
+      const found = this.payment(decodeURIComponent(payment[1]));
+      return found
+        ? { status: 200, body: found }
+        : { status: 404, body: { type: 'record_not_found', message: 'Object not found', errors: null } };
+    }
     const match = /^\/v1\/invoices\/([^/]+)$/.exec(req.path);
     if (req.method === 'GET' && match) {
       const invoice = this.invoices.get(decodeURIComponent(match[1]));
@@ -101,6 +119,45 @@ export class FakeMoyasar extends FakeServer {
     return { status: 201, body: invoice };
   }
 
+  private payment(id: string): FakeMoyasarPayment | undefined {
+    for (const invoice of this.invoices.values()) {
+      const found = invoice.payments.find((p) => p.id === id);
+      if (found) return found;
+    }
+    return undefined;
+  }
+
+  private refund(paymentId: string, req: FakeRequest): FakeAnswer {
+    const payment = this.payment(paymentId);
+    if (!payment) {
+      return { status: 404, body: { type: 'record_not_found', message: 'Object not found', errors: null } };
+    }
+    const body = this.json(req.body) ?? {};
+    const left = payment.amount - payment.refunded;
+    const amount = body.amount === undefined ? left : body.amount;
+    if (payment.status === 'failed' || left <= 0) {
+      return {
+        status: 400,
+        body: { type: 'invalid_request_error', message: 'Payment cannot be refunded', errors: null },
+      };
+    }
+    if (typeof amount !== 'number' || !Number.isInteger(amount) || amount <= 0 || amount > left) {
+      return {
+        status: 400,
+        body: {
+          type: 'invalid_request_error',
+          message: 'Validation Failed',
+          errors: { amount: ['must be less than or equal to the refundable amount'] },
+        },
+      };
+    }
+    payment.refunded += amount;
+    payment.refunded_at ??= new Date().toISOString();
+    payment.status = 'refunded';
+    this.refundCalls.push({ paymentId, amount });
+    return { status: 200, body: payment };
+  }
+
   private invoice(id: string): FakeInvoice {
     const invoice = this.invoices.get(id);
     if (!invoice) throw new Error(`fake moyasar: no invoice ${id}`);
@@ -114,6 +171,8 @@ export class FakeMoyasar extends FakeServer {
       id: crypto.randomUUID(),
       status: 'paid',
       amount: opts.amount ?? invoice.amount,
+      refunded: 0,
+      refunded_at: null,
       currency: invoice.currency,
       invoice_id: invoice.id,
       source: { type: 'creditcard', company: 'visa', message: 'APPROVED' },
@@ -131,6 +190,8 @@ export class FakeMoyasar extends FakeServer {
       id: crypto.randomUUID(),
       status: 'failed',
       amount: invoice.amount,
+      refunded: 0,
+      refunded_at: null,
       currency: invoice.currency,
       invoice_id: invoice.id,
       source: { type: 'creditcard', company: 'visa', message },

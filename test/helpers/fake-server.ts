@@ -13,8 +13,12 @@ export interface FakeAnswer {
   body: unknown;
 }
 
-/** What the next requests get instead of the normal answer: a 5xx, or no answer at all (a client timeout). */
-export type FakeFault = '5xx' | 'timeout';
+/**
+ * What the next requests get instead of the normal answer: a 5xx, or no answer at all (a client timeout).
+ * `lost`: the request is carried out but its answer never arrives (the connection drops), as when a
+ * provider did the work and the network lost the reply.
+ */
+export type FakeFault = '5xx' | 'timeout' | 'lost';
 
 /**
  * A local HTTP server standing in for a provider's API, for tests. Subclasses answer like the documented
@@ -26,6 +30,7 @@ export abstract class FakeServer {
   private server: http.Server | null = null;
   private readonly sockets = new Set<Socket>();
   private faults: FakeFault[] = [];
+  private targeted: { fault: FakeFault; match: (req: FakeRequest) => boolean }[] = [];
 
   protected abstract handle(req: FakeRequest): FakeAnswer;
 
@@ -41,9 +46,15 @@ export abstract class FakeServer {
           body: Buffer.concat(chunks).toString('utf8'),
         };
         this.requests.push(request);
-        const fault = this.faults.shift();
+        const aimed = this.targeted.findIndex((t) => t.match(request));
+        const fault = aimed >= 0 ? this.targeted.splice(aimed, 1)[0].fault : this.faults.shift();
         // A hung request: the client's timeout has to give up on it.
         if (fault === 'timeout') return;
+        if (fault === 'lost') {
+          this.handle(request);
+          req.socket.destroy();
+          return;
+        }
         const answer: FakeAnswer =
           fault === '5xx' ? { status: 503, body: { message: 'Service Unavailable' } } : this.handle(request);
         res.writeHead(answer.status, { 'Content-Type': 'application/json' });
@@ -61,6 +72,11 @@ export abstract class FakeServer {
 
   failNext(fault: FakeFault, count = 1): void {
     for (let i = 0; i < count; i += 1) this.faults.push(fault);
+  }
+
+  /** The next request that `match` accepts gets `fault` (others are answered as usual). */
+  failWhen(fault: FakeFault, match: (req: FakeRequest) => boolean): void {
+    this.targeted.push({ fault, match });
   }
 
   async close(): Promise<void> {

@@ -2,10 +2,12 @@ import { UnrecoverableError } from 'bullmq';
 import { NotFoundError } from '../../shared/errors';
 import { deliveryJobError } from '../../shared/messaging';
 import { sendOrderDelivery } from '../../shared/services/fulfilment';
+import { sendRefundMessage } from '../../shared/services/refunds';
 import type { QueueProcessor } from './types';
 
 /**
- * The `messages` queue: customer notifications other than OTP; today the delivery of an order's keys.
+ * The `messages` queue: customer notifications other than OTP: the delivery of an order's keys, and the
+ * news that a refund succeeded.
  * A permanent delivery failure fails the job where the dashboard shows it; outages are retried. Message
  * bodies (keys) never reach the log.
  */
@@ -13,9 +15,18 @@ export const messagesProcessor: QueueProcessor<'messages'> = {
   concurrency: 10,
   async process(job, deps) {
     try {
-      const outcome = await sendOrderDelivery(deps, job.data.orderId);
+      const data = job.data;
+      if (data.kind === 'refund') {
+        const outcome = await sendRefundMessage(deps, data.refundId);
+        deps.logger.info(
+          { queue: 'messages', jobId: job.id, refundId: data.refundId, outcome },
+          'refund message',
+        );
+        return outcome;
+      }
+      const outcome = await sendOrderDelivery(deps, data.orderId);
       deps.logger.info(
-        { queue: 'messages', jobId: job.id, orderId: job.data.orderId, outcome },
+        { queue: 'messages', jobId: job.id, orderId: data.orderId, outcome },
         'order delivery',
       );
       return outcome;

@@ -9,6 +9,7 @@ import {
   reconcilePayment,
   ReconcileHooks,
 } from '../../shared/services/payments';
+import { sendRefund } from '../../shared/services/refunds';
 import type { QueueProcessor } from './types';
 
 export interface PaymentsProcessorOptions {
@@ -24,8 +25,9 @@ function permanent(err: unknown): boolean {
 }
 
 /**
- * The `payments` queue: opens provider sessions (initiate), processes stored webhook events (webhook) and
- * re-checks payments with their provider (reconcile: sweep, return from the provider). Provider outages
+ * The `payments` queue: opens provider sessions (initiate), processes stored webhook events (webhook),
+ * re-checks payments with their provider (reconcile: sweep, return from the provider) and sends refunds
+ * to the provider that took the payment (refund; the refund stays pending while the provider is out). Provider outages
  * are retried with back-off; refusals fail the job at once. Credentials are decrypted inside the services,
  * per call, and never reach the job data or the log.
  */
@@ -57,6 +59,9 @@ export function createPaymentsProcessor(options: PaymentsProcessorOptions = {}):
             break;
           case 'reconcile':
             result = await reconcilePayment(ctx, data.paymentId, data.reason);
+            break;
+          case 'refund':
+            result = await sendRefund({ ...ctx, config: deps.config }, data.refundId);
             break;
         }
         deps.logger.info({ queue: 'payments', jobId: job.id, kind: data.kind, result }, 'payments job done');

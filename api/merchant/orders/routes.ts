@@ -126,7 +126,8 @@ export const merchantOrderRoutes = [
       'effects, in the same transaction with an audit row: 2→3/4 confirms the manual payment; 1→3/4 marks ' +
       'the payment paid; →4 activates licenses; →5/6 revokes every license, cancels subscriptions, ' +
       'withdraws FiveM commands not yet collected, returns undelivered keys and stock, and (6) refunds ' +
-      'the payment.',
+      'what is left of a paid payment in full, as `POST /shawarma/orders/{id}/refunds` would (its id in ' +
+      '`refund_id`).',
     guards: merchantGuards,
     request: { params: idParams, body: schemas.statusBody, example: { status: 4 } },
     responses: {

@@ -4,7 +4,6 @@ import { InvalidError, NotFoundError } from '../../errors';
 import type { LicenseCacheDeps } from '../licenses/cache';
 import { withdrawOrderCommands } from '../fivem/lifecycle';
 import { noteOrderLicensesChanged, revokeOrderLicenses } from '../licenses';
-import { issueCreditNote } from '../invoices/credit-notes';
 import { transitionPayment } from '../payments/audit';
 
 export type CancelOutcome = 'cancelled' | 'refunded';
@@ -24,8 +23,8 @@ export interface CancelResult {
  *   lists them again) and the products' `on_refund` commands are queued where something was given
  *   (withdrawOrderCommands);
  * - code keys of items never delivered go back on sale (delivered keys stay with the customer);
- * - a refund moves a paid payment to refunded, with its audit row, and credits the order's tax invoice
- *   (a credit note for what is left of it: issueCreditNote).
+ * - a refund moves a paid payment to refunded, with its audit row (unless `movePayment` is false: the
+ *   refunds service moves it once the money is back).
  * Cancelling a cancelled order (or refunding a refunded one) changes nothing; a refunded order cannot be
  * cancelled, and a cancelled one can still be refunded (the money goes back after the cancellation).
  */
@@ -35,6 +34,9 @@ export async function cancelOrder(
   orderId: number,
   outcome: CancelOutcome,
   now: Date = new Date(),
+  // false: the caller returns the money through the refunds service, which moves the payment once the
+  // provider has refunded it (the Merchant API's status change does).
+  opts: { movePayment?: boolean } = {},
 ): Promise<CancelResult> {
   const result = await deps.knex.transaction(async (trx): Promise<CancelResult> => {
     const order = await Order.query(trx).findById(orderId).forUpdate();
@@ -64,17 +66,13 @@ export async function cancelOrder(
         trx('order_items').select('id').where('order_id', orderId).whereNull('delivered_at'),
       )
       .update({ status: 'available', order_item_id: null, checkout_id: null, sold_at: null });
-    if (outcome === 'refunded' && order.payment_id !== null) {
+    if (outcome === 'refunded' && order.payment_id !== null && opts.movePayment !== false) {
       await transitionPayment(trx, order.payment_id, {
         from: ['paid'],
         to: 'refunded',
         source: 'merchant',
         data: { order_id: orderId },
       });
-    }
-    // The refund of an invoiced order is credited on paper: what is left of its invoice, in one note.
-    if (outcome === 'refunded') {
-      await issueCreditNote(trx, { orderId, reason: 'Order refunded', refundKey: 'order-refunded' }, now);
     }
     return { orderId, status: target, changed: true, licensesRevoked };
   });

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { Refund } from '../../../db/models';
 import { InvalidError, NotFoundError } from '../../errors';
 import { formatAmount, inclusiveVat } from './amounts';
 import { isoSeconds, nextNumber, toSecond } from './issue';
@@ -10,10 +11,15 @@ export interface CreditNoteRequest {
   amountMinor?: number;
   reason: string;
   /**
-   * What this refund is (a refund row's id, or `order-refunded` for the full refund of a status change):
-   * the same key twice returns the note already issued, so a retried refund issues one note.
+   * What this refund is (`refund-{id}` for a refund row): the same key twice returns the note already
+   * issued, so a retried refund issues one note.
    */
   refundKey: string;
+  /**
+   * Credit at most what is left of the invoice instead of refusing more (the refunds hook: a refund that
+   * has succeeded must never be rolled back by its paperwork).
+   */
+  clampToLeft?: boolean;
 }
 
 export interface IssuedCreditNote {
@@ -62,9 +68,9 @@ export async function issueCreditNote(
     );
   const invoiceTotal = Number(invoice.total_minor);
   const left = invoiceTotal - Number(credited?.total ?? 0);
-  const amount = req.amountMinor ?? left;
+  const amount = req.clampToLeft ? Math.min(req.amountMinor ?? left, left) : (req.amountMinor ?? left);
   if (!Number.isSafeInteger(amount) || amount <= 0) {
-    if (req.amountMinor === undefined) return null; // everything is credited already
+    if (req.amountMinor === undefined || req.clampToLeft) return null; // everything is credited already
     throw new InvalidError('A refund amount must be a positive amount.');
   }
   if (amount > left) {
@@ -127,4 +133,28 @@ export async function creditRefund(
     if (!order) throw new NotFoundError('Order not found');
     return issueCreditNote(trx, req, now);
   });
+}
+
+/**
+ * The refunds service's hook (refunds/succeeded.ts): a refund that has succeeded (the money is back, or a
+ * manual refund was recorded) is credited on paper, in the transaction that marks it succeeded. Keyed by
+ * the refund's id, so a refund is credited once; nothing for an order without an invoice. The refunds
+ * service never refunds more than the payment, which is the invoice's total.
+ */
+export async function creditNoteForRefund(
+  trx: Knex.Transaction,
+  refund: Pick<Refund, 'id' | 'order_id' | 'amount_minor' | 'reason'>,
+  now: Date,
+): Promise<void> {
+  await issueCreditNote(
+    trx,
+    {
+      orderId: refund.order_id,
+      amountMinor: Number(refund.amount_minor),
+      reason: refund.reason?.trim() || 'Refund',
+      refundKey: `refund-${refund.id}`,
+      clampToLeft: true,
+    },
+    now,
+  );
 }

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { CustomField, OrderStatus } from '../../../db/models';
 import { NotFoundError } from '../../errors';
 import { formatMoney } from '../../money';
+import { refundSummary } from '../refunds/view';
 import { orderFivemCommands } from './fivem-commands';
 import { paginate, PageMeta, PageRequest } from './pagination';
 
@@ -234,6 +235,7 @@ export async function orderDetail(
     ),
   );
 
+  const refunds = await refundSummary(knex, order);
   return {
     id: order.id,
     status: order.status,
@@ -270,6 +272,7 @@ export async function orderDetail(
     coupon: coupon
       ? { id: coupon.id, code: coupon.code, type: coupon.type, discount: formatMoney(order.discount_minor) }
       : null,
+    refunds,
     items: items.map((item) => {
       const defs = item.product_id !== null ? (products.get(item.product_id) ?? []) : [];
       const values = item.fields && typeof item.fields === 'object' ? item.fields : {};

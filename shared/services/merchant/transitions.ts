@@ -11,6 +11,7 @@ import { issueInvoiceForOrder } from '../invoices/issue';
 import { confirmManualPayment } from '../payments/manual';
 import { transitionPayment } from '../payments/audit';
 import { findStoreOrder, ORDER_NOT_FOUND, STATUS_LABELS } from './orders';
+import { addRefund, afterRefunds, newRefundEffects, RefundDeps, RefundEffects } from '../refunds/create';
 import { dispatchDeliveries, recordMerchantEvent } from './webhooks/events';
 
 /**
@@ -35,8 +36,10 @@ import { dispatchDeliveries, recordMerchantEvent } from './webhooks/events';
  * - 1 -> 3/4: the payment, if any, becomes paid (merchant source); fulfilment follows;
  * - -> 4: the order's generated licenses become active (fulfilment activates any generated later);
  * - -> 5/6: `cancelOrder`: every license revoked, subscriptions cancelled, FiveM commands not yet
- *   collected withdrawn, undelivered code keys back on sale, a paid payment refunded (6); and the
- *   units of undelivered items of finite-stock products go back to stock.
+ *   collected withdrawn, undelivered code keys back on sale; and the units of undelivered items of
+ *   finite-stock products go back to stock.
+ * - -> 6: what is left of a paid payment is refunded in full through the refunds service
+ *   (shared/services/refunds): the provider's refund API, or a manual refund for the manual methods.
  * Fulfilment jobs are enqueued after the commit (the worker must see the new status).
  */
 
@@ -51,13 +54,13 @@ export const TRANSITIONS: Readonly<Record<OrderStatus, readonly OrderStatus[]>> 
 
 export { ORDER_NOT_FOUND };
 
-export interface TransitionDeps {
+export interface TransitionDeps extends RefundDeps {
   knex: Knex;
   queues: Queues;
   logger: Logger;
   /** The license verify cache hears of a revoke once the transaction commits. */
   redis: Redis;
-  config: { merchantWebhookRetryDelayMs: number; queuePrefix: string };
+  config: { merchantWebhookRetryDelayMs: number; queuePrefix: string; refundRetryDelayMs: number };
 }
 
 export interface TransitionResult {
@@ -68,6 +71,32 @@ export interface TransitionResult {
   changed: boolean;
   licenses_revoked: number;
   licenses_activated: number;
+  /** The refund a move to Refunded made (absent when nothing was paid, or nothing is left to refund). */
+  refund_id?: number;
+}
+
+/** What a transition leaves to do once its transaction has committed. */
+export interface TransitionAfter {
+  fulfil: boolean;
+  deliveries: number[];
+  auditId: number | null;
+  /** Refunds added in the transaction (their provider jobs are enqueued after the commit). */
+  refunds: RefundEffects;
+}
+
+export function newTransitionAfter(): TransitionAfter {
+  return { fulfil: false, deliveries: [], auditId: null, refunds: newRefundEffects() };
+}
+
+/**
+ * A status change inside a caller's transaction (the refunds service, when a refund takes the goods
+ * back): the caller has locked the order row and added the refund (`refundAdded`), and runs
+ * `afterTransition` with `after` once it has committed.
+ */
+export interface WithinTransaction {
+  trx: Knex.Transaction;
+  after: TransitionAfter;
+  refundAdded: boolean;
 }
 
 function refusal(from: OrderStatus): ValidationError {
@@ -88,13 +117,10 @@ export async function updateOrderStatus(
   target: OrderStatus,
   actor: { merchantTokenId: number | null },
   now: Date = new Date(),
+  within?: WithinTransaction,
 ): Promise<TransitionResult> {
-  const after: { fulfil: boolean; deliveries: number[]; auditId: number | null } = {
-    fulfil: false,
-    deliveries: [],
-    auditId: null,
-  };
-  const result = await deps.knex.transaction(async (trx) => {
+  const after = within?.after ?? newTransitionAfter();
+  const run = async (trx: Knex.Transaction): Promise<TransitionResult> => {
     await findStoreOrder(trx, storeId, orderId);
     const order = await trx('orders').where({ id: orderId }).forUpdate().first();
     const from = Number(order.status) as OrderStatus;
@@ -125,11 +151,19 @@ export async function updateOrderStatus(
         .whereNotNull('p.stock')
         .select('i.product_id', 'i.quantity');
       const outcome = target === ORDER_STATUS.CANCELLED ? 'cancelled' : 'refunded';
+      if (outcome === 'refunded' && !within?.refundAdded) {
+        // The money goes back through the refunds service: what is left of the payment, in full.
+        const refund = await addRefund(deps, trx, order, { withdrawGoods: true }, actor, after.refunds, now, {
+          whole: true,
+        });
+        if (refund) data.refund_id = refund.id;
+      }
       const cancelled = await cancelOrder(
         { knex: trx, redis: deps.redis, config: deps.config },
         orderId,
         outcome,
         now,
+        { movePayment: false },
       );
       licensesRevoked = cancelled.licensesRevoked;
       for (const item of undelivered) {
@@ -235,10 +269,23 @@ export async function updateOrderStatus(
       changed: true,
       licenses_revoked: licensesRevoked,
       licenses_activated: licensesActivated,
+      ...(typeof data.refund_id === 'number' ? { refund_id: data.refund_id } : {}),
     };
-  });
+  };
+  if (within) return run(within.trx);
+  const result = await deps.knex.transaction(run);
+  await afterTransition(deps, orderId, target, after);
+  return result;
+}
 
-  // After the commit: a failure here leaves the change made; fulfilment is safe to enqueue again.
+/** After the commit: a failure here leaves the change made; every job is safe to enqueue again. */
+export async function afterTransition(
+  deps: TransitionDeps,
+  orderId: number,
+  target: OrderStatus,
+  after: TransitionAfter,
+): Promise<void> {
+  await afterRefunds(deps, after.refunds);
   try {
     if (after.fulfil) {
       await enqueue(
@@ -252,5 +299,4 @@ export async function updateOrderStatus(
   } catch (err) {
     deps.logger.error({ err, orderId }, 'status changed, but its follow-up jobs could not be enqueued');
   }
-  return result;
 }

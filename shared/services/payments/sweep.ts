@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { HOSTED_PROVIDERS } from '../../providers/types';
 import { enqueue, Queues } from '../../queues';
+import { sweepRefunds } from '../refunds/sweep';
 import { enqueueSessionJob } from './initiate';
 
 /** A payment still open this long after it was started is asked about (its webhook may have been lost). */
@@ -15,7 +16,8 @@ const BATCH = 500;
  * or initiated a few minutes after it started, enqueue a reconcile job (or, when its provider session was
  * never recorded, the initiate job again). Job ids carry the minute, so two schedulers' runs of one tick
  * add each job once, and a payment is asked about at most once per tick. Payments past the horizon are
- * expired, with their audit rows, in one statement.
+ * expired, with their audit rows, in one statement. Provider refunds still pending get their job back
+ * when it was lost (sweepRefunds).
  */
 export async function sweepPayments(
   knex: Knex,
@@ -71,5 +73,6 @@ export async function sweepPayments(
      select count(*) as expired from audited`,
     { providers: [...HOSTED_PROVIDERS], horizon, now, batch: BATCH },
   );
-  return { reconcile, initiate, expired: Number(rows[0]?.expired ?? 0) };
+  const refunds = await sweepRefunds(knex, now, ctx);
+  return { reconcile, initiate, expired: Number(rows[0]?.expired ?? 0), refunds };
 }

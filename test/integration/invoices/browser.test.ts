@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import jsQR from 'jsqr';
 import type { Page } from 'playwright-core';
 import { withPage } from '../../helpers/browser';
-import { usePaymentsSuite } from '../payments/support';
+import { usePaymentsSuite, waitFor } from '../payments/support';
 import { merchantGet, onServer, payThroughSandbox, seedStore } from './support';
 
 /**
@@ -80,8 +80,11 @@ describe('tax invoices: the buyer page in Chromium', function () {
       headers: { Authorization: `Bearer ${seeded.token}` },
     });
     expect(refund.status, refund.text).to.equal(200);
-    const after = await merchantGet(suite, seeded.token, `/shawarma/orders/${orderId}/invoice`);
-    const note = (after.body.data as { credit_notes: Array<{ qr: string; url: string }> }).credit_notes[0]!;
+    // Issued once the sandbox has returned the money (the payments worker).
+    const note = await waitFor('the credit note', async () => {
+      const after = await merchantGet(suite, seeded.token, `/shawarma/orders/${orderId}/invoice`);
+      return (after.body.data as { credit_notes: Array<{ qr: string; url: string }> }).credit_notes[0];
+    });
     await withPage(async (page) => {
       await page.setViewportSize({ width: 900, height: 900 });
       await page.goto(onServer(suite, note.url));

@@ -223,7 +223,11 @@ describe('tax invoices: the Merchant API and the buyer page', function () {
       headers: { Authorization: `Bearer ${vat.token}` },
     });
     expect(refunded.status, refunded.text).to.equal(200);
-    const invoice = await invoiceOf(vat, second);
+    // The sandbox returns the money through the payments worker; the note is issued once it has.
+    const invoice = await waitFor('the credit note of the refund', async () => {
+      const current = await invoiceOf(vat, second);
+      return (current.credit_notes as unknown[]).length > 0 ? current : undefined;
+    });
     const notes = invoice.credit_notes as Array<Record<string, unknown>>;
     expect(notes).to.have.length(1);
     expect(notes[0]).to.include({ number: 1, total: '115.00', vat: '15.00', total_excl_vat: '100.00' });
@@ -243,7 +247,45 @@ describe('tax invoices: the Merchant API and the buyer page', function () {
     expect(html).to.contain(`${invoice.number as number} (${invoice.issued_at as string})`);
   });
 
-  it('partial refunds: each a credit note; VAT split at the invoice’s rate; never past the invoice', async () => {
+  it('partial refunds through the refunds API: a credit note each, VAT at the invoice’s rate, summing to it', async () => {
+    const id = await payThroughSandbox(suite, vat);
+    const refund = (json: unknown) =>
+      suite.server.request(`/shawarma/orders/${id}/refunds`, {
+        method: 'POST',
+        json,
+        headers: { Authorization: `Bearer ${vat.token}` },
+      });
+    const first = await refund({ amount: '40.00', reason: 'One item returned' });
+    expect(first.status, first.text).to.be.oneOf([200, 201, 202]);
+    const notesOf = async (count: number) =>
+      waitFor(`${count} credit notes`, async () => {
+        const notes = (await invoiceOf(vat, id)).credit_notes as Array<{
+          number: number;
+          total: string;
+          vat: string;
+          reason: string;
+        }>;
+        return notes.length === count ? notes : undefined;
+      });
+    expect((await notesOf(1)).map((n) => [n.total, n.vat, n.reason])).to.deep.equal([
+      ['40.00', '5.22', 'One item returned'],
+    ]);
+    // The rest, by the status change: the note credits exactly what is left, VAT included.
+    const res = await suite.server.request(`/shawarma/orders/${id}`, {
+      method: 'PUT',
+      json: { status: 6 },
+      headers: { Authorization: `Bearer ${vat.token}` },
+    });
+    expect(res.status, res.text).to.equal(200);
+    const notes = await notesOf(2);
+    expect(notes.map((n) => [n.total, n.vat])).to.deep.equal([
+      ['40.00', '5.22'],
+      ['75.00', '9.78'],
+    ]);
+    expect(notes[1]!.number).to.equal(notes[0]!.number + 1);
+  });
+
+  it('issueCreditNote refuses to credit past the invoice (a caller with its own refund records)', async () => {
     const id = await payThroughSandbox(suite, vat);
     const first = await creditRefund(suite.deps.knex, {
       orderId: id,
@@ -271,23 +313,6 @@ describe('tax invoices: the Merchant API and the buyer page', function () {
       refused = err;
     }
     expect((refused as Error).message).to.equal('Only 75.00 SAR of this invoice is left to refund.');
-    // The full refund afterwards credits exactly what is left: the notes add up to the invoice.
-    const res = await suite.server.request(`/shawarma/orders/${id}`, {
-      method: 'PUT',
-      json: { status: 6 },
-      headers: { Authorization: `Bearer ${vat.token}` },
-    });
-    expect(res.status, res.text).to.equal(200);
-    const notes = (await invoiceOf(vat, id)).credit_notes as Array<{
-      number: number;
-      total: string;
-      vat: string;
-    }>;
-    expect(notes.map((n) => [n.total, n.vat])).to.deep.equal([
-      ['40.00', '5.22'],
-      ['75.00', '9.78'],
-    ]);
-    expect(notes[1]!.number).to.equal(notes[0]!.number + 1);
   });
 
   it('VAT settings: strict ZATCA form on the Merchant API; a change never rewrites a past invoice', async () => {

@@ -4,7 +4,7 @@ import type { Page } from 'playwright-core';
 import { withPage } from '../../helpers/browser';
 import { renderPdf } from '../../helpers/pdf-render';
 import { randomIp } from '../../helpers/otp';
-import { usePaymentsSuite } from '../payments/support';
+import { usePaymentsSuite, waitFor } from '../payments/support';
 import { merchantGet, onServer, payThroughSandbox, seedStore } from './support';
 
 /**
@@ -79,9 +79,11 @@ describe('tax invoices: the PDF', function () {
       json: { status: 6 },
       headers: { Authorization: `Bearer ${seeded.token}` },
     });
-    const invoice = (await merchantGet(suite, seeded.token, `/shawarma/orders/${orderId}/invoice`)).body
-      .data as { credit_notes: Array<{ url: string; qr: string }> };
-    const note = invoice.credit_notes[0]!;
+    const note = await waitFor('the credit note', async () => {
+      const invoice = (await merchantGet(suite, seeded.token, `/shawarma/orders/${orderId}/invoice`)).body
+        .data as { credit_notes: Array<{ url: string; qr: string }> };
+      return invoice.credit_notes[0];
+    });
     const notePdf = await download(`${note.url}/pdf`);
     await withPage(async (page) => {
       await page.setViewportSize({ width: 1240, height: 1760 });

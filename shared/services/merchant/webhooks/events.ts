@@ -3,7 +3,8 @@ import { enqueue, Queues } from '../../../queues';
 
 /**
  * Events a store can subscribe its webhook endpoints to. `subscription.*` subscribes to every
- * subscription event.
+ * subscription event. `refund.created` when a refund is asked for; `refund.succeeded` once the money
+ * went back (at once for a manual refund); `refund.failed` when the provider refused it.
  */
 export const MERCHANT_EVENT_TYPES = [
   'order.created',
@@ -12,6 +13,9 @@ export const MERCHANT_EVENT_TYPES = [
   'license.revoked',
   'subscription.created',
   'subscription.cancelled',
+  'refund.created',
+  'refund.succeeded',
+  'refund.failed',
 ] as const;
 export type MerchantEventType = (typeof MERCHANT_EVENT_TYPES)[number];
 export const SUBSCRIBABLE_EVENTS: readonly string[] = [...MERCHANT_EVENT_TYPES, 'subscription.*'];

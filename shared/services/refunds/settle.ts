@@ -1,0 +1,77 @@
+import type { Knex } from 'knex';
+import { Refund } from '../../../db/models';
+import { NotFoundError } from '../../errors';
+import { PaymentSource, transitionPayment } from '../payments/audit';
+import { recordMerchantEvent } from '../merchant/webhooks/events';
+import type { RefundEffects } from './create';
+import { REFUND_SUCCEEDED_HOOKS } from './succeeded';
+import { refundView } from './view';
+
+export type RefundSettlement =
+  | { status: 'succeeded'; providerRefundId?: string | null; providerStatus: string }
+  | { status: 'failed'; providerStatus?: string | null; failureReason: string };
+
+/**
+ * Moves a pending refund to its end, in the caller's transaction: succeeded (the money is back: the
+ * payment becomes refunded once its refunds cover it, and the REFUND_SUCCEEDED_HOOKS run) or failed (the
+ * provider refused it: its amount is refundable again). Records the merchant event either way. A refund
+ * that is not pending any more is answered as it is.
+ */
+export async function settleRefund(
+  trx: Knex.Transaction,
+  refundId: number,
+  settlement: RefundSettlement,
+  source: PaymentSource,
+  effects: RefundEffects,
+  now: Date = new Date(),
+): Promise<Refund> {
+  const current = await Refund.query(trx).findById(refundId).forUpdate();
+  if (!current) throw new NotFoundError(`refund ${refundId} does not exist`);
+  if (current.status !== 'pending') return current;
+
+  const refund =
+    settlement.status === 'succeeded'
+      ? await Refund.query(trx).patchAndFetchById(refundId, {
+          status: 'succeeded',
+          provider_refund_id: settlement.providerRefundId ?? current.provider_refund_id,
+          provider_status: settlement.providerStatus,
+          failure_reason: null,
+          succeeded_at: now,
+        })
+      : await Refund.query(trx).patchAndFetchById(refundId, {
+          status: 'failed',
+          provider_status: settlement.providerStatus ?? current.provider_status,
+          failure_reason: settlement.failureReason.slice(0, 500),
+          failed_at: now,
+        });
+
+  if (refund.status === 'succeeded') {
+    const payment = await trx('payments').where('id', refund.payment_id).first();
+    const back = await trx('refunds')
+      .where({ payment_id: refund.payment_id, status: 'succeeded' })
+      .sum<{ total: number | null }>('amount_minor as total')
+      .first();
+    const refunded = Number(back?.total ?? 0);
+    if (payment && refunded >= Number(payment.amount_minor)) {
+      await transitionPayment(trx, refund.payment_id, {
+        from: ['paid'],
+        to: 'refunded',
+        source,
+        data: { refund_id: refund.id, refunded_minor: refunded },
+      });
+    }
+    for (const hook of REFUND_SUCCEEDED_HOOKS) await hook(trx, refund, now);
+    effects.succeeded.push(refund.id);
+  }
+
+  const type = refund.status === 'succeeded' ? 'refund.succeeded' : 'refund.failed';
+  effects.deliveries.push(
+    ...(await recordMerchantEvent(
+      trx,
+      refund.store_id,
+      { id: `${type}:${refund.id}`, type, data: { ...refundView(refund) } },
+      now,
+    )),
+  );
+  return refund;
+}
