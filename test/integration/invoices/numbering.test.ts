@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { ORDER_STATUS, Product, Store } from '../../../db/models';
 import type { Deps } from '../../../shared/deps';
 import { createOrderFromCheckout } from '../../../shared/services/orders/create-from-checkout';
-import { issueCreditNote } from '../../../shared/services/invoices/credit-notes';
+import { creditNoteForRefund, issueCreditNote } from '../../../shared/services/invoices/credit-notes';
 import { createProduct, createStore } from '../../helpers/builders';
 import { insertCheckout } from '../../helpers/checkouts';
 import { isolatedDeps } from '../../helpers/deps';
@@ -100,5 +100,30 @@ describe('tax invoices: gapless numbers under concurrency', function () {
     const notes = await deps.knex('credit_notes').where({ store_id: store.id }).orderBy('number');
     expect(notes.map((n) => Number(n.number))).to.deep.equal(Array.from({ length: 11 }, (_, i) => i + 1));
     expect(notes.reduce((sum, n) => sum + Number(n.total_minor), 0)).to.equal(11_000);
+  });
+
+  it('the refunds hook credits at most what is left, and never fails a refund over its paperwork', async () => {
+    const ids = await checkouts(1);
+    const orderId = await deps.knex.transaction(
+      async (trx) =>
+        (await createOrderFromCheckout(trx, ids[0]!, { status: ORDER_STATUS.IN_PROGRESS })).order.id,
+    );
+    const now = new Date();
+    await deps.knex.transaction((trx) =>
+      creditNoteForRefund(trx, { id: 900_001, order_id: orderId, amount_minor: 10_000, reason: null }, now),
+    );
+    await deps.knex.transaction((trx) =>
+      creditNoteForRefund(trx, { id: 900_002, order_id: orderId, amount_minor: 5_000, reason: 'More' }, now),
+    );
+    await deps.knex.transaction((trx) =>
+      creditNoteForRefund(trx, { id: 900_003, order_id: orderId, amount_minor: 5_000, reason: 'Again' }, now),
+    );
+    const notes = await deps.knex('credit_notes').where({ order_id: orderId }).orderBy('number');
+    expect(
+      notes.map((n) => [Number(n.total_minor), Number(n.vat_minor), n.reason, n.refund_key]),
+    ).to.deep.equal([
+      [10_000, 1_304, 'Refund', 'refund-900001'],
+      [1_500, 196, 'More', 'refund-900002'],
+    ]);
   });
 });
