@@ -13,6 +13,8 @@ RUN npm run build && npm prune --omit=dev --ignore-scripts --no-audit --no-fund
 
 FROM node:20-slim
 WORKDIR /app
+# Production: every process refuses to start without APP_SECRET (`openssl rand -hex 32`, one value for all
+# containers), and the sandbox payment provider is off unless SANDBOX_ENABLED=1.
 ENV NODE_ENV=production
 COPY --from=build /app/package.json /app/package-lock.json /app/Procfile ./
 COPY --from=build /app/node_modules ./node_modules

@@ -11,6 +11,7 @@ import { requestId } from './middleware/request-id';
 import { securityHeaders } from './middleware/security-headers';
 import { storableBody, storableUrl } from './middleware/storable-input';
 import { mountRoutes } from './http/mount';
+import { licenseAnswerBeforeRoute } from './license/answer';
 import { allRoutes } from './routes';
 
 export type App = Koa<AppState, AppContextExtras>;
@@ -57,6 +58,8 @@ export function createApp(deps: Deps): App {
     },
   });
   const checkBody = storableBody();
+  // /verify and /verify/reset sign every answer, also one refused before the route (a body that is not JSON).
+  app.use(licenseAnswerBeforeRoute());
   // A request without a body (every GET, a bodiless POST) skips the parser and the check: koa-body would
   // leave ctx.request.body undefined for it anyway, after four content-type tests.
   app.use((ctx, next) =>

@@ -6,7 +6,7 @@ import { embedKey } from './middleware/embed-key';
 import { fivemSecret, fivemServerOf } from './middleware/fivem-secret';
 import { merchantAuth } from './middleware/merchant-auth';
 import { originCheck } from './middleware/origin-check';
-import { byClientIp, globally, rateLimit } from './middleware/rate-limit';
+import { byClientIp, failedAuthLimit, globally, rateLimit } from './middleware/rate-limit';
 import { storefrontStore } from './middleware/storefront-store';
 
 /**
@@ -66,7 +66,7 @@ function noteMerchantWrites(): AppMiddleware {
 
 export function merchantGuards(_deps: Deps): AppMiddleware[] {
   return [
-    merchantAuth(),
+    failedAuthLimit(LIMITS.credentialFailuresPerIp, merchantAuth()),
     noteMerchantWrites(),
     rateLimit([
       {
@@ -88,7 +88,7 @@ export function licenseGuards(_deps: Deps): AppMiddleware[] {
 export function fivemGuards(_deps: Deps): AppMiddleware[] {
   return [
     rateLimit([{ def: LIMITS.fivemPerIp, key: byClientIp }]),
-    fivemSecret(),
+    failedAuthLimit(LIMITS.credentialFailuresPerIp, fivemSecret()),
     rateLimit([{ def: LIMITS.fivemPerServer, key: (ctx) => String(fivemServerOf(ctx).id) }]),
   ];
 }

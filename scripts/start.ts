@@ -187,7 +187,7 @@ class Launcher {
     const generated = !(env.DASHBOARD_USER && env.DASHBOARD_PASSWORD);
     if (generated) {
       env.DASHBOARD_USER = 'admin';
-      env.DASHBOARD_PASSWORD = crypto.randomBytes(9).toString('base64url');
+      env.DASHBOARD_PASSWORD = crypto.randomBytes(18).toString('base64url'); // 24 characters: production takes 16 or more
     }
 
     step = Date.now();

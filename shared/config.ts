@@ -30,8 +30,9 @@ export interface Config {
   readonly dashboardUser?: string;
   readonly dashboardPassword?: string;
   /**
-   * Key for HMACs and at-rest encryption; required in production. Elsewhere, when unset, one is generated
-   * once and kept in `.data/app-secret` (shared/secrets.ts), never in the database.
+   * Key for HMACs and at-rest encryption; required in production (loadConfig refuses a production start
+   * without it). Elsewhere, when unset, one is generated once and kept in `.data/app-secret`
+   * (shared/secrets.ts), never in the database.
    */
   readonly appSecret?: string;
   readonly logLevel: string;
@@ -55,7 +56,10 @@ export interface Config {
   readonly databasePoolMax: number;
   /** Bearer token /metrics requires; unset: /metrics is open outside production and off in production. */
   readonly metricsToken?: string;
-  /** Mounts the sandbox payment provider (/sandbox); on outside production, off in production by default. */
+  /**
+   * The sandbox payment provider: its pages, payment-page actions, webhook and methods. On outside
+   * production, off in production unless SANDBOX_ENABLED=1.
+   */
   readonly sandboxEnabled: boolean;
   /** Bounds on waiting for Postgres, Redis and clients (docs/outages.md). */
   readonly timeouts: {
@@ -159,11 +163,18 @@ const schema = Joi.object({
   FIVEM_POLL_SECONDS: positiveInt.max(3600).default(30),
 }).unknown(true);
 
-/** What production refuses to start without, with how to make one (issue 10, item 8). */
+/**
+ * Why production refuses to start without APP_SECRET: a secret generated into .data/app-secret belongs to
+ * one filesystem, and on dynos or containers every replica would make its own and could not read what
+ * another sealed (the operator contract, docs/operations.md).
+ */
 export const APP_SECRET_MISSING =
-  'APP_SECRET is not set: the processes started from this directory share a generated secret kept in ' +
-  '.data/app-secret (readable by its owner only, never in the database). Set APP_SECRET (make one with ' +
-  '`openssl rand -hex 32`) and give every process the same value, certainly when they run on several hosts.';
+  'is required in production (at least 32 characters; make one with `openssl rand -hex 32`) and must be ' +
+  'the same for every process and replica: the secret generated into .data/app-secret is for development ' +
+  'only, since each host or container would generate its own and could not read what another sealed.';
+
+/** The queue dashboard's password in production: long enough that the login limit makes guessing hopeless. */
+export const MIN_DASHBOARD_PASSWORD_LENGTH = 16;
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // Empty strings are treated as unset, as a shell `FOO=` usually means "no value".
@@ -195,6 +206,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     );
   }
   const publicBaseUrl = String(v.PUBLIC_BASE_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
+  if (v.NODE_ENV === 'production') {
+    if (!v.APP_SECRET) throw new ConfigError('APP_SECRET', APP_SECRET_MISSING);
+    const password = v.DASHBOARD_PASSWORD as string | undefined;
+    if (password && password.length < MIN_DASHBOARD_PASSWORD_LENGTH) {
+      throw new ConfigError(
+        'DASHBOARD_PASSWORD',
+        `must be at least ${MIN_DASHBOARD_PASSWORD_LENGTH} characters in production (or unset: the dashboard then answers 401)`,
+      );
+    }
+  }
 
   return Object.freeze({
     nodeEnv: v.NODE_ENV as Config['nodeEnv'],
@@ -233,10 +254,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxyHops: Number(v.TRUST_PROXY_HOPS),
     databasePoolMax: Number(v.DATABASE_POOL_MAX),
     metricsToken: v.METRICS_TOKEN as string | undefined,
-    // On unless turned off: CONTRACT section 7 gives every deployment the sandbox provider. Only payments of
-    // methods a store configured with the sandbox provider can be paid through it; production announces it.
+    // Anyone can mark a sandbox payment paid: on outside production, off in production unless
+    // SANDBOX_ENABLED=1 (the operator contract, docs/operations.md; announced at start when on).
     sandboxEnabled:
-      v.SANDBOX_ENABLED === undefined || v.SANDBOX_ENABLED === '1' || v.SANDBOX_ENABLED === 'true',
+      v.SANDBOX_ENABLED === undefined
+        ? v.NODE_ENV !== 'production'
+        : v.SANDBOX_ENABLED === '1' || v.SANDBOX_ENABLED === 'true',
     timeouts: Object.freeze({
       dependencyMs: Number(v.DEPENDENCY_TIMEOUT_MS),
       workerQueryMs: Number(v.WORKER_QUERY_TIMEOUT_MS),
@@ -270,11 +293,11 @@ export function configWith(overrides: NodeJS.ProcessEnv, base: NodeJS.ProcessEnv
 export function startupWarnings(config: Config): string[] {
   if (config.nodeEnv !== 'production') return [];
   const warnings: string[] = [];
-  if (!config.appSecret) warnings.push(APP_SECRET_MISSING);
   if (config.sandboxEnabled) {
     warnings.push(
-      'The sandbox payment provider is enabled (/sandbox and the sandbox Pay page): anyone can mark paid the ' +
-        'payments of methods a store configured with provider "sandbox". Set SANDBOX_ENABLED=0 to turn it off.',
+      'SANDBOX_ENABLED=1: the sandbox payment provider is on (/sandbox, the sandbox Pay page, its webhook): ' +
+        'anyone can mark paid the payments of methods a store configured with provider "sandbox". Unset it ' +
+        '(or set 0) to turn it off.',
     );
   }
   if (!config.metricsToken) warnings.push('METRICS_TOKEN is not set: /metrics is not served.');

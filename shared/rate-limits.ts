@@ -37,6 +37,10 @@ export const LIMITS = Object.freeze({
   paymentStatusPerIp: def('payment_status_ip', 120, 60, 'ip'),
   fivemPerIp: def('fivem_ip', 600, 60, 'ip'),
   fivemPerServer: def('fivem_server', 300, 60, 'token'),
+  // Failed credentials per client IP (the operator contract, docs/operations.md), counted before any
+  // database lookup: Merchant API tokens and FiveM secrets share one bucket; dashboard logins have their own.
+  credentialFailuresPerIp: def('cred_fail_ip', 20, 60, 'ip'),
+  dashboardFailuresPerIp: def('dash_fail_ip', 10, 60, 'ip'),
 });
 
 export type LimitName = keyof typeof LIMITS;

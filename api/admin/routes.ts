@@ -6,6 +6,8 @@ import { NotFoundError } from '../../shared/errors';
 import type { AppMiddleware } from '../context';
 import { defineRoute } from '../http/route';
 import { htmlResponse, schemaRef } from '../openapi/components';
+import { LIMITS } from '../../shared/rate-limits';
+import { failedAuthLimit } from '../middleware/rate-limit';
 import { dashboardAuth } from './basic-auth';
 
 export const DASHBOARD_PATH = '/admin/queues';
@@ -24,7 +26,7 @@ function dashboard(deps: Deps): AppMiddleware[] {
     options: { uiConfig: { boardTitle: 'Commerce queues' } },
   });
   return [
-    dashboardAuth(deps.config, 'queues'),
+    failedAuthLimit(LIMITS.dashboardFailuresPerIp, dashboardAuth(deps.config, 'queues')),
     plainAddressScript(),
     selfContainedPage(),
     serverAdapter.registerPlugin() as AppMiddleware,
@@ -93,6 +95,15 @@ export const adminRoutes = [
         content: { 'application/json': { schema: schemaRef('PlatformError') } },
       },
       404: 'PlatformError',
+      429: {
+        description:
+          'More than 10 failed logins from this IP within a minute: every attempt is refused for the rest ' +
+          'of it, before the credentials are compared (`Retry-After`).',
+        headers: {
+          'Retry-After': { description: 'Seconds until a retry can succeed.', schema: { type: 'integer' } },
+        },
+        content: { 'application/json': { schema: schemaRef('PlatformError') } },
+      },
     },
     // bull-board answers everything it serves; what reaches here is no page of it.
     handler: () => {

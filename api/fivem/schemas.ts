@@ -1,5 +1,6 @@
 import Joi from 'joi';
 import { FIVEM_ACK_LIMIT } from '../../shared/services/fivem';
+import { isPlayerId, PLAYER_ID_RULE } from '../../shared/services/fulfilment/fivem';
 import { MAX_INT } from '../http/fields';
 
 export interface PlayerParams {
@@ -9,13 +10,11 @@ export interface PlayerParams {
 /** The shape of a player id the platform queues commands for (see resolvePlayer). */
 export const playerParams = Joi.object<PlayerParams, true>({
   playerId: Joi.string()
-    .pattern(/^[A-Za-z0-9:_.-]{1,64}$/)
+    .max(70)
     .required()
+    .custom((value: string, helpers) => (isPlayerId(value) ? value : helpers.error('any.invalid')))
     .description('The player id as listed in `data.players` (e.g. `license:abc123`, `steam:1100001…`, `12`).')
-    .messages({
-      'string.pattern.base':
-        'playerId must be 1 to 64 letters, digits or : _ . - (a server id or an identifier such as license:abc)',
-    }),
+    .messages({ 'any.invalid': `playerId ${PLAYER_ID_RULE}` }),
 });
 
 export interface AcknowledgeBody {

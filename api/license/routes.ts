@@ -68,11 +68,21 @@ const resetBody = Joi.object<ResetBody, true>({
   nonce: nonce(),
 });
 
+const EXAMPLE_BINDING = {
+  product_id: 12,
+  license_key_sha256: 'd0698dcec83d37de1d009b4f29e7a5fba77a24d3e294fe76df92a141fa8a175f',
+  hwid: 'B7F3-99A1-PC',
+};
+
+/** Answers every /verify route declares besides its own: the signed 429 and 503. */
+const signedStandard = { 429: 'LicenseRateLimited', 503: 'LicenseUnavailable' } as const;
+
 const refusal = (description: string, code: string, message: string): ReturnType<typeof licenseAnswerDoc> =>
   licenseAnswerDoc(description, schemaRef('LicenseError'), {
     success: false,
     message,
     error_code: code,
+    request: EXAMPLE_BINDING,
     nonce: '3f9c0d2e',
     timestamp: 1795444800,
   });
@@ -104,6 +114,7 @@ export const licenseRoutes = [
       },
     },
     responses: {
+      ...signedStandard,
       200: licenseAnswerDoc('The license verifies.', schemaRef('LicenseSuccess'), {
         success: true,
         data: {
@@ -122,6 +133,7 @@ export const licenseRoutes = [
           activations: { current: 1, max: 2, remaining: 1 },
           metadata: null,
         },
+        request: EXAMPLE_BINDING,
         nonce: '3f9c0d2e',
         timestamp: 1795444800,
       }),
@@ -168,6 +180,7 @@ export const licenseRoutes = [
       example: { product_id: 12, license_key: 'DEMO-7K2M-Q9XP-4HTW-8RJN', hwid: 'B7F3-99A1-PC' },
     },
     responses: {
+      ...signedStandard,
       200: licenseAnswerDoc(
         'Activations freed.',
         object({
@@ -177,7 +190,7 @@ export const licenseRoutes = [
             activations: object({
               current: { type: 'integer' },
               max: { type: 'integer' },
-              remaining: { type: ['integer', 'null'] },
+              remaining: { type: 'integer', minimum: 0, description: '0 when max is 0 (unlimited).' },
             }),
             resets: object({
               used: { type: 'integer', description: 'Resets used in the current window.' },
@@ -186,6 +199,7 @@ export const licenseRoutes = [
               next_reset_at: { type: ['string', 'null'], format: 'date-time' },
             }),
           }),
+          request: schemaRef('LicenseRequestBinding'),
           nonce: { type: ['string', 'null'] },
           timestamp: { type: 'integer' },
         }),

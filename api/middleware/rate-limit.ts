@@ -1,5 +1,5 @@
 import type { LimitDefinition } from '../../shared/rate-limits';
-import { RateLimitedError } from '../../shared/errors';
+import { RateLimitedError, UnauthenticatedError } from '../../shared/errors';
 import {
   LimitUse,
   mostRestrictive,
@@ -87,5 +87,41 @@ export function rateLimit(rules: readonly RateLimitRule[]): AppMiddleware {
       throw new RateLimitedError(top.resetSeconds);
     }
     await next();
+  };
+}
+
+/**
+ * Wraps an authentication guard (`auth`) so that its failures are limited per client IP, checked BEFORE
+ * the guard looks anything up: once more than `def.points` authentications have failed from an IP within
+ * the window, every further attempt from it (right credentials or wrong) is a 429 for the rest of the window, in the
+ * interface's envelope, and costs no database read. Only the guard's own refusal (UnauthenticatedError,
+ * before it passes the request on) counts; what the handler does later never does.
+ *
+ * Requests already in flight when the limit is reached are not held back: a concurrent burst can exceed
+ * it by what one round of requests carries, and everything after that burst is refused.
+ */
+export function failedAuthLimit(def: LimitDefinition, auth: AppMiddleware): AppMiddleware {
+  return async (ctx, next) => {
+    const limiter = rateLimiterFor(ctx.deps);
+    if (!limiter.enabled) return auth(ctx, next);
+    const ip = byClientIp(ctx);
+    const state = await limiter.peek(def, ip);
+    if (state.exceeded) {
+      ctx.set('Retry-After', String(state.resetSeconds));
+      throw new RateLimitedError(state.resetSeconds);
+    }
+    let passed = false;
+    try {
+      await auth(ctx, () => {
+        passed = true;
+        return next();
+      });
+    } catch (err) {
+      if (!passed && err instanceof UnauthenticatedError) {
+        // The refusal stands whether or not Redis counts it.
+        await limiter.consume([{ def, key: ip }]).catch(() => undefined);
+      }
+      throw err;
+    }
   };
 }

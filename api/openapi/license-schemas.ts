@@ -26,6 +26,7 @@ export const LICENSE_ERROR_CODES = [
 ] as const;
 
 const stamp = {
+  request: schemaRef('LicenseRequestBinding'),
   nonce: {
     type: ['string', 'null'],
     description: 'The request’s `nonce`, or null when none (or an invalid one) was sent.',
@@ -40,6 +41,25 @@ const dayMonthYear = (description: string, nullable = false): SchemaObject => ({
 });
 
 export const licenseSchemas: Record<string, SchemaObject> = {
+  LicenseRequestBinding: {
+    ...object({
+      product_id: {
+        type: ['integer', 'null'],
+        description: 'The `product_id` sent; null when it was not one.',
+      },
+      license_key_sha256: {
+        type: ['string', 'null'],
+        pattern: '^[0-9a-f]{64}$',
+        description:
+          'Lowercase hex SHA-256 of `license_key` exactly as sent (UTF-8); null when none was sent.',
+      },
+      hwid: { type: ['string', 'null'], description: 'The `hwid` exactly as sent; null when none was sent.' },
+    }),
+    additionalProperties: false,
+    description:
+      'The request this answer answers, inside what is signed (and encrypted): a client refuses an answer ' +
+      'whose `request` is not its own, so an answer about another key, product or machine cannot be relayed.',
+  },
   LicenseResult: object({
     status: { const: 'active', description: 'Every other state is an error answer.' },
     lock_type: { type: 'string', enum: ['none', 'hwid', 'ip'] },
@@ -70,7 +90,11 @@ export const licenseSchemas: Record<string, SchemaObject> = {
     activations: object({
       current: { type: 'integer', description: 'Always 0 under lock none (nothing is counted).' },
       max: { type: 'integer', description: '0 means unlimited.' },
-      remaining: { type: ['integer', 'null'], description: 'max - current; null when max is 0 (unlimited).' },
+      remaining: {
+        type: 'integer',
+        minimum: 0,
+        description: 'max - current, never below 0; 0 when max is 0 (unlimited): read it together with max.',
+      },
     }),
     metadata: { type: ['object', 'null'] },
   }),
@@ -104,8 +128,7 @@ export const licenseSchemas: Record<string, SchemaObject> = {
         },
         ...stamp,
       },
-      // A body that is not JSON is refused before the route: no nonce, no timestamp, no signature.
-      ['errors', 'next_reset_at', 'nonce', 'timestamp'],
+      ['errors', 'next_reset_at'],
     ),
     additionalProperties: false,
   },
@@ -136,6 +159,53 @@ export function licenseAnswer(description: string, plain: SchemaObject, example?
 }
 
 export const licenseResponses: Record<string, ResponseObject> = {
+  LicenseRateLimited: {
+    description:
+      'More than 60 requests in a minute from one IP: `message`, with the request binding, `nonce` and ' +
+      '`timestamp`; signed, never encrypted.',
+    headers: {
+      ...signed,
+      'Retry-After': { description: 'Seconds until a retry can succeed.', schema: { type: 'integer' } },
+    },
+    content: json(
+      {
+        ...object({ message: { type: 'string' }, ...stamp }),
+        additionalProperties: false,
+      },
+      {
+        message: 'Too many requests. Please try again later.',
+        request: {
+          product_id: 12,
+          license_key_sha256: 'd0698dcec83d37de1d009b4f29e7a5fba77a24d3e294fe76df92a141fa8a175f',
+          hwid: 'B7F3-99A1-PC',
+        },
+        nonce: '3f9c0d2e',
+        timestamp: 1795444800,
+      },
+    ),
+  },
+  LicenseUnavailable: {
+    description:
+      'Postgres or Redis cannot be reached (`SERVER_ERROR`): retry after `Retry-After` seconds. Signed, with ' +
+      'the request binding, `nonce` and `timestamp`; never encrypted (whether the product encrypts may be ' +
+      'unknown during an outage).',
+    headers: {
+      ...signed,
+      'Retry-After': { description: 'Seconds until a retry can succeed.', schema: { type: 'integer' } },
+    },
+    content: json(schemaRef('LicenseError'), {
+      success: false,
+      message: 'Service temporarily unavailable. Please try again later.',
+      error_code: 'SERVER_ERROR',
+      request: {
+        product_id: 12,
+        license_key_sha256: 'd0698dcec83d37de1d009b4f29e7a5fba77a24d3e294fe76df92a141fa8a175f',
+        hwid: null,
+      },
+      nonce: '3f9c0d2e',
+      timestamp: 1795444800,
+    }),
+  },
   LicenseValidationFailed: licenseAnswer(
     'Invalid request (`VALIDATION_FAILED`): every invalid field with its messages.',
     schemaRef('LicenseError'),
@@ -144,6 +214,7 @@ export const licenseResponses: Record<string, ResponseObject> = {
       message: 'Invalid request',
       error_code: 'VALIDATION_FAILED',
       errors: { license_key: ['license_key is required'] },
+      request: { product_id: 12, license_key_sha256: null, hwid: null },
       nonce: null,
       timestamp: 1795444800,
     },

@@ -42,6 +42,14 @@ export function viewOf(ctx: AppContext): View {
 
 /** The sandbox gateway, built once per app, handed to the Pay/Fail handler through ctx.state. */
 function withSandboxGateway(deps: Deps): AppMiddleware[] {
+  // Where the sandbox is off (production unless SANDBOX_ENABLED=1), its action does not exist: 404.
+  if (!deps.config.sandboxEnabled)
+    return [
+      ...paymentStatusGuards(deps),
+      (ctx) => {
+        sendHtml(ctx, paymentPageView({ kind: 'not_found' }, viewOf(ctx)));
+      },
+    ];
   const gateway = new SandboxGateway(deps.knex, deps.appSecret, deps.logger);
   return [
     ...paymentStatusGuards(deps),
@@ -95,7 +103,9 @@ export const payRoutes = [
       ...limited,
       200: htmlResponse('Waiting, paid or failed.'),
       302: redirectResponse('To the provider’s payment page.'),
-      404: htmlResponse('Unknown payment.'),
+      404: htmlResponse(
+        'Unknown payment, or a sandbox payment where the sandbox is off (production by default).',
+      ),
     },
     handler: async (ctx, { params, query }) => {
       const page = await paymentPage(ctx.deps, params.paymentRef, { returning: query.return === '1' });
@@ -120,7 +130,7 @@ export const payRoutes = [
     responses: {
       ...limited,
       200: htmlResponse('The payment page: confirming, then paid or failed.'),
-      404: htmlResponse('Unknown payment.'),
+      404: htmlResponse('Unknown payment, or the sandbox is off (production unless SANDBOX_ENABLED=1).'),
       405: htmlResponse('Not a sandbox payment.'),
       409: htmlResponse('Already decided the other way, or the payment is closed.'),
       422: htmlResponse('outcome is not paid or failed.'),

@@ -54,12 +54,30 @@ export type MaintenanceTask =
   | 'purge-idempotency'
   | 'sweep-webhooks';
 
-/** Retries with exponential back-off; completed jobs kept a day (so deterministic ids dedupe), failed ones two weeks. */
+/**
+ * Retries with exponential back-off; completed jobs kept a day (so deterministic ids dedupe), at most
+ * 1,000 per queue; failed ones two weeks, at most 10,000 per queue (docs/runbook.md, "Job retention").
+ */
 export const DEFAULT_JOB_OPTIONS: JobsOptions = {
   attempts: 5,
   backoff: { type: 'exponential', delay: 2_000 },
-  removeOnComplete: { age: 24 * 3600, count: 5_000 },
-  removeOnFail: { age: 14 * 24 * 3600 },
+  removeOnComplete: { age: 24 * 3600, count: 1_000 },
+  removeOnFail: { age: 14 * 24 * 3600, count: 10_000 },
+};
+
+/**
+ * Queues whose finished jobs are kept for less. An analytics job carries its events (up to 30, each with
+ * up to 2 KB of properties) and a random id that nothing dedupes on: once written to Postgres, its copy in
+ * Redis serves no one, so only the last 100 completed (an hour at most) stay for an operator to look at;
+ * failed ones a week, at most 1,000, to be retried from the dashboard.
+ */
+export const JOB_RETENTION: Partial<
+  Record<QueueName, Pick<JobsOptions, 'removeOnComplete' | 'removeOnFail'>>
+> = {
+  analytics: {
+    removeOnComplete: { age: 3600, count: 100 },
+    removeOnFail: { age: 7 * 24 * 3600, count: 1_000 },
+  },
 };
 
 export type TypedQueue<N extends QueueName> = NamespacedQueue<JobPayloads[N]>;
@@ -146,7 +164,11 @@ export function createQueues(connection: Redis, queuePrefix: string, namespace: 
   const prefix = bullPrefix(queuePrefix);
   const entries = QUEUE_NAMES.map((name) => [
     name,
-    new NamespacedQueue(name, { connection, prefix, defaultJobOptions: DEFAULT_JOB_OPTIONS }, namespace),
+    new NamespacedQueue(
+      name,
+      { connection, prefix, defaultJobOptions: { ...DEFAULT_JOB_OPTIONS, ...JOB_RETENTION[name] } },
+      namespace,
+    ),
   ]);
   return Object.fromEntries(entries) as Queues;
 }

@@ -136,6 +136,26 @@ export class RateLimiter {
     return top;
   }
 
+  /**
+   * Where a bucket stands without counting anything (no key is written): for limits that count only some
+   * outcomes (failed credentials), checked before the request is let through.
+   */
+  async peek(def: LimitDefinition, key: string): Promise<LimitState> {
+    const bucket = this.keyOf(def, key);
+    const [consumed, ttl] = await this.run(async () => {
+      const replies = await this.redis.multi().get(bucket).pttl(bucket).exec();
+      if (!replies || replies.some(([err]) => err)) throw new Error('rate limit peek failed');
+      return [Number(replies[0]![1] ?? 0), Number(replies[1]![1])];
+    });
+    return {
+      def,
+      limit: def.points,
+      remaining: Math.max(def.points - consumed, 0),
+      resetSeconds: secondsUntil(ttl > 0 ? ttl : this.windowSeconds(def) * 1000),
+      exceeded: consumed > def.points,
+    };
+  }
+
   /** Empties one bucket (e.g. after a successful verification). */
   async reset(def: LimitDefinition, key: string): Promise<void> {
     await this.run(() => this.redis.del(this.keyOf(def, key)));

@@ -95,6 +95,11 @@ describe('configuration (CONTRACT section 2)', () => {
         },
       ],
       ['APP_SECRET', { APP_SECRET: 'short' }],
+      ['APP_SECRET', { NODE_ENV: 'production' }],
+      [
+        'DASHBOARD_PASSWORD',
+        { NODE_ENV: 'production', APP_SECRET: 'x'.repeat(32), DASHBOARD_PASSWORD: 'x'.repeat(15) },
+      ],
       ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
       ['WORKER_QUEUES', { WORKER_QUEUES: 'otp,,payments' }],
       ['SHUTDOWN_TIMEOUT_MS', { SHUTDOWN_TIMEOUT_MS: '-100' }],
@@ -112,6 +117,17 @@ describe('configuration (CONTRACT section 2)', () => {
         expect(err.message).to.match(new RegExp(`^Invalid configuration: ${variable} `));
       });
     }
+  });
+
+  it('takes a dashboard password of any length outside production, and of 16 or more in production', () => {
+    expect(loadConfig({ DASHBOARD_PASSWORD: 'short' }).dashboardPassword).to.equal('short');
+    const production = { NODE_ENV: 'production', APP_SECRET: 'x'.repeat(32) };
+    expect(
+      loadConfig({ ...production, DASHBOARD_PASSWORD: 'p'.repeat(16) }).dashboardPassword,
+    ).to.have.length(16);
+    expect(loadConfig(production).dashboardPassword, 'unset: the dashboard answers 401').to.equal(undefined);
+    const err = configError({ ...production, DASHBOARD_PASSWORD: 'fifteen-chars-1' });
+    expect(err.message).to.not.contain('fifteen-chars-1');
   });
 
   it('does not echo a refused secret in its message', () => {

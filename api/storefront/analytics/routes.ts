@@ -21,6 +21,12 @@ import type { SchemaObject } from '../../openapi/types';
 
 export const EMPTY_BATCH = 'events is required and must not be empty';
 
+/**
+ * An event's `properties`, serialized: at most 2 KB (the operator contract, docs/operations.md), so one
+ * cheap anonymous request cannot make the analytics queue and table carry megabytes.
+ */
+export const MAX_PROPERTIES_BYTES = 2048;
+
 /** One event: the spec's fields, all optional, with their length limits. */
 const event = Joi.object<CollectedEvent, true>({
   type: Joi.string()
@@ -34,7 +40,15 @@ const event = Joi.object<CollectedEvent, true>({
   url: Joi.string().max(2000),
   path: Joi.string().max(500),
   event_name: Joi.string().max(100),
-  properties: Joi.object().unknown(true),
+  properties: Joi.object()
+    .unknown(true)
+    .custom((value: Record<string, unknown>, helpers) =>
+      Buffer.byteLength(JSON.stringify(value), 'utf8') > MAX_PROPERTIES_BYTES
+        ? helpers.error('object.size')
+        : value,
+    )
+    .messages({ 'object.size': `properties must be at most ${MAX_PROPERTIES_BYTES} bytes as JSON` })
+    .description(`Free-form; at most ${MAX_PROPERTIES_BYTES} bytes serialized as JSON (UTF-8), else a 422.`),
   title: Joi.string().max(500),
   referrer: Joi.string().max(2000).allow(''),
   screen_width: Joi.number().integer().min(0).max(100_000),

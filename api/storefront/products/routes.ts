@@ -70,6 +70,7 @@ export const storefrontProductRoutes = [
       200: storefrontOk('The product.', schemaRef('EmbedProduct')),
       404: storefrontRefused('No such active product in this store.', 'Product not found'),
     },
-    handler: (ctx, { params }) => storefrontProduct(ctx.deps.knex, ctx.state.store!, params.idOrSlug),
+    handler: (ctx, { params }) =>
+      storefrontProduct(ctx.deps.knex, ctx.state.store!, params.idOrSlug, ctx.deps.config),
   }),
 ];

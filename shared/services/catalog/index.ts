@@ -4,7 +4,7 @@ import type { Knex } from 'knex';
 import { Category, CustomField, Product, ProductPlan, Store } from '../../../db/models';
 import { NotFoundError, ValidationError } from '../../errors';
 import { formatDisplay, formatMoney, toMajorNumber } from '../../money';
-import { activeMethods, paymentMethodView, PaymentMethodView } from '../payment-methods';
+import { activeMethods, paymentMethodView, PaymentMethodView, type MethodOffer } from '../payment-methods';
 import { UPLOAD_RULES } from '../custom-fields/uploads';
 
 /**
@@ -138,7 +138,7 @@ export function customFieldViews(fields: readonly CustomField[]): CustomFieldVie
  * Unknown products are cached as null (bounded map).
  */
 export async function cachedProductView(
-  deps: CacheDeps & { knex: Knex },
+  deps: CacheDeps & { knex: Knex; config: MethodOffer },
   store: Store,
   rawId: unknown,
 ): Promise<ProductView> {
@@ -152,7 +152,7 @@ export async function cachedProductView(
   );
   let view = stamp === null ? undefined : cache.get(key, stamp);
   if (view === undefined) {
-    view = await productView(deps.knex, store, id).catch((err: unknown) => {
+    view = await productView(deps.knex, store, id, deps.config).catch((err: unknown) => {
       if (err instanceof NotFoundError) return null;
       throw err;
     });
@@ -162,7 +162,12 @@ export async function cachedProductView(
   return structuredClone(view);
 }
 
-export async function productView(knex: Knex, store: Store, rawId: unknown): Promise<ProductView> {
+export async function productView(
+  knex: Knex,
+  store: Store,
+  rawId: unknown,
+  offer: MethodOffer,
+): Promise<ProductView> {
   const id = parseProductId(rawId);
   const product = id === null ? undefined : await findSellableProduct(knex, store.id, id);
   if (!product) throw new NotFoundError('Product not found');
@@ -176,7 +181,7 @@ export async function productView(knex: Knex, store: Store, rawId: unknown): Pro
     ProductPlan.query(knex)
       .where({ product_id: product.id, active: true })
       .orderBy([{ column: 'position' }, { column: 'id' }]),
-    activeMethods(knex, store.id),
+    activeMethods(knex, store.id, offer),
     stockOf(knex, product),
   ]);
 

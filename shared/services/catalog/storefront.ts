@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { Product, Store } from '../../../db/models';
 import { NotFoundError } from '../../errors';
 import { parseProductId, priceView, PriceView, productView, ProductView } from './index';
+import type { MethodOffer } from '../payment-methods';
 
 /**
  * The Storefront's products: the product object of the spec ("Product (as embedded in wishlist
@@ -169,7 +170,12 @@ export async function listProducts(
 }
 
 /** GET /api/products/{id or slug}: digits name an id, anything else a slug; not found is a 404. */
-export async function storefrontProduct(knex: Knex, store: Store, idOrSlug: string): Promise<ProductView> {
+export async function storefrontProduct(
+  knex: Knex,
+  store: Store,
+  idOrSlug: string,
+  offer: MethodOffer,
+): Promise<ProductView> {
   const id = parseProductId(idOrSlug);
   let productId = id;
   if (productId === null) {
@@ -177,7 +183,7 @@ export async function storefrontProduct(knex: Knex, store: Store, idOrSlug: stri
     if (!bySlug) throw new NotFoundError('Product not found');
     productId = bySlug.id;
   }
-  const view = await productView(knex, store, productId);
+  const view = await productView(knex, store, productId, offer);
   // The same image.url as the product object of lists and the wishlist: a string, empty without an image.
   return { ...view, image: { url: view.image.url ?? '' } };
 }

@@ -19,6 +19,7 @@ import type { Logger } from '../../logger';
 import { formatMoney } from '../../money';
 import type { Queues } from '../../queues';
 import { enqueueFulfilment } from '../fulfilment/enqueue';
+import { playerFieldError } from '../fulfilment/fivem';
 import { assertMayStartWork, RequestBudget } from '../../request-deadline';
 import type { StorageDriver } from '../../storage';
 import { customFieldsOf, findSellableProduct, stockOf } from '../catalog';
@@ -61,7 +62,7 @@ export const MAX_QUANTITY = 10_000;
 export interface CheckoutDeps {
   knex: Knex;
   queues: Queues;
-  config: Pick<Config, 'checkoutTtlSeconds' | 'publicBaseUrl'>;
+  config: Pick<Config, 'checkoutTtlSeconds' | 'publicBaseUrl' | 'sandboxEnabled'>;
   storage: StorageDriver;
   logger: Logger;
   /** The HTTP request's budget (checkoutDepsOf): nothing is reserved once it is spent. */
@@ -286,6 +287,8 @@ async function prepareLines(
       i === 0 ? incoming : [],
     );
     for (const [field, messages] of Object.entries(fields.errors)) errors[key(i, field)] = messages;
+    const player = await playerFieldError(knex, product, customFieldsOf(product), line.fields ?? {});
+    if (player && !errors[key(i, player.field)]) errors[key(i, player.field)] = [player.message];
     const unitPriceMinor = unitPrice(product, plan);
     const subtotalMinor = subtotalOf(unitPriceMinor, fields.addonsMinor, line.quantity);
     if (subtotalMinor === null) errors[key(i, 'quantity')] = ['The quantity is too large.'];
@@ -362,10 +365,12 @@ export async function openCheckout(
   const free = price.totalMinor === 0;
   const methods = free
     ? []
-    : await availablePaymentMethods(knex, store.id, {
-        amountMinor: price.totalMinor,
-        restrictions: coupon?.coupon.payment_restrictions ?? [],
-      });
+    : await availablePaymentMethods(
+        knex,
+        store.id,
+        { amountMinor: price.totalMinor, restrictions: coupon?.coupon.payment_restrictions ?? [] },
+        deps.config,
+      );
   if (!free && methods.length === 0) throw new InvalidError(NO_PAYMENT_METHOD);
 
   const checkoutUrl = randomToken(32);

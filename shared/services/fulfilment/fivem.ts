@@ -6,11 +6,26 @@ import { isFulfillable } from './rules';
 /** A custom field whose label mentions "player" ("Player", "Player ID", "player id", ...) names the player. */
 const PLAYER_FIELD = /player/i;
 /**
- * What a player reference may look like: a server id (12), or an identifier such as steam:110000112345678,
- * license:abc123, discord:123456. Anything else (spaces, semicolons, quotes) could change the command the
- * game server runs, so it is refused rather than escaped.
+ * What a player id may look like (docs/fivem.md, "Player ids"): one player, never a group.
+ * - a server id: a positive whole number, 1 to 65535, without sign or leading zero (`12`);
+ * - an identifier `kind:value` of one of FiveM's identifier kinds, the value letters and digits only
+ *   (`license:abc123`, `steam:110000112345678`, `discord:123456`, `fivem:42`).
+ * Everything else is refused rather than escaped: `-1` (which `TriggerClientEvent` and many frameworks read
+ * as "every player"), `0` (the server console), `*`, `all`, `@a`, `everyone`, spaces, `;` or quotes that
+ * could change the command the game server runs.
  */
-const PLAYER_VALUE = /^[A-Za-z0-9:_.-]{1,64}$/;
+export const PLAYER_ID_PATTERN =
+  /^(?:[1-9]\d{0,4}|(?:license|license2|steam|discord|fivem|xbl|live):[A-Za-z0-9]{1,60})$/;
+
+/** The message a refused player id gets, naming the accepted forms. */
+export const PLAYER_ID_RULE =
+  'must be one player: a server id (1 to 65535) or an identifier such as license:abc123, steam:110000112345678 ' +
+  'or discord:123456 (never -1, 0 or "all")';
+
+/** Whether `value` names exactly one player (PLAYER_ID_PATTERN, server ids up to 65535). */
+export function isPlayerId(value: string): boolean {
+  return PLAYER_ID_PATTERN.test(value) && (!/^\d+$/.test(value) || Number(value) <= 65_535);
+}
 /**
  * Free text (customer and product names) put into a command keeps letters, digits, spaces and `_ . -`
  * only: a quote, `;` or a newline would let a buyer change what the game server's console runs.
@@ -38,8 +53,28 @@ export function resolvePlayer(
   const raw = stored !== null && typeof stored === 'object' ? (stored as { value?: unknown }).value : stored;
   const value = typeof raw === 'string' || typeof raw === 'number' ? String(raw).trim() : '';
   if (value === '') return { player: null, reason: 'no player was given at checkout' };
-  if (!PLAYER_VALUE.test(value)) return { player: null, reason: 'the player value is not a player id' };
+  if (!isPlayerId(value)) return { player: null, reason: 'the player value is not a player id' };
   return { player: value };
+}
+
+/**
+ * At checkout: the buyer's player id, when the product queues FiveM commands that need one ({player} or
+ * require_online) and the buyer gave a value that is not one player id. Answers the field key and message
+ * for a 422 (`fields.<index>`), or null. Products without such commands take any value in the field.
+ */
+export async function playerFieldError(
+  knex: Knex,
+  product: Pick<Product, 'id'>,
+  fields: readonly CustomField[],
+  values: Record<string, unknown>,
+): Promise<{ field: string; message: string } | null> {
+  const index = fields.findIndex((f) => PLAYER_FIELD.test(f.label));
+  if (index === -1) return null;
+  const resolution = resolvePlayer(fields, values);
+  if (resolution.player !== null || resolution.reason !== 'the player value is not a player id') return null;
+  const templates = await productTemplates(knex, product.id, 'purchase');
+  if (!templates.some((t) => t.command.includes('{player}') || t.require_online)) return null;
+  return { field: `fields.${index}`, message: `${fields[index]!.label} ${PLAYER_ID_RULE}.` };
 }
 
 /** Text safe to put into a console command: see UNSAFE_TEXT. */

@@ -2,7 +2,7 @@ import { InvalidError } from '../../errors';
 import { noteLicensesChangedSafely } from './cache';
 import { LicenseError } from './errors';
 import { identifierHash, normalizeIp } from './identifiers';
-import { checkState, loadSnapshot, type VerifyDeps } from './verify';
+import { checkState, loadSnapshot, remainingActivations, type VerifyDeps } from './verify';
 
 /**
  * The customer's self-service reset (POST /verify/reset): whoever holds an active key frees its activations
@@ -25,7 +25,7 @@ export interface SelfResetRequest {
 
 export interface SelfResetResult {
   removed: number;
-  activations: { current: number; max: number; remaining: number | null };
+  activations: { current: number; max: number; remaining: number };
   resets: {
     /** Resets used in the current window, this one included. */
     used: number;
@@ -88,7 +88,7 @@ export async function selfResetActivations(
     activations: {
       current: outcome.current,
       max: snap.maxActivations,
-      remaining: snap.maxActivations === 0 ? null : Math.max(0, snap.maxActivations - outcome.current),
+      remaining: remainingActivations(snap.maxActivations, outcome.current),
     },
     resets: {
       used: outcome.used,

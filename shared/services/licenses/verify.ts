@@ -47,8 +47,8 @@ export interface LicenseResult {
     current: number;
     /** 0: unlimited. */
     max: number;
-    /** max - current; null when max is 0 (unlimited). */
-    remaining: number | null;
+    /** max - current, never below 0; 0 when max is 0 (unlimited). */
+    remaining: number;
   };
   metadata: Record<string, unknown> | null;
 }
@@ -219,6 +219,14 @@ export async function admitIdentifier(
   }
 }
 
+/**
+ * Activations left: `max - current`, never below 0, and 0 when `max` is 0 (unlimited): always an integer,
+ * read together with `max` (the operator contract, docs/operations.md).
+ */
+export function remainingActivations(max: number, current: number): number {
+  return max === 0 ? 0 : Math.max(0, max - current);
+}
+
 export function buildResult(
   snap: Omit<LicenseSnapshot, 'known'>,
   locale: LicenseLocale,
@@ -245,7 +253,7 @@ export function buildResult(
     activations: {
       current,
       max: snap.maxActivations,
-      remaining: snap.maxActivations === 0 ? null : Math.max(0, snap.maxActivations - current),
+      remaining: remainingActivations(snap.maxActivations, current),
     },
     metadata: snap.metadata ?? null,
   };

@@ -1,5 +1,18 @@
 import type { Knex } from 'knex';
 import { PaymentMethodId, StorePaymentMethod } from '../../../db/models';
+import type { Config } from '../../config';
+
+/**
+ * What the platform offers besides the store's settings: the sandbox provider only where it is on
+ * (SANDBOX_ENABLED; on outside production, off in production unless set to 1). A method configured with
+ * the sandbox provider where it is off is neither listed nor initiated: nothing can be paid through it.
+ */
+export type MethodOffer = Pick<Config, 'sandboxEnabled'>;
+
+/** Whether a configured method's provider is offered by this deployment. */
+export function providerOffered(offer: MethodOffer, provider: string): boolean {
+  return provider !== 'sandbox' || offer.sandboxEnabled;
+}
 
 /** The payment method object of the Embed API (spec: Resources, Payment method). */
 export interface PaymentMethodView {
@@ -44,11 +57,16 @@ export function methodAccepts(
   return true;
 }
 
-/** The store's active methods, in the merchant's order. */
-export async function activeMethods(knex: Knex, storeId: number): Promise<StorePaymentMethod[]> {
-  return StorePaymentMethod.query(knex)
+/** The store's active methods that this deployment offers, in the merchant's order. */
+export async function activeMethods(
+  knex: Knex,
+  storeId: number,
+  offer: MethodOffer,
+): Promise<StorePaymentMethod[]> {
+  const methods = await StorePaymentMethod.query(knex)
     .where({ store_id: storeId, active: true })
     .orderBy([{ column: 'position' }, { column: 'id' }]);
+  return methods.filter((m) => providerOffered(offer, m.provider));
 }
 
 /** The store's active methods that can take this payment, as the Embed API shows them. */
@@ -56,7 +74,8 @@ export async function availablePaymentMethods(
   knex: Knex,
   storeId: number,
   filter: MethodFilter,
+  offer: MethodOffer,
 ): Promise<PaymentMethodView[]> {
-  const methods = await activeMethods(knex, storeId);
+  const methods = await activeMethods(knex, storeId, offer);
   return methods.filter((m) => methodAccepts(m, filter)).map((m) => paymentMethodView(m.method));
 }

@@ -13,7 +13,7 @@ import { DomainError } from '../../errors';
 import { BankDetails, bankDetails } from '../../providers/bank';
 import { paypalSettings } from '../../providers/paypal';
 import { enqueue } from '../../queues';
-import { activeMethods, methodAccepts } from '../payment-methods';
+import { activeMethods, methodAccepts, providerOffered } from '../payment-methods';
 import { findLiveCheckout } from '../checkout';
 import { resolvePlayer } from '../fulfilment/fivem';
 import { CHECKOUT_NOT_FOUND, initiatePayment, Initiation, methodName, PaymentsDeps } from './initiate';
@@ -198,7 +198,7 @@ export async function checkoutPage(
         .where('id', checkout.coupon_id)
         .first<{ payment_restrictions: string[] }>('payment_restrictions')
     : undefined;
-  const methods = (await activeMethods(deps.knex, checkout.store_id))
+  const methods = (await activeMethods(deps.knex, checkout.store_id, deps.config))
     .filter((m) =>
       methodAccepts(m, {
         amountMinor: checkout.total_minor,
@@ -267,7 +267,8 @@ export async function paymentPage(
 ): Promise<PaymentPage> {
   const paymentId = new PaymentPageRefs(deps.appSecret).parse(ref);
   const payment = paymentId === null ? undefined : await Payment.query(deps.knex).findById(paymentId);
-  if (!payment) return { kind: 'not_found' };
+  // Where the sandbox is off, its payments have no page: nothing there can mark one paid.
+  if (!payment || !providerOffered(deps.config, payment.provider)) return { kind: 'not_found' };
   const checkout = await Checkout.query(deps.knex).findById(payment.checkout_id);
   if (!checkout) return { kind: 'not_found' };
   const summary = await summaryOf(deps, checkout);

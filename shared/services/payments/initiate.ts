@@ -18,7 +18,7 @@ import { payLinkWithAmount, paypalSettings } from '../../providers/paypal';
 import { isHostedProvider } from '../../providers/types';
 import { enqueue, Queues } from '../../queues';
 import { assertMayStartWork, RequestBudget } from '../../request-deadline';
-import { methodAccepts, PAYMENT_METHOD_NAMES } from '../payment-methods';
+import { methodAccepts, PAYMENT_METHOD_NAMES, providerOffered, type MethodOffer } from '../payment-methods';
 import { createOrderFromCheckout } from '../orders/create-from-checkout';
 import { recordCreation } from './audit';
 import { PaymentPageRefs } from './page-ref';
@@ -35,7 +35,7 @@ const REUSE_WINDOW_MS = 30 * 60 * 1000;
 export interface PaymentsDeps {
   knex: Knex;
   queues: Queues;
-  config: Pick<Config, 'publicBaseUrl'>;
+  config: Pick<Config, 'publicBaseUrl' | 'sandboxEnabled'>;
   appSecret: string;
   logger: Logger;
   /** The HTTP request's budget: no payment is opened once it is spent. */
@@ -108,13 +108,16 @@ async function checkMethod(
   trx: Knex.Transaction,
   checkout: Checkout,
   method: PaymentMethodId,
+  offer: MethodOffer,
 ): Promise<StorePaymentMethod> {
   const configured = await StorePaymentMethod.query(trx).findOne({
     store_id: checkout.store_id,
     method,
     active: true,
   });
-  if (!configured) throw new InvalidError(METHOD_NOT_CONFIGURED);
+  // A method on a provider this deployment does not offer (the sandbox in production) is as good as absent.
+  if (!configured || !providerOffered(offer, configured.provider))
+    throw new InvalidError(METHOD_NOT_CONFIGURED);
   if (checkout.coupon_id !== null) {
     const coupon = await Coupon.query(trx).findById(checkout.coupon_id);
     const restrictions = coupon?.payment_restrictions ?? [];
@@ -157,7 +160,7 @@ export async function initiatePayment(
     if (order) throw new InvalidError(ORDER_ALREADY_CREATED);
     const payable = checkout.status === 'created' || checkout.status === 'payment_initiated';
     if (!payable || new Date(checkout.expires_at) <= now) throw new NotFoundError(CHECKOUT_NOT_FOUND);
-    const configured = await checkMethod(trx, checkout, method);
+    const configured = await checkMethod(trx, checkout, method, deps.config);
 
     if (isHostedProvider(configured.provider)) {
       const open = await Payment.query(trx)

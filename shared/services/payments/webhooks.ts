@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { Payment, WebhookEvent } from '../../../db/models';
 import type { Cipher } from '../../crypto';
 import { InvalidError, NotFoundError, UnauthenticatedError } from '../../errors';
+import { providerOffered, type MethodOffer } from '../payment-methods';
 import type { Logger } from '../../logger';
 import {
   isHostedProvider,
@@ -23,6 +24,7 @@ export interface WebhookDeps {
   queues: Queues;
   logger: Logger;
   providers: PaymentProviders;
+  config: MethodOffer;
 }
 
 export type WebhookReceipt =
@@ -53,7 +55,8 @@ export async function receiveWebhook(
   rawBody: string | undefined,
   headers: WebhookHeaders,
 ): Promise<WebhookReceipt> {
-  if (!isHostedProvider(provider)) throw new NotFoundError('Unknown payment provider');
+  if (!isHostedProvider(provider) || !providerOffered(deps.config, provider))
+    throw new NotFoundError('Unknown payment provider');
   if (rawBody === undefined || rawBody === '') throw new InvalidError('Webhook body missing');
   let body: unknown;
   try {

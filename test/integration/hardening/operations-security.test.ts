@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { expect } from 'chai';
-import { loadConfig, startupWarnings } from '../../../shared/config';
+import { ConfigError, loadConfig, startupWarnings } from '../../../shared/config';
 import { createDeps, Deps } from '../../../shared/deps';
 import { createLogger } from '../../../shared/logger';
 import { resolveAppSecret } from '../../../shared/secrets';
@@ -135,18 +135,22 @@ describe('operations security', () => {
   });
 
   describe('/sandbox', () => {
-    it('is on by default (CONTRACT section 7) and absent with SANDBOX_ENABLED=0', async () => {
+    it('is off in production by default and with SANDBOX_ENABLED=0, mounted with SANDBOX_ENABLED=1', async () => {
       const off = await startServer(await isolatedDeps({ NODE_ENV: 'production', SANDBOX_ENABLED: '0' }));
-      const on = await startServer(await isolatedDeps({ NODE_ENV: 'production' }));
+      const byDefault = await startServer(await isolatedDeps({ NODE_ENV: 'production' }));
+      const on = await startServer(await isolatedDeps({ NODE_ENV: 'production', SANDBOX_ENABLED: '1' }));
       try {
-        const absent = await off.request('/sandbox/checkout/abc');
-        expect(absent.status).to.equal(404);
-        expect(absent.headers.get('content-type')).to.match(/json/);
+        for (const server of [off, byDefault]) {
+          const absent = await server.request('/sandbox/checkout/abc');
+          expect(absent.status).to.equal(404);
+          expect(absent.headers.get('content-type')).to.match(/json/);
+        }
         // Mounted: the sandbox's own page answers (an unknown payment is its HTML 404).
         const page = await on.request('/sandbox/checkout/abc');
         expect(page.headers.get('content-type')).to.match(/^text\/html/);
       } finally {
         await off.close();
+        await byDefault.close();
         await on.close();
       }
     });
@@ -157,27 +161,30 @@ describe('operations security', () => {
         APP_SECRET: 'x'.repeat(32),
         METRICS_TOKEN: 'metrics-token-0123456789',
       };
+      expect(startupWarnings(loadConfig(env)), 'off by default').to.deep.equal([]);
       expect(startupWarnings(loadConfig({ ...env, SANDBOX_ENABLED: '0' }))).to.deep.equal([]);
-      const [warning] = startupWarnings(loadConfig(env));
-      expect(warning).to.include('sandbox').and.to.include('SANDBOX_ENABLED=0');
+      const [warning] = startupWarnings(loadConfig({ ...env, SANDBOX_ENABLED: '1' }));
+      expect(warning).to.include('sandbox').and.to.include('SANDBOX_ENABLED=1');
       expect(startupWarnings(loadConfig({})), 'outside production').to.deep.equal([]);
     });
   });
 
   describe('APP_SECRET', () => {
-    it('production without it starts (the operator contract gives every other setting a default) and says how to set one', () => {
-      const warnings = startupWarnings(
-        loadConfig({
-          NODE_ENV: 'production',
-          SANDBOX_ENABLED: '0',
-          METRICS_TOKEN: 'metrics-token-0123456789',
-        }),
+    it('production refuses to start without it, naming APP_SECRET and how to make one', () => {
+      let error: Error | null = null;
+      try {
+        loadConfig({ NODE_ENV: 'production', METRICS_TOKEN: 'metrics-token-0123456789' });
+      } catch (err) {
+        error = err as Error;
+      }
+      expect(error).to.be.instanceOf(ConfigError);
+      expect((error as ConfigError).variable).to.equal('APP_SECRET');
+      expect(error!.message).to.include('APP_SECRET').and.to.include('openssl rand -hex 32');
+      expect(() => loadConfig({ NODE_ENV: 'production', APP_SECRET: 'short' })).to.throw(
+        ConfigError,
+        /APP_SECRET/,
       );
-      expect(warnings).to.have.length(1);
-      expect(warnings[0])
-        .to.include('APP_SECRET')
-        .and.to.include('openssl rand -hex 32')
-        .and.to.include('.data/app-secret');
+      expect(loadConfig({}).appSecret, 'development generates one (.data/app-secret)').to.equal(undefined);
     });
 
     it('is never kept in plain text in platform_settings; a generated one lives in a private file', async () => {

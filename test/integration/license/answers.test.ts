@@ -191,7 +191,7 @@ describe('License Verification API: signed and encrypted answers, rate limit', (
   });
 
   describe('rate limit', () => {
-    it('lets 60 requests a minute per IP through and answers the rest 429 with a message only, signed', async () => {
+    it('lets 60 requests a minute per IP through and answers the rest 429 with a message and the binding, signed', async () => {
       const limited = await isolatedDeps({ RATE_LIMITS: 'on' });
       const limitedServer = await startServer(limited);
       try {
@@ -203,7 +203,15 @@ describe('License Verification API: signed and encrypted answers, rate limit', (
         expect(tooMany).to.have.length(10);
         expect(responses.filter((r) => r.status !== 429)).to.have.length(60);
         for (const res of tooMany) {
-          expect(res.body).to.deep.equal({ message: 'Too many requests. Please try again later.' });
+          // The spec's message, bound to the request it refuses; never encrypted (it costs no database read).
+          expect(res.body).to.have.all.keys('message', 'request', 'nonce', 'timestamp');
+          expect(res.body.message).to.equal('Too many requests. Please try again later.');
+          expect(res.body.request).to.deep.equal({
+            product_id: sealed.id,
+            license_key_sha256: crypto.createHash('sha256').update(license.key).digest('hex'),
+            hwid: (res.body.request as { hwid: string }).hwid,
+          });
+          expect((res.body.request as { hwid: string }).hwid).to.match(/^RL-[01]$/);
           expect(Number(res.headers.get('retry-after'))).to.be.within(1, 60);
           expect(verifySignature(publicKey, res)).to.equal(true);
         }

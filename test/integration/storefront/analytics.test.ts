@@ -166,6 +166,23 @@ describe('Storefront analytics collection', function () {
     }
   });
 
+  it('takes properties of at most 2 KB serialized per event; a larger one is a 422 naming it', async () => {
+    // {"k":"xxx…"} is 8 bytes around the value: 2040 characters make exactly 2048 bytes.
+    const atLimit = { k: 'x'.repeat(2040) };
+    expect(Buffer.byteLength(JSON.stringify(atLimit))).to.equal(2048);
+    expect((await collect({ event_name: 'big', properties: atLimit })).status).to.equal(202);
+    const over = await collect({ event_name: 'big', properties: { k: 'x'.repeat(2041) } });
+    expect(over.status, over.text).to.equal(422);
+    expect(over.body.status).to.equal('error');
+    expect(over.body.errors).to.have.property('properties');
+    // Bytes, not characters: 1,000 Arabic letters are 2,000 bytes and more with the key.
+    const arabic = await collect({ properties: { k: 'ع'.repeat(1_100) } });
+    expect(arabic.status).to.equal(422);
+    const inBatch = await batch({ events: [{ type: 'pageview' }, { properties: { k: 'x'.repeat(2041) } }] });
+    expect(inBatch.status, inBatch.text).to.equal(422);
+    expect(JSON.stringify(inBatch.body.errors)).to.include('properties');
+  });
+
   it('answers 400 when the store cannot be resolved and when a batch is missing or empty', async () => {
     for (const path of ['/api/storefront/analytics/collect', '/api/storefront/analytics/collect/batch']) {
       const res = await suite.server.request(path, {
