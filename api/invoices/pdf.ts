@@ -29,6 +29,13 @@ const FONTS = path.join(projectRoot(), 'assets', 'fonts');
 const REGULAR = path.join(FONTS, 'Amiri-Regular.ttf');
 const BOLD = path.join(FONTS, 'Amiri-Bold.ttf');
 
+/** The font files, read from disk on the first PDF and kept (1.1 MB, the same for every document). */
+let fontFiles: { regular: Buffer; bold: Buffer } | null = null;
+function fonts(): { regular: Buffer; bold: Buffer } {
+  fontFiles ??= { regular: fs.readFileSync(REGULAR), bold: fs.readFileSync(BOLD) };
+  return fontFiles;
+}
+
 const PAGE = { width: 595.28, margin: 40 };
 const RIGHT = PAGE.width - PAGE.margin;
 const CONTENT = RIGHT - PAGE.margin;
@@ -193,8 +200,8 @@ async function qrImage(doc: Doc, text: string, x: number, y: number): Promise<vo
 /** The PDF of a document page (not found has none: the route answers 404 before). */
 export async function documentPdf(result: Exclude<DocumentPage, { kind: 'not_found' }>): Promise<Buffer> {
   const doc = new PDFDocument({ size: 'A4', margin: PAGE.margin, info: { Title: pdfTitle(result) } });
-  doc.registerFont('regular', REGULAR);
-  doc.registerFont('bold', BOLD);
+  doc.registerFont('regular', fonts().regular);
+  doc.registerFont('bold', fonts().bold);
   const chunks: Buffer[] = [];
   doc.on('data', (c: Buffer) => chunks.push(c));
   const done = new Promise<Buffer>((resolve, reject) => {
