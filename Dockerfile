@@ -20,6 +20,8 @@ COPY --from=build /app/package.json /app/package-lock.json /app/Procfile ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/fixtures ./fixtures
+# The fonts embedded in invoice PDFs.
+COPY --from=build /app/assets ./assets
 # The uploads directory is the only place the processes write to.
 RUN mkdir -p .data/uploads && chown -R node:node .data
 USER node

@@ -8,6 +8,7 @@ import { fivemRoutes } from './fivem/routes';
 import type { Route } from './http/route';
 import { merchantRoutes } from './merchant/routes';
 import { payRoutes } from './pay/routes';
+import { invoicePageRoutes } from './invoices/routes';
 import { interfaceIndexRoutes } from './platform/interface-index';
 import { subscriptionPageRoutes } from './pay/subscription-page';
 import { platformRoutes } from './platform/routes';
@@ -39,6 +40,7 @@ export function allRoutes(
     ...payRoutes,
     ...subscriptionPageRoutes,
     ...dashboardRoutes,
+    ...invoicePageRoutes,
     // Anyone can mark a sandbox payment paid: off in production unless SANDBOX_ENABLED=1 (announced at start).
     ...((config.sandboxEnabled ?? config.nodeEnv !== 'production') ? sandboxRoutes : []),
     ...licenseRoutes,

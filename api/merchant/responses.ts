@@ -85,6 +85,7 @@ export const OrderSummary = obj({
 
 export const OrderDetail = obj({
   id: int,
+  invoice_url: { type: ['string', 'null'], description: 'The buyer’s invoice (or receipt) page once paid.' },
   status,
   status_label: str,
   subtotal: money,

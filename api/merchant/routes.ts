@@ -5,6 +5,7 @@ import { merchantStoreRoutes } from './store/routes';
 import { merchantSubscriptionRoutes } from './subscriptions/routes';
 import { merchantWebhookRoutes } from './webhooks/routes';
 import { merchantLicenseRoutes } from './licenses/routes';
+import { merchantInvoiceRoutes } from './invoices/routes';
 import { merchantRefundRoutes } from './refunds/routes';
 
 /**
@@ -20,5 +21,6 @@ export const merchantRoutes = [
   ...merchantSubscriptionRoutes,
   ...merchantWebhookRoutes,
   ...merchantLicenseRoutes,
+  ...merchantInvoiceRoutes,
   ...merchantRefundRoutes,
 ];

@@ -6,6 +6,7 @@ import type {
   PaymentPage,
   Summary,
 } from '../../shared/services/payments';
+import type { DocumentLink } from '../../shared/services/invoices/read';
 import { PAYMENT_METHOD_NAMES } from '../../shared/services/payment-methods';
 import type { PaymentMethodId } from '../../db/models';
 import { escapeHtml, HtmlAnswer, layout } from './html';
@@ -99,7 +100,13 @@ function instructions(i: ManualInstructions, view: View): string {
 }
 
 /** What was bought, the order number, and how and where the goods arrive. */
-function successPage(view: View, s: Summary, orderId: number | null, delivery: Delivery): HtmlAnswer {
+function successPage(
+  view: View,
+  s: Summary,
+  orderId: number | null,
+  delivery: Delivery,
+  document: DocumentLink | null,
+): HtmlAnswer {
   const t = strings(view);
   const phone = `\u2066${delivery.phoneMasked}\u2069`;
   const lines: string[] = [];
@@ -120,7 +127,11 @@ ${order}
 <p><bdi>${escapeHtml(s.productName)}</bdi>${s.quantity > 1 ? ` &times; ${s.quantity}` : ''} &middot; <span class="ltr">${escapeHtml(formatAmount(s.amountMinor, s.currency, view.locale))}</span></p>
 <h2>${escapeHtml(t.deliveryTitle)}</h2>
 ${lines.map((l) => `<p>${escapeHtml(l)}</p>`).join('\n')}
-<p class="muted">${escapeHtml(t.keepNumber)}</p>`;
+<p class="muted">${escapeHtml(t.keepNumber)}</p>${
+    document
+      ? `\n<a class="button secondary" href="${escapeHtml(document.url)}" data-invoice-link>${escapeHtml(document.kind === 'invoice' ? t.invoiceLink : t.receiptLink)}</a>`
+      : ''
+  }`;
   return { status: 200, html: page(view, t.paidTitle, body) };
 }
 
@@ -130,7 +141,7 @@ export function checkoutPageView(result: CheckoutPage, view: View): HtmlAnswer {
     case 'not_found':
       return notFound(view);
     case 'paid':
-      return successPage(view, result.summary, result.orderId, result.delivery);
+      return successPage(view, result.summary, result.orderId, result.delivery, result.document);
     case 'under_review':
       return {
         status: 200,
@@ -212,7 +223,7 @@ export function paymentPageView(result: PaymentPage, view: View): HtmlAnswer {
       };
     }
     case 'paid':
-      return successPage(view, result.summary, result.orderId, result.delivery);
+      return successPage(view, result.summary, result.orderId, result.delivery, result.document);
     case 'closed':
       return {
         status: 200,

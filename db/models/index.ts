@@ -63,6 +63,10 @@ export class Store extends BaseModel {
   plan!: 'paid' | 'free';
   tax_mode!: 'none' | 'inclusive' | 'exclusive';
   tax_rate_bp!: number;
+  /** The seller on tax invoices; a store with a `vat_number` issues them (shared/services/invoices). */
+  legal_name!: string | null;
+  vat_number!: string | null;
+  vat_address!: string | null;
   embed_key!: string;
   allowed_origins!: string[];
   /** Calling codes accepted for phone sign-in (digits); null: every code the platform supports. */
@@ -418,6 +422,8 @@ export class Checkout extends BaseModel {
   subtotal_minor!: number;
   discount_minor!: number;
   tax_minor!: number;
+  /** The rate `tax_minor` was split at, kept with the sale (basis points; 0: no tax). */
+  tax_rate_bp!: number;
   total_minor!: number;
   currency!: string;
   coupon_id!: number | null;
@@ -509,6 +515,8 @@ export class Order extends BaseModel {
   subtotal_minor!: number;
   discount_minor!: number;
   tax_minor!: number;
+  /** The rate `tax_minor` was split at, kept with the sale (basis points; 0: no tax). */
+  tax_rate_bp!: number;
   total_minor!: number;
   currency!: string;
   coupon_id!: number | null;

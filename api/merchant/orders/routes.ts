@@ -3,6 +3,8 @@ import { checkoutDepsOf } from '../../../shared/services/checkout/factory';
 import { createMerchantOrder } from '../../../shared/services/merchant/create-order';
 import { listOrders, orderDetail, orderUpload } from '../../../shared/services/merchant/orders';
 import { updateOrderStatus } from '../../../shared/services/merchant/transitions';
+import { documentUrl } from '../../../shared/services/invoices/read';
+import { urlDeps } from '../../invoices/routes';
 import { merchantGuards } from '../../guards';
 import { defineRoute, reply } from '../../http/route';
 import { idParams, PAGINATION_NOTE, pageBody } from '../common';
@@ -102,12 +104,15 @@ export const merchantOrderRoutes = [
     description:
       'Items, customer, payment, coupon, custom field values (uploads as links), the code keys sold, the ' +
       'licenses with their status, the FiveM commands with their state, subscriptions, and the history of ' +
-      'merchant status changes.',
+      'merchant status changes; `invoice_url`, once the order is paid, is the buyer’s invoice page (a ' +
+      'receipt for a store without a VAT number).',
     guards: merchantGuards,
     request: { params: idParams },
     responses: { 200: merchantOk('The order.', OrderDetail), 404: notFound },
-    handler: (ctx, { params }) =>
-      orderDetail(ctx.deps.knex, ctx.state.store!.id, params.id, ctx.deps.config.publicBaseUrl),
+    handler: async (ctx, { params }) => ({
+      ...(await orderDetail(ctx.deps.knex, ctx.state.store!.id, params.id, ctx.deps.config.publicBaseUrl)),
+      invoice_url: await documentUrl(ctx.deps.knex, urlDeps(ctx.deps), params.id),
+    }),
   }),
   defineRoute({
     method: 'put',

@@ -424,6 +424,7 @@ export async function openCheckout(
         subtotal_minor: price.subtotalMinor,
         discount_minor: price.discountMinor,
         tax_minor: price.taxMinor,
+        tax_rate_bp: store.tax_mode === 'none' ? 0 : store.tax_rate_bp,
         total_minor: price.totalMinor,
         currency: store.currency,
         coupon_id: coupon?.coupon.id ?? null,

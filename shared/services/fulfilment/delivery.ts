@@ -1,3 +1,4 @@
+import { documentLink, type DocumentLink } from '../invoices/read';
 import type { Knex } from 'knex';
 import { Order, OrderItem, Store } from '../../../db/models';
 import { NotFoundError } from '../../errors';
@@ -38,10 +39,20 @@ export function deliveryMessage(
   order: Pick<Order, 'id'>,
   storeName: string,
   list: readonly Deliverable[],
+  /** The order's invoice (or receipt) page, when the sender can build its address. */
+  link: DocumentLink | null = null,
 ): string {
   const lines = [`${storeName}: your order #${order.id} is ready.`];
   for (const { item, keys } of list) {
     lines.push('', `${item.name}:`, ...keys);
+  }
+  if (link) {
+    lines.push(
+      '',
+      link.kind === 'invoice'
+        ? `Tax invoice / الفاتورة الضريبية: ${link.url}`
+        : `Receipt / الإيصال: ${link.url}`,
+    );
   }
   return lines.join('\n');
 }
@@ -64,7 +75,8 @@ export function deliveryMessageKey(orderId: number, itemIds: readonly number[]):
  * crash between the send and the mark does not send it twice: the retry finds the key sent and only marks.
  */
 export async function sendOrderDelivery(
-  deps: { knex: Knex; messenger: Messenger },
+  // appSecret and config (the process's Deps): the message links to the order's invoice page.
+  deps: { knex: Knex; messenger: Messenger; appSecret?: string; config?: { publicBaseUrl: string } },
   orderId: number,
   now: Date = new Date(),
 ): Promise<DeliveryOutcome> {
@@ -77,9 +89,17 @@ export async function sendOrderDelivery(
   const list = await deliverables(deps.knex, pending);
   if (list.length === 0) return 'nothing-to-send';
   const store = await Store.query(deps.knex).findById(order.store_id);
+  const link =
+    deps.appSecret && deps.config
+      ? await documentLink(
+          deps.knex,
+          { appSecret: deps.appSecret, publicBaseUrl: deps.config.publicBaseUrl },
+          order.id,
+        )
+      : null;
   const result = await deps.messenger.send({
     to: recipientOf(order),
-    body: deliveryMessage(order, store?.name ?? 'Your store', list),
+    body: deliveryMessage(order, store?.name ?? 'Your store', list, link),
     route: 'whatsapp_first',
     purpose: 'order_delivery',
     storeId: order.store_id,

@@ -8,6 +8,7 @@ import type { Queues } from '../../queues';
 import { dispatchStaged, StagedJob, stageJob } from '../../queues/outbox';
 import { cancelOrder } from '../fulfilment/cancel';
 import { activateOrderLicenses } from '../licenses';
+import { issueInvoiceForOrder } from '../invoices/issue';
 import { confirmManualPayment } from '../payments/manual';
 import { transitionPayment } from '../payments/audit';
 import { findStoreOrder, ORDER_NOT_FOUND, STATUS_LABELS } from './orders';
@@ -215,6 +216,7 @@ export async function updateOrderStatus(
         await trx('orders')
           .where('id', orderId)
           .update({ status: ORDER_STATUS.IN_PROGRESS, updated_at: now });
+        await issueInvoiceForOrder(trx, orderId, now);
       } else if (target === ORDER_STATUS.UNDER_REVIEW) {
         await trx('orders').where('id', orderId).update({ status: target, updated_at: now });
       }

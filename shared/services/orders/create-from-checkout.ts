@@ -14,6 +14,7 @@ import {
 } from '../../../db/models';
 import { InvalidError, NotFoundError } from '../../errors';
 import { CheckoutLine, checkoutLines } from '../checkout/lines';
+import { issueInvoiceForOrder } from '../invoices/issue';
 
 export interface CreateOrderOptions {
   paymentId?: number | null;
@@ -37,7 +38,7 @@ export const COUPON_EXHAUSTED = 'Coupon has reached maximum uses';
  *
  * Writes: the order (customer snapshot, totals, coupon, note, source), one order item per checkout line
  * (name, type, plan, quantity, unit price including add-ons, the custom field values), the coupon use, the code keys,
- * and the checkout marked paid.
+ * the checkout marked paid, and for a paid order of a store with a VAT number its tax invoice.
  *
  * Coupon uses: a live checkout holds a reserved use (checkout service), which becomes a made use here.
  * A checkout whose reservation lapsed takes a use atomically: `uses_count + 1` only while
@@ -82,6 +83,7 @@ export async function createOrderFromCheckout(
     subtotal_minor: checkout.subtotal_minor,
     discount_minor: checkout.discount_minor,
     tax_minor: checkout.tax_minor,
+    tax_rate_bp: checkout.tax_rate_bp,
     total_minor: checkout.total_minor,
     currency: checkout.currency,
     coupon_id: checkout.coupon_id,
@@ -94,6 +96,10 @@ export async function createOrderFromCheckout(
 
   for (const line of lines) {
     await createOrderItem(trx, checkout, order, line, now, warn);
+  }
+  // A paid order (a confirmed payment, a free order) gets its tax invoice in this same transaction.
+  if (opts.status === ORDER_STATUS.IN_PROGRESS || opts.status === ORDER_STATUS.COMPLETED) {
+    await issueInvoiceForOrder(trx, order.id, now);
   }
 
   if (checkout.coupon_id !== null) {

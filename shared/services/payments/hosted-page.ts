@@ -1,3 +1,4 @@
+import { documentLink, type DocumentLink } from '../invoices/read';
 import {
   Checkout,
   ORDER_STATUS,
@@ -80,7 +81,7 @@ export type ManualInstructions =
 export type CheckoutPage =
   | { kind: 'not_found' }
   | { kind: 'choose'; summary: Summary; methods: { id: PaymentMethodId; name: string }[] }
-  | { kind: 'paid'; summary: Summary; orderId: number; delivery: Delivery }
+  | { kind: 'paid'; summary: Summary; orderId: number; delivery: Delivery; document: DocumentLink | null }
   | { kind: 'under_review'; summary: Summary; orderId: number; instructions: ManualInstructions | null };
 
 export type PaymentPage =
@@ -89,7 +90,13 @@ export type PaymentPage =
   /** A sandbox payment still open: the page itself shows the sandbox's Pay and Fail (CONTRACT section 7). */
   | { kind: 'sandbox'; summary: Summary }
   | { kind: 'waiting'; reason: 'creating' | 'confirming'; summary: Summary; continueUrl: string | null }
-  | { kind: 'paid'; summary: Summary; orderId: number | null; delivery: Delivery }
+  | {
+      kind: 'paid';
+      summary: Summary;
+      orderId: number | null;
+      delivery: Delivery;
+      document: DocumentLink | null;
+    }
   /** The checkout already has an order through another payment (e.g. a bank transfer waiting for review). */
   | { kind: 'closed'; summary: Summary; orderId: number }
   | {
@@ -129,6 +136,11 @@ async function summaryOf(deps: PaymentsDeps, checkout: Checkout): Promise<Summar
     ...(recurring ? { renews: recurring.duration as 'monthly' | 'quarterly' | 'yearly' } : {}),
   };
 }
+
+const urlDepsOf = (deps: PaymentsDeps): { appSecret: string; publicBaseUrl: string } => ({
+  appSecret: deps.appSecret,
+  publicBaseUrl: deps.config.publicBaseUrl,
+});
 
 export function maskPhone(countryCode: string, phone: string): string {
   const digits = phone.replace(/\D/g, '');
@@ -200,7 +212,13 @@ export async function checkoutPage(
   if (order) {
     const payment = order.payment_id ? await Payment.query(deps.knex).findById(order.payment_id) : undefined;
     if (!payment || payment.status === 'paid' || payment.status === 'refunded') {
-      return { kind: 'paid', summary, orderId: order.id, delivery: await deliveryOf(deps, checkout) };
+      return {
+        kind: 'paid',
+        summary,
+        orderId: order.id,
+        delivery: await deliveryOf(deps, checkout),
+        document: await documentLink(deps.knex, urlDepsOf(deps), order.id),
+      };
     }
     return {
       kind: 'under_review',
@@ -292,7 +310,13 @@ export async function paymentPage(
   const order = await Order.query(deps.knex).findOne({ checkout_id: checkout.id });
 
   if (payment.status === 'paid') {
-    return { kind: 'paid', summary, orderId: order?.id ?? null, delivery: await deliveryOf(deps, checkout) };
+    return {
+      kind: 'paid',
+      summary,
+      orderId: order?.id ?? null,
+      delivery: await deliveryOf(deps, checkout),
+      document: order ? await documentLink(deps.knex, urlDepsOf(deps), order.id) : null,
+    };
   }
   if (order) return { kind: 'closed', summary, orderId: order.id };
   const payable =

@@ -1,6 +1,7 @@
 import { ORDER_STATUS, Order } from '../../../db/models';
 import { InvalidError, NotFoundError } from '../../errors';
 import { dispatchAfterCommit, OutboxDeps, stageJob, StagedJob } from '../../queues/outbox';
+import { issueInvoiceForOrder } from '../invoices/issue';
 import { transitionPayment } from './audit';
 
 export const NOT_UNDER_REVIEW = 'Only an order under review can be confirmed';
@@ -8,7 +9,7 @@ export const NOT_UNDER_REVIEW = 'Only an order under review can be confirmed';
 /**
  * The merchant confirms that a bank transfer or PayPal payment arrived (the Merchant API calls this when
  * an order under review is accepted). The payment becomes paid and the order In progress in one
- * transaction; fulfilment then runs as for any paid order (keys, licenses, Completed for digital goods).
+ * transaction (with its tax invoice); fulfilment then runs as for any paid order (keys, licenses, Completed for digital goods).
  * Confirming twice is harmless.
  */
 export async function confirmManualPayment(
@@ -32,6 +33,7 @@ export async function confirmManualPayment(
       });
     }
     await Order.query(trx).patch({ status: ORDER_STATUS.IN_PROGRESS }).where({ id: order.id });
+    await issueInvoiceForOrder(trx, order.id);
     staged.push(
       await stageJob(trx, 'fulfilment', { orderId, event: 'paid' }, { jobId: `order-paid-${orderId}` }),
     );

@@ -5,6 +5,7 @@ import { NotFoundError } from '../../errors';
 import { isHostedProvider } from '../../providers/types';
 import { enqueueFulfilment } from '../fulfilment/enqueue';
 import { startOrderSubscriptions } from '../fulfilment/subscriptions';
+import { issueInvoiceForOrder } from '../invoices/issue';
 import { createOrderFromCheckout } from '../orders/create-from-checkout';
 import { PaymentSource, transitionPayment } from './audit';
 import { credentialsFor, PaymentsContext } from './context';
@@ -131,6 +132,7 @@ async function settleSecondPayment(
     await Order.query(trx)
       .patch({ payment_id: payment.id, payment_method: payment.method, status: ORDER_STATUS.IN_PROGRESS })
       .where({ id: order.id, status: ORDER_STATUS.UNDER_REVIEW });
+    await issueInvoiceForOrder(trx, order.id);
     if (previous !== null) {
       await transitionPayment(trx, previous, {
         from: ['pending', 'initiated'],

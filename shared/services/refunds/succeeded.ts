@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Refund } from '../../../db/models';
+import { creditNoteForRefund } from '../invoices/credit-notes';
 
 /**
  * What else happens when a refund has succeeded: the money is back with the buyer (the provider said so)
@@ -12,4 +13,4 @@ import type { Refund } from '../../../db/models';
  */
 export type RefundSucceededHook = (trx: Knex.Transaction, refund: Refund, now: Date) => Promise<void>;
 
-export const REFUND_SUCCEEDED_HOOKS: readonly RefundSucceededHook[] = [];
+export const REFUND_SUCCEEDED_HOOKS: readonly RefundSucceededHook[] = [creditNoteForRefund];

@@ -1,3 +1,4 @@
+import { fitsTlv } from '../invoices/tlv';
 import Joi from 'joi';
 import type {
   CustomField,
@@ -177,6 +178,11 @@ export interface StoreFixture {
   plan: 'paid' | 'free';
   tax_mode: 'none' | 'inclusive' | 'exclusive';
   tax_rate: string;
+  /** The seller on tax invoices (default: `name`); with `vat_number` the store issues simplified tax invoices. */
+  legal_name?: string;
+  vat_number?: string;
+  /** The seller's address printed on invoices. */
+  address?: string;
   embed_key?: string;
   allowed_origins: string[];
   /** Calling codes accepted for phone sign-in; absent or null: every code the platform supports. */
@@ -464,6 +470,16 @@ const storeSchema = Joi.object({
   plan: Joi.string().valid('paid', 'free').default('free'),
   tax_mode: Joi.string().valid('none', 'inclusive', 'exclusive').default('none'),
   tax_rate: percent('a tax rate').default('0'),
+  legal_name: text(200)
+    .custom((value: string, helpers) => (fitsTlv(value) ? value : helpers.error('legal_name.bytes')))
+    .messages({
+      'legal_name.bytes': 'must be at most 255 bytes in UTF-8 (it is printed in the invoice QR code)',
+    }),
+  // The operator contract's wording: 15 digits. The Merchant API also checks ZATCA's form (3...3).
+  vat_number: Joi.string()
+    .pattern(/^\d{15}$/)
+    .messages({ 'string.pattern.base': 'must be exactly 15 digits' }),
+  address: text(500),
   embed_key: Joi.string()
     .pattern(/^[A-Za-z0-9_-]{8,100}$/)
     .messages({ 'string.pattern.base': 'must be 8 to 100 letters, digits, - or _' }),
@@ -573,6 +589,12 @@ function checkStoreAmounts(store: StoreFixture, at: string): void {
 }
 
 function checkStore(store: StoreFixture, at: string): void {
+  if (store.vat_number !== undefined && store.tax_mode === 'exclusive') {
+    throw new FixtureError(
+      `${at}.tax_mode`,
+      'must be inclusive for a store with a vat_number (prices include VAT)',
+    );
+  }
   for (const [method, bounds] of Object.entries(store.payment_methods)) {
     if (bounds) checkBounds(bounds, `${at}.payment_methods.${method}`, store.currency);
   }

@@ -1,3 +1,4 @@
+import { STANDARD_VAT_RATE_BP } from '../invoices/amounts';
 import { bumpAfterCommit } from '../../cache/versioned';
 import { CATALOG_ALL } from '../catalog/cache';
 import { LICENSE_ALL } from '../licenses/cache';
@@ -205,8 +206,10 @@ class StoreSeeder {
       name: f.name,
       currency: f.currency,
       plan: f.plan,
-      tax_mode: f.tax_mode,
-      tax_rate_bp: minor(f.tax_rate),
+      ...taxSetting(f),
+      legal_name: f.legal_name ?? null,
+      vat_number: f.vat_number ?? null,
+      vat_address: f.address ?? null,
       embed_key: embedKey,
       allowed_origins: f.allowed_origins,
       allowed_country_codes: f.allowed_country_codes,
@@ -695,4 +698,14 @@ function compact(values: Record<string, string | undefined>): Record<string, str
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(values)) if (value !== undefined) out[key] = value;
   return out;
+}
+
+/**
+ * A store with a VAT number sells at VAT-inclusive prices: 15% unless the fixture names another rate, so
+ * the spec's amounts stay as the fixture wrote them and each order records its VAT split.
+ */
+function taxSetting(f: StoreFixture): Pick<Store, 'tax_mode' | 'tax_rate_bp'> {
+  if (f.vat_number === undefined) return { tax_mode: f.tax_mode, tax_rate_bp: minor(f.tax_rate) };
+  const rate = minor(f.tax_rate);
+  return { tax_mode: 'inclusive', tax_rate_bp: rate > 0 ? rate : STANDARD_VAT_RATE_BP };
 }

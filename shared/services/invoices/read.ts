@@ -1,0 +1,237 @@
+import type { Knex } from 'knex';
+import { NotFoundError } from '../../errors';
+import { formatAmount } from './amounts';
+import type { InvoiceLine } from './issue';
+import { isoSeconds } from './issue';
+import { InvoicePageRefs } from './refs';
+
+export const INVOICE_NOT_FOUND = 'Invoice not found';
+
+export interface UrlDeps {
+  appSecret: string;
+  publicBaseUrl: string;
+}
+
+export interface CreditNoteView {
+  number: number;
+  issued_at: string;
+  total_excl_vat: string;
+  total: string;
+  vat: string;
+  reason: string;
+  qr: string;
+  url: string;
+}
+
+/** GET /shawarma/orders/{id}/invoice: what the operator contract (docs/operations.md) pins, and more. */
+export interface InvoiceView {
+  number: number;
+  issued_at: string;
+  order_id: number;
+  seller_name: string;
+  vat_number: string;
+  seller_address: string | null;
+  currency: string;
+  subtotal: string;
+  discount: string;
+  total_excl_vat: string;
+  vat_rate: string;
+  total: string;
+  vat: string;
+  qr: string;
+  url: string;
+  credit_notes: CreditNoteView[];
+}
+
+type Row = Record<string, unknown>;
+
+const rate = (bp: unknown): string => formatAmount(Number(bp), 'SAR');
+
+function creditNoteView(row: Row, url: string): CreditNoteView {
+  const currency = String(row.currency);
+  return {
+    number: Number(row.number),
+    issued_at: isoSeconds(new Date(row.issued_at as string)),
+    total_excl_vat: formatAmount(Number(row.total_minor) - Number(row.vat_minor), currency),
+    total: formatAmount(Number(row.total_minor), currency),
+    vat: formatAmount(Number(row.vat_minor), currency),
+    reason: String(row.reason),
+    qr: String(row.qr),
+    url: `${url}/credit-notes/${Number(row.number)}`,
+  };
+}
+
+function invoiceView(row: Row, notes: Row[], url: string): InvoiceView {
+  const currency = String(row.currency);
+  const total = Number(row.total_minor);
+  const vat = Number(row.vat_minor);
+  return {
+    number: Number(row.number),
+    issued_at: isoSeconds(new Date(row.issued_at as string)),
+    order_id: Number(row.order_id),
+    seller_name: String(row.seller_name),
+    vat_number: String(row.vat_number),
+    seller_address: (row.seller_address as string | null) ?? null,
+    currency,
+    subtotal: formatAmount(Number(row.subtotal_minor), currency),
+    discount: formatAmount(Number(row.discount_minor), currency),
+    total_excl_vat: formatAmount(total - vat, currency),
+    vat_rate: rate(row.vat_rate_bp),
+    total: formatAmount(total, currency),
+    vat: formatAmount(vat, currency),
+    qr: String(row.qr),
+    url,
+    credit_notes: notes.map((n) => creditNoteView(n, url)),
+  };
+}
+
+/**
+ * The invoice of one of the store's orders. Not found (one answer for all, so nothing leaks) for another
+ * store's order, an order not paid, and an order of a store without a VAT number (which never has one).
+ */
+export async function merchantInvoice(
+  knex: Knex,
+  deps: UrlDeps,
+  storeId: number,
+  orderId: number,
+): Promise<InvoiceView> {
+  const row = await knex('invoices').where({ order_id: orderId, store_id: storeId }).first();
+  if (!row) throw new NotFoundError(INVOICE_NOT_FOUND);
+  const notes = await knex('credit_notes').where({ invoice_id: row.id }).orderBy('number');
+  return invoiceView(row, notes, new InvoicePageRefs(deps.appSecret).url(deps.publicBaseUrl, orderId));
+}
+
+/** Statuses of an order that was paid: In progress, Completed, Refunded (a cancelled one is checked below). */
+const PAID_STATUSES = [3, 4, 6];
+
+/**
+ * The address of an order's invoice or receipt page, for the links on the payment success page, in the
+ * delivery message and in the Merchant API's order detail. Null while the order is not paid.
+ */
+export async function documentUrl(knex: Knex, deps: UrlDeps, orderId: number): Promise<string | null> {
+  return (await documentLink(knex, deps, orderId))?.url ?? null;
+}
+
+export interface DocumentLink {
+  url: string;
+  /** What the page shows: the order's tax invoice, or a receipt (a store without a VAT number). */
+  kind: 'invoice' | 'receipt';
+}
+
+/** documentUrl, and whether the page is an invoice or a receipt (for the link's wording). */
+export async function documentLink(knex: Knex, deps: UrlDeps, orderId: number): Promise<DocumentLink | null> {
+  const order = await knex('orders as o')
+    .leftJoin('payments as p', 'p.id', 'o.payment_id')
+    .leftJoin('invoices as i', 'i.order_id', 'o.id')
+    .where('o.id', orderId)
+    .first('o.status', 'p.status as payment_status', 'i.id as invoice_id');
+  if (!order || !wasPaid(order)) return null;
+  return {
+    url: new InvoicePageRefs(deps.appSecret).url(deps.publicBaseUrl, orderId),
+    kind: order.invoice_id === null ? 'receipt' : 'invoice',
+  };
+}
+
+function wasPaid(order: Row): boolean {
+  return (
+    PAID_STATUSES.includes(Number(order.status)) ||
+    order.payment_status === 'paid' ||
+    order.payment_status === 'refunded'
+  );
+}
+
+export interface ReceiptLine {
+  name: string;
+  quantity: number;
+  unit_price_minor: number;
+  total_minor: number;
+}
+
+/** What the buyer's page shows: the invoice (with its credit notes), or a plain receipt. */
+export type DocumentPage =
+  | { kind: 'not_found' }
+  | {
+      kind: 'invoice';
+      storeName: string;
+      orderId: number;
+      invoice: InvoiceView;
+      lines: InvoiceLine[];
+      creditNote: CreditNoteView | null;
+    }
+  | {
+      kind: 'receipt';
+      storeName: string;
+      orderId: number;
+      url: string;
+      paidAt: string;
+      currency: string;
+      lines: ReceiptLine[];
+      subtotal: string;
+      discount: string;
+      total: string;
+      tax: string | null;
+    };
+
+/**
+ * The page at an order's capability address (InvoicePageRefs): its invoice, one of its credit notes
+ * (`creditNote` the note's number), or, for a store without a VAT number, its receipt. Not found for a
+ * bad reference, an order not paid, or an unknown credit note.
+ */
+export async function documentPage(
+  knex: Knex,
+  deps: UrlDeps,
+  ref: string,
+  creditNote?: number,
+): Promise<DocumentPage> {
+  const refs = new InvoicePageRefs(deps.appSecret);
+  const orderId = refs.parse(ref);
+  if (orderId === null) return { kind: 'not_found' };
+  const order = await knex('orders as o')
+    .join('stores as s', 's.id', 'o.store_id')
+    .leftJoin('payments as p', 'p.id', 'o.payment_id')
+    .where('o.id', orderId)
+    .first('o.*', 's.name as store_name', 'p.status as payment_status', 'p.paid_at');
+  if (!order || !wasPaid(order)) return { kind: 'not_found' };
+  const url = refs.url(deps.publicBaseUrl, orderId);
+  const invoice = await knex('invoices').where({ order_id: orderId }).first();
+  if (invoice) {
+    const notes = await knex('credit_notes').where({ invoice_id: invoice.id }).orderBy('number');
+    const view = invoiceView(invoice, notes, url);
+    const note = creditNote === undefined ? null : view.credit_notes.find((n) => n.number === creditNote);
+    if (note === undefined) return { kind: 'not_found' };
+    return {
+      kind: 'invoice',
+      storeName: String(order.store_name),
+      orderId,
+      invoice: view,
+      lines: invoice.lines as InvoiceLine[],
+      creditNote: note,
+    };
+  }
+  if (creditNote !== undefined) return { kind: 'not_found' };
+  const items = await knex('order_items')
+    .where({ order_id: orderId })
+    .orderBy('id')
+    .select('name', 'quantity', 'unit_price_minor', 'total_minor');
+  const currency = String(order.currency);
+  const tax = Number(order.tax_minor);
+  return {
+    kind: 'receipt',
+    storeName: String(order.store_name),
+    orderId,
+    url,
+    paidAt: isoSeconds(new Date((order.paid_at ?? order.created_at) as string)),
+    currency,
+    lines: items.map((i) => ({
+      name: String(i.name),
+      quantity: Number(i.quantity),
+      unit_price_minor: Number(i.unit_price_minor),
+      total_minor: Number(i.total_minor),
+    })),
+    subtotal: formatAmount(Number(order.subtotal_minor), currency),
+    discount: formatAmount(Number(order.discount_minor), currency),
+    total: formatAmount(Number(order.total_minor), currency),
+    // A store without a VAT number shows no VAT line; a tax it adds on its own is shown as such.
+    tax: tax > 0 ? formatAmount(tax, currency) : null,
+  };
+}
