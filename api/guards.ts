@@ -1,3 +1,4 @@
+import { ForbiddenError } from '../shared/errors';
 import { LIMITS } from '../shared/rate-limits';
 import { noteStoreChanged } from '../shared/services/catalog/cache';
 import type { Deps } from '../shared/deps';
@@ -64,6 +65,19 @@ function noteMerchantWrites(): AppMiddleware {
   };
 }
 
+export const READ_SCOPE_MESSAGE = 'This token can only read: writes need a token with the write scope.';
+
+/** A `read` token may use GET (and HEAD) only; every other method is a 403, before anything is written. */
+function writeScope(): AppMiddleware {
+  return async (ctx, next) => {
+    const scope = ctx.state.merchantToken?.scope ?? 'write';
+    if (scope !== 'write' && !['GET', 'HEAD', 'OPTIONS'].includes(ctx.method)) {
+      throw new ForbiddenError(READ_SCOPE_MESSAGE);
+    }
+    await next();
+  };
+}
+
 export function merchantGuards(_deps: Deps): AppMiddleware[] {
   return [
     merchantAuth(),
@@ -74,6 +88,7 @@ export function merchantGuards(_deps: Deps): AppMiddleware[] {
         key: (ctx) => (ctx.state.merchantToken ? String(ctx.state.merchantToken.id) : null),
       },
     ]),
+    writeScope(),
   ];
 }
 

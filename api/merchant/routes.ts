@@ -5,6 +5,9 @@ import { merchantStoreRoutes } from './store/routes';
 import { merchantSubscriptionRoutes } from './subscriptions/routes';
 import { merchantWebhookRoutes } from './webhooks/routes';
 import { merchantLicenseRoutes } from './licenses/routes';
+import { merchantCouponRoutes } from './coupons/routes';
+import { merchantTokenRoutes } from './tokens/routes';
+import { merchantAuditRoutes } from './audit/routes';
 
 /**
  * The Merchant API (/shawarma): every route behind the merchant guards (bearer merchant token of a
@@ -19,4 +22,7 @@ export const merchantRoutes = [
   ...merchantSubscriptionRoutes,
   ...merchantWebhookRoutes,
   ...merchantLicenseRoutes,
+  ...merchantCouponRoutes,
+  ...merchantTokenRoutes,
+  ...merchantAuditRoutes,
 ];
