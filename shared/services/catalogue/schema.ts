@@ -198,7 +198,7 @@ export function productKeys(mode: SchemaMode): Joi.PartialSchemaMap {
     fields: def(Joi.array().items(fieldSchema).max(50), []),
     codes: patch
       ? Joi.any().forbidden().messages({
-          'any.unknown': 'cannot be changed here: add key stock with POST /shawarma/products/{id}/codes',
+          'any.unknown': 'cannot be changed here: add key stock with POST /shawarma/products/<id>/codes',
         })
       : mode === 'fixture'
         ? Joi.array().items(codeKey()).default([])

@@ -60,11 +60,13 @@ function storedFields(fields: FieldInput[]): CustomField[] {
 
 /** The product's keys as they are stored now, in the API's terms (for merging and for the audit). */
 async function currentKeys(trx: Knex, row: Row): Promise<Omit<ProductInput, 'codes'>> {
-  const [categories, plans, commands] = await Promise.all([
-    trx('product_categories').where('product_id', row.id).orderBy('category_id').pluck('category_id'),
-    trx('product_plans').where('product_id', row.id).orderBy(['position', 'id']),
-    trx('product_fivem_commands').where('product_id', row.id).orderBy(['position', 'id']),
-  ]);
+  // One after another: they share the transaction's connection.
+  const categories = await trx('product_categories')
+    .where('product_id', row.id)
+    .orderBy('category_id')
+    .pluck('category_id');
+  const plans = await trx('product_plans').where('product_id', row.id).orderBy(['position', 'id']);
+  const commands = await trx('product_fivem_commands').where('product_id', row.id).orderBy(['position', 'id']);
   const fields = (Array.isArray(row.fields) ? row.fields : []) as CustomField[];
   return {
     name: String(row.name),
