@@ -299,6 +299,8 @@ class StoreSeeder {
           store_id: this.storeId,
           token_hash: tokenHash,
           name: 'fixture',
+          scope: 'write',
+          last4: token.slice(-4),
         });
       }
     }
