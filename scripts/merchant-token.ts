@@ -42,7 +42,8 @@ export async function main(args: string[]): Promise<number> {
     parsed = parseArgs(args);
     const { command, flags } = parsed;
     // Every argument is checked before connecting anywhere.
-    if (flags.scope !== undefined && flags.scope !== 'read' && flags.scope !== 'write') throw new Error(USAGE);
+    if (flags.scope !== undefined && flags.scope !== 'read' && flags.scope !== 'write')
+      throw new Error(USAGE);
     if (command === 'create' || command === 'list') positiveId(flags.store);
     else if (command === 'revoke') {
       if (!flags.token) positiveId(flags.id);

@@ -286,7 +286,10 @@ export const ProductDetail: SchemaObject = {
         required: ['available', 'reserved', 'sold'],
         properties: { available: int, reserved: int, sold: int },
       },
-      version: { type: 'integer', description: 'Moves on every write; send it as `If-Match` to update safely.' },
+      version: {
+        type: 'integer',
+        description: 'Moves on every write; send it as `If-Match` to update safely.',
+      },
       archived_at: { ...ntime, description: 'When DELETE took the product off sale.' },
       updated_at: time,
     }),
@@ -357,10 +360,7 @@ export const CodesWithdrawn = obj({ withdrawn: int, not_withdrawn: int, availabl
 
 const codeCountsSchema = obj({ available: int, reserved: int, sold: int });
 export const CodeList: SchemaObject = {
-  allOf: [
-    pageOf(obj({ id: int, code: str, created_at: time })),
-    obj({ counts: codeCountsSchema }),
-  ],
+  allOf: [pageOf(obj({ id: int, code: str, created_at: time })), obj({ counts: codeCountsSchema })],
 };
 
 export const Coupon = obj({

@@ -1,9 +1,5 @@
 import Joi from 'joi';
-import {
-  couponKeys,
-  type CouponInput,
-  type CouponPatch,
-} from '../../../shared/services/catalogue/schema';
+import { couponKeys, type CouponInput, type CouponPatch } from '../../../shared/services/catalogue/schema';
 import {
   couponDetail,
   CouponFilters,

@@ -123,13 +123,22 @@ export const merchantTokenRoutes = [
       const actor = actorOf(ctx);
       const out = await ctx.deps.knex.transaction(async (trx) => {
         const issued = await createFivemServer(trx, actor.storeId, body.name);
-        await recordAudit(trx, actor, 'fivem_server.created', { type: 'fivem_server', id: issued.id }, {
-          name: issued.name,
-        });
+        await recordAudit(
+          trx,
+          actor,
+          'fivem_server.created',
+          { type: 'fivem_server', id: issued.id },
+          {
+            name: issued.name,
+          },
+        );
         const row = await trx('fivem_servers').where('id', issued.id).first();
         return { ...fivemView(row), secret: issued.secret };
       });
-      return reply(out, { status: 201, message: 'Game server registered: keep the secret, it is shown once' });
+      return reply(out, {
+        status: 201,
+        message: 'Game server registered: keep the secret, it is shown once',
+      });
     },
   }),
   defineRoute({
@@ -154,9 +163,15 @@ export const merchantTokenRoutes = [
         if (!row) throw new NotFoundError('Game server not found');
         if (!row.revoked_at) {
           await trx('fivem_servers').where('id', params.id).update({ revoked_at: new Date() });
-          await recordAudit(trx, actor, 'fivem_server.revoked', { type: 'fivem_server', id: params.id }, {
-            name: row.name,
-          });
+          await recordAudit(
+            trx,
+            actor,
+            'fivem_server.revoked',
+            { type: 'fivem_server', id: params.id },
+            {
+              name: row.name,
+            },
+          );
         }
         return fivemView(await trx('fivem_servers').where('id', params.id).first());
       });

@@ -61,9 +61,8 @@ export async function createCategory(
       await checkSlug(trx, storeId, input.slug, null);
       const position =
         input.position ??
-        Number(
-          (await trx('categories').where('store_id', storeId).max('position as p').first())?.p ?? -1,
-        ) + 1;
+        Number((await trx('categories').where('store_id', storeId).max('position as p').first())?.p ?? -1) +
+          1;
       const [row] = await trx('categories')
         .insert({ store_id: storeId, name: input.name, slug: input.slug, position })
         .returning('id');

@@ -143,7 +143,13 @@ export async function withdrawCodes(
     if (!which.all) query.whereIn('code', named);
     const withdrawn = await query.delete();
     if (withdrawn > 0) {
-      await recordAudit(trx, actor, 'product.codes_withdrawn', { type: 'product', id: productId }, { withdrawn });
+      await recordAudit(
+        trx,
+        actor,
+        'product.codes_withdrawn',
+        { type: 'product', id: productId },
+        { withdrawn },
+      );
       void noteStockChanged(trx, [productId]);
     }
     const { available } = await codeCounts(trx, productId);

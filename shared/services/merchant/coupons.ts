@@ -218,8 +218,7 @@ export async function updateCoupon(
   await knex
     .transaction(async (trx) => {
       const row = (await trx('coupons').where({ id: couponId, store_id: storeId }).forUpdate().first()) as
-        | Row
-        | undefined;
+        Row | undefined;
       if (!row) throw new NotFoundError(COUPON_NOT_FOUND);
       const current = toView(row, (await productsOf(trx, [couponId])).get(couponId) ?? []);
       const before: CouponInput = {
@@ -262,8 +261,7 @@ export async function deleteCoupon(
 ): Promise<{ id: number; deleted: boolean; active: boolean }> {
   return knex.transaction(async (trx) => {
     const row = (await trx('coupons').where({ id: couponId, store_id: storeId }).forUpdate().first()) as
-      | Row
-      | undefined;
+      Row | undefined;
     if (!row) throw new NotFoundError(COUPON_NOT_FOUND);
     const used =
       Number(row.uses_count) > 0 ||
@@ -272,9 +270,15 @@ export async function deleteCoupon(
       (await trx('checkouts').where('coupon_id', couponId).first('id')) !== undefined;
     if (used) {
       await trx('coupons').where('id', couponId).update({ active: false, updated_at: trx.fn.now() });
-      await recordAudit(trx, actor, 'coupon.deactivated', { type: 'coupon', id: couponId }, {
-        active: { from: row.active, to: false },
-      });
+      await recordAudit(
+        trx,
+        actor,
+        'coupon.deactivated',
+        { type: 'coupon', id: couponId },
+        {
+          active: { from: row.active, to: false },
+        },
+      );
       return { id: couponId, deleted: false, active: false };
     }
     await trx('coupons').where('id', couponId).delete();

@@ -33,7 +33,8 @@ export function checkNewStore(input: NewStoreInput): Phone {
   const errors: Record<string, string[]> = {};
   const name = input.name.trim();
   if (name === '' || name.length > 200) errors.name = ['must be 1 to 200 characters'];
-  if (!/^[A-Z]{3}$/.test(input.currency)) errors.currency = ['must be a three-letter upper-case currency code'];
+  if (!/^[A-Z]{3}$/.test(input.currency))
+    errors.currency = ['must be a three-letter upper-case currency code'];
   const phone = parsePhone(input.ownerCountryCode, input.ownerPhone);
   if (!phone) errors['owner-phone'] = ['must be a valid phone number for the owner’s country code'];
   if (Object.keys(errors).length > 0) throw new ValidationError(errors);
@@ -60,13 +61,19 @@ export async function createStoreForOwner(knex: Knex, input: NewStoreInput): Pro
       phone: phone.national,
     };
     const token = await createMerchantToken(trx, storeId, 'first token', 'write');
-    await recordAudit(trx, operatorActor(storeId), 'store.created', { type: 'store', id: storeId }, {
-      name: input.name.trim(),
-      currency: input.currency,
-      plan: input.plan,
-      owner,
-      first_token_last4: token.last4,
-    });
+    await recordAudit(
+      trx,
+      operatorActor(storeId),
+      'store.created',
+      { type: 'store', id: storeId },
+      {
+        name: input.name.trim(),
+        currency: input.currency,
+        plan: input.plan,
+        owner,
+        first_token_last4: token.last4,
+      },
+    );
     return {
       store_id: storeId,
       name: input.name.trim(),

@@ -66,7 +66,9 @@ async function currentKeys(trx: Knex, row: Row): Promise<Omit<ProductInput, 'cod
     .orderBy('category_id')
     .pluck('category_id');
   const plans = await trx('product_plans').where('product_id', row.id).orderBy(['position', 'id']);
-  const commands = await trx('product_fivem_commands').where('product_id', row.id).orderBy(['position', 'id']);
+  const commands = await trx('product_fivem_commands')
+    .where('product_id', row.id)
+    .orderBy(['position', 'id']);
   const fields = (Array.isArray(row.fields) ? row.fields : []) as CustomField[];
   return {
     name: String(row.name),
@@ -192,7 +194,9 @@ function columns(product: Omit<ProductInput, 'codes'>): Record<string, unknown> 
 async function writeCategories(trx: Knex, productId: number, ids: number[]): Promise<void> {
   await trx('product_categories').where('product_id', productId).delete();
   if (ids.length > 0) {
-    await trx('product_categories').insert(ids.map((category_id) => ({ product_id: productId, category_id })));
+    await trx('product_categories').insert(
+      ids.map((category_id) => ({ product_id: productId, category_id })),
+    );
   }
 }
 

@@ -92,7 +92,9 @@ export async function storeSettings(
   const [store, domains, methods, blocked] = await Promise.all([
     knex('stores').where('id', storeId).first(),
     knex('store_domains').where('store_id', storeId).orderBy('id').pluck('domain'),
-    knex('store_payment_methods').where('store_id', storeId).orderBy(['position', 'id']) as Promise<MethodRow[]>,
+    knex('store_payment_methods').where('store_id', storeId).orderBy(['position', 'id']) as Promise<
+      MethodRow[]
+    >,
     knex('blocked_phones').where('store_id', storeId).orderBy('id'),
   ]);
   return {
@@ -124,7 +126,8 @@ export async function storeSettings(
   };
 }
 
-const optionalMinor = (v: string | undefined): number | null => (v === undefined ? null : (parseMoney(v) ?? 0));
+const optionalMinor = (v: string | undefined): number | null =>
+  v === undefined ? null : (parseMoney(v) ?? 0);
 
 /** Writes the payment methods named in `patch`; answers the audit's changes (credentials as "set"). */
 async function writePaymentMethods(
@@ -158,7 +161,12 @@ async function writePaymentMethods(
     let credentials: Record<string, string> | null = null;
     if (method === 'paypal' || method === 'bank') {
       provider = method;
-      const { active: _a, min_amount: _min, max_amount: _max, ...rest } = given as unknown as Record<string, unknown>;
+      const {
+        active: _a,
+        min_amount: _min,
+        max_amount: _max,
+        ...rest
+      } = given as unknown as Record<string, unknown>;
       settings = rest as Record<string, string>;
     } else {
       const gateway = given as GatewayMethodFixture;
@@ -227,7 +235,10 @@ async function writeDomains(trx: Knex, storeId: number, domains: string[]): Prom
     }
     throw new ValidationError(errors);
   }
-  await trx('store_domains').where('store_id', storeId).whereNotIn('domain', wanted.length > 0 ? wanted : ['']).delete();
+  await trx('store_domains')
+    .where('store_id', storeId)
+    .whereNotIn('domain', wanted.length > 0 ? wanted : [''])
+    .delete();
   const present = await trx('store_domains').where('store_id', storeId).pluck('domain');
   const fresh = wanted.filter((d) => !present.includes(d));
   if (fresh.length > 0) {
@@ -322,9 +333,15 @@ export async function rotateEmbedKey(
     const store = await trx('stores').where('id', storeId).forUpdate().first('embed_key');
     const embedKey = randomToken(24, 'emb_pk_');
     await trx('stores').where('id', storeId).update({ embed_key: embedKey, updated_at: trx.fn.now() });
-    await recordAudit(trx, actor, 'store.embed_key_rotated', { type: 'store', id: storeId }, {
-      embed_key: { from: `…${String(store.embed_key).slice(-4)}`, to: `…${embedKey.slice(-4)}` },
-    });
+    await recordAudit(
+      trx,
+      actor,
+      'store.embed_key_rotated',
+      { type: 'store', id: storeId },
+      {
+        embed_key: { from: `…${String(store.embed_key).slice(-4)}`, to: `…${embedKey.slice(-4)}` },
+      },
+    );
     return { embed_key: embedKey, previous_key_last4: String(store.embed_key).slice(-4) };
   });
 }

@@ -86,11 +86,17 @@ export async function issueTokenFor(
 ): Promise<MerchantTokenInfo & { token: string }> {
   return knex.transaction(async (trx) => {
     const created = await createMerchantToken(trx, actor.storeId, input.name, input.scope);
-    await recordAudit(trx, actor, 'token.created', { type: 'token', id: created.id }, {
-      name: input.name,
-      scope: input.scope,
-      last4: created.last4,
-    });
+    await recordAudit(
+      trx,
+      actor,
+      'token.created',
+      { type: 'token', id: created.id },
+      {
+        name: input.name,
+        scope: input.scope,
+        last4: created.last4,
+      },
+    );
     const row = await trx('merchant_tokens').where('id', created.id).first();
     return { ...info(row), token: created.token };
   });
@@ -99,14 +105,23 @@ export async function issueTokenFor(
 /** A store's own token, revoked; another store's id is not found. Revoking twice answers the same. */
 export async function revokeTokenOf(knex: Knex, actor: Actor, tokenId: number): Promise<MerchantTokenInfo> {
   return knex.transaction(async (trx) => {
-    const row = await trx('merchant_tokens').where({ id: tokenId, store_id: actor.storeId }).forUpdate().first();
+    const row = await trx('merchant_tokens')
+      .where({ id: tokenId, store_id: actor.storeId })
+      .forUpdate()
+      .first();
     if (!row) throw new NotFoundError(TOKEN_NOT_FOUND);
     if (!row.revoked_at) {
       await trx('merchant_tokens').where('id', tokenId).update({ revoked_at: new Date() });
-      await recordAudit(trx, actor, 'token.revoked', { type: 'token', id: tokenId }, {
-        name: row.name,
-        last4: row.last4,
-      });
+      await recordAudit(
+        trx,
+        actor,
+        'token.revoked',
+        { type: 'token', id: tokenId },
+        {
+          name: row.name,
+          last4: row.last4,
+        },
+      );
     }
     return info(await trx('merchant_tokens').where('id', tokenId).first());
   });

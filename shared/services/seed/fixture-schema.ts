@@ -5,7 +5,6 @@ import { parseMoney } from '../../money';
 import {
   bool,
   couponSchema,
-  decimal,
   int,
   isoDate,
   percent,
@@ -195,9 +194,7 @@ const storeSchema = Joi.object({
   allowed_origins: Joi.array().items(origin()).default([]),
   merchant_tokens: Joi.array().items(secret()).default([]),
   fivem_secret: secret(),
-  blocked_phones: Joi.array()
-    .items(blockedPhoneSchema)
-    .default([]),
+  blocked_phones: Joi.array().items(blockedPhoneSchema).default([]),
   payment_methods: paymentMethodsSchema('fixture'),
   categories: Joi.array()
     .items(Joi.object({ ref: ref().required(), name: text(200).required(), slug: slug().required() }))

@@ -22,7 +22,8 @@ describe('Merchant API: a product created through the API is bought through the 
   });
 
   it('sells a code product whose method, product and keys came from the API', async () => {
-    const api = (method: string, path: string, json?: unknown) => call(suite.server, token, method, path, json);
+    const api = (method: string, path: string, json?: unknown) =>
+      call(suite.server, token, method, path, json);
     expectEnvelope(
       await api('PATCH', '/shawarma/store', { payment_methods: { card: { provider: 'sandbox' } } }),
       200,
@@ -67,7 +68,11 @@ describe('Merchant API: a product created through the API is bought through the 
       const counts = (res.body.data as { counts: { sold: number } }).counts;
       return counts.sold === 1 ? res : undefined;
     });
-    expect((stock.body.data as { counts: unknown }).counts).to.deep.equal({ available: 1, reserved: 0, sold: 1 });
+    expect((stock.body.data as { counts: unknown }).counts).to.deep.equal({
+      available: 1,
+      reserved: 0,
+      sold: 1,
+    });
     // The sold key is the buyer's: never listed among the unsold ones.
     expect(stock.text).to.not.contain(sold);
   });

@@ -24,8 +24,13 @@ describe('Merchant API: the write side', function () {
 
   const embed = (key: string, path: string) =>
     suite.server.request(path, { headers: { 'X-Embed-Key': key } });
-  const api = (token: string, method: string, path: string, json?: unknown, headers?: Record<string, string>) =>
-    call(suite.server, token, method, path, json, headers);
+  const api = (
+    token: string,
+    method: string,
+    path: string,
+    json?: unknown,
+    headers?: Record<string, string>,
+  ) => call(suite.server, token, method, path, json, headers);
 
   beforeEach(async () => {
     a = await merchantStore({ name: 'Store A' });
@@ -76,7 +81,12 @@ describe('Merchant API: the write side', function () {
       expect(data.categories.map((c: any) => c.id)).to.deep.equal([category.id]);
       expect(data.fields[1].options[1]).to.deep.include({ label: 'Deluxe', price: '15.50' });
       expect(data.plans[0]).to.deep.include({ name: 'Monthly', price: '10.00', duration: 'monthly' });
-      expect(data.license).to.deep.include({ enabled: true, prefix: 'VIP', lock_type: 'hwid', encrypt: true });
+      expect(data.license).to.deep.include({
+        enabled: true,
+        prefix: 'VIP',
+        lock_type: 'hwid',
+        encrypt: true,
+      });
       expect(Buffer.from(data.license.encryption_key, 'base64')).to.have.length(32);
       expect(data.fivem_commands.map((c: any) => [c.command, c.run_on])).to.deep.equal([
         ['add_vip {player}', 'purchase'],
@@ -146,7 +156,12 @@ describe('Merchant API: the write side', function () {
 
     it('answers 422 naming each bad field, and never writes a half product', async () => {
       const other = await createCategory(b.store);
-      await api(a.token, 'POST', '/shawarma/products', { name: 'Taken', slug: 'taken', type: 'code', price: '1' });
+      await api(a.token, 'POST', '/shawarma/products', {
+        name: 'Taken',
+        slug: 'taken',
+        type: 'code',
+        price: '1',
+      });
       const res = await api(a.token, 'POST', '/shawarma/products', {
         name: '',
         slug: 'Bad Slug',
@@ -178,9 +193,16 @@ describe('Merchant API: the write side', function () {
         codes: ['A'],
       });
       expectEnvelope(refs, 422);
-      expect(Object.keys(errorsOf(refs)).sort()).to.deep.equal(['categories.0', 'codes', 'sale_price', 'slug']);
+      expect(Object.keys(errorsOf(refs)).sort()).to.deep.equal([
+        'categories.0',
+        'codes',
+        'sale_price',
+        'slug',
+      ]);
       expect(errorsOf(refs).slug[0]).to.match(/already used/);
-      expect(await suite.deps.knex('products').where({ store_id: a.store.id }).count('* as n')).to.deep.equal([{ n: 1 }]);
+      expect(await suite.deps.knex('products').where({ store_id: a.store.id }).count('* as n')).to.deep.equal(
+        [{ n: 1 }],
+      );
 
       const codes = await api(a.token, 'PATCH', `/shawarma/products/999999`, { codes: ['x'] });
       expectEnvelope(codes, 422);
@@ -191,19 +213,36 @@ describe('Merchant API: the write side', function () {
       let error: unknown;
       try {
         validateFixture({
-          stores: [{ ref: 's', name: 'S', currency: 'SAR', products: [{ ref: 'p', name: 'P', slug: 'p', type: 'product', price: 'abc' }] }],
+          stores: [
+            {
+              ref: 's',
+              name: 'S',
+              currency: 'SAR',
+              products: [{ ref: 'p', name: 'P', slug: 'p', type: 'product', price: 'abc' }],
+            },
+          ],
         });
       } catch (err) {
         error = err;
       }
       expect(error).to.be.instanceOf(FixtureError);
       expect((error as FixtureError).message).to.equal(`stores[0].products[0].price: ${MONEY_MESSAGE}`);
-      const res = await api(a.token, 'POST', '/shawarma/products', { name: 'P', slug: 'p', type: 'product', price: 'abc' });
+      const res = await api(a.token, 'POST', '/shawarma/products', {
+        name: 'P',
+        slug: 'p',
+        type: 'product',
+        price: 'abc',
+      });
       expect(errorsOf(res).price).to.deep.equal([MONEY_MESSAGE]);
     });
 
     it('another store’s product is a 404 on every route', async () => {
-      const created = await api(b.token, 'POST', '/shawarma/products', { name: 'B', slug: 'b', type: 'code', price: '1.00' });
+      const created = await api(b.token, 'POST', '/shawarma/products', {
+        name: 'B',
+        slug: 'b',
+        type: 'code',
+        price: '1.00',
+      });
       const id = (created.body.data as any).id as number;
       for (const [method, path, body] of [
         ['GET', `/shawarma/products/${id}`],
@@ -245,7 +284,12 @@ describe('Merchant API: the write side', function () {
     });
 
     it('concurrent updates lose no write; If-Match refuses a stale version', async () => {
-      const created = await api(a.token, 'POST', '/shawarma/products', { name: 'C', slug: 'c', type: 'product', price: '1.00' });
+      const created = await api(a.token, 'POST', '/shawarma/products', {
+        name: 'C',
+        slug: 'c',
+        type: 'product',
+        price: '1.00',
+      });
       const id = (created.body.data as any).id as number;
       const answers = await Promise.all([
         api(a.token, 'PATCH', `/shawarma/products/${id}`, { name: 'Renamed' }),
@@ -255,7 +299,12 @@ describe('Merchant API: the write side', function () {
       ]);
       answers.forEach((r) => expectEnvelope(r, 200));
       const row = await Product.query().findById(id);
-      expect(row).to.deep.include({ name: 'Renamed', description: 'Described', stock: 5, sale_price_minor: 50 });
+      expect(row).to.deep.include({
+        name: 'Renamed',
+        description: 'Described',
+        stock: 5,
+        sale_price_minor: 50,
+      });
       expect((row as any).version).to.equal(5);
 
       const racing = await Promise.all(
@@ -268,7 +317,13 @@ describe('Merchant API: the write side', function () {
       expect(refused).to.have.length(5);
       refused.forEach((r) => expectEnvelope(r, 409));
       expect(((await Product.query().findById(id)) as any).version).to.equal(6);
-      const badHeader = await api(a.token, 'PATCH', `/shawarma/products/${id}`, { price: '1.00' }, { 'If-Match': 'abc' });
+      const badHeader = await api(
+        a.token,
+        'PATCH',
+        `/shawarma/products/${id}`,
+        { price: '1.00' },
+        { 'If-Match': 'abc' },
+      );
       expectEnvelope(badHeader, 422);
       expect(errorsOf(badHeader)).to.have.keys('If-Match');
     });
@@ -291,7 +346,10 @@ describe('Merchant API: the write side', function () {
     });
 
     it('adds 10,000 codes in one request, then skips the ones the product has', async () => {
-      const codes = Array.from({ length: 10_000 }, (_, i) => `BULK-${String(i).padStart(5, '0')}-${a.store.id}`);
+      const codes = Array.from(
+        { length: 10_000 },
+        (_, i) => `BULK-${String(i).padStart(5, '0')}-${a.store.id}`,
+      );
       const started = process.hrtime.bigint();
       const res = await api(a.token, 'POST', `/shawarma/products/${productId}/codes`, { codes });
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
@@ -343,15 +401,20 @@ describe('Merchant API: the write side', function () {
         codes: ['SEED-1', 'SEED-2'],
       });
       expect(named.body.data).to.deep.equal({ withdrawn: 1, not_withdrawn: 1, available: 0 });
-      expect(await suite.deps.knex('product_codes').where({ product_id: productId }).pluck('code')).to.deep.equal([
-        'SEED-1',
-      ]);
+      expect(
+        await suite.deps.knex('product_codes').where({ product_id: productId }).pluck('code'),
+      ).to.deep.equal(['SEED-1']);
       const neither = await api(a.token, 'POST', `/shawarma/products/${productId}/codes/withdraw`, {});
       expectEnvelope(neither, 422);
     });
 
     it('refuses key stock on a product that is not a code product', async () => {
-      const created = await api(a.token, 'POST', '/shawarma/products', { name: 'S', slug: 's', type: 'service', price: '1.00' });
+      const created = await api(a.token, 'POST', '/shawarma/products', {
+        name: 'S',
+        slug: 's',
+        type: 'service',
+        price: '1.00',
+      });
       const res = await api(a.token, 'POST', `/shawarma/products/${(created.body.data as any).id}/codes`, {
         codes: ['A'],
       });
@@ -369,7 +432,10 @@ describe('Merchant API: the write side', function () {
       expectEnvelope(dup, 422);
       expect(errorsOf(dup)).to.have.keys('slug');
       // The same slug in another store is fine.
-      expectEnvelope(await api(b.token, 'POST', '/shawarma/categories', { name: 'Games', slug: 'games' }), 201);
+      expectEnvelope(
+        await api(b.token, 'POST', '/shawarma/categories', { name: 'Games', slug: 'games' }),
+        201,
+      );
 
       const renamed = await api(a.token, 'PATCH', `/shawarma/categories/${id}`, { name: 'PC games' });
       expect((renamed.body.data as any).name).to.equal('PC games');
@@ -382,9 +448,19 @@ describe('Merchant API: the write side', function () {
 
   describe('coupons', () => {
     it('creates with every rule, lists with uses, refuses duplicates and bad values', async () => {
-      const product = await api(a.token, 'POST', '/shawarma/products', { name: 'P', slug: 'p', type: 'product', price: '50.00' });
+      const product = await api(a.token, 'POST', '/shawarma/products', {
+        name: 'P',
+        slug: 'p',
+        type: 'product',
+        price: '50.00',
+      });
       const productId = (product.body.data as any).id as number;
-      const foreign = await api(b.token, 'POST', '/shawarma/products', { name: 'P', slug: 'p', type: 'product', price: '50.00' });
+      const foreign = await api(b.token, 'POST', '/shawarma/products', {
+        name: 'P',
+        slug: 'p',
+        type: 'product',
+        price: '50.00',
+      });
       const body = {
         code: 'SAVE10',
         type: 'percentage',
@@ -435,31 +511,54 @@ describe('Merchant API: the write side', function () {
     });
 
     it('a used coupon is deactivated, not deleted; an unused one is deleted; max_uses stays above uses', async () => {
-      const used = await api(a.token, 'POST', '/shawarma/coupons', { code: 'USED', type: 'fixed', amount: '5.00' });
-      const unused = await api(a.token, 'POST', '/shawarma/coupons', { code: 'FRESH', type: 'fixed', amount: '5.00' });
+      const used = await api(a.token, 'POST', '/shawarma/coupons', {
+        code: 'USED',
+        type: 'fixed',
+        amount: '5.00',
+      });
+      const unused = await api(a.token, 'POST', '/shawarma/coupons', {
+        code: 'FRESH',
+        type: 'fixed',
+        amount: '5.00',
+      });
       const usedId = (used.body.data as any).id as number;
       await suite.deps.knex('coupons').where('id', usedId).update({ uses_count: 3 });
 
       const low = await api(a.token, 'PATCH', `/shawarma/coupons/${usedId}`, { max_uses: 2 });
       expectEnvelope(low, 422);
       expect(errorsOf(low).max_uses[0]).to.match(/3 uses/);
-      const pct = await api(a.token, 'PATCH', `/shawarma/coupons/${usedId}`, { type: 'percentage', amount: '101' });
+      const pct = await api(a.token, 'PATCH', `/shawarma/coupons/${usedId}`, {
+        type: 'percentage',
+        amount: '101',
+      });
       expect(errorsOf(pct)).to.have.keys('amount');
 
       const deactivated = await api(a.token, 'DELETE', `/shawarma/coupons/${usedId}`);
       expectEnvelope(deactivated, 200);
       expect(deactivated.body.data).to.deep.equal({ id: usedId, deleted: false, active: false });
-      expect(await suite.deps.knex('coupons').where('id', usedId).first('active')).to.deep.equal({ active: false });
+      expect(await suite.deps.knex('coupons').where('id', usedId).first('active')).to.deep.equal({
+        active: false,
+      });
       const deleted = await api(a.token, 'DELETE', `/shawarma/coupons/${(unused.body.data as any).id}`);
       expect((deleted.body.data as any).deleted).to.equal(true);
       expectEnvelope(await api(a.token, 'GET', `/shawarma/coupons/${(unused.body.data as any).id}`), 404);
     });
 
     it('a coupon made through the API is applied by the Embed API’s checkout', async () => {
-      const product = await api(a.token, 'POST', '/shawarma/products', { name: 'P', slug: 'p', type: 'product', price: '50.00' });
+      const product = await api(a.token, 'POST', '/shawarma/products', {
+        name: 'P',
+        slug: 'p',
+        type: 'product',
+        price: '50.00',
+      });
       const productId = (product.body.data as any).id as number;
       await api(a.token, 'PATCH', '/shawarma/store', { payment_methods: { card: { provider: 'sandbox' } } });
-      await api(a.token, 'POST', '/shawarma/coupons', { code: 'HALF', type: 'percentage', amount: '50', min_order: '10.00' });
+      await api(a.token, 'POST', '/shawarma/coupons', {
+        code: 'HALF',
+        type: 'percentage',
+        amount: '50',
+        min_order: '10.00',
+      });
       const res = await suite.server.request('/api/embed/guest/checkout', {
         method: 'POST',
         headers: { 'X-Embed-Key': a.store.embed_key },
@@ -490,7 +589,12 @@ describe('Merchant API: the write side', function () {
         payment_methods: {
           card: { provider: 'moyasar', secret_key: 'sk_test_verysecret', publishable_key: 'pk_test_x' },
           paypal: { email: 'pay@acme.test' },
-          bank: { bank_name: 'Acme Bank', account_name: 'Acme LLC', account_number: '0001', iban: 'SA0000000000000000000001' },
+          bank: {
+            bank_name: 'Acme Bank',
+            account_name: 'Acme LLC',
+            account_number: '0001',
+            iban: 'SA0000000000000000000001',
+          },
         },
       });
       expectEnvelope(res, 200);
@@ -505,14 +609,27 @@ describe('Merchant API: the write side', function () {
         blocked_phones: [{ country_code: '966', phone: '500000099', reason: null }],
       });
       const card = data.payment_methods.find((m: any) => m.method === 'card');
-      expect(card).to.deep.include({ provider: 'moyasar', credentials: { secret_key: 'set', publishable_key: 'set' } });
-      expect(data.payment_methods.find((m: any) => m.method === 'paypal').settings).to.deep.equal({ email: 'pay@acme.test' });
+      expect(card).to.deep.include({
+        provider: 'moyasar',
+        credentials: { secret_key: 'set', publishable_key: 'set' },
+      });
+      expect(data.payment_methods.find((m: any) => m.method === 'paypal').settings).to.deep.equal({
+        email: 'pay@acme.test',
+      });
       expect(got.text).to.not.contain('sk_test_verysecret');
-      const row = await suite.deps.knex('store_payment_methods').where({ store_id: a.store.id, method: 'card' }).first();
+      const row = await suite.deps
+        .knex('store_payment_methods')
+        .where({ store_id: a.store.id, method: 'card' })
+        .first();
       expect(row.credentials_encrypted).to.be.a('string').and.not.contain('sk_test_verysecret');
 
       // Credentials left out are kept while the provider stays; the audit log shows them only as "set".
-      expectEnvelope(await api(a.token, 'PATCH', '/shawarma/store', { payment_methods: { card: { provider: 'moyasar', max_amount: '900.00' } } }), 200);
+      expectEnvelope(
+        await api(a.token, 'PATCH', '/shawarma/store', {
+          payment_methods: { card: { provider: 'moyasar', max_amount: '900.00' } },
+        }),
+        200,
+      );
       const kept = await api(a.token, 'GET', '/shawarma/store');
       expect((kept.body.data as any).payment_methods.find((m: any) => m.method === 'card')).to.deep.include({
         max_amount: '900.00',
@@ -523,29 +640,49 @@ describe('Merchant API: the write side', function () {
       expect(audit.text).to.contain('"secret_key":"set"');
 
       // A new Moyasar method needs its secret key; a method can be removed with null.
-      const missing = await api(a.token, 'PATCH', '/shawarma/store', { payment_methods: { mada: { provider: 'moyasar' } } });
+      const missing = await api(a.token, 'PATCH', '/shawarma/store', {
+        payment_methods: { mada: { provider: 'moyasar' } },
+      });
       expectEnvelope(missing, 422);
       expect(errorsOf(missing)).to.have.keys('payment_methods.mada.secret_key');
-      expectEnvelope(await api(a.token, 'PATCH', '/shawarma/store', { payment_methods: { paypal: null } }), 200);
+      expectEnvelope(
+        await api(a.token, 'PATCH', '/shawarma/store', { payment_methods: { paypal: null } }),
+        200,
+      );
       const methods = ((await api(a.token, 'GET', '/shawarma/store')).body.data as any).payment_methods;
       expect(methods.map((m: any) => m.method)).to.deep.equal(['card', 'bank']);
     });
 
     it('refuses bad settings naming each field, another store’s domain, and a currency change once there are orders', async () => {
-      await suite.deps.knex('store_domains').insert({ store_id: b.store.id, domain: `b${b.store.id}.localhost` });
+      await suite.deps
+        .knex('store_domains')
+        .insert({ store_id: b.store.id, domain: `b${b.store.id}.localhost` });
       const bad = await api(a.token, 'PATCH', '/shawarma/store', {
         allowed_origins: ['https://shop.test/path'],
         locale: 'fr',
         payment_methods: { card: { provider: 'stripe' }, bank: { bank_name: 'X' } },
       });
       expectEnvelope(bad, 422);
-      expect(errorsOf(bad)).to.include.keys('allowed_origins.0', 'locale', 'payment_methods.card.provider', 'payment_methods.bank.iban');
-      const taken = await api(a.token, 'PATCH', '/shawarma/store', { domains: ['mine.localhost', `b${b.store.id}.localhost`] });
+      expect(errorsOf(bad)).to.include.keys(
+        'allowed_origins.0',
+        'locale',
+        'payment_methods.card.provider',
+        'payment_methods.bank.iban',
+      );
+      const taken = await api(a.token, 'PATCH', '/shawarma/store', {
+        domains: ['mine.localhost', `b${b.store.id}.localhost`],
+      });
       expectEnvelope(taken, 422);
       expect(errorsOf(taken)).to.have.keys('domains.1');
 
       expectEnvelope(await api(a.token, 'PATCH', '/shawarma/store', { currency: 'USD' }), 200);
-      const product = await Product.query().insert({ store_id: a.store.id, name: 'P', slug: 'p', type: 'product', price_minor: 100 } as any);
+      const product = await Product.query().insert({
+        store_id: a.store.id,
+        name: 'P',
+        slug: 'p',
+        type: 'product',
+        price_minor: 100,
+      } as any);
       await seedOrder(suite.deps.knex, a.store, product, { status: ORDER_STATUS.COMPLETED });
       const refused = await api(a.token, 'PATCH', '/shawarma/store', { currency: 'SAR' });
       expectEnvelope(refused, 422);
@@ -553,14 +690,21 @@ describe('Merchant API: the write side', function () {
     });
 
     it('rotating the embed key refuses the old one at once', async () => {
-      const created = await api(a.token, 'POST', '/shawarma/products', { name: 'P', slug: 'p', type: 'product', price: '5.00' });
+      const created = await api(a.token, 'POST', '/shawarma/products', {
+        name: 'P',
+        slug: 'p',
+        type: 'product',
+        price: '5.00',
+      });
       const id = (created.body.data as any).id as number;
       const old = a.store.embed_key;
       expect((await embed(old, `/api/embed/product/${id}`)).status).to.equal(200);
       const rotated = await api(a.token, 'POST', '/shawarma/store/embed-key');
       expectEnvelope(rotated, 200);
       const fresh = (rotated.body.data as any).embed_key as string;
-      expect(fresh).to.match(/^emb_pk_/).and.not.equal(old);
+      expect(fresh)
+        .to.match(/^emb_pk_/)
+        .and.not.equal(old);
       expect((await embed(old, `/api/embed/product/${id}`)).status).to.equal(401);
       expect((await embed(fresh, `/api/embed/product/${id}`)).status).to.equal(200);
       expect(((await api(a.token, 'GET', '/shawarma/store')).body.data as any).embed_key).to.equal(fresh);
@@ -572,7 +716,11 @@ describe('Merchant API: the write side', function () {
       const created = await api(a.token, 'POST', '/shawarma/tokens', { name: 'reporting', scope: 'read' });
       expectEnvelope(created, 201);
       const readToken = (created.body.data as any).token as string;
-      expect(created.body.data).to.deep.include({ name: 'reporting', scope: 'read', last4: readToken.slice(-4) });
+      expect(created.body.data).to.deep.include({
+        name: 'reporting',
+        scope: 'read',
+        last4: readToken.slice(-4),
+      });
       expectEnvelope(await api(readToken, 'GET', '/shawarma/store'), 200);
       expectEnvelope(await api(readToken, 'GET', '/shawarma/products'), 200);
       for (const [method, path, body] of [
@@ -586,9 +734,13 @@ describe('Merchant API: the write side', function () {
         expectEnvelope(res, 403);
         expect(res.body.message).to.match(/only read/);
       }
-      expect(await suite.deps.knex('products').where('store_id', a.store.id).count('* as n')).to.deep.equal([{ n: 0 }]);
+      expect(await suite.deps.knex('products').where('store_id', a.store.id).count('* as n')).to.deep.equal([
+        { n: 0 },
+      ]);
       // Existing tokens are write tokens.
-      expect(await suite.deps.knex('merchant_tokens').where('token_hash', sha256(a.token)).first('scope')).to.deep.equal({ scope: 'write' });
+      expect(
+        await suite.deps.knex('merchant_tokens').where('token_hash', sha256(a.token)).first('scope'),
+      ).to.deep.equal({ scope: 'write' });
     });
 
     it('lists tokens by their last four characters only and revokes them; another store’s is a 404', async () => {
@@ -597,7 +749,10 @@ describe('Merchant API: the write side', function () {
       const list = await api(a.token, 'GET', '/shawarma/tokens');
       expect(list.text).to.not.contain(token);
       expect(list.text).to.not.contain(a.token);
-      expect((list.body.data as any[]).find((t) => t.id === id)).to.deep.include({ last4: token.slice(-4), scope: 'write' });
+      expect((list.body.data as any[]).find((t) => t.id === id)).to.deep.include({
+        last4: token.slice(-4),
+        scope: 'write',
+      });
       expectEnvelope(await api(b.token, 'DELETE', `/shawarma/tokens/${id}`), 404);
       expectEnvelope(await api(token, 'GET', '/shawarma/store'), 200);
       const revoked = await api(a.token, 'DELETE', `/shawarma/tokens/${id}`);
@@ -615,14 +770,21 @@ describe('Merchant API: the write side', function () {
       expect((await queue()).status).to.equal(200);
       const list = await api(a.token, 'GET', '/shawarma/fivem/servers');
       expect(list.text).to.not.contain(secret);
-      expect((list.body.data as any[]).map((s) => [s.name, s.last4])).to.deep.equal([['EU-1', secret.slice(-4)]]);
+      expect((list.body.data as any[]).map((s) => [s.name, s.last4])).to.deep.equal([
+        ['EU-1', secret.slice(-4)],
+      ]);
       expectEnvelope(await api(b.token, 'DELETE', `/shawarma/fivem/servers/${id}`), 404);
       expectEnvelope(await api(a.token, 'DELETE', `/shawarma/fivem/servers/${id}`), 200);
       expect((await queue()).status).to.equal(401);
     });
 
     it('records every write: who, which token, when, what changed', async () => {
-      const created = await api(a.token, 'POST', '/shawarma/products', { name: 'Audited', slug: 'audited', type: 'product', price: '10.00' });
+      const created = await api(a.token, 'POST', '/shawarma/products', {
+        name: 'Audited',
+        slug: 'audited',
+        type: 'product',
+        price: '10.00',
+      });
       const id = (created.body.data as any).id as number;
       await api(a.token, 'PATCH', `/shawarma/products/${id}`, { price: '12.00' });
       await api(a.token, 'PATCH', `/shawarma/products/${id}`, { price: 'nope' });
@@ -631,7 +793,10 @@ describe('Merchant API: the write side', function () {
       const events = (log.body.data as any).data;
       expect(events.map((e: any) => e.action)).to.deep.equal(['product.updated', 'product.created']);
       const tokenRow = await suite.deps.knex('merchant_tokens').where('token_hash', sha256(a.token)).first();
-      expect(events[0]).to.deep.include({ actor: `token:${tokenRow.name}`, resource: { type: 'product', id } });
+      expect(events[0]).to.deep.include({
+        actor: `token:${tokenRow.name}`,
+        resource: { type: 'product', id },
+      });
       expect(events[0].token).to.deep.include({ id: tokenRow.id });
       expect(events[0].changes).to.deep.equal({ price: { from: '10.00', to: '12.00' } });
       expect(Date.parse(events[0].created_at)).to.be.closeTo(Date.now(), 60_000);

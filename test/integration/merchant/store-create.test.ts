@@ -87,13 +87,27 @@ describe('store:create and merchant-token --scope', function () {
 
   it('merchant-token create --scope read issues a token the write routes refuse', async () => {
     const store = await createStore();
-    const out = await script('scripts/merchant-token.ts', 'create', '--store', String(store.id), '--scope', 'read');
+    const out = await script(
+      'scripts/merchant-token.ts',
+      'create',
+      '--store',
+      String(store.id),
+      '--scope',
+      'read',
+    );
     expect(out.code, out.stderr).to.equal(0);
     const { token, scope } = JSON.parse(out.stdout) as { token: string; scope: string };
     expect(scope).to.equal('read');
     expectEnvelope(await call(suite.server, token, 'GET', '/shawarma/store'), 200);
     expectEnvelope(await call(suite.server, token, 'PATCH', '/shawarma/store', { name: 'No' }), 403);
-    const bad = await script('scripts/merchant-token.ts', 'create', '--store', String(store.id), '--scope', 'admin');
+    const bad = await script(
+      'scripts/merchant-token.ts',
+      'create',
+      '--store',
+      String(store.id),
+      '--scope',
+      'admin',
+    );
     expect(bad.code).to.equal(1);
   });
 });
