@@ -12,6 +12,7 @@ import { sandboxRoutes } from './sandbox/routes';
 import { storefrontRoutes } from './storefront/routes';
 import { webhookRoutes } from './webhooks/routes';
 import { licenseRoutes } from './license/routes';
+import { mediaRoutes } from './media/routes';
 import { widgetDemoRoutes, widgetRoutes } from './widget/routes';
 
 /**
@@ -39,5 +40,6 @@ export function allRoutes(
     ...licenseRoutes,
     ...fivemRoutes,
     ...widgetRoutes,
+    ...mediaRoutes,
   ];
 }

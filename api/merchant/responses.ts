@@ -456,3 +456,5 @@ export const AuditEvent = obj({
 });
 
 export const CategoryDetail = CategorySummary;
+
+export const ProductImage = obj({ id: int, image_url: { type: 'string', format: 'uri' } });

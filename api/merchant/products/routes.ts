@@ -17,9 +17,12 @@ import {
   merchantRefused,
   pageOf,
   ProductArchived,
+  ProductImage,
   ProductDetail,
   ProductSummary,
 } from '../responses';
+import { formBody, uploadsOf } from '../../embed/checkout/multipart';
+import { setProductImage } from '../../../shared/services/merchant/product-image';
 import * as schemas from './schemas';
 import { csvCodesBody } from './writes';
 
@@ -171,6 +174,33 @@ export const merchantProductRoutes = [
       reply(await archiveProduct(ctx.deps.knex, actorOf(ctx), ctx.state.store!.id, params.id), {
         message: 'Product taken off sale',
       }),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/shawarma/products/{id}/image',
+    interface: 'merchant',
+    operationId: 'merchantUploadProductImage',
+    summary: 'Upload the product image',
+    description:
+      'multipart/form-data with the file in the part named `image`: a JPG, PNG or GIF of at most 10 MB, ' +
+      'judged by its bytes as buyers’ image uploads are (the extension must agree with the content). The ' +
+      'product’s `image_url` becomes the image’s public address (`/media/products/...`).',
+    guards: (deps) => [...merchantGuards(deps), formBody()],
+    request: {
+      params: idParams,
+      body: Joi.object<Record<string, never>, true>({}).unknown(true),
+      bodyTypes: ['multipart/form-data'],
+    },
+    responses: {
+      200: merchantOk('The new image address.', ProductImage),
+      404: notFound,
+    },
+    handler: async (ctx, { params }) => {
+      const upload = uploadsOf(ctx).find((u) => u.partName === 'image');
+      return reply(await setProductImage(ctx.deps, actorOf(ctx), params.id, upload), {
+        message: 'Image uploaded',
+      });
+    },
   }),
   defineRoute({
     method: 'post',

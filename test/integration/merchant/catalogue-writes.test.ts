@@ -6,6 +6,7 @@ import { MONEY_MESSAGE } from '../../../shared/services/catalogue/schema';
 import { FixtureError, validateFixture } from '../../../shared/services/seed';
 import { createCategory } from '../../helpers/builders';
 import type { TestResponse } from '../../helpers/http';
+import { filePart, fixture } from '../checkout/support';
 import { call, expectEnvelope, merchantStore, MerchantStore, seedOrder, useMerchantSuite } from './support';
 
 /**
@@ -326,6 +327,44 @@ describe('Merchant API: the write side', function () {
       );
       expectEnvelope(badHeader, 422);
       expect(errorsOf(badHeader)).to.have.keys('If-Match');
+    });
+  });
+
+  describe('product images', () => {
+    it('uploads an image checked by its bytes, served at the product’s image_url', async () => {
+      const created = await api(a.token, 'POST', '/shawarma/products', {
+        name: 'Pic',
+        slug: 'pic',
+        type: 'product',
+        price: '1.00',
+      });
+      const id = (created.body.data as any).id as number;
+      const upload = (content: Buffer, name: string, token = a.token, productId = id) => {
+        const form = new FormData();
+        form.append('image', ...filePart(content, name));
+        return suite.server.request(`/shawarma/products/${productId}/image`, {
+          method: 'POST',
+          body: form,
+          headers: { Authorization: `Bearer ${token}` },
+        });
+      };
+      const png = await fixture('sample.png');
+      const res = await upload(png, 'cover.png');
+      expectEnvelope(res, 200);
+      const url = (res.body.data as any).image_url as string;
+      expect(url).to.match(/\/media\/products\/\d+-\d+-[a-f0-9]{16}\.png$/);
+      const served = await suite.server.request(new URL(url).pathname);
+      expect(served.status).to.equal(200);
+      expect(served.headers.get('content-type')).to.equal('image/png');
+      expect(((await api(a.token, 'GET', `/shawarma/products/${id}`)).body.data as any).image_url).to.equal(
+        url,
+      );
+
+      const html = await upload(await fixture('html-renamed.png'), 'evil.png');
+      expectEnvelope(html, 422);
+      expect(errorsOf(html)).to.have.keys('image');
+      expectEnvelope(await upload(png, 'cover.png', b.token), 404);
+      expect((await suite.server.request('/media/products/1-1-0000000000000000.png')).status).to.equal(404);
     });
   });
 
