@@ -281,8 +281,8 @@ export const ProductDetail: SchemaObject = {
         }),
       },
       codes: {
-        type: ['object', 'null'],
-        description: 'A code product’s keys by state (null for other types); sold keys are never listed.',
+        type: 'object',
+        description: 'The product’s keys by state; the keys themselves are listed by the codes route.',
         required: ['available', 'reserved', 'sold'],
         properties: { available: int, reserved: int, sold: int },
       },

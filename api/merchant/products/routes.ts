@@ -105,7 +105,7 @@ export const merchantProductRoutes = [
     operationId: 'merchantCreateProduct',
     summary: 'Create a product',
     description:
-      `${PRODUCT_KEYS} A \`code\` product may bring its first \`codes\` (at most 10,000). On sale through ` +
+      `${PRODUCT_KEYS} \`codes\`: the first key stock (at most 10,000; a \`code\` product sells one per unit). On sale through ` +
       'every interface as soon as this answers. With `license.encrypt` a response-encryption key is made ' +
       'and shown in `license.encryption_key`. Bad keys: 422 naming each one; a slug already used: 422 ' +
       'naming `slug`.',

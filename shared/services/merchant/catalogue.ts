@@ -195,7 +195,7 @@ export async function productDetail(
       delay_seconds: c.delay_seconds,
       inventory_slots: c.inventory_slots,
     })),
-    codes: row.type === 'code' ? await codeCounts(knex, row.id) : null,
+    codes: await codeCounts(knex, row.id),
     version: Number(row.version),
     archived_at: row.archived_at ? new Date(row.archived_at).toISOString() : null,
     updated_at: new Date(row.updated_at).toISOString(),

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { NotFoundError, ValidationError } from '../../errors';
+import { NotFoundError } from '../../errors';
 import { noteStockChanged } from '../catalog/cache';
 import { type Actor, recordAudit } from './audit';
 import { codeCounts, PRODUCT_NOT_FOUND } from './catalogue';
@@ -13,16 +13,17 @@ import { insertCodes } from './product-writes';
  * a sold key belongs to its buyer's order.
  */
 
-const NOT_A_CODE_PRODUCT = 'only a product of type "code" has key stock';
-
+/**
+ * The product whose keys change, locked. Any type may hold keys, as in a fixture (a `code` product sells
+ * them one per unit; the others keep them for the merchant).
+ */
 async function codeProduct(trx: Knex, storeId: number, productId: number): Promise<void> {
   const row = await trx('products')
     .where({ id: productId, store_id: storeId })
     .whereNull('archived_at')
     .forUpdate()
-    .first('type');
+    .first('id');
   if (!row) throw new NotFoundError(PRODUCT_NOT_FOUND);
-  if (row.type !== 'code') throw ValidationError.field('codes', NOT_A_CODE_PRODUCT);
 }
 
 export interface CodesAdded {

@@ -127,12 +127,6 @@ async function checkProduct(
   if (product.sale_price != null && minor(product.sale_price) > price) {
     messagesOf(errors, 'sale_price').push('must not be above price');
   }
-  if (product.type !== 'code' && product.codes && product.codes.length > 0) {
-    messagesOf(errors, 'codes').push('only a product of type "code" has key stock');
-  }
-  if (product.type === 'code' && product.stock != null) {
-    messagesOf(errors, 'stock').push('a code product’s stock is its keys: leave stock null');
-  }
   const known = new Set(
     (
       await trx('categories')
