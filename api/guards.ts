@@ -3,6 +3,7 @@ import { LIMITS } from '../shared/rate-limits';
 import { noteStoreChanged } from '../shared/services/catalog/cache';
 import type { Deps } from '../shared/deps';
 import type { AppContext, AppMiddleware } from './context';
+import { auditOtherWrite } from './merchant/audit-writes';
 import { embedKey } from './middleware/embed-key';
 import { fivemSecret, fivemServerOf } from './middleware/fivem-secret';
 import { merchantAuth } from './middleware/merchant-auth';
@@ -61,7 +62,10 @@ function noteMerchantWrites(): AppMiddleware {
   return async (ctx, next) => {
     await next();
     const store = ctx.state.store;
-    if (store && !['GET', 'HEAD', 'OPTIONS'].includes(ctx.method)) await noteStoreChanged(ctx.deps, store.id);
+    if (store && !['GET', 'HEAD', 'OPTIONS'].includes(ctx.method)) {
+      await noteStoreChanged(ctx.deps, store.id);
+      await auditOtherWrite(ctx, ctx.deps.logger);
+    }
   };
 }
 

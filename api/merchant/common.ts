@@ -4,6 +4,7 @@ import { ValidationError } from '../../shared/errors';
 import type { Actor } from '../../shared/services/merchant/audit';
 import type { Paged, PageMeta, PageRequest } from '../../shared/services/merchant/pagination';
 import type { AppContext } from '../context';
+import { markSelfAudited } from './audit-writes';
 
 /** What every Merchant API route shares: ids, pagination, and the list shape. */
 
@@ -51,6 +52,8 @@ export const PAGINATION_NOTE =
 
 /** Who is writing, for the audit log: the store and the token of this request. */
 export function actorOf(ctx: AppContext): Actor {
+  // The handler's service records this write itself, with what it changed.
+  markSelfAudited(ctx);
   const token = ctx.state.merchantToken;
   return {
     storeId: ctx.state.store!.id,

@@ -6,7 +6,9 @@ import { id, listQuery, PAGINATION_NOTE, pageBody } from '../common';
 import { AuditEvent, merchantOk, pageOf } from '../responses';
 
 const auditQuery = listQuery<AuditFilters>({
-  resource_type: Joi.string().valid('product', 'category', 'coupon', 'store', 'token', 'fivem_server'),
+  resource_type: Joi.string()
+    .pattern(/^[a-z_-]{1,30}$/)
+    .description('product, category, coupon, store, token, fivem_server, order, webhook, license, ...'),
   resource_id: id(),
   action: Joi.string().max(50),
 });
@@ -22,7 +24,9 @@ export const merchantAuditRoutes = [
       'Every write made through the Merchant API, newest first: `action` (e.g. `product.updated`, ' +
       '`coupon.deactivated`, `store.embed_key_rotated`, `token.created`), the `resource`, who (`actor`) ' +
       'and with which `token` (name and last four characters), when, and what changed (`{key: {from, ' +
-      'to}}`; credentials and keys appear only as "set"). Filters `resource_type`, `resource_id`, ' +
+      'to}}`; credentials and keys appear only as "set"). Writes of the order, webhook, license and ' +
+      'subscription routes are recorded as `"<METHOD> <route>"` with the request they made. Filters ' +
+      '`resource_type`, `resource_id`, ' +
       `\`action\`. ${PAGINATION_NOTE}`,
     guards: merchantGuards,
     request: { query: auditQuery },

@@ -836,6 +836,20 @@ describe('Merchant API: the write side', function () {
       expect(events[0].token).to.deep.include({ id: tokenRow.id });
       expect(events[0].changes).to.deep.equal({ price: { from: '10.00', to: '12.00' } });
       expect(Date.parse(events[0].created_at)).to.be.closeTo(Date.now(), 60_000);
+      // Writes of the other routes are recorded too: an order's status change, a webhook endpoint.
+      const product = (await Product.query().findById(id))!;
+      const order = await seedOrder(suite.deps.knex, a.store, product, {
+        status: ORDER_STATUS.AWAITING_PAYMENT,
+      });
+      expectEnvelope(await api(a.token, 'PUT', `/shawarma/orders/${order.id}`, { status: 5 }), 200);
+      const orderLog = await api(
+        a.token,
+        'GET',
+        `/shawarma/audit-log?resource_type=order&resource_id=${order.id}`,
+      );
+      expect((orderLog.body.data as any).data.map((e: any) => [e.action, e.changes])).to.deep.equal([
+        ['PUT /shawarma/orders/:id', { request: { status: 5 } }],
+      ]);
       // Another store's log holds none of it.
       const other = await api(b.token, 'GET', '/shawarma/audit-log');
       expect((other.body.data as any).total).to.equal(0);
