@@ -725,6 +725,25 @@ describe('Merchant API: the write side', function () {
       expect(errorsOf(refused)).to.have.keys('currency');
     });
 
+    it('a storefront domain added or removed is served or refused at once', async () => {
+      await api(a.token, 'POST', '/shawarma/products', {
+        name: 'On the shop',
+        slug: 'shop',
+        type: 'product',
+        price: '5.00',
+      });
+      const host = `shop${a.store.id}.localhost`;
+      const storefront = () =>
+        suite.server.request('/api/products', { headers: { Origin: `https://${host}` } });
+      expect((await storefront()).status).to.not.equal(200);
+      expectEnvelope(await api(a.token, 'PATCH', '/shawarma/store', { domains: [host] }), 200);
+      const served = await storefront();
+      expect(served.status, served.text).to.equal(200);
+      expect(served.text).to.contain('On the shop');
+      expectEnvelope(await api(a.token, 'PATCH', '/shawarma/store', { domains: [] }), 200);
+      expect((await storefront()).status).to.not.equal(200);
+    });
+
     it('rotating the embed key refuses the old one at once', async () => {
       const created = await api(a.token, 'POST', '/shawarma/products', {
         name: 'P',
