@@ -79,8 +79,21 @@ export function codesFromCsv(csv: string): string[] {
     if (line === '') continue;
     let first: string;
     if (line.startsWith('"')) {
-      const end = line.indexOf('"', 1);
-      first = (end === -1 ? line.slice(1) : line.slice(1, end)).replace(/""/g, '"');
+      // A quoted field ends at the first quote not doubled ("" is a quote inside it).
+      let at = 1;
+      first = '';
+      while (at < line.length) {
+        const quote = line.indexOf('"', at);
+        if (quote === -1) {
+          first += line.slice(at);
+          break;
+        }
+        first += line.slice(at, quote);
+        if (line[quote + 1] === '"') {
+          first += '"';
+          at = quote + 2;
+        } else break;
+      }
     } else {
       first = line.split(/[,;\t]/)[0]!.trim();
     }
