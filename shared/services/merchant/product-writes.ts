@@ -328,9 +328,8 @@ export async function updateProduct(
       const row = await lockProduct(trx, store.id, productId);
       checkVersion(row, ifMatch);
       const before = await currentKeys(trx, row);
+      // A key given replaces the stored value whole (a list, the license settings); keys left out stay.
       const merged = { ...before, ...patch };
-      // A license given without some keys keeps the stored ones (`{"encrypt": true}` alone works).
-      if (patch.license && before.license) merged.license = { ...before.license, ...patch.license };
       const existingPlanIds = (before.plans ?? []).map((p) => p.id!);
       await checkProduct(trx, store.id, merged, productId, existingPlanIds);
       const changes = diff(before, merged);
