@@ -1,7 +1,9 @@
+import { ForbiddenError } from '../shared/errors';
 import { LIMITS } from '../shared/rate-limits';
 import { noteStoreChanged } from '../shared/services/catalog/cache';
 import type { Deps } from '../shared/deps';
 import type { AppContext, AppMiddleware } from './context';
+import { auditOtherWrite } from './merchant/audit-writes';
 import { embedKey } from './middleware/embed-key';
 import { fivemSecret, fivemServerOf } from './middleware/fivem-secret';
 import { merchantAuth } from './middleware/merchant-auth';
@@ -60,7 +62,23 @@ function noteMerchantWrites(): AppMiddleware {
   return async (ctx, next) => {
     await next();
     const store = ctx.state.store;
-    if (store && !['GET', 'HEAD', 'OPTIONS'].includes(ctx.method)) await noteStoreChanged(ctx.deps, store.id);
+    if (store && !['GET', 'HEAD', 'OPTIONS'].includes(ctx.method)) {
+      await noteStoreChanged(ctx.deps, store.id);
+      await auditOtherWrite(ctx, ctx.deps.logger);
+    }
+  };
+}
+
+export const READ_SCOPE_MESSAGE = 'This token can only read: writes need a token with the write scope.';
+
+/** A `read` token may use GET (and HEAD) only; every other method is a 403, before anything is written. */
+function writeScope(): AppMiddleware {
+  return async (ctx, next) => {
+    const scope = ctx.state.merchantToken?.scope ?? 'write';
+    if (scope !== 'write' && !['GET', 'HEAD', 'OPTIONS'].includes(ctx.method)) {
+      throw new ForbiddenError(READ_SCOPE_MESSAGE);
+    }
+    await next();
   };
 }
 
@@ -74,6 +92,7 @@ export function merchantGuards(_deps: Deps): AppMiddleware[] {
         key: (ctx) => (ctx.state.merchantToken ? String(ctx.state.merchantToken.id) : null),
       },
     ]),
+    writeScope(),
   ];
 }
 

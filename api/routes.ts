@@ -16,6 +16,7 @@ import { sandboxRoutes } from './sandbox/routes';
 import { storefrontRoutes } from './storefront/routes';
 import { webhookRoutes } from './webhooks/routes';
 import { licenseRoutes } from './license/routes';
+import { mediaRoutes } from './media/routes';
 import { widgetDemoRoutes, widgetRoutes } from './widget/routes';
 
 /**
@@ -46,6 +47,7 @@ export function allRoutes(
     ...licenseRoutes,
     ...fivemRoutes,
     ...widgetRoutes,
+    ...mediaRoutes,
   ];
   return [...routes, ...interfaceIndexRoutes(routes)];
 }

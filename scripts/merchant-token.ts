@@ -7,7 +7,9 @@ import {
 } from '../shared/services/merchant/tokens';
 
 const USAGE = `usage:
-  merchant-token create --store STORE_ID [--name NAME]   prints the new token once (keep it: it is stored hashed)
+  merchant-token create --store STORE_ID [--name NAME] [--scope write|read]
+                                                        prints the new token once (keep it: it is stored hashed);
+                                                        a read token may only use GET routes
   merchant-token revoke --id TOKEN_ID                   revokes a token by its id
   merchant-token revoke --token TOKEN                   revokes a token by its value
   merchant-token list --store STORE_ID                  lists a store's tokens (never their values)`;
@@ -19,7 +21,7 @@ export function parseArgs(args: string[]): { command: string; flags: Record<stri
   for (let i = 0; i < rest.length; i += 2) {
     const flag = rest[i]!;
     const value = rest[i + 1];
-    if (!/^--(store|name|id|token)$/.test(flag) || value === undefined) throw new Error(USAGE);
+    if (!/^--(store|name|id|token|scope)$/.test(flag) || value === undefined) throw new Error(USAGE);
     flags[flag.slice(2)] = value;
   }
   return { command, flags };
@@ -40,6 +42,8 @@ export async function main(args: string[]): Promise<number> {
     parsed = parseArgs(args);
     const { command, flags } = parsed;
     // Every argument is checked before connecting anywhere.
+    if (flags.scope !== undefined && flags.scope !== 'read' && flags.scope !== 'write')
+      throw new Error(USAGE);
     if (command === 'create' || command === 'list') positiveId(flags.store);
     else if (command === 'revoke') {
       if (!flags.token) positiveId(flags.id);
@@ -53,9 +57,10 @@ export async function main(args: string[]): Promise<number> {
   try {
     const { command, flags } = parsed;
     if (command === 'create') {
-      const { id, token } = await createMerchantToken(deps.knex, positiveId(flags.store), flags.name);
+      const scope = flags.scope === 'read' ? 'read' : 'write';
+      const { id, token } = await createMerchantToken(deps.knex, positiveId(flags.store), flags.name, scope);
       const plan = (await deps.knex('stores').where('id', positiveId(flags.store)).first('plan'))?.plan;
-      process.stdout.write(`${JSON.stringify({ id, store_id: positiveId(flags.store), token })}\n`);
+      process.stdout.write(`${JSON.stringify({ id, store_id: positiveId(flags.store), scope, token })}\n`);
       process.stderr.write('This token is shown once: only its hash is stored.\n');
       if (plan !== 'paid')
         process.stderr.write(

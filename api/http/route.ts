@@ -44,7 +44,9 @@ export interface RouteRequest<P, Q, B> {
   query?: Joi.ObjectSchema<Q>;
   body?: Joi.Schema<B>;
   /** Media types the body may come as; default JSON (forms are parsed too, but not documented). */
-  bodyTypes?: ReadonlyArray<'application/json' | 'multipart/form-data' | 'application/x-www-form-urlencoded'>;
+  bodyTypes?: ReadonlyArray<
+    'application/json' | 'multipart/form-data' | 'application/x-www-form-urlencoded' | 'text/csv'
+  >;
   /** An example body for the docs page. */
   example?: unknown;
 }

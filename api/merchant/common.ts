@@ -1,6 +1,10 @@
 import Joi from 'joi';
 import { id, pagination } from '../http/fields';
+import { ValidationError } from '../../shared/errors';
+import type { Actor } from '../../shared/services/merchant/audit';
 import type { Paged, PageMeta, PageRequest } from '../../shared/services/merchant/pagination';
+import type { AppContext } from '../context';
+import { markSelfAudited } from './audit-writes';
 
 /** What every Merchant API route shares: ids, pagination, and the list shape. */
 
@@ -45,3 +49,27 @@ export function pageBody<T>(paged: Paged<T> | { items: T[]; meta: PageMeta }): R
 export const PAGINATION_NOTE =
   'Paginated: `page` (from 1) and `per_page` (1 to 100, default 15); rows in `data.data`, totals in ' +
   '`data.meta`. An unknown query parameter is a 422.';
+
+/** Who is writing, for the audit log: the store and the token of this request. */
+export function actorOf(ctx: AppContext): Actor {
+  // The handler's service records this write itself, with what it changed.
+  markSelfAudited(ctx);
+  const token = ctx.state.merchantToken;
+  return {
+    storeId: ctx.state.store!.id,
+    tokenId: token?.id ?? null,
+    name: token ? `token:${token.name}` : 'operator',
+  };
+}
+
+/**
+ * `If-Match` as a product version: `3`, `"3"` or `W/"3"`; absent: undefined (last writer wins per key).
+ * Anything else is a 422 naming the header.
+ */
+export function ifMatchVersion(ctx: AppContext): number | undefined {
+  const header = ctx.get('If-Match').trim();
+  if (header === '') return undefined;
+  const match = /^(?:W\/)?"?(\d{1,9})"?$/.exec(header);
+  if (!match) throw ValidationError.field('If-Match', 'must be the product version, e.g. "3"');
+  return Number(match[1]);
+}

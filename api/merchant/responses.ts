@@ -230,17 +230,6 @@ export const StatusChange = obj(
   ['id', 'status', 'status_label', 'previous_status', 'changed', 'licenses_revoked', 'licenses_activated'],
 );
 
-export const StoreInfo = obj({
-  id: int,
-  name: str,
-  currency: str,
-  plan: { type: 'string', enum: ['paid', 'free'] },
-  domains: { type: 'array', items: str },
-  payment_methods: { type: 'array', items: obj({ method: str, provider: str, active: bool }) },
-  tax: obj({ mode: { type: 'string', enum: ['none', 'inclusive', 'exclusive'] }, rate: money }),
-  created_at: time,
-});
-
 const window = obj({ amount: money, orders: int });
 export const Statistics = obj({
   currency: str,
@@ -303,7 +292,28 @@ export const ProductDetail: SchemaObject = {
           description: 'Base64 AES-256-GCM key when encrypt is on.',
         },
       }),
-      fivem_commands: { type: 'array', items: obj({ id: int, command: str, require_online: bool }) },
+      fivem_commands: {
+        type: 'array',
+        items: obj({
+          id: int,
+          command: str,
+          require_online: bool,
+          run_on: { type: 'string', enum: ['purchase', 'refund'] },
+          delay_seconds: int,
+          inventory_slots: nint,
+        }),
+      },
+      codes: {
+        type: 'object',
+        description: 'The product’s keys by state; the keys themselves are listed by the codes route.',
+        required: ['available', 'reserved', 'sold'],
+        properties: { available: int, reserved: int, sold: int },
+      },
+      version: {
+        type: 'integer',
+        description: 'Moves on every write; send it as `If-Match` to update safely.',
+      },
+      archived_at: { ...ntime, description: 'When DELETE took the product off sale.' },
       updated_at: time,
     }),
   ],
@@ -382,3 +392,115 @@ export const CreatedWebhookEndpoint = obj({
   ...endpointProps,
   secret: { type: 'string', description: 'The signing secret, shown this once.' },
 });
+
+export const ProductArchived = obj({ id: int, archived_at: time });
+
+export const CodesAdded = obj({
+  added: int,
+  skipped: int,
+  skipped_codes: { type: 'array', items: str },
+  available: int,
+});
+
+export const CodesWithdrawn = obj({ withdrawn: int, not_withdrawn: int, available: int });
+
+const codeCountsSchema = obj({ available: int, reserved: int, sold: int });
+export const CodeList: SchemaObject = {
+  allOf: [pageOf(obj({ id: int, code: str, created_at: time })), obj({ counts: codeCountsSchema })],
+};
+
+export const Coupon = obj({
+  id: int,
+  code: str,
+  type: { type: 'string', enum: ['percentage', 'fixed'] },
+  amount: { ...money, description: 'Percent for a percentage coupon, money for a fixed one.' },
+  active: bool,
+  max_uses: nint,
+  uses: { type: 'integer', description: 'Paid orders that used it.' },
+  reserved_uses: { type: 'integer', description: 'Uses held by checkouts not yet paid.' },
+  min_order: nmoney,
+  products: { type: 'array', items: int },
+  payment_restrictions: { type: 'array', items: str },
+  starts_at: ntime,
+  expires_at: ntime,
+  created_at: time,
+  updated_at: time,
+});
+
+export const CouponDeleted = obj({ id: int, deleted: bool, active: bool });
+
+export const StoreSettings = obj({
+  id: int,
+  name: str,
+  currency: str,
+  locale: { type: 'string', enum: ['ar', 'en'] },
+  plan: { type: 'string', enum: ['paid', 'free'] },
+  embed_key: str,
+  allowed_origins: { type: 'array', items: str },
+  domains: { type: 'array', items: str },
+  blocked_phones: { type: 'array', items: obj({ country_code: str, phone: str, reason: nstr }) },
+  payment_methods: {
+    type: 'array',
+    items: obj({
+      method: str,
+      provider: str,
+      active: bool,
+      min_amount: nmoney,
+      max_amount: nmoney,
+      settings: { type: 'object', description: 'What buyers see: PayPal address or link, bank details.' },
+      credentials: {
+        type: 'object',
+        additionalProperties: { type: 'string', enum: ['set'] },
+        description: 'Each credential configured, as "set"; values are never shown.',
+      },
+    }),
+  },
+  tax: obj({ mode: { type: 'string', enum: ['none', 'inclusive', 'exclusive'] }, rate: money }),
+  created_at: time,
+});
+
+export const EmbedKeyRotated = obj({ embed_key: str, previous_key_last4: str });
+
+const tokenProps: Record<string, SchemaObject> = {
+  id: int,
+  store_id: int,
+  name: str,
+  scope: { type: 'string', enum: ['read', 'write'] },
+  last4: { type: ['string', 'null'], description: 'The last four characters, to tell tokens apart.' },
+  created_at: time,
+  last_used_at: ntime,
+  revoked_at: ntime,
+};
+export const MerchantTokenInfo = obj(tokenProps);
+export const CreatedMerchantToken = obj({
+  ...tokenProps,
+  token: { type: 'string', description: 'The token, shown this once.' },
+});
+
+const fivemProps: Record<string, SchemaObject> = {
+  id: int,
+  name: str,
+  last4: nstr,
+  last_seen_at: ntime,
+  revoked_at: ntime,
+  created_at: time,
+};
+export const FivemServerInfo = obj(fivemProps);
+export const CreatedFivemServer = obj({
+  ...fivemProps,
+  secret: { type: 'string', description: 'The X-FiveM-Secret of this game server, shown this once.' },
+});
+
+export const AuditEvent = obj({
+  id: int,
+  action: str,
+  resource: obj({ type: str, id: nint }),
+  actor: str,
+  token: { type: ['object', 'null'], properties: { id: int, name: str, last4: nstr } },
+  changes: { type: 'object', description: '`{key: {from, to}}`; secrets as "set".' },
+  created_at: time,
+});
+
+export const CategoryDetail = CategorySummary;
+
+export const ProductImage = obj({ id: int, image_url: { type: 'string', format: 'uri' } });

@@ -7,6 +7,9 @@ import { merchantWebhookRoutes } from './webhooks/routes';
 import { merchantLicenseRoutes } from './licenses/routes';
 import { merchantInvoiceRoutes } from './invoices/routes';
 import { merchantRefundRoutes } from './refunds/routes';
+import { merchantCouponRoutes } from './coupons/routes';
+import { merchantTokenRoutes } from './tokens/routes';
+import { merchantAuditRoutes } from './audit/routes';
 
 /**
  * The Merchant API (/shawarma): every route behind the merchant guards (bearer merchant token of a
@@ -23,4 +26,7 @@ export const merchantRoutes = [
   ...merchantLicenseRoutes,
   ...merchantInvoiceRoutes,
   ...merchantRefundRoutes,
+  ...merchantCouponRoutes,
+  ...merchantTokenRoutes,
+  ...merchantAuditRoutes,
 ];

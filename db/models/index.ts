@@ -127,6 +127,9 @@ export class MerchantToken extends BaseModel {
   store_id!: number;
   name!: string;
   token_hash!: string;
+  /** `read`: GET only; `write`: every route. */
+  scope!: 'read' | 'write';
+  last4!: string | null;
   last_used_at!: Date | null;
   expires_at!: Date | null;
   revoked_at!: Date | null;
@@ -150,6 +153,7 @@ export class FivemServer extends BaseModel {
   store_id!: number;
   name!: string;
   secret_hash!: string;
+  last4!: string | null;
   last_seen_at!: Date | null;
   revoked_at!: Date | null;
   created_at!: Date;

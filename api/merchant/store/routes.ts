@@ -1,9 +1,37 @@
+import Joi from 'joi';
 import { storeStatistics } from '../../../shared/services/merchant/statistics';
-import { storeInfo } from '../../../shared/services/merchant/store';
+import {
+  rotateEmbedKey,
+  storeSettings,
+  type StoreSettingsPatch,
+  updateStoreSettings,
+} from '../../../shared/services/merchant/store-settings';
+import {
+  blockedPhoneSchema,
+  currency,
+  domain,
+  origin,
+  paymentMethodsSchema,
+} from '../../../shared/services/catalogue/store-schema';
+import { text } from '../../../shared/services/catalogue/schema';
 import { merchantGuards } from '../../guards';
-import { defineRoute } from '../../http/route';
-import { noQuery } from '../common';
-import { merchantOk, Statistics, StoreInfo } from '../responses';
+import { defineRoute, reply } from '../../http/route';
+import { actorOf, noQuery } from '../common';
+import { EmbedKeyRotated, merchantOk, Statistics, StoreSettings } from '../responses';
+
+/** The store keys a merchant may change, in the fixture's format (the schemas the seed uses). */
+const patchBody = Joi.object<StoreSettingsPatch, true>({
+  name: text(200),
+  locale: Joi.string().valid('ar', 'en'),
+  currency: currency(),
+  allowed_origins: Joi.array().items(origin()).max(50),
+  domains: Joi.array().items(domain()).max(20),
+  blocked_phones: Joi.array().items(blockedPhoneSchema).max(10_000),
+  payment_methods: paymentMethodsSchema('patch'),
+})
+  .min(1)
+  .required()
+  .messages({ 'object.min': 'name at least one store setting to change' });
 
 export const merchantStoreRoutes = [
   defineRoute({
@@ -11,14 +39,72 @@ export const merchantStoreRoutes = [
     path: '/shawarma/store',
     interface: 'merchant',
     operationId: 'merchantGetStore',
-    summary: 'Store information',
+    summary: 'Store information and settings',
     description:
-      'Name, currency, domains, plan, the payment methods configured (method, provider, active; never ' +
-      'credentials) and the tax setting (`mode` none, inclusive or exclusive; `rate` a percentage string).',
+      'Name, currency, locale, plan, the `embed_key` (the public key of the widget and the Embed API), ' +
+      '`allowed_origins`, storefront `domains`, `blocked_phones`, the payment methods configured (method, ' +
+      'provider, active, amount bounds, what buyers see, and each credential as `"set"`: credentials are ' +
+      'never shown) and the tax setting (`mode` none, inclusive or exclusive; `rate` a percentage string).',
     guards: merchantGuards,
     request: { query: noQuery },
-    responses: { 200: merchantOk('The store.', StoreInfo) },
-    handler: (ctx) => storeInfo(ctx.deps.knex, ctx.state.store!),
+    responses: { 200: merchantOk('The store.', StoreSettings) },
+    handler: (ctx) => storeSettings(ctx.deps, ctx.state.store!.id),
+  }),
+  defineRoute({
+    method: 'patch',
+    path: '/shawarma/store',
+    interface: 'merchant',
+    operationId: 'merchantUpdateStore',
+    summary: 'Change store settings',
+    description:
+      'Any of `name`, `locale` (`ar`, `en`), `currency` (refused once the store has orders), ' +
+      '`allowed_origins` (origins allowed to call the Embed API from a browser), `domains` (storefront ' +
+      'hosts; a host of another store is a 422 naming it), `blocked_phones` (`{country_code, phone, ' +
+      'reason}`: buyers refused at sign-in and checkout) and `payment_methods` in the fixture format: ' +
+      '`card`, `mada`, `stcpay`, `applepay` (`{provider: sandbox|moyasar, secret_key, publishable_key, ' +
+      'webhook_secret}`), `coinbase` (`{provider: sandbox|coinbase, api_key, webhook_secret}`), `paypal` ' +
+      '(`{email}` or `{pay_link}`), `bank` (`{bank_name, account_name, account_number, iban}`); each may ' +
+      'carry `active`, `min_amount`, `max_amount`. A method given replaces that method; `null` removes it; ' +
+      'methods left out stay. Credentials are write-only and encrypted at rest: left out, the stored ones ' +
+      'are kept while the provider stays the same. A list given replaces the stored list.',
+    guards: merchantGuards,
+    request: {
+      body: patchBody,
+      example: {
+        name: 'Acme Digital',
+        allowed_origins: ['https://shop.acme.test'],
+        payment_methods: {
+          card: { provider: 'moyasar', secret_key: 'sk_live_…', publishable_key: 'pk_live_…' },
+          bank: {
+            bank_name: 'Acme Bank',
+            account_name: 'Acme LLC',
+            account_number: '0001',
+            iban: 'SA0000000000000000000001',
+          },
+        },
+      },
+    },
+    responses: { 200: merchantOk('The store as stored now.', StoreSettings) },
+    handler: async (ctx, { body }) =>
+      reply(await updateStoreSettings(ctx.deps, actorOf(ctx), ctx.state.store!.id, body), {
+        message: 'Store updated',
+      }),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/shawarma/store/embed-key',
+    interface: 'merchant',
+    operationId: 'merchantRotateEmbedKey',
+    summary: 'Rotate the embed key',
+    description:
+      'Makes a new embed key and answers it in `embed_key`. The old key is refused from the next request ' +
+      'on, on every server: update the `data-matjar-key` of your buttons first.',
+    guards: merchantGuards,
+    responses: { 200: merchantOk('The new key.', EmbedKeyRotated) },
+    handler: async (ctx) =>
+      reply(await rotateEmbedKey(ctx.deps.knex, actorOf(ctx), ctx.state.store!.id), {
+        message: 'Embed key rotated: the old key no longer works',
+      }),
   }),
   defineRoute({
     method: 'get',

@@ -32,6 +32,7 @@ export async function createFivemServer(knex: Knex, storeId: number, name: strin
     store_id: storeId,
     name: trimmed,
     secret_hash: sha256(secret),
+    last4: secret.slice(-4),
   });
   return { id: row.id, storeId, name: row.name, secret };
 }

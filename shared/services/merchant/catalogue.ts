@@ -35,6 +35,8 @@ interface ProductRow {
   license_lock_type: string | null;
   license_max_activations: number;
   license_encrypt: boolean;
+  version: number;
+  archived_at: Date | null;
   created_at: Date;
   updated_at: Date;
   keys_left: number | null;
@@ -104,7 +106,8 @@ export async function listProducts(
   filters: ProductFilters,
   page: PageRequest,
 ): Promise<{ items: ReturnType<typeof summaryOf>[]; meta: PageMeta }> {
-  const base = productQuery(knex, store.id);
+  // Products taken off sale with DELETE are gone from the list (their orders still show them).
+  const base = productQuery(knex, store.id).whereNull('p.archived_at');
   if (filters.type) base.where('p.type', filters.type);
   if (filters.active !== undefined) base.where('p.active', filters.active);
   if (filters.category_id !== undefined) {
@@ -115,7 +118,7 @@ export async function listProducts(
         .where('pc.category_id', filters.category_id),
     );
   }
-  const count = knex('products as p').where('p.store_id', store.id);
+  const count = knex('products as p').where('p.store_id', store.id).whereNull('p.archived_at');
   if (filters.type) count.where('p.type', filters.type);
   if (filters.active !== undefined) count.where('p.active', filters.active);
   if (filters.category_id !== undefined) {
@@ -186,9 +189,32 @@ export async function productDetail(
     })),
     // The license service's view, with the per-product encryption key the merchant's software decrypts with.
     license: await licenseSettingsForMerchant(deps, store.id, row.id),
-    fivem_commands: commands.map((c) => ({ id: c.id, command: c.command, require_online: c.require_online })),
+    fivem_commands: commands.map((c) => ({
+      id: c.id,
+      command: c.command,
+      require_online: c.require_online,
+      run_on: c.run_on,
+      delay_seconds: c.delay_seconds,
+      inventory_slots: c.inventory_slots,
+    })),
+    codes: await codeCounts(knex, row.id),
+    version: Number(row.version),
+    archived_at: row.archived_at ? new Date(row.archived_at).toISOString() : null,
     updated_at: new Date(row.updated_at).toISOString(),
   };
+}
+
+/** A code product's key stock by state: never the sold keys themselves. */
+export async function codeCounts(
+  knex: Knex,
+  productId: number,
+): Promise<{ available: number; reserved: number; sold: number }> {
+  const rows: { status: string; n: number }[] = await knex('product_codes')
+    .where('product_id', productId)
+    .groupBy('status')
+    .select('status', knex.raw('count(*)::int as n'));
+  const count = (status: string) => Number(rows.find((r) => r.status === status)?.n ?? 0);
+  return { available: count('available'), reserved: count('reserved'), sold: count('sold') };
 }
 
 export async function listCategories(

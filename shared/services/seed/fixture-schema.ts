@@ -1,21 +1,41 @@
-import { fitsTlv } from '../invoices/tlv';
 import Joi from 'joi';
-import type {
-  CustomField,
-  LicenseStatus,
-  LockType,
-  PaymentMethodId,
-  PlanDuration,
-  ProductType,
-} from '../../../db/models';
-import { PAYMENT_METHOD_IDS } from '../../../db/models';
+import { fitsTlv } from '../invoices/tlv';
+import type { LicenseStatus } from '../../../db/models';
 import { DomainError } from '../../errors';
 import { SUPPORTED_COUNTRY_CODES } from '../../phone';
-import { SUPPORTED_CURRENCIES, UNKNOWN_CURRENCY_MESSAGE, currencyExponent } from '../../currency';
-import { parseDecimal, parseMoney } from '../../money';
+import { currencyExponent } from '../../currency';
+import { parseMoney } from '../../money';
+import {
+  bool,
+  couponSchema,
+  int,
+  isoDate,
+  percent,
+  productSchema,
+  ref,
+  slug,
+  text,
+  type CouponKeys,
+  type FieldInput,
+  type LicenseInput,
+  type PlanInput,
+  type ProductKeys,
+} from '../catalogue/schema';
+import {
+  type AmountBounds,
+  blockedPhoneSchema,
+  countryCode,
+  currency,
+  domain,
+  origin,
+  paymentMethodsSchema,
+  type PaymentMethodsFixture,
+  phone,
+} from '../catalogue/store-schema';
 
 /**
- * The fixture format of CONTRACT section 4, checked in two passes: the joi schema (shape, types, enums,
+ * The fixture format of CONTRACT section 4 (products and coupons: the one schema the Merchant API shares,
+ * shared/services/catalogue/schema.ts), checked in two passes: the joi schema (shape, types, enums,
  * formats) and then the references between lists, which joi cannot express with the fixture's own paths.
  * Either pass stops at the first bad field and names it as `stores[0].products[2].price`.
  */
@@ -32,38 +52,16 @@ export class FixtureError extends DomainError {
 
 // ---------------------------------------------------------------- validated shape
 
-export type GatewayProvider = 'sandbox' | 'moyasar' | 'coinbase';
-export type GatewayMethodId = 'card' | 'mada' | 'stcpay' | 'applepay' | 'coinbase';
-
-interface AmountBounds {
-  active: boolean;
-  min_amount?: string;
-  max_amount?: string;
-}
-
-export const CREDENTIAL_KEYS = ['secret_key', 'publishable_key', 'api_key', 'webhook_secret'] as const;
-export type CredentialKey = (typeof CREDENTIAL_KEYS)[number];
-
-export interface GatewayMethodFixture extends AmountBounds, Partial<Record<CredentialKey, string>> {
-  provider: GatewayProvider;
-}
-
-export interface PaypalMethodFixture extends AmountBounds {
-  email?: string;
-  pay_link?: string;
-}
-
-export interface BankMethodFixture extends AmountBounds {
-  bank_name: string;
-  account_name: string;
-  account_number: string;
-  iban: string;
-}
-
-export type PaymentMethodsFixture = Partial<Record<GatewayMethodId, GatewayMethodFixture>> & {
-  paypal?: PaypalMethodFixture;
-  bank?: BankMethodFixture;
-};
+export type {
+  BankMethodFixture,
+  CredentialKey,
+  GatewayMethodFixture,
+  GatewayMethodId,
+  GatewayProvider,
+  PaymentMethodsFixture,
+  PaypalMethodFixture,
+} from '../catalogue/store-schema';
+export { CREDENTIAL_KEYS } from '../catalogue/store-schema';
 
 export interface PhoneFixture {
   country_code: string;
@@ -80,68 +78,18 @@ export interface CategoryFixture {
   slug: string;
 }
 
-export interface FieldFixture {
-  type: CustomField['type'];
-  label: string;
-  required: boolean;
-  options?: { label: string; price: string }[];
-}
+export type FieldFixture = FieldInput;
+export type PlanFixture = PlanInput & { ref: string };
+export type ProductLicenseFixture = LicenseInput;
 
-export interface PlanFixture {
+/** A product of the fixture: the Merchant API's product keys, with categories named by ref. */
+export interface ProductFixture extends ProductKeys<string> {
   ref: string;
-  name: string;
-  price: string;
-  duration: PlanDuration;
-  active: boolean;
-}
-
-export interface ProductLicenseFixture {
-  prefix: string;
-  lock_type: LockType;
-  max_activations: number;
-  encrypt: boolean;
-}
-
-export interface ProductFixture {
-  ref: string;
-  name: string;
-  slug: string;
-  type: ProductType;
-  description?: string | null;
-  image_url?: string | null;
-  price: string;
-  sale_price?: string | null;
-  active: boolean;
-  stock?: number | null;
-  /** Most units one checkout line may take (default 10). */
-  max_per_order: number;
-  categories: string[];
-  fields: FieldFixture[];
-  codes: string[];
   plans: PlanFixture[];
-  license?: ProductLicenseFixture | null;
-  fivem_commands: {
-    command: string;
-    require_online: boolean;
-    /** Optional (docs/fivem.md): `refund` templates are queued when the order is cancelled or refunded. */
-    run_on: 'purchase' | 'refund' | 'renewal' | 'expiry';
-    delay_seconds: number;
-    inventory_slots: number | null;
-  }[];
 }
 
-export interface CouponFixture {
-  code: string;
-  type: 'percentage' | 'fixed';
-  amount: string;
-  active: boolean;
-  max_uses?: number | null;
-  min_order?: string | null;
-  products: string[];
-  payment_restrictions: PaymentMethodId[];
-  starts_at?: Date | null;
-  expires_at?: Date | null;
-}
+/** A coupon of the fixture: the Merchant API's coupon keys, with products named by ref. */
+export type CouponFixture = CouponKeys<string>;
 
 export interface CustomerFixture extends PhoneFixture {
   ref: string;
@@ -185,12 +133,12 @@ export interface StoreFixture {
   address?: string;
   embed_key?: string;
   allowed_origins: string[];
+  merchant_tokens: string[];
+  fivem_secret?: string;
   /** Calling codes accepted for phone sign-in; absent or null: every code the platform supports. */
   allowed_country_codes: string[] | null;
   /** Days a buyer has to pay a bank transfer or manual PayPal order (1..30, default 3). */
   manual_payment_days: number;
-  merchant_tokens: string[];
-  fivem_secret?: string;
   blocked_phones: BlockedPhoneFixture[];
   /** The store owner, who signs in to the merchant dashboard with this phone. */
   owner?: { name: string; country_code: string; phone: string };
@@ -209,216 +157,7 @@ export interface Fixture {
 
 // ---------------------------------------------------------------- schema
 
-const MONEY_MESSAGE = 'must be a decimal string with at most the currency’s decimals (ISO 4217)';
-const PERCENT_MESSAGE = 'must be a decimal string with at most two decimals';
-
-/**
- * A money (or, with `max`, percent) string. Money is checked here for its form, with as many decimals
- * as any currency has; checkStore then holds it to the store currency's own decimals (ISO 4217).
- * `max` is the largest value in hundredths (percent * 100 for rates).
- */
-function decimal(max?: { minor: number; message: string }): Joi.StringSchema {
-  const MONEY_MESSAGE_HERE = max ? PERCENT_MESSAGE : MONEY_MESSAGE;
-  return Joi.string()
-    .custom((value: string, helpers) => {
-      const minor = parseDecimal(value, max ? 2 : 3);
-      if (minor === null) return helpers.error('decimal.format');
-      if (max && minor > max.minor) return helpers.error('decimal.range');
-      return value;
-    })
-    .messages({
-      'string.base': MONEY_MESSAGE_HERE,
-      'string.empty': MONEY_MESSAGE_HERE,
-      'decimal.format': MONEY_MESSAGE_HERE,
-      'decimal.range': max?.message ?? MONEY_MESSAGE_HERE,
-    });
-}
-
-const percent = (what: string): Joi.StringSchema =>
-  decimal({ minor: 10_000, message: `must be between 0 and 100 for ${what}` });
-
-// Strict: a fixture that says "5" where a number belongs, or "true" for a boolean, is a mistake to report.
-const int = (): Joi.NumberSchema => Joi.number().integer().strict();
-const bool = (): Joi.BooleanSchema => Joi.boolean().strict();
-const text = (max: number): Joi.StringSchema => Joi.string().trim().min(1).max(max);
-const isoDate = (): Joi.DateSchema =>
-  Joi.date().iso().messages({
-    'date.format': 'must be an ISO 8601 timestamp',
-    'date.base': 'must be an ISO 8601 timestamp',
-  });
-
-const ref = (): Joi.StringSchema =>
-  Joi.string()
-    .pattern(/^[A-Za-z0-9_.:-]{1,100}$/)
-    .messages({ 'string.pattern.base': 'must be 1 to 100 letters, digits, or _ . : -' });
-
-const slug = (): Joi.StringSchema =>
-  Joi.string()
-    .pattern(/^[a-z0-9]+(?:[-_][a-z0-9]+)*$/)
-    .max(200)
-    .messages({ 'string.pattern.base': 'must be lower-case letters and digits separated by - or _' });
-
-const countryCode = (): Joi.StringSchema =>
-  Joi.string()
-    .pattern(/^\d{1,4}$/)
-    .messages({
-      'string.base': 'must be a string of 1 to 4 digits without a plus sign',
-      'string.pattern.base': 'must be a string of 1 to 4 digits without a plus sign',
-    });
-
-const phone = (): Joi.StringSchema =>
-  Joi.string()
-    .pattern(/^\d{4,15}$/)
-    .messages({
-      'string.base': 'must be a string of 4 to 15 digits without the country code',
-      'string.pattern.base': 'must be a string of 4 to 15 digits without the country code',
-    });
-
 const secret = (): Joi.StringSchema => Joi.string().min(8).max(200);
-
-const origin = (): Joi.StringSchema =>
-  Joi.string()
-    .uri({ scheme: ['http', 'https'] })
-    .custom((value: string, helpers) =>
-      new URL(value).origin === value ? value : helpers.error('origin.format'),
-    )
-    .messages({
-      'origin.format': 'must be an origin such as https://shop.example.com (no path, no trailing slash)',
-    });
-
-const amountBounds = {
-  active: bool().default(true),
-  min_amount: decimal(),
-  max_amount: decimal(),
-};
-
-const credential = (): Joi.StringSchema => Joi.string().min(1).max(500);
-
-function gatewayMethod(providers: GatewayProvider[]): Joi.ObjectSchema {
-  return Joi.object({
-    provider: Joi.string()
-      .valid(...providers)
-      .required(),
-    secret_key: credential().when('provider', { is: 'moyasar', then: Joi.required() }),
-    publishable_key: credential(),
-    api_key: credential().when('provider', { is: 'coinbase', then: Joi.required() }),
-    webhook_secret: credential(),
-    ...amountBounds,
-  });
-}
-
-const paymentMethodsSchema = Joi.object({
-  card: gatewayMethod(['sandbox', 'moyasar']),
-  mada: gatewayMethod(['sandbox', 'moyasar']),
-  stcpay: gatewayMethod(['sandbox', 'moyasar']),
-  applepay: gatewayMethod(['sandbox', 'moyasar']),
-  coinbase: gatewayMethod(['sandbox', 'coinbase']),
-  paypal: Joi.object({
-    email: Joi.string().email({ tlds: { allow: false } }),
-    pay_link: Joi.string().uri({ scheme: ['https', 'http'] }),
-    ...amountBounds,
-  }).or('email', 'pay_link'),
-  bank: Joi.object({
-    bank_name: text(200).required(),
-    account_name: text(200).required(),
-    account_number: text(50).required(),
-    iban: Joi.string()
-      .pattern(/^[A-Z]{2}\d{2}[A-Z0-9]{10,30}$/)
-      .required()
-      .messages({
-        'string.pattern.base': 'must be an IBAN: country letters, check digits, then letters and digits',
-      }),
-    ...amountBounds,
-  }),
-}).default({});
-
-const fieldSchema = Joi.object({
-  type: Joi.string()
-    .valid('text', 'number', 'date', 'datetime', 'color', 'select', 'image', 'file')
-    .required(),
-  label: text(200).required(),
-  required: bool().default(false),
-  options: Joi.array()
-    .items(Joi.object({ label: text(200).required(), price: decimal().default('0.00') }))
-    .min(1)
-    .when('type', {
-      is: 'select',
-      then: Joi.required(),
-      otherwise: Joi.forbidden().messages({ 'any.unknown': 'is only allowed on a select field' }),
-    }),
-});
-
-const planSchema = Joi.object({
-  ref: ref().required(),
-  name: text(200).required(),
-  price: decimal().required(),
-  duration: Joi.string().valid('monthly', 'quarterly', 'yearly', 'lifetime').required(),
-  active: bool().default(true),
-});
-
-const productSchema = Joi.object({
-  ref: ref().required(),
-  name: text(200).required(),
-  slug: slug().required(),
-  type: Joi.string().valid('product', 'code', 'service', 'subscription').required(),
-  description: Joi.string().max(5000).allow('', null),
-  image_url: Joi.string()
-    .uri({ scheme: ['http', 'https'] })
-    .max(2000)
-    .allow(null),
-  price: decimal().required(),
-  sale_price: decimal().allow(null),
-  active: bool().default(true),
-  stock: int().min(0).allow(null),
-  max_per_order: int().min(1).max(10_000).default(10),
-  categories: Joi.array().items(ref()).default([]),
-  fields: Joi.array().items(fieldSchema).default([]),
-  codes: Joi.array().items(Joi.string().min(1).max(500)).default([]),
-  plans: Joi.array().items(planSchema).default([]),
-  license: Joi.object({
-    prefix: Joi.string()
-      .pattern(/^[A-Za-z0-9]{1,20}$/)
-      .required()
-      .messages({ 'string.pattern.base': 'must be 1 to 20 letters or digits' }),
-    lock_type: Joi.string().valid('none', 'hwid', 'ip').default('none'),
-    max_activations: int().min(0).default(0),
-    encrypt: bool().default(false),
-  }).allow(null),
-  fivem_commands: Joi.array()
-    .items(
-      Joi.object({
-        command: text(1000).required(),
-        require_online: bool().default(false),
-        run_on: Joi.string().valid('purchase', 'refund', 'renewal', 'expiry').default('purchase'),
-        delay_seconds: int().min(0).max(2_592_000).default(0),
-        inventory_slots: int().min(1).max(1000).allow(null).default(null),
-      }),
-    )
-    .default([]),
-});
-
-const couponSchema = Joi.object({
-  code: Joi.string()
-    .pattern(/^[A-Za-z0-9_-]{1,100}$/)
-    .required()
-    .messages({ 'string.pattern.base': 'must be 1 to 100 letters, digits, - or _' }),
-  type: Joi.string().valid('percentage', 'fixed').required(),
-  amount: Joi.when('type', {
-    is: 'percentage',
-    then: percent('a percentage coupon').required(),
-    otherwise: decimal().required(),
-  }),
-  active: bool().default(true),
-  max_uses: int().min(1).allow(null),
-  min_order: decimal().allow(null),
-  products: Joi.array().items(ref()).default([]),
-  payment_restrictions: Joi.array()
-    .items(Joi.string().valid(...PAYMENT_METHOD_IDS))
-    .unique()
-    .default([]),
-  starts_at: isoDate().allow(null),
-  expires_at: isoDate().allow(null),
-});
 
 const customerSchema = Joi.object({
   ref: ref().required(),
@@ -458,15 +197,8 @@ const licenseSchema = Joi.object({
 const storeSchema = Joi.object({
   ref: ref().required(),
   name: text(200).required(),
-  currency: Joi.string()
-    .pattern(/^[A-Z]{3}$/)
-    .valid(...SUPPORTED_CURRENCIES)
-    .required()
-    .messages({
-      'string.pattern.base': 'must be a three-letter upper-case currency code',
-      'any.only': UNKNOWN_CURRENCY_MESSAGE,
-    }),
-  domains: Joi.array().items(Joi.string().hostname().lowercase().max(253)).default([]),
+  currency: currency().required(),
+  domains: Joi.array().items(domain()).default([]),
   plan: Joi.string().valid('paid', 'free').default('free'),
   tax_mode: Joi.string().valid('none', 'inclusive', 'exclusive').default('none'),
   tax_rate: percent('a tax rate').default('0'),
@@ -484,6 +216,8 @@ const storeSchema = Joi.object({
     .pattern(/^[A-Za-z0-9_-]{8,100}$/)
     .messages({ 'string.pattern.base': 'must be 8 to 100 letters, digits, - or _' }),
   allowed_origins: Joi.array().items(origin()).default([]),
+  merchant_tokens: Joi.array().items(secret()).default([]),
+  fivem_secret: secret(),
   manual_payment_days: int().min(1).max(30).default(3),
   allowed_country_codes: Joi.array()
     .items(
@@ -495,28 +229,18 @@ const storeSchema = Joi.object({
     .unique()
     .allow(null)
     .default(null),
-  merchant_tokens: Joi.array().items(secret()).default([]),
-  fivem_secret: secret(),
-  blocked_phones: Joi.array()
-    .items(
-      Joi.object({
-        country_code: countryCode().required(),
-        phone: phone().required(),
-        reason: Joi.string().max(200),
-      }),
-    )
-    .default([]),
+  blocked_phones: Joi.array().items(blockedPhoneSchema).default([]),
   owner: Joi.object({
     name: text(200).allow('').default(''),
     country_code: countryCode().required(),
     phone: phone().required(),
   }),
-  payment_methods: paymentMethodsSchema,
+  payment_methods: paymentMethodsSchema('fixture'),
   categories: Joi.array()
     .items(Joi.object({ ref: ref().required(), name: text(200).required(), slug: slug().required() }))
     .default([]),
-  products: Joi.array().items(productSchema).default([]),
-  coupons: Joi.array().items(couponSchema).default([]),
+  products: Joi.array().items(productSchema('fixture')).default([]),
+  coupons: Joi.array().items(couponSchema('fixture')).default([]),
   customers: Joi.array().items(customerSchema).default([]),
   reviews: Joi.array().items(reviewSchema).default([]),
   licenses: Joi.array().items(licenseSchema).default([]),

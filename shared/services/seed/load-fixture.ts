@@ -307,6 +307,8 @@ class StoreSeeder {
           store_id: this.storeId,
           token_hash: tokenHash,
           name: 'fixture',
+          scope: 'write',
+          last4: token.slice(-4),
         });
       }
     }

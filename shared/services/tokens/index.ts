@@ -100,7 +100,13 @@ export async function issueMerchantToken(
   token: string = randomToken(32, 'mt_'),
   name = 'default',
 ): Promise<string> {
-  await MerchantToken.query(knex).insert({ store_id: storeId, token_hash: sha256(token), name });
+  await MerchantToken.query(knex).insert({
+    store_id: storeId,
+    token_hash: sha256(token),
+    name,
+    scope: 'write',
+    last4: token.slice(-4),
+  });
   return token;
 }
 

@@ -274,9 +274,14 @@ describe('Merchant API: guard, envelope, isolation, lists, bad input', function 
       currency: 'SAR',
       plan: 'paid',
       domains: [`a${a.store.id}.localhost`],
-      payment_methods: [{ method: 'card', provider: 'sandbox', active: true }],
+      embed_key: a.store.embed_key,
       tax: { mode: 'exclusive', rate: '15.00' },
     });
+    const methods = (res.body.data as { payment_methods: Record<string, unknown>[] }).payment_methods;
+    expect(methods).to.have.length(1);
+    expect(methods[0]).to.deep.include({ method: 'card', provider: 'sandbox', active: true });
+    // A credential sealed under another secret is unreadable: shown as set, never in the clear.
+    expect(methods[0].credentials).to.deep.equal({ sealed: 'set' });
     expect(res.text).to.not.contain('v1.secret');
   });
 

@@ -1,0 +1,347 @@
+import type { Knex } from 'knex';
+import { PAYMENT_METHOD_IDS, type PaymentMethodId, type Store } from '../../../db/models';
+import type { Cipher } from '../../crypto';
+import { randomToken } from '../../crypto';
+import { FieldErrors, messagesOf, ValidationError } from '../../errors';
+import { formatMoney, parseMoney } from '../../money';
+import { decryptCredentials, encryptCredentials } from '../../providers/credentials';
+import {
+  CREDENTIAL_KEYS,
+  type GatewayMethodFixture,
+  type GatewayProvider,
+  type PaymentMethodsPatch,
+  REQUIRED_CREDENTIAL,
+} from '../catalogue/store-schema';
+import { type Actor, type Changes, recordAudit, SECRET } from './audit';
+
+/**
+ * The store's settings as its owner manages them through the Merchant API: name, locale, currency (only
+ * while the store has no orders), allowed origins, storefront domains, blocked phones, payment methods
+ * with their provider credentials, and the embed key.
+ *
+ * Credentials are write-only: sealed with the platform cipher as they arrive, and shown back only as
+ * `"set"` per key. Every change is one transaction with its audit row; the store lookups by embed key and
+ * host (catalog/store-cache.ts) are told after commit by the Merchant guard, so a rotated embed key is
+ * refused by the next request on every process.
+ */
+
+export interface StoreSettingsPatch {
+  name?: string;
+  locale?: 'ar' | 'en';
+  currency?: string;
+  allowed_origins?: string[];
+  domains?: string[];
+  blocked_phones?: { country_code: string; phone: string; reason?: string }[];
+  payment_methods?: PaymentMethodsPatch;
+}
+
+export interface PaymentMethodView {
+  method: string;
+  provider: string;
+  active: boolean;
+  min_amount: string | null;
+  max_amount: string | null;
+  /** What buyers are shown: PayPal address or link, bank details. */
+  settings: Record<string, unknown>;
+  /** Each credential key configured, as `"set"`; the values never leave the database. */
+  credentials: Record<string, string>;
+}
+
+export interface StoreSettingsView {
+  id: number;
+  name: string;
+  currency: string;
+  locale: string;
+  plan: Store['plan'];
+  embed_key: string;
+  allowed_origins: string[];
+  domains: string[];
+  blocked_phones: { country_code: string; phone: string; reason: string | null }[];
+  payment_methods: PaymentMethodView[];
+  tax: { mode: Store['tax_mode']; rate: string };
+  created_at: string;
+}
+
+type MethodRow = {
+  id: number;
+  method: PaymentMethodId;
+  provider: string;
+  active: boolean;
+  settings: Record<string, unknown>;
+  min_amount_minor: string | number | null;
+  max_amount_minor: string | number | null;
+  credentials_encrypted: string | null;
+};
+
+function credentialKeys(cipher: Cipher, sealed: string | null): Record<string, string> {
+  try {
+    return Object.fromEntries(Object.keys(decryptCredentials(cipher, sealed)).map((k) => [k, SECRET]));
+  } catch {
+    // Sealed under another platform secret: unreadable, so shown as set without naming keys.
+    return sealed ? { sealed: SECRET } : {};
+  }
+}
+
+const money = (v: string | number | null): string | null => (v == null ? null : formatMoney(Number(v)));
+
+export async function storeSettings(
+  deps: { knex: Knex; cipher: Cipher },
+  storeId: number,
+): Promise<StoreSettingsView> {
+  const { knex } = deps;
+  const [store, domains, methods, blocked] = await Promise.all([
+    knex('stores').where('id', storeId).first(),
+    knex('store_domains').where('store_id', storeId).orderBy('id').pluck('domain'),
+    knex('store_payment_methods').where('store_id', storeId).orderBy(['position', 'id']) as Promise<
+      MethodRow[]
+    >,
+    knex('blocked_phones').where('store_id', storeId).orderBy('id'),
+  ]);
+  return {
+    id: Number(store.id),
+    name: store.name,
+    currency: store.currency,
+    locale: store.locale,
+    plan: store.plan,
+    embed_key: store.embed_key,
+    allowed_origins: store.allowed_origins ?? [],
+    domains: domains.map(String),
+    blocked_phones: blocked.map((b: Record<string, unknown>) => ({
+      country_code: String(b.country_code),
+      phone: String(b.phone),
+      reason: (b.reason as string | null) ?? null,
+    })),
+    payment_methods: methods.map((m) => ({
+      method: m.method,
+      provider: m.provider,
+      active: m.active,
+      min_amount: money(m.min_amount_minor),
+      max_amount: money(m.max_amount_minor),
+      settings: m.settings ?? {},
+      credentials: credentialKeys(deps.cipher, m.credentials_encrypted),
+    })),
+    // Basis points as a percentage string: 1500 -> "15.00".
+    tax: { mode: store.tax_mode, rate: formatMoney(Number(store.tax_rate_bp)) },
+    created_at: new Date(store.created_at).toISOString(),
+  };
+}
+
+const optionalMinor = (v: string | undefined): number | null =>
+  v === undefined ? null : (parseMoney(v) ?? 0);
+
+/** Writes the payment methods named in `patch`; answers the audit's changes (credentials as "set"). */
+async function writePaymentMethods(
+  trx: Knex,
+  cipher: Cipher,
+  storeId: number,
+  patch: PaymentMethodsPatch,
+): Promise<Changes> {
+  const errors: FieldErrors = {};
+  const changes: Changes = {};
+  const rows = (await trx('store_payment_methods').where('store_id', storeId)) as MethodRow[];
+  for (const method of PAYMENT_METHOD_IDS) {
+    if (!(method in patch)) continue;
+    const given = patch[method as keyof PaymentMethodsPatch];
+    const row = rows.find((r) => r.method === method);
+    const at = `payment_methods.${method}`;
+    if (given === null || given === undefined) {
+      if (row) {
+        await trx('store_payment_methods').where('id', row.id).delete();
+        changes[at] = { from: row.provider, to: null };
+      }
+      continue;
+    }
+    if (given.min_amount !== undefined && given.max_amount !== undefined) {
+      if ((parseMoney(given.max_amount) ?? 0) < (parseMoney(given.min_amount) ?? 0)) {
+        messagesOf(errors, `${at}.max_amount`).push('must not be below min_amount');
+      }
+    }
+    let provider: string;
+    let settings: Record<string, string> = {};
+    let credentials: Record<string, string> | null = null;
+    if (method === 'paypal' || method === 'bank') {
+      provider = method;
+      const {
+        active: _a,
+        min_amount: _min,
+        max_amount: _max,
+        ...rest
+      } = given as unknown as Record<string, unknown>;
+      settings = rest as Record<string, string>;
+    } else {
+      const gateway = given as GatewayMethodFixture;
+      provider = gateway.provider;
+      const sent: Record<string, string> = {};
+      for (const key of CREDENTIAL_KEYS) if (gateway[key] !== undefined) sent[key] = gateway[key]!;
+      // Write-only: credentials left out are kept while the provider stays the same.
+      let stored: Record<string, string> = {};
+      if (row && row.provider === provider) {
+        try {
+          stored = { ...decryptCredentials(cipher, row.credentials_encrypted) };
+        } catch {
+          stored = {};
+        }
+      }
+      const merged = { ...stored, ...sent };
+      const required = REQUIRED_CREDENTIAL[provider as GatewayProvider];
+      if (required && !merged[required]) {
+        messagesOf(errors, `${at}.${required}`).push(`is required for the ${provider} provider`);
+      }
+      credentials = Object.keys(merged).length > 0 ? merged : null;
+      if (Object.keys(sent).length > 0) {
+        changes[`${at}.credentials`] = {
+          from: null,
+          to: Object.fromEntries(Object.keys(sent).map((k) => [k, SECRET])),
+        };
+      }
+    }
+    const values = {
+      provider,
+      active: given.active,
+      settings: JSON.stringify(settings),
+      min_amount_minor: optionalMinor(given.min_amount),
+      max_amount_minor: optionalMinor(given.max_amount),
+      credentials_encrypted: credentials ? encryptCredentials(cipher, credentials) : null,
+      updated_at: trx.fn.now(),
+    };
+    if (row) await trx('store_payment_methods').where('id', row.id).update(values);
+    else {
+      await trx('store_payment_methods').insert({
+        ...values,
+        store_id: storeId,
+        method,
+        position: PAYMENT_METHOD_IDS.indexOf(method),
+      });
+    }
+    changes[at] = {
+      from: row ? { provider: row.provider, active: row.active, settings: row.settings } : null,
+      to: { provider, active: given.active, settings },
+    };
+  }
+  if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+  return changes;
+}
+
+async function writeDomains(trx: Knex, storeId: number, domains: string[]): Promise<void> {
+  const wanted = [...new Set(domains)];
+  const taken = await trx('store_domains')
+    .whereIn('domain', wanted.length > 0 ? wanted : [''])
+    .whereNot('store_id', storeId)
+    .pluck('domain');
+  if (taken.length > 0) {
+    const errors: FieldErrors = {};
+    for (const d of taken) {
+      messagesOf(errors, `domains.${domains.indexOf(String(d))}`).push('belongs to another store');
+    }
+    throw new ValidationError(errors);
+  }
+  await trx('store_domains')
+    .where('store_id', storeId)
+    .whereNotIn('domain', wanted.length > 0 ? wanted : [''])
+    .delete();
+  const present = await trx('store_domains').where('store_id', storeId).pluck('domain');
+  const fresh = wanted.filter((d) => !present.includes(d));
+  if (fresh.length > 0) {
+    await trx('store_domains').insert(fresh.map((domain) => ({ store_id: storeId, domain })));
+  }
+}
+
+async function writeBlockedPhones(
+  trx: Knex,
+  storeId: number,
+  phones: NonNullable<StoreSettingsPatch['blocked_phones']>,
+): Promise<void> {
+  await trx('blocked_phones').where('store_id', storeId).delete();
+  const unique = new Map(phones.map((p) => [p.country_code + p.phone, p]));
+  if (unique.size > 0) {
+    await trx('blocked_phones').insert(
+      [...unique.entries()].map(([e164, p]) => ({
+        store_id: storeId,
+        country_code: p.country_code,
+        phone: p.phone,
+        e164,
+        reason: p.reason ?? null,
+      })),
+    );
+  }
+}
+
+const UNIQUE_VIOLATION = '23505';
+
+export async function updateStoreSettings(
+  deps: { knex: Knex; cipher: Cipher },
+  actor: Actor,
+  storeId: number,
+  patch: StoreSettingsPatch,
+): Promise<StoreSettingsView> {
+  await deps.knex
+    .transaction(async (trx) => {
+      const store = await trx('stores').where('id', storeId).forUpdate().first();
+      const changes: Changes = {};
+      const columns: Record<string, unknown> = {};
+      for (const key of ['name', 'locale', 'currency'] as const) {
+        if (patch[key] !== undefined && patch[key] !== store[key]) {
+          columns[key] = patch[key];
+          changes[key] = { from: store[key], to: patch[key] };
+        }
+      }
+      if (columns.currency !== undefined && (await trx('orders').where('store_id', storeId).first('id'))) {
+        throw ValidationError.field('currency', 'cannot change once the store has orders');
+      }
+      if (patch.allowed_origins !== undefined) {
+        columns.allowed_origins = [...new Set(patch.allowed_origins)];
+        changes.allowed_origins = { from: store.allowed_origins, to: columns.allowed_origins };
+      }
+      if (Object.keys(columns).length > 0) {
+        await trx('stores')
+          .where('id', storeId)
+          .update({ ...columns, updated_at: trx.fn.now() });
+      }
+      if (patch.domains !== undefined) {
+        const before = await trx('store_domains').where('store_id', storeId).orderBy('id').pluck('domain');
+        await writeDomains(trx, storeId, patch.domains);
+        changes.domains = { from: before, to: [...new Set(patch.domains)] };
+      }
+      if (patch.blocked_phones !== undefined) {
+        await writeBlockedPhones(trx, storeId, patch.blocked_phones);
+        changes.blocked_phones = { from: null, to: patch.blocked_phones };
+      }
+      if (patch.payment_methods !== undefined) {
+        Object.assign(changes, await writePaymentMethods(trx, deps.cipher, storeId, patch.payment_methods));
+      }
+      if (Object.keys(changes).length > 0) {
+        await recordAudit(trx, actor, 'store.updated', { type: 'store', id: storeId }, changes);
+      }
+    })
+    .catch((err: unknown) => {
+      // Two stores claiming one domain at the same moment: the unique index decides.
+      if ((err as { code?: string }).code === UNIQUE_VIOLATION) {
+        throw ValidationError.field('domains', 'a domain belongs to another store');
+      }
+      throw err;
+    });
+  return storeSettings(deps, storeId);
+}
+
+/** A new embed key; the old one is refused from the next request on (the guard bumps the store lookups). */
+export async function rotateEmbedKey(
+  knex: Knex,
+  actor: Actor,
+  storeId: number,
+): Promise<{ embed_key: string; previous_key_last4: string }> {
+  return knex.transaction(async (trx) => {
+    const store = await trx('stores').where('id', storeId).forUpdate().first('embed_key');
+    const embedKey = randomToken(24, 'emb_pk_');
+    await trx('stores').where('id', storeId).update({ embed_key: embedKey, updated_at: trx.fn.now() });
+    await recordAudit(
+      trx,
+      actor,
+      'store.embed_key_rotated',
+      { type: 'store', id: storeId },
+      {
+        embed_key: { from: `…${String(store.embed_key).slice(-4)}`, to: `…${embedKey.slice(-4)}` },
+      },
+    );
+    return { embed_key: embedKey, previous_key_last4: String(store.embed_key).slice(-4) };
+  });
+}
