@@ -1,13 +1,15 @@
 import type { Knex } from 'knex';
 import { randomToken } from '../../crypto';
 import { ValidationError } from '../../errors';
+import { SUPPORTED_CURRENCIES } from '../../currency';
 import { parsePhone, type Phone } from '../../phone';
+import { syncFixtureOwner } from '../dashboard/accounts';
 import { operatorActor, recordAudit } from './audit';
 import { createMerchantToken } from './tokens';
 
 /**
  * A new store for a merchant, made by the operator (`npm run store:create`): the store with a fresh embed
- * key, its owner's phone, and a first write token. One transaction: a refused input writes nothing.
+ * key, its owner (who signs in to the merchant dashboard with that phone), and a first write token. One transaction: a refused input writes nothing.
  */
 
 export interface NewStoreInput {
@@ -33,8 +35,8 @@ export function checkNewStore(input: NewStoreInput): Phone {
   const errors: Record<string, string[]> = {};
   const name = input.name.trim();
   if (name === '' || name.length > 200) errors.name = ['must be 1 to 200 characters'];
-  if (!/^[A-Z]{3}$/.test(input.currency))
-    errors.currency = ['must be a three-letter upper-case currency code'];
+  if (!(SUPPORTED_CURRENCIES as readonly string[]).includes(input.currency))
+    errors.currency = ['must be a currency the platform knows (ISO 4217 code, such as SAR)'];
   const phone = parsePhone(input.ownerCountryCode, input.ownerPhone);
   if (!phone) errors['owner-phone'] = ['must be a valid phone number for the owner’s country code'];
   if (Object.keys(errors).length > 0) throw new ValidationError(errors);
@@ -60,6 +62,8 @@ export async function createStoreForOwner(knex: Knex, input: NewStoreInput): Pro
       country_code: phone.countryCode,
       phone: phone.national,
     };
+    // The owner signs in to the merchant dashboard (/merchant) with this phone.
+    await syncFixtureOwner(trx, storeId, owner);
     const token = await createMerchantToken(trx, storeId, 'first token', 'write');
     await recordAudit(
       trx,

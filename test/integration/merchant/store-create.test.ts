@@ -51,6 +51,13 @@ describe('store:create and merchant-token --scope', function () {
     expect(created.embed_key).to.match(/^emb_pk_/);
     expect(created.token).to.match(/^mt_/);
     expect(created.owner).to.deep.include({ country_code: '966', phone: '501234567' });
+    // The owner is the store's owner in the merchant dashboard (signs in with that phone).
+    const members = await suite.deps
+      .knex('store_members as m')
+      .join('merchant_users as u', 'u.id', 'm.merchant_user_id')
+      .where('m.store_id', created.store_id)
+      .select('m.role', 'u.e164');
+    expect(members).to.deep.equal([{ role: 'owner', e164: '966501234567' }]);
     expect(out.stderr).to.match(/shown once/);
     expect(out.stderr).to.not.contain(created.token);
 
