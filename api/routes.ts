@@ -27,7 +27,7 @@ import { widgetDemoRoutes, widgetRoutes } from './widget/routes';
 export function allRoutes(
   config: Pick<Config, 'nodeEnv'> & Partial<Pick<Config, 'sandboxEnabled'>>,
 ): Route[] {
-  // CONTRACT section 6: the /__dev routes do not exist in production.
+  // The operator contract (docs/operations.md): the /__dev routes do not exist in production.
   const dev = config.nodeEnv === 'production' ? [] : [...devRoutes, ...widgetDemoRoutes];
   const routes = [
     ...platformRoutes,

@@ -19,7 +19,7 @@ import { provision } from './lib/provision';
 import { freePort, sleep } from './lib/services';
 
 /**
- * `npm run bench` (issue 17): every hot path of the web process under load, each figure beside two
+ * `npm run bench`: every hot path of the web process under load, each figure beside two
  * ceilings measured in the same run on the same machine:
  *
  * - a bare `node:http` server answering the same JSON as `/healthz` (what Node itself can do here), and

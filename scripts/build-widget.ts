@@ -17,7 +17,7 @@ const root = path.resolve(
 );
 export const WIDGET_ENTRY = path.join(root, 'widget', 'src', 'index.ts');
 export const WIDGET_BUNDLE = path.join(root, 'dist', 'widget', 'v1.js');
-/** Issue 16: the script stays under 25 KB gzipped. */
+/** The script stays under 25 KB gzipped. */
 export const WIDGET_GZIP_BUDGET = 25 * 1024;
 
 export interface WidgetBuild {

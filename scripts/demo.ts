@@ -1,7 +1,7 @@
 /**
  * `npm run demo`, with `npm start` running: a whole purchase through the public API only, printed step by
  * step (the request, then a short answer). Sign in by OTP read from the dev outbox, guest checkout of the
- * demo store's code key, payment through the sandbox page (CONTRACT section 7), status polling, and the
+ * demo store's code key, payment through the sandbox page (docs/operations.md), status polling, and the
  * delivered key read from the dev outbox. README "Try the demo" shows the same steps as curl commands.
  *
  * DEMO_BASE_URL (default PUBLIC_BASE_URL, else http://localhost:$PORT) names the running platform;

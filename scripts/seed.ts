@@ -4,7 +4,7 @@ import { createDeps, Deps, StartupError } from '../shared/deps';
 import { FixtureError, loadFixture, readFixtureFile, validateFixture } from '../shared/services/seed';
 
 /**
- * `seed FILE` (CONTRACT section 3): loads a fixture into the database named by DATABASE_URL and prints the
+ * `seed FILE` (docs/operations.md): loads a fixture into the database named by DATABASE_URL and prints the
  * manifest as one JSON document on stdout. stdout carries the manifest and nothing else, so every log line
  * goes to stderr. A refused fixture, an unreadable file or an unreachable database exits 1 with the reason
  * on stderr.

@@ -1,7 +1,7 @@
 import Joi from 'joi';
 
 /**
- * Process configuration, read once from the environment (CONTRACT section 2).
+ * Process configuration, read once from the environment (docs/operations.md).
  * A bad value stops the process with a message naming the variable.
  */
 export interface Config {
@@ -305,7 +305,7 @@ export function configWith(overrides: NodeJS.ProcessEnv, base: NodeJS.ProcessEnv
 }
 
 /**
- * What a production start must say out loud (issue 10, item 8): settings that open something up. The web
+ * What a production start must say out loud: settings that open something up. The web
  * process logs each as a warning right after its ready line.
  */
 export function startupWarnings(config: Config): string[] {

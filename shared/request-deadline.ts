@@ -7,7 +7,7 @@ import { DependencyUnavailableError } from './dependency-errors';
  * there is no budget and every check passes.
  *
  * Passed explicitly rather than carried by AsyncLocalStorage: on Node 20 the storage's promise hooks ran
- * on every promise of every request, about 6.7 us of the 31.5 us a /healthz request cost (issue 17).
+ * on every promise of every request, about 6.7 us of the 31.5 us a /healthz request cost.
  */
 export interface RequestBudget {
   readonly deadline: number;

@@ -7,7 +7,7 @@ import { servedQueues, WorkerPool } from './worker-pool';
 const CLEANUP_RESERVE_MS = 1_000;
 
 /**
- * The `worker` process (CONTRACT section 1): one BullMQ Worker per served queue. On SIGTERM running jobs
+ * The `worker` process (docs/operations.md): one BullMQ Worker per served queue. On SIGTERM running jobs
  * get until the shutdown deadline to finish; whatever is still running then goes back to the queue.
  */
 void runProcess('worker', async (config, logger) => {

@@ -3,7 +3,7 @@ import { runProcess } from '../shared/process';
 import { Scheduler } from '../shared/scheduler';
 
 /**
- * The `scheduler` process (CONTRACT section 1): node-cron tasks that only enqueue maintenance jobs with
+ * The `scheduler` process (docs/operations.md): node-cron tasks that only enqueue maintenance jobs with
  * per-tick job ids, so running several schedulers at once still yields one job per tick.
  */
 void runProcess('scheduler', async (config, logger) => {

@@ -14,7 +14,7 @@ function parseBasic(header: string): { user: string; password: string } | null {
 
 /**
  * HTTP basic auth against DASHBOARD_USER / DASHBOARD_PASSWORD. With no credentials configured nothing
- * gets in (CONTRACT section 2). Both parts are always compared, in constant time, so the answer's timing
+ * gets in (docs/operations.md). Both parts are always compared, in constant time, so the answer's timing
  * says nothing about which part was wrong.
  */
 export function dashboardAuth(

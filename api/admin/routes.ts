@@ -26,7 +26,11 @@ function dashboard(deps: Deps): AppMiddleware[] {
     options: { uiConfig: { boardTitle: 'Commerce queues' } },
   });
   return [
-    failedAuthLimit(LIMITS.dashboardFailuresPerIp, dashboardAuth(deps.config, 'queues')),
+    // A request without credentials is the browser's first, asking which realm (every page and file of
+    // the board starts so): only wrong credentials are failed logins.
+    failedAuthLimit(LIMITS.dashboardFailuresPerIp, dashboardAuth(deps.config, 'queues'), (ctx) =>
+      Boolean(ctx.get('Authorization')),
+    ),
     plainAddressScript(),
     selfContainedPage(),
     serverAdapter.registerPlugin() as AppMiddleware,

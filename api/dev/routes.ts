@@ -8,7 +8,7 @@ import { NotFoundError } from '../../shared/errors';
 /** Newest messages kept by the outbox driver, for local development and end-to-end tests. */
 const OUTBOX_LIMIT = 100;
 
-/** Development-only routes; api/routes.ts leaves them out when NODE_ENV=production (CONTRACT section 6). */
+/** Development-only routes; api/routes.ts leaves them out when NODE_ENV=production (docs/operations.md). */
 export const devRoutes = [
   defineRoute({
     method: 'post',

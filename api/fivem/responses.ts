@@ -56,7 +56,7 @@ export const FIVEM_UNAUTHENTICATED = fivemRefused(
   'Invalid FiveM secret',
 );
 
-/** A queued command as a listing hands it out (CONTRACT section 8: at least `id` and `command`). */
+/** A queued command as a listing hands it out (docs/operations.md: at least `id` and `command`). */
 export const queuedCommandSchema: SchemaObject = {
   type: 'object',
   required: ['id', 'command', 'player', 'order_id', 'require_online', 'inventory_slots', 'lease_expires_at'],

@@ -13,7 +13,7 @@ export { id };
 export const idParams = Joi.object<{ id: number }, true>({ id: id().required().description('The id.') });
 
 /**
- * A query schema with `page` and `per_page` (CONTRACT section 8: 15 per page by default, at most 100) that
+ * A query schema with `page` and `per_page` (docs/operations.md: 15 per page by default, at most 100) that
  * refuses parameters it does not know: an unknown filter is a 422, never silently ignored.
  */
 export function listQuery<T extends object>(

@@ -5,7 +5,7 @@ import { bearerToken } from '../../shared/services/tokens';
 import type { AppMiddleware } from '../context';
 
 /**
- * Who may scrape /metrics (issue 10, item 8). With METRICS_TOKEN set, only a request carrying it as a
+ * Who may scrape /metrics. With METRICS_TOKEN set, only a request carrying it as a
  * bearer token (compared in constant time). Without it, anyone outside production (a developer's machine),
  * and nobody in production, where route names, traffic and queue depths are not for the public: /metrics
  * is then a 404.

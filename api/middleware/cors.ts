@@ -31,10 +31,10 @@ const STOREFRONT = Object.entries(STOREFRONT_CORS_HEADERS);
  * - Embed: exactly as the spec's "Cross-origin behaviour" gives it. Written by hand because @koa/cors sends
  *   nothing when a request has no Origin and drops Allow-Credentials when it is false, while the spec wants
  *   both.
- * - Storefront and analytics: open to any origin without credentials (issue 10: tokens travel in headers,
+ * - Storefront and analytics: open to any origin without credentials (tokens travel in headers,
  *   never cookies, so a foreign page can do nothing a script on the store's own page could not): a theme
  *   or app served from anywhere may call the API on the store's domain, where the store is found by Host,
- *   or from a store's own domain, where it is found by Origin (CONTRACT section 8). Headers only when the
+ *   or from a store's own domain, where it is found by Origin (docs/operations.md). Headers only when the
  *   request names an Origin.
  *
  * `Origin: null` (sandboxed frames, file: pages, some redirects) names no site and could be anyone's: it

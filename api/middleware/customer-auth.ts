@@ -49,7 +49,7 @@ export function customerAuth(options: CustomerAuthOptions): AppMiddleware {
       throw new ForbiddenError(MISSING_ABILITY_MESSAGE);
     }
 
-    // A token is valid only in its own store, on every route (issue 10, item 7): the store the request
+    // A token is valid only in its own store, on every route: the store the request
     // names (embed key, Host) must be the one the token was issued in.
     const store = ctx.state.store;
     if (!store) throw new Error('customerAuth must run after the store is resolved (embed key, Host)');

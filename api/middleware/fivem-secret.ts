@@ -3,7 +3,7 @@ import { UnauthenticatedError } from '../../shared/errors';
 import { authenticateFivemSecret } from '../../shared/services/fivem';
 import type { AppContext, AppMiddleware } from '../context';
 
-/** CONTRACT section 8: the game server sends the store's FiveM secret in this header. */
+/** The operator contract (docs/operations.md): the game server sends the store's FiveM secret in this header. */
 export const FIVEM_SECRET_HEADER = 'X-FiveM-Secret';
 
 /**

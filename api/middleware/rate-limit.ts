@@ -100,7 +100,12 @@ export function rateLimit(rules: readonly RateLimitRule[]): AppMiddleware {
  * Requests already in flight when the limit is reached are not held back: a concurrent burst can exceed
  * it by what one round of requests carries, and everything after that burst is refused.
  */
-export function failedAuthLimit(def: LimitDefinition, auth: AppMiddleware): AppMiddleware {
+export function failedAuthLimit(
+  def: LimitDefinition,
+  auth: AppMiddleware,
+  /** Which refusals are failed attempts; by default every one. */
+  counts: (ctx: AppContext) => boolean = () => true,
+): AppMiddleware {
   return async (ctx, next) => {
     const limiter = rateLimiterFor(ctx.deps);
     if (!limiter.enabled) return auth(ctx, next);
@@ -117,7 +122,7 @@ export function failedAuthLimit(def: LimitDefinition, auth: AppMiddleware): AppM
         return next();
       });
     } catch (err) {
-      if (!passed && err instanceof UnauthenticatedError) {
+      if (!passed && err instanceof UnauthenticatedError && counts(ctx)) {
         // The refusal stands whether or not Redis counts it.
         await limiter.consume([{ def, key: ip }]).catch(() => undefined);
       }

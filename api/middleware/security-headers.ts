@@ -3,7 +3,7 @@ import helmet from 'helmet';
 import type { AppMiddleware } from '../context';
 
 /**
- * Security headers on every answer, from helmet (issue 10, item 9), rather than set by hand:
+ * Security headers on every answer, from helmet, rather than set by hand:
  *
  * - everywhere: `X-Content-Type-Options: nosniff`, `X-Frame-Options: DENY` (nothing of ours is meant to be
  *   framed: a framed payment page invites click-jacking), `Referrer-Policy: no-referrer` (paths such as

@@ -3,7 +3,7 @@ import { FieldErrors, messagesOf, ValidationError } from '../../shared/errors';
 import type { AppMiddleware } from '../context';
 
 /**
- * One layer, in front of every route, that refuses what Postgres cannot store (issue 10, item 1), so no
+ * One layer, in front of every route, that refuses what Postgres cannot store, so no
  * handler, service or query ever sees it:
  *
  * - a NUL character (U+0000) anywhere in the path, the query string or a string (key or value) of the

@@ -33,7 +33,7 @@ function originHost(ctx: AppContext): string {
 }
 
 /**
- * Finds the Storefront's store (CONTRACT section 8): the request's Host, port ignored, against the
+ * Finds the Storefront's store (docs/operations.md): the request's Host, port ignored, against the
  * store's domains; else the host part of Origin, for a storefront served from its own domain that calls
  * the API on a shared one. ctx.hostname already drops the port and, behind a trusted proxy only,
  * reads X-Forwarded-Host.

@@ -21,7 +21,7 @@ import { checkoutPageView, messageView, pageActionView, paymentPageView, View } 
  * The platform's hosted payment pages. /pay/{checkout_url} is the `payment_url` of a checkout (choose a
  * method); /pay/payments/{ref} is one payment's page: the `redirect_url` of payment/initiate and the
  * address providers send the customer back to; for a sandbox payment it is also the sandbox's Pay/Fail page,
- * GET and POST (CONTRACT section 7). Public, under the per-IP limit of payment status polling. Every page
+ * GET and POST (docs/operations.md). Public, under the per-IP limit of payment status polling. Every page
  * speaks Arabic (right to left) or English: `?lang=`, then the cookie the switch sets, then Accept-Language.
  * Path parameters are taken as sent: the services treat unknown values as not found (a 404 page).
  */
@@ -88,7 +88,7 @@ export const payRoutes = [
     description:
       'The `redirect_url` of payment/initiate and the address providers send the customer back to ' +
       '(`?return=1`). For a sandbox payment it is the sandbox’s page itself: the amount with Pay and Fail ' +
-      '(CONTRACT section 7). For another provider it forwards (302) to the provider once its session exists; ' +
+      '(docs/operations.md). For another provider it forwards (302) to the provider once its session exists; ' +
       'until then a page that reloads itself. Back from the provider it asks the provider at once and reloads ' +
       'until the payment is confirmed. A failed payment shows the reason and a Retry button.',
     guards: paymentStatusGuards,
@@ -119,7 +119,7 @@ export const payRoutes = [
     operationId: 'hostedPaymentSandboxDecide',
     summary: 'Sandbox payment: pay or fail',
     description:
-      'The sandbox’s Pay/Fail taken on the `redirect_url` itself (CONTRACT section 7): form field ' +
+      'The sandbox’s Pay/Fail taken on the `redirect_url` itself (docs/operations.md): form field ' +
       '`outcome=paid` or `failed`. The choice is recorded by the sandbox provider, which then delivers its ' +
       'signed webhook to `/webhooks/sandbox`; the answer (200) is the payment page confirming, then showing, ' +
       'the outcome. A post right after payment/initiate waits (a few seconds at most) for the worker to open ' +

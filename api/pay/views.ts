@@ -182,7 +182,7 @@ ${options}
   }
 }
 
-/** The sandbox provider's Pay and Fail, posting `outcome` to `action` (CONTRACT section 7). */
+/** The sandbox provider's Pay and Fail, posting `outcome` to `action` (docs/operations.md). */
 export function sandboxButtons(view: View, action: string): string {
   const t = strings(view);
   return `<p class="muted">${escapeHtml(t.sandboxNote)}</p>

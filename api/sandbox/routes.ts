@@ -33,7 +33,7 @@ const params = Joi.object<{ sandboxPaymentId: string }, true>({
 });
 
 /**
- * The sandbox provider's hosted page (CONTRACT section 7): GET shows Pay and Fail; a POST with
+ * The sandbox provider's hosted page (docs/operations.md): GET shows Pay and Fail; a POST with
  * outcome=paid|failed records the choice, sends the customer back to the store and then, like a real
  * provider, delivers a signed webhook to the platform's webhook endpoint. Nothing here touches orders.
  */
@@ -45,7 +45,7 @@ export const sandboxRoutes = [
     operationId: 'sandboxCheckoutPage',
     summary: 'Sandbox provider: payment page',
     description:
-      'The sandbox provider’s hosted page (CONTRACT section 7): the amount with Pay and Fail buttons. No ' +
+      'The sandbox provider’s hosted page (docs/operations.md): the amount with Pay and Fail buttons. No ' +
       'outside network and no real money.',
     guards: withGateway,
     request: { params },

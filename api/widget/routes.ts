@@ -9,7 +9,7 @@ import { WidgetBundle } from './bundle';
 import { DEMO_CSP, DEMO_CSS, demoPage } from './demo';
 
 /**
- * GET /widget/v1.js (CONTRACT section 9): the embeddable checkout widget, loadable from any site (CORS *,
+ * GET /widget/v1.js (docs/operations.md): the embeddable checkout widget, loadable from any site (CORS *,
  * cross-origin resource policy), cacheable with a content-hash ETag and revalidated after 5 minutes, so a
  * new release reaches pages within minutes while repeat loads cost a 304.
  */

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Payments and fulfilment: the sandbox provider's own store of payments (CONTRACT section 7), the sweep's
+ * Payments and fulfilment: the sandbox provider's own store of payments (docs/operations.md), the sweep's
  * index, and the unique keys that make fulfilment safe to run twice (one license per unit of an order
  * item, one FiveM entry per command and unit).
  */

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Coupon uses are reserved at checkout, like stock (issue 10, item 4): `coupons.reserved_uses` counts the
+ * Coupon uses are reserved at checkout, like stock: `coupons.reserved_uses` counts the
  * uses held by open checkouts, and `checkouts.coupon_reserved` says that this checkout holds one. A use is
  * granted only while `uses_count + reserved_uses < max_uses`, by one conditional UPDATE.
  */

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * License verification (issue 12):
+ * License verification:
  * - `licenses.activations_count`: the activations a license holds, kept beside the rows so that a new
  *   activation is admitted by one conditional UPDATE (`count < max`), which Postgres serialises on the row;
  * - `license_activations.identifier` now holds an HMAC of the hardware id or IP address (never the value),

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * The FiveM command queue as the game server sees it (issue 14):
+ * The FiveM command queue as the game server sees it:
  * - fivem_servers: several named secrets per store (one per game server), each revocable;
  * - fivem_commands: a lease (leased_until, leased_by, lease_count) so a listed command is handed to one
  *   server at a time and comes back when it is not acknowledged; a delay (available_at); an optional

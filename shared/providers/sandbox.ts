@@ -19,7 +19,7 @@ import {
 } from './types';
 
 /**
- * The sandbox provider (CONTRACT section 7): a hosted-page provider with no outside network. Its two halves
+ * The sandbox provider (docs/operations.md): a hosted-page provider with no outside network. Its two halves
  * are kept apart on purpose, so the platform's side works exactly as with a real provider:
  *
  * - the provider's side (`SandboxGateway`): its own store of payments (table sandbox_payments), the page

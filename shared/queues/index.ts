@@ -99,7 +99,7 @@ export type TypedQueue<N extends QueueName> = NamespacedQueue<JobPayloads[N]>;
 export type Queues = { [N in QueueName]: TypedQueue<N> };
 
 /**
- * A queue whose custom job ids carry the database's own id (`platform_settings.instance_id`), issue 10,
+ * A queue whose custom job ids carry the database's own id (`platform_settings.instance_id`),
  * item 11. Deterministic ids (`order-created-42`) make a repeat harmless, but only if they are unique to
  * the row they serve: a database created afresh beside an old Redis (same QUEUE_PREFIX) starts its ids at
  * 1 again, and BullMQ would silently skip every job whose id an old completed job still holds. With the
@@ -153,7 +153,7 @@ export class NamespacedQueue<D> extends Queue<D, unknown, string> {
  * from QUEUE_PREFIX here and nowhere else: `commerce` gives `commerce:{commerce}`, so a queue's keys read
  * `commerce:{commerce}:fulfilment:wait`.
  *
- * - Every key still starts with QUEUE_PREFIX (CONTRACT section 2: two instances share one Redis, and a
+ * - Every key still starts with QUEUE_PREFIX (docs/operations.md: two instances share one Redis, and a
  *   test run or benchmark deletes its keys by that prefix).
  * - The part in braces is a Redis Cluster hash tag: a key's slot is computed from it alone, so every key
  *   of every queue of one instance lands in one slot. BullMQ's scripts touch many keys of a queue at once

@@ -90,8 +90,8 @@ export class RateLimiter {
   /**
    * The bucket's Redis key. The hash tag `{rl}` puts every bucket in one Redis Cluster slot, which the
    * multi-key script needs (Cluster hashes only the first `{...}` of a key, so braces in a client's bucket
-   * key cannot move it); the QUEUE_PREFIX stays first, as for every key of the platform (CONTRACT
-   * section 2). Under rate-limiter-flexible the keys were `<prefix>:rl:<name>:<key>`.
+   * key cannot move it); the QUEUE_PREFIX stays first, as for every key of the platform
+   * (docs/operations.md). Under rate-limiter-flexible the keys were `<prefix>:rl:<name>:<key>`.
    */
   keyOf(def: LimitDefinition, key: string): string {
     return `${this.opts.prefix}:{rl}:${def.name}:${key}`;

@@ -5,7 +5,7 @@ import { testDatabaseUrl, testRedisUrl } from '../helpers/env';
 
 const root = path.resolve(__dirname, '../..');
 
-/** The scenarios `npm run bench` must measure (issue 17), by the names its table prints. */
+/** The scenarios `npm run bench` must measure, by the names its table prints. */
 const SCENARIOS = [
   'bare node:http',
   'healthz',

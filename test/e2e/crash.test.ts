@@ -20,7 +20,7 @@ const MIN_KILLS = 5;
 const KILL_PHASE_MS = 25_000;
 
 /**
- * Issue 10, item 5: a real worker process (workers/index.ts) killed with SIGKILL in a loop while
+ * A real worker process (workers/index.ts) killed with SIGKILL in a loop while
  * checkouts are paid through the sandbox provider (provider session, signed webhook, reconciliation,
  * order, key delivery) and OTPs are sent, with the outbox messaging driver. Once a last worker has
  * finished the work: every checkout has exactly one order, every key is sold once, and no message (OTP

@@ -110,7 +110,7 @@ describe('purchase with the sandbox provider (web and worker processes)', functi
     const initiated = ((await initiateRes.json()) as { data: { type: string; redirect_url: string } }).data;
     expect(initiated.type).to.equal('redirect');
 
-    // The redirect_url is the sandbox's page (CONTRACT section 7): Pay and Fail, taken on the same address.
+    // The redirect_url is the sandbox's page (docs/operations.md): Pay and Fail, taken on the same address.
     const sandboxPage = await call(initiated.redirect_url);
     expect(sandboxPage.status).to.equal(200);
     const html = await sandboxPage.text();

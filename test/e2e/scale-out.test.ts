@@ -17,7 +17,7 @@ const CONCURRENT = 6;
 const JOB_LOCK_DURATION_MS = '2000';
 
 /**
- * Issue 17, part 5: the Procfile's processes scaled out on one Postgres and one Redis prefix, as real child
+ * The Procfile's processes scaled out on one Postgres and one Redis prefix, as real child
  * processes: 2 `web`, 3 `worker`, 1 `scheduler`. Guest checkouts paid through the sandbox provider, each
  * step sent to the web process the previous step did not use; one worker is killed with SIGKILL half way.
  * Then: every paid checkout has exactly one order, every order one key sold and delivered in one message,

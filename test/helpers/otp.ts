@@ -23,7 +23,7 @@ export async function deliverQueuedOtps(deps: Deps): Promise<number> {
   return jobs.length;
 }
 
-/** The newest code sent to `e164`, read from the outbox as CONTRACT section 6 describes it. */
+/** The newest code sent to `e164`, read from the outbox as the operator contract (docs/operations.md) describes it. */
 export async function latestCode(deps: Deps, e164: string): Promise<string> {
   await deliverQueuedOtps(deps);
   const message = await OutboundMessage.query(deps.knex)

@@ -12,7 +12,7 @@ function configError(env: NodeJS.ProcessEnv): ConfigError {
   throw new Error(`loadConfig accepted ${JSON.stringify(env)}`);
 }
 
-describe('configuration (CONTRACT section 2)', () => {
+describe('configuration (docs/operations.md)', () => {
   it('has the contract’s defaults when nothing is set', () => {
     const config = loadConfig({});
     expect(config).to.include({

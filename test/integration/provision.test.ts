@@ -42,12 +42,12 @@ function fakeCommand(dir: string, name: string, body = ''): void {
   fs.chmodSync(file, 0o755);
 }
 
-describe('Procfile (CONTRACT section 1)', () => {
+describe('Procfile (docs/operations.md)', () => {
   it('runs the compiled entries the contract names', () => {
     const entries = readProcfile(path.join(root, 'Procfile'));
     expect(Object.fromEntries(entries)).to.deep.equal({
       release: ['node', 'dist/db/cli.js', 'migrate'],
-      // The heap cap bounds the web process's memory under load (issue 17; docs/performance.md).
+      // The heap cap bounds the web process's memory under load (docs/performance.md).
       web: ['node', '--max-old-space-size=192', 'dist/api/server.js'],
       worker: ['node', 'dist/workers/index.js'],
       scheduler: ['node', 'dist/workers/scheduler.js'],

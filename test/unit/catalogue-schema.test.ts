@@ -23,7 +23,7 @@ describe('the one product and coupon schema (fixture and Merchant API)', () => {
         name: 'P',
         slug: 'p',
         type: 'product',
-        price: '1.234',
+        price: '1.2345',
       });
       expect(error?.details.find((d) => d.path[0] === 'price')?.message).to.equal(MONEY_MESSAGE);
     }

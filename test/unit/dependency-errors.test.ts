@@ -11,7 +11,7 @@ const withCode = (message: string, code: string): Error => Object.assign(new Err
 const pgError = (message: string, code: string): Error =>
   Object.assign(new Error(message), { code, severity: 'FATAL', internalQuery: undefined, table: undefined });
 
-/** Issue 10, items 2 and 3: which failures are an outage (503, job deferred) and which are not. */
+/** Which failures are an outage (503, job deferred) and which are not. */
 describe('dependency errors', () => {
   it('recognises Postgres and Redis being out of reach', () => {
     const transient = [

@@ -73,7 +73,7 @@ export const ordersQuery = listQuery<ListQuery>({
   })
   .messages({ 'range.order': '"from" must not be after "to"' });
 
-/** The guest checkout's fields (CONTRACT section 8). */
+/** The guest checkout's fields (docs/operations.md). */
 export const createBody = guestCheckoutBody as unknown as Joi.ObjectSchema<MerchantOrderBody>;
 
 export const statusBody = Joi.object<{ status: OrderStatus }, true>({

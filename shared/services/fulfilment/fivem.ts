@@ -38,7 +38,7 @@ export const FIVEM_COMMAND_LIFETIME_DAYS = 90;
 export type PlayerResolution = { player: string } | { player: null; reason: string };
 
 /**
- * How `{player}` is filled (CONTRACT section 8): the value the buyer entered in the product's first
+ * How `{player}` is filled (docs/operations.md): the value the buyer entered in the product's first
  * custom field whose label contains "player" (case-insensitive), trimmed.
  */
 export function resolvePlayer(

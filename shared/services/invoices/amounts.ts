@@ -4,26 +4,10 @@
  * integers: VAT = total - round(total / (1 + rate)), rounded half up.
  */
 
-/** ISO 4217 currencies whose minor unit is not a hundredth. Every other currency has two decimals. */
-const EXPONENTS: Readonly<Record<string, number>> = {
-  BHD: 3,
-  IQD: 3,
-  JOD: 3,
-  KWD: 3,
-  LYD: 3,
-  OMR: 3,
-  TND: 3,
-  JPY: 0,
-  KRW: 0,
-  CLP: 0,
-  ISK: 0,
-  UGX: 0,
-  VND: 0,
-};
+import { currencyExponent } from '../../currency';
 
-export function currencyExponent(currency: string): number {
-  return EXPONENTS[currency.toUpperCase()] ?? 2;
-}
+/** The platform's one table of ISO 4217 minor units (shared/currency.ts). */
+export { currencyExponent };
 
 /** 11500 SAR -> "115.00"; 11500 KWD -> "11.500"; -500 SAR -> "-5.00". Exact for any safe integer. */
 export function formatAmount(minor: number, currency: string): string {

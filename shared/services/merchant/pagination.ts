@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Merchant lists (CONTRACT section 8): `page` (1-based) and `per_page`, 15 by default, at most 100.
+ * Merchant lists (docs/operations.md): `page` (1-based) and `per_page`, 15 by default, at most 100.
  * Every list answers its rows with `meta` {page, per_page, total, last_page}.
  */
 export const DEFAULT_PER_PAGE = 15;

@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import type { CustomField } from '../../../db/models';
 import { bumpAfterCommit } from '../../cache/versioned';
 import { ConflictError, FieldErrors, messagesOf, NotFoundError, ValidationError } from '../../errors';
+import { currencyExponent } from '../../currency';
 import { formatMoney, parseMoney } from '../../money';
 import { noteStockChanged } from '../catalog/cache';
 import type {
@@ -126,6 +127,20 @@ async function checkProduct(
   currency: string,
 ): Promise<void> {
   const errors: FieldErrors = {};
+  // The schema took any currency's form (up to three decimals); the store's currency has its own (ISO 4217).
+  const tooPrecise = (value: string | null | undefined): boolean =>
+    value !== null && value !== undefined && parseMoney(value, currency) === null;
+  const precision = `must have at most ${currencyExponent(currency)} decimals in ${currency}`;
+  if (tooPrecise(product.price)) messagesOf(errors, 'price').push(precision);
+  if (tooPrecise(product.sale_price)) messagesOf(errors, 'sale_price').push(precision);
+  product.plans.forEach((plan, i) => {
+    if (tooPrecise(plan.price)) messagesOf(errors, `plans.${i}.price`).push(precision);
+  });
+  product.fields.forEach((field, i) =>
+    (field.options ?? []).forEach((option, j) => {
+      if (tooPrecise(option.price)) messagesOf(errors, `fields.${i}.options.${j}.price`).push(precision);
+    }),
+  );
   const price = minor(product.price, currency);
   if (product.sale_price != null && minor(product.sale_price, currency) > price) {
     messagesOf(errors, 'sale_price').push('must not be above price');

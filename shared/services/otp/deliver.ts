@@ -4,7 +4,7 @@ import type { JobPayloads } from '../../queues';
 
 export type OtpDeliveryOutcome = 'sent' | 'superseded' | 'closed' | 'already-sent';
 
-/** The only run of exactly four digits in the text is the code (CONTRACT section 6). */
+/** The only run of exactly four digits in the text is the code (docs/operations.md). */
 export function otpMessageBody(code: string): string {
   return `Your verification code is ${code}. Do not share it with anyone.`;
 }

@@ -87,7 +87,7 @@ export type CheckoutPage =
 export type PaymentPage =
   | { kind: 'not_found' }
   | { kind: 'forward'; url: string }
-  /** A sandbox payment still open: the page itself shows the sandbox's Pay and Fail (CONTRACT section 7). */
+  /** A sandbox payment still open: the page itself shows the sandbox's Pay and Fail (docs/operations.md). */
   | { kind: 'sandbox'; summary: Summary }
   | { kind: 'waiting'; reason: 'creating' | 'confirming'; summary: Summary; continueUrl: string | null }
   | {

@@ -4,7 +4,7 @@ import type { SandboxEvent, SandboxGateway } from '../../providers/sandbox';
 import { PaymentPageRefs } from './page-ref';
 
 /**
- * The sandbox's Pay/Fail choice taken on the payment page itself (CONTRACT section 7): the `redirect_url`
+ * The sandbox's Pay/Fail choice taken on the payment page itself (docs/operations.md): the `redirect_url`
  * that payment/initiate answers shows the sandbox's buttons on GET and takes `outcome=paid|failed` on POST,
  * with no redirect to follow. The choice is recorded on the sandbox provider's side only (its own table,
  * through `SandboxGateway`); the platform learns of it from the provider's signed webhook, exactly as with

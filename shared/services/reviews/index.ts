@@ -3,7 +3,7 @@ import type { Store } from '../../../db/models';
 import { Page, pageMeta } from '../catalog/storefront';
 
 /**
- * Published reviews of a store, public (spec: Reviews; CONTRACT section 8). A review with a product is a
+ * Published reviews of a store, public (spec: Reviews; the operator contract (docs/operations.md)). A review with a product is a
  * product review; one without (`product_id` null) is an order-level store review. The reviewer is shown by
  * first name and initial ("Sara A."), never by phone or e-mail. Unpublished reviews are never shown or
  * counted.

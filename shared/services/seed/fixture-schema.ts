@@ -34,7 +34,7 @@ import {
 } from '../catalogue/store-schema';
 
 /**
- * The fixture format of CONTRACT section 4 (products and coupons: the one schema the Merchant API shares,
+ * The fixture format of the operator contract (docs/operations.md) (products and coupons: the one schema the Merchant API shares,
  * shared/services/catalogue/schema.ts), checked in two passes: the joi schema (shape, types, enums,
  * formats) and then the references between lists, which joi cannot express with the fixture's own paths.
  * Either pass stops at the first bad field and names it as `stores[0].products[2].price`.
@@ -427,7 +427,7 @@ function checkAcrossStores(fixture: Fixture): void {
 }
 
 /**
- * Checks a parsed fixture against CONTRACT section 4 and returns it with defaults filled in. Throws a
+ * Checks a parsed fixture against the operator contract (docs/operations.md) and returns it with defaults filled in. Throws a
  * FixtureError naming the first bad field.
  */
 export function validateFixture(input: unknown): Fixture {

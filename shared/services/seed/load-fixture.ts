@@ -42,7 +42,7 @@ import {
   validateFixture,
 } from './fixture-schema';
 
-/** CONTRACT section 5. */
+/** the operator contract (docs/operations.md). */
 export interface StoreManifest {
   id: number;
   embed_key: string;
@@ -68,7 +68,7 @@ export interface SeedDeps {
 const SEED_LOCK = 'commerce-platform:seed';
 
 /**
- * Loads a fixture (CONTRACT section 4) and returns its manifest (section 5). Everything happens in one
+ * Loads a fixture (docs/operations.md) and returns its manifest (section 5). Everything happens in one
  * transaction, so a refused fixture or a conflict half-way writes nothing.
  *
  * Idempotent by construction: every row is found by its natural key and written only when a column

@@ -5,7 +5,7 @@ import { hostedMethod, usePaymentsSuite, waitFor } from '../payments/support';
 import { buyThroughSandbox, commandsOf, FivemClient, fivemProduct, gameServer, idsOf } from './support';
 
 /**
- * A FiveM product bought through the sandbox provider (CONTRACT section 7) with real workers: the paid
+ * A FiveM product bought through the sandbox provider (docs/operations.md) with real workers: the paid
  * webhook creates the order, fulfilment queues the commands, and the game server finds each one in the
  * right listing: an offline command in GET /queue, an online one under the buyer's player id.
  */

@@ -14,7 +14,7 @@ import { usePaymentsSuite } from '../payments/support';
 import { commandsOf, FivemClient, fivemProduct, gameServer, idsOf, paidOrder } from './support';
 
 /**
- * The FiveM API (CONTRACT section 8) through real HTTP on a real database: authentication, per-store
+ * The FiveM API (docs/operations.md) through real HTTP on a real database: authentication, per-store
  * isolation, the listings' shapes, leases, acknowledgements, bad input.
  */
 describe('FiveM API: queue, leases and acknowledgements', function () {

@@ -9,7 +9,7 @@ import { startServer, TestResponse, TestServer } from '../../helpers/http';
 import { randomIp } from '../../helpers/otp';
 
 /**
- * Issue 10, item 1: what Postgres cannot store (NUL, bytes that are not UTF-8, absurd nesting) and a phone
+ * What Postgres cannot store (NUL, bytes that are not UTF-8, absurd nesting) and a phone
  * with an unknown calling code are 4xx answers in the interface's envelope, never a 500. Each case below
  * answered 500 before the one layer in front of every route (api/middleware/storable-input.ts).
  */

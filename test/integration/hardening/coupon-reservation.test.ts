@@ -16,7 +16,7 @@ import {
 } from '../payments/support';
 
 /**
- * Issue 10, item 4: a coupon use is reserved at checkout like stock, decided by Postgres, so simultaneous
+ * A coupon use is reserved at checkout like stock, decided by Postgres, so simultaneous
  * checkouts can never hand out more discounts than `max_uses`, whatever is paid afterwards.
  */
 describe('coupon uses are reserved at checkout', function () {

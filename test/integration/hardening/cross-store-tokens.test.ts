@@ -26,7 +26,7 @@ interface Side {
 }
 
 /**
- * Issue 10, item 7: a customer token is valid only in its own store, on every route of every interface.
+ * A customer token is valid only in its own store, on every route of every interface.
  * The routes are read from /openapi.json (every operation whose security names a customer bearer scheme),
  * so a route added later is covered too. Each is called with each token kind of store A while naming
  * store B (embed key, Host), and the other way round; the same call naming the token's own store is the

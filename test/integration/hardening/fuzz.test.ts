@@ -15,7 +15,7 @@ import { isolatedDeps } from '../../helpers/deps';
 import { startServer, TestServer } from '../../helpers/http';
 
 /**
- * Issue 10: every operation of the OpenAPI document, fed generated bad values (fast-check, fixed seed),
+ * Every operation of the OpenAPI document, fed generated bad values (fast-check, fixed seed),
  * answers no 5xx and, for every refusal, the interface's envelope. The operations, their parameters and
  * their request bodies are read from /openapi.json, so a route added later is fuzzed without touching
  * this file. Requests go out raw (node:http), so bodies can be bytes that are not UTF-8 and content types

@@ -11,7 +11,7 @@ const DASHBOARD = { username: 'ops', password: 'dashboard-password-01' };
 const BASIC = `Basic ${Buffer.from(`${DASHBOARD.username}:${DASHBOARD.password}`).toString('base64')}`;
 
 /**
- * Issue 10, item 9: helmet's headers on every answer, a Content-Security-Policy that forbids framing on
+ * Helmet's headers on every answer, a Content-Security-Policy that forbids framing on
  * every HTML page, and CORS only where browsers are meant to call: Embed (exactly as the spec words it),
  * Storefront and analytics, never for `Origin: null`, never on server-to-server interfaces. The HTML
  * pages are then loaded in a real Chromium to show they still work under their policy.

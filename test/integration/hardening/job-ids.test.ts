@@ -10,7 +10,7 @@ import { testConfig } from '../../helpers/deps';
 import { TEST_QUEUE_PREFIX, testDatabaseUrl } from '../../helpers/env';
 
 /**
- * Issue 10, item 11: deterministic job ids are unique to the row they serve across databases. A database
+ * Deterministic job ids are unique to the row they serve across databases. A database
  * created afresh beside an old Redis (same QUEUE_PREFIX) starts its ids at 1 again; its jobs must not be
  * taken for the old database's jobs of the same name, which BullMQ would silently skip.
  */

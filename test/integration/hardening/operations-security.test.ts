@@ -13,7 +13,7 @@ import { isolatedDeps, sharedDeps, testConfig } from '../../helpers/deps';
 import { TEST_QUEUE_PREFIX } from '../../helpers/env';
 import { startServer, TestServer } from '../../helpers/http';
 
-/** Issue 10, items 6 and 8: the client IP behind proxies, and secrets kept out of logs and public places. */
+/** The client IP behind proxies, and secrets kept out of logs and public places. */
 describe('operations security', () => {
   describe('client IP behind trusted proxies (TRUST_PROXY, TRUST_PROXY_HOPS)', () => {
     async function limitedAfter(env: NodeJS.ProcessEnv, forwarded: (i: number) => string): Promise<number[]> {

@@ -6,7 +6,7 @@ import { isolatedDeps } from '../../helpers/deps';
 import { startServer, TestServer } from '../../helpers/http';
 
 /**
- * Issue 10, item 2, through the routes: a request that has outlived REQUEST_DEADLINE_MS starts no work.
+ * Through the routes: a request that has outlived REQUEST_DEADLINE_MS starts no work.
  * The late server has a budget of 1 ms and, while its request runs, a clock that moves 2 ms at every
  * reading, so every request is past its budget by the time its service would start work however fast it
  * got there (cached lookups take well under a millisecond). Each route that starts work (issue an OTP,

@@ -98,7 +98,7 @@ describe('tax invoices: the buyer page in Chromium', function () {
     const kwd = await seedStore(
       suite,
       { currency: 'KWD', legal_name: 'Gulf Keys Co', vat_number: '300000000000003' },
-      { price: '12.34' },
+      { price: '1.234' },
     );
     const kwdOrder = await payThroughSandbox(suite, kwd);
     const kwdInvoice = (await merchantGet(suite, kwd.token, `/shawarma/orders/${kwdOrder}/invoice`)).body

@@ -355,7 +355,7 @@ describe('tax invoices: the Merchant API and the buyer page', function () {
     const kwd = await seedStore(
       suite,
       { currency: 'KWD', legal_name: 'Kuwait Co', vat_number: '300000000000003' },
-      { price: '10.01' },
+      { price: '1.001' },
     );
     const id = await payThroughSandbox(suite, kwd);
     const invoice = await invoiceOf(kwd, id);

@@ -155,6 +155,21 @@ describe('Merchant API: the write side', function () {
       expectEnvelope(await api(a.token, 'PATCH', `/shawarma/products/${id}`, { price: '1.00' }), 404);
     });
 
+    it('holds amounts to the store currency’s decimals (ISO 4217): three decimals in SAR are a 422', async () => {
+      const res = await api(a.token, 'POST', '/shawarma/products', {
+        name: 'Precise',
+        slug: 'precise-sar',
+        type: 'product',
+        price: '1.234',
+        plans: [{ name: 'Monthly', price: '2.005', duration: 'monthly' }],
+      });
+      expectEnvelope(res, 422);
+      expect(errorsOf(res)).to.include.keys('price', 'plans.0.price');
+      expect(
+        await suite.deps.knex('products').where({ store_id: a.store.id, slug: 'precise-sar' }),
+      ).to.have.length(0);
+    });
+
     it('answers 422 naming each bad field, and never writes a half product', async () => {
       const other = await createCategory(b.store);
       await api(a.token, 'POST', '/shawarma/products', {
@@ -167,7 +182,7 @@ describe('Merchant API: the write side', function () {
         name: '',
         slug: 'Bad Slug',
         type: 'bundle',
-        price: '1.234',
+        price: '1.2345',
         stock: -1,
         fields: [{ type: 'text', label: 'x', options: [{ label: 'a' }] }],
         license: { prefix: 'no spaces' },

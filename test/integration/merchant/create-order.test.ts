@@ -13,7 +13,7 @@ const BUYER = {
 };
 
 /**
- * POST /shawarma/orders (CONTRACT section 8): a zero total creates the order, anything else a checkout
+ * POST /shawarma/orders (docs/operations.md): a zero total creates the order, anything else a checkout
  * with a payment link; the same content within 5 minutes answers the same ids and creates nothing, also
  * under 10 simultaneous requests; Idempotency-Key works as Stripe's.
  */

@@ -19,7 +19,7 @@ import { hostedMethod, guestInitiate } from '../payments/support';
 import { waitFor, sleep } from '../queues/support';
 
 /**
- * Issue 10, items 2 and 3: a Redis and a Postgres of this suite's own, stopped, frozen (SIGSTOP) and
+ * A Redis and a Postgres of this suite's own, stopped, frozen (SIGSTOP) and
  * started again under a running web tier and worker. During each fault a request answers 503 with
  * Retry-After in its interface's envelope, and /readyz says which dependency is out, both within the 2 s
  * the issue allows (a behavioural bound with margin, not a benchmark); jobs wait the outage out without

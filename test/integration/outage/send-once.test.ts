@@ -13,7 +13,7 @@ import { FakeTwilio } from '../../helpers/fake-twilio';
 import { insertPaidPayment } from '../payments/support';
 
 /**
- * Issue 10, item 5, deterministically: the state a worker killed between handing a message over and
+ * Deterministically: the state a worker killed between handing a message over and
  * recording that it did leaves behind, then the job's retry. The message must not go out again. (The
  * crash test, test/e2e/crash.test.ts, does the same with real kill -9s, which rarely land in this
  * few-millisecond window.)

@@ -7,7 +7,7 @@ import { createHttpServer } from '../../../api/http-server';
 import { isolatedDeps } from '../../helpers/deps';
 
 /**
- * Issue 10, item 10: a client that sends its headers or its body slowly (or never finishes) is answered
+ * A client that sends its headers or its body slowly (or never finishes) is answered
  * 408 and disconnected once HTTP_HEADERS_TIMEOUT_MS / HTTP_REQUEST_TIMEOUT_MS have passed, instead of
  * holding a connection of the web process. The bounds are shortened here so the test does not wait 30 s.
  */

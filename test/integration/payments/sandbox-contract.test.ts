@@ -6,12 +6,13 @@ import { randomIp } from '../../helpers/otp';
 import { guestInitiate, hostedMethod, statusOf, usePaymentsSuite, waitFor } from './support';
 
 /**
- * CONTRACT section 7, as outside tooling reads it and with nothing else: payment/initiate answers type
+ * The sandbox provider of the operator contract (docs/operations.md), as outside tooling reads it and with
+ * nothing else: payment/initiate answers type
  * `redirect` with a `redirect_url` under PUBLIC_BASE_URL; a GET on that URL shows an HTML page with Pay and
  * Fail; a POST on that same URL with the form field `outcome` is the choice. No redirect is followed and
  * no other address is used; the outcome is read back through the spec's payment status endpoint.
  */
-describe('sandbox provider: the contract (CONTRACT section 7)', function () {
+describe('sandbox provider: the contract (docs/operations.md)', function () {
   this.timeout(30_000);
   const suite = usePaymentsSuite();
   let store: Store;

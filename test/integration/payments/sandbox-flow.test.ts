@@ -16,7 +16,7 @@ import {
 } from './support';
 
 /**
- * The sandbox provider end to end (CONTRACT section 7), through real HTTP and real workers: checkout,
+ * The sandbox provider end to end (docs/operations.md), through real HTTP and real workers: checkout,
  * initiation, the platform's payment page, the sandbox's own page and form, its signed webhook to
  * /webhooks/sandbox, reconciliation, fulfilment, the keys in the outbox.
  */
@@ -59,7 +59,7 @@ describe('sandbox provider: checkout to fulfilled order', function () {
     const session = await sessionOf(paymentId);
     expect(session.status).to.equal('initiated');
 
-    // The platform's payment page is the sandbox's page itself (CONTRACT section 7); the provider's own
+    // The platform's payment page is the sandbox's page itself (docs/operations.md); the provider's own
     // address (provider_url) shows the same buttons.
     const sandboxUrl = `${suite.deps.config.publicBaseUrl}/sandbox/checkout/${session.provider_payment_id}`;
     expect(session.provider_url).to.equal(sandboxUrl);

@@ -5,7 +5,7 @@ import { processors } from '../../../workers/processors';
 import { WorkerPool } from '../../../workers/worker-pool';
 import { isolatedDeps } from '../../helpers/deps';
 
-/** Issue 11, item 4: no queue without a worker, so no job can pile up unprocessed. */
+/** No queue without a worker, so no job can pile up unprocessed. */
 describe('every queue has a worker', () => {
   let deps: Deps;
   let pool: WorkerPool | null = null;
