@@ -12,6 +12,7 @@ import { platformRoutes } from './platform/routes';
 import { sandboxRoutes } from './sandbox/routes';
 import { storefrontRoutes } from './storefront/routes';
 import { webhookRoutes } from './webhooks/routes';
+import { licenseCertificateRoutes } from './license/certificate-routes';
 import { licenseRoutes } from './license/routes';
 import { widgetDemoRoutes, widgetRoutes } from './widget/routes';
 
@@ -38,6 +39,7 @@ export function allRoutes(
     // Anyone can mark a sandbox payment paid: off in production unless SANDBOX_ENABLED=1 (announced at start).
     ...((config.sandboxEnabled ?? config.nodeEnv !== 'production') ? sandboxRoutes : []),
     ...licenseRoutes,
+    ...licenseCertificateRoutes,
     ...fivemRoutes,
     ...widgetRoutes,
   ];

@@ -35,14 +35,14 @@ const nonce = (): Joi.StringSchema<string> =>
     .messages({ 'string.pattern.base': 'nonce must be 1 to 128 visible ASCII characters' })
     .description('Echoed in the answer with a server timestamp, so a replayed answer shows.');
 
-interface VerifyBody {
+export interface VerifyBody {
   product_id: number;
   license_key: string;
   hwid?: string | null;
   nonce?: string;
 }
 
-const verifyBody = Joi.object<VerifyBody, true>({
+export const verifyBody = Joi.object<VerifyBody, true>({
   product_id: id().required(),
   license_key: licenseKey().required(),
   hwid: Joi.string()
@@ -68,7 +68,11 @@ const resetBody = Joi.object<ResetBody, true>({
   nonce: nonce(),
 });
 
-const refusal = (description: string, code: string, message: string): ReturnType<typeof licenseAnswerDoc> =>
+export const refusal = (
+  description: string,
+  code: string,
+  message: string,
+): ReturnType<typeof licenseAnswerDoc> =>
   licenseAnswerDoc(description, schemaRef('LicenseError'), {
     success: false,
     message,
@@ -216,8 +220,9 @@ export const licenseRoutes = [
     operationId: 'licensePublicKey',
     summary: 'The key that signs verify answers',
     description:
-      'The platform’s Ed25519 public key: raw 32 bytes in base64 and as PEM (SPKI). Made once per deployment ' +
-      'and kept; pin it in the software rather than fetching it at run time.',
+      'The platform’s Ed25519 public key: raw 32 bytes in base64 and as PEM (SPKI), and in `keys` every ' +
+      'valid key by `kid` (also as a JWK) for checking offline certificates. Made once per deployment and ' +
+      'kept; pin it in the software rather than fetching it at run time.',
     guards: licenseGuards,
     responses: {
       200: jsonResponse(
@@ -229,6 +234,26 @@ export const licenseRoutes = [
             key_id: { type: 'string', description: 'First 16 hex digits of SHA-256 over the raw key.' },
             public_key: { type: 'string', description: 'Raw 32-byte key, base64.' },
             public_key_pem: { type: 'string' },
+            keys: {
+              type: 'array',
+              description:
+                'Every key whose signatures are valid, by `kid` (the `kid` of a certificate’s header, the ' +
+                '`X-Signature-Key-Id` of an answer); the current key first.',
+              items: object({
+                kid: { type: 'string' },
+                algorithm: { const: 'Ed25519' },
+                public_key: { type: 'string', description: 'Raw 32-byte key, base64.' },
+                public_key_pem: { type: 'string' },
+                jwk: object({
+                  kty: { const: 'OKP' },
+                  crv: { const: 'Ed25519' },
+                  x: { type: 'string', description: 'Raw key, base64url (RFC 8037).' },
+                  kid: { type: 'string' },
+                  alg: { const: 'EdDSA' },
+                  use: { const: 'sig' },
+                }),
+              }),
+            },
           }),
         }),
       ),
@@ -240,6 +265,22 @@ export const licenseRoutes = [
         key_id: keys.keyId,
         public_key: keys.publicKeyBase64,
         public_key_pem: keys.publicKeyPem,
+        keys: [
+          {
+            kid: keys.keyId,
+            algorithm: 'Ed25519',
+            public_key: keys.publicKeyBase64,
+            public_key_pem: keys.publicKeyPem,
+            jwk: {
+              kty: 'OKP',
+              crv: 'Ed25519',
+              x: Buffer.from(keys.publicKeyBase64, 'base64').toString('base64url'),
+              kid: keys.keyId,
+              alg: 'EdDSA',
+              use: 'sig',
+            },
+          },
+        ],
       };
     },
   }),

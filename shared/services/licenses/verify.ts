@@ -3,6 +3,7 @@ import type { LicenseStatus, LockType, PlanDuration } from '../../../db/models';
 import { noteLicensesChangedSafely, readStamp, StampedCache, type LicenseCacheDeps } from './cache';
 import { LicenseError } from './errors';
 import { identifierHash, identifierHint, normalizeIp } from './identifiers';
+import type { Entitlements } from './entitlements';
 import { dayMonthYear, durationLabel, type DurationKey, type LicenseLocale } from './labels';
 
 /**
@@ -51,6 +52,13 @@ export interface LicenseResult {
     remaining: number | null;
   };
   metadata: Record<string, unknown> | null;
+  /** The plan's named features (entitlements.ts); {} without a plan. */
+  entitlements: Entitlements;
+  /**
+   * Unix seconds: certificates of this license issued (`iat`) before it are void (certificate.ts). Moves
+   * when rights are taken away: revoked, suspended, an activation reset.
+   */
+  not_before: number;
 }
 
 /** What verify reads about a license: one row with its product and plan, cached between verifies. */
@@ -68,6 +76,8 @@ export interface LicenseSnapshot {
   expiresAt: Date | null;
   duration: PlanDuration | null;
   metadata: Record<string, unknown> | null;
+  features: Entitlements;
+  notBefore: number;
   /** Identifier hashes seen activated while this snapshot's stamp held (a reset moves the stamp). */
   known: Set<string>;
 }
@@ -130,6 +140,8 @@ export async function loadSnapshot(
           expires_at: Date | null;
           duration: PlanDuration | null;
           metadata: Record<string, unknown> | null;
+          features: Entitlements | null;
+          not_before: number;
         }
       | undefined
     >(
@@ -146,6 +158,8 @@ export async function loadSnapshot(
       'l.expires_at',
       'pl.duration',
       'l.metadata',
+      'pl.features',
+      'l.not_before',
     );
   if (!row) return null;
   return {
@@ -162,6 +176,8 @@ export async function loadSnapshot(
     expiresAt: row.expires_at,
     duration: row.duration,
     metadata: row.metadata,
+    features: row.features ?? {},
+    notBefore: Number(row.not_before),
     known: new Set(),
   };
 }
@@ -248,6 +264,8 @@ export function buildResult(
       remaining: snap.maxActivations === 0 ? null : Math.max(0, snap.maxActivations - current),
     },
     metadata: snap.metadata ?? null,
+    entitlements: snap.features,
+    not_before: snap.notBefore,
   };
 }
 
