@@ -4,6 +4,7 @@ import { merchantProductRoutes } from './products/routes';
 import { merchantStoreRoutes } from './store/routes';
 import { merchantSubscriptionRoutes } from './subscriptions/routes';
 import { merchantWebhookRoutes } from './webhooks/routes';
+import { merchantEntitlementRoutes } from './licenses/entitlement-routes';
 import { merchantLicenseRoutes } from './licenses/routes';
 
 /**
@@ -19,4 +20,5 @@ export const merchantRoutes = [
   ...merchantSubscriptionRoutes,
   ...merchantWebhookRoutes,
   ...merchantLicenseRoutes,
+  ...merchantEntitlementRoutes,
 ];

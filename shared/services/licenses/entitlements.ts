@@ -16,9 +16,8 @@ export const ENTITLEMENT_NAME = /^[a-z][a-z0-9_]{0,63}$/;
 export const entitlementsSchema = (): Joi.ObjectSchema<Entitlements> =>
   Joi.object<Entitlements>()
     .pattern(
-      Joi.string().pattern(ENTITLEMENT_NAME).messages({
-        'string.pattern.base': 'feature names are lower case letters, digits and _ (at most 64)',
-      }),
+      // Every key is matched here (so none is stripped as unknown); names are checked below.
+      Joi.string(),
       Joi.alternatives().try(
         Joi.boolean().strict(),
         Joi.number().integer().min(-2_147_483_648).max(2_147_483_647).strict(),
@@ -26,6 +25,14 @@ export const entitlementsSchema = (): Joi.ObjectSchema<Entitlements> =>
       ),
     )
     .max(MAX_ENTITLEMENTS)
+    .custom((value: Entitlements, helpers) => {
+      const bad = Object.keys(value).find((name) => !ENTITLEMENT_NAME.test(name));
+      return bad === undefined ? value : helpers.error('entitlements.name', { name: bad });
+    })
+    .messages({
+      'entitlements.name':
+        '{{#label}}: "{{#name}}" is not a feature name (lower case letters, digits and _, at most 64)',
+    })
     .description(
       'Named features of the plan, e.g. {"pro_export": true, "max_projects": 10}: a switch, a whole number ' +
         'or a short string each.',
