@@ -5,6 +5,7 @@ import { merchantStoreRoutes } from './store/routes';
 import { merchantSubscriptionRoutes } from './subscriptions/routes';
 import { merchantWebhookRoutes } from './webhooks/routes';
 import { merchantEntitlementRoutes } from './licenses/entitlement-routes';
+import { merchantLicensePolicyRoutes } from './licenses/policy-routes';
 import { merchantLicenseRoutes } from './licenses/routes';
 
 /**
@@ -21,4 +22,5 @@ export const merchantRoutes = [
   ...merchantWebhookRoutes,
   ...merchantLicenseRoutes,
   ...merchantEntitlementRoutes,
+  ...merchantLicensePolicyRoutes,
 ];

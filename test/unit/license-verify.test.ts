@@ -53,6 +53,8 @@ describe('license verify: labels, identifiers, result, cache', () => {
       metadata: null,
       features: { pro_export: true },
       notBefore: 0,
+      graceDays: 0,
+      checkinDays: 0,
     };
     const result = buildResult(base, 'en', now);
     expect(result.expires_in_days).to.equal(1);

@@ -22,12 +22,18 @@ export interface CertificateClaims {
   license_key_sha256: string;
   /** The hwid exactly as sent; null when none was. */
   hwid: string | null;
-  status: 'active';
+  /** `grace`: past the license's expiry, within the product's grace period (`exp` then ends with it). */
+  status: LicenseResult['status'];
   lock_type: LicenseResult['lock_type'];
   /** Unix seconds. Never earlier than the license's `not_before`. */
   iat: number;
-  /** Unix seconds: at most 30 days after `iat` and never after `license_expires_at`. */
+  /**
+   * Unix seconds: at most 30 days (or the product's check-in days) after `iat`, and never after
+   * `license_expires_at` (in grace: never after the grace period's end).
+   */
   exp: number;
+  /** The product's check-in period in days (0: none beyond the 30-day limit). */
+  checkin_days: number;
   /** The license's expiry (Unix seconds); null for a lifetime license. */
   license_expires_at: number | null;
   /** The license's revocation epoch when issued: a later, larger one from /verify voids this certificate. */
@@ -62,7 +68,10 @@ export function certificateClaims(
 ): CertificateClaims {
   const iat = Math.max(Math.floor(now.getTime() / 1000), result.not_before);
   const licenseExpiry = result.expires_at ? Math.floor(Date.parse(result.expires_at) / 1000) : null;
-  const exp = Math.min(iat + CERTIFICATE_MAX_DAYS * DAY_S, licenseExpiry ?? Number.MAX_SAFE_INTEGER);
+  const graceEnd = result.grace_ends_at ? Math.floor(Date.parse(result.grace_ends_at) / 1000) : null;
+  const days =
+    result.checkin_days > 0 ? Math.min(result.checkin_days, CERTIFICATE_MAX_DAYS) : CERTIFICATE_MAX_DAYS;
+  const exp = Math.min(iat + days * DAY_S, graceEnd ?? licenseExpiry ?? Number.MAX_SAFE_INTEGER);
   return {
     product_id: bound.productId,
     license_key_sha256: sha256(bound.licenseKeyAsSent),
@@ -71,6 +80,7 @@ export function certificateClaims(
     lock_type: result.lock_type,
     iat,
     exp,
+    checkin_days: result.checkin_days,
     license_expires_at: licenseExpiry,
     not_before: result.not_before,
     entitlements: result.entitlements,

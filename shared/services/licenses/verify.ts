@@ -28,7 +28,8 @@ export interface VerifyRequest {
 }
 
 export interface LicenseResult {
-  status: 'active';
+  /** `grace`: past its expiry, within the product's grace period (`grace_ends_at`). */
+  status: 'active' | 'grace';
   lock_type: LockType;
   product: { id: number; name: string };
   plan: {
@@ -59,6 +60,10 @@ export interface LicenseResult {
    * when rights are taken away: revoked, suspended, an activation reset.
    */
   not_before: number;
+  /** ISO 8601: when a license in `grace` stops verifying; null when active. */
+  grace_ends_at: string | null;
+  /** The product's check-in period in days (certificates last at most that long); 0: none. */
+  checkin_days: number;
 }
 
 /** What verify reads about a license: one row with its product and plan, cached between verifies. */
@@ -78,6 +83,8 @@ export interface LicenseSnapshot {
   metadata: Record<string, unknown> | null;
   features: Entitlements;
   notBefore: number;
+  graceDays: number;
+  checkinDays: number;
   /** Identifier hashes seen activated while this snapshot's stamp held (a reset moves the stamp). */
   known: Set<string>;
 }
@@ -122,6 +129,7 @@ export async function loadSnapshot(
   const row = await knex('licenses as l')
     .join('products as p', 'p.id', 'l.product_id')
     .leftJoin('product_plans as pl', 'pl.id', 'l.plan_id')
+    .leftJoin('license_policies as lp', 'lp.product_id', 'l.product_id')
     .whereIn('l.key', [...new Set([given, normalizeLicenseKey(given)])])
     .where('l.product_id', productId)
     .orderByRaw('l.key = ? desc', [given])
@@ -142,6 +150,8 @@ export async function loadSnapshot(
           metadata: Record<string, unknown> | null;
           features: Entitlements | null;
           not_before: number;
+          grace_days: number | null;
+          checkin_days: number | null;
         }
       | undefined
     >(
@@ -160,6 +170,8 @@ export async function loadSnapshot(
       'l.metadata',
       'pl.features',
       'l.not_before',
+      'lp.grace_days',
+      'lp.checkin_days',
     );
   if (!row) return null;
   return {
@@ -178,18 +190,38 @@ export async function loadSnapshot(
     metadata: row.metadata,
     features: row.features ?? {},
     notBefore: Number(row.not_before),
+    graceDays: row.grace_days ?? 0,
+    checkinDays: row.checkin_days ?? 0,
     known: new Set(),
   };
 }
 
-/** Refuses every license that does not verify, in this order: revoked, suspended, not active, expired. */
+/**
+ * When a license past its expiry stops verifying: its expiry plus the product's grace days; null without an
+ * expiry or a grace period.
+ */
+export function graceEnd(snap: Pick<LicenseSnapshot, 'expiresAt' | 'graceDays'>): Date | null {
+  if (snap.expiresAt === null || snap.graceDays <= 0) return null;
+  return new Date(snap.expiresAt.getTime() + snap.graceDays * DAY_MS);
+}
+
+/** True for a license whose date has passed but whose grace period has not. */
+export function inGrace(snap: Pick<LicenseSnapshot, 'expiresAt' | 'graceDays'>, now: Date): boolean {
+  const end = graceEnd(snap);
+  return end !== null && snap.expiresAt!.getTime() <= now.getTime() && now.getTime() < end.getTime();
+}
+
+/**
+ * Refuses every license that does not verify, in this order: revoked, suspended, not active, expired (past
+ * its date and any grace period).
+ */
 export function checkState(snap: LicenseSnapshot, now: Date): void {
   if (snap.status === 'revoked') throw new LicenseError('LICENSE_REVOKED');
   if (snap.status === 'suspended') throw new LicenseError('LICENSE_SUSPENDED');
   if (snap.status === 'generated') throw new LicenseError('LICENSE_NOT_ACTIVE');
   // A passed date is expired even before the hourly job has moved the status.
   if (snap.status === 'expired' || (snap.expiresAt !== null && snap.expiresAt.getTime() <= now.getTime())) {
-    throw new LicenseError('LICENSE_EXPIRED');
+    if (!inGrace(snap, now)) throw new LicenseError('LICENSE_EXPIRED');
   }
 }
 
@@ -243,8 +275,9 @@ export function buildResult(
   const duration: DurationKey = snap.duration ?? (snap.expiresAt ? 'custom' : 'lifetime');
   const start = snap.startsAt ?? snap.createdAt;
   const current = snap.lockType === 'none' ? 0 : snap.activationsCount;
+  const grace = inGrace(snap, now);
   return {
-    status: 'active',
+    status: grace ? 'grace' : 'active',
     lock_type: snap.lockType,
     product: { id: snap.productId, name: snap.productName },
     plan: {
@@ -266,6 +299,8 @@ export function buildResult(
     metadata: snap.metadata ?? null,
     entitlements: snap.features,
     not_before: snap.notBefore,
+    grace_ends_at: grace ? graceEnd(snap)!.toISOString() : null,
+    checkin_days: snap.checkinDays,
   };
 }
 

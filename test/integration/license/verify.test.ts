@@ -67,6 +67,8 @@ describe('License Verification API: POST /verify', () => {
         metadata: { seats: 5, tier: 'gold' },
         entitlements: {},
         not_before: 0,
+        grace_ends_at: null,
+        checkin_days: 0,
       });
     });
 

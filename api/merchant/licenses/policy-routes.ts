@@ -1,0 +1,84 @@
+import Joi from 'joi';
+import {
+  MAX_CHECKIN_DAYS,
+  MAX_GRACE_DAYS,
+  showLicensePolicy,
+  updateLicensePolicy,
+  type LicensePolicy,
+} from '../../../shared/services/licenses/policy';
+import { merchantGuards } from '../../guards';
+import { id } from '../../http/fields';
+import { defineRoute, reply } from '../../http/route';
+import { object, schemaRef } from '../../openapi/components';
+import type { ResponseObject, SchemaObject } from '../../openapi/types';
+
+/** A product's license policy (Merchant API): grace period and check-in period. */
+
+const policy: SchemaObject = object({
+  product_id: { type: 'integer' },
+  grace_days: {
+    type: 'integer',
+    description: 'Days a license past its expiry still verifies, with status `grace`; 0: none.',
+  },
+  checkin_days: {
+    type: 'integer',
+    description: 'Offline certificates last at most this many days; 0: the 30-day limit only.',
+  },
+});
+
+const ok: ResponseObject = {
+  description: 'The product’s license policy.',
+  content: {
+    'application/json': {
+      schema: { allOf: [schemaRef('MerchantEnvelope'), { type: 'object', properties: { data: policy } }] },
+    },
+  },
+};
+const notFound: ResponseObject = {
+  description: 'No such product in this store.',
+  content: { 'application/json': { schema: schemaRef('MerchantEnvelope') } },
+};
+
+const params = Joi.object<{ productId: number }, true>({ productId: id().required() });
+
+type PolicyBody = Partial<Omit<LicensePolicy, 'product_id'>>;
+
+export const merchantLicensePolicyRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/shawarma/products/{productId}/license-policy',
+    interface: 'merchant',
+    operationId: 'merchantGetLicensePolicy',
+    summary: 'A product’s license policy',
+    guards: merchantGuards,
+    request: { params },
+    responses: { 200: ok, 404: notFound },
+    handler: (ctx, { params: p }) => showLicensePolicy(ctx.deps, ctx.state.store!.id, p.productId),
+  }),
+  defineRoute({
+    method: 'patch',
+    path: '/shawarma/products/{productId}/license-policy',
+    interface: 'merchant',
+    operationId: 'merchantUpdateLicensePolicy',
+    summary: 'Change a product’s license policy',
+    description:
+      `\`grace_days\` (0-${MAX_GRACE_DAYS}): a license past its expiry answers \`/verify\` with status ` +
+      '`grace` and `grace_ends_at` for that many days before `LICENSE_EXPIRED`. ' +
+      `\`checkin_days\` (0-${MAX_CHECKIN_DAYS}): offline certificates last at most that many days. ` +
+      'Fields left out keep their values; every license of the product answers the new policy at once.',
+    guards: merchantGuards,
+    request: {
+      params,
+      body: Joi.object<PolicyBody, true>({
+        grace_days: Joi.number().integer().min(0).max(MAX_GRACE_DAYS),
+        checkin_days: Joi.number().integer().min(0).max(MAX_CHECKIN_DAYS),
+      }).min(1),
+      example: { grace_days: 7, checkin_days: 7 },
+    },
+    responses: { 200: ok, 404: notFound },
+    handler: async (ctx, { params: p, body }) =>
+      reply(await updateLicensePolicy(ctx.deps, ctx.state.store!.id, p.productId, body), {
+        message: 'License policy saved',
+      }),
+  }),
+];

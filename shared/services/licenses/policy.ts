@@ -1,0 +1,54 @@
+import { NotFoundError } from '../../errors';
+import { noteLicenseProductChanged } from './cache';
+import type { MerchantLicenseDeps } from './merchant';
+
+/** A product's license policy (db: license_policies; no row: every default). */
+export interface LicensePolicy {
+  product_id: number;
+  /** Days a license past its expiry still verifies, as `grace`; 0: none. */
+  grace_days: number;
+  /** Certificates last at most this many days (so the software checks in that often); 0: 30-day limit only. */
+  checkin_days: number;
+}
+
+export const MAX_GRACE_DAYS = 365;
+export const MAX_CHECKIN_DAYS = 30;
+
+async function ownProduct(deps: MerchantLicenseDeps, storeId: number, productId: number): Promise<void> {
+  const found = await deps.knex('products').where({ id: productId, store_id: storeId }).first('id');
+  if (!found) throw new NotFoundError('Product not found');
+}
+
+export async function showLicensePolicy(
+  deps: MerchantLicenseDeps,
+  storeId: number,
+  productId: number,
+): Promise<LicensePolicy> {
+  await ownProduct(deps, storeId, productId);
+  const row = await deps
+    .knex('license_policies')
+    .where({ product_id: productId })
+    .first<{ grace_days: number; checkin_days: number } | undefined>('grace_days', 'checkin_days');
+  return { product_id: productId, grace_days: row?.grace_days ?? 0, checkin_days: row?.checkin_days ?? 0 };
+}
+
+/**
+ * Sets the fields given (the others keep their values), then moves the product's verify cache counter so
+ * the next /verify of each of its licenses answers under the new policy.
+ */
+export async function updateLicensePolicy(
+  deps: MerchantLicenseDeps,
+  storeId: number,
+  productId: number,
+  changes: Partial<Omit<LicensePolicy, 'product_id'>>,
+): Promise<LicensePolicy> {
+  await ownProduct(deps, storeId, productId);
+  const now = new Date();
+  await deps
+    .knex('license_policies')
+    .insert({ product_id: productId, ...changes, created_at: now, updated_at: now })
+    .onConflict('product_id')
+    .merge({ ...changes, updated_at: now });
+  await noteLicenseProductChanged(deps, productId);
+  return showLicensePolicy(deps, storeId, productId);
+}
