@@ -14,6 +14,7 @@ import { storefrontRoutes } from './storefront/routes';
 import { webhookRoutes } from './webhooks/routes';
 import { licenseCertificateRoutes } from './license/certificate-routes';
 import { licenseRoutes } from './license/routes';
+import { licenseSeatRoutes } from './license/seat-routes';
 import { widgetDemoRoutes, widgetRoutes } from './widget/routes';
 
 /**
@@ -40,6 +41,7 @@ export function allRoutes(
     ...((config.sandboxEnabled ?? config.nodeEnv !== 'production') ? sandboxRoutes : []),
     ...licenseRoutes,
     ...licenseCertificateRoutes,
+    ...licenseSeatRoutes,
     ...fivemRoutes,
     ...widgetRoutes,
   ];

@@ -55,6 +55,8 @@ describe('license verify: labels, identifiers, result, cache', () => {
       notBefore: 0,
       graceDays: 0,
       checkinDays: 0,
+      floating: false,
+      heartbeatSeconds: 600,
     };
     const result = buildResult(base, 'en', now);
     expect(result.expires_in_days).to.equal(1);

@@ -2,6 +2,8 @@ import Joi from 'joi';
 import {
   MAX_CHECKIN_DAYS,
   MAX_GRACE_DAYS,
+  MAX_HEARTBEAT_SECONDS,
+  MIN_HEARTBEAT_SECONDS,
   showLicensePolicy,
   updateLicensePolicy,
   type LicensePolicy,
@@ -23,6 +25,14 @@ const policy: SchemaObject = object({
   checkin_days: {
     type: 'integer',
     description: 'Offline certificates last at most this many days; 0: the 30-day limit only.',
+  },
+  floating: {
+    type: 'boolean',
+    description: 'Each license’s activations are seats held by `POST /verify/heartbeat`.',
+  },
+  heartbeat_seconds: {
+    type: 'integer',
+    description: 'A floating seat lasts this long after a heartbeat; a silent machine’s seat is then free.',
   },
 });
 
@@ -65,15 +75,19 @@ export const merchantLicensePolicyRoutes = [
       `\`grace_days\` (0-${MAX_GRACE_DAYS}): a license past its expiry answers \`/verify\` with status ` +
       '`grace` and `grace_ends_at` for that many days before `LICENSE_EXPIRED`. ' +
       `\`checkin_days\` (0-${MAX_CHECKIN_DAYS}): offline certificates last at most that many days. ` +
-      'Fields left out keep their values; every license of the product answers the new policy at once.',
+      '`floating`: each license’s `max_activations` become seats that machines hold by ' +
+      `\`POST /verify/heartbeat\` for \`heartbeat_seconds\` (${MIN_HEARTBEAT_SECONDS}-${MAX_HEARTBEAT_SECONDS}) ` +
+      'after each beat. Fields left out keep their values; every license of the product answers the new policy at once.',
     guards: merchantGuards,
     request: {
       params,
       body: Joi.object<PolicyBody, true>({
         grace_days: Joi.number().integer().min(0).max(MAX_GRACE_DAYS),
         checkin_days: Joi.number().integer().min(0).max(MAX_CHECKIN_DAYS),
+        floating: Joi.boolean(),
+        heartbeat_seconds: Joi.number().integer().min(MIN_HEARTBEAT_SECONDS).max(MAX_HEARTBEAT_SECONDS),
       }).min(1),
-      example: { grace_days: 7, checkin_days: 7 },
+      example: { grace_days: 7, checkin_days: 7, floating: true, heartbeat_seconds: 300 },
     },
     responses: { 200: ok, 404: notFound },
     handler: async (ctx, { params: p, body }) =>

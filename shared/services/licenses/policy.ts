@@ -9,10 +9,16 @@ export interface LicensePolicy {
   grace_days: number;
   /** Certificates last at most this many days (so the software checks in that often); 0: 30-day limit only. */
   checkin_days: number;
+  /** Licenses lend their activations out as seats held by heartbeat (seats.ts). */
+  floating: boolean;
+  /** A floating seat lasts this long after a heartbeat. */
+  heartbeat_seconds: number;
 }
 
 export const MAX_GRACE_DAYS = 365;
 export const MAX_CHECKIN_DAYS = 30;
+export const MIN_HEARTBEAT_SECONDS = 2;
+export const MAX_HEARTBEAT_SECONDS = 86_400;
 
 async function ownProduct(deps: MerchantLicenseDeps, storeId: number, productId: number): Promise<void> {
   const found = await deps.knex('products').where({ id: productId, store_id: storeId }).first('id');
@@ -28,8 +34,19 @@ export async function showLicensePolicy(
   const row = await deps
     .knex('license_policies')
     .where({ product_id: productId })
-    .first<{ grace_days: number; checkin_days: number } | undefined>('grace_days', 'checkin_days');
-  return { product_id: productId, grace_days: row?.grace_days ?? 0, checkin_days: row?.checkin_days ?? 0 };
+    .first<Omit<LicensePolicy, 'product_id'> | undefined>(
+      'grace_days',
+      'checkin_days',
+      'floating',
+      'heartbeat_seconds',
+    );
+  return {
+    product_id: productId,
+    grace_days: row?.grace_days ?? 0,
+    checkin_days: row?.checkin_days ?? 0,
+    floating: row?.floating ?? false,
+    heartbeat_seconds: row?.heartbeat_seconds ?? 600,
+  };
 }
 
 /**

@@ -85,6 +85,9 @@ export interface LicenseSnapshot {
   notBefore: number;
   graceDays: number;
   checkinDays: number;
+  /** Floating seats (seats.ts): activations are lent out by heartbeat instead of held for good. */
+  floating: boolean;
+  heartbeatSeconds: number;
   /** Identifier hashes seen activated while this snapshot's stamp held (a reset moves the stamp). */
   known: Set<string>;
 }
@@ -152,6 +155,8 @@ export async function loadSnapshot(
           not_before: number;
           grace_days: number | null;
           checkin_days: number | null;
+          floating: boolean | null;
+          heartbeat_seconds: number | null;
         }
       | undefined
     >(
@@ -172,6 +177,8 @@ export async function loadSnapshot(
       'l.not_before',
       'lp.grace_days',
       'lp.checkin_days',
+      'lp.floating',
+      'lp.heartbeat_seconds',
     );
   if (!row) return null;
   return {
@@ -192,6 +199,8 @@ export async function loadSnapshot(
     notBefore: Number(row.not_before),
     graceDays: row.grace_days ?? 0,
     checkinDays: row.checkin_days ?? 0,
+    floating: row.floating ?? false,
+    heartbeatSeconds: row.heartbeat_seconds ?? 600,
     known: new Set(),
   };
 }
@@ -332,7 +341,8 @@ export async function verifyLicense(deps: VerifyDeps, req: VerifyRequest): Promi
 
   checkState(snap, now);
 
-  if (snap.lockType !== 'none') {
+  // A floating license's machines hold seats through POST /verify/heartbeat, not activations.
+  if (snap.lockType !== 'none' && !snap.floating) {
     const raw = snap.lockType === 'hwid' ? (req.hwid ?? '').trim() : normalizeIp(req.ip);
     if (raw === '') throw new LicenseError('HWID_REQUIRED');
     const lockType = snap.lockType;

@@ -54,7 +54,13 @@ describe('License policy: grace period after expiry and check-in period', () => 
 
     const saved = await patchPolicy(product.id, { grace_days: 7 });
     expect(saved.status, saved.text).to.equal(200);
-    expect(saved.body.data).to.deep.equal({ product_id: product.id, grace_days: 7, checkin_days: 0 });
+    expect(saved.body.data).to.deep.equal({
+      product_id: product.id,
+      grace_days: 7,
+      checkin_days: 0,
+      floating: false,
+      heartbeat_seconds: 600,
+    });
 
     const res = await verify(server, { product_id: product.id, license_key: lapsed.key });
     expect(res.status, res.text).to.equal(200);
