@@ -163,7 +163,8 @@ export const licenseRoutes = [
     summary: 'Free activations (customer self-service)',
     description:
       `Whoever holds an active key frees its activations (one \`hwid\`, or all) to move to another machine, ` +
-      `at most ${SELF_RESET_QUOTA} times per ${SELF_RESET_WINDOW_DAYS} days per license (a reset that removes ` +
+      `at most ${SELF_RESET_QUOTA} times per ${SELF_RESET_WINDOW_DAYS} days per license unless the merchant set ` +
+      'another limit for the product (`reset_limit` per `reset_window_days`) (a reset that removes ' +
       'nothing uses none). The same states are refused as by verify; a license without a lock is a 400. ' +
       'Answers are signed and, for a product that encrypts, encrypted, exactly like verify’s.',
     guards: (deps) => [licenseAnswer(), ...licenseGuards(deps)],

@@ -1,6 +1,7 @@
 import { NotFoundError } from '../../errors';
 import { noteLicenseProductChanged } from './cache';
 import type { MerchantLicenseDeps } from './merchant';
+import { SELF_RESET_QUOTA, SELF_RESET_WINDOW_DAYS } from './self-reset';
 
 /** A product's license policy (db: license_policies; no row: every default). */
 export interface LicensePolicy {
@@ -13,11 +14,16 @@ export interface LicensePolicy {
   floating: boolean;
   /** A floating seat lasts this long after a heartbeat. */
   heartbeat_seconds: number;
+  /** Self-service resets a license may make per window (POST /verify/reset). */
+  reset_limit: number;
+  reset_window_days: number;
 }
 
 export const MAX_GRACE_DAYS = 365;
 export const MAX_CHECKIN_DAYS = 30;
 export const MIN_HEARTBEAT_SECONDS = 2;
+export const MAX_RESET_LIMIT = 100;
+export const MAX_RESET_WINDOW_DAYS = 365;
 export const MAX_HEARTBEAT_SECONDS = 86_400;
 
 async function ownProduct(deps: MerchantLicenseDeps, storeId: number, productId: number): Promise<void> {
@@ -39,6 +45,8 @@ export async function showLicensePolicy(
       'checkin_days',
       'floating',
       'heartbeat_seconds',
+      'reset_limit',
+      'reset_window_days',
     );
   return {
     product_id: productId,
@@ -46,6 +54,8 @@ export async function showLicensePolicy(
     checkin_days: row?.checkin_days ?? 0,
     floating: row?.floating ?? false,
     heartbeat_seconds: row?.heartbeat_seconds ?? 600,
+    reset_limit: row?.reset_limit ?? SELF_RESET_QUOTA,
+    reset_window_days: row?.reset_window_days ?? SELF_RESET_WINDOW_DAYS,
   };
 }
 

@@ -4,6 +4,7 @@ import { noteLicensesChangedSafely, readStamp, StampedCache, type LicenseCacheDe
 import { LicenseError } from './errors';
 import { identifierHash, identifierHint, normalizeIp } from './identifiers';
 import type { Entitlements } from './entitlements';
+import { recordLicenseEvent } from './history';
 import { dayMonthYear, durationLabel, type DurationKey, type LicenseLocale } from './labels';
 
 /**
@@ -268,6 +269,7 @@ export async function admitIdentifier(
         .update({ activations_count: trx.raw('activations_count + 1'), updated_at: now })
         .returning<{ activations_count: number }[]>('activations_count');
       if (updated.length === 0) throw new LimitReached();
+      await recordLicenseEvent(trx, { licenseId, kind: 'activated', actor: 'customer', hint, at: now });
       return { outcome: 'added', count: updated[0]!.activations_count } as const;
     });
   } catch (err) {

@@ -60,6 +60,8 @@ describe('License policy: grace period after expiry and check-in period', () => 
       checkin_days: 0,
       floating: false,
       heartbeat_seconds: 600,
+      reset_limit: 2,
+      reset_window_days: 30,
     });
 
     const res = await verify(server, { product_id: product.id, license_key: lapsed.key });
