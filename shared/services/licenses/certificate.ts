@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { sha256 } from '../../crypto';
 import type { Entitlements } from './entitlements';
+import { heartbeat } from './seats';
 import { signingKeys, type SigningDeps, type SigningKeys } from './signing';
 import { verifyLicense, type LicenseResult, type VerifyDeps, type VerifyRequest } from './verify';
 
@@ -92,13 +93,29 @@ export async function issueCertificate(
   req: VerifyRequest & { licenseKeyAsSent: string; hwidAsSent: string | null },
 ): Promise<IssuedCertificate> {
   const now = req.now ?? new Date();
-  const license = await verifyLicense(deps, { ...req, now });
+  // A floating license's certificate is a seat lease: it takes (or keeps) the machine's seat as a heartbeat
+  // does, and lasts no longer than the seat, so offline use cannot hold more machines than seats.
+  const policy = await deps
+    .knex('license_policies')
+    .where({ product_id: req.productId, floating: true })
+    .first<{ floating: boolean } | undefined>('floating');
+  let license: LicenseResult;
+  let seatEnd: number | null = null;
+  if (policy) {
+    const beat = await heartbeat(deps, { ...req, now });
+    const { seat, ...result } = beat;
+    license = result;
+    seatEnd = seat.expires_at ? Math.floor(Date.parse(seat.expires_at) / 1000) : null;
+  } else {
+    license = await verifyLicense(deps, { ...req, now });
+  }
   const keys = await signingKeys(deps);
-  const claims = certificateClaims(
+  const bound = certificateClaims(
     license,
     { productId: req.productId, licenseKeyAsSent: req.licenseKeyAsSent, hwidAsSent: req.hwidAsSent },
     now,
   );
+  const claims = seatEnd === null ? bound : { ...bound, exp: Math.min(bound.exp, seatEnd) };
   return {
     certificate: signCertificate(keys, claims),
     key_id: keys.keyId,

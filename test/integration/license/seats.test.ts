@@ -127,4 +127,25 @@ describe('Floating seats: POST /verify/heartbeat', () => {
     });
     expect(notFloating.status).to.equal(400);
   });
+
+  it('makes a floating license’s certificate a seat lease: it takes the seat and lasts no longer', async () => {
+    const license = await insertLicense(product, { max_activations: 1 });
+    const cert = await server.request('/verify/certificate', {
+      method: 'POST',
+      json: { product_id: product.id, license_key: license.key, hwid: 'OFFLINE-1' },
+    });
+    expect(cert.status, cert.text).to.equal(200);
+    const payload = (cert.body.data as { certificate: string }).certificate.split('.')[1]!;
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as {
+      iat: number;
+      exp: number;
+    };
+    expect(claims.exp - claims.iat).to.be.at.most(3);
+    expect(await liveSeats(license.id)).to.equal(1);
+    const second = await server.request('/verify/certificate', {
+      method: 'POST',
+      json: { product_id: product.id, license_key: license.key, hwid: 'OFFLINE-2' },
+    });
+    expectRefusal(second, 403, 'ACTIVATION_LIMIT_REACHED');
+  });
 });
