@@ -8,6 +8,7 @@ import {
   selfResetActivations,
   type SelfResetRequest,
 } from '../../shared/services/licenses/self-reset';
+import { publishedKeys } from '../../shared/services/licenses/key-rotation';
 import { signingKeys } from '../../shared/services/licenses/signing';
 import { verifyLicense } from '../../shared/services/licenses/verify';
 import { licenseGuards } from '../guards';
@@ -239,7 +240,8 @@ export const licenseRoutes = [
               type: 'array',
               description:
                 'Every key whose signatures are valid, by `kid` (the `kid` of a certificate’s header, the ' +
-                '`X-Signature-Key-Id` of an answer); the current key first.',
+                '`X-Signature-Key-Id` of an answer); the current key first, then keys rotated out within the ' +
+                'last 31 days (their certificates may still be valid).',
               items: object({
                 kid: { type: 'string' },
                 algorithm: { const: 'Ed25519' },
@@ -253,6 +255,12 @@ export const licenseRoutes = [
                   alg: { const: 'EdDSA' },
                   use: { const: 'sig' },
                 }),
+                retired_at: {
+                  type: ['string', 'null'],
+                  format: 'date-time',
+                  description:
+                    'When the key was rotated out (still valid for its certificates); null: current.',
+                },
               }),
             },
           }),
@@ -260,28 +268,15 @@ export const licenseRoutes = [
       ),
     },
     handler: async (ctx) => {
-      const keys = await signingKeys(ctx.deps);
+      await signingKeys(ctx.deps); // made on first use
+      const keys = await publishedKeys(ctx.deps);
+      const current = keys[0]!;
       return {
         algorithm: 'Ed25519',
-        key_id: keys.keyId,
-        public_key: keys.publicKeyBase64,
-        public_key_pem: keys.publicKeyPem,
-        keys: [
-          {
-            kid: keys.keyId,
-            algorithm: 'Ed25519',
-            public_key: keys.publicKeyBase64,
-            public_key_pem: keys.publicKeyPem,
-            jwk: {
-              kty: 'OKP',
-              crv: 'Ed25519',
-              x: Buffer.from(keys.publicKeyBase64, 'base64').toString('base64url'),
-              kid: keys.keyId,
-              alg: 'EdDSA',
-              use: 'sig',
-            },
-          },
-        ],
+        key_id: current.kid,
+        public_key: current.public_key,
+        public_key_pem: current.public_key_pem,
+        keys,
       };
     },
   }),

@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import type { Product, Store } from '../../../db/models';
 import type { Deps } from '../../../shared/deps';
 import { noteLicensesChanged } from '../../../shared/services/licenses/cache';
+import { publishedKeys, rotateSigningKey } from '../../../shared/services/licenses/key-rotation';
 import { createStore } from '../../helpers/builders';
 import { isolatedDeps } from '../../helpers/deps';
 import { startServer, TestServer, type TestResponse } from '../../helpers/http';
@@ -211,5 +212,34 @@ describe('License Verification API: POST /verify/certificate (offline certificat
     await noteLicensesChanged(deps, [license.key]);
     const later = await verify(server, { product_id: locked.id, license_key: license.key, hwid: 'NEW-PC' });
     expect((later.body.data as { not_before: number }).not_before).to.be.above(fresh.claims.iat as number);
+  });
+
+  // Last: it changes the deployment's key.
+  it('rotates the key: the new one current, the old one published while its certificates may be valid', async () => {
+    const license = await insertLicense(locked);
+    const before = await certificate({ product_id: locked.id, license_key: license.key, hwid: 'ROT-1' });
+    const oldKid = (before.body.data as { key_id: string }).key_id;
+    const rotated = await rotateSigningKey(deps);
+    expect(rotated.retired).to.equal(oldKid);
+    expect(rotated.current).to.not.equal(oldKid);
+
+    const res = await server.request('/verify/public-key');
+    const data = res.body.data as {
+      key_id: string;
+      keys: { kid: string; public_key_pem: string; retired_at: string | null }[];
+    };
+    expect(data.key_id).to.equal(rotated.current);
+    expect(data.keys.map((k) => [k.kid, k.retired_at === null])).to.deep.equal([
+      [rotated.current, true],
+      [oldKid, false],
+    ]);
+    // A certificate signed before the rotation still checks with the published keys.
+    const published = new Map(data.keys.map((k) => [k.kid, crypto.createPublicKey(k.public_key_pem)]));
+    expect(checkJws((before.body.data as { certificate: string }).certificate, published).valid).to.equal(
+      true,
+    );
+    // Once its certificates have all expired, the old key is no longer listed.
+    const later = await publishedKeys(deps, new Date(Date.now() + 32 * DAY));
+    expect(later.map((k) => k.kid)).to.deep.equal([rotated.current]);
   });
 });
