@@ -1,6 +1,4 @@
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
@@ -17,44 +15,8 @@ import { signBody, signingKeys } from '../../../shared/services/licenses/signing
 import { createStore } from '../../helpers/builders';
 import { isolatedDeps } from '../../helpers/deps';
 import { startServer, TestServer } from '../../helpers/http';
+import { deadAddress, stub } from './client-support';
 import { insertLicense, licensedProduct } from './support';
-
-type Relay = (req: { path: string; body: Record<string, unknown> }) => Promise<{
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-}>;
-
-/** A loopback server standing between client and platform, doing whatever `relay` does to each call. */
-async function stub(relay: Relay): Promise<{ url: string; close(): Promise<void> }> {
-  const srv = http.createServer((req, res) => {
-    let raw = '';
-    req.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')));
-    req.on('end', () => {
-      relay({ path: req.url ?? '/', body: JSON.parse(raw || '{}') as Record<string, unknown> })
-        .then((out) => {
-          res.writeHead(out.status, { 'Content-Type': 'application/json', ...out.headers });
-          res.end(out.body);
-        })
-        .catch(() => res.destroy());
-    });
-  });
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const { port } = srv.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () => new Promise((resolve) => srv.close(() => resolve())),
-  };
-}
-
-/** An address where nothing listens: the network is gone. */
-async function deadAddress(): Promise<string> {
-  const srv = http.createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const { port } = srv.address() as AddressInfo;
-  await new Promise<void>((resolve) => srv.close(() => resolve()));
-  return `http://127.0.0.1:${port}`;
-}
 
 async function rejection(promise: Promise<unknown> | (() => unknown)): Promise<LicenseClientError> {
   try {
