@@ -15,8 +15,10 @@ import { platformRoutes } from './platform/routes';
 import { sandboxRoutes } from './sandbox/routes';
 import { storefrontRoutes } from './storefront/routes';
 import { webhookRoutes } from './webhooks/routes';
+import { licenseCertificateRoutes } from './license/certificate-routes';
 import { licenseRoutes } from './license/routes';
 import { mediaRoutes } from './media/routes';
+import { licenseSeatRoutes } from './license/seat-routes';
 import { widgetDemoRoutes, widgetRoutes } from './widget/routes';
 
 /**
@@ -45,6 +47,8 @@ export function allRoutes(
     // Anyone can mark a sandbox payment paid: off in production unless SANDBOX_ENABLED=1 (announced at start).
     ...((config.sandboxEnabled ?? config.nodeEnv !== 'production') ? sandboxRoutes : []),
     ...licenseRoutes,
+    ...licenseCertificateRoutes,
+    ...licenseSeatRoutes,
     ...fivemRoutes,
     ...widgetRoutes,
     ...mediaRoutes,

@@ -412,6 +412,14 @@ export async function main(): Promise<number> {
               vary: fromClient,
               expect: [200],
             },
+            {
+              name: 'license/certificate',
+              what: '`POST /verify/certificate`, same machine (verify + Ed25519 JWS, signed answer)',
+              target: 'limited' as const,
+              request: { method: 'POST' as const, path: '/verify/certificate', body: verifyBody },
+              vary: fromClient,
+              expect: [200],
+            },
           ]
         : []),
       {

@@ -89,10 +89,15 @@ export function licenseAnswer(): AppMiddleware {
   };
 }
 
-const SIGNED_PATHS: ReadonlySet<string> = new Set(['/verify', '/verify/reset']);
+const SIGNED_PATHS: ReadonlySet<string> = new Set([
+  '/verify',
+  '/verify/reset',
+  '/verify/certificate',
+  '/verify/heartbeat',
+]);
 
 /**
- * Placed ahead of the body parser (api/app.ts): a POST to /verify or /verify/reset refused before its
+ * Placed ahead of the body parser (api/app.ts): a POST to a /verify route refused before its
  * route runs (a body that is not JSON, too large, of another type, bytes Postgres cannot store) is answered
  * as a signed License answer too, bound to an unknown request (every field null).
  */

@@ -8,6 +8,7 @@ import {
   selfResetActivations,
   type SelfResetRequest,
 } from '../../shared/services/licenses/self-reset';
+import { publishedKeys } from '../../shared/services/licenses/key-rotation';
 import { signingKeys } from '../../shared/services/licenses/signing';
 import { verifyLicense } from '../../shared/services/licenses/verify';
 import { licenseGuards } from '../guards';
@@ -35,14 +36,14 @@ const nonce = (): Joi.StringSchema<string> =>
     .messages({ 'string.pattern.base': 'nonce must be 1 to 128 visible ASCII characters' })
     .description('Echoed in the answer with a server timestamp, so a replayed answer shows.');
 
-interface VerifyBody {
+export interface VerifyBody {
   product_id: number;
   license_key: string;
   hwid?: string | null;
   nonce?: string;
 }
 
-const verifyBody = Joi.object<VerifyBody, true>({
+export const verifyBody = Joi.object<VerifyBody, true>({
   product_id: id().required(),
   license_key: licenseKey().required(),
   hwid: Joi.string()
@@ -75,9 +76,13 @@ const EXAMPLE_BINDING = {
 };
 
 /** Answers every /verify route declares besides its own: the signed 429 and 503. */
-const signedStandard = { 429: 'LicenseRateLimited', 503: 'LicenseUnavailable' } as const;
+export const signedStandard = { 429: 'LicenseRateLimited', 503: 'LicenseUnavailable' } as const;
 
-const refusal = (description: string, code: string, message: string): ReturnType<typeof licenseAnswerDoc> =>
+export const refusal = (
+  description: string,
+  code: string,
+  message: string,
+): ReturnType<typeof licenseAnswerDoc> =>
   licenseAnswerDoc(description, schemaRef('LicenseError'), {
     success: false,
     message,
@@ -171,7 +176,8 @@ export const licenseRoutes = [
     summary: 'Free activations (customer self-service)',
     description:
       `Whoever holds an active key frees its activations (one \`hwid\`, or all) to move to another machine, ` +
-      `at most ${SELF_RESET_QUOTA} times per ${SELF_RESET_WINDOW_DAYS} days per license (a reset that removes ` +
+      `at most ${SELF_RESET_QUOTA} times per ${SELF_RESET_WINDOW_DAYS} days per license unless the merchant set ` +
+      'another limit for the product (`reset_limit` per `reset_window_days`) (a reset that removes ' +
       'nothing uses none). The same states are refused as by verify; a license without a lock is a 400. ' +
       'Answers are signed and, for a product that encrypts, encrypted, exactly like verify’s.',
     guards: (deps) => [licenseAnswer(), ...licenseGuards(deps)],
@@ -230,8 +236,9 @@ export const licenseRoutes = [
     operationId: 'licensePublicKey',
     summary: 'The key that signs verify answers',
     description:
-      'The platform’s Ed25519 public key: raw 32 bytes in base64 and as PEM (SPKI). Made once per deployment ' +
-      'and kept; pin it in the software rather than fetching it at run time.',
+      'The platform’s Ed25519 public key: raw 32 bytes in base64 and as PEM (SPKI), and in `keys` every ' +
+      'valid key by `kid` (also as a JWK) for checking offline certificates. Made once per deployment and ' +
+      'kept; pin it in the software rather than fetching it at run time.',
     guards: licenseGuards,
     responses: {
       200: jsonResponse(
@@ -243,17 +250,47 @@ export const licenseRoutes = [
             key_id: { type: 'string', description: 'First 16 hex digits of SHA-256 over the raw key.' },
             public_key: { type: 'string', description: 'Raw 32-byte key, base64.' },
             public_key_pem: { type: 'string' },
+            keys: {
+              type: 'array',
+              description:
+                'Every key whose signatures are valid, by `kid` (the `kid` of a certificate’s header, the ' +
+                '`X-Signature-Key-Id` of an answer); the current key first, then keys rotated out within the ' +
+                'last 31 days (their certificates may still be valid).',
+              items: object({
+                kid: { type: 'string' },
+                algorithm: { const: 'Ed25519' },
+                public_key: { type: 'string', description: 'Raw 32-byte key, base64.' },
+                public_key_pem: { type: 'string' },
+                jwk: object({
+                  kty: { const: 'OKP' },
+                  crv: { const: 'Ed25519' },
+                  x: { type: 'string', description: 'Raw key, base64url (RFC 8037).' },
+                  kid: { type: 'string' },
+                  alg: { const: 'EdDSA' },
+                  use: { const: 'sig' },
+                }),
+                retired_at: {
+                  type: ['string', 'null'],
+                  format: 'date-time',
+                  description:
+                    'When the key was rotated out (still valid for its certificates); null: current.',
+                },
+              }),
+            },
           }),
         }),
       ),
     },
     handler: async (ctx) => {
-      const keys = await signingKeys(ctx.deps);
+      await signingKeys(ctx.deps); // made on first use
+      const keys = await publishedKeys(ctx.deps);
+      const current = keys[0]!;
       return {
         algorithm: 'Ed25519',
-        key_id: keys.keyId,
-        public_key: keys.publicKeyBase64,
-        public_key_pem: keys.publicKeyPem,
+        key_id: current.kid,
+        public_key: current.public_key,
+        public_key_pem: current.public_key_pem,
+        keys,
       };
     },
   }),

@@ -4,6 +4,8 @@ import { merchantProductRoutes } from './products/routes';
 import { merchantStoreRoutes } from './store/routes';
 import { merchantSubscriptionRoutes } from './subscriptions/routes';
 import { merchantWebhookRoutes } from './webhooks/routes';
+import { merchantEntitlementRoutes } from './licenses/entitlement-routes';
+import { merchantLicensePolicyRoutes } from './licenses/policy-routes';
 import { merchantLicenseRoutes } from './licenses/routes';
 import { merchantInvoiceRoutes } from './invoices/routes';
 import { merchantRefundRoutes } from './refunds/routes';
@@ -29,4 +31,6 @@ export const merchantRoutes = [
   ...merchantCouponRoutes,
   ...merchantTokenRoutes,
   ...merchantAuditRoutes,
+  ...merchantEntitlementRoutes,
+  ...merchantLicensePolicyRoutes,
 ];

@@ -61,7 +61,13 @@ export const licenseSchemas: Record<string, SchemaObject> = {
       'whose `request` is not its own, so an answer about another key, product or machine cannot be relayed.',
   },
   LicenseResult: object({
-    status: { const: 'active', description: 'Every other state is an error answer.' },
+    status: {
+      type: 'string',
+      enum: ['active', 'grace'],
+      description:
+        '`grace`: past its expiry but within the product’s grace period (`grace_ends_at`); every other state ' +
+        'is an error answer.',
+    },
     lock_type: { type: 'string', enum: ['none', 'hwid', 'ip'] },
     product: object({ id: { type: 'integer' }, name: { type: 'string' } }),
     plan: object({
@@ -97,6 +103,24 @@ export const licenseSchemas: Record<string, SchemaObject> = {
       },
     }),
     metadata: { type: ['object', 'null'] },
+    entitlements: {
+      type: 'object',
+      additionalProperties: { type: ['boolean', 'integer', 'string'] },
+      description: 'The plan’s named features, e.g. {"pro_export": true, "max_projects": 10}; {} when none.',
+    },
+    not_before: {
+      type: 'integer',
+      description: 'Unix seconds: offline certificates of this license with an earlier `iat` are void.',
+    },
+    grace_ends_at: {
+      type: ['string', 'null'],
+      format: 'date-time',
+      description: 'When a license in `grace` stops verifying; null when active.',
+    },
+    checkin_days: {
+      type: 'integer',
+      description: 'Certificates of this product last at most this many days; 0: the 30-day limit only.',
+    },
   }),
   LicenseEncrypted: {
     ...object({

@@ -11,6 +11,7 @@ const SCENARIOS = [
   'healthz',
   'payment/status',
   'license/verify',
+  'license/certificate',
   'embed product',
   'auth/validate',
   'analytics/collect',

@@ -51,6 +51,12 @@ describe('license verify: labels, identifiers, result, cache', () => {
       expiresAt: new Date('2026-11-23T13:00:00Z'),
       duration: null,
       metadata: null,
+      features: { pro_export: true },
+      notBefore: 0,
+      graceDays: 0,
+      checkinDays: 0,
+      floating: false,
+      heartbeatSeconds: 600,
     };
     const result = buildResult(base, 'en', now);
     expect(result.expires_in_days).to.equal(1);
@@ -60,6 +66,8 @@ describe('license verify: labels, identifiers, result, cache', () => {
       start_date: '01-11-2026',
     });
     expect(result.activations).to.deep.equal({ current: 0, max: 3, remaining: 3 });
+    expect(result.entitlements).to.deep.equal({ pro_export: true });
+    expect(result.not_before).to.equal(0);
     const hwid = buildResult({ ...base, lockType: 'hwid', activationsCount: 5 }, 'ar', now);
     expect(hwid.activations).to.deep.equal({ current: 5, max: 3, remaining: 0 });
     expect(hwid.plan.duration_label).to.equal('مخصص');

@@ -2,7 +2,8 @@ import type { Knex } from 'knex';
 import type { LicenseStatus, LockType } from '../../../db/models';
 import { InvalidError, NotFoundError } from '../../errors';
 import { noteLicensesChanged, type LicenseCacheDeps } from './cache';
-import { identifierHash, normalizeIp } from './identifiers';
+import { recordLicenseEvent } from './history';
+import { identifierHash, identifierHint, normalizeIp } from './identifiers';
 
 /**
  * The merchant's control of licenses (Merchant API, /shawarma): list a product's licenses, show one with
@@ -271,6 +272,17 @@ export async function resetActivations(
     }
     const n = await target.delete();
     if (n > 0) {
+      await recordLicenseEvent(trx, {
+        licenseId,
+        kind: 'reset',
+        actor: 'merchant',
+        hint:
+          input.hwid !== undefined
+            ? identifierHint(row.lock_type === 'ip' ? 'ip' : 'hwid', input.hwid.trim())
+            : null,
+        removed: n,
+        at: new Date(),
+      });
       await trx('licenses')
         .where({ id: licenseId })
         .update({

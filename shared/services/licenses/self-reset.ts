@@ -1,7 +1,8 @@
 import { InvalidError } from '../../errors';
 import { noteLicensesChangedSafely } from './cache';
 import { LicenseError } from './errors';
-import { identifierHash, normalizeIp } from './identifiers';
+import { recordLicenseEvent } from './history';
+import { identifierHash, identifierHint, normalizeIp } from './identifiers';
 import { checkState, loadSnapshot, remainingActivations, type VerifyDeps } from './verify';
 
 /**
@@ -13,7 +14,7 @@ import { checkState, loadSnapshot, remainingActivations, type VerifyDeps } from 
  */
 export const SELF_RESET_QUOTA = 2;
 export const SELF_RESET_WINDOW_DAYS = 30;
-const WINDOW_MS = SELF_RESET_WINDOW_DAYS * 86_400_000;
+const DAY_MS = 86_400_000;
 
 export interface SelfResetRequest {
   productId: number;
@@ -47,20 +48,32 @@ export async function selfResetActivations(
   if (snap.lockType === 'none') throw new InvalidError('This license is not locked: it has no activations');
   const hwid = (req.hwid ?? '').trim();
 
-  const since = new Date(now.getTime() - WINDOW_MS);
   const outcome = await deps.knex.transaction(async (trx) => {
     await trx('licenses').where({ id: snap.id }).forUpdate().first('id');
+    // The merchant's limit for the product (license_policies), else the platform's.
+    const policy = await trx('license_policies')
+      .where({ product_id: snap.productId })
+      .first<{ reset_limit: number; reset_window_days: number } | undefined>(
+        'reset_limit',
+        'reset_window_days',
+      );
+    const quota = policy?.reset_limit ?? SELF_RESET_QUOTA;
+    const windowDays = policy?.reset_window_days ?? SELF_RESET_WINDOW_DAYS;
+    const WINDOW_MS = windowDays * DAY_MS;
+    const since = new Date(now.getTime() - WINDOW_MS);
     const window = await trx('license_resets')
       .where('license_id', snap.id)
       .where('created_at', '>', since)
       .orderBy('created_at')
       .select<{ created_at: Date }[]>('created_at');
     const nextAt = (used: { created_at: Date }[]): string | null =>
-      used.length >= SELF_RESET_QUOTA
+      used.length >= quota && used.length > 0
         ? new Date(used[0]!.created_at.getTime() + WINDOW_MS).toISOString()
         : null;
-    if (window.length >= SELF_RESET_QUOTA) {
-      throw new LicenseError('RESET_LIMIT_REACHED', { next_reset_at: nextAt(window) });
+    if (window.length >= quota) {
+      const next = nextAt(window);
+      // A limit of 0 (the merchant allows no self-service reset) has no next one.
+      throw new LicenseError('RESET_LIMIT_REACHED', next === null ? {} : { next_reset_at: next });
     }
     const target = trx('license_activations').where({ license_id: snap.id });
     if (hwid !== '') {
@@ -71,6 +84,14 @@ export async function selfResetActivations(
     let used = window;
     if (removed > 0) {
       await trx('license_resets').insert({ license_id: snap.id, removed, created_at: now });
+      await recordLicenseEvent(trx, {
+        licenseId: snap.id,
+        kind: 'reset',
+        actor: 'customer',
+        hint: hwid !== '' ? identifierHint(snap.lockType as 'hwid' | 'ip', hwid) : null,
+        removed,
+        at: now,
+      });
       used = [...window, { created_at: now }];
     }
     const [{ n }] = await trx('license_activations')
@@ -80,7 +101,7 @@ export async function selfResetActivations(
     if (removed > 0) {
       await trx('licenses').where({ id: snap.id }).update({ activations_count: current, updated_at: now });
     }
-    return { removed, current, used: used.length, nextResetAt: nextAt(used) };
+    return { removed, current, used: used.length, nextResetAt: nextAt(used), quota, windowDays };
   });
   if (outcome.removed > 0) await noteLicensesChangedSafely(deps, [snap.key]);
   return {
@@ -92,8 +113,8 @@ export async function selfResetActivations(
     },
     resets: {
       used: outcome.used,
-      limit: SELF_RESET_QUOTA,
-      window_days: SELF_RESET_WINDOW_DAYS,
+      limit: outcome.quota,
+      window_days: outcome.windowDays,
       next_reset_at: outcome.nextResetAt,
     },
   };

@@ -3,6 +3,8 @@ import type { LicenseStatus, LockType, PlanDuration } from '../../../db/models';
 import { noteLicensesChangedSafely, readStamp, StampedCache, type LicenseCacheDeps } from './cache';
 import { LicenseError } from './errors';
 import { identifierHash, identifierHint, normalizeIp } from './identifiers';
+import type { Entitlements } from './entitlements';
+import { recordLicenseEvent } from './history';
 import { dayMonthYear, durationLabel, type DurationKey, type LicenseLocale } from './labels';
 
 /**
@@ -27,7 +29,8 @@ export interface VerifyRequest {
 }
 
 export interface LicenseResult {
-  status: 'active';
+  /** `grace`: past its expiry, within the product's grace period (`grace_ends_at`). */
+  status: 'active' | 'grace';
   lock_type: LockType;
   product: { id: number; name: string };
   plan: {
@@ -51,6 +54,17 @@ export interface LicenseResult {
     remaining: number;
   };
   metadata: Record<string, unknown> | null;
+  /** The plan's named features (entitlements.ts); {} without a plan. */
+  entitlements: Entitlements;
+  /**
+   * Unix seconds: certificates of this license issued (`iat`) before it are void (certificate.ts). Moves
+   * when rights are taken away: revoked, suspended, an activation reset.
+   */
+  not_before: number;
+  /** ISO 8601: when a license in `grace` stops verifying; null when active. */
+  grace_ends_at: string | null;
+  /** The product's check-in period in days (certificates last at most that long); 0: none. */
+  checkin_days: number;
 }
 
 /** What verify reads about a license: one row with its product and plan, cached between verifies. */
@@ -68,6 +82,13 @@ export interface LicenseSnapshot {
   expiresAt: Date | null;
   duration: PlanDuration | null;
   metadata: Record<string, unknown> | null;
+  features: Entitlements;
+  notBefore: number;
+  graceDays: number;
+  checkinDays: number;
+  /** Floating seats (seats.ts): activations are lent out by heartbeat instead of held for good. */
+  floating: boolean;
+  heartbeatSeconds: number;
   /** Identifier hashes seen activated while this snapshot's stamp held (a reset moves the stamp). */
   known: Set<string>;
 }
@@ -112,6 +133,7 @@ export async function loadSnapshot(
   const row = await knex('licenses as l')
     .join('products as p', 'p.id', 'l.product_id')
     .leftJoin('product_plans as pl', 'pl.id', 'l.plan_id')
+    .leftJoin('license_policies as lp', 'lp.product_id', 'l.product_id')
     .whereIn('l.key', [...new Set([given, normalizeLicenseKey(given)])])
     .where('l.product_id', productId)
     .orderByRaw('l.key = ? desc', [given])
@@ -130,6 +152,12 @@ export async function loadSnapshot(
           expires_at: Date | null;
           duration: PlanDuration | null;
           metadata: Record<string, unknown> | null;
+          features: Entitlements | null;
+          not_before: number;
+          grace_days: number | null;
+          checkin_days: number | null;
+          floating: boolean | null;
+          heartbeat_seconds: number | null;
         }
       | undefined
     >(
@@ -146,6 +174,12 @@ export async function loadSnapshot(
       'l.expires_at',
       'pl.duration',
       'l.metadata',
+      'pl.features',
+      'l.not_before',
+      'lp.grace_days',
+      'lp.checkin_days',
+      'lp.floating',
+      'lp.heartbeat_seconds',
     );
   if (!row) return null;
   return {
@@ -162,18 +196,42 @@ export async function loadSnapshot(
     expiresAt: row.expires_at,
     duration: row.duration,
     metadata: row.metadata,
+    features: row.features ?? {},
+    notBefore: Number(row.not_before),
+    graceDays: row.grace_days ?? 0,
+    checkinDays: row.checkin_days ?? 0,
+    floating: row.floating ?? false,
+    heartbeatSeconds: row.heartbeat_seconds ?? 600,
     known: new Set(),
   };
 }
 
-/** Refuses every license that does not verify, in this order: revoked, suspended, not active, expired. */
+/**
+ * When a license past its expiry stops verifying: its expiry plus the product's grace days; null without an
+ * expiry or a grace period.
+ */
+export function graceEnd(snap: Pick<LicenseSnapshot, 'expiresAt' | 'graceDays'>): Date | null {
+  if (snap.expiresAt === null || snap.graceDays <= 0) return null;
+  return new Date(snap.expiresAt.getTime() + snap.graceDays * DAY_MS);
+}
+
+/** True for a license whose date has passed but whose grace period has not. */
+export function inGrace(snap: Pick<LicenseSnapshot, 'expiresAt' | 'graceDays'>, now: Date): boolean {
+  const end = graceEnd(snap);
+  return end !== null && snap.expiresAt!.getTime() <= now.getTime() && now.getTime() < end.getTime();
+}
+
+/**
+ * Refuses every license that does not verify, in this order: revoked, suspended, not active, expired (past
+ * its date and any grace period).
+ */
 export function checkState(snap: LicenseSnapshot, now: Date): void {
   if (snap.status === 'revoked') throw new LicenseError('LICENSE_REVOKED');
   if (snap.status === 'suspended') throw new LicenseError('LICENSE_SUSPENDED');
   if (snap.status === 'generated') throw new LicenseError('LICENSE_NOT_ACTIVE');
   // A passed date is expired even before the hourly job has moved the status.
   if (snap.status === 'expired' || (snap.expiresAt !== null && snap.expiresAt.getTime() <= now.getTime())) {
-    throw new LicenseError('LICENSE_EXPIRED');
+    if (!inGrace(snap, now)) throw new LicenseError('LICENSE_EXPIRED');
   }
 }
 
@@ -211,6 +269,7 @@ export async function admitIdentifier(
         .update({ activations_count: trx.raw('activations_count + 1'), updated_at: now })
         .returning<{ activations_count: number }[]>('activations_count');
       if (updated.length === 0) throw new LimitReached();
+      await recordLicenseEvent(trx, { licenseId, kind: 'activated', actor: 'customer', hint, at: now });
       return { outcome: 'added', count: updated[0]!.activations_count } as const;
     });
   } catch (err) {
@@ -235,8 +294,9 @@ export function buildResult(
   const duration: DurationKey = snap.duration ?? (snap.expiresAt ? 'custom' : 'lifetime');
   const start = snap.startsAt ?? snap.createdAt;
   const current = snap.lockType === 'none' ? 0 : snap.activationsCount;
+  const grace = inGrace(snap, now);
   return {
-    status: 'active',
+    status: grace ? 'grace' : 'active',
     lock_type: snap.lockType,
     product: { id: snap.productId, name: snap.productName },
     plan: {
@@ -256,6 +316,10 @@ export function buildResult(
       remaining: remainingActivations(snap.maxActivations, current),
     },
     metadata: snap.metadata ?? null,
+    entitlements: snap.features,
+    not_before: snap.notBefore,
+    grace_ends_at: grace ? graceEnd(snap)!.toISOString() : null,
+    checkin_days: snap.checkinDays,
   };
 }
 
@@ -287,7 +351,8 @@ export async function verifyLicense(deps: VerifyDeps, req: VerifyRequest): Promi
 
   checkState(snap, now);
 
-  if (snap.lockType !== 'none') {
+  // A floating license's machines hold seats through POST /verify/heartbeat, not activations.
+  if (snap.lockType !== 'none' && !snap.floating) {
     const raw = snap.lockType === 'hwid' ? (req.hwid ?? '').trim() : normalizeIp(req.ip);
     if (raw === '') throw new LicenseError('HWID_REQUIRED');
     const lockType = snap.lockType;

@@ -71,6 +71,10 @@ describe('License Verification API: POST /verify', () => {
         expires_in_days: 10,
         activations: { current: 0, max: 3, remaining: 3 },
         metadata: { seats: 5, tier: 'gold' },
+        entitlements: {},
+        not_before: 0,
+        grace_ends_at: null,
+        checkin_days: 0,
       });
     });
 
