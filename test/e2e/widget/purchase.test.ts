@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { newPage } from '../../helpers/browser';
-import { ProductPlan } from '../../../db/models';
+import { Product, ProductPlan } from '../../../db/models';
 import { confirmManualPayment } from '../../../shared/services/payments';
-import { createCustomer, createPaymentMethod, createProduct } from '../../helpers/builders';
+import { createCustomer, createPaymentMethod, createProduct, merchantToken } from '../../helpers/builders';
 import {
   coupon,
   events,
@@ -75,6 +75,49 @@ describe('checkout widget: purchases in a real browser', function () {
         (await events(page)).some(([name, d]) => name === 'matjar:paid' && d.order_id === shown),
       );
       expect((await events(page)).map(([name]) => name)).to.deep.equal(['matjar:open', 'matjar:paid']);
+    } finally {
+      await page.context().close();
+    }
+  });
+
+  it('sells a product the merchant made through the Merchant API, key stock included', async () => {
+    const { store } = await shop(world.deps);
+    const token = await merchantToken(store);
+    const created = await fetch(`${world.api}/shawarma/products`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        name: 'API Game Key',
+        slug: `api-game-key-${store.id}`,
+        type: 'code',
+        price: '25.00',
+        codes: [`API-KEY-${store.id}-1`, `API-KEY-${store.id}-2`],
+      }),
+    });
+    expect(created.status).to.equal(201);
+    const id = ((await created.json()) as { data: { id: number } }).data.id;
+    const product = { id } as Product;
+    const page = await newPage();
+    try {
+      await page.goto(world.page('/api-made', merchantPage(world, product, store)));
+      await openWidget(page);
+      const dialog = page.getByRole('dialog');
+      await dialog.getByRole('heading', { name: 'API Game Key' }).waitFor();
+      await dialog.locator('[autocomplete=given-name]').fill('Huda');
+      await dialog.locator('[autocomplete=family-name]').fill('Omar');
+      await dialog.locator('[autocomplete=email]').fill('huda@example.com');
+      await dialog.locator('[autocomplete=tel-national]').fill('0500009333');
+      await dialog.locator('input[type=radio][value=card]').check();
+      const popupOpened = page.context().waitForEvent('page');
+      await dialog.getByRole('button', { name: /^Pay / }).click();
+      await payInPopup(await popupOpened);
+      const shown = await shownOrderId(page);
+      expect(await orderIdFor(world.deps, id)).to.deep.equal([shown]);
+      const sold = await waitFor('the key sold to the order', async () => {
+        const row = await world.deps.knex('product_codes').where({ product_id: id, status: 'sold' }).first();
+        return row ?? undefined;
+      });
+      expect(sold.code).to.match(/^API-KEY-/);
     } finally {
       await page.context().close();
     }
