@@ -1,3 +1,4 @@
+import { otpGuardsOf } from '../../shared/services/otp/factory';
 import Joi from 'joi';
 import type { Deps } from '../../shared/deps';
 import {
@@ -54,6 +55,7 @@ function withSignIn(deps: Deps): AppMiddleware[] {
     consumeLimit: async (def, key, cost) => {
       await limiter.enforce([{ def, key, cost }]);
     },
+    guards: otpGuardsOf(deps),
   });
   return [
     async (ctx, next) => {
@@ -334,6 +336,12 @@ export const dashboardAuthRoutes = [
           return sendPage(ctx, {
             status: 422,
             html: codeView(p, masked, back, { next: nextOf(ctx), error: p.t.errMaxAttempts }),
+          });
+        case 'locked':
+          ctx.set('Retry-After', String(outcome.retryAfter));
+          return sendPage(ctx, {
+            status: 429,
+            html: codeView(p, masked, back, { next: nextOf(ctx), error: p.t.errPhoneLocked }),
           });
         case 'expired':
           clearCookie(ctx, PENDING_COOKIE);

@@ -6,12 +6,14 @@ import { maskPhone, parsePhone, Phone } from '../../phone';
 import { enqueue, Queues } from '../../queues';
 import { LIMITS } from '../../rate-limits';
 import { CODE_LENGTH, ConsumeLimit, MAX_ATTEMPTS } from '../otp';
+import { MAX_FAILURES_PER_PHONE_PER_DAY, OtpGuards } from '../otp/guards';
 
 /**
  * Dashboard sign-in and sign-up codes, on the platform's own OTP machinery: the same `otp_sessions`
  * rows (channel `dashboard`, no store: the code belongs to a person), the same code HMAC, the same
  * `otp` job that sends WhatsApp first and SMS when WhatsApp cannot deliver (the outbox driver in
- * development), the same per-IP and per-phone start limits and the same three attempts per code.
+ * development), the same per-IP and per-phone start limits, the same three attempts per code, and the
+ * same cap of failed codes per phone and day as the buyers' sign-in (counted together with theirs).
  *
  * Outcomes are returned, not thrown: the pages say each one in the merchant's language.
  */
@@ -27,6 +29,7 @@ export type VerifyOutcome =
   | { kind: 'ok'; phone: Phone }
   | { kind: 'wrong'; remaining: number }
   | { kind: 'max_attempts' }
+  | { kind: 'locked'; retryAfter: number }
   | { kind: 'expired' };
 
 export type ResendOutcome =
@@ -42,6 +45,8 @@ export interface DashboardSignInDeps {
   appSecret: string;
   cipher: Cipher;
   consumeLimit: ConsumeLimit;
+  /** The per-phone daily cap of failed codes, shared with the Embed and Storefront sign-in. */
+  guards: Pick<OtpGuards, 'takeFailureSlot' | 'releaseFailure'>;
 }
 
 interface SessionRow {
@@ -117,12 +122,35 @@ export class DashboardSignIn {
     return { kind: 'sent', sessionToken, maskedPhone: maskPhone(phone.national), phone };
   }
 
-  /** Checks a code; an attempt is reserved atomically first, so parallel guesses cannot pass the limit. */
+  /**
+   * Checks a code. One failure slot of the phone's day is taken first and handed back unless the code
+   * turns out wrong (past the cap even the right code is refused until the day is over); then an attempt
+   * of the session is reserved atomically, so parallel guesses cannot pass either limit.
+   */
   async verify(sessionToken: string, code: string): Promise<VerifyOutcome> {
     const session = await this.find(sessionToken);
     if (!session || session.status !== 'pending' || session.expires_at.getTime() <= Date.now()) {
       return { kind: 'expired' };
     }
+    const slot = await this.deps.guards.takeFailureSlot(session.e164);
+    let failed = false;
+    try {
+      if (slot.failures > MAX_FAILURES_PER_PHONE_PER_DAY)
+        return { kind: 'locked', retryAfter: slot.retryAfter };
+      const outcome = await this.compare(session, code);
+      failed = outcome.kind === 'wrong' || (outcome.kind === 'max_attempts' && outcome.compared);
+      return outcome.kind === 'max_attempts' ? { kind: 'max_attempts' } : outcome;
+    } finally {
+      if (!failed) await this.deps.guards.releaseFailure(session.e164).catch(() => undefined);
+    }
+  }
+
+  private async compare(
+    session: SessionRow,
+    code: string,
+  ): Promise<
+    Exclude<VerifyOutcome, { kind: 'max_attempts' | 'locked' }> | { kind: 'max_attempts'; compared: boolean }
+  > {
     const reserved = await this.deps
       .knex('otp_sessions')
       .where({ id: session.id, status: 'pending' })
@@ -131,12 +159,12 @@ export class DashboardSignIn {
       .where('expires_at', '>', new Date())
       .increment('attempts', 1)
       .returning(['attempts', 'code_hmac', 'code_version']);
-    if (reserved.length === 0) return { kind: 'max_attempts' };
+    if (reserved.length === 0) return { kind: 'max_attempts', compared: false };
     const attempt = reserved[0] as { attempts: number; code_hmac: string; code_version: number };
     const expected = this.codeHmac(session.token_hash, attempt.code_version, code.trim());
     if (!safeEqual(expected, attempt.code_hmac)) {
       const remaining = MAX_ATTEMPTS - attempt.attempts;
-      return remaining > 0 ? { kind: 'wrong', remaining } : { kind: 'max_attempts' };
+      return remaining > 0 ? { kind: 'wrong', remaining } : { kind: 'max_attempts', compared: true };
     }
     const done = await this.deps
       .knex('otp_sessions')

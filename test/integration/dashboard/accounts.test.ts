@@ -3,6 +3,7 @@ import type { Deps } from '../../../shared/deps';
 import { FixtureError, loadFixture } from '../../../shared/services/seed';
 import { inviteStaff, listStaff, removeStaff } from '../../../shared/services/dashboard/accounts';
 import { DashboardSignIn } from '../../../shared/services/dashboard/sign-in';
+import { otpGuardsOf } from '../../../shared/services/otp/factory';
 import { createStore } from '../../helpers/builders';
 import { sharedDeps, truncateAll } from '../../helpers/deps';
 import { latestCode } from '../../helpers/otp';
@@ -111,6 +112,7 @@ describe('merchant dashboard accounts', () => {
       appSecret: deps.appSecret,
       cipher: deps.cipher,
       consumeLimit: () => Promise.resolve(),
+      guards: otpGuardsOf(deps),
     });
     expect(
       (await service.start('signin', { country_code: '966', phone: '500000099' }, '10.0.0.1')).kind,
@@ -127,5 +129,44 @@ describe('merchant dashboard accounts', () => {
       Array.from({ length: 5 }, () => service.verify(started.sessionToken, code)),
     );
     expect(outcomes.filter((o) => o.kind === 'ok')).to.have.length(1);
+  });
+
+  it('shares the per-phone cap of failed codes with the buyers: past 10 a day, even the right code is refused', async () => {
+    const store = await createStore();
+    const phone = '500000032';
+    await inviteStaff(deps.knex, store.id, null, {
+      name: 'Owner',
+      country_code: '966',
+      phone,
+      role: 'owner',
+    });
+    const guards = otpGuardsOf(deps);
+    const service = new DashboardSignIn({
+      config: deps.config,
+      knex: deps.knex,
+      queues: deps.queues,
+      appSecret: deps.appSecret,
+      cipher: deps.cipher,
+      consumeLimit: () => Promise.resolve(),
+      guards,
+    });
+    // Ten wrong codes over four sessions (three tries each), as a guesser with fresh sessions would.
+    let wrong = 0;
+    while (wrong < 10) {
+      const started = await service.start('signin', { country_code: '966', phone }, '10.0.0.2');
+      if (started.kind !== 'sent') throw new Error(started.kind);
+      for (let i = 0; i < 3 && wrong < 10; i += 1) {
+        const outcome = await service.verify(started.sessionToken, '0000');
+        expect(outcome.kind).to.be.oneOf(['wrong', 'max_attempts']);
+        wrong += 1;
+      }
+    }
+    expect(await guards.failuresToday('966' + phone)).to.equal(10);
+    const started = await service.start('signin', { country_code: '966', phone }, '10.0.0.2');
+    if (started.kind !== 'sent') throw new Error(started.kind);
+    const code = await latestCode(deps, '966' + phone);
+    const refused = await service.verify(started.sessionToken, code);
+    expect(refused.kind).to.equal('locked');
+    expect(await guards.failuresToday('966' + phone)).to.equal(10);
   });
 });
