@@ -12,7 +12,7 @@ import { guestInitiate, hostedMethod } from '../integration/payments/support';
 import { sleep, waitFor } from '../integration/queues/support';
 import { expectOneOrderAndKeyEach, launch, untilReady } from './support';
 
-/** Checkouts (each with an OTP sign-in beside it); the 100 would take minutes on 2 cores. */
+/** Checkouts (each with an OTP sign-in beside it); 100 would take minutes on 2 cores. */
 const CHECKOUTS = 12;
 /** The worker is killed at least this many times while they are under way. */
 const MIN_KILLS = 5;

@@ -121,7 +121,7 @@ const oddStrings = fc.constantFrom(
   '\ud800',
 );
 
-/** A bad value for any field: the catalogue of the issue. */
+/** A bad value for any field: NUL, overlong, huge, negative, fractional, numeric strings, odd strings, wrong types, nesting. */
 const badValue: fc.Arbitrary<unknown> = fc.oneof(
   nul,
   overlong,

@@ -22,7 +22,7 @@ import { waitFor, sleep } from '../queues/support';
  * A Redis and a Postgres of this suite's own, stopped, frozen (SIGSTOP) and
  * started again under a running web tier and worker. During each fault a request answers 503 with
  * Retry-After in its interface's envelope, and /readyz says which dependency is out, both within the 2 s
- * the issue allows (a behavioural bound with margin, not a benchmark); jobs wait the outage out without
+ * docs/outages.md promises (a behavioural bound with margin, not a benchmark); jobs wait the outage out without
  * spending attempts; a signed webhook is stored and acknowledged while Redis is frozen. After recovery
  * the order, its key delivery, the OTP and the webhook that were in flight each complete exactly once.
  */

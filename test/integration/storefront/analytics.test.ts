@@ -311,7 +311,7 @@ describe('Storefront analytics collection', function () {
     }
   });
 
-  // 10,000 events (334 batch requests, as the issue asks); the writer is stopped mid-burst with no grace,
+  // 10,000 events (334 batch requests of 30); the writer is stopped mid-burst with no grace,
   // its running jobs handed back, and a new one started.
   it('ends a 10,000-event burst through the API in exactly those rows, with the worker stopped in the middle', async () => {
     const TOTAL = 10_000;
