@@ -8,6 +8,7 @@ const root = path.resolve(__dirname, '../..');
 /** The scenarios `npm run bench` must measure, by the names its table prints. */
 const SCENARIOS = [
   'bare node:http',
+  'bare koa',
   'healthz',
   'payment/status',
   'license/verify',
@@ -60,7 +61,7 @@ describe('npm run bench (BENCH_QUICK=1)', function () {
     for (const name of SCENARIOS) {
       const row = output.split('\n').find((line) => line.startsWith(`| ${name} |`));
       expect(row, `${name} in\n${output}`).to.be.a('string');
-      const [, wrong, total] = /\| (\d+) of (\d+) \|$/.exec(row!) ?? [];
+      const [, wrong, total] = /\| (\d+) of (\d+) \| [^|]+ \|$/.exec(row!) ?? [];
       expect(Number(total), `${name}: answers`).to.be.greaterThan(0);
       expect(Number(wrong), `${name}: wrong answers`).to.equal(0);
     }
@@ -68,6 +69,13 @@ describe('npm run bench (BENCH_QUICK=1)', function () {
       /OTP handed to the outbox driver, min \/ p50 \/ p99 \(\d+ messages\) \| \d+ \/ \d+ \/ \d+ ms/,
     );
     expect(output).to.match(/analytics ingest .* \| \d+ events\/s \([\d.]+% of COPY\)/);
-    expect(output).to.match(/web process peak RSS, limits on \/ off \| \d+ MB \/ \d+ MB/);
+    expect(output).to.match(
+      /web process peak RSS, limits on \/ off \| \d+ MB \/ \d+ MB \| < 200 MB: (met|missed)/,
+    );
+    // Every target is printed beside its figure, met or not.
+    for (const name of ['healthz', 'payment/status', 'embed product', 'guest checkout', 'auth/start']) {
+      const row = output.split('\n').find((line) => line.startsWith(`| ${name} |`));
+      expect(row, name).to.match(/\| (>= [\d.]+% of Koa|p99 < \d+ ms): (met|missed) \|$/);
+    }
   });
 });
