@@ -12,6 +12,7 @@ import { createLogger } from '../shared/logger';
 import { deleteKeysWithPrefix } from '../shared/redis';
 import { loadFixture, readFixtureFile } from '../shared/services/seed';
 import { issueCustomerToken } from '../shared/services/tokens';
+import { createMerchantToken } from '../shared/services/merchant/tokens';
 import { Customer, Product } from '../db/models';
 import { batchBody, measureIngest, singleBody } from './bench-analytics';
 import { readProcfile } from './lib/procfile';
@@ -252,12 +253,38 @@ async function otpDeliveryTimes(deps: Deps, since: Date, expected: number): Prom
   }
 }
 
+/**
+ * `count` orders of one product over the last 400 days, in every status, written by one INSERT ... SELECT
+ * (seconds for 100,000): the history of a busy store for the Merchant read scenarios.
+ */
+async function seedOrders(deps: Deps, storeId: number, productId: number, count: number): Promise<void> {
+  await deps.knex.raw(
+    `with o as (
+       insert into orders (store_id, status, customer_first_name, customer_last_name, customer_email,
+                           customer_country_code, customer_phone, subtotal_minor, total_minor, currency,
+                           payment_method, source, created_at, updated_at)
+       select ?, 1 + (g % 6), 'Bench', 'Order', 'b' || g || '@example.com', '966',
+              '55' || lpad(g::text, 7, '0'), 1000 + g % 5000, 1000 + g % 5000, 'SAR', 'card', 'embed',
+              now() - (g % 400) * interval '1 day' - (g % 86400) * interval '1 second',
+              now() - (g % 400) * interval '1 day'
+         from generate_series(1, ?) g
+       returning id, total_minor
+     )
+     insert into order_items (order_id, product_id, name, type, quantity, unit_price_minor, total_minor)
+     select id, ?, 'Bench product', 'product', 1, total_minor, total_minor from o`,
+    [storeId, count, productId],
+  );
+  await deps.knex.raw('analyze orders, order_items');
+}
+
 export async function main(): Promise<number> {
   const quick = process.env.BENCH_QUICK === '1';
   const seconds = Number(process.env.BENCH_SECONDS ?? (quick ? 1 : 8));
   const connections = Number(process.env.BENCH_CONNECTIONS ?? (quick ? 10 : 50));
   const rate = Number(process.env.BENCH_RATE ?? 200);
   const ingestEvents = Number(process.env.BENCH_INGEST_EVENTS ?? (quick ? 3_000 : 30_000));
+  const orderCount = Number(process.env.BENCH_ORDERS ?? (quick ? 2_000 : 100_000));
+  const merchantRate = Number(process.env.BENCH_MERCHANT_RATE ?? 50);
   const services = await provision({
     root,
     env: process.env,
@@ -397,6 +424,12 @@ export async function main(): Promise<number> {
     // The hwid is activated once here; the scenario measures a machine that checks again and again.
     if (verifyBody) await postJson(bases.unlimited, '/verify', JSON.parse(verifyBody));
 
+    // The Merchant reads are measured on a store with BENCH_ORDERS orders (100,000; 2,000 when quick).
+    await seedOrders(deps, store.id, plain.id, orderCount);
+    const merchant = {
+      authorization: `Bearer ${(await createMerchantToken(deps.knex, store.id, 'bench', 'read')).token}`,
+    };
+
     // The fixed-rate Embed scenarios run with limits on when their traffic stays within the spec's global
     // Embed limit (5,000 a minute, shared by every caller): two scenarios of `rate` a second.
     const fixedTarget: Target = rate * seconds * 2 <= 4_500 ? 'limited' : 'unlimited';
@@ -529,6 +562,24 @@ export async function main(): Promise<number> {
           }),
         expect: [200],
         goal: { p99Below: 30 },
+      },
+      {
+        name: 'merchant statistics',
+        what: `\`GET /shawarma/store/statics\` on ${orderCount.toLocaleString('en')} orders at ${merchantRate} req/s`,
+        target: 'unlimited',
+        rate: merchantRate,
+        request: { method: 'GET', path: '/shawarma/store/statics', headers: merchant },
+        expect: [200],
+        goal: { p99Below: 100 },
+      },
+      {
+        name: 'merchant orders',
+        what: `\`GET /shawarma/orders\` (a page of 50, newest first) at ${merchantRate} req/s`,
+        target: 'unlimited',
+        rate: merchantRate,
+        request: { method: 'GET', path: '/shawarma/orders?per_page=50', headers: merchant },
+        expect: [200],
+        goal: { p99Below: 100 },
       },
     ];
 

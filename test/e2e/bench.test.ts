@@ -19,6 +19,8 @@ const SCENARIOS = [
   'analytics/collect/batch',
   'guest checkout',
   'auth/start',
+  'merchant statistics',
+  'merchant orders',
 ];
 
 /**
