@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { ChildProcess, spawn } from 'node:child_process';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import autocannon from 'autocannon';
@@ -56,30 +56,24 @@ export async function measureIngest(opts: {
   /** The analytics queue, paused while the events are sent and resumed to start the clock. */
   queue: { pause(): Promise<void>; resume(): Promise<void> };
   say: (line: string) => void;
+  /** Analytics worker processes sharing the queue (1 by default). */
+  workers?: number;
 }): Promise<IngestResult> {
   const requests = Math.ceil(opts.events / 30);
   const events = requests * 30;
   await opts.queue.pause();
   const knex = knexFactory({ client: 'pg', connection: opts.databaseUrl, pool: { min: 0, max: 2 } });
-  const worker = spawn(process.execPath, ['dist/workers/index.js'], {
-    cwd: opts.cwd,
-    env: { ...opts.env, WORKER_QUEUES: 'analytics', LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  // Rows already in the table (an earlier measure of the same run) are not this measure's.
+  const before = await countRows(knex, 'analytics_events');
+  const workers = Array.from({ length: opts.workers ?? 1 }, () =>
+    spawn(process.execPath, ['dist/workers/index.js'], {
+      cwd: opts.cwd,
+      env: { ...opts.env, WORKER_QUEUES: 'analytics', LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    }),
+  );
   try {
-    await new Promise<void>((resolve, reject) => {
-      let seen = '';
-      const timer = setTimeout(() => reject(new Error('ingest: the worker was not ready in 60 s')), 60_000);
-      worker.stdout!.on('data', (chunk: Buffer) => {
-        seen = (seen + chunk.toString()).slice(-4096);
-        if (seen.includes('worker ready')) {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-      worker.once('exit', (code) => reject(new Error(`ingest: the worker exited (${code})`)));
-    });
-    worker.stdout!.resume();
+    await Promise.all(workers.map((worker) => workerReady(worker)));
     const sent = await autocannon({
       url: `${opts.base}/api/storefront/analytics/collect/batch`,
       method: 'POST',
@@ -103,10 +97,12 @@ export async function measureIngest(opts: {
     while (written < events) {
       if (Date.now() > deadline) throw new Error(`ingest: ${written} of ${events} rows after 300 s`);
       await new Promise((resolve) => setTimeout(resolve, 50));
-      written = await countRows(knex, 'analytics_events');
+      written = (await countRows(knex, 'analytics_events')) - before;
     }
     const seconds = (Date.now() - started) / 1000;
-    opts.say(`bench: ingest: ${events} events written in ${seconds.toFixed(2)} s by a running worker`);
+    opts.say(
+      `bench: ingest: ${events} events written in ${seconds.toFixed(2)} s by ${workers.length} running worker(s)`,
+    );
 
     await knex.raw('drop table if exists bench_copy_events');
     await knex.raw('create table bench_copy_events (like analytics_events including all)');
@@ -124,7 +120,7 @@ export async function measureIngest(opts: {
       'occurred_at',
       'ingest_key',
     ];
-    const rows = await knex('analytics_events').select(columns);
+    const rows = await knex('analytics_events').select(columns).orderBy('id', 'desc').limit(events);
     const csv = rows.map((r: Record<string, unknown>) =>
       columns
         .map((c) => {
@@ -157,10 +153,30 @@ export async function measureIngest(opts: {
       copyPerSecond: events / Math.max(copySeconds, 0.001),
     };
   } finally {
-    if (worker.exitCode === null && worker.signalCode === null) {
-      worker.kill('SIGTERM');
-      await new Promise((resolve) => worker.once('exit', resolve));
-    }
+    await Promise.all(
+      workers.map(async (worker) => {
+        if (worker.exitCode !== null || worker.signalCode !== null) return;
+        worker.kill('SIGTERM');
+        await new Promise((resolve) => worker.once('exit', resolve));
+      }),
+    );
     await knex.destroy();
   }
+}
+
+/** Resolves when a worker process prints that it is ready; rejects if it exits or takes over 60 s. */
+function workerReady(worker: ChildProcess): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    let seen = '';
+    const timer = setTimeout(() => reject(new Error('ingest: the worker was not ready in 60 s')), 60_000);
+    worker.stdout!.on('data', (chunk: Buffer) => {
+      seen = (seen + chunk.toString()).slice(-4096);
+      if (seen.includes('worker ready')) {
+        clearTimeout(timer);
+        worker.stdout!.resume();
+        resolve();
+      }
+    });
+    worker.once('exit', (code) => reject(new Error(`ingest: the worker exited (${code})`)));
+  });
 }

@@ -75,6 +75,9 @@ process.on('SIGTERM', () => process.exit(0));
 
 type Target = 'bare' | 'koa' | 'limited' | 'unlimited';
 
+/** The web process counts of the scale curves (a correctness run stops at 2). */
+const webCounts = (quick: boolean): number[] => (quick ? [1, 2] : [1, 2, 4]);
+
 /** A target of a scenario (docs/performance.md): a share of bare Koa's req/s, or a p99 ceiling in ms. */
 type Goal = { shareOfKoa: number } | { p99Below: number };
 
@@ -285,6 +288,8 @@ export async function main(): Promise<number> {
   const ingestEvents = Number(process.env.BENCH_INGEST_EVENTS ?? (quick ? 3_000 : 30_000));
   const orderCount = Number(process.env.BENCH_ORDERS ?? (quick ? 2_000 : 100_000));
   const merchantRate = Number(process.env.BENCH_MERCHANT_RATE ?? 50);
+  // BENCH_SCALE=0 skips the scale curves (1, 2 and 4 web processes; 1 and 2 analytics workers).
+  const scale = process.env.BENCH_SCALE !== '0';
   const services = await provision({
     root,
     env: process.env,
@@ -393,6 +398,25 @@ export async function main(): Promise<number> {
       }),
     };
     spawnNode(procfile('worker'), { WORKER_QUEUES: 'otp,messages' });
+    /** Runs `count` more web processes (limits on) for one measure, and stops them after it. */
+    const onWebProcesses = async <T>(count: number, measure: (base: string) => Promise<T>): Promise<T[]> => {
+      const started: { child: ChildProcess; base: string }[] = [];
+      let port = ports.unlimited;
+      try {
+        for (let i = 0; i < count; i++) {
+          port = await freePort(port + 1);
+          const base = `http://127.0.0.1:${port}`;
+          started.push({
+            child: spawnNode(procfile('web'), { PORT: String(port), PUBLIC_BASE_URL: base }),
+            base,
+          });
+        }
+        await Promise.all(started.map(({ base }) => waitForHealth(base)));
+        return await Promise.all(started.map(({ base }) => measure(base)));
+      } finally {
+        await Promise.all(started.map(({ child }) => stop(child)));
+      }
+    };
     await Promise.all(Object.values(bases).map((base) => waitForHealth(base)));
 
     const embed = { 'x-embed-key': store.embed_key };
@@ -594,6 +618,20 @@ export async function main(): Promise<number> {
       queue: deps.queues.analytics,
       say,
     });
+    // The same ingest with two analytics workers on the queue (the scale curve's second point).
+    const ingestTwo = scale
+      ? await measureIngest({
+          base: bases.unlimited,
+          host: 'demo.localhost',
+          env: { ...env, PUBLIC_BASE_URL: bases.unlimited },
+          cwd: root,
+          databaseUrl: env.DATABASE_URL!,
+          events: ingestEvents,
+          queue: deps.queues.analytics,
+          say,
+          workers: 2,
+        })
+      : null;
 
     say(
       `bench: ${seconds} s per scenario, ${connections} connections` +
@@ -672,7 +710,44 @@ export async function main(): Promise<number> {
         `< 200 MB: ${verdict(peak < 200)} |`,
     );
 
-    const wrong = results.filter((r) => r.wrong > 0 || r.total === 0);
+    // Scale curves: the same scenario on 1, 2 and 4 web processes (limits on), each process loaded by its
+    // own share of the connections at once; the figure is their sum.
+    const curves: Result[] = [];
+    if (scale) {
+      const WEB_COUNTS = webCounts(quick);
+      say('');
+      say(`| scale curve (req/s, limits on) | ${WEB_COUNTS.map((n) => `${n} web`).join(' | ')} |`);
+      say(`|---|${WEB_COUNTS.map(() => '---:').join('|')}|`);
+      for (const name of ['payment/status', 'license/verify']) {
+        const scenario = scenarios.find((s) => s.name === name);
+        if (!scenario) continue;
+        const figures: string[] = [];
+        for (const count of WEB_COUNTS) {
+          const runs = await onWebProcesses(count, (base) =>
+            runScenario(
+              { ...bases, limited: base },
+              scenario,
+              seconds,
+              Math.max(1, Math.floor(connections / count)),
+            ),
+          );
+          curves.push(...runs);
+          figures.push(runs.reduce((sum, r) => sum + r.rps, 0).toFixed(0));
+        }
+        say(`| ${name} | ${figures.join(' | ')} |`);
+      }
+      if (ingestTwo) {
+        say(
+          `| analytics ingest, 1 / 2 workers (events/s) | ` +
+            [ingest.ingestPerSecond, ingestTwo.ingestPerSecond, ...WEB_COUNTS.slice(2).map(() => NaN)]
+              .map((v) => (Number.isNaN(v) ? '-' : v.toFixed(0)))
+              .join(' | ') +
+            ' |',
+        );
+      }
+    }
+
+    const wrong = [...results, ...curves].filter((r) => r.wrong > 0 || r.total === 0);
     const undelivered = Math.max(0, sentOtps - delivered.length);
     if (undelivered > 0) say(`bench: ${undelivered} OTP messages never reached the outbox`);
     for (const r of wrong) say(`bench: ${r.scenario.name}: ${r.wrong} of ${r.total} answers were wrong`);

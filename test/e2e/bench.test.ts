@@ -74,6 +74,9 @@ describe('npm run bench (BENCH_QUICK=1)', function () {
     expect(output).to.match(
       /web process peak RSS, limits on \/ off \| \d+ MB \/ \d+ MB \| < 200 MB: (met|missed)/,
     );
+    // The scale curves: payment status on 1 and 2 web processes, ingest with 1 and 2 workers.
+    expect(output).to.match(/\| payment\/status \| \d+ \| \d+ \|/);
+    expect(output).to.match(/\| analytics ingest, 1 \/ 2 workers \(events\/s\) \| \d+ \| \d+ \|/);
     // Every target is printed beside its figure, met or not.
     for (const name of ['healthz', 'payment/status', 'embed product', 'guest checkout', 'auth/start']) {
       const row = output.split('\n').find((line) => line.startsWith(`| ${name} |`));
