@@ -17,6 +17,14 @@ const POLL_MS = 2500;
 /** Status checks that may fail in a row (about 7 s) before the buyer is told. */
 const POLL_PATIENCE = 3;
 
+/**
+ * The provider's window. Its `opener` is left alone: a window whose opener was cleared is no longer one
+ * this page may close (Chromium refuses `close()`), and it would stay open over the confirmation. It only
+ * ever shows the platform's payment page and the store's own payment provider.
+ */
+const openWindow = (url: string): Window | null =>
+  window.open(url, 'matjar_pay', 'popup,width=520,height=720');
+
 export class Payment {
   constructor(
     private readonly c: Ctx,
@@ -153,6 +161,13 @@ export class Payment {
       );
       const popup = state.popup && !state.popup.closed ? state.popup : null;
       if (popup) popup.location.href = initiated.redirect_url;
+      // Reopened by the buyer: kept, so that it is watched and closed after paying like the first one.
+      link.addEventListener('click', (e) => {
+        const again = openWindow(initiated.redirect_url);
+        if (!again) return; // blocked: the link itself opens it
+        e.preventDefault();
+        state.popup = again;
+      });
       view = h(
         'div',
         {},
@@ -195,7 +210,6 @@ export class Payment {
   private poll(checkoutUrl: string, status: HTMLElement, link: HTMLAnchorElement | null): void {
     const { c } = this;
     const { state, shell, t } = c;
-    let watched = state.popup;
     const check = async (): Promise<void> => {
       if (state.step !== 'paying') return;
       try {
@@ -226,8 +240,7 @@ export class Payment {
         if (++state.pollFailures === POLL_PATIENCE) status.textContent = t.pollTrouble;
       }
       // The provider's window closed while the payment is not confirmed: offer to reopen it or go back.
-      if (watched && watched.closed && link) {
-        watched = null;
+      if (state.popup && state.popup.closed && link) {
         state.popup = null;
         shell.say(t.popupClosed, link);
       }
