@@ -56,15 +56,17 @@ function install(): void {
     const id = `${client.key} ${productId}`;
     const hit = products.get(id);
     if (hit && Date.now() < hit.until) return hit.answer;
-    const entry = { until: Infinity, answer: Promise.resolve(null as unknown as Product) };
     const started = Date.now();
-    entry.answer = client.call(
-      'GET /api/embed/product/{productId}',
-      `/api/embed/product/${encodeURIComponent(productId)}`,
-      undefined,
-      null,
-      (res) => (entry.until = started + freshness(res)),
-    );
+    const entry: { until: number; answer: Promise<Product> } = {
+      until: Infinity,
+      answer: client.call(
+        'GET /api/embed/product/{productId}',
+        `/api/embed/product/${encodeURIComponent(productId)}`,
+        undefined,
+        null,
+        (res) => (entry.until = started + freshness(res)),
+      ),
+    };
     entry.answer.catch(() => products.delete(id));
     products.set(id, entry);
     return entry.answer;
@@ -155,7 +157,7 @@ function install(): void {
     close: () => current?.close(),
     push: (...commands) => {
       commands.forEach(run);
-      return 0;
+      return commands.length;
     },
   };
   // Clicks made before the script ran, in order: the first opens the dialog, the others find it open.

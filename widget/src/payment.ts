@@ -156,7 +156,13 @@ export class Payment {
     if (initiated.type === 'redirect') {
       link = h(
         'a',
-        { class: 'btn primary', href: initiated.redirect_url, target: 'matjar_pay', 'data-autofocus': true },
+        {
+          class: 'btn primary',
+          href: initiated.redirect_url,
+          target: 'matjar_pay',
+          rel: 'noopener',
+          'data-autofocus': true,
+        },
         t.openPayment,
       );
       const popup = state.popup && !state.popup.closed ? state.popup : null;
