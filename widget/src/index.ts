@@ -1,4 +1,5 @@
 import { EmbedClient, Product } from './api';
+import { AnswerCache } from './cache';
 import { CheckoutDialog, Theme } from './dialog';
 import { languageOf } from './i18n';
 
@@ -36,41 +37,23 @@ function apiBase(): string {
   return src ? src.replace(/\/widget\/v1\.js(?:[?#].*)?$/, '') : location.origin;
 }
 
-/** How long a product answer may be reused: its Cache-Control, else the page's life. */
-function freshness(res: Response): number {
-  const cc = res.headers.get('cache-control') ?? '';
-  if (/no-store|no-cache/i.test(cc)) return 0;
-  const maxAge = /max-age=(\d+)/i.exec(cc);
-  return maxAge ? Number(maxAge[1]) * 1000 : Infinity;
-}
-
 function install(): void {
   const queued = Array.isArray(window.Matjar) ? window.Matjar : [];
   if (window.Matjar && !Array.isArray(window.Matjar)) return; // the script was included twice
   const base = apiBase();
   let current: CheckoutDialog | null = null;
   // Reopening the dialog does not fetch the product again (while its answer allows).
-  const products = new Map<string, { until: number; answer: Promise<Product> }>();
-
-  const loader = (client: EmbedClient, productId: string) => (): Promise<Product> => {
-    const id = `${client.key} ${productId}`;
-    const hit = products.get(id);
-    if (hit && Date.now() < hit.until) return hit.answer;
-    const started = Date.now();
-    const entry: { until: number; answer: Promise<Product> } = {
-      until: Infinity,
-      answer: client.call(
+  const products = new AnswerCache<Product>();
+  const loader = (client: EmbedClient, productId: string) => (): Promise<Product> =>
+    products.get(`${client.key} ${productId}`, (seen) =>
+      client.call(
         'GET /api/embed/product/{productId}',
         `/api/embed/product/${encodeURIComponent(productId)}`,
         undefined,
         null,
-        (res) => (entry.until = started + freshness(res)),
+        (res) => seen(res.headers.get('cache-control')),
       ),
-    };
-    entry.answer.catch(() => products.delete(id));
-    products.set(id, entry);
-    return entry.answer;
-  };
+    );
 
   const open = (el: Element): void => {
     if (current || !(el instanceof HTMLElement) || !el.matches(SELECTOR)) return;

@@ -242,17 +242,17 @@ describe('checkout widget on hostile merchant pages in a real browser', function
     }
   });
 
-  for (const [size, viewport, failure] of [
-    ['a phone', { width: 360, height: 640 }, 'a 503'],
-    ['a desktop', { width: 1280, height: 720 }, 'no connection'],
+  for (const [size, viewport, failure, path] of [
+    ['a phone', { width: 360, height: 640 }, 'a 503 from the payment start', 'guest/payment/initiate'],
+    ['a desktop', { width: 1280, height: 720 }, 'no connection for the checkout', 'guest/checkout'],
   ] as const) {
     it(`shows a failed Pay beside the button and in view on ${size} (${failure}), and the retry works`, async () => {
       const { store, product } = await shop(world.deps);
       const page = await newPage({ viewport });
       let fail = true;
-      await page.route(`${world.api}/api/embed/guest/checkout`, async (route) => {
+      await page.route(`${world.api}/api/embed/${path}`, async (route) => {
         if (route.request().method() !== 'POST' || !fail) return route.continue();
-        if (failure === 'no connection') return route.abort('connectionrefused');
+        if (failure.startsWith('no connection')) return route.abort('connectionrefused');
         return route.fulfill({
           status: 503,
           headers: { 'Access-Control-Allow-Origin': '*', 'Content-Type': 'application/json' },
@@ -267,10 +267,9 @@ describe('checkout widget on hostile merchant pages in a real browser', function
         await fillGuest(page, `fail${viewport.width}@example.com`);
         await dialog.locator('input[type=radio][value=bank]').check();
         await dialog.getByRole('button', { name: /^Pay / }).click();
-        const words =
-          failure === 'no connection'
-            ? 'We could not reach the store. Check your connection and try again.'
-            : 'Something went wrong on our side. Please try again in a moment.';
+        const words = failure.startsWith('no connection')
+          ? 'We could not reach the store. Check your connection and try again.'
+          : 'Something went wrong on our side. Please try again in a moment.';
         await dialog.getByRole('alert').getByText(words).waitFor();
         expect(await alertInView(page)).to.deep.equal({ focused: true, inView: true, text: words });
         // The retry is the next stop: Tab from the alert reaches Pay.
@@ -280,7 +279,7 @@ describe('checkout widget on hostile merchant pages in a real browser', function
         await page.keyboard.press('Enter');
         await dialog.getByRole('heading', { name: 'Bank transfer' }).waitFor();
 
-        if (failure === 'no connection') {
+        if (failure.startsWith('no connection')) {
           // A status poll that fails for a while says so, and recovers.
           await page.route(`${world.api}/api/embed/payment/status/**`, (route) =>
             route.abort('connectionrefused'),
