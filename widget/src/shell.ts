@@ -165,7 +165,9 @@ export class Shell {
     const a = this.alert;
     // Cleared first so the same message twice is announced twice.
     a.textContent = '';
-    const spot = anchor && anchor.isConnected && this.body.contains(anchor) ? anchor : null;
+    // A button in a row (Apply beside the coupon field) has the alert above its row, not inside it.
+    const spot =
+      anchor && anchor.isConnected && this.body.contains(anchor) ? (anchor.closest('.row') ?? anchor) : null;
     if (spot) spot.before(a);
     else if (a.parentElement !== this.alertHome) this.alertHome.append(a);
     if (!message) return;
