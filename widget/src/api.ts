@@ -48,6 +48,8 @@ export class EmbedClient {
     path: string,
     body?: Record<string, unknown> | FormData,
     token?: string | null,
+    /** Sees the success answer (its caching headers). */
+    seen?: (res: Response) => void,
   ): Promise<EmbedAnswers[K]> {
     const method = operation.slice(0, operation.indexOf(' '));
     const headers: Record<string, string> = { Accept: 'application/json' };
@@ -78,7 +80,10 @@ export class EmbedClient {
       } catch {
         // not JSON: a proxy's page or an empty body; judged by the status alone
       }
-      if (res.ok && json.success === true) return json.data as EmbedAnswers[K];
+      if (res.ok && json.success === true) {
+        seen?.(res);
+        return json.data as EmbedAnswers[K];
+      }
       // A resend cooldown is the buyer's to wait out; any other 429 is retried with the back-off.
       if (res.status === 429 && json.error_code !== 'COOLDOWN_ACTIVE' && attempt < BACKOFF_MS.length) {
         await sleep(BACKOFF_MS[attempt]);

@@ -109,6 +109,9 @@ const en = {
   errChooseMethod: 'Please choose a payment method.',
   errWho: 'Please sign in with your phone, or continue as a guest.',
   errPopup: 'Your browser blocked the payment window. Use the button below to open it.',
+  popupClosed:
+    'The payment window was closed before the payment was confirmed. Open it again, or choose another payment method.',
+  pollTrouble: 'We cannot check the payment right now. Still trying…',
   errFailed: 'We could not complete this. Please try again.',
 };
 
@@ -219,6 +222,8 @@ const ar: Strings = {
   errChooseMethod: 'اختر طريقة الدفع.',
   errWho: 'سجّل الدخول برقم جوالك أو تابع كضيف.',
   errPopup: 'منع المتصفح نافذة الدفع. استخدم الزر أدناه لفتحها.',
+  popupClosed: 'أُغلقت نافذة الدفع قبل تأكيد الدفع. افتحها مرة أخرى، أو اختر طريقة دفع أخرى.',
+  pollTrouble: 'يتعذّر التحقق من الدفع الآن. ما زلنا نحاول…',
   errFailed: 'تعذّر إتمام العملية. حاول مرة أخرى.',
 };
 

@@ -4,14 +4,14 @@
  * still allows (a <style> element would be blocked).
  */
 export const CSS = `
-:host{all:initial}
-.mj{--bg:#fff;--fg:#1a1d23;--muted:#5d6470;--line:#d9dde3;--soft:#f3f5f8;--accent:#4f46e5;--accent-fg:#fff;--err:#b42318;--ok:#067647;
-position:fixed;inset:0;z-index:2147483647;display:flex;align-items:center;justify-content:center;padding:8px;box-sizing:border-box;
-background:rgba(15,18,25,.55);font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans Arabic",Tahoma,sans-serif;color:var(--fg)}
+:host{all:initial!important;display:block!important}
+.mj{all:initial;--bg:#fff;--fg:#1a1d23;--muted:#5d6470;--line:#d9dde3;--soft:#f3f5f8;--accent:#4f46e5;--accent-fg:#fff;--err:#b42318;--ok:#067647;
+display:block;position:fixed;inset:0;margin:auto;z-index:2147483647;box-sizing:border-box;width:min(460px,calc(100% - 16px));height:fit-content;max-height:calc(100% - 16px);overflow:auto;
+font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans Arabic",Tahoma,sans-serif;color:var(--fg);background:var(--bg);border-radius:14px;box-shadow:0 20px 60px rgba(0,0,0,.35);outline:none;text-align:start}
+.mj::backdrop{background:rgba(15,18,25,.55)}
 .mj[data-theme=dark]{--bg:#171a21;--fg:#eceef2;--muted:#a3aab6;--line:#343a46;--soft:#222631;--accent:#8b85ff;--accent-fg:#0d0f14;--err:#ff8a80;--ok:#6ce9a6}
 @media (prefers-color-scheme:dark){.mj[data-theme=auto]{--bg:#171a21;--fg:#eceef2;--muted:#a3aab6;--line:#343a46;--soft:#222631;--accent:#8b85ff;--accent-fg:#0d0f14;--err:#ff8a80;--ok:#6ce9a6}}
 *,*::before,*::after{box-sizing:border-box}
-.dlg{background:var(--bg);color:var(--fg);width:min(460px,100%);max-height:100%;overflow:auto;border-radius:14px;box-shadow:0 20px 60px rgba(0,0,0,.35);outline:none}
 header{display:flex;align-items:flex-start;gap:8px;padding:16px 16px 8px;position:sticky;top:0;background:var(--bg);z-index:1}
 h2{margin:0;font-size:18px;flex:1;line-height:1.3}
 h3{margin:0 0 8px;font-size:15px}
@@ -32,7 +32,7 @@ input:not([type=radio]):not([type=checkbox]),select,textarea{width:100%;min-heig
 input[type=color]{padding:2px;height:40px}
 input[type=file]{padding:6px}
 textarea{min-height:60px;resize:vertical}
-input[aria-invalid=true],select[aria-invalid=true],textarea[aria-invalid=true]{border-color:var(--err)}
+[aria-invalid=true]{border-color:var(--err)!important}
 :focus-visible{outline:3px solid var(--accent);outline-offset:2px}
 .ferr{color:var(--err);font-size:13px;margin-top:4px}
 .ferr:empty{display:none}
@@ -54,6 +54,7 @@ fieldset{border:0;padding:0;margin:0 0 8px;min-width:0}
 .ok{color:var(--ok)}
 .alert{color:var(--err);background:color-mix(in srgb,var(--err) 10%,transparent);border-radius:8px;padding:8px 10px;margin:0 0 10px}
 .alert:empty{display:none}
+.alert:focus{outline:2px solid var(--err);outline-offset:1px}
 .copy{display:grid;grid-template-columns:1fr auto;gap:6px 8px;align-items:center;margin:0 0 12px}
 .copy dt{grid-column:1/-1;font-size:13px;color:var(--muted);margin-top:4px}
 .copy dd{margin:0;font-weight:600;word-break:break-all;direction:ltr;text-align:start}

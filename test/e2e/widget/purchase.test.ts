@@ -340,6 +340,8 @@ describe('checkout widget: purchases in a real browser', function () {
         .getByRole('alert')
         .getByText(/blocked the payment window/)
         .waitFor();
+      // The view does not send the buyer looking for a window that never opened.
+      expect(await dialog.getByText(/window that opened/).count()).to.equal(0);
       const popupOpened = page.context().waitForEvent('page');
       await dialog.getByRole('link', { name: 'Open the payment page' }).click();
       await payInPopup(await popupOpened);
