@@ -67,7 +67,10 @@ export type MaintenanceTask =
   | 'sweep-webhooks'
   | 'renew-subscriptions'
   | 'relay-outbox'
-  | 'expire-manual-orders';
+  | 'expire-manual-orders'
+  | 'analytics-partitions'
+  | 'analytics-rollup'
+  | 'analytics-retention';
 
 /**
  * Retries with exponential back-off; completed jobs kept a day (so deterministic ids dedupe), at most
