@@ -4,13 +4,7 @@ import type { Store } from '../../../db/models';
 import { knexConfig } from '../../../db/knexfile';
 import * as migration from '../../../db/migrations/20261124120000_analytics_partitions';
 import type { Deps } from '../../../shared/deps';
-import {
-  dayOf,
-  dropExpiredEvents,
-  ensurePartitions,
-  partitionName,
-} from '../../../shared/services/analytics/partitions';
-import { rollupAnalytics } from '../../../shared/services/analytics/rollups';
+import { dayOf, ensurePartitions, partitionName } from '../../../shared/services/analytics/partitions';
 import { AnalyticsWriter, ingestRows } from '../../../shared/services/analytics/writer';
 import { MAINTENANCE_TASKS } from '../../../shared/services/maintenance';
 import { storeStatistics } from '../../../shared/services/merchant/statistics';
