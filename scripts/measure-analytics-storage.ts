@@ -19,6 +19,20 @@ const name = `analytics_storage_${process.pid}`;
 const mb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 const perMillion = (bytes: number): string => mb((bytes * 1_000_000) / EVENTS);
 
+/** Table, indexes and the rest (TOAST, free space and visibility maps) of the leaf tables named by `leaves`. */
+async function parts(knex: Knex, leaves: string): Promise<Record<string, string>> {
+  const { rows } = await knex.raw<{ rows: { heap: string; indexes: string; total: string }[] }>(
+    `select sum(pg_relation_size(r)) as heap, sum(pg_indexes_size(r)) as indexes,
+            sum(pg_total_relation_size(r)) as total from (${leaves}) as l(r)`,
+  );
+  const { heap, indexes, total } = rows[0]!;
+  return {
+    table: perMillion(Number(heap)),
+    indexes: perMillion(Number(indexes)),
+    other: perMillion(Number(total) - Number(heap) - Number(indexes)),
+  };
+}
+
 async function size(knex: Knex, sql: string): Promise<number> {
   const { rows } = await knex.raw<{ rows: { bytes: string }[] }>(sql);
   return Number(rows[0]!.bytes);
@@ -84,6 +98,7 @@ async function main(): Promise<void> {
     );
     await knex.raw('vacuum analyze analytics_events');
     const before = await size(knex, "select pg_total_relation_size('analytics_events') as bytes");
+    const beforeParts = await parts(knex, "select 'analytics_events'::regclass");
     const generated = Date.now() - started;
 
     await knex.transaction((trx) => migration.up(trx));
@@ -91,6 +106,10 @@ async function main(): Promise<void> {
     const partitionsSql = `select coalesce(sum(pg_total_relation_size(relid)), 0) as bytes
       from pg_partition_tree('analytics_events') where isleaf`;
     const after = await size(knex, partitionsSql);
+    const afterParts = await parts(
+      knex,
+      "select relid from pg_partition_tree('analytics_events') where isleaf",
+    );
     await rollupAnalytics(knex, new Date(Date.now() + 2 * 86_400_000));
     const rollups = await size(
       knex,
@@ -102,8 +121,8 @@ async function main(): Promise<void> {
         {
           events: EVENTS,
           generated_ms: generated,
-          before: { total: mb(before), per_million: perMillion(before) },
-          after_partitioned: { total: mb(after), per_million: perMillion(after) },
+          before: { total: mb(before), per_million: perMillion(before), ...beforeParts },
+          after_partitioned: { total: mb(after), per_million: perMillion(after), ...afterParts },
           rollups: { total: mb(rollups), rows: days, per_store_day: `${Math.round(rollups / days)} bytes` },
         },
         null,
