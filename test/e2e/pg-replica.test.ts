@@ -18,7 +18,7 @@ import { PgReplicaPair, startPgReplicaPair } from '../helpers/pg-replica';
  * own write (the merchant's, through the Merchant API) and the reads that are never sent to a replica see
  * the primary; a replica that goes away is replaced by the primary with no error.
  */
-const APPLY_DELAY_MS = 2_500;
+const APPLY_DELAY_MS = 4_000;
 const DATABASE = 'matjar_replica';
 
 describe('Postgres read replicas (DATABASE_READ_URL)', function () {
