@@ -63,6 +63,8 @@ function noteMerchantWrites(): AppMiddleware {
     await next();
     const store = ctx.state.store;
     if (store && !['GET', 'HEAD', 'OPTIONS'].includes(ctx.method)) {
+      // Before the answer leaves: the merchant's next read of the store sees this write (read your writes).
+      await ctx.deps.readKnex.noteWrite(store.id);
       await noteStoreChanged(ctx.deps, store.id);
       await auditOtherWrite(ctx, ctx.deps.logger);
     }

@@ -8,6 +8,15 @@ export interface Config {
   readonly nodeEnv: 'development' | 'production' | 'test';
   readonly port: number;
   readonly databaseUrl: string;
+  /** DATABASE_READ_URL: replicas for reads that tolerate a bounded lag (shared/read-replicas.ts); empty: none. */
+  readonly databaseReadUrls: readonly string[];
+  /**
+   * DATABASE_READ_MAX_LAG_SECONDS: a replica further behind is not read, and a store's lag-tolerant reads
+   * go to the primary for this long after its write (read your writes).
+   */
+  readonly databaseReadMaxLagSeconds: number;
+  /** ANALYTICS_RETENTION_DAYS: raw analytics events are kept this many days (daily rollups stay). */
+  readonly analyticsRetentionDays: number;
   readonly redisUrl: string;
   readonly publicBaseUrl: string;
   readonly trustProxy: boolean;
@@ -121,6 +130,10 @@ const schema = Joi.object({
   // 0 would make the OS pick a port that PUBLIC_BASE_URL (http://localhost:$PORT) cannot name.
   PORT: Joi.number().port().min(1).default(3000),
   DATABASE_URL: uri(['postgres', 'postgresql']).default('postgres://postgres@127.0.0.1:5432/commerce'),
+  // A comma list; each entry is checked as a Postgres URL below, so the message names the variable.
+  DATABASE_READ_URL: Joi.string(),
+  DATABASE_READ_MAX_LAG_SECONDS: positiveInt.max(3600).default(5),
+  ANALYTICS_RETENTION_DAYS: positiveInt.max(3650).default(90),
   REDIS_URL: uri(['redis', 'rediss']).default('redis://127.0.0.1:6379'),
   PUBLIC_BASE_URL: uri(['http', 'https']),
   TRUST_PROXY: Joi.string().valid('0', '1', 'true', 'false').default('0'),
@@ -219,6 +232,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       'must be set (or TWILIO_WHATSAPP_FROM) when MESSAGING_DRIVER is twilio',
     );
   }
+  const databaseReadUrls = String(v.DATABASE_READ_URL ?? '')
+    .split(',')
+    .map((u) => u.trim())
+    .filter(Boolean);
+  for (const readUrl of databaseReadUrls) {
+    const { error: bad } = uri(['postgres', 'postgresql']).validate(readUrl);
+    if (bad) throw new ConfigError('DATABASE_READ_URL', 'must be a comma list of postgres:// URLs');
+  }
   const publicBaseUrl = String(v.PUBLIC_BASE_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
   if (v.NODE_ENV === 'production') {
     if (!v.APP_SECRET) throw new ConfigError('APP_SECRET', APP_SECRET_MISSING);
@@ -235,6 +256,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     nodeEnv: v.NODE_ENV as Config['nodeEnv'],
     port,
     databaseUrl: String(v.DATABASE_URL),
+    databaseReadUrls: Object.freeze(databaseReadUrls),
+    databaseReadMaxLagSeconds: Number(v.DATABASE_READ_MAX_LAG_SECONDS),
+    analyticsRetentionDays: Number(v.ANALYTICS_RETENTION_DAYS),
     redisUrl: String(v.REDIS_URL),
     publicBaseUrl,
     trustProxy: v.TRUST_PROXY === '1' || v.TRUST_PROXY === 'true',

@@ -13,6 +13,7 @@ import { closeQueues, createQueues, Queues } from './queues';
 import { createRedis, redactUrl, waitForRedis } from './redis';
 import { resolveInstanceId } from './instance-id';
 import { resolveAppSecret } from './secrets';
+import { ReadReplicas } from './read-replicas';
 
 export type ProcessRole = 'web' | 'worker' | 'scheduler' | 'script' | 'test';
 
@@ -27,6 +28,11 @@ export interface Deps {
   readonly role: ProcessRole;
   readonly logger: Logger;
   readonly knex: Knex;
+  /**
+   * Reads that tolerate a bounded lag (DATABASE_READ_URL): `readKnex.run(storeId, (knex) => ...)` runs on
+   * a replica, or on `knex` when none is set, healthy, or the store just wrote (shared/read-replicas.ts).
+   */
+  readonly readKnex: ReadReplicas;
   /** General-purpose connection: rate limits, locks, caches. Fails fast while Redis is down. */
   readonly redis: Redis;
   /** Producer connection shared by every Queue. */
@@ -110,8 +116,30 @@ export async function createDeps(
     conn.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
   }
 
+  const readKnex = new ReadReplicas(
+    knex,
+    config.databaseReadUrls.map((url, i) => ({
+      name: `replica ${i + 1} (${redactUrl(url)})`,
+      knex: knexFactory({
+        ...knexConfig(
+          url,
+          opts.pool ?? { min: 0, max: config.databasePoolMax },
+          databaseTimeouts(config, opts.role),
+        ),
+        log: knexLog(logger),
+      }),
+    })),
+    {
+      redis,
+      prefix: config.queuePrefix,
+      maxLagMs: config.databaseReadMaxLagSeconds * 1000,
+      breakerOpenMs: Math.max(config.timeouts.breakerOpenMs, 1_000),
+      logger,
+    },
+  );
+
   const closeAll = async (): Promise<void> => {
-    await Promise.allSettled([knex.destroy(), redis.quit(), queueRedis.quit()]);
+    await Promise.allSettled([knex.destroy(), readKnex.close(), redis.quit(), queueRedis.quit()]);
     redis.disconnect();
     queueRedis.disconnect();
   };
@@ -177,6 +205,7 @@ export async function createDeps(
     role: opts.role,
     logger,
     knex,
+    readKnex,
     redis,
     queueRedis,
     queues,

@@ -67,7 +67,10 @@ export type MaintenanceTask =
   | 'sweep-webhooks'
   | 'renew-subscriptions'
   | 'relay-outbox'
-  | 'expire-manual-orders';
+  | 'expire-manual-orders'
+  | 'analytics-partitions'
+  | 'analytics-rollup'
+  | 'analytics-retention';
 
 /**
  * Retries with exponential back-off; completed jobs kept a day (so deterministic ids dedupe), at most
@@ -80,19 +83,42 @@ export const DEFAULT_JOB_OPTIONS: JobsOptions = {
   removeOnFail: { age: 14 * 24 * 3600, count: 10_000 },
 };
 
+type Retention = Pick<JobsOptions, 'removeOnComplete' | 'removeOnFail'>;
+const HOUR = 3600;
+const DAY = 24 * HOUR;
+/** What most queues keep: DEFAULT_JOB_OPTIONS' retention. */
+const STANDARD: Retention = {
+  removeOnComplete: { age: DAY, count: 1_000 },
+  removeOnFail: { age: 14 * DAY, count: 10_000 },
+};
+
 /**
- * Queues whose finished jobs are kept for less. An analytics job carries its events (up to 30, each with
- * up to 2 KB of properties) and a random id that nothing dedupes on: once written to Postgres, its copy in
- * Redis serves no one, so only the last 100 completed (an hour at most) stay for an operator to look at;
- * failed ones a week, at most 1,000, to be retried from the dashboard.
+ * Finished jobs kept per queue, each bounded by age and by count, so Redis holds a bounded number of jobs
+ * whatever the traffic (docs/runbook.md, "Job retention"):
+ * - `analytics`: a job carries its events (up to 30, each with up to 2 KB of properties) and a random id
+ *   nothing dedupes on: once written to Postgres its copy serves no one, so only the last 100 completed
+ *   (an hour at most) stay for an operator to look at; failed ones a week, at most 1,000.
+ * - `otp`: a code is worth nothing once its session expired (minutes): an hour of completed jobs covers
+ *   the dedupe of `otp-<session>-<version>`, and a failed send is kept a day for the operator to see why.
+ * - `maintenance`: the scheduler adds a few thousand jobs a day; the next tick does a failed one's work
+ *   again, so failures are kept a week, at most 1,000.
+ * - the others: completed a day, at most 1,000 (their deterministic ids dedupe a repeat within that day);
+ *   failed two weeks, at most 10,000, for the operator to retry from the dashboard.
  */
-export const JOB_RETENTION: Partial<
-  Record<QueueName, Pick<JobsOptions, 'removeOnComplete' | 'removeOnFail'>>
-> = {
+export const JOB_RETENTION: Readonly<Record<QueueName, Retention>> = {
+  otp: { removeOnComplete: { age: HOUR, count: 1_000 }, removeOnFail: { age: DAY, count: 1_000 } },
+  messages: STANDARD,
+  payments: STANDARD,
   analytics: {
-    removeOnComplete: { age: 3600, count: 100 },
-    removeOnFail: { age: 7 * 24 * 3600, count: 1_000 },
+    removeOnComplete: { age: HOUR, count: 100 },
+    removeOnFail: { age: 7 * DAY, count: 1_000 },
   },
+  fulfilment: STANDARD,
+  licenses: STANDARD,
+  fivem: STANDARD,
+  maintenance: { removeOnComplete: { age: DAY, count: 1_000 }, removeOnFail: { age: 7 * DAY, count: 1_000 } },
+  'merchant-webhooks': STANDARD,
+  subscriptions: STANDARD,
 };
 
 export type TypedQueue<N extends QueueName> = NamespacedQueue<JobPayloads[N]>;

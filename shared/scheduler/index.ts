@@ -29,6 +29,11 @@ export const MAINTENANCE_SCHEDULE: readonly ScheduleEntry[] = [
   { task: 'relay-outbox', cron: '* * * * *' },
   // Bank transfer and manual PayPal orders past their store's payment deadline (days): every 10 minutes.
   { task: 'expire-manual-orders', cron: '5-59/10 * * * *' },
+  // Analytics (docs/scaling.md, "Analytics storage"): day partitions kept 7 days ahead, finished days
+  // rolled up, raw events past ANALYTICS_RETENTION_DAYS dropped by whole partition once a day.
+  { task: 'analytics-partitions', cron: '50 * * * *' },
+  { task: 'analytics-rollup', cron: '15 * * * *' },
+  { task: 'analytics-retention', cron: '30 3 * * *' },
 ];
 
 /** The scheduled minute a tick belongs to, whatever the millisecond the timer actually fired at. */

@@ -48,6 +48,15 @@ describe('configuration (docs/operations.md)', () => {
     expect(loadConfig({ QUEUE_PREFIX: 'shop-2' }).queuePrefix).to.equal('shop-2');
   });
 
+  it('reads DATABASE_READ_URL as a comma list of replicas, none when unset', () => {
+    expect(loadConfig({}).databaseReadUrls).to.deep.equal([]);
+    expect(
+      loadConfig({ DATABASE_READ_URL: 'postgres://r1:5432/shop, postgresql://r2:5432/shop' })
+        .databaseReadUrls,
+    ).to.deep.equal(['postgres://r1:5432/shop', 'postgresql://r2:5432/shop']);
+    expect(loadConfig({})).to.include({ databaseReadMaxLagSeconds: 5, analyticsRetentionDays: 90 });
+  });
+
   it('treats an empty variable as unset', () => {
     expect(loadConfig({ PORT: '', DASHBOARD_USER: '', OTP_TTL_SECONDS: '' })).to.include({
       port: 3000,
@@ -107,6 +116,9 @@ describe('configuration (docs/operations.md)', () => {
       ['MOYASAR_API_URL', { MOYASAR_API_URL: 'ftp://api.example.test' }],
       ['SANDBOX_WEBHOOK_URL', { SANDBOX_WEBHOOK_URL: 'not a url' }],
       ['PAYMENT_PROVIDER_TIMEOUT_MS', { PAYMENT_PROVIDER_TIMEOUT_MS: '-1' }],
+      ['DATABASE_READ_URL', { DATABASE_READ_URL: 'postgres://replica-1/db,redis://replica-2' }],
+      ['DATABASE_READ_MAX_LAG_SECONDS', { DATABASE_READ_MAX_LAG_SECONDS: '0' }],
+      ['ANALYTICS_RETENTION_DAYS', { ANALYTICS_RETENTION_DAYS: '-1' }],
     ];
     for (const [variable, env] of cases) {
       it(`${variable} (${Object.entries(env)

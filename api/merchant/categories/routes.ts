@@ -31,7 +31,11 @@ export const merchantCategoryRoutes = [
     request: { query: listQuery<object>({}) },
     responses: { 200: merchantOk('One page of categories.', pageOf(CategorySummary)) },
     handler: async (ctx, { query }) =>
-      pageBody(await listCategories(ctx.deps.knex, ctx.state.store!.id, query)),
+      pageBody(
+        await ctx.deps.readKnex.run(ctx.state.store!.id, (knex) =>
+          listCategories(knex, ctx.state.store!.id, query),
+        ),
+      ),
   }),
   defineRoute({
     method: 'get',

@@ -45,7 +45,12 @@ export const merchantCouponRoutes = [
     responses: { 200: merchantOk('One page of coupons.', pageOf(Coupon)) },
     handler: async (ctx, { query }) => {
       const { page, per_page, ...filters } = query;
-      return pageBody(await listCoupons(ctx.deps.knex, ctx.state.store!.id, filters, { page, per_page }));
+      const storeId = ctx.state.store!.id;
+      return pageBody(
+        await ctx.deps.readKnex.run(storeId, (knex) =>
+          listCoupons(knex, storeId, filters, { page, per_page }),
+        ),
+      );
     },
   }),
   defineRoute({

@@ -37,7 +37,12 @@ export const merchantOrderRoutes = [
     responses: { 200: merchantOk('One page of orders.', pageOf(OrderSummary)) },
     handler: async (ctx, { query }) => {
       const { page, per_page, ...filters } = query;
-      return pageBody(await listOrders(ctx.deps.knex, ctx.state.store!.id, filters, { page, per_page }));
+      const storeId = ctx.state.store!.id;
+      return pageBody(
+        await ctx.deps.readKnex.run(storeId, (knex) =>
+          listOrders(knex, storeId, filters, { page, per_page }),
+        ),
+      );
     },
   }),
   defineRoute({

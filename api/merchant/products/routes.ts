@@ -77,7 +77,12 @@ export const merchantProductRoutes = [
     responses: { 200: merchantOk('One page of products.', pageOf(ProductSummary)) },
     handler: async (ctx, { query }) => {
       const { page, per_page, ...filters } = query;
-      return pageBody(await listProducts(ctx.deps.knex, ctx.state.store!, filters, { page, per_page }));
+      const store = ctx.state.store!;
+      return pageBody(
+        await ctx.deps.readKnex.run(store.id, (knex) =>
+          listProducts(knex, store, filters, { page, per_page }),
+        ),
+      );
     },
   }),
   defineRoute({

@@ -120,6 +120,7 @@ export const merchantStoreRoutes = [
     guards: merchantGuards,
     request: { query: noQuery },
     responses: { 200: merchantOk('The statistics.', Statistics) },
-    handler: (ctx) => storeStatistics(ctx.deps.knex, ctx.state.store!),
+    handler: (ctx) =>
+      ctx.deps.readKnex.run(ctx.state.store!.id, (knex) => storeStatistics(knex, ctx.state.store!)),
   }),
 ];

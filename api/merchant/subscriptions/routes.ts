@@ -30,7 +30,9 @@ export const merchantSubscriptionRoutes = [
     handler: async (ctx, { query }) => {
       const { page, per_page, ...filters } = query;
       return pageBody(
-        await listSubscriptions(ctx.deps.knex, ctx.state.store!.id, filters, { page, per_page }),
+        await ctx.deps.readKnex.run(ctx.state.store!.id, (knex) =>
+          listSubscriptions(knex, ctx.state.store!.id, filters, { page, per_page }),
+        ),
       );
     },
   }),

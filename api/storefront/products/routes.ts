@@ -51,7 +51,9 @@ export const storefrontProductRoutes = [
     request: { query: listQuery },
     responses: { 200: storefrontOk('A page of products.', pageOf(productCard)) },
     handler: (ctx, { query }) =>
-      listProducts(ctx.deps.knex, ctx.state.store!, { ...query, search: query.search || undefined }),
+      ctx.deps.readKnex.run(ctx.state.store!.id, (knex) =>
+        listProducts(knex, ctx.state.store!, { ...query, search: query.search || undefined }),
+      ),
   }),
   defineRoute({
     method: 'get',
@@ -71,6 +73,8 @@ export const storefrontProductRoutes = [
       404: storefrontRefused('No such active product in this store.', 'Product not found'),
     },
     handler: (ctx, { params }) =>
-      storefrontProduct(ctx.deps.knex, ctx.state.store!, params.idOrSlug, ctx.deps.config),
+      ctx.deps.readKnex.run(ctx.state.store!.id, (knex) =>
+        storefrontProduct(knex, ctx.state.store!, params.idOrSlug, ctx.deps.config),
+      ),
   }),
 ];

@@ -46,7 +46,8 @@ export const storefrontReviewRoutes = [
       }),
     },
     responses: { 200: storefrontOk('The reviews, newest first.', { type: 'array', items: review }) },
-    handler: (ctx, { query }) => recentReviews(ctx.deps.knex, ctx.state.store!, query),
+    handler: (ctx, { query }) =>
+      ctx.deps.readKnex.run(ctx.state.store!.id, (knex) => recentReviews(knex, ctx.state.store!, query)),
   }),
   defineRoute({
     method: 'get',
@@ -62,7 +63,8 @@ export const storefrontReviewRoutes = [
       query: Joi.object<{ type?: ReviewType; product_id?: number }, true>({ type, product_id: id() }),
     },
     responses: { 200: storefrontOk('The statistics.', statsSchema) },
-    handler: (ctx, { query }) => reviewStats(ctx.deps.knex, ctx.state.store!, query),
+    handler: (ctx, { query }) =>
+      ctx.deps.readKnex.run(ctx.state.store!.id, (knex) => reviewStats(knex, ctx.state.store!, query)),
   }),
   defineRoute({
     method: 'get',
@@ -88,6 +90,7 @@ export const storefrontReviewRoutes = [
       }),
     },
     responses: { 200: storefrontOk('A page of reviews.', pageOf(review)) },
-    handler: (ctx, { query }) => listReviews(ctx.deps.knex, ctx.state.store!, query),
+    handler: (ctx, { query }) =>
+      ctx.deps.readKnex.run(ctx.state.store!.id, (knex) => listReviews(knex, ctx.state.store!, query)),
   }),
 ];

@@ -6,7 +6,8 @@ import type { EventRow } from './index';
  * committed. A batch is written when it holds `maxEvents` rows, when every job the worker may run is
  * waiting for it, when the queue has drained, or `maxWaitMs` after its first row, whichever comes first,
  * with one INSERT ... SELECT FROM unnest(...) per batch. Every row carries its ingest key
- * (`{job id}:{index}`), unique in the table, and a conflict is skipped: a job run again after a crash
+ * (`{job id}:{index}`), unique in the table with `occurred_at` (the partition key: the time the API
+ * accepted the job, the same on every run), and a conflict is skipped: a job run again after a crash
  * between the commit and its completion writes nothing twice, and a job whose batch failed is retried
  * whole.
  */
@@ -116,7 +117,7 @@ export class AnalyticsWriter {
          select * from unnest(${selects}) as u(${columns.join(', ')})
           where not exists (
             select 1 from abandoned_jobs a where a.job_id = split_part(u.ingest_key, ':', 1))
-         on conflict (ingest_key) do nothing`,
+         on conflict (ingest_key, occurred_at) do nothing`,
         arrays,
       );
     } finally {

@@ -6,6 +6,8 @@ import { expireManualOrders } from '../payments/manual-expiry';
 import { sweepPayments } from '../payments/sweep';
 import { sweepWebhooks } from '../payments/webhooks';
 import { renewSubscriptionsTask } from '../subscriptions/due';
+import { dropExpiredEvents, ensurePartitions } from '../analytics/partitions';
+import { rollupAnalytics } from '../analytics/rollups';
 
 /**
  * Periodic housekeeping run by the `maintenance` queue. Each task is one bounded set-based statement
@@ -18,6 +20,9 @@ const BATCH = 1_000;
 
 /** OTP sessions stay a day past expiry so a late verify still answers SESSION_EXPIRED, not "not found". */
 const OTP_SESSION_RETENTION_MS = 24 * 3600 * 1000;
+
+/** ANALYTICS_RETENTION_DAYS when the task runs without the process configuration. */
+const DEFAULT_ANALYTICS_RETENTION_DAYS = 90;
 
 /** What a task did, by kind of change (e.g. `{expired: 3, releasedCodes: 5}`), for the job's log line. */
 export type MaintenanceResult = Record<string, number>;
@@ -172,7 +177,7 @@ export interface MaintenanceContext {
    * Merchant webhook settings, for tasks that record merchant events (subscriptions ending, manual orders
    * expiring); their deliveries are enqueued with them.
    */
-  config?: { merchantWebhookRetryDelayMs: number };
+  config?: { merchantWebhookRetryDelayMs: number; analyticsRetentionDays?: number };
 }
 
 export type MaintenanceRunner = (
@@ -192,4 +197,12 @@ export const MAINTENANCE_TASKS: Readonly<Partial<Record<MaintenanceTask, Mainten
   'renew-subscriptions': (knex, now, ctx) => renewSubscriptionsTask(knex, now, ctx),
   'relay-outbox': (knex, now, ctx) => relayOutbox(knex, now, ctx),
   'expire-manual-orders': expireManualOrders,
+  'analytics-partitions': (knex, now) => ensurePartitions(knex, now),
+  'analytics-rollup': (knex, now) => rollupAnalytics(knex, now),
+  'analytics-retention': (knex, now, ctx) =>
+    dropExpiredEvents(
+      knex,
+      now ?? new Date(),
+      ctx.config?.analyticsRetentionDays ?? DEFAULT_ANALYTICS_RETENTION_DAYS,
+    ),
 };

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Store } from '../../../db/models';
 import { formatMoney } from '../../money';
+import { dailyTraffic } from '../analytics/rollups';
 
 /**
  * GET /shawarma/store/statics: the store's figures. Days are UTC days.
@@ -10,7 +11,8 @@ import { formatMoney } from '../../money';
  * - orders_by_status: every order by its status code, "1" to "6".
  * - top_products: the five products with most units sold (paid orders, all time).
  * - new_customers: customers created today, in 7 and 30 days, all time.
- * - traffic: from the analytics events, per UTC day of the last 30 days: distinct visitors and page views.
+ * - traffic: from the analytics events, per UTC day of the last 30 days: distinct visitors and page views;
+ *   finished days come from the daily rollups, the others from the raw events (analytics/rollups.ts).
  *
  * Speed on a large store (100,000 orders): the order figures are one pass over the index
  * `orders_store_status (store_id, status, created_at desc) include (total_minor)`, an index-only scan (once
@@ -114,15 +116,7 @@ export async function storeStatistics(knex: Knex, store: Store, now = new Date()
         knex.raw('count(*) filter (where created_at >= ?)::int as d7', [w.d7]),
         knex.raw('count(*) filter (where created_at >= ?)::int as d30', [w.d30]),
       ),
-    knex('analytics_events')
-      .where('store_id', store.id)
-      .where('occurred_at', '>=', new Date(w.today.getTime() - 29 * DAY_MS))
-      .groupByRaw("date_trunc('day', occurred_at at time zone 'UTC')")
-      .select<{ day: string; visitors: number; page_views: number }[]>(
-        knex.raw("to_char(date_trunc('day', occurred_at at time zone 'UTC'), 'YYYY-MM-DD') as day"),
-        knex.raw('count(distinct visitor_id)::int as visitors'),
-        knex.raw("count(*) filter (where type = 'pageview')::int as page_views"),
-      ),
+    dailyTraffic(knex, store.id, new Date(w.today.getTime() - 29 * DAY_MS), now),
   ]);
 
   const sum = (pick: (r: FigureRow) => [number, number]): SalesWindow => {
@@ -139,20 +133,7 @@ export async function storeStatistics(knex: Knex, store: Store, now = new Date()
   const byStatus = { '1': 0, '2': 0, '3': 0, '4': 0, '5': 0, '6': 0 };
   for (const row of figures) byStatus[String(row.status) as keyof typeof byStatus] = Number(row.n);
 
-  // Distinct visitors over the 30 days: a second pass would count a visitor once; the per-day rows
-  // cannot. One more small query over the same index.
-  const visitors30 = await knex('analytics_events')
-    .where('store_id', store.id)
-    .where('occurred_at', '>=', new Date(w.today.getTime() - 29 * DAY_MS))
-    .first<{ v: number; p: number }>(
-      knex.raw('count(distinct visitor_id)::int as v'),
-      knex.raw("count(*) filter (where type = 'pageview')::int as p"),
-    );
-
-  const perDay = new Map<string, { visitors: number; page_views: number }>();
-  for (const row of traffic) {
-    perDay.set(row.day, { visitors: Number(row.visitors), page_views: Number(row.page_views) });
-  }
+  const perDay = traffic.days;
   const days: StoreStatistics['traffic']['days'] = [];
   for (let i = 29; i >= 0; i -= 1) {
     const date = new Date(w.today.getTime() - i * DAY_MS).toISOString().slice(0, 10);
@@ -181,8 +162,8 @@ export async function storeStatistics(knex: Knex, store: Store, now = new Date()
       all_time: Number(customers?.all_time ?? 0),
     },
     traffic: {
-      visitors_30_days: Number(visitors30?.v ?? 0),
-      page_views_30_days: Number(visitors30?.p ?? 0),
+      visitors_30_days: traffic.visitors,
+      page_views_30_days: traffic.page_views,
       days,
     },
     generated_at: now.toISOString(),

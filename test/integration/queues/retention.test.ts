@@ -1,7 +1,7 @@
 import { Worker } from 'bullmq';
 import { expect } from 'chai';
 import type { Deps } from '../../../shared/deps';
-import { bullPrefix, enqueue, type QueueName } from '../../../shared/queues';
+import { bullPrefix, enqueue, QUEUE_NAMES, type QueueName } from '../../../shared/queues';
 import { isolatedDeps } from '../../helpers/deps';
 import { waitFor } from './support';
 
@@ -76,5 +76,21 @@ describe('queues: finished jobs retention', function () {
     expect(counts.failed, 'failed jobs stay for the operator').to.equal(12);
     const options = deps.queues.licenses.defaultJobOptions;
     expect(options.removeOnFail).to.deep.equal({ age: 14 * 24 * 3600, count: 10_000 });
+  });
+
+  it('bounds the finished jobs of every queue by age and by count', () => {
+    for (const name of QUEUE_NAMES) {
+      const { removeOnComplete, removeOnFail } = deps.queues[name].defaultJobOptions;
+      for (const [kind, kept] of [
+        ['completed', removeOnComplete],
+        ['failed', removeOnFail],
+      ] as const) {
+        expect(kept, `${name} ${kind}`).to.be.an('object');
+        const { age, count } = kept as { age?: number; count?: number };
+        expect(age, `${name} ${kind} age`).to.be.within(3600, 14 * 24 * 3600);
+        expect(count, `${name} ${kind} count`).to.be.within(100, 10_000);
+      }
+    }
+    expect(deps.queues.otp.defaultJobOptions.removeOnFail).to.deep.equal({ age: 24 * 3600, count: 1_000 });
   });
 });

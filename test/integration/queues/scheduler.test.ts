@@ -17,7 +17,7 @@ describe('scheduler', () => {
     );
   });
 
-  it('schedules expire-checkouts every minute, sweep-payments every 2 minutes, renewals every 5, expire-manual-orders every 10 and the other tasks hourly', () => {
+  it('schedules expire-checkouts every minute, sweep-payments every 2 minutes, renewals every 5, expire-manual-orders every 10, analytics retention daily and the other tasks hourly', () => {
     expect(MAINTENANCE_SCHEDULE.map((e) => [e.task, e.cron])).to.deep.equal([
       ['expire-checkouts', '* * * * *'],
       ['sweep-payments', '*/2 * * * *'],
@@ -28,6 +28,9 @@ describe('scheduler', () => {
       ['renew-subscriptions', '*/5 * * * *'],
       ['relay-outbox', '* * * * *'],
       ['expire-manual-orders', '5-59/10 * * * *'],
+      ['analytics-partitions', '50 * * * *'],
+      ['analytics-rollup', '15 * * * *'],
+      ['analytics-retention', '30 3 * * *'],
     ]);
   });
 
