@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { License, Product, Store } from '../../db/models';
 import type { Deps } from '../../shared/deps';
+import { deleteKeysWithPrefix, isCluster } from '../../shared/redis';
 import { createProduct, createStore } from '../helpers/builders';
 import { GUEST_BUYER } from '../helpers/checkouts';
 import { isolatedDeps } from '../helpers/deps';
@@ -323,5 +324,29 @@ describe('Redis Cluster: the platform on 3 masters + 3 replicas, a master failed
     console.log(
       `      ${answers.length} answers during the failovers: ${unavailable.length} were 503 (slowest 503 ${slowest} ms)`,
     );
+  });
+
+  it('deletes keys by prefix on every master (a SCAN sees one node only)', async () => {
+    const prefix = `${deps.config.queuePrefix}:scan`;
+    const redis = deps.redis;
+    for (let i = 0; i < 40; i += 1) await redis.set(`${prefix}:${i}`, String(i));
+    if (!isCluster(redis)) expect.fail('the test deps connect through the cluster client');
+    /** Keys under the prefix on each master, by a full SCAN of that node. */
+    const holding = (): Promise<number[]> =>
+      Promise.all(
+        redis.nodes('master').map(async (node) => {
+          let [cursor, count] = ['0', 0];
+          do {
+            const [next, keys] = await node.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+            [cursor, count] = [next, count + keys.length];
+          } while (cursor !== '0');
+          return count;
+        }),
+      );
+    expect((await holding()).filter((count) => count > 0).length, 'masters holding keys').to.be.greaterThan(
+      1,
+    );
+    expect(await deleteKeysWithPrefix(redis, `${prefix}:`)).to.equal(40);
+    expect(await holding()).to.deep.equal(redis.nodes('master').map(() => 0));
   });
 });
