@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import type { License, Product, Store } from '../../db/models';
-import type { Deps } from '../../shared/deps';
+import { createDeps, Deps, StartupError } from '../../shared/deps';
 import { deleteKeysWithPrefix, isCluster } from '../../shared/redis';
 import { createProduct, createStore } from '../helpers/builders';
 import { GUEST_BUYER } from '../helpers/checkouts';
-import { isolatedDeps } from '../helpers/deps';
+import { isolatedDeps, testConfig } from '../helpers/deps';
 import { httpClient, TestResponse, TestServer } from '../helpers/http';
 import { randomIp } from '../helpers/otp';
 import { RedisCluster } from '../helpers/redis-cluster';
@@ -348,5 +348,18 @@ describe('Redis Cluster: the platform on 3 masters + 3 replicas, a master failed
     );
     expect(await deleteKeysWithPrefix(redis, `${prefix}:`)).to.equal(40);
     expect(await holding()).to.deep.equal(redis.nodes('master').map(() => 0));
+  });
+
+  it('refuses to start when no node of REDIS_CLUSTER_NODES answers, naming the nodes', async () => {
+    const port = await freePort();
+    const started = createDeps(testConfig({ REDIS_CLUSTER_NODES: `127.0.0.1:${port}` }), { role: 'test' });
+    const err = await started.then(
+      (unexpected) => unexpected.close().then(() => expect.fail('started without Redis')),
+      (refused: Error) => refused,
+    );
+    expect(err).to.be.instanceOf(StartupError);
+    expect(err.message).to.equal(
+      `Redis is not reachable at cluster 127.0.0.1:${port} (no answer within 5000 ms)`,
+    );
   });
 });
