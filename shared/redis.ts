@@ -46,6 +46,8 @@ export function describeTarget(target: RedisTarget): string {
  */
 export type RedisRole = 'worker' | 'producer' | 'general';
 
+const retryStrategy = (times: number): number => Math.min(2 ** times * 100, 5_000);
+
 export function redisOptions(role: RedisRole, commandTimeoutMs = 1_500): RedisOptions {
   if (role === 'worker') {
     return { maxRetriesPerRequest: null, enableReadyCheck: true, retryStrategy };
@@ -60,8 +62,6 @@ export function redisOptions(role: RedisRole, commandTimeoutMs = 1_500): RedisOp
     retryStrategy,
   };
 }
-
-const retryStrategy = (times: number): number => Math.min(2 ** times * 100, 5_000);
 
 /**
  * A connection of one role. On a cluster, the settings BullMQ documents for Redis Cluster (patterns,
