@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis';
 import { DependencyUnavailableError, isTransientDependencyError } from './dependency-errors';
 
 export type BreakerDependency = 'postgres' | 'redis';
@@ -120,7 +121,7 @@ type RedisCommand = Parameters<Redis['sendCommand']>[0];
  * connection is not ready (connecting, the ready check) pass untouched: without an offline queue they
  * fail at once anyway, and refusing the ready check would keep the connection from coming back.
  */
-export function guardRedis(redis: Redis, breaker: CircuitBreaker): void {
+export function guardRedis(redis: RedisClient, breaker: CircuitBreaker): void {
   const send = redis.sendCommand.bind(redis);
   const pipelines = new WeakMap<object, boolean>();
   redis.sendCommand = ((command: RedisCommand, stream?: unknown, node?: unknown) => {
@@ -144,7 +145,7 @@ export function guardRedis(redis: Redis, breaker: CircuitBreaker): void {
       (err: unknown) => breaker.failed(err),
     );
     return result;
-  }) as Redis['sendCommand'];
+  }) as RedisClient['sendCommand'];
 }
 
 interface KnexClientInternals {

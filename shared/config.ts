@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import type { RedisNodeAddress } from './redis';
 
 /**
  * Process configuration, read once from the environment (docs/operations.md).
@@ -18,6 +19,8 @@ export interface Config {
   /** ANALYTICS_RETENTION_DAYS: raw analytics events are kept this many days (daily rollups stay). */
   readonly analyticsRetentionDays: number;
   readonly redisUrl: string;
+  /** REDIS_CLUSTER_NODES: seed nodes of a Redis Cluster; when set every Redis user connects through it. */
+  readonly redisClusterNodes?: readonly RedisNodeAddress[];
   readonly publicBaseUrl: string;
   readonly trustProxy: boolean;
   readonly queuePrefix: string;
@@ -51,6 +54,15 @@ export interface Config {
   readonly appSecret?: string;
   readonly logLevel: string;
   readonly workerQueues?: readonly string[];
+  /**
+   * Jobs one worker process runs at once: `all` from WORKER_CONCURRENCY, `byQueue` from
+   * WORKER_CONCURRENCY_<QUEUE> (queue name upper-cased, `-` as `_`), keyed by queue name. Unset: each
+   * queue's built-in concurrency (workers/processors). The worker checks the names (workers/worker-pool.ts).
+   */
+  readonly workerConcurrency: {
+    readonly all?: number;
+    readonly byQueue: Readonly<Record<string, number>>;
+  };
   readonly uploadDir: string;
   readonly shutdownTimeoutMs: number;
   /** Payment providers (shared/providers): API bases (local provider-shaped servers in tests) and the client timeout. */
@@ -160,6 +172,7 @@ const schema = Joi.object({
   APP_SECRET: Joi.string().min(32),
   LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
   WORKER_QUEUES: Joi.string().pattern(/^[a-z0-9_-]+(,[a-z0-9_-]+)*$/),
+  WORKER_CONCURRENCY: positiveInt.max(1000),
   UPLOAD_DIR: Joi.string().default('.data/uploads'),
   SHUTDOWN_TIMEOUT_MS: positiveInt.max(60000).default(8000),
   MOYASAR_API_URL: uri(['http', 'https']).default('https://api.moyasar.com'),
@@ -240,6 +253,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const { error: bad } = uri(['postgres', 'postgresql']).validate(readUrl);
     if (bad) throw new ConfigError('DATABASE_READ_URL', 'must be a comma list of postgres:// URLs');
   }
+  const redisClusterNodes = parseClusterNodes(cleaned.REDIS_CLUSTER_NODES);
+  const workerConcurrency = parseWorkerConcurrency(cleaned, v.WORKER_CONCURRENCY);
   const publicBaseUrl = String(v.PUBLIC_BASE_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
   if (v.NODE_ENV === 'production') {
     if (!v.APP_SECRET) throw new ConfigError('APP_SECRET', APP_SECRET_MISSING);
@@ -260,6 +275,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseReadMaxLagSeconds: Number(v.DATABASE_READ_MAX_LAG_SECONDS),
     analyticsRetentionDays: Number(v.ANALYTICS_RETENTION_DAYS),
     redisUrl: String(v.REDIS_URL),
+    redisClusterNodes,
     publicBaseUrl,
     trustProxy: v.TRUST_PROXY === '1' || v.TRUST_PROXY === 'true',
     queuePrefix: String(v.QUEUE_PREFIX),
@@ -284,6 +300,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     appSecret: v.APP_SECRET as string | undefined,
     logLevel: String(v.LOG_LEVEL),
     workerQueues: v.WORKER_QUEUES ? Object.freeze(String(v.WORKER_QUEUES).split(',')) : undefined,
+    workerConcurrency,
     uploadDir: String(v.UPLOAD_DIR),
     shutdownTimeoutMs: Number(v.SHUTDOWN_TIMEOUT_MS),
     payments: Object.freeze({
@@ -320,6 +337,48 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       leaseSeconds: Number(v.FIVEM_LEASE_SECONDS),
       pollSeconds: Number(v.FIVEM_POLL_SECONDS),
     }),
+  });
+}
+
+/**
+ * REDIS_CLUSTER_NODES: `host:port` pairs separated by commas (spaces allowed); a host may be a name, an
+ * IPv4 address or a bracketed IPv6 address. Unset or empty: no cluster.
+ */
+export function parseClusterNodes(value: string | undefined): readonly RedisNodeAddress[] | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  const nodes = value.split(',').map((part) => {
+    const match = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(part.trim());
+    const port = match ? Number(match[2]) : 0;
+    if (!match || port < 1 || port > 65535) {
+      throw new ConfigError(
+        'REDIS_CLUSTER_NODES',
+        `must be a comma list of host:port (e.g. 10.0.0.5:6379,10.0.0.6:6379); "${part.trim()}" is not`,
+      );
+    }
+    return Object.freeze({ host: match[1]!.replace(/^\[|\]$/g, ''), port });
+  });
+  return Object.freeze(nodes);
+}
+
+const CONCURRENCY_PREFIX = 'WORKER_CONCURRENCY_';
+
+/** WORKER_CONCURRENCY and every WORKER_CONCURRENCY_<QUEUE>: whole numbers from 1 to 1000. */
+function parseWorkerConcurrency(
+  env: Record<string, string>,
+  all: string | number | undefined,
+): Config['workerConcurrency'] {
+  const byQueue: Record<string, number> = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (!name.startsWith(CONCURRENCY_PREFIX)) continue;
+    const count = Number(value);
+    if (!/^\d+$/.test(value.trim()) || count < 1 || count > 1000) {
+      throw new ConfigError(name, 'must be a whole number from 1 to 1000');
+    }
+    byQueue[name.slice(CONCURRENCY_PREFIX.length).toLowerCase().replace(/_/g, '-')] = count;
+  }
+  return Object.freeze({
+    all: all === undefined ? undefined : Number(all),
+    byQueue: Object.freeze(byQueue),
   });
 }
 

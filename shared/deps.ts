@@ -1,6 +1,5 @@
 import { registerCacheBus } from './cache/versioned';
 import knexFactory, { Knex } from 'knex';
-import type { Redis } from 'ioredis';
 import { DatabaseTimeouts, knexConfig } from '../db/knexfile';
 import type { Config } from './config';
 import { Cipher } from './crypto';
@@ -10,7 +9,7 @@ import { createPaymentProviders, PaymentProviders } from './providers';
 import { createStorage, StorageDriver } from './storage';
 import { Breakers, CircuitBreaker, guardKnex, guardRedis } from './circuit-breaker';
 import { closeQueues, createQueues, Queues } from './queues';
-import { createRedis, redactUrl, waitForRedis } from './redis';
+import { createRedis, redactUrl, RedisClient, redisTarget, waitForRedis } from './redis';
 import { resolveInstanceId } from './instance-id';
 import { resolveAppSecret } from './secrets';
 import { ReadReplicas } from './read-replicas';
@@ -34,9 +33,9 @@ export interface Deps {
    */
   readonly readKnex: ReadReplicas;
   /** General-purpose connection: rate limits, locks, caches. Fails fast while Redis is down. */
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   /** Producer connection shared by every Queue. */
-  readonly queueRedis: Redis;
+  readonly queueRedis: RedisClient;
   readonly queues: Queues;
   /** One breaker per dependency (web tier: calls fail at once for a while after a timeout). */
   readonly breakers: Breakers;
@@ -104,9 +103,11 @@ export async function createDeps(
     log: knexLog(logger),
   });
   const commandTimeout = config.timeouts.dependencyMs;
-  const redis = createRedis(config.redisUrl, 'general', `${config.queuePrefix}:${opts.role}`, commandTimeout);
+  // REDIS_CLUSTER_NODES when set (a cluster client), else REDIS_URL.
+  const target = redisTarget(config);
+  const redis = createRedis(target, 'general', `${config.queuePrefix}:${opts.role}`, commandTimeout);
   const queueRedis = createRedis(
-    config.redisUrl,
+    target,
     'producer',
     `${config.queuePrefix}:${opts.role}:queues`,
     commandTimeout,
@@ -147,10 +148,10 @@ export async function createDeps(
   try {
     await Promise.all([
       checkPostgres(knex, config.databaseUrl),
-      waitForRedis(redis, config.redisUrl).catch((err: Error) => {
+      waitForRedis(redis, target).catch((err: Error) => {
         throw new StartupError(err.message);
       }),
-      waitForRedis(queueRedis, config.redisUrl).catch((err: Error) => {
+      waitForRedis(queueRedis, target).catch((err: Error) => {
         throw new StartupError(err.message);
       }),
     ]);

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis';
 import { CircuitBreaker, isOutageError } from './circuit-breaker';
 
 /**
@@ -21,7 +21,7 @@ import { CircuitBreaker, isOutageError } from './circuit-breaker';
 
 export interface ReadReplicaOptions {
   /** Redis for the read-your-writes windows, and the key prefix (QUEUE_PREFIX). */
-  redis: Redis;
+  redis: RedisClient;
   prefix: string;
   maxLagMs: number;
   /** How long a replica that did not answer is skipped before one read probes it again. */

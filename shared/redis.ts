@@ -1,4 +1,39 @@
-import { Redis, RedisOptions } from 'ioredis';
+import { Cluster, ClusterOptions, Redis, RedisOptions } from 'ioredis';
+
+/**
+ * Every Redis connection of the platform is one of these: a plain client on REDIS_URL, or a cluster client
+ * on REDIS_CLUSTER_NODES (docs/operations.md, docs/scaling.md "Redis Cluster"). Both speak the same
+ * commands; what differs is that a cluster accepts a multi-key command or script only when its keys share
+ * one slot (every such key of the platform carries a hash tag: `{<QUEUE_PREFIX>}` for the queues, `{rl}`
+ * for rate limits and OTP guards, `{cache}` for the cache counters), and that a SCAN sees one node only.
+ */
+export type RedisClient = Redis | Cluster;
+
+/** One node of REDIS_CLUSTER_NODES. */
+export interface RedisNodeAddress {
+  readonly host: string;
+  readonly port: number;
+}
+
+/** Where Redis is: a URL, or the seed nodes of a cluster (the client discovers the rest). */
+export type RedisTarget = string | readonly RedisNodeAddress[];
+
+/** REDIS_CLUSTER_NODES when set, else REDIS_URL. */
+export function redisTarget(config: {
+  readonly redisUrl: string;
+  readonly redisClusterNodes?: readonly RedisNodeAddress[];
+}): RedisTarget {
+  return config.redisClusterNodes && config.redisClusterNodes.length > 0
+    ? config.redisClusterNodes
+    : config.redisUrl;
+}
+
+/** The target for messages and logs: a URL with its password hidden, or `cluster host:port,...`. */
+export function describeTarget(target: RedisTarget): string {
+  return typeof target === 'string'
+    ? redactUrl(target)
+    : `cluster ${target.map((n) => `${n.host}:${n.port}`).join(',')}`;
+}
 
 /**
  * Redis connections as BullMQ's production guide recommends:
@@ -11,8 +46,9 @@ import { Redis, RedisOptions } from 'ioredis';
  */
 export type RedisRole = 'worker' | 'producer' | 'general';
 
+const retryStrategy = (times: number): number => Math.min(2 ** times * 100, 5_000);
+
 export function redisOptions(role: RedisRole, commandTimeoutMs = 1_500): RedisOptions {
-  const retryStrategy = (times: number): number => Math.min(2 ** times * 100, 5_000);
   if (role === 'worker') {
     return { maxRetriesPerRequest: null, enableReadyCheck: true, retryStrategy };
   }
@@ -27,21 +63,64 @@ export function redisOptions(role: RedisRole, commandTimeoutMs = 1_500): RedisOp
   };
 }
 
-export function createRedis(url: string, role: RedisRole, name?: string, commandTimeoutMs?: number): Redis {
-  return new Redis(url, {
-    ...redisOptions(role, commandTimeoutMs),
-    connectionName: name,
+/**
+ * A connection of one role. On a cluster, the settings BullMQ documents for Redis Cluster (patterns,
+ * "Redis Cluster"; the going-to-production guide): the role's options go to every node connection
+ * (`redisOptions`: `maxRetriesPerRequest: null` for workers' blocking connections, the command timeout for
+ * the others), the ready check waits for the slot map, a lost node is rediscovered with the same capped
+ * back-off (`clusterRetryStrategy`), and the offline queue follows the role (producers and general
+ * connections fail fast while the cluster is down, so the web tier answers 503 instead of hanging). A
+ * failover (MOVED, CLUSTERDOWN, TRYAGAIN while a replica takes over) is retried by the client every
+ * 100 ms, each try bounded by the command timeout. Nodes on loopback or inside one network need no natMap.
+ */
+export function createRedis(
+  target: RedisTarget,
+  role: RedisRole,
+  name?: string,
+  commandTimeoutMs?: number,
+): RedisClient {
+  const options = redisOptions(role, commandTimeoutMs);
+  if (typeof target === 'string') {
+    return new Redis(target, { ...options, connectionName: name, lazyConnect: false });
+  }
+  const { retryStrategy: clusterRetryStrategy, enableOfflineQueue, ...nodeOptions } = options;
+  const clusterOptions: ClusterOptions = {
+    enableReadyCheck: true,
+    enableOfflineQueue: enableOfflineQueue ?? true,
+    clusterRetryStrategy,
+    retryDelayOnFailover: 100,
+    retryDelayOnClusterDown: 100,
+    retryDelayOnTryAgain: 100,
+    // Every read and write on the masters: a replica may lag, and counters must never go back.
+    scaleReads: 'master',
+    slotsRefreshTimeout: 2_000,
+    redisOptions: { ...nodeOptions, connectionName: name },
     lazyConnect: false,
-  });
+  };
+  return new Cluster(
+    target.map((n) => ({ host: n.host, port: n.port })),
+    clusterOptions,
+  );
+}
+
+/** True for a cluster client. */
+export function isCluster(redis: RedisClient): redis is Cluster {
+  return (redis as { isCluster?: boolean }).isCluster === true;
 }
 
 /** Resolves once the connection is ready, or rejects with a clear message after `timeoutMs`. */
-export async function waitForRedis(redis: Redis, url: string, timeoutMs = 5_000): Promise<void> {
+export async function waitForRedis(
+  redis: RedisClient,
+  target: RedisTarget,
+  timeoutMs = 5_000,
+): Promise<void> {
   if (redis.status === 'ready') return;
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => {
       cleanup();
-      reject(new Error(`Redis is not reachable at ${redactUrl(url)} (no answer within ${timeoutMs} ms)`));
+      reject(
+        new Error(`Redis is not reachable at ${describeTarget(target)} (no answer within ${timeoutMs} ms)`),
+      );
     }, timeoutMs);
     const onReady = (): void => {
       cleanup();
@@ -66,14 +145,32 @@ export function redactUrl(url: string): string {
   }
 }
 
-/** Deletes every key under `prefix` (a test run's or a benchmark's queues and counters), in batches. */
-export async function deleteKeysWithPrefix(redis: Redis, prefix: string): Promise<number> {
+/**
+ * Deletes every key under `prefix` (a test run's or a benchmark's queues and counters), in batches. On a
+ * cluster a SCAN sees the keys of the node it runs on only: every master is scanned, and each key is
+ * unlinked on its own (one UNLINK of keys of several slots would be refused, CROSSSLOT).
+ */
+export async function deleteKeysWithPrefix(redis: RedisClient, prefix: string): Promise<number> {
+  const nodes = isCluster(redis) ? redis.nodes('master') : [redis];
+  let deleted = 0;
+  for (const node of nodes) deleted += await deleteOnNode(node, prefix, isCluster(redis));
+  return deleted;
+}
+
+async function deleteOnNode(node: Redis, prefix: string, oneByOne: boolean): Promise<number> {
   let cursor = '0';
   let deleted = 0;
   do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+    const [next, keys] = await node.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
     cursor = next;
-    if (keys.length > 0) deleted += await redis.unlink(...keys);
+    if (keys.length === 0) continue;
+    if (!oneByOne) {
+      deleted += await node.unlink(...keys);
+      continue;
+    }
+    const pipeline = node.pipeline();
+    for (const key of keys) pipeline.unlink(key);
+    for (const [err, count] of (await pipeline.exec()) ?? []) if (!err) deleted += Number(count);
   } while (cursor !== '0');
   return deleted;
 }

@@ -1,7 +1,7 @@
 import { createDeps } from '../shared/deps';
 import { runProcess } from '../shared/process';
 import { processors } from './processors';
-import { servedQueues, WorkerPool } from './worker-pool';
+import { queueConcurrency, servedQueues, WorkerPool } from './worker-pool';
 
 /** Time kept back from SHUTDOWN_TIMEOUT_MS to hand unfinished jobs back and close connections. */
 const CLEANUP_RESERVE_MS = 1_000;
@@ -11,8 +11,8 @@ const CLEANUP_RESERVE_MS = 1_000;
  * get until the shutdown deadline to finish; whatever is still running then goes back to the queue.
  */
 void runProcess('worker', async (config, logger) => {
-  // A bad WORKER_QUEUES is reported before any connection is opened.
-  servedQueues(processors, config.workerQueues);
+  // A bad WORKER_QUEUES or WORKER_CONCURRENCY_<QUEUE> is reported before any connection is opened.
+  queueConcurrency(processors, servedQueues(processors, config.workerQueues), config.workerConcurrency);
   const deps = await createDeps(config, { role: 'worker', logger });
   let pool: WorkerPool;
   try {
@@ -21,7 +21,10 @@ void runProcess('worker', async (config, logger) => {
     await deps.close();
     throw err;
   }
-  logger.info({ queues: pool.queues }, `worker ready: queues ${pool.queues.join(', ')}`);
+  logger.info(
+    { queues: pool.queues, concurrency: pool.concurrency },
+    `worker ready: queues ${pool.queues.join(', ')}`,
+  );
 
   return {
     async stop() {

@@ -1,10 +1,9 @@
 import { DelayedError, Job, UnrecoverableError, Worker, WorkerOptions } from 'bullmq';
-import type { Redis } from 'ioredis';
-import { ConfigError } from '../shared/config';
+import { Config, ConfigError } from '../shared/config';
 import { isTransientDependencyError } from '../shared/dependency-errors';
 import type { Deps } from '../shared/deps';
 import { bullPrefix, QUEUE_NAMES, QueueName } from '../shared/queues';
-import { createRedis } from '../shared/redis';
+import { createRedis, RedisClient, redisTarget } from '../shared/redis';
 import type { JobOf, ProcessorRegistry, QueueProcessor } from './processors';
 
 /**
@@ -32,6 +31,32 @@ export function servedQueues(registry: ProcessorRegistry, requested?: readonly s
     if (!served.includes(queue)) served.push(queue);
   }
   return served;
+}
+
+/**
+ * Jobs one worker process runs at once on each served queue: WORKER_CONCURRENCY_<QUEUE>, else
+ * WORKER_CONCURRENCY, else the processor's own (docs/operations.md). A per-queue variable naming no queue
+ * is a configuration mistake, reported with its name.
+ */
+export function queueConcurrency(
+  registry: ProcessorRegistry,
+  served: readonly QueueName[],
+  settings: Config['workerConcurrency'],
+): Record<QueueName, number> {
+  for (const name of Object.keys(settings.byQueue)) {
+    if (!QUEUE_NAMES.some((q) => q === name)) {
+      throw new ConfigError(
+        `WORKER_CONCURRENCY_${name.toUpperCase().replace(/-/g, '_')}`,
+        `names unknown queue "${name}" (queues: ${QUEUE_NAMES.join(', ')})`,
+      );
+    }
+  }
+  const result = {} as Record<QueueName, number>;
+  for (const queue of served) {
+    const own = registry[queue]?.concurrency ?? 1;
+    result[queue] = settings.byQueue[queue] ?? settings.all ?? own;
+  }
+  return result;
 }
 
 export interface WorkerPoolOptions {
@@ -77,20 +102,24 @@ export class WorkerPool {
   private constructor(
     private readonly deps: Deps,
     readonly queues: readonly QueueName[],
+    /** Jobs run at once per queue (queueConcurrency). */
+    readonly concurrency: Readonly<Record<QueueName, number>>,
     private readonly workers: Worker[],
-    private readonly connections: Redis[],
+    private readonly connections: RedisClient[],
   ) {}
 
   static async start(deps: Deps, opts: WorkerPoolOptions): Promise<WorkerPool> {
     const queues = servedQueues(opts.registry, opts.queues);
+    const concurrency = queueConcurrency(opts.registry, queues, deps.config.workerConcurrency);
     const workers: Worker[] = [];
-    const connections: Redis[] = [];
-    const pool = new WorkerPool(deps, queues, workers, connections);
+    const connections: RedisClient[] = [];
+    const pool = new WorkerPool(deps, queues, concurrency, workers, connections);
     for (const queue of queues) {
       const processor = opts.registry[queue];
       if (!processor) continue;
+      // REDIS_CLUSTER_NODES when set: a cluster client whose node connections wait out a failover.
       const connection = createRedis(
-        deps.config.redisUrl,
+        redisTarget(deps.config),
         'worker',
         `${deps.config.queuePrefix}:worker:${queue}`,
       );
@@ -112,7 +141,7 @@ export class WorkerPool {
   private createWorker<N extends QueueName>(
     queue: N,
     processor: QueueProcessor<N>,
-    connection: Redis,
+    connection: RedisClient,
     extra: WorkerPoolOptions['workerOptions'],
   ): Worker {
     const { deps, inFlight } = this;
@@ -137,7 +166,7 @@ export class WorkerPool {
         ...extra,
         connection,
         prefix: bullPrefix(deps.config.queuePrefix),
-        concurrency: processor.concurrency,
+        concurrency: this.concurrency[queue],
       },
     );
     worker.on('failed', (job, err) => {

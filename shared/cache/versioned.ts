@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis';
 import { afterCommit } from '../after-commit';
 
 /**
@@ -19,7 +19,7 @@ import { afterCommit } from '../after-commit';
  * because a hit costs a Redis round trip anyway.
  */
 export interface CacheDeps {
-  redis: Redis;
+  redis: RedisClient;
   config: { queuePrefix: string };
 }
 

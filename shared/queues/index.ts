@@ -1,5 +1,5 @@
 import { JobsOptions, Queue, QueueOptions } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis';
 
 /**
  * Every queue of the platform, with its typed payload. Payloads carry ids, never personal data or secrets
@@ -200,7 +200,7 @@ export function bullPrefix(queuePrefix: string): string {
  * `queuePrefix`: QUEUE_PREFIX (the BullMQ prefix is derived by bullPrefix). `namespace`: this database's
  * instance id (see NamespacedQueue); BullMQ refuses ':' in ids.
  */
-export function createQueues(connection: Redis, queuePrefix: string, namespace: string): Queues {
+export function createQueues(connection: RedisClient, queuePrefix: string, namespace: string): Queues {
   if (!/^[A-Za-z0-9_-]+$/.test(namespace)) throw new Error(`Invalid job id namespace: ${namespace}`);
   const prefix = bullPrefix(queuePrefix);
   const entries = QUEUE_NAMES.map((name) => [

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis';
 import type { Config } from '../config';
 import { DomainError, RateLimitedError } from '../errors';
 import type { LimitDefinition } from '../rate-limits';
@@ -53,7 +53,7 @@ return reply
 `;
 
 /** The connection's command, added by defineCommand: EVALSHA, falling back to EVAL after a NOSCRIPT. */
-type WithConsumeCommand = Redis & {
+type WithConsumeCommand = RedisClient & {
   matjarRateLimitConsume(numberOfKeys: number, ...keysAndArgs: (string | number)[]): Promise<number[]>;
 };
 
@@ -66,7 +66,7 @@ export class RateLimiter {
   private readonly redis: WithConsumeCommand;
 
   constructor(
-    redis: Redis,
+    redis: RedisClient,
     private readonly opts: {
       readonly prefix: string;
       readonly windowScale: number;
@@ -188,7 +188,7 @@ export function mostRestrictive(states: readonly LimitState[]): LimitState {
 
 export interface RateLimiterDeps {
   readonly config: Config;
-  readonly redis: Redis;
+  readonly redis: RedisClient;
 }
 
 const byDeps = new WeakMap<RateLimiterDeps, RateLimiter>();

@@ -119,6 +119,14 @@ describe('configuration (docs/operations.md)', () => {
       ['DATABASE_READ_URL', { DATABASE_READ_URL: 'postgres://replica-1/db,redis://replica-2' }],
       ['DATABASE_READ_MAX_LAG_SECONDS', { DATABASE_READ_MAX_LAG_SECONDS: '0' }],
       ['ANALYTICS_RETENTION_DAYS', { ANALYTICS_RETENTION_DAYS: '-1' }],
+      ['REDIS_CLUSTER_NODES', { REDIS_CLUSTER_NODES: '10.0.0.5' }],
+      ['REDIS_CLUSTER_NODES', { REDIS_CLUSTER_NODES: '10.0.0.5:6379,,10.0.0.6:6379' }],
+      ['REDIS_CLUSTER_NODES', { REDIS_CLUSTER_NODES: 'redis://10.0.0.5:6379' }],
+      ['REDIS_CLUSTER_NODES', { REDIS_CLUSTER_NODES: '10.0.0.5:70000' }],
+      ['WORKER_CONCURRENCY', { WORKER_CONCURRENCY: '0' }],
+      ['WORKER_CONCURRENCY', { WORKER_CONCURRENCY: 'many' }],
+      ['WORKER_CONCURRENCY_PAYMENTS', { WORKER_CONCURRENCY_PAYMENTS: '-2' }],
+      ['WORKER_CONCURRENCY_OTP', { WORKER_CONCURRENCY_OTP: '1.5' }],
     ];
     for (const [variable, env] of cases) {
       it(`${variable} (${Object.entries(env)
@@ -129,6 +137,29 @@ describe('configuration (docs/operations.md)', () => {
         expect(err.message).to.match(new RegExp(`^Invalid configuration: ${variable} `));
       });
     }
+  });
+
+  it('reads REDIS_CLUSTER_NODES as the seed nodes of a cluster, and no cluster when it is unset', () => {
+    expect(loadConfig({}).redisClusterNodes).to.equal(undefined);
+    expect(
+      loadConfig({ REDIS_CLUSTER_NODES: 'redis-a.internal:6379, 10.0.0.6:7000,[::1]:7001' })
+        .redisClusterNodes,
+    ).to.deep.equal([
+      { host: 'redis-a.internal', port: 6379 },
+      { host: '10.0.0.6', port: 7000 },
+      { host: '::1', port: 7001 },
+    ]);
+  });
+
+  it('reads WORKER_CONCURRENCY and WORKER_CONCURRENCY_<QUEUE> by queue name', () => {
+    expect(loadConfig({}).workerConcurrency).to.deep.equal({ all: undefined, byQueue: {} });
+    expect(
+      loadConfig({
+        WORKER_CONCURRENCY: '4',
+        WORKER_CONCURRENCY_PAYMENTS: '20',
+        WORKER_CONCURRENCY_MERCHANT_WEBHOOKS: '3',
+      }).workerConcurrency,
+    ).to.deep.equal({ all: 4, byQueue: { payments: 20, 'merchant-webhooks': 3 } });
   });
 
   it('takes a dashboard password of any length outside production, and of 16 or more in production', () => {

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../redis';
 import type { Knex } from 'knex';
 import { isbot } from 'isbot';
 import type { Store } from '../../../db/models';
@@ -94,7 +94,7 @@ export class DailySalt {
   private readonly cache = new Map<string, string>();
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly prefix: string,
   ) {}
 
@@ -192,10 +192,10 @@ export async function collectEvents(
   return events.length;
 }
 
-const byRedis = new WeakMap<Redis, DailySalt>();
+const byRedis = new WeakMap<RedisClient, DailySalt>();
 
 /** One salt cache per Redis connection (one per process wiring). */
-export function dailySaltOf(redis: Redis, prefix: string): DailySalt {
+export function dailySaltOf(redis: RedisClient, prefix: string): DailySalt {
   let salt = byRedis.get(redis);
   if (!salt) {
     salt = new DailySalt(redis, prefix);

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../redis';
 import type { Knex } from 'knex';
 import { ORDER_STATUS, OrderStatus } from '../../../db/models';
 import { ValidationError } from '../../errors';
@@ -60,7 +60,7 @@ export interface TransitionDeps extends RefundDeps {
   queues: Queues;
   logger: Logger;
   /** The license verify cache hears of a revoke once the transaction commits. */
-  redis: Redis;
+  redis: RedisClient;
   config: { merchantWebhookRetryDelayMs: number; queuePrefix: string; refundRetryDelayMs: number };
 }
 

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../redis';
 import { Gauge, Registry } from 'prom-client';
 import type { Logger } from '../../logger';
 import { RateLimitUnavailableError } from '../rate-limiter';
@@ -33,7 +33,7 @@ redis.call('EXPIRE', KEYS[1], tonumber(ARGV[2]))
 return value
 `;
 
-type WithCountCommand = Redis & {
+type WithCountCommand = RedisClient & {
   matjarOtpCount(key: string, by: number, ttlSeconds: number): Promise<number>;
 };
 
@@ -56,7 +56,7 @@ export class OtpGuards {
   private readonly redis: WithCountCommand;
 
   constructor(
-    redis: Redis,
+    redis: RedisClient,
     private readonly logger: Pick<Logger, 'error'>,
     private readonly opts: OtpGuardOptions,
   ) {

@@ -16,7 +16,8 @@ const bucket = (name: string, points: number, durationSeconds = 60): LimitDefini
 describe('rate limiter: every bucket of a request in one Redis call', () => {
   const connections: Redis[] = [];
   const connect = async (): Promise<Redis> => {
-    const redis = createRedis(testRedisUrl, 'general', 'test:rate-limiter');
+    // A URL gives a plain client (MONITOR below is a single-node command).
+    const redis = createRedis(testRedisUrl, 'general', 'test:rate-limiter') as Redis;
     connections.push(redis);
     await waitForRedis(redis, testRedisUrl);
     return redis;

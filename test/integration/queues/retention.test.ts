@@ -2,6 +2,7 @@ import { Worker } from 'bullmq';
 import { expect } from 'chai';
 import type { Deps } from '../../../shared/deps';
 import { bullPrefix, enqueue, QUEUE_NAMES, type QueueName } from '../../../shared/queues';
+import { createRedis, redisTarget } from '../../../shared/redis';
 import { isolatedDeps } from '../../helpers/deps';
 import { waitFor } from './support';
 
@@ -28,7 +29,7 @@ describe('queues: finished jobs retention', function () {
         if (failEvery > 0 && seen % failEvery === 0) throw new Error('refused');
       },
       {
-        connection: deps.queueRedis.duplicate({ maxRetriesPerRequest: null }),
+        connection: createRedis(redisTarget(deps.config), 'worker'),
         prefix: bullPrefix(deps.config.queuePrefix),
         concurrency: 20,
       },

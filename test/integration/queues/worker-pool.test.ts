@@ -4,7 +4,7 @@ import { ConfigError } from '../../../shared/config';
 import type { Deps } from '../../../shared/deps';
 import { DEFAULT_JOB_OPTIONS, enqueue } from '../../../shared/queues';
 import { processors, ProcessorRegistry } from '../../../workers/processors';
-import { servedQueues, WorkerPool } from '../../../workers/worker-pool';
+import { queueConcurrency, servedQueues, WorkerPool } from '../../../workers/worker-pool';
 import { isolatedDeps } from '../../helpers/deps';
 import { sleep, waitFor } from './support';
 
@@ -24,6 +24,28 @@ describe('worker pool', () => {
       expect(() => servedQueues(registry, ['maintenance', 'emails']))
         .to.throw(ConfigError, 'WORKER_QUEUES names unknown queue "emails"')
         .with.property('variable', 'WORKER_QUEUES');
+    });
+
+    it('runs each queue at WORKER_CONCURRENCY_<QUEUE>, else WORKER_CONCURRENCY, else its own figure', () => {
+      const served = servedQueues(registry);
+      expect(queueConcurrency(registry, served, { byQueue: {} })).to.deep.equal({
+        fivem: 1,
+        maintenance: processors.maintenance!.concurrency,
+      });
+      expect(queueConcurrency(registry, served, { all: 7, byQueue: {} })).to.deep.equal({
+        fivem: 7,
+        maintenance: 7,
+      });
+      expect(queueConcurrency(registry, served, { all: 7, byQueue: { fivem: 12, otp: 3 } })).to.deep.equal({
+        fivem: 12,
+        maintenance: 7,
+      });
+    });
+
+    it('refuses a WORKER_CONCURRENCY_<QUEUE> that names no queue, naming the variable', () => {
+      expect(() => queueConcurrency(registry, servedQueues(registry), { byQueue: { emails: 2 } }))
+        .to.throw(ConfigError, 'WORKER_CONCURRENCY_EMAILS names unknown queue "emails"')
+        .with.property('variable', 'WORKER_CONCURRENCY_EMAILS');
     });
 
     it('refuses a queue that has no processor yet', () => {
