@@ -1,6 +1,7 @@
 import type Joi from 'joi';
 import parseJoi from 'joi-to-json';
 import { components, ref } from '../openapi/components';
+import { sampleOf } from '../openapi/examples';
 import type {
   OpenApiDocument,
   OperationObject,
@@ -146,7 +147,7 @@ function requestBodyOf(route: Route): RequestBodyObject | undefined {
   if (!body) return undefined;
   const schema = jsonSchemaOf(body);
   const types = route.request?.bodyTypes ?? ['application/json'];
-  const example = route.request?.example;
+  const example = route.request?.example ?? sampleOf(schema, components.schemas);
   return {
     required: true,
     content: Object.fromEntries(
@@ -190,6 +191,17 @@ function withHeaders(
   limited: boolean,
 ): ResponseObject | Reference {
   if ('$ref' in response) return response;
+  const json = response.content?.['application/json'];
+  if (status >= 200 && status < 300 && json?.schema && json.example === undefined) {
+    // A 2xx answer always shows an example: the declaration's, else one made from its schema.
+    response = {
+      ...response,
+      content: {
+        ...response.content,
+        'application/json': { ...json, example: sampleOf(json.schema, components.schemas) },
+      },
+    };
+  }
   const headers: NonNullable<ResponseObject['headers']> = { ...response.headers };
   headers['X-Request-Id'] ??= ref('headers', 'X-Request-Id');
   if (limited) {

@@ -3805,6 +3805,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "session_token": "st_2f1c8e5b9a7d4e3c",
+                 *       "firstName": "Sara",
+                 *       "lastName": "Ali",
+                 *       "email": "buyer@example.com"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: email */
                     email: string;
@@ -3825,6 +3833,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "customer": {
+                     *           "id": 1,
+                     *           "firstName": "Sara",
+                     *           "lastName": "Ali",
+                     *           "email": "buyer@example.com",
+                     *           "phone": "500000001",
+                     *           "country_code": "966"
+                     *         },
+                     *         "token": "tok_9b2e7c4a1f6d8e3b"
+                     *       },
+                     *       "message": "OK"
+                     *     }
+                     */
                     "application/json": components["schemas"]["StorefrontSuccess"] & {
                         data: {
                             customer: components["schemas"]["Customer"];
@@ -3866,6 +3891,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "signed_out": true
+                     *       },
+                     *       "message": "OK"
+                     *     }
+                     */
                     "application/json": components["schemas"]["StorefrontSuccess"] & {
                         data: {
                             /** @constant */
@@ -3917,6 +3951,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "session_token": "st_2f1c8e5b9a7d4e3c"
+                 *     }
+                 */
                 "application/json": {
                     /** @description The OTP session, from auth/start. */
                     session_token: string;
@@ -3933,6 +3972,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "resend_cooldown": 1
+                     *       },
+                     *       "message": "OK"
+                     *     }
+                     */
                     "application/json": components["schemas"]["StorefrontSuccess"] & {
                         data: {
                             resend_cooldown: number;
@@ -3965,6 +4013,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "country_code": "966",
+                 *       "phone": "500000001"
+                 *     }
+                 */
                 "application/json": {
                     /** @description With or without a leading + or 00. */
                     country_code: string | number;
@@ -3983,6 +4037,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "session_token": "st_2f1c8e5b9a7d4e3c",
+                     *         "expires_in": 1,
+                     *         "resend_cooldown": 1,
+                     *         "masked_phone": "+966 ••••••001"
+                     *       },
+                     *       "message": "OK"
+                     *     }
+                     */
                     "application/json": components["schemas"]["StorefrontSuccess"] & {
                         data: components["schemas"]["OtpSession"];
                     };
@@ -4013,6 +4079,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "session_token": "st_2f1c8e5b9a7d4e3c",
+                 *       "code": "SUMMER10"
+                 *     }
+                 */
                 "application/json": {
                     /** @description The 4-digit code. */
                     code: string | number;
@@ -4031,6 +4103,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "status": "authenticated",
+                     *         "customer": {
+                     *           "id": 1,
+                     *           "firstName": "Sara",
+                     *           "lastName": "Ali",
+                     *           "email": "buyer@example.com",
+                     *           "phone": "500000001",
+                     *           "country_code": "966"
+                     *         },
+                     *         "token": "tok_9b2e7c4a1f6d8e3b"
+                     *       },
+                     *       "message": "OK"
+                     *     }
+                     */
                     "application/json": components["schemas"]["StorefrontSuccess"] & {
                         data: {
                             customer: components["schemas"]["Customer"];
@@ -4082,6 +4172,69 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "cart_id": "example",
+                     *         "items": [
+                     *           {
+                     *             "id": 1,
+                     *             "product": {
+                     *               "id": 1,
+                     *               "name": "Pro Toolkit",
+                     *               "slug": "pro-toolkit",
+                     *               "type": "product",
+                     *               "price": {
+                     *                 "original": 1,
+                     *                 "actual": 1,
+                     *                 "formatted": "40.00 SAR",
+                     *                 "currency": "SAR"
+                     *               },
+                     *               "stock": {
+                     *                 "is_in_stock": true
+                     *               },
+                     *               "image": {
+                     *                 "url": "https://shop.example.test/path"
+                     *               },
+                     *               "categories": [
+                     *                 {
+                     *                   "id": 1,
+                     *                   "name": "Pro Toolkit",
+                     *                   "slug": "pro-toolkit"
+                     *                 }
+                     *               ]
+                     *             },
+                     *             "product_id": 1,
+                     *             "quantity": 1,
+                     *             "subscription_plan": {
+                     *               "id": 1,
+                     *               "name": "Pro Toolkit",
+                     *               "price": "10.00"
+                     *             },
+                     *             "fields": {},
+                     *             "unit_price": "10.00",
+                     *             "addons": "10.00",
+                     *             "subtotal": "10.00",
+                     *             "available": true,
+                     *             "problem": "example"
+                     *           }
+                     *         ],
+                     *         "count": 1,
+                     *         "currency": "SAR",
+                     *         "coupon": {
+                     *           "code": "SUMMER10",
+                     *           "discount_amount": "10.00",
+                     *           "error": "example"
+                     *         },
+                     *         "subtotal": "10.00",
+                     *         "discount_amount": "10.00",
+                     *         "tax_amount": "10.00",
+                     *         "total": "10.00"
+                     *       },
+                     *       "message": "OK"
+                     *     }
+                     */
                     "application/json": components["schemas"]["StorefrontSuccess"] & {
                         data: {
                             /** @description An anonymous visitor’s cart id, to send back as `X-Cart-Id`; null for a customer’s cart. */
@@ -4211,6 +4364,69 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "cart_id": "example",
+                     *         "items": [
+                     *           {
+                     *             "id": 1,
+                     *             "product": {
+                     *               "id": 1,
+                     *               "name": "Pro Toolkit",
+                     *               "slug": "pro-toolkit",
+                     *               "type": "product",
+                     *               "price": {
+                     *                 "original": 1,
+                     *                 "actual": 1,
+                     *                 "formatted": "40.00 SAR",
+                     *                 "currency": "SAR"
+                     *               },
+                     *               "stock": {
+                     *                 "is_in_stock": true
+                     *               },
+                     *               "image": {
+                     *                 "url": "https://shop.example.test/path"
+                     *               },
+                     *               "categories": [
+                     *                 {
+                     *                   "id": 1,
+                     *                   "name": "Pro Toolkit",
+                     *                   "slug": "pro-toolkit"
+                     *                 }
+                     *               ]
+                     *             },
+                     *             "product_id": 1,
+                     *             "quantity": 1,
+                     *             "subscription_plan": {
+                     *               "id": 1,
+                     *               "name": "Pro Toolkit",
+                     *               "price": "10.00"
+                     *             },
+                     *             "fields": {},
+                     *             "unit_price": "10.00",
+                     *             "addons": "10.00",
+                     *             "subtotal": "10.00",
+                     *             "available": true,
+                     *             "problem": "example"
+                     *           }
+                     *         ],
+                     *         "count": 1,
+                     *         "currency": "SAR",
+                     *         "coupon": {
+                     *           "code": "SUMMER10",
+                     *           "discount_amount": "10.00",
+                     *           "error": "example"
+                     *         },
+                     *         "subtotal": "10.00",
+                     *         "discount_amount": "10.00",
+                     *         "tax_amount": "10.00",
+                     *         "total": "10.00"
+                     *       },
+                     *       "message": "OK"
+                     *     }
+                     */
                     "application/json": components["schemas"]["StorefrontSuccess"] & {
                         data: {
                             /** @description An anonymous visitor’s cart id, to send back as `X-Cart-Id`; null for a customer’s cart. */
@@ -4361,6 +4577,69 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "cart_id": "example",
+                     *         "items": [
+                     *           {
+                     *             "id": 1,
+                     *             "product": {
+                     *               "id": 1,
+                     *               "name": "Pro Toolkit",
+                     *               "slug": "pro-toolkit",
+                     *               "type": "product",
+                     *               "price": {
+                     *                 "original": 1,
+                     *                 "actual": 1,
+                     *                 "formatted": "40.00 SAR",
+                     *                 "currency": "SAR"
+                     *               },
+                     *               "stock": {
+                     *                 "is_in_stock": true
+                     *               },
+                     *               "image": {
+                     *                 "url": "https://shop.example.test/path"
+                     *               },
+                     *               "categories": [
+                     *                 {
+                     *                   "id": 1,
+                     *                   "name": "Pro Toolkit",
+                     *                   "slug": "pro-toolkit"
+                     *                 }
+                     *               ]
+                     *             },
+                     *             "product_id": 1,
+                     *             "quantity": 1,
+                     *             "subscription_plan": {
+                     *               "id": 1,
+                     *               "name": "Pro Toolkit",
+                     *               "price": "10.00"
+                     *             },
+                     *             "fields": {},
+                     *             "unit_price": "10.00",
+                     *             "addons": "10.00",
+                     *             "subtotal": "10.00",
+                     *             "available": true,
+                     *             "problem": "example"
+                     *           }
+                     *         ],
+                     *         "count": 1,
+                     *         "currency": "SAR",
+                     *         "coupon": {
+                     *           "code": "SUMMER10",
+                     *           "discount_amount": "10.00",
+                     *           "error": "example"
+                     *         },
+                     *         "subtotal": "10.00",
+                     *         "discount_amount": "10.00",
+                     *         "tax_amount": "10.00",
+                     *         "total": "10.00"
+                     *       },
+                     *       "message": "OK"
+                     *     }
+                     */
                     "application/json": components["schemas"]["StorefrontSuccess"] & {
                         data: {
                             /** @description An anonymous visitor’s cart id, to send back as `X-Cart-Id`; null for a customer’s cart. */
@@ -4498,6 +4777,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "code": "SUMMER10"
+                 *     }
+                 */
                 "application/json": {
                     code: string;
                 };
@@ -4514,6 +4798,69 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "cart_id": "example",
+                     *         "items": [
+                     *           {
+                     *             "id": 1,
+                     *             "product": {
+                     *               "id": 1,
+                     *               "name": "Pro Toolkit",
+                     *               "slug": "pro-toolkit",
+                     *               "type": "product",
+                     *               "price": {
+                     *                 "original": 1,
+                     *                 "actual": 1,
+                     *                 "formatted": "40.00 SAR",
+                     *                 "currency": "SAR"
+                     *               },
+                     *               "stock": {
+                     *                 "is_in_stock": true
+                     *               },
+                     *               "image": {
+                     *                 "url": "https://shop.example.test/path"
+                     *               },
+                     *               "categories": [
+                     *                 {
+                     *                   "id": 1,
+                     *                   "name": "Pro Toolkit",
+                     *                   "slug": "pro-toolkit"
+                     *                 }
+                     *               ]
+                     *             },
+                     *             "product_id": 1,
+                     *             "quantity": 1,
+                     *             "subscription_plan": {
+                     *               "id": 1,
+                     *               "name": "Pro Toolkit",
+                     *               "price": "10.00"
+                     *             },
+                     *             "fields": {},
+                     *             "unit_price": "10.00",
+                     *             "addons": "10.00",
+                     *             "subtotal": "10.00",
+                     *             "available": true,
+                     *             "problem": "example"
+                     *           }
+                     *         ],
+                     *         "count": 1,
+                     *         "currency": "SAR",
+                     *         "coupon": {
+                     *           "code": "SUMMER10",
+                     *           "discount_amount": "10.00",
+                     *           "error": "example"
+                     *         },
+                     *         "subtotal": "10.00",
+                     *         "discount_amount": "10.00",
+                     *         "tax_amount": "10.00",
+                     *         "total": "10.00"
+                     *       },
+                     *       "message": "OK"
+                     *     }
+                     */
                     "application/json": components["schemas"]["StorefrontSuccess"] & {
                         data: {
                             /** @description An anonymous visitor’s cart id, to send back as `X-Cart-Id`; null for a customer’s cart. */
@@ -4661,6 +5008,69 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "cart_id": "example",
+                     *         "items": [
+                     *           {
+                     *             "id": 1,
+                     *             "product": {
+                     *               "id": 1,
+                     *               "name": "Pro Toolkit",
+                     *               "slug": "pro-toolkit",
+                     *               "type": "product",
+                     *               "price": {
+                     *                 "original": 1,
+                     *                 "actual": 1,
+                     *                 "formatted": "40.00 SAR",
+                     *                 "currency": "SAR"
+                     *               },
+                     *               "stock": {
+                     *                 "is_in_stock": true
+                     *               },
+                     *               "image": {
+                     *                 "url": "https://shop.example.test/path"
+                     *               },
+                     *               "categories": [
+                     *                 {
+                     *                   "id": 1,
+                     *                   "name": "Pro Toolkit",
+                     *                   "slug": "pro-toolkit"
+                     *                 }
+                     *               ]
+                     *             },
+                     *             "product_id": 1,
+                     *             "quantity": 1,
+                     *             "subscription_plan": {
+                     *               "id": 1,
+                     *               "name": "Pro Toolkit",
+                     *               "price": "10.00"
+                     *             },
+                     *             "fields": {},
+                     *             "unit_price": "10.00",
+                     *             "addons": "10.00",
+                     *             "subtotal": "10.00",
+                     *             "available": true,
+                     *             "problem": "example"
+                     *           }
+                     *         ],
+                     *         "count": 1,
+                     *         "currency": "SAR",
+                     *         "coupon": {
+                     *           "code": "SUMMER10",
+                     *           "discount_amount": "10.00",
+                     *           "error": "example"
+                     *         },
+                     *         "subtotal": "10.00",
+                     *         "discount_amount": "10.00",
+                     *         "tax_amount": "10.00",
+                     *         "total": "10.00"
+                     *       },
+                     *       "message": "OK"
+                     *     }
+                     */
                     "application/json": components["schemas"]["StorefrontSuccess"] & {
                         data: {
                             /** @description An anonymous visitor’s cart id, to send back as `X-Cart-Id`; null for a customer’s cart. */
@@ -4792,6 +5202,69 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "cart_id": "example",
+                     *         "items": [
+                     *           {
+                     *             "id": 1,
+                     *             "product": {
+                     *               "id": 1,
+                     *               "name": "Pro Toolkit",
+                     *               "slug": "pro-toolkit",
+                     *               "type": "product",
+                     *               "price": {
+                     *                 "original": 1,
+                     *                 "actual": 1,
+                     *                 "formatted": "40.00 SAR",
+                     *                 "currency": "SAR"
+                     *               },
+                     *               "stock": {
+                     *                 "is_in_stock": true
+                     *               },
+                     *               "image": {
+                     *                 "url": "https://shop.example.test/path"
+                     *               },
+                     *               "categories": [
+                     *                 {
+                     *                   "id": 1,
+                     *                   "name": "Pro Toolkit",
+                     *                   "slug": "pro-toolkit"
+                     *                 }
+                     *               ]
+                     *             },
+                     *             "product_id": 1,
+                     *             "quantity": 1,
+                     *             "subscription_plan": {
+                     *               "id": 1,
+                     *               "name": "Pro Toolkit",
+                     *               "price": "10.00"
+                     *             },
+                     *             "fields": {},
+                     *             "unit_price": "10.00",
+                     *             "addons": "10.00",
+                     *             "subtotal": "10.00",
+                     *             "available": true,
+                     *             "problem": "example"
+                     *           }
+                     *         ],
+                     *         "count": 1,
+                     *         "currency": "SAR",
+                     *         "coupon": {
+                     *           "code": "SUMMER10",
+                     *           "discount_amount": "10.00",
+                     *           "error": "example"
+                     *         },
+                     *         "subtotal": "10.00",
+                     *         "discount_amount": "10.00",
+                     *         "tax_amount": "10.00",
+                     *         "total": "10.00"
+                     *       },
+                     *       "message": "OK"
+                     *     }
+                     */
                     "application/json": components["schemas"]["StorefrontSuccess"] & {
                         data: {
                             /** @description An anonymous visitor’s cart id, to send back as `X-Cart-Id`; null for a customer’s cart. */
@@ -4932,6 +5405,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "quantity": 1
+                 *     }
+                 */
                 "application/json": {
                     quantity: number;
                 };
@@ -4948,6 +5426,69 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "cart_id": "example",
+                     *         "items": [
+                     *           {
+                     *             "id": 1,
+                     *             "product": {
+                     *               "id": 1,
+                     *               "name": "Pro Toolkit",
+                     *               "slug": "pro-toolkit",
+                     *               "type": "product",
+                     *               "price": {
+                     *                 "original": 1,
+                     *                 "actual": 1,
+                     *                 "formatted": "40.00 SAR",
+                     *                 "currency": "SAR"
+                     *               },
+                     *               "stock": {
+                     *                 "is_in_stock": true
+                     *               },
+                     *               "image": {
+                     *                 "url": "https://shop.example.test/path"
+                     *               },
+                     *               "categories": [
+                     *                 {
+                     *                   "id": 1,
+                     *                   "name": "Pro Toolkit",
+                     *                   "slug": "pro-toolkit"
+                     *                 }
+                     *               ]
+                     *             },
+                     *             "product_id": 1,
+                     *             "quantity": 1,
+                     *             "subscription_plan": {
+                     *               "id": 1,
+                     *               "name": "Pro Toolkit",
+                     *               "price": "10.00"
+                     *             },
+                     *             "fields": {},
+                     *             "unit_price": "10.00",
+                     *             "addons": "10.00",
+                     *             "subtotal": "10.00",
+                     *             "available": true,
+                     *             "problem": "example"
+                     *           }
+                     *         ],
+                     *         "count": 1,
+                     *         "currency": "SAR",
+                     *         "coupon": {
+                     *           "code": "SUMMER10",
+                     *           "discount_amount": "10.00",
+                     *           "error": "example"
+                     *         },
+                     *         "subtotal": "10.00",
+                     *         "discount_amount": "10.00",
+                     *         "tax_amount": "10.00",
+                     *         "total": "10.00"
+                     *       },
+                     *       "message": "OK"
+                     *     }
+                     */
                     "application/json": components["schemas"]["StorefrontSuccess"] & {
                         data: {
                             /** @description An anonymous visitor’s cart id, to send back as `X-Cart-Id`; null for a customer’s cart. */
@@ -5141,6 +5682,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "type": "payment_required",
+                     *         "checkout_id": 1,
+                     *         "checkout_url": "3q2+7w8Kx0mJv5yQ1Zt4bN9fR6hL2cP0",
+                     *         "payment_url": "https://shop.example.test/path",
+                     *         "amount": "10.00",
+                     *         "subtotal": "10.00",
+                     *         "discount_amount": "10.00",
+                     *         "tax_amount": "10.00",
+                     *         "payment_methods": [
+                     *           {
+                     *             "id": "card",
+                     *             "name_ar": "بطاقة",
+                     *             "name_en": "Card",
+                     *             "icon": "example"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "message": "OK"
+                     *     }
+                     */
                     "application/json": components["schemas"]["StorefrontSuccess"] & {
                         data: components["schemas"]["CheckoutSession"];
                     };
@@ -5417,6 +5982,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "session_token": "st_2f1c8e5b9a7d4e3c",
+                 *       "firstName": "Sara",
+                 *       "lastName": "Ali",
+                 *       "email": "buyer@example.com"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: email */
                     email: string;
@@ -5437,6 +6010,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "customer": {
+                     *           "id": 1,
+                     *           "firstName": "Sara",
+                     *           "lastName": "Ali",
+                     *           "email": "buyer@example.com",
+                     *           "phone": "500000001",
+                     *           "country_code": "966"
+                     *         },
+                     *         "token": "tok_9b2e7c4a1f6d8e3b"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["EmbedSuccess"] & {
                         data: components["schemas"]["Registered"];
                     };
@@ -5518,6 +6107,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "session_token": "st_2f1c8e5b9a7d4e3c"
+                 *     }
+                 */
                 "application/json": {
                     /** @description The OTP session, from auth/start. */
                     session_token: string;
@@ -5534,6 +6128,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "message": "OK",
+                     *         "resend_cooldown": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["EmbedSuccess"] & {
                         data: {
                             message: string;
@@ -5569,6 +6172,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "product_id": 1,
+                 *       "country_code": "966",
+                 *       "phone": "500000001"
+                 *     }
+                 */
                 "application/json": {
                     /** @description With or without a leading + or 00. */
                     country_code: string | number;
@@ -5631,6 +6241,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "product_id": 1
+                 *     }
+                 */
                 "application/json": {
                     product_id: number;
                 };
@@ -5646,6 +6261,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "valid": true,
+                     *         "customer": {
+                     *           "id": 1,
+                     *           "firstName": "Sara",
+                     *           "lastName": "Ali",
+                     *           "email": "buyer@example.com",
+                     *           "phone": "500000001",
+                     *           "country_code": "966"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["EmbedSuccess"] & {
                         data: {
                             customer: components["schemas"]["Customer"];
@@ -5680,6 +6311,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "session_token": "st_2f1c8e5b9a7d4e3c",
+                 *       "code": "SUMMER10"
+                 *     }
+                 */
                 "application/json": {
                     /** @description The 4-digit code. */
                     code: string | number;
@@ -5698,6 +6335,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "status": "authenticated",
+                     *         "customer": {
+                     *           "id": 1,
+                     *           "firstName": "Sara",
+                     *           "lastName": "Ali",
+                     *           "email": "buyer@example.com",
+                     *           "phone": "500000001",
+                     *           "country_code": "966"
+                     *         },
+                     *         "token": "tok_9b2e7c4a1f6d8e3b"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["EmbedSuccess"] & {
                         data: components["schemas"]["VerifyResult"];
                     };
@@ -5730,6 +6384,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "product_id": 1,
+                 *       "quantity": 1
+                 *     }
+                 */
                 "application/json": {
                     /** @description Matched case-insensitively. */
                     coupon_code?: string;
@@ -5746,6 +6406,12 @@ export interface operations {
                     /** @description A plan id of the product; required for subscription products. */
                     subscription_plan?: number;
                 };
+                /**
+                 * @example {
+                 *       "product_id": 1,
+                 *       "quantity": 1
+                 *     }
+                 */
                 "multipart/form-data": {
                     /** @description Matched case-insensitively. */
                     coupon_code?: string;
@@ -5863,6 +6529,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "product_id": 1,
+                 *       "quantity": 1,
+                 *       "customer_first_name": "Sara",
+                 *       "customer_last_name": "Ali",
+                 *       "customer_email": "buyer@example.com",
+                 *       "customer_phone": "500000001",
+                 *       "customer_country_code": "966"
+                 *     }
+                 */
                 "application/json": {
                     /** @description Matched case-insensitively. */
                     coupon_code?: string;
@@ -5887,6 +6564,17 @@ export interface operations {
                     /** @description A plan id of the product; required for subscription products. */
                     subscription_plan?: number;
                 };
+                /**
+                 * @example {
+                 *       "product_id": 1,
+                 *       "quantity": 1,
+                 *       "customer_first_name": "Sara",
+                 *       "customer_last_name": "Ali",
+                 *       "customer_email": "buyer@example.com",
+                 *       "customer_phone": "500000001",
+                 *       "customer_country_code": "966"
+                 *     }
+                 */
                 "multipart/form-data": {
                     /** @description Matched case-insensitively. */
                     coupon_code?: string;
@@ -6289,6 +6977,80 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": 1,
+                     *         "name": "Pro Toolkit",
+                     *         "slug": "pro-toolkit",
+                     *         "description": "A short description.",
+                     *         "type": "product",
+                     *         "currency": "SAR",
+                     *         "price": {
+                     *           "original": 1,
+                     *           "actual": 1,
+                     *           "formatted": "40.00 SAR",
+                     *           "currency": "SAR"
+                     *         },
+                     *         "stock": {
+                     *           "is_in_stock": true,
+                     *           "quantity": 1
+                     *         },
+                     *         "max_per_order": 1,
+                     *         "image": {
+                     *           "url": "https://shop.example.test/path"
+                     *         },
+                     *         "categories": [
+                     *           {
+                     *             "id": 1,
+                     *             "name": "Pro Toolkit",
+                     *             "slug": "pro-toolkit"
+                     *           }
+                     *         ],
+                     *         "fields": [
+                     *           {
+                     *             "index": 1,
+                     *             "type": "text",
+                     *             "label": "Colour",
+                     *             "required": true,
+                     *             "options": [
+                     *               {
+                     *                 "index": 1,
+                     *                 "label": "Colour",
+                     *                 "price": "10.00"
+                     *               }
+                     *             ],
+                     *             "upload": {
+                     *               "accept": [
+                     *                 "example"
+                     *               ],
+                     *               "max_size_bytes": 1
+                     *             }
+                     *           }
+                     *         ],
+                     *         "subscription_plans": [
+                     *           {
+                     *             "id": 1,
+                     *             "name": "Pro Toolkit",
+                     *             "price": "10.00",
+                     *             "price_formatted": "example",
+                     *             "duration": "monthly"
+                     *           }
+                     *         ],
+                     *         "payment_methods": [
+                     *           {
+                     *             "id": "card",
+                     *             "name_ar": "بطاقة",
+                     *             "name_en": "Card",
+                     *             "icon": "example",
+                     *             "min_amount": "example",
+                     *             "max_amount": "example"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["EmbedSuccess"] & {
                         data: components["schemas"]["EmbedProduct"];
                     };
@@ -6760,6 +7522,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "commands": [
+                     *           {
+                     *             "id": 1,
+                     *             "command": "example",
+                     *             "player": "example",
+                     *             "order_id": 1,
+                     *             "require_online": true,
+                     *             "inventory_slots": 1,
+                     *             "lease_expires_at": "2026-11-24T12:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "next_check": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             commands: {
@@ -6891,6 +7672,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "checkout_url": "3q2+7w8Kx0mJv5yQ1Zt4bN9fR6hL2cP0",
+                 *       "payment_method": "card"
+                 *     }
+                 */
                 "application/json": {
                     checkout_url: string;
                     /** @enum {string} */
@@ -6908,6 +7695,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "type": "redirect",
+                     *         "redirect_url": "https://shop.example.test/path"
+                     *       },
+                     *       "message": "OK"
+                     *     }
+                     */
                     "application/json": components["schemas"]["StorefrontSuccess"] & {
                         data: components["schemas"]["PaymentInitiation"];
                     };
@@ -7004,6 +7801,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "is_paid": true,
+                     *         "order_id": 1
+                     *       },
+                     *       "message": "OK"
+                     *     }
+                     */
                     "application/json": components["schemas"]["StorefrontSuccess"] & {
                         data: components["schemas"]["PaymentStatus"];
                     };
@@ -7072,6 +7879,47 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "id": 1,
+                     *             "name": "Pro Toolkit",
+                     *             "slug": "pro-toolkit",
+                     *             "type": "product",
+                     *             "price": {
+                     *               "original": 1,
+                     *               "actual": 1,
+                     *               "formatted": "40.00 SAR",
+                     *               "currency": "SAR"
+                     *             },
+                     *             "stock": {
+                     *               "is_in_stock": true
+                     *             },
+                     *             "image": {
+                     *               "url": "https://shop.example.test/path"
+                     *             },
+                     *             "categories": [
+                     *               {
+                     *                 "id": 1,
+                     *                 "name": "Pro Toolkit",
+                     *                 "slug": "pro-toolkit"
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "meta": {
+                     *           "page": 1,
+                     *           "per_page": 1,
+                     *           "total": 1,
+                     *           "last_page": 1
+                     *         }
+                     *       },
+                     *       "message": "OK"
+                     *     }
+                     */
                     "application/json": components["schemas"]["StorefrontSuccess"] & {
                         data: {
                             items: {
@@ -7147,6 +7995,81 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": 1,
+                     *         "name": "Pro Toolkit",
+                     *         "slug": "pro-toolkit",
+                     *         "description": "A short description.",
+                     *         "type": "product",
+                     *         "currency": "SAR",
+                     *         "price": {
+                     *           "original": 1,
+                     *           "actual": 1,
+                     *           "formatted": "40.00 SAR",
+                     *           "currency": "SAR"
+                     *         },
+                     *         "stock": {
+                     *           "is_in_stock": true,
+                     *           "quantity": 1
+                     *         },
+                     *         "max_per_order": 1,
+                     *         "image": {
+                     *           "url": "https://shop.example.test/path"
+                     *         },
+                     *         "categories": [
+                     *           {
+                     *             "id": 1,
+                     *             "name": "Pro Toolkit",
+                     *             "slug": "pro-toolkit"
+                     *           }
+                     *         ],
+                     *         "fields": [
+                     *           {
+                     *             "index": 1,
+                     *             "type": "text",
+                     *             "label": "Colour",
+                     *             "required": true,
+                     *             "options": [
+                     *               {
+                     *                 "index": 1,
+                     *                 "label": "Colour",
+                     *                 "price": "10.00"
+                     *               }
+                     *             ],
+                     *             "upload": {
+                     *               "accept": [
+                     *                 "example"
+                     *               ],
+                     *               "max_size_bytes": 1
+                     *             }
+                     *           }
+                     *         ],
+                     *         "subscription_plans": [
+                     *           {
+                     *             "id": 1,
+                     *             "name": "Pro Toolkit",
+                     *             "price": "10.00",
+                     *             "price_formatted": "example",
+                     *             "duration": "monthly"
+                     *           }
+                     *         ],
+                     *         "payment_methods": [
+                     *           {
+                     *             "id": "card",
+                     *             "name_ar": "بطاقة",
+                     *             "name_en": "Card",
+                     *             "icon": "example",
+                     *             "min_amount": "example",
+                     *             "max_amount": "example"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "message": "OK"
+                     *     }
+                     */
                     "application/json": components["schemas"]["StorefrontSuccess"] & {
                         data: components["schemas"]["EmbedProduct"];
                     };
@@ -7214,6 +8137,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "id": 1,
+                     *             "rating": 1,
+                     *             "comment": "Works as described.",
+                     *             "product_id": 1,
+                     *             "created_at": "2026-11-24T12:00:00.000Z",
+                     *             "type": "store",
+                     *             "reviewer": {
+                     *               "name": "Pro Toolkit"
+                     *             },
+                     *             "product": {
+                     *               "id": 1,
+                     *               "name": "Pro Toolkit",
+                     *               "slug": "pro-toolkit"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "meta": {
+                     *           "page": 1,
+                     *           "per_page": 1,
+                     *           "total": 1,
+                     *           "last_page": 1
+                     *         }
+                     *       },
+                     *       "message": "OK"
+                     *     }
+                     */
                     "application/json": components["schemas"]["StorefrontSuccess"] & {
                         data: {
                             items: {
@@ -7283,6 +8238,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "id": 1,
+                     *           "rating": 1,
+                     *           "comment": "Works as described.",
+                     *           "product_id": 1,
+                     *           "created_at": "2026-11-24T12:00:00.000Z",
+                     *           "type": "store",
+                     *           "reviewer": {
+                     *             "name": "Pro Toolkit"
+                     *           },
+                     *           "product": {
+                     *             "id": 1,
+                     *             "name": "Pro Toolkit",
+                     *             "slug": "pro-toolkit"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "message": "OK"
+                     *     }
+                     */
                     "application/json": components["schemas"]["StorefrontSuccess"] & {
                         data: {
                             comment: string | null;
@@ -7344,6 +8323,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "product_id": 1,
+                     *         "count": 1,
+                     *         "average": 1,
+                     *         "rating_distribution": {
+                     *           "1": 1,
+                     *           "2": 1,
+                     *           "3": 1,
+                     *           "4": 1,
+                     *           "5": 1
+                     *         }
+                     *       },
+                     *       "message": "OK"
+                     *     }
+                     */
                     "application/json": components["schemas"]["StorefrontSuccess"] & {
                         data: {
                             /** @description Mean rating to two decimals; 0 without reviews. */
@@ -7603,6 +8600,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "id": 1,
+                     *             "name": "Pro Toolkit",
+                     *             "slug": "pro-toolkit",
+                     *             "type": "product",
+                     *             "price": {
+                     *               "original": 1,
+                     *               "actual": 1,
+                     *               "formatted": "40.00 SAR",
+                     *               "currency": "SAR"
+                     *             },
+                     *             "stock": {
+                     *               "is_in_stock": true
+                     *             },
+                     *             "image": {
+                     *               "url": "https://shop.example.test/path"
+                     *             },
+                     *             "categories": [
+                     *               {
+                     *                 "id": 1,
+                     *                 "name": "Pro Toolkit",
+                     *                 "slug": "pro-toolkit"
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "count": 1
+                     *       },
+                     *       "message": "OK"
+                     *     }
+                     */
                     "application/json": components["schemas"]["StorefrontSuccess"] & {
                         data: {
                             count: number;
@@ -7872,6 +8905,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "in_wishlist": true
+                     *       },
+                     *       "message": "OK"
+                     *     }
+                     */
                     "application/json": components["schemas"]["StorefrontSuccess"] & {
                         data: {
                             in_wishlist: boolean;
@@ -7995,6 +9037,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "count": 1
+                     *       },
+                     *       "message": "OK"
+                     *     }
+                     */
                     "application/json": components["schemas"]["StorefrontSuccess"] & {
                         data: {
                             count: number;
@@ -8526,6 +9577,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "code": "SUMMER10"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": {
                     code?: string;
                 } & {
@@ -8833,6 +9889,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "_csrf": "example",
+                 *       "status": "ex",
+                 *       "confirm": "ex"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": {
                     _csrf?: string;
                     confirm?: string;
@@ -8959,6 +10022,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "_csrf": "example",
+                 *       "name": "Pro Toolkit",
+                 *       "type": "example",
+                 *       "price": "example",
+                 *       "sale_price": "example",
+                 *       "stock": "example",
+                 *       "description": "A short description.",
+                 *       "active": "examp",
+                 *       "codes": "example"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": {
                     _csrf?: string;
                     active?: string;
@@ -9095,6 +10171,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "_csrf": "example",
+                 *       "name": "Pro Toolkit",
+                 *       "type": "example",
+                 *       "price": "example",
+                 *       "sale_price": "example",
+                 *       "stock": "example",
+                 *       "description": "A short description.",
+                 *       "active": "examp",
+                 *       "codes": "example"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": {
                     _csrf?: string;
                     active?: string;
@@ -9281,6 +10370,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "_csrf": "example",
+                 *       "name": "Pro Toolkit",
+                 *       "allowed_origins": "example"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": {
                     _csrf?: string;
                     allowed_origins?: string;
@@ -9389,6 +10485,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "country_code": "966",
+                 *       "phone": "500000001"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": {
                     country_code?: string;
                     phone?: string;
@@ -9470,6 +10572,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "_csrf": "example",
+                 *       "everywhere": "examp"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": {
                     _csrf?: string;
                     everywhere?: string;
@@ -9558,6 +10666,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "country_code": "966",
+                 *       "phone": "500000001",
+                 *       "store_name": "example",
+                 *       "owner_name": "example"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": {
                     country_code?: string;
                     owner_name?: string;
@@ -9685,6 +10801,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "_csrf": "example",
+                 *       "name": "Pro Toolkit",
+                 *       "country_code": "966",
+                 *       "phone": "500000001",
+                 *       "role": "example"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": {
                     _csrf?: string;
                     country_code?: string;
@@ -9760,6 +10885,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "_csrf": "example"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": {
                     _csrf?: string;
                 } & {
@@ -9830,6 +10960,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "_csrf": "example",
+                 *       "store_id": "example"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": {
                     _csrf?: string;
                     store_id?: string;
@@ -9922,6 +11058,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {} */
                     "application/json": Record<string, never>;
                 };
             };
@@ -10840,6 +11977,43 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "data": {
+                     *         "data": [
+                     *           {
+                     *             "id": 1,
+                     *             "action": "example",
+                     *             "resource": {
+                     *               "type": "example",
+                     *               "id": 1
+                     *             },
+                     *             "actor": "example",
+                     *             "token": {
+                     *               "id": 1,
+                     *               "name": "Pro Toolkit",
+                     *               "last4": "example"
+                     *             },
+                     *             "changes": {},
+                     *             "created_at": "2026-11-24T12:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "meta": {
+                     *           "page": 1,
+                     *           "per_page": 1,
+                     *           "total": 1,
+                     *           "last_page": 1
+                     *         },
+                     *         "current_page": 1,
+                     *         "per_page": 1,
+                     *         "total": 1,
+                     *         "last_page": 1
+                     *       },
+                     *       "api": "merchant",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             current_page: number;
@@ -10911,6 +12085,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "data": {
+                     *         "data": [
+                     *           {
+                     *             "id": 1,
+                     *             "name": "Pro Toolkit",
+                     *             "slug": "pro-toolkit",
+                     *             "position": 1,
+                     *             "product_count": 1,
+                     *             "created_at": "2026-11-24T12:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "meta": {
+                     *           "page": 1,
+                     *           "per_page": 1,
+                     *           "total": 1,
+                     *           "last_page": 1
+                     *         },
+                     *         "current_page": 1,
+                     *         "per_page": 1,
+                     *         "total": 1,
+                     *         "last_page": 1
+                     *       },
+                     *       "api": "merchant",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             current_page: number;
@@ -10984,6 +12187,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "data": {
+                     *         "id": 1,
+                     *         "name": "Pro Toolkit",
+                     *         "slug": "pro-toolkit",
+                     *         "position": 1,
+                     *         "product_count": 1,
+                     *         "created_at": "2026-11-24T12:00:00.000Z"
+                     *       },
+                     *       "api": "merchant",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             /** Format: date-time */
@@ -11034,6 +12252,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "data": {
+                     *         "id": 1,
+                     *         "name": "Pro Toolkit",
+                     *         "slug": "pro-toolkit",
+                     *         "position": 1,
+                     *         "product_count": 1,
+                     *         "created_at": "2026-11-24T12:00:00.000Z"
+                     *       },
+                     *       "api": "merchant",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             /** Format: date-time */
@@ -11105,6 +12338,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "data": null,
+                     *       "api": "merchant",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: null;
                     };
@@ -11181,6 +12422,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "data": {
+                     *         "id": 1,
+                     *         "name": "Pro Toolkit",
+                     *         "slug": "pro-toolkit",
+                     *         "position": 1,
+                     *         "product_count": 1,
+                     *         "created_at": "2026-11-24T12:00:00.000Z"
+                     *       },
+                     *       "api": "merchant",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             /** Format: date-time */
@@ -11254,6 +12510,48 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "data": {
+                     *         "data": [
+                     *           {
+                     *             "id": 1,
+                     *             "code": "SUMMER10",
+                     *             "type": "percentage",
+                     *             "amount": "10.00",
+                     *             "active": true,
+                     *             "max_uses": 1,
+                     *             "uses": 1,
+                     *             "reserved_uses": 1,
+                     *             "min_order": "10.00",
+                     *             "products": [
+                     *               1
+                     *             ],
+                     *             "payment_restrictions": [
+                     *               "example"
+                     *             ],
+                     *             "starts_at": "2026-11-24T12:00:00.000Z",
+                     *             "expires_at": "2026-11-24T12:00:00.000Z",
+                     *             "created_at": "2026-11-24T12:00:00.000Z",
+                     *             "updated_at": "2026-11-24T12:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "meta": {
+                     *           "page": 1,
+                     *           "per_page": 1,
+                     *           "total": 1,
+                     *           "last_page": 1
+                     *         },
+                     *         "current_page": 1,
+                     *         "per_page": 1,
+                     *         "total": 1,
+                     *         "last_page": 1
+                     *       },
+                     *       "api": "merchant",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             current_page: number;
@@ -11364,6 +12662,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "data": {
+                     *         "id": 1,
+                     *         "code": "SUMMER10",
+                     *         "type": "percentage",
+                     *         "amount": "10.00",
+                     *         "active": true,
+                     *         "max_uses": 1,
+                     *         "uses": 1,
+                     *         "reserved_uses": 1,
+                     *         "min_order": "10.00",
+                     *         "products": [
+                     *           1
+                     *         ],
+                     *         "payment_restrictions": [
+                     *           "example"
+                     *         ],
+                     *         "starts_at": "2026-11-24T12:00:00.000Z",
+                     *         "expires_at": "2026-11-24T12:00:00.000Z",
+                     *         "created_at": "2026-11-24T12:00:00.000Z",
+                     *         "updated_at": "2026-11-24T12:00:00.000Z"
+                     *       },
+                     *       "api": "merchant",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             active: boolean;
@@ -11430,6 +12756,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "data": {
+                     *         "id": 1,
+                     *         "code": "SUMMER10",
+                     *         "type": "percentage",
+                     *         "amount": "10.00",
+                     *         "active": true,
+                     *         "max_uses": 1,
+                     *         "uses": 1,
+                     *         "reserved_uses": 1,
+                     *         "min_order": "10.00",
+                     *         "products": [
+                     *           1
+                     *         ],
+                     *         "payment_restrictions": [
+                     *           "example"
+                     *         ],
+                     *         "starts_at": "2026-11-24T12:00:00.000Z",
+                     *         "expires_at": "2026-11-24T12:00:00.000Z",
+                     *         "created_at": "2026-11-24T12:00:00.000Z",
+                     *         "updated_at": "2026-11-24T12:00:00.000Z"
+                     *       },
+                     *       "api": "merchant",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             active: boolean;
@@ -11517,6 +12871,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "data": {
+                     *         "id": 1,
+                     *         "deleted": true,
+                     *         "active": true
+                     *       },
+                     *       "api": "merchant",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             active: boolean;
@@ -11607,6 +12973,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "data": {
+                     *         "id": 1,
+                     *         "code": "SUMMER10",
+                     *         "type": "percentage",
+                     *         "amount": "10.00",
+                     *         "active": true,
+                     *         "max_uses": 1,
+                     *         "uses": 1,
+                     *         "reserved_uses": 1,
+                     *         "min_order": "10.00",
+                     *         "products": [
+                     *           1
+                     *         ],
+                     *         "payment_restrictions": [
+                     *           "example"
+                     *         ],
+                     *         "starts_at": "2026-11-24T12:00:00.000Z",
+                     *         "expires_at": "2026-11-24T12:00:00.000Z",
+                     *         "created_at": "2026-11-24T12:00:00.000Z",
+                     *         "updated_at": "2026-11-24T12:00:00.000Z"
+                     *       },
+                     *       "api": "merchant",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             active: boolean;
@@ -11691,6 +13085,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "data": [
+                     *         {
+                     *           "id": 1,
+                     *           "name": "Pro Toolkit",
+                     *           "last4": "example",
+                     *           "last_seen_at": "2026-11-24T12:00:00.000Z",
+                     *           "revoked_at": "2026-11-24T12:00:00.000Z",
+                     *           "created_at": "2026-11-24T12:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "api": "merchant",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             /** Format: date-time */
@@ -11751,6 +13162,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "data": {
+                     *         "id": 1,
+                     *         "name": "Pro Toolkit",
+                     *         "last4": "example",
+                     *         "last_seen_at": "2026-11-24T12:00:00.000Z",
+                     *         "revoked_at": "2026-11-24T12:00:00.000Z",
+                     *         "created_at": "2026-11-24T12:00:00.000Z",
+                     *         "secret": "example"
+                     *       },
+                     *       "api": "merchant",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             /** Format: date-time */
@@ -11805,6 +13232,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "data": {
+                     *         "id": 1,
+                     *         "name": "Pro Toolkit",
+                     *         "last4": "example",
+                     *         "last_seen_at": "2026-11-24T12:00:00.000Z",
+                     *         "revoked_at": "2026-11-24T12:00:00.000Z",
+                     *         "created_at": "2026-11-24T12:00:00.000Z"
+                     *       },
+                     *       "api": "merchant",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             /** Format: date-time */
@@ -11880,6 +13322,51 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "data": {
+                     *         "month": "example",
+                     *         "totals": [
+                     *           {
+                     *             "currency": "SAR",
+                     *             "invoices": 1,
+                     *             "credit_notes": 1,
+                     *             "total_excl_vat": "10.00",
+                     *             "vat": "10.00",
+                     *             "total": "10.00"
+                     *           }
+                     *         ],
+                     *         "data": [
+                     *           {
+                     *             "type": "invoice",
+                     *             "number": 1,
+                     *             "issued_at": "2026-11-24T12:00:00.000Z",
+                     *             "order_id": 1,
+                     *             "invoice_number": 1,
+                     *             "currency": "SAR",
+                     *             "total_excl_vat": "10.00",
+                     *             "vat": "10.00",
+                     *             "total": "10.00",
+                     *             "reason": "Customer request",
+                     *             "url": "https://shop.example.test/path"
+                     *           }
+                     *         ],
+                     *         "meta": {
+                     *           "page": 1,
+                     *           "per_page": 1,
+                     *           "total": 1,
+                     *           "last_page": 1
+                     *         },
+                     *         "current_page": 1,
+                     *         "per_page": 1,
+                     *         "total": 1,
+                     *         "last_page": 1
+                     *       },
+                     *       "api": "merchant",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             current_page: number;
@@ -12002,6 +13489,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "data": {
+                     *         "id": 1,
+                     *         "key": "example",
+                     *         "product_id": 1,
+                     *         "plan_id": 1,
+                     *         "order_id": 1,
+                     *         "customer_id": 1,
+                     *         "status": "generated",
+                     *         "lock_type": "none",
+                     *         "max_activations": 1,
+                     *         "activations_count": 1,
+                     *         "starts_at": "2026-11-24T12:00:00.000Z",
+                     *         "expires_at": "2026-11-24T12:00:00.000Z",
+                     *         "metadata": {},
+                     *         "created_at": "2026-11-24T12:00:00.000Z",
+                     *         "updated_at": "2026-11-24T12:00:00.000Z",
+                     *         "activations": [
+                     *           {
+                     *             "id": 1,
+                     *             "hint": "example",
+                     *             "created_at": "2026-11-24T12:00:00.000Z",
+                     *             "last_seen_at": "2026-11-24T12:00:00.000Z"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "api": "merchant",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             activations_count: number;
@@ -12091,6 +13610,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "id": 1,
+                     *             "kind": "activated",
+                     *             "actor": "customer",
+                     *             "hint": "example",
+                     *             "removed": 1,
+                     *             "created_at": "2026-11-24T12:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "meta": {
+                     *           "page": 1,
+                     *           "per_page": 1,
+                     *           "total": 1,
+                     *           "last_page": 1
+                     *         }
+                     *       },
+                     *       "api": "merchant",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             items: {
@@ -12167,6 +13711,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "data": {
+                     *         "id": 1,
+                     *         "key": "example",
+                     *         "product_id": 1,
+                     *         "plan_id": 1,
+                     *         "order_id": 1,
+                     *         "customer_id": 1,
+                     *         "status": "generated",
+                     *         "lock_type": "none",
+                     *         "max_activations": 1,
+                     *         "activations_count": 1,
+                     *         "starts_at": "2026-11-24T12:00:00.000Z",
+                     *         "expires_at": "2026-11-24T12:00:00.000Z",
+                     *         "metadata": {},
+                     *         "created_at": "2026-11-24T12:00:00.000Z",
+                     *         "updated_at": "2026-11-24T12:00:00.000Z",
+                     *         "activations": [
+                     *           {
+                     *             "id": 1,
+                     *             "hint": "example",
+                     *             "created_at": "2026-11-24T12:00:00.000Z",
+                     *             "last_seen_at": "2026-11-24T12:00:00.000Z"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "api": "merchant",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             activations_count: number;
@@ -12281,6 +13857,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "data": {
+                     *         "id": 1,
+                     *         "key": "example",
+                     *         "product_id": 1,
+                     *         "plan_id": 1,
+                     *         "order_id": 1,
+                     *         "customer_id": 1,
+                     *         "status": "generated",
+                     *         "lock_type": "none",
+                     *         "max_activations": 1,
+                     *         "activations_count": 1,
+                     *         "starts_at": "2026-11-24T12:00:00.000Z",
+                     *         "expires_at": "2026-11-24T12:00:00.000Z",
+                     *         "metadata": {},
+                     *         "created_at": "2026-11-24T12:00:00.000Z",
+                     *         "updated_at": "2026-11-24T12:00:00.000Z",
+                     *         "activations": [
+                     *           {
+                     *             "id": 1,
+                     *             "hint": "example",
+                     *             "created_at": "2026-11-24T12:00:00.000Z",
+                     *             "last_seen_at": "2026-11-24T12:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "removed": 1
+                     *       },
+                     *       "api": "merchant",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: ({
                             activations_count: number;
@@ -12369,6 +13978,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "data": {
+                     *         "id": 1,
+                     *         "key": "example",
+                     *         "product_id": 1,
+                     *         "plan_id": 1,
+                     *         "order_id": 1,
+                     *         "customer_id": 1,
+                     *         "status": "generated",
+                     *         "lock_type": "none",
+                     *         "max_activations": 1,
+                     *         "activations_count": 1,
+                     *         "starts_at": "2026-11-24T12:00:00.000Z",
+                     *         "expires_at": "2026-11-24T12:00:00.000Z",
+                     *         "metadata": {},
+                     *         "created_at": "2026-11-24T12:00:00.000Z",
+                     *         "updated_at": "2026-11-24T12:00:00.000Z",
+                     *         "activations": [
+                     *           {
+                     *             "id": 1,
+                     *             "hint": "example",
+                     *             "created_at": "2026-11-24T12:00:00.000Z",
+                     *             "last_seen_at": "2026-11-24T12:00:00.000Z"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "api": "merchant",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             activations_count: number;
@@ -12480,6 +14121,52 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "data": {
+                     *         "data": [
+                     *           {
+                     *             "id": 1,
+                     *             "status": 1,
+                     *             "status_label": "Completed",
+                     *             "total": "10.00",
+                     *             "currency": "SAR",
+                     *             "payment_method": "card",
+                     *             "source": "embed",
+                     *             "customer": {
+                     *               "id": 1,
+                     *               "first_name": "Sara",
+                     *               "last_name": "Ali",
+                     *               "email": "buyer@example.com",
+                     *               "country_code": "966",
+                     *               "phone": "500000001"
+                     *             },
+                     *             "items": [
+                     *               {
+                     *                 "product_id": 1,
+                     *                 "name": "Pro Toolkit",
+                     *                 "quantity": 1
+                     *               }
+                     *             ],
+                     *             "created_at": "2026-11-24T12:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "meta": {
+                     *           "page": 1,
+                     *           "per_page": 1,
+                     *           "total": 1,
+                     *           "last_page": 1
+                     *         },
+                     *         "current_page": 1,
+                     *         "per_page": 1,
+                     *         "total": 1,
+                     *         "last_page": 1
+                     *       },
+                     *       "api": "merchant",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             current_page: number;
@@ -12600,6 +14287,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "data": {
+                     *         "type": "free_order",
+                     *         "order_id": 1,
+                     *         "checkout_id": 1,
+                     *         "checkout_url": "3q2+7w8Kx0mJv5yQ1Zt4bN9fR6hL2cP0",
+                     *         "payment_url": "https://shop.example.test/path",
+                     *         "amount": "10.00",
+                     *         "subtotal": "10.00",
+                     *         "discount_amount": "10.00",
+                     *         "tax_amount": "10.00",
+                     *         "currency": "SAR"
+                     *       },
+                     *       "api": "merchant",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             /** @description Decimal string with the currency’s own decimals (ISO 4217: 2 for SAR, 3 for KWD, none for JPY). */
@@ -12631,6 +14337,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "data": {
+                     *         "type": "free_order",
+                     *         "order_id": 1,
+                     *         "checkout_id": 1,
+                     *         "checkout_url": "3q2+7w8Kx0mJv5yQ1Zt4bN9fR6hL2cP0",
+                     *         "payment_url": "https://shop.example.test/path",
+                     *         "amount": "10.00",
+                     *         "subtotal": "10.00",
+                     *         "discount_amount": "10.00",
+                     *         "tax_amount": "10.00",
+                     *         "currency": "SAR"
+                     *       },
+                     *       "api": "merchant",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             /** @description Decimal string with the currency’s own decimals (ISO 4217: 2 for SAR, 3 for KWD, none for JPY). */
@@ -12732,6 +14457,138 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "data": {
+                     *         "id": 1,
+                     *         "invoice_url": "https://shop.example.test/invoices/1",
+                     *         "status": 1,
+                     *         "status_label": "Completed",
+                     *         "subtotal": "10.00",
+                     *         "discount": "10.00",
+                     *         "tax": "10.00",
+                     *         "total": "10.00",
+                     *         "currency": "SAR",
+                     *         "source": "embed",
+                     *         "customer_note": "example",
+                     *         "customer": {
+                     *           "id": 1,
+                     *           "first_name": "Sara",
+                     *           "last_name": "Ali",
+                     *           "email": "buyer@example.com",
+                     *           "country_code": "966",
+                     *           "phone": "500000001"
+                     *         },
+                     *         "payment": {
+                     *           "method": "example",
+                     *           "provider": "sandbox",
+                     *           "status": "example",
+                     *           "amount": "10.00",
+                     *           "currency": "SAR",
+                     *           "paid_at": "2026-11-24T12:00:00.000Z"
+                     *         },
+                     *         "coupon": {
+                     *           "id": 1,
+                     *           "code": "SUMMER10",
+                     *           "type": "example",
+                     *           "discount": "10.00"
+                     *         },
+                     *         "refunds": {
+                     *           "currency": "SAR",
+                     *           "paid": "10.00",
+                     *           "refunded": "10.00",
+                     *           "pending": "10.00",
+                     *           "refundable": "10.00"
+                     *         },
+                     *         "items": [
+                     *           {
+                     *             "id": 1,
+                     *             "product_id": 1,
+                     *             "plan_id": 1,
+                     *             "name": "Pro Toolkit",
+                     *             "type": "example",
+                     *             "quantity": 1,
+                     *             "unit_price": "10.00",
+                     *             "total": "10.00",
+                     *             "delivered_at": "2026-11-24T12:00:00.000Z",
+                     *             "fields": [
+                     *               {
+                     *                 "index": 1,
+                     *                 "label": "Colour",
+                     *                 "type": "example",
+                     *                 "value": {},
+                     *                 "file": {
+                     *                   "name": "Pro Toolkit",
+                     *                   "mime_type": "example",
+                     *                   "size_bytes": 1,
+                     *                   "url": "https://shop.example.test/path"
+                     *                 }
+                     *               }
+                     *             ],
+                     *             "codes": [
+                     *               "example"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "licenses": [
+                     *           {
+                     *             "id": 1,
+                     *             "key": "example",
+                     *             "status": "generated",
+                     *             "product_id": 1,
+                     *             "plan_id": 1,
+                     *             "order_item_id": 1,
+                     *             "lock_type": "example",
+                     *             "max_activations": 1,
+                     *             "starts_at": "2026-11-24T12:00:00.000Z",
+                     *             "expires_at": "2026-11-24T12:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "fivem_commands": [
+                     *           {
+                     *             "id": 1,
+                     *             "command": "example",
+                     *             "player_id": "example",
+                     *             "kind": "purchase",
+                     *             "require_online": true,
+                     *             "status": "pending",
+                     *             "leased": true,
+                     *             "executed_at": "2026-11-24T12:00:00.000Z",
+                     *             "withdrawn_at": "2026-11-24T12:00:00.000Z",
+                     *             "created_at": "2026-11-24T12:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "subscription_id": 1,
+                     *         "subscriptions": [
+                     *           {
+                     *             "id": 1,
+                     *             "status": "example",
+                     *             "product_id": 1,
+                     *             "plan_id": 1,
+                     *             "current_period_start": "2026-11-24T12:00:00.000Z",
+                     *             "current_period_end": "2026-11-24T12:00:00.000Z",
+                     *             "cancelled_at": "2026-11-24T12:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "history": [
+                     *           {
+                     *             "from": 1,
+                     *             "to": 1,
+                     *             "source": "embed",
+                     *             "at": "2026-11-24T12:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "created_at": "2026-11-24T12:00:00.000Z",
+                     *         "updated_at": "2026-11-24T12:00:00.000Z",
+                     *         "completed_at": "2026-11-24T12:00:00.000Z",
+                     *         "cancelled_at": "2026-11-24T12:00:00.000Z",
+                     *         "refunded_at": "2026-11-24T12:00:00.000Z"
+                     *       },
+                     *       "api": "merchant",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             /** Format: date-time */
@@ -12954,6 +14811,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "data": {
+                     *         "id": 1,
+                     *         "status": 1,
+                     *         "status_label": "Completed",
+                     *         "previous_status": 1,
+                     *         "changed": true,
+                     *         "licenses_revoked": 1,
+                     *         "licenses_activated": 1
+                     *       },
+                     *       "api": "merchant",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             changed: boolean;
@@ -13050,6 +14923,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "data": {
+                     *         "number": 1,
+                     *         "issued_at": "2026-11-24T12:00:00.000Z",
+                     *         "order_id": 1,
+                     *         "seller_name": "example",
+                     *         "vat_number": "example",
+                     *         "seller_address": "example",
+                     *         "currency": "SAR",
+                     *         "subtotal": "10.00",
+                     *         "discount": "10.00",
+                     *         "total_excl_vat": "10.00",
+                     *         "vat_rate": "example",
+                     *         "total": "10.00",
+                     *         "vat": "10.00",
+                     *         "qr": "example",
+                     *         "url": "https://shop.example.test/path",
+                     *         "credit_notes": [
+                     *           {
+                     *             "number": 1,
+                     *             "issued_at": "2026-11-24T12:00:00.000Z",
+                     *             "total_excl_vat": "10.00",
+                     *             "total": "10.00",
+                     *             "vat": "10.00",
+                     *             "reason": "Customer request",
+                     *             "qr": "example",
+                     *             "url": "https://shop.example.test/path"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "api": "merchant",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             credit_notes: {
@@ -13159,6 +15068,53 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "data": {
+                     *         "data": [
+                     *           {
+                     *             "id": 1,
+                     *             "order_id": 1,
+                     *             "amount": "10.00",
+                     *             "currency": "SAR",
+                     *             "status": "pending",
+                     *             "kind": "provider",
+                     *             "provider": "sandbox",
+                     *             "reason": "Customer request",
+                     *             "note": "Returned by bank transfer",
+                     *             "withdraw_goods": true,
+                     *             "provider_refund_id": "example",
+                     *             "provider_status": "example",
+                     *             "failure_reason": "example",
+                     *             "attempts": 1,
+                     *             "created_at": "2026-11-24T12:00:00.000Z",
+                     *             "succeeded_at": "2026-11-24T12:00:00.000Z",
+                     *             "failed_at": "2026-11-24T12:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "meta": {
+                     *           "page": 1,
+                     *           "per_page": 1,
+                     *           "total": 1,
+                     *           "last_page": 1
+                     *         },
+                     *         "current_page": 1,
+                     *         "per_page": 1,
+                     *         "total": 1,
+                     *         "last_page": 1,
+                     *         "summary": {
+                     *           "currency": "SAR",
+                     *           "paid": "10.00",
+                     *           "refunded": "10.00",
+                     *           "pending": "10.00",
+                     *           "refundable": "10.00"
+                     *         }
+                     *       },
+                     *       "api": "merchant",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             current_page: number;
@@ -13303,6 +15259,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "data": {
+                     *         "refund": {
+                     *           "id": 1,
+                     *           "order_id": 1,
+                     *           "amount": "10.00",
+                     *           "currency": "SAR",
+                     *           "status": "pending",
+                     *           "kind": "provider",
+                     *           "provider": "sandbox",
+                     *           "reason": "Customer request",
+                     *           "note": "Returned by bank transfer",
+                     *           "withdraw_goods": true,
+                     *           "provider_refund_id": "example",
+                     *           "provider_status": "example",
+                     *           "failure_reason": "example",
+                     *           "attempts": 1,
+                     *           "created_at": "2026-11-24T12:00:00.000Z",
+                     *           "succeeded_at": "2026-11-24T12:00:00.000Z",
+                     *           "failed_at": "2026-11-24T12:00:00.000Z"
+                     *         },
+                     *         "order_status": 1
+                     *       },
+                     *       "api": "merchant",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             /** @description The order’s status after it. */
@@ -13352,6 +15337,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "data": {
+                     *         "refund": {
+                     *           "id": 1,
+                     *           "order_id": 1,
+                     *           "amount": "10.00",
+                     *           "currency": "SAR",
+                     *           "status": "pending",
+                     *           "kind": "provider",
+                     *           "provider": "sandbox",
+                     *           "reason": "Customer request",
+                     *           "note": "Returned by bank transfer",
+                     *           "withdraw_goods": true,
+                     *           "provider_refund_id": "example",
+                     *           "provider_status": "example",
+                     *           "failure_reason": "example",
+                     *           "attempts": 1,
+                     *           "created_at": "2026-11-24T12:00:00.000Z",
+                     *           "succeeded_at": "2026-11-24T12:00:00.000Z",
+                     *           "failed_at": "2026-11-24T12:00:00.000Z"
+                     *         },
+                     *         "order_status": 1
+                     *       },
+                     *       "api": "merchant",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             /** @description The order’s status after it. */
@@ -13557,6 +15571,54 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "data": {
+                     *         "data": [
+                     *           {
+                     *             "id": 1,
+                     *             "name": "Pro Toolkit",
+                     *             "slug": "pro-toolkit",
+                     *             "type": "product",
+                     *             "active": true,
+                     *             "price": {
+                     *               "original": "10.00",
+                     *               "actual": "10.00",
+                     *               "currency": "SAR"
+                     *             },
+                     *             "stock": {
+                     *               "unlimited": true,
+                     *               "quantity": 1,
+                     *               "is_in_stock": true
+                     *             },
+                     *             "sales_count": 1,
+                     *             "categories": [
+                     *               {
+                     *                 "id": 1,
+                     *                 "name": "Pro Toolkit",
+                     *                 "slug": "pro-toolkit"
+                     *               }
+                     *             ],
+                     *             "image_url": "https://shop.example.test/media/1.png",
+                     *             "created_at": "2026-11-24T12:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "meta": {
+                     *           "page": 1,
+                     *           "per_page": 1,
+                     *           "total": 1,
+                     *           "last_page": 1
+                     *         },
+                     *         "current_page": 1,
+                     *         "per_page": 1,
+                     *         "total": 1,
+                     *         "last_page": 1
+                     *       },
+                     *       "api": "merchant",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             current_page: number;
@@ -13739,6 +15801,93 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "data": {
+                     *         "id": 1,
+                     *         "name": "Pro Toolkit",
+                     *         "slug": "pro-toolkit",
+                     *         "type": "product",
+                     *         "active": true,
+                     *         "price": {
+                     *           "original": "10.00",
+                     *           "actual": "10.00",
+                     *           "currency": "SAR"
+                     *         },
+                     *         "stock": {
+                     *           "unlimited": true,
+                     *           "quantity": 1,
+                     *           "is_in_stock": true
+                     *         },
+                     *         "sales_count": 1,
+                     *         "categories": [
+                     *           {
+                     *             "id": 1,
+                     *             "name": "Pro Toolkit",
+                     *             "slug": "pro-toolkit"
+                     *           }
+                     *         ],
+                     *         "image_url": "https://shop.example.test/media/1.png",
+                     *         "created_at": "2026-11-24T12:00:00.000Z",
+                     *         "description": "A short description.",
+                     *         "max_per_order": 1,
+                     *         "keys_left": 1,
+                     *         "fields": [
+                     *           {
+                     *             "index": 1,
+                     *             "type": "example",
+                     *             "label": "Colour",
+                     *             "required": true,
+                     *             "options": [
+                     *               {
+                     *                 "index": 1,
+                     *                 "label": "Colour",
+                     *                 "price": "10.00"
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "plans": [
+                     *           {
+                     *             "id": 1,
+                     *             "name": "Pro Toolkit",
+                     *             "price": "10.00",
+                     *             "duration": "example",
+                     *             "active": true
+                     *           }
+                     *         ],
+                     *         "license": {
+                     *           "enabled": true,
+                     *           "prefix": "example",
+                     *           "lock_type": "example",
+                     *           "max_activations": 1,
+                     *           "encrypt": true,
+                     *           "encryption_key": "example"
+                     *         },
+                     *         "fivem_commands": [
+                     *           {
+                     *             "id": 1,
+                     *             "command": "example",
+                     *             "require_online": true,
+                     *             "run_on": "purchase",
+                     *             "delay_seconds": 1,
+                     *             "inventory_slots": 1
+                     *           }
+                     *         ],
+                     *         "codes": {
+                     *           "available": 1,
+                     *           "reserved": 1,
+                     *           "sold": 1
+                     *         },
+                     *         "version": 1,
+                     *         "archived_at": "2026-11-24T12:00:00.000Z",
+                     *         "updated_at": "2026-11-24T12:00:00.000Z"
+                     *       },
+                     *       "api": "merchant",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             active: boolean;
@@ -13867,6 +16016,93 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "data": {
+                     *         "id": 1,
+                     *         "name": "Pro Toolkit",
+                     *         "slug": "pro-toolkit",
+                     *         "type": "product",
+                     *         "active": true,
+                     *         "price": {
+                     *           "original": "10.00",
+                     *           "actual": "10.00",
+                     *           "currency": "SAR"
+                     *         },
+                     *         "stock": {
+                     *           "unlimited": true,
+                     *           "quantity": 1,
+                     *           "is_in_stock": true
+                     *         },
+                     *         "sales_count": 1,
+                     *         "categories": [
+                     *           {
+                     *             "id": 1,
+                     *             "name": "Pro Toolkit",
+                     *             "slug": "pro-toolkit"
+                     *           }
+                     *         ],
+                     *         "image_url": "https://shop.example.test/media/1.png",
+                     *         "created_at": "2026-11-24T12:00:00.000Z",
+                     *         "description": "A short description.",
+                     *         "max_per_order": 1,
+                     *         "keys_left": 1,
+                     *         "fields": [
+                     *           {
+                     *             "index": 1,
+                     *             "type": "example",
+                     *             "label": "Colour",
+                     *             "required": true,
+                     *             "options": [
+                     *               {
+                     *                 "index": 1,
+                     *                 "label": "Colour",
+                     *                 "price": "10.00"
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "plans": [
+                     *           {
+                     *             "id": 1,
+                     *             "name": "Pro Toolkit",
+                     *             "price": "10.00",
+                     *             "duration": "example",
+                     *             "active": true
+                     *           }
+                     *         ],
+                     *         "license": {
+                     *           "enabled": true,
+                     *           "prefix": "example",
+                     *           "lock_type": "example",
+                     *           "max_activations": 1,
+                     *           "encrypt": true,
+                     *           "encryption_key": "example"
+                     *         },
+                     *         "fivem_commands": [
+                     *           {
+                     *             "id": 1,
+                     *             "command": "example",
+                     *             "require_online": true,
+                     *             "run_on": "purchase",
+                     *             "delay_seconds": 1,
+                     *             "inventory_slots": 1
+                     *           }
+                     *         ],
+                     *         "codes": {
+                     *           "available": 1,
+                     *           "reserved": 1,
+                     *           "sold": 1
+                     *         },
+                     *         "version": 1,
+                     *         "archived_at": "2026-11-24T12:00:00.000Z",
+                     *         "updated_at": "2026-11-24T12:00:00.000Z"
+                     *       },
+                     *       "api": "merchant",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             active: boolean;
@@ -14016,6 +16252,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "data": {
+                     *         "id": 1,
+                     *         "archived_at": "2026-11-24T12:00:00.000Z"
+                     *       },
+                     *       "api": "merchant",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             /** Format: date-time */
@@ -14154,6 +16401,93 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "data": {
+                     *         "id": 1,
+                     *         "name": "Pro Toolkit",
+                     *         "slug": "pro-toolkit",
+                     *         "type": "product",
+                     *         "active": true,
+                     *         "price": {
+                     *           "original": "10.00",
+                     *           "actual": "10.00",
+                     *           "currency": "SAR"
+                     *         },
+                     *         "stock": {
+                     *           "unlimited": true,
+                     *           "quantity": 1,
+                     *           "is_in_stock": true
+                     *         },
+                     *         "sales_count": 1,
+                     *         "categories": [
+                     *           {
+                     *             "id": 1,
+                     *             "name": "Pro Toolkit",
+                     *             "slug": "pro-toolkit"
+                     *           }
+                     *         ],
+                     *         "image_url": "https://shop.example.test/media/1.png",
+                     *         "created_at": "2026-11-24T12:00:00.000Z",
+                     *         "description": "A short description.",
+                     *         "max_per_order": 1,
+                     *         "keys_left": 1,
+                     *         "fields": [
+                     *           {
+                     *             "index": 1,
+                     *             "type": "example",
+                     *             "label": "Colour",
+                     *             "required": true,
+                     *             "options": [
+                     *               {
+                     *                 "index": 1,
+                     *                 "label": "Colour",
+                     *                 "price": "10.00"
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "plans": [
+                     *           {
+                     *             "id": 1,
+                     *             "name": "Pro Toolkit",
+                     *             "price": "10.00",
+                     *             "duration": "example",
+                     *             "active": true
+                     *           }
+                     *         ],
+                     *         "license": {
+                     *           "enabled": true,
+                     *           "prefix": "example",
+                     *           "lock_type": "example",
+                     *           "max_activations": 1,
+                     *           "encrypt": true,
+                     *           "encryption_key": "example"
+                     *         },
+                     *         "fivem_commands": [
+                     *           {
+                     *             "id": 1,
+                     *             "command": "example",
+                     *             "require_online": true,
+                     *             "run_on": "purchase",
+                     *             "delay_seconds": 1,
+                     *             "inventory_slots": 1
+                     *           }
+                     *         ],
+                     *         "codes": {
+                     *           "available": 1,
+                     *           "reserved": 1,
+                     *           "sold": 1
+                     *         },
+                     *         "version": 1,
+                     *         "archived_at": "2026-11-24T12:00:00.000Z",
+                     *         "updated_at": "2026-11-24T12:00:00.000Z"
+                     *       },
+                     *       "api": "merchant",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             active: boolean;
@@ -14327,6 +16661,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "data": {
+                     *         "data": [
+                     *           {
+                     *             "id": 1,
+                     *             "code": "SUMMER10",
+                     *             "created_at": "2026-11-24T12:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "meta": {
+                     *           "page": 1,
+                     *           "per_page": 1,
+                     *           "total": 1,
+                     *           "last_page": 1
+                     *         },
+                     *         "current_page": 1,
+                     *         "per_page": 1,
+                     *         "total": 1,
+                     *         "last_page": 1,
+                     *         "counts": {
+                     *           "available": 1,
+                     *           "reserved": 1,
+                     *           "sold": 1
+                     *         }
+                     *       },
+                     *       "api": "merchant",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             current_page: number;
@@ -14438,6 +16803,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "data": {
+                     *         "added": 1,
+                     *         "skipped": 1,
+                     *         "skipped_codes": [
+                     *           "example"
+                     *         ],
+                     *         "available": 1
+                     *       },
+                     *       "api": "merchant",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             added: number;
@@ -14521,6 +16901,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "data": {
+                     *         "withdrawn": 1,
+                     *         "not_withdrawn": 1,
+                     *         "available": 1
+                     *       },
+                     *       "api": "merchant",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             available: number;
@@ -14579,6 +16971,7 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "multipart/form-data": {
                     [key: string]: unknown;
                 };
@@ -14594,6 +16987,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "data": {
+                     *         "id": 1,
+                     *         "image_url": "https://shop.example.test/path"
+                     *       },
+                     *       "api": "merchant",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             id: number;
@@ -14660,6 +17064,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "data": {
+                     *         "product_id": 1,
+                     *         "grace_days": 1,
+                     *         "checkin_days": 1,
+                     *         "floating": true,
+                     *         "heartbeat_seconds": 1,
+                     *         "reset_limit": 1,
+                     *         "reset_window_days": 1
+                     *       },
+                     *       "api": "merchant",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             /** @description Offline certificates last at most this many days; 0: the 30-day limit only. */
@@ -14746,6 +17166,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "data": {
+                     *         "product_id": 1,
+                     *         "grace_days": 1,
+                     *         "checkin_days": 1,
+                     *         "floating": true,
+                     *         "heartbeat_seconds": 1,
+                     *         "reset_limit": 1,
+                     *         "reset_window_days": 1
+                     *       },
+                     *       "api": "merchant",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             /** @description Offline certificates last at most this many days; 0: the 30-day limit only. */
@@ -14817,6 +17253,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "id": 1,
+                     *             "key": "example",
+                     *             "product_id": 1,
+                     *             "plan_id": 1,
+                     *             "order_id": 1,
+                     *             "customer_id": 1,
+                     *             "status": "generated",
+                     *             "lock_type": "none",
+                     *             "max_activations": 1,
+                     *             "activations_count": 1,
+                     *             "starts_at": "2026-11-24T12:00:00.000Z",
+                     *             "expires_at": "2026-11-24T12:00:00.000Z",
+                     *             "metadata": {},
+                     *             "created_at": "2026-11-24T12:00:00.000Z",
+                     *             "updated_at": "2026-11-24T12:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "meta": {
+                     *           "page": 1,
+                     *           "per_page": 1,
+                     *           "total": 1,
+                     *           "last_page": 1
+                     *         }
+                     *       },
+                     *       "api": "merchant",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             items: {
@@ -14902,6 +17372,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "data": {
+                     *         "plan_id": 1,
+                     *         "product_id": 1,
+                     *         "name": "Pro Toolkit",
+                     *         "duration": "monthly",
+                     *         "entitlements": {}
+                     *       },
+                     *       "api": "merchant",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             /** @enum {string} */
@@ -14984,6 +17468,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "data": {
+                     *         "plan_id": 1,
+                     *         "product_id": 1,
+                     *         "name": "Pro Toolkit",
+                     *         "duration": "monthly",
+                     *         "entitlements": {}
+                     *       },
+                     *       "api": "merchant",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             /** @enum {string} */
@@ -15045,6 +17543,50 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "data": {
+                     *         "id": 1,
+                     *         "name": "Pro Toolkit",
+                     *         "currency": "SAR",
+                     *         "locale": "ar",
+                     *         "plan": "paid",
+                     *         "embed_key": "example",
+                     *         "allowed_origins": [
+                     *           "example"
+                     *         ],
+                     *         "domains": [
+                     *           "example"
+                     *         ],
+                     *         "blocked_phones": [
+                     *           {
+                     *             "country_code": "966",
+                     *             "phone": "500000001",
+                     *             "reason": "Customer request"
+                     *           }
+                     *         ],
+                     *         "payment_methods": [
+                     *           {
+                     *             "method": "example",
+                     *             "provider": "sandbox",
+                     *             "active": true,
+                     *             "min_amount": "10.00",
+                     *             "max_amount": "10.00",
+                     *             "settings": {},
+                     *             "credentials": {}
+                     *           }
+                     *         ],
+                     *         "tax": {
+                     *           "mode": "none",
+                     *           "rate": "10.00"
+                     *         },
+                     *         "created_at": "2026-11-24T12:00:00.000Z"
+                     *       },
+                     *       "api": "merchant",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             allowed_origins: string[];
@@ -15249,6 +17791,50 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "data": {
+                     *         "id": 1,
+                     *         "name": "Pro Toolkit",
+                     *         "currency": "SAR",
+                     *         "locale": "ar",
+                     *         "plan": "paid",
+                     *         "embed_key": "example",
+                     *         "allowed_origins": [
+                     *           "example"
+                     *         ],
+                     *         "domains": [
+                     *           "example"
+                     *         ],
+                     *         "blocked_phones": [
+                     *           {
+                     *             "country_code": "966",
+                     *             "phone": "500000001",
+                     *             "reason": "Customer request"
+                     *           }
+                     *         ],
+                     *         "payment_methods": [
+                     *           {
+                     *             "method": "example",
+                     *             "provider": "sandbox",
+                     *             "active": true,
+                     *             "min_amount": "10.00",
+                     *             "max_amount": "10.00",
+                     *             "settings": {},
+                     *             "credentials": {}
+                     *           }
+                     *         ],
+                     *         "tax": {
+                     *           "mode": "none",
+                     *           "rate": "10.00"
+                     *         },
+                     *         "created_at": "2026-11-24T12:00:00.000Z"
+                     *       },
+                     *       "api": "merchant",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             allowed_origins: string[];
@@ -15325,6 +17911,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "data": {
+                     *         "embed_key": "example",
+                     *         "previous_key_last4": "example"
+                     *       },
+                     *       "api": "merchant",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             embed_key: string;
@@ -15367,6 +17964,68 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "data": {
+                     *         "currency": "SAR",
+                     *         "sales": {
+                     *           "today": {
+                     *             "amount": "10.00",
+                     *             "orders": 1
+                     *           },
+                     *           "last_7_days": {
+                     *             "amount": "10.00",
+                     *             "orders": 1
+                     *           },
+                     *           "last_30_days": {
+                     *             "amount": "10.00",
+                     *             "orders": 1
+                     *           },
+                     *           "all_time": {
+                     *             "amount": "10.00",
+                     *             "orders": 1
+                     *           }
+                     *         },
+                     *         "orders_by_status": {
+                     *           "1": 1,
+                     *           "2": 1,
+                     *           "3": 1,
+                     *           "4": 1,
+                     *           "5": 1,
+                     *           "6": 1
+                     *         },
+                     *         "top_products": [
+                     *           {
+                     *             "product_id": 1,
+                     *             "name": "Pro Toolkit",
+                     *             "quantity": 1,
+                     *             "revenue": "10.00"
+                     *           }
+                     *         ],
+                     *         "new_customers": {
+                     *           "today": 1,
+                     *           "last_7_days": 1,
+                     *           "last_30_days": 1,
+                     *           "all_time": 1
+                     *         },
+                     *         "traffic": {
+                     *           "visitors_30_days": 1,
+                     *           "page_views_30_days": 1,
+                     *           "days": [
+                     *             {
+                     *               "date": "2026-11-24",
+                     *               "visitors": 1,
+                     *               "page_views": 1
+                     *             }
+                     *           ]
+                     *         },
+                     *         "generated_at": "2026-11-24T12:00:00.000Z"
+                     *       },
+                     *       "api": "merchant",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             currency: string;
@@ -15463,6 +18122,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "data": {
+                     *         "legal_name": "example",
+                     *         "vat_number": "example",
+                     *         "address": "example",
+                     *         "issues_invoices": true,
+                     *         "prices_include_vat": true,
+                     *         "vat_rate": "example"
+                     *       },
+                     *       "api": "merchant",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             address: string | null;
@@ -15524,6 +18198,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "data": {
+                     *         "legal_name": "example",
+                     *         "vat_number": "example",
+                     *         "address": "example",
+                     *         "issues_invoices": true,
+                     *         "prices_include_vat": true,
+                     *         "vat_rate": "example"
+                     *       },
+                     *       "api": "merchant",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             address: string | null;
@@ -15597,6 +18286,63 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "data": {
+                     *         "data": [
+                     *           {
+                     *             "id": 1,
+                     *             "status": "active",
+                     *             "customer": {
+                     *               "id": 1,
+                     *               "first_name": "Sara",
+                     *               "last_name": "Ali",
+                     *               "email": "buyer@example.com",
+                     *               "country_code": "966",
+                     *               "phone": "500000001"
+                     *             },
+                     *             "product": {
+                     *               "id": 1,
+                     *               "name": "Pro Toolkit"
+                     *             },
+                     *             "plan": {
+                     *               "id": 1,
+                     *               "name": "Pro Toolkit",
+                     *               "duration": "example",
+                     *               "price": "10.00"
+                     *             },
+                     *             "order_id": 1,
+                     *             "current_period": {
+                     *               "start": "2026-11-24T12:00:00.000Z",
+                     *               "end": "2026-11-24T12:00:00.000Z"
+                     *             },
+                     *             "current_period_end": "2026-11-24T12:00:00.000Z",
+                     *             "cancel_at_period_end": true,
+                     *             "next_plan_id": 1,
+                     *             "payment_method": "card",
+                     *             "renews_by": "saved_card",
+                     *             "past_due_since": "2026-11-24T12:00:00.000Z",
+                     *             "ended_at": "2026-11-24T12:00:00.000Z",
+                     *             "cancelled_at": "2026-11-24T12:00:00.000Z",
+                     *             "created_at": "2026-11-24T12:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "meta": {
+                     *           "page": 1,
+                     *           "per_page": 1,
+                     *           "total": 1,
+                     *           "last_page": 1
+                     *         },
+                     *         "current_page": 1,
+                     *         "per_page": 1,
+                     *         "total": 1,
+                     *         "last_page": 1
+                     *       },
+                     *       "api": "merchant",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             current_page: number;
@@ -15699,6 +18445,61 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "data": {
+                     *         "id": 1,
+                     *         "status": "active",
+                     *         "customer": {
+                     *           "id": 1,
+                     *           "first_name": "Sara",
+                     *           "last_name": "Ali",
+                     *           "email": "buyer@example.com",
+                     *           "country_code": "966",
+                     *           "phone": "500000001"
+                     *         },
+                     *         "product": {
+                     *           "id": 1,
+                     *           "name": "Pro Toolkit"
+                     *         },
+                     *         "plan": {
+                     *           "id": 1,
+                     *           "name": "Pro Toolkit",
+                     *           "duration": "example",
+                     *           "price": "10.00"
+                     *         },
+                     *         "order_id": 1,
+                     *         "current_period": {
+                     *           "start": "2026-11-24T12:00:00.000Z",
+                     *           "end": "2026-11-24T12:00:00.000Z"
+                     *         },
+                     *         "current_period_end": "2026-11-24T12:00:00.000Z",
+                     *         "cancel_at_period_end": true,
+                     *         "next_plan_id": 1,
+                     *         "payment_method": "card",
+                     *         "renews_by": "saved_card",
+                     *         "past_due_since": "2026-11-24T12:00:00.000Z",
+                     *         "ended_at": "2026-11-24T12:00:00.000Z",
+                     *         "cancelled_at": "2026-11-24T12:00:00.000Z",
+                     *         "created_at": "2026-11-24T12:00:00.000Z",
+                     *         "renewals": [
+                     *           {
+                     *             "id": 1,
+                     *             "order_id": 1,
+                     *             "period_start": "2026-11-24T12:00:00.000Z",
+                     *             "status": "pending",
+                     *             "attempts": 1,
+                     *             "next_attempt_at": "2026-11-24T12:00:00.000Z",
+                     *             "total": "10.00",
+                     *             "created_at": "2026-11-24T12:00:00.000Z"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "api": "merchant",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             cancel_at_period_end: boolean;
@@ -15840,6 +18641,61 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "data": {
+                     *         "id": 1,
+                     *         "status": "active",
+                     *         "customer": {
+                     *           "id": 1,
+                     *           "first_name": "Sara",
+                     *           "last_name": "Ali",
+                     *           "email": "buyer@example.com",
+                     *           "country_code": "966",
+                     *           "phone": "500000001"
+                     *         },
+                     *         "product": {
+                     *           "id": 1,
+                     *           "name": "Pro Toolkit"
+                     *         },
+                     *         "plan": {
+                     *           "id": 1,
+                     *           "name": "Pro Toolkit",
+                     *           "duration": "example",
+                     *           "price": "10.00"
+                     *         },
+                     *         "order_id": 1,
+                     *         "current_period": {
+                     *           "start": "2026-11-24T12:00:00.000Z",
+                     *           "end": "2026-11-24T12:00:00.000Z"
+                     *         },
+                     *         "current_period_end": "2026-11-24T12:00:00.000Z",
+                     *         "cancel_at_period_end": true,
+                     *         "next_plan_id": 1,
+                     *         "payment_method": "card",
+                     *         "renews_by": "saved_card",
+                     *         "past_due_since": "2026-11-24T12:00:00.000Z",
+                     *         "ended_at": "2026-11-24T12:00:00.000Z",
+                     *         "cancelled_at": "2026-11-24T12:00:00.000Z",
+                     *         "created_at": "2026-11-24T12:00:00.000Z",
+                     *         "renewals": [
+                     *           {
+                     *             "id": 1,
+                     *             "order_id": 1,
+                     *             "period_start": "2026-11-24T12:00:00.000Z",
+                     *             "status": "pending",
+                     *             "attempts": 1,
+                     *             "next_attempt_at": "2026-11-24T12:00:00.000Z",
+                     *             "total": "10.00",
+                     *             "created_at": "2026-11-24T12:00:00.000Z"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "api": "merchant",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             cancel_at_period_end: boolean;
@@ -15977,6 +18833,61 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "data": {
+                     *         "id": 1,
+                     *         "status": "active",
+                     *         "customer": {
+                     *           "id": 1,
+                     *           "first_name": "Sara",
+                     *           "last_name": "Ali",
+                     *           "email": "buyer@example.com",
+                     *           "country_code": "966",
+                     *           "phone": "500000001"
+                     *         },
+                     *         "product": {
+                     *           "id": 1,
+                     *           "name": "Pro Toolkit"
+                     *         },
+                     *         "plan": {
+                     *           "id": 1,
+                     *           "name": "Pro Toolkit",
+                     *           "duration": "example",
+                     *           "price": "10.00"
+                     *         },
+                     *         "order_id": 1,
+                     *         "current_period": {
+                     *           "start": "2026-11-24T12:00:00.000Z",
+                     *           "end": "2026-11-24T12:00:00.000Z"
+                     *         },
+                     *         "current_period_end": "2026-11-24T12:00:00.000Z",
+                     *         "cancel_at_period_end": true,
+                     *         "next_plan_id": 1,
+                     *         "payment_method": "card",
+                     *         "renews_by": "saved_card",
+                     *         "past_due_since": "2026-11-24T12:00:00.000Z",
+                     *         "ended_at": "2026-11-24T12:00:00.000Z",
+                     *         "cancelled_at": "2026-11-24T12:00:00.000Z",
+                     *         "created_at": "2026-11-24T12:00:00.000Z",
+                     *         "renewals": [
+                     *           {
+                     *             "id": 1,
+                     *             "order_id": 1,
+                     *             "period_start": "2026-11-24T12:00:00.000Z",
+                     *             "status": "pending",
+                     *             "attempts": 1,
+                     *             "next_attempt_at": "2026-11-24T12:00:00.000Z",
+                     *             "total": "10.00",
+                     *             "created_at": "2026-11-24T12:00:00.000Z"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "api": "merchant",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             cancel_at_period_end: boolean;
@@ -16121,6 +19032,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "data": [
+                     *         {
+                     *           "id": 1,
+                     *           "store_id": 1,
+                     *           "name": "Pro Toolkit",
+                     *           "scope": "read",
+                     *           "last4": "example",
+                     *           "created_at": "2026-11-24T12:00:00.000Z",
+                     *           "last_used_at": "2026-11-24T12:00:00.000Z",
+                     *           "revoked_at": "2026-11-24T12:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "api": "merchant",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             /** Format: date-time */
@@ -16188,6 +19118,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "data": {
+                     *         "id": 1,
+                     *         "store_id": 1,
+                     *         "name": "Pro Toolkit",
+                     *         "scope": "read",
+                     *         "last4": "example",
+                     *         "created_at": "2026-11-24T12:00:00.000Z",
+                     *         "last_used_at": "2026-11-24T12:00:00.000Z",
+                     *         "revoked_at": "2026-11-24T12:00:00.000Z",
+                     *         "token": "tok_9b2e7c4a1f6d8e3b"
+                     *       },
+                     *       "api": "merchant",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             /** Format: date-time */
@@ -16246,6 +19194,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "data": {
+                     *         "id": 1,
+                     *         "store_id": 1,
+                     *         "name": "Pro Toolkit",
+                     *         "scope": "read",
+                     *         "last4": "example",
+                     *         "created_at": "2026-11-24T12:00:00.000Z",
+                     *         "last_used_at": "2026-11-24T12:00:00.000Z",
+                     *         "revoked_at": "2026-11-24T12:00:00.000Z"
+                     *       },
+                     *       "api": "merchant",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             /** Format: date-time */
@@ -16323,6 +19288,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "data": {
+                     *         "data": [
+                     *           {
+                     *             "id": 1,
+                     *             "url": "https://shop.example.test/path",
+                     *             "events": [
+                     *               "example"
+                     *             ],
+                     *             "description": "A short description.",
+                     *             "created_at": "2026-11-24T12:00:00.000Z",
+                     *             "deliveries": {
+                     *               "pending": 1,
+                     *               "delivered": 1,
+                     *               "failed": 1
+                     *             }
+                     *           }
+                     *         ],
+                     *         "meta": {
+                     *           "page": 1,
+                     *           "per_page": 1,
+                     *           "total": 1,
+                     *           "last_page": 1
+                     *         },
+                     *         "current_page": 1,
+                     *         "per_page": 1,
+                     *         "total": 1,
+                     *         "last_page": 1
+                     *       },
+                     *       "api": "merchant",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             current_page: number;
@@ -16405,6 +19405,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "data": {
+                     *         "id": 1,
+                     *         "url": "https://shop.example.test/path",
+                     *         "events": [
+                     *           "example"
+                     *         ],
+                     *         "description": "A short description.",
+                     *         "created_at": "2026-11-24T12:00:00.000Z",
+                     *         "deliveries": {
+                     *           "pending": 1,
+                     *           "delivered": 1,
+                     *           "failed": 1
+                     *         },
+                     *         "secret": "example"
+                     *       },
+                     *       "api": "merchant",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             /** Format: date-time */
@@ -16483,6 +19505,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "OK",
+                     *       "data": null,
+                     *       "api": "merchant",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: null;
                     };
@@ -17084,6 +20114,48 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "status": "active",
+                     *         "lock_type": "none",
+                     *         "product": {
+                     *           "id": 1,
+                     *           "name": "Pro Toolkit"
+                     *         },
+                     *         "plan": {
+                     *           "duration": "monthly",
+                     *           "duration_label": "example",
+                     *           "start_date": "24-11-2026",
+                     *           "end_date": "24-11-2026",
+                     *           "is_active": true
+                     *         },
+                     *         "expires_at": "2026-11-24T12:00:00.000Z",
+                     *         "expires_in_days": 1,
+                     *         "activations": {
+                     *           "current": 1,
+                     *           "max": 1,
+                     *           "remaining": 1
+                     *         },
+                     *         "metadata": {},
+                     *         "entitlements": {},
+                     *         "not_before": 1,
+                     *         "grace_ends_at": "2026-11-24T12:00:00.000Z",
+                     *         "checkin_days": 1,
+                     *         "seat": {
+                     *           "held": true,
+                     *           "expires_at": "2026-11-24T12:00:00.000Z",
+                     *           "next_heartbeat_at": "2026-11-24T12:00:00.000Z",
+                     *           "heartbeat_seconds": 1,
+                     *           "used": 1,
+                     *           "max": 1
+                     *         }
+                     *       },
+                     *       "nonce": "example",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["LicenseResult"] & {
                             seat: {
@@ -17228,6 +20300,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "algorithm": "Ed25519",
+                     *         "key_id": "example",
+                     *         "public_key": "example",
+                     *         "public_key_pem": "example",
+                     *         "keys": [
+                     *           {
+                     *             "kid": "example",
+                     *             "algorithm": "Ed25519",
+                     *             "public_key": "example",
+                     *             "public_key_pem": "example",
+                     *             "jwk": {
+                     *               "kty": "OKP",
+                     *               "crv": "Ed25519",
+                     *               "x": "example",
+                     *               "kid": "example",
+                     *               "alg": "EdDSA",
+                     *               "use": "sig"
+                     *             },
+                     *             "retired_at": "2026-11-24T12:00:00.000Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @constant */
@@ -17325,6 +20425,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "removed": 1,
+                     *         "activations": {
+                     *           "current": 1,
+                     *           "max": 1,
+                     *           "remaining": 1
+                     *         },
+                     *         "resets": {
+                     *           "used": 1,
+                     *           "limit": 1,
+                     *           "window_days": 1,
+                     *           "next_reset_at": "2026-11-24T12:00:00.000Z"
+                     *         }
+                     *       },
+                     *       "request": {
+                     *         "product_id": 1,
+                     *         "license_key_sha256": "d0698dcec83d37de1d009b4f29e7a5fba77a24d3e294fe76df92a141fa8a175f",
+                     *         "hwid": "B7F3-99A1-PC"
+                     *       },
+                     *       "nonce": "example",
+                     *       "timestamp": 1
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             activations: {
