@@ -3155,12 +3155,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "success": false,
-                 *       "message": "Origin not allowed"
-                 *     }
-                 */
                 "application/json": components["schemas"]["EmbedError"];
             };
         };
@@ -3184,14 +3178,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "success": false,
-                 *       "message": "Too many requests",
-                 *       "error_code": "RATE_LIMIT_EXCEEDED",
-                 *       "retry_after": 42
-                 *     }
-                 */
                 "application/json": components["schemas"]["EmbedError"];
             };
         };
@@ -3202,12 +3188,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "success": false,
-                 *       "message": "Invalid embed key"
-                 *     }
-                 */
                 "application/json": components["schemas"]["EmbedError"];
             };
         };
@@ -3276,18 +3256,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "message": "Too many requests. Please try again later.",
-                 *       "request": {
-                 *         "product_id": 12,
-                 *         "license_key_sha256": "d0698dcec83d37de1d009b4f29e7a5fba77a24d3e294fe76df92a141fa8a175f",
-                 *         "hwid": "B7F3-99A1-PC"
-                 *       },
-                 *       "nonce": "3f9c0d2e",
-                 *       "timestamp": 1795444800
-                 *     }
-                 */
                 "application/json": {
                     message: string;
                     /** @description The request’s `nonce`, or null when none (or an invalid one) was sent. */
@@ -3311,20 +3279,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "success": false,
-                 *       "message": "Service temporarily unavailable. Please try again later.",
-                 *       "error_code": "SERVER_ERROR",
-                 *       "request": {
-                 *         "product_id": 12,
-                 *         "license_key_sha256": "d0698dcec83d37de1d009b4f29e7a5fba77a24d3e294fe76df92a141fa8a175f",
-                 *         "hwid": null
-                 *       },
-                 *       "nonce": "3f9c0d2e",
-                 *       "timestamp": 1795444800
-                 *     }
-                 */
                 "application/json": components["schemas"]["LicenseError"];
             };
         };
@@ -3339,25 +3293,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "success": false,
-                 *       "message": "Invalid request",
-                 *       "error_code": "VALIDATION_FAILED",
-                 *       "errors": {
-                 *         "license_key": [
-                 *           "license_key is required"
-                 *         ]
-                 *       },
-                 *       "request": {
-                 *         "product_id": 12,
-                 *         "license_key_sha256": null,
-                 *         "hwid": null
-                 *       },
-                 *       "nonce": null,
-                 *       "timestamp": 1795444800
-                 *     }
-                 */
                 "application/json": components["schemas"]["LicenseError"] | components["schemas"]["LicenseEncrypted"];
             };
         };
@@ -3443,11 +3378,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "message": "Too many requests"
-                 *     }
-                 */
                 "application/json": components["schemas"]["MessageOnly"];
             };
         };
@@ -3504,17 +3434,11 @@ export interface components {
         };
     };
     parameters: {
-        /**
-         * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-         * @example ar
-         */
+        /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
         AcceptLanguage: string;
         /** @description An anonymous visitor’s cart, as the first add answered it (`cart_id`, also in `X-Cart-Id`). */
         CartId: string;
-        /**
-         * @description Makes a retry safe: the same key with the same body answers the first result again (`Idempotent-Replayed: true`) and creates nothing; with another body it is a 409.
-         * @example order-2026-11-24-0001
-         */
+        /** @description Makes a retry safe: the same key with the same body answers the first result again (`Idempotent-Replayed: true`) and creates nothing; with another body it is a 409. */
         IdempotencyKey: string;
         /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
         RequestId: string;
@@ -3542,10 +3466,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -3597,10 +3518,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -3617,156 +3535,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "interface": "Storefront",
-                     *       "description": "Customer-facing store features (wishlist, reviews, products, cart, checkout, sign-in). The store is the one whose domains match the Host (port ignored), else the host of the Origin. 60 requests per minute per IP.",
-                     *       "docs": "/docs#/Storefront",
-                     *       "openapi": "/openapi.json",
-                     *       "routes": [
-                     *         {
-                     *           "method": "POST",
-                     *           "path": "/api/auth/start",
-                     *           "summary": "Start phone sign-in"
-                     *         },
-                     *         {
-                     *           "method": "POST",
-                     *           "path": "/api/auth/resend",
-                     *           "summary": "Send a new code"
-                     *         },
-                     *         {
-                     *           "method": "POST",
-                     *           "path": "/api/auth/verify",
-                     *           "summary": "Check the code"
-                     *         },
-                     *         {
-                     *           "method": "POST",
-                     *           "path": "/api/auth/complete",
-                     *           "summary": "Register a new customer"
-                     *         },
-                     *         {
-                     *           "method": "POST",
-                     *           "path": "/api/auth/logout",
-                     *           "summary": "Sign out"
-                     *         },
-                     *         {
-                     *           "method": "GET",
-                     *           "path": "/api/products",
-                     *           "summary": "List products"
-                     *         },
-                     *         {
-                     *           "method": "GET",
-                     *           "path": "/api/products/{idOrSlug}",
-                     *           "summary": "One product"
-                     *         },
-                     *         {
-                     *           "method": "GET",
-                     *           "path": "/api/cart",
-                     *           "summary": "The cart"
-                     *         },
-                     *         {
-                     *           "method": "POST",
-                     *           "path": "/api/cart/add",
-                     *           "summary": "Add a product"
-                     *         },
-                     *         {
-                     *           "method": "PATCH",
-                     *           "path": "/api/cart/items/{itemId}",
-                     *           "summary": "Change a line’s quantity"
-                     *         },
-                     *         {
-                     *           "method": "DELETE",
-                     *           "path": "/api/cart/items/{itemId}",
-                     *           "summary": "Remove a line"
-                     *         },
-                     *         {
-                     *           "method": "POST",
-                     *           "path": "/api/cart/coupon",
-                     *           "summary": "Apply a coupon"
-                     *         },
-                     *         {
-                     *           "method": "DELETE",
-                     *           "path": "/api/cart/coupon",
-                     *           "summary": "Remove the coupon"
-                     *         },
-                     *         {
-                     *           "method": "DELETE",
-                     *           "path": "/api/cart",
-                     *           "summary": "Empty the cart"
-                     *         },
-                     *         {
-                     *           "method": "POST",
-                     *           "path": "/api/checkout",
-                     *           "summary": "Check the cart out"
-                     *         },
-                     *         {
-                     *           "method": "POST",
-                     *           "path": "/api/payment/initiate",
-                     *           "summary": "Start paying a checkout"
-                     *         },
-                     *         {
-                     *           "method": "GET",
-                     *           "path": "/api/payment/status/{checkoutUrl}",
-                     *           "summary": "Payment status of a checkout"
-                     *         },
-                     *         {
-                     *           "method": "GET",
-                     *           "path": "/api/wishlist",
-                     *           "summary": "The wishlist"
-                     *         },
-                     *         {
-                     *           "method": "POST",
-                     *           "path": "/api/wishlist",
-                     *           "summary": "Add a product"
-                     *         },
-                     *         {
-                     *           "method": "GET",
-                     *           "path": "/api/wishlist/count",
-                     *           "summary": "How many products the wishlist holds"
-                     *         },
-                     *         {
-                     *           "method": "DELETE",
-                     *           "path": "/api/wishlist/clear",
-                     *           "summary": "Empty the wishlist"
-                     *         },
-                     *         {
-                     *           "method": "GET",
-                     *           "path": "/api/wishlist/check/{productId}",
-                     *           "summary": "Whether a product is in the wishlist"
-                     *         },
-                     *         {
-                     *           "method": "DELETE",
-                     *           "path": "/api/wishlist/{productId}",
-                     *           "summary": "Remove a product"
-                     *         },
-                     *         {
-                     *           "method": "GET",
-                     *           "path": "/api/reviews/recent",
-                     *           "summary": "Recent reviews of 4 stars and up"
-                     *         },
-                     *         {
-                     *           "method": "GET",
-                     *           "path": "/api/reviews/stats",
-                     *           "summary": "Review statistics"
-                     *         },
-                     *         {
-                     *           "method": "GET",
-                     *           "path": "/api/reviews",
-                     *           "summary": "Published reviews"
-                     *         },
-                     *         {
-                     *           "method": "POST",
-                     *           "path": "/api/storefront/analytics/collect",
-                     *           "summary": "Record one event"
-                     *         },
-                     *         {
-                     *           "method": "POST",
-                     *           "path": "/api/storefront/analytics/collect/batch",
-                     *           "summary": "Record up to 30 events"
-                     *         }
-                     *       ]
-                     *     }
-                     */
                     "application/json": {
                         description?: string;
                         /** @description The interactive API reference, opened at this interface. */
@@ -3792,10 +3560,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -3805,14 +3570,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "session_token": "st_2f1c8e5b9a7d4e3c",
-                 *       "firstName": "Sara",
-                 *       "lastName": "Ali",
-                 *       "email": "buyer@example.com"
-                 *     }
-                 */
                 "application/json": {
                     /** Format: email */
                     email: string;
@@ -3833,23 +3590,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": true,
-                     *       "data": {
-                     *         "customer": {
-                     *           "id": 1,
-                     *           "firstName": "Sara",
-                     *           "lastName": "Ali",
-                     *           "email": "buyer@example.com",
-                     *           "phone": "500000001",
-                     *           "country_code": "966"
-                     *         },
-                     *         "token": "tok_9b2e7c4a1f6d8e3b"
-                     *       },
-                     *       "message": "OK"
-                     *     }
-                     */
                     "application/json": components["schemas"]["StorefrontSuccess"] & {
                         data: {
                             customer: components["schemas"]["Customer"];
@@ -3869,10 +3609,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -3891,15 +3628,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": true,
-                     *       "data": {
-                     *         "signed_out": true
-                     *       },
-                     *       "message": "OK"
-                     *     }
-                     */
                     "application/json": components["schemas"]["StorefrontSuccess"] & {
                         data: {
                             /** @constant */
@@ -3918,13 +3646,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "data": null,
-                     *       "message": "Unauthenticated."
-                     *     }
-                     */
                     "application/json": components["schemas"]["StorefrontError"];
                 };
             };
@@ -3938,10 +3659,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -3951,11 +3669,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "session_token": "st_2f1c8e5b9a7d4e3c"
-                 *     }
-                 */
                 "application/json": {
                     /** @description The OTP session, from auth/start. */
                     session_token: string;
@@ -3972,15 +3685,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": true,
-                     *       "data": {
-                     *         "resend_cooldown": 1
-                     *       },
-                     *       "message": "OK"
-                     *     }
-                     */
                     "application/json": components["schemas"]["StorefrontSuccess"] & {
                         data: {
                             resend_cooldown: number;
@@ -4000,10 +3704,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -4013,12 +3714,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "country_code": "966",
-                 *       "phone": "500000001"
-                 *     }
-                 */
                 "application/json": {
                     /** @description With or without a leading + or 00. */
                     country_code: string | number;
@@ -4037,18 +3732,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": true,
-                     *       "data": {
-                     *         "session_token": "st_2f1c8e5b9a7d4e3c",
-                     *         "expires_in": 1,
-                     *         "resend_cooldown": 1,
-                     *         "masked_phone": "+966 ••••••001"
-                     *       },
-                     *       "message": "OK"
-                     *     }
-                     */
                     "application/json": components["schemas"]["StorefrontSuccess"] & {
                         data: components["schemas"]["OtpSession"];
                     };
@@ -4066,10 +3749,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -4079,12 +3759,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "session_token": "st_2f1c8e5b9a7d4e3c",
-                 *       "code": "SUMMER10"
-                 *     }
-                 */
                 "application/json": {
                     /** @description The 4-digit code. */
                     code: string | number;
@@ -4103,24 +3777,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": true,
-                     *       "data": {
-                     *         "status": "authenticated",
-                     *         "customer": {
-                     *           "id": 1,
-                     *           "firstName": "Sara",
-                     *           "lastName": "Ali",
-                     *           "email": "buyer@example.com",
-                     *           "phone": "500000001",
-                     *           "country_code": "966"
-                     *         },
-                     *         "token": "tok_9b2e7c4a1f6d8e3b"
-                     *       },
-                     *       "message": "OK"
-                     *     }
-                     */
                     "application/json": components["schemas"]["StorefrontSuccess"] & {
                         data: {
                             customer: components["schemas"]["Customer"];
@@ -4147,10 +3803,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description An anonymous visitor’s cart, as the first add answered it (`cart_id`, also in `X-Cart-Id`). */
                 "X-Cart-Id"?: components["parameters"]["CartId"];
@@ -4172,69 +3825,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": true,
-                     *       "data": {
-                     *         "cart_id": "example",
-                     *         "items": [
-                     *           {
-                     *             "id": 1,
-                     *             "product": {
-                     *               "id": 1,
-                     *               "name": "Pro Toolkit",
-                     *               "slug": "pro-toolkit",
-                     *               "type": "product",
-                     *               "price": {
-                     *                 "original": 1,
-                     *                 "actual": 1,
-                     *                 "formatted": "40.00 SAR",
-                     *                 "currency": "SAR"
-                     *               },
-                     *               "stock": {
-                     *                 "is_in_stock": true
-                     *               },
-                     *               "image": {
-                     *                 "url": "https://shop.example.test/path"
-                     *               },
-                     *               "categories": [
-                     *                 {
-                     *                   "id": 1,
-                     *                   "name": "Pro Toolkit",
-                     *                   "slug": "pro-toolkit"
-                     *                 }
-                     *               ]
-                     *             },
-                     *             "product_id": 1,
-                     *             "quantity": 1,
-                     *             "subscription_plan": {
-                     *               "id": 1,
-                     *               "name": "Pro Toolkit",
-                     *               "price": "10.00"
-                     *             },
-                     *             "fields": {},
-                     *             "unit_price": "10.00",
-                     *             "addons": "10.00",
-                     *             "subtotal": "10.00",
-                     *             "available": true,
-                     *             "problem": "example"
-                     *           }
-                     *         ],
-                     *         "count": 1,
-                     *         "currency": "SAR",
-                     *         "coupon": {
-                     *           "code": "SUMMER10",
-                     *           "discount_amount": "10.00",
-                     *           "error": "example"
-                     *         },
-                     *         "subtotal": "10.00",
-                     *         "discount_amount": "10.00",
-                     *         "tax_amount": "10.00",
-                     *         "total": "10.00"
-                     *       },
-                     *       "message": "OK"
-                     *     }
-                     */
                     "application/json": components["schemas"]["StorefrontSuccess"] & {
                         data: {
                             /** @description An anonymous visitor’s cart id, to send back as `X-Cart-Id`; null for a customer’s cart. */
@@ -4319,13 +3909,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "data": null,
-                     *       "message": "Unauthenticated."
-                     *     }
-                     */
                     "application/json": components["schemas"]["StorefrontError"];
                 };
             };
@@ -4339,10 +3922,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description An anonymous visitor’s cart, as the first add answered it (`cart_id`, also in `X-Cart-Id`). */
                 "X-Cart-Id"?: components["parameters"]["CartId"];
@@ -4364,69 +3944,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": true,
-                     *       "data": {
-                     *         "cart_id": "example",
-                     *         "items": [
-                     *           {
-                     *             "id": 1,
-                     *             "product": {
-                     *               "id": 1,
-                     *               "name": "Pro Toolkit",
-                     *               "slug": "pro-toolkit",
-                     *               "type": "product",
-                     *               "price": {
-                     *                 "original": 1,
-                     *                 "actual": 1,
-                     *                 "formatted": "40.00 SAR",
-                     *                 "currency": "SAR"
-                     *               },
-                     *               "stock": {
-                     *                 "is_in_stock": true
-                     *               },
-                     *               "image": {
-                     *                 "url": "https://shop.example.test/path"
-                     *               },
-                     *               "categories": [
-                     *                 {
-                     *                   "id": 1,
-                     *                   "name": "Pro Toolkit",
-                     *                   "slug": "pro-toolkit"
-                     *                 }
-                     *               ]
-                     *             },
-                     *             "product_id": 1,
-                     *             "quantity": 1,
-                     *             "subscription_plan": {
-                     *               "id": 1,
-                     *               "name": "Pro Toolkit",
-                     *               "price": "10.00"
-                     *             },
-                     *             "fields": {},
-                     *             "unit_price": "10.00",
-                     *             "addons": "10.00",
-                     *             "subtotal": "10.00",
-                     *             "available": true,
-                     *             "problem": "example"
-                     *           }
-                     *         ],
-                     *         "count": 1,
-                     *         "currency": "SAR",
-                     *         "coupon": {
-                     *           "code": "SUMMER10",
-                     *           "discount_amount": "10.00",
-                     *           "error": "example"
-                     *         },
-                     *         "subtotal": "10.00",
-                     *         "discount_amount": "10.00",
-                     *         "tax_amount": "10.00",
-                     *         "total": "10.00"
-                     *       },
-                     *       "message": "OK"
-                     *     }
-                     */
                     "application/json": components["schemas"]["StorefrontSuccess"] & {
                         data: {
                             /** @description An anonymous visitor’s cart id, to send back as `X-Cart-Id`; null for a customer’s cart. */
@@ -4511,13 +4028,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "data": null,
-                     *       "message": "Unauthenticated."
-                     *     }
-                     */
                     "application/json": components["schemas"]["StorefrontError"];
                 };
             };
@@ -4531,10 +4041,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description An anonymous visitor’s cart, as the first add answered it (`cart_id`, also in `X-Cart-Id`). */
                 "X-Cart-Id"?: components["parameters"]["CartId"];
@@ -4546,12 +4053,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "product_id": 10,
-                 *       "quantity": 2
-                 *     }
-                 */
                 "application/json": {
                     /** @description Custom field values keyed by field index, as in the Embed checkout. Image and file fields cannot go in a cart. */
                     fields?: {
@@ -4577,69 +4078,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": true,
-                     *       "data": {
-                     *         "cart_id": "example",
-                     *         "items": [
-                     *           {
-                     *             "id": 1,
-                     *             "product": {
-                     *               "id": 1,
-                     *               "name": "Pro Toolkit",
-                     *               "slug": "pro-toolkit",
-                     *               "type": "product",
-                     *               "price": {
-                     *                 "original": 1,
-                     *                 "actual": 1,
-                     *                 "formatted": "40.00 SAR",
-                     *                 "currency": "SAR"
-                     *               },
-                     *               "stock": {
-                     *                 "is_in_stock": true
-                     *               },
-                     *               "image": {
-                     *                 "url": "https://shop.example.test/path"
-                     *               },
-                     *               "categories": [
-                     *                 {
-                     *                   "id": 1,
-                     *                   "name": "Pro Toolkit",
-                     *                   "slug": "pro-toolkit"
-                     *                 }
-                     *               ]
-                     *             },
-                     *             "product_id": 1,
-                     *             "quantity": 1,
-                     *             "subscription_plan": {
-                     *               "id": 1,
-                     *               "name": "Pro Toolkit",
-                     *               "price": "10.00"
-                     *             },
-                     *             "fields": {},
-                     *             "unit_price": "10.00",
-                     *             "addons": "10.00",
-                     *             "subtotal": "10.00",
-                     *             "available": true,
-                     *             "problem": "example"
-                     *           }
-                     *         ],
-                     *         "count": 1,
-                     *         "currency": "SAR",
-                     *         "coupon": {
-                     *           "code": "SUMMER10",
-                     *           "discount_amount": "10.00",
-                     *           "error": "example"
-                     *         },
-                     *         "subtotal": "10.00",
-                     *         "discount_amount": "10.00",
-                     *         "tax_amount": "10.00",
-                     *         "total": "10.00"
-                     *       },
-                     *       "message": "OK"
-                     *     }
-                     */
                     "application/json": components["schemas"]["StorefrontSuccess"] & {
                         data: {
                             /** @description An anonymous visitor’s cart id, to send back as `X-Cart-Id`; null for a customer’s cart. */
@@ -4723,13 +4161,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "data": null,
-                     *       "message": "Insufficient stock"
-                     *     }
-                     */
                     "application/json": components["schemas"]["StorefrontError"];
                 };
             };
@@ -4742,13 +4173,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "data": null,
-                     *       "message": "Unauthenticated."
-                     *     }
-                     */
                     "application/json": components["schemas"]["StorefrontError"];
                 };
             };
@@ -4762,10 +4186,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description An anonymous visitor’s cart, as the first add answered it (`cart_id`, also in `X-Cart-Id`). */
                 "X-Cart-Id"?: components["parameters"]["CartId"];
@@ -4777,11 +4198,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "code": "SUMMER10"
-                 *     }
-                 */
                 "application/json": {
                     code: string;
                 };
@@ -4798,69 +4214,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": true,
-                     *       "data": {
-                     *         "cart_id": "example",
-                     *         "items": [
-                     *           {
-                     *             "id": 1,
-                     *             "product": {
-                     *               "id": 1,
-                     *               "name": "Pro Toolkit",
-                     *               "slug": "pro-toolkit",
-                     *               "type": "product",
-                     *               "price": {
-                     *                 "original": 1,
-                     *                 "actual": 1,
-                     *                 "formatted": "40.00 SAR",
-                     *                 "currency": "SAR"
-                     *               },
-                     *               "stock": {
-                     *                 "is_in_stock": true
-                     *               },
-                     *               "image": {
-                     *                 "url": "https://shop.example.test/path"
-                     *               },
-                     *               "categories": [
-                     *                 {
-                     *                   "id": 1,
-                     *                   "name": "Pro Toolkit",
-                     *                   "slug": "pro-toolkit"
-                     *                 }
-                     *               ]
-                     *             },
-                     *             "product_id": 1,
-                     *             "quantity": 1,
-                     *             "subscription_plan": {
-                     *               "id": 1,
-                     *               "name": "Pro Toolkit",
-                     *               "price": "10.00"
-                     *             },
-                     *             "fields": {},
-                     *             "unit_price": "10.00",
-                     *             "addons": "10.00",
-                     *             "subtotal": "10.00",
-                     *             "available": true,
-                     *             "problem": "example"
-                     *           }
-                     *         ],
-                     *         "count": 1,
-                     *         "currency": "SAR",
-                     *         "coupon": {
-                     *           "code": "SUMMER10",
-                     *           "discount_amount": "10.00",
-                     *           "error": "example"
-                     *         },
-                     *         "subtotal": "10.00",
-                     *         "discount_amount": "10.00",
-                     *         "tax_amount": "10.00",
-                     *         "total": "10.00"
-                     *       },
-                     *       "message": "OK"
-                     *     }
-                     */
                     "application/json": components["schemas"]["StorefrontSuccess"] & {
                         data: {
                             /** @description An anonymous visitor’s cart id, to send back as `X-Cart-Id`; null for a customer’s cart. */
@@ -4944,13 +4297,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "data": null,
-                     *       "message": "Invalid coupon"
-                     *     }
-                     */
                     "application/json": components["schemas"]["StorefrontError"];
                 };
             };
@@ -4963,13 +4309,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "data": null,
-                     *       "message": "Unauthenticated."
-                     *     }
-                     */
                     "application/json": components["schemas"]["StorefrontError"];
                 };
             };
@@ -4983,10 +4322,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description An anonymous visitor’s cart, as the first add answered it (`cart_id`, also in `X-Cart-Id`). */
                 "X-Cart-Id"?: components["parameters"]["CartId"];
@@ -5008,69 +4344,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": true,
-                     *       "data": {
-                     *         "cart_id": "example",
-                     *         "items": [
-                     *           {
-                     *             "id": 1,
-                     *             "product": {
-                     *               "id": 1,
-                     *               "name": "Pro Toolkit",
-                     *               "slug": "pro-toolkit",
-                     *               "type": "product",
-                     *               "price": {
-                     *                 "original": 1,
-                     *                 "actual": 1,
-                     *                 "formatted": "40.00 SAR",
-                     *                 "currency": "SAR"
-                     *               },
-                     *               "stock": {
-                     *                 "is_in_stock": true
-                     *               },
-                     *               "image": {
-                     *                 "url": "https://shop.example.test/path"
-                     *               },
-                     *               "categories": [
-                     *                 {
-                     *                   "id": 1,
-                     *                   "name": "Pro Toolkit",
-                     *                   "slug": "pro-toolkit"
-                     *                 }
-                     *               ]
-                     *             },
-                     *             "product_id": 1,
-                     *             "quantity": 1,
-                     *             "subscription_plan": {
-                     *               "id": 1,
-                     *               "name": "Pro Toolkit",
-                     *               "price": "10.00"
-                     *             },
-                     *             "fields": {},
-                     *             "unit_price": "10.00",
-                     *             "addons": "10.00",
-                     *             "subtotal": "10.00",
-                     *             "available": true,
-                     *             "problem": "example"
-                     *           }
-                     *         ],
-                     *         "count": 1,
-                     *         "currency": "SAR",
-                     *         "coupon": {
-                     *           "code": "SUMMER10",
-                     *           "discount_amount": "10.00",
-                     *           "error": "example"
-                     *         },
-                     *         "subtotal": "10.00",
-                     *         "discount_amount": "10.00",
-                     *         "tax_amount": "10.00",
-                     *         "total": "10.00"
-                     *       },
-                     *       "message": "OK"
-                     *     }
-                     */
                     "application/json": components["schemas"]["StorefrontSuccess"] & {
                         data: {
                             /** @description An anonymous visitor’s cart id, to send back as `X-Cart-Id`; null for a customer’s cart. */
@@ -5155,13 +4428,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "data": null,
-                     *       "message": "Unauthenticated."
-                     *     }
-                     */
                     "application/json": components["schemas"]["StorefrontError"];
                 };
             };
@@ -5175,10 +4441,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description An anonymous visitor’s cart, as the first add answered it (`cart_id`, also in `X-Cart-Id`). */
                 "X-Cart-Id"?: components["parameters"]["CartId"];
@@ -5202,69 +4465,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": true,
-                     *       "data": {
-                     *         "cart_id": "example",
-                     *         "items": [
-                     *           {
-                     *             "id": 1,
-                     *             "product": {
-                     *               "id": 1,
-                     *               "name": "Pro Toolkit",
-                     *               "slug": "pro-toolkit",
-                     *               "type": "product",
-                     *               "price": {
-                     *                 "original": 1,
-                     *                 "actual": 1,
-                     *                 "formatted": "40.00 SAR",
-                     *                 "currency": "SAR"
-                     *               },
-                     *               "stock": {
-                     *                 "is_in_stock": true
-                     *               },
-                     *               "image": {
-                     *                 "url": "https://shop.example.test/path"
-                     *               },
-                     *               "categories": [
-                     *                 {
-                     *                   "id": 1,
-                     *                   "name": "Pro Toolkit",
-                     *                   "slug": "pro-toolkit"
-                     *                 }
-                     *               ]
-                     *             },
-                     *             "product_id": 1,
-                     *             "quantity": 1,
-                     *             "subscription_plan": {
-                     *               "id": 1,
-                     *               "name": "Pro Toolkit",
-                     *               "price": "10.00"
-                     *             },
-                     *             "fields": {},
-                     *             "unit_price": "10.00",
-                     *             "addons": "10.00",
-                     *             "subtotal": "10.00",
-                     *             "available": true,
-                     *             "problem": "example"
-                     *           }
-                     *         ],
-                     *         "count": 1,
-                     *         "currency": "SAR",
-                     *         "coupon": {
-                     *           "code": "SUMMER10",
-                     *           "discount_amount": "10.00",
-                     *           "error": "example"
-                     *         },
-                     *         "subtotal": "10.00",
-                     *         "discount_amount": "10.00",
-                     *         "tax_amount": "10.00",
-                     *         "total": "10.00"
-                     *       },
-                     *       "message": "OK"
-                     *     }
-                     */
                     "application/json": components["schemas"]["StorefrontSuccess"] & {
                         data: {
                             /** @description An anonymous visitor’s cart id, to send back as `X-Cart-Id`; null for a customer’s cart. */
@@ -5349,13 +4549,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "data": null,
-                     *       "message": "Unauthenticated."
-                     *     }
-                     */
                     "application/json": components["schemas"]["StorefrontError"];
                 };
             };
@@ -5368,13 +4561,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "data": null,
-                     *       "message": "Cart item not found"
-                     *     }
-                     */
                     "application/json": components["schemas"]["StorefrontError"];
                 };
             };
@@ -5388,10 +4574,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description An anonymous visitor’s cart, as the first add answered it (`cart_id`, also in `X-Cart-Id`). */
                 "X-Cart-Id"?: components["parameters"]["CartId"];
@@ -5405,11 +4588,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "quantity": 1
-                 *     }
-                 */
                 "application/json": {
                     quantity: number;
                 };
@@ -5426,69 +4604,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": true,
-                     *       "data": {
-                     *         "cart_id": "example",
-                     *         "items": [
-                     *           {
-                     *             "id": 1,
-                     *             "product": {
-                     *               "id": 1,
-                     *               "name": "Pro Toolkit",
-                     *               "slug": "pro-toolkit",
-                     *               "type": "product",
-                     *               "price": {
-                     *                 "original": 1,
-                     *                 "actual": 1,
-                     *                 "formatted": "40.00 SAR",
-                     *                 "currency": "SAR"
-                     *               },
-                     *               "stock": {
-                     *                 "is_in_stock": true
-                     *               },
-                     *               "image": {
-                     *                 "url": "https://shop.example.test/path"
-                     *               },
-                     *               "categories": [
-                     *                 {
-                     *                   "id": 1,
-                     *                   "name": "Pro Toolkit",
-                     *                   "slug": "pro-toolkit"
-                     *                 }
-                     *               ]
-                     *             },
-                     *             "product_id": 1,
-                     *             "quantity": 1,
-                     *             "subscription_plan": {
-                     *               "id": 1,
-                     *               "name": "Pro Toolkit",
-                     *               "price": "10.00"
-                     *             },
-                     *             "fields": {},
-                     *             "unit_price": "10.00",
-                     *             "addons": "10.00",
-                     *             "subtotal": "10.00",
-                     *             "available": true,
-                     *             "problem": "example"
-                     *           }
-                     *         ],
-                     *         "count": 1,
-                     *         "currency": "SAR",
-                     *         "coupon": {
-                     *           "code": "SUMMER10",
-                     *           "discount_amount": "10.00",
-                     *           "error": "example"
-                     *         },
-                     *         "subtotal": "10.00",
-                     *         "discount_amount": "10.00",
-                     *         "tax_amount": "10.00",
-                     *         "total": "10.00"
-                     *       },
-                     *       "message": "OK"
-                     *     }
-                     */
                     "application/json": components["schemas"]["StorefrontSuccess"] & {
                         data: {
                             /** @description An anonymous visitor’s cart id, to send back as `X-Cart-Id`; null for a customer’s cart. */
@@ -5572,13 +4687,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "data": null,
-                     *       "message": "Insufficient stock"
-                     *     }
-                     */
                     "application/json": components["schemas"]["StorefrontError"];
                 };
             };
@@ -5591,13 +4699,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "data": null,
-                     *       "message": "Unauthenticated."
-                     *     }
-                     */
                     "application/json": components["schemas"]["StorefrontError"];
                 };
             };
@@ -5610,13 +4711,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "data": null,
-                     *       "message": "Cart item not found"
-                     *     }
-                     */
                     "application/json": components["schemas"]["StorefrontError"];
                 };
             };
@@ -5630,10 +4724,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description An anonymous visitor’s cart, as the first add answered it (`cart_id`, also in `X-Cart-Id`). */
                 "X-Cart-Id"?: components["parameters"]["CartId"];
@@ -5645,15 +4736,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "customer_first_name": "Sara",
-                 *       "customer_last_name": "Ali",
-                 *       "customer_email": "sara@example.com",
-                 *       "customer_phone": "500000001",
-                 *       "customer_country_code": "966"
-                 *     }
-                 */
                 "application/json": {
                     /** @description Required without a customer token. */
                     customer_country_code?: string | number;
@@ -5682,30 +4764,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": true,
-                     *       "data": {
-                     *         "type": "payment_required",
-                     *         "checkout_id": 1,
-                     *         "checkout_url": "3q2+7w8Kx0mJv5yQ1Zt4bN9fR6hL2cP0",
-                     *         "payment_url": "https://shop.example.test/path",
-                     *         "amount": "10.00",
-                     *         "subtotal": "10.00",
-                     *         "discount_amount": "10.00",
-                     *         "tax_amount": "10.00",
-                     *         "payment_methods": [
-                     *           {
-                     *             "id": "card",
-                     *             "name_ar": "بطاقة",
-                     *             "name_en": "Card",
-                     *             "icon": "example"
-                     *           }
-                     *         ]
-                     *       },
-                     *       "message": "OK"
-                     *     }
-                     */
                     "application/json": components["schemas"]["StorefrontSuccess"] & {
                         data: components["schemas"]["CheckoutSession"];
                     };
@@ -5720,13 +4778,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "data": null,
-                     *       "message": "Cart is empty"
-                     *     }
-                     */
                     "application/json": components["schemas"]["StorefrontError"];
                 };
             };
@@ -5739,13 +4790,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "data": null,
-                     *       "message": "Unauthenticated."
-                     *     }
-                     */
                     "application/json": components["schemas"]["StorefrontError"];
                 };
             };
@@ -5759,10 +4803,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -5779,81 +4820,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "interface": "Embed",
-                     *       "description": "Checkout from external websites: phone OTP sign-in, guest checkout, coupons, payment initiation and status. Send the store’s public key as `X-Embed-Key` (or `embed_key`). CORS: any allowed origin, preflight answered 204 with a max age of 86400 s.",
-                     *       "docs": "/docs#/Embed",
-                     *       "openapi": "/openapi.json",
-                     *       "routes": [
-                     *         {
-                     *           "method": "POST",
-                     *           "path": "/api/embed/auth/start",
-                     *           "summary": "Start phone sign-in"
-                     *         },
-                     *         {
-                     *           "method": "POST",
-                     *           "path": "/api/embed/auth/resend",
-                     *           "summary": "Send a new code"
-                     *         },
-                     *         {
-                     *           "method": "POST",
-                     *           "path": "/api/embed/auth/verify",
-                     *           "summary": "Check the code"
-                     *         },
-                     *         {
-                     *           "method": "POST",
-                     *           "path": "/api/embed/auth/complete",
-                     *           "summary": "Register a new customer"
-                     *         },
-                     *         {
-                     *           "method": "POST",
-                     *           "path": "/api/embed/auth/validate",
-                     *           "summary": "Check a saved customer token"
-                     *         },
-                     *         {
-                     *           "method": "POST",
-                     *           "path": "/api/embed/auth/logout",
-                     *           "summary": "Sign out"
-                     *         },
-                     *         {
-                     *           "method": "GET",
-                     *           "path": "/api/embed/product/{productId}",
-                     *           "summary": "Product details for the widget"
-                     *         },
-                     *         {
-                     *           "method": "POST",
-                     *           "path": "/api/embed/apply-coupon",
-                     *           "summary": "Check a coupon"
-                     *         },
-                     *         {
-                     *           "method": "POST",
-                     *           "path": "/api/embed/checkout",
-                     *           "summary": "Create a checkout (signed-in customer)"
-                     *         },
-                     *         {
-                     *           "method": "POST",
-                     *           "path": "/api/embed/guest/checkout",
-                     *           "summary": "Create a checkout (guest)"
-                     *         },
-                     *         {
-                     *           "method": "POST",
-                     *           "path": "/api/embed/payment/initiate",
-                     *           "summary": "Start paying a checkout (authenticated)"
-                     *         },
-                     *         {
-                     *           "method": "POST",
-                     *           "path": "/api/embed/guest/payment/initiate",
-                     *           "summary": "Start paying a checkout (guest)"
-                     *         },
-                     *         {
-                     *           "method": "GET",
-                     *           "path": "/api/embed/payment/status/{checkoutUrl}",
-                     *           "summary": "Payment status of a checkout"
-                     *         }
-                     *       ]
-                     *     }
-                     */
                     "application/json": {
                         description?: string;
                         /** @description The interactive API reference, opened at this interface. */
@@ -5878,10 +4844,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -5891,13 +4854,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "code": "SAVE10",
-                 *       "product_id": 10,
-                 *       "quantity": 1
-                 *     }
-                 */
                 "application/json": {
                     /** @description Matched case-insensitively. */
                     code: string;
@@ -5918,22 +4874,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": true,
-                     *       "data": {
-                     *         "coupon_id": 7,
-                     *         "code": "SAVE10",
-                     *         "type": "percentage",
-                     *         "amount": 10,
-                     *         "discount_amount": 8,
-                     *         "payment_restrictions": [
-                     *           "card",
-                     *           "mada"
-                     *         ]
-                     *       }
-                     *     }
-                     */
                     "application/json": components["schemas"]["EmbedSuccess"] & {
                         data: components["schemas"]["CouponResult"];
                     };
@@ -5948,12 +4888,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid coupon"
-                     *     }
-                     */
                     "application/json": components["schemas"]["EmbedError"];
                 };
             };
@@ -5969,10 +4903,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -5982,14 +4913,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "session_token": "st_2f1c8e5b9a7d4e3c",
-                 *       "firstName": "Sara",
-                 *       "lastName": "Ali",
-                 *       "email": "buyer@example.com"
-                 *     }
-                 */
                 "application/json": {
                     /** Format: email */
                     email: string;
@@ -6010,22 +4933,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": true,
-                     *       "data": {
-                     *         "customer": {
-                     *           "id": 1,
-                     *           "firstName": "Sara",
-                     *           "lastName": "Ali",
-                     *           "email": "buyer@example.com",
-                     *           "phone": "500000001",
-                     *           "country_code": "966"
-                     *         },
-                     *         "token": "tok_9b2e7c4a1f6d8e3b"
-                     *       }
-                     *     }
-                     */
                     "application/json": components["schemas"]["EmbedSuccess"] & {
                         data: components["schemas"]["Registered"];
                     };
@@ -6044,10 +4951,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -6066,14 +4970,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": true,
-                     *       "data": {
-                     *         "signed_out": true
-                     *       }
-                     *     }
-                     */
                     "application/json": components["schemas"]["EmbedSuccess"] & {
                         data: {
                             /** @constant */
@@ -6094,10 +4990,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -6107,11 +5000,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "session_token": "st_2f1c8e5b9a7d4e3c"
-                 *     }
-                 */
                 "application/json": {
                     /** @description The OTP session, from auth/start. */
                     session_token: string;
@@ -6128,15 +5016,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": true,
-                     *       "data": {
-                     *         "message": "OK",
-                     *         "resend_cooldown": 1
-                     *       }
-                     *     }
-                     */
                     "application/json": components["schemas"]["EmbedSuccess"] & {
                         data: {
                             message: string;
@@ -6159,10 +5038,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -6172,13 +5048,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "product_id": 1,
-                 *       "country_code": "966",
-                 *       "phone": "500000001"
-                 *     }
-                 */
                 "application/json": {
                     /** @description With or without a leading + or 00. */
                     country_code: string | number;
@@ -6199,17 +5068,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": true,
-                     *       "data": {
-                     *         "session_token": "otp_…",
-                     *         "expires_in": 300,
-                     *         "resend_cooldown": 30,
-                     *         "masked_phone": "+966 5*****001"
-                     *       }
-                     *     }
-                     */
                     "application/json": components["schemas"]["EmbedSuccess"] & {
                         data: components["schemas"]["OtpSession"];
                     };
@@ -6228,10 +5086,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -6241,11 +5096,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "product_id": 1
-                 *     }
-                 */
                 "application/json": {
                     product_id: number;
                 };
@@ -6261,22 +5111,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": true,
-                     *       "data": {
-                     *         "valid": true,
-                     *         "customer": {
-                     *           "id": 1,
-                     *           "firstName": "Sara",
-                     *           "lastName": "Ali",
-                     *           "email": "buyer@example.com",
-                     *           "phone": "500000001",
-                     *           "country_code": "966"
-                     *         }
-                     *       }
-                     *     }
-                     */
                     "application/json": components["schemas"]["EmbedSuccess"] & {
                         data: {
                             customer: components["schemas"]["Customer"];
@@ -6298,10 +5132,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -6311,12 +5142,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "session_token": "st_2f1c8e5b9a7d4e3c",
-                 *       "code": "SUMMER10"
-                 *     }
-                 */
                 "application/json": {
                     /** @description The 4-digit code. */
                     code: string | number;
@@ -6335,23 +5160,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": true,
-                     *       "data": {
-                     *         "status": "authenticated",
-                     *         "customer": {
-                     *           "id": 1,
-                     *           "firstName": "Sara",
-                     *           "lastName": "Ali",
-                     *           "email": "buyer@example.com",
-                     *           "phone": "500000001",
-                     *           "country_code": "966"
-                     *         },
-                     *         "token": "tok_9b2e7c4a1f6d8e3b"
-                     *       }
-                     *     }
-                     */
                     "application/json": components["schemas"]["EmbedSuccess"] & {
                         data: components["schemas"]["VerifyResult"];
                     };
@@ -6371,10 +5179,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -6384,12 +5189,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "product_id": 1,
-                 *       "quantity": 1
-                 *     }
-                 */
                 "application/json": {
                     /** @description Matched case-insensitively. */
                     coupon_code?: string;
@@ -6406,12 +5205,6 @@ export interface operations {
                     /** @description A plan id of the product; required for subscription products. */
                     subscription_plan?: number;
                 };
-                /**
-                 * @example {
-                 *       "product_id": 1,
-                 *       "quantity": 1
-                 *     }
-                 */
                 "multipart/form-data": {
                     /** @description Matched case-insensitively. */
                     coupon_code?: string;
@@ -6440,29 +5233,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": true,
-                     *       "data": {
-                     *         "type": "payment_required",
-                     *         "checkout_id": 42,
-                     *         "checkout_url": "N3q0cWfV0yq8m1G0u7zY5x2bZ8s0eYq3kQ9mB2p4LrA",
-                     *         "payment_url": "https://shop.example.test/pay/N3q0cWfV0yq8m1G0u7zY5x2bZ8s0eYq3kQ9mB2p4LrA",
-                     *         "amount": "103.50",
-                     *         "subtotal": "100.00",
-                     *         "discount_amount": "10.00",
-                     *         "tax_amount": "13.50",
-                     *         "payment_methods": [
-                     *           {
-                     *             "id": "card",
-                     *             "name_ar": "بطاقة ائتمانية",
-                     *             "name_en": "Credit card",
-                     *             "icon": "card"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
                     "application/json": components["schemas"]["EmbedSuccess"] & {
                         data: components["schemas"]["CheckoutSession"];
                     };
@@ -6477,12 +5247,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Insufficient stock"
-                     *     }
-                     */
                     "application/json": components["schemas"]["EmbedError"];
                 };
             };
@@ -6497,12 +5261,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Request body is too large"
-                     *     }
-                     */
                     "application/json": components["schemas"]["EmbedError"];
                 };
             };
@@ -6516,10 +5274,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -6529,17 +5284,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "product_id": 1,
-                 *       "quantity": 1,
-                 *       "customer_first_name": "Sara",
-                 *       "customer_last_name": "Ali",
-                 *       "customer_email": "buyer@example.com",
-                 *       "customer_phone": "500000001",
-                 *       "customer_country_code": "966"
-                 *     }
-                 */
                 "application/json": {
                     /** @description Matched case-insensitively. */
                     coupon_code?: string;
@@ -6564,17 +5308,6 @@ export interface operations {
                     /** @description A plan id of the product; required for subscription products. */
                     subscription_plan?: number;
                 };
-                /**
-                 * @example {
-                 *       "product_id": 1,
-                 *       "quantity": 1,
-                 *       "customer_first_name": "Sara",
-                 *       "customer_last_name": "Ali",
-                 *       "customer_email": "buyer@example.com",
-                 *       "customer_phone": "500000001",
-                 *       "customer_country_code": "966"
-                 *     }
-                 */
                 "multipart/form-data": {
                     /** @description Matched case-insensitively. */
                     coupon_code?: string;
@@ -6611,29 +5344,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": true,
-                     *       "data": {
-                     *         "type": "payment_required",
-                     *         "checkout_id": 42,
-                     *         "checkout_url": "N3q0cWfV0yq8m1G0u7zY5x2bZ8s0eYq3kQ9mB2p4LrA",
-                     *         "payment_url": "https://shop.example.test/pay/N3q0cWfV0yq8m1G0u7zY5x2bZ8s0eYq3kQ9mB2p4LrA",
-                     *         "amount": "103.50",
-                     *         "subtotal": "100.00",
-                     *         "discount_amount": "10.00",
-                     *         "tax_amount": "13.50",
-                     *         "payment_methods": [
-                     *           {
-                     *             "id": "card",
-                     *             "name_ar": "بطاقة ائتمانية",
-                     *             "name_en": "Credit card",
-                     *             "icon": "card"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
                     "application/json": components["schemas"]["EmbedSuccess"] & {
                         data: components["schemas"]["CheckoutSession"];
                     };
@@ -6648,12 +5358,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Insufficient stock"
-                     *     }
-                     */
                     "application/json": components["schemas"]["EmbedError"];
                 };
             };
@@ -6668,12 +5372,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Request body is too large"
-                     *     }
-                     */
                     "application/json": components["schemas"]["EmbedError"];
                 };
             };
@@ -6687,10 +5385,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -6700,12 +5395,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "checkout_url": "Qm9…",
-                 *       "payment_method": "card"
-                 *     }
-                 */
                 "application/json": {
                     /** @description From the checkout response. */
                     checkout_url: string;
@@ -6724,15 +5413,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": true,
-                     *       "data": {
-                     *         "type": "redirect",
-                     *         "redirect_url": "https://shop.example.test/pay/payments/42-5f0c9a1e"
-                     *       }
-                     *     }
-                     */
                     "application/json": components["schemas"]["EmbedSuccess"] & {
                         data: components["schemas"]["PaymentInitiation"];
                     };
@@ -6747,12 +5427,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Order already created for this checkout"
-                     *     }
-                     */
                     "application/json": components["schemas"]["EmbedError"];
                 };
             };
@@ -6767,12 +5441,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Checkout session expired or not found"
-                     *     }
-                     */
                     "application/json": components["schemas"]["EmbedError"];
                 };
             };
@@ -6786,10 +5454,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -6799,12 +5464,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "checkout_url": "Qm9…",
-                 *       "payment_method": "card"
-                 *     }
-                 */
                 "application/json": {
                     /** @description From the checkout response. */
                     checkout_url: string;
@@ -6823,15 +5482,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": true,
-                     *       "data": {
-                     *         "type": "redirect",
-                     *         "redirect_url": "https://shop.example.test/pay/payments/42-5f0c9a1e"
-                     *       }
-                     *     }
-                     */
                     "application/json": components["schemas"]["EmbedSuccess"] & {
                         data: components["schemas"]["PaymentInitiation"];
                     };
@@ -6846,12 +5496,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Order already created for this checkout"
-                     *     }
-                     */
                     "application/json": components["schemas"]["EmbedError"];
                 };
             };
@@ -6866,12 +5510,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Checkout session expired or not found"
-                     *     }
-                     */
                     "application/json": components["schemas"]["EmbedError"];
                 };
             };
@@ -6885,10 +5523,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -6910,15 +5545,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": true,
-                     *       "data": {
-                     *         "is_paid": true,
-                     *         "order_id": 1234
-                     *       }
-                     *     }
-                     */
                     "application/json": components["schemas"]["EmbedSuccess"] & {
                         data: components["schemas"]["PaymentStatus"];
                     };
@@ -6933,12 +5559,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Checkout not found"
-                     *     }
-                     */
                     "application/json": components["schemas"]["EmbedError"];
                 };
             };
@@ -6952,10 +5572,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -6977,80 +5594,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": true,
-                     *       "data": {
-                     *         "id": 1,
-                     *         "name": "Pro Toolkit",
-                     *         "slug": "pro-toolkit",
-                     *         "description": "A short description.",
-                     *         "type": "product",
-                     *         "currency": "SAR",
-                     *         "price": {
-                     *           "original": 1,
-                     *           "actual": 1,
-                     *           "formatted": "40.00 SAR",
-                     *           "currency": "SAR"
-                     *         },
-                     *         "stock": {
-                     *           "is_in_stock": true,
-                     *           "quantity": 1
-                     *         },
-                     *         "max_per_order": 1,
-                     *         "image": {
-                     *           "url": "https://shop.example.test/path"
-                     *         },
-                     *         "categories": [
-                     *           {
-                     *             "id": 1,
-                     *             "name": "Pro Toolkit",
-                     *             "slug": "pro-toolkit"
-                     *           }
-                     *         ],
-                     *         "fields": [
-                     *           {
-                     *             "index": 1,
-                     *             "type": "text",
-                     *             "label": "Colour",
-                     *             "required": true,
-                     *             "options": [
-                     *               {
-                     *                 "index": 1,
-                     *                 "label": "Colour",
-                     *                 "price": "10.00"
-                     *               }
-                     *             ],
-                     *             "upload": {
-                     *               "accept": [
-                     *                 "example"
-                     *               ],
-                     *               "max_size_bytes": 1
-                     *             }
-                     *           }
-                     *         ],
-                     *         "subscription_plans": [
-                     *           {
-                     *             "id": 1,
-                     *             "name": "Pro Toolkit",
-                     *             "price": "10.00",
-                     *             "price_formatted": "example",
-                     *             "duration": "monthly"
-                     *           }
-                     *         ],
-                     *         "payment_methods": [
-                     *           {
-                     *             "id": "card",
-                     *             "name_ar": "بطاقة",
-                     *             "name_en": "Card",
-                     *             "icon": "example",
-                     *             "min_amount": "example",
-                     *             "max_amount": "example"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
                     "application/json": components["schemas"]["EmbedSuccess"] & {
                         data: components["schemas"]["EmbedProduct"];
                     };
@@ -7067,12 +5610,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Product not found"
-                     *     }
-                     */
                     "application/json": components["schemas"]["EmbedError"];
                 };
             };
@@ -7086,10 +5623,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -7106,31 +5640,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "interface": "FiveM",
-                     *       "description": "The command queue a game-server resource polls, with the store’s secret in `X-FiveM-Secret` (one per game server; `npm run fivem-secret`). Every answer is `{success, data}` or `{success: false, message}`; see docs/fivem.md.",
-                     *       "docs": "/docs#/FiveM",
-                     *       "openapi": "/openapi.json",
-                     *       "routes": [
-                     *         {
-                     *           "method": "GET",
-                     *           "path": "/api/fivem/queue",
-                     *           "summary": "Commands to run now, and players with commands waiting"
-                     *         },
-                     *         {
-                     *           "method": "GET",
-                     *           "path": "/api/fivem/queue/online/{playerId}",
-                     *           "summary": "Commands waiting for an online player"
-                     *         },
-                     *         {
-                     *           "method": "DELETE",
-                     *           "path": "/api/fivem/queue",
-                     *           "summary": "Acknowledge commands that ran"
-                     *         }
-                     *       ]
-                     *     }
-                     */
                     "application/json": {
                         description?: string;
                         /** @description The interactive API reference, opened at this interface. */
@@ -7153,17 +5662,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid request",
-                     *       "errors": {
-                     *         "ids.0": [
-                     *           "ids[0] must be an integer"
-                     *         ]
-                     *       }
-                     *     }
-                     */
                     "application/json": components["schemas"]["FiveMError"] & {
                         errors: components["schemas"]["FieldErrors"];
                     };
@@ -7177,10 +5675,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -7199,28 +5694,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": true,
-                     *       "data": {
-                     *         "commands": [
-                     *           {
-                     *             "id": 41,
-                     *             "command": "announce Thanks Sara Ali for order 1207",
-                     *             "player": "license:abc123",
-                     *             "order_id": 1207,
-                     *             "require_online": false,
-                     *             "inventory_slots": null,
-                     *             "lease_expires_at": "2026-11-23T20:01:00.000Z"
-                     *           }
-                     *         ],
-                     *         "players": [
-                     *           "license:abc123"
-                     *         ],
-                     *         "next_check": 30
-                     *       }
-                     *     }
-                     */
                     "application/json": {
                         data: {
                             commands: {
@@ -7258,12 +5731,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid FiveM secret"
-                     *     }
-                     */
                     "application/json": components["schemas"]["FiveMError"];
                 };
             };
@@ -7276,17 +5743,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid request",
-                     *       "errors": {
-                     *         "ids.0": [
-                     *           "ids[0] must be an integer"
-                     *         ]
-                     *       }
-                     *     }
-                     */
                     "application/json": components["schemas"]["FiveMError"] & {
                         errors: components["schemas"]["FieldErrors"];
                     };
@@ -7302,13 +5758,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Too many requests. Please try again later.",
-                     *       "next_check": 42
-                     *     }
-                     */
                     "application/json": components["schemas"]["FiveMError"];
                 };
             };
@@ -7320,10 +5769,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -7333,14 +5779,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "ids": [
-                 *         41,
-                 *         42
-                 *       ]
-                 *     }
-                 */
                 "application/json": {
                     /** @description Ids of commands that ran, 1 to 500 per request. */
                     ids: number[];
@@ -7357,23 +5795,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": true,
-                     *       "data": {
-                     *         "executed": [
-                     *           41
-                     *         ],
-                     *         "ignored": [
-                     *           {
-                     *             "id": 42,
-                     *             "reason": "executed"
-                     *           }
-                     *         ],
-                     *         "next_check": 30
-                     *       }
-                     *     }
-                     */
                     "application/json": {
                         data: {
                             executed: number[];
@@ -7399,12 +5820,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Malformed JSON body"
-                     *     }
-                     */
                     "application/json": components["schemas"]["FiveMError"];
                 };
             };
@@ -7417,12 +5832,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid FiveM secret"
-                     *     }
-                     */
                     "application/json": components["schemas"]["FiveMError"];
                 };
             };
@@ -7435,12 +5844,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Request body is too large"
-                     *     }
-                     */
                     "application/json": components["schemas"]["FiveMError"];
                 };
             };
@@ -7453,17 +5856,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid request",
-                     *       "errors": {
-                     *         "ids.0": [
-                     *           "ids[0] must be an integer"
-                     *         ]
-                     *       }
-                     *     }
-                     */
                     "application/json": components["schemas"]["FiveMError"] & {
                         errors: components["schemas"]["FieldErrors"];
                     };
@@ -7479,13 +5871,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Too many requests. Please try again later.",
-                     *       "next_check": 42
-                     *     }
-                     */
                     "application/json": components["schemas"]["FiveMError"];
                 };
             };
@@ -7497,10 +5882,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -7522,25 +5904,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": true,
-                     *       "data": {
-                     *         "commands": [
-                     *           {
-                     *             "id": 1,
-                     *             "command": "example",
-                     *             "player": "example",
-                     *             "order_id": 1,
-                     *             "require_online": true,
-                     *             "inventory_slots": 1,
-                     *             "lease_expires_at": "2026-11-24T12:00:00.000Z"
-                     *           }
-                     *         ],
-                     *         "next_check": 1
-                     *       }
-                     *     }
-                     */
                     "application/json": {
                         data: {
                             commands: {
@@ -7577,12 +5940,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid FiveM secret"
-                     *     }
-                     */
                     "application/json": components["schemas"]["FiveMError"];
                 };
             };
@@ -7595,12 +5952,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Unknown player: no command was ever queued for this player"
-                     *     }
-                     */
                     "application/json": components["schemas"]["FiveMError"];
                 };
             };
@@ -7613,17 +5964,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid request",
-                     *       "errors": {
-                     *         "ids.0": [
-                     *           "ids[0] must be an integer"
-                     *         ]
-                     *       }
-                     *     }
-                     */
                     "application/json": components["schemas"]["FiveMError"] & {
                         errors: components["schemas"]["FieldErrors"];
                     };
@@ -7639,13 +5979,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Too many requests. Please try again later.",
-                     *       "next_check": 42
-                     *     }
-                     */
                     "application/json": components["schemas"]["FiveMError"];
                 };
             };
@@ -7657,10 +5990,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description An anonymous visitor’s cart, as the first add answered it (`cart_id`, also in `X-Cart-Id`). */
                 "X-Cart-Id"?: components["parameters"]["CartId"];
@@ -7672,12 +6002,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "checkout_url": "3q2+7w8Kx0mJv5yQ1Zt4bN9fR6hL2cP0",
-                 *       "payment_method": "card"
-                 *     }
-                 */
                 "application/json": {
                     checkout_url: string;
                     /** @enum {string} */
@@ -7695,16 +6019,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": true,
-                     *       "data": {
-                     *         "type": "redirect",
-                     *         "redirect_url": "https://shop.example.test/path"
-                     *       },
-                     *       "message": "OK"
-                     *     }
-                     */
                     "application/json": components["schemas"]["StorefrontSuccess"] & {
                         data: components["schemas"]["PaymentInitiation"];
                     };
@@ -7719,13 +6033,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "data": null,
-                     *       "message": "Order already created for this checkout"
-                     *     }
-                     */
                     "application/json": components["schemas"]["StorefrontError"];
                 };
             };
@@ -7738,13 +6045,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "data": null,
-                     *       "message": "Unauthenticated."
-                     *     }
-                     */
                     "application/json": components["schemas"]["StorefrontError"];
                 };
             };
@@ -7757,13 +6057,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "data": null,
-                     *       "message": "Checkout session expired or not found"
-                     *     }
-                     */
                     "application/json": components["schemas"]["StorefrontError"];
                 };
             };
@@ -7777,10 +6070,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -7801,16 +6091,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": true,
-                     *       "data": {
-                     *         "is_paid": true,
-                     *         "order_id": 1
-                     *       },
-                     *       "message": "OK"
-                     *     }
-                     */
                     "application/json": components["schemas"]["StorefrontSuccess"] & {
                         data: components["schemas"]["PaymentStatus"];
                     };
@@ -7826,13 +6106,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "data": null,
-                     *       "message": "Checkout not found"
-                     *     }
-                     */
                     "application/json": components["schemas"]["StorefrontError"];
                 };
             };
@@ -7857,10 +6130,7 @@ export interface operations {
                 type?: "product" | "code" | "service" | "subscription";
             };
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -7879,47 +6149,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": true,
-                     *       "data": {
-                     *         "items": [
-                     *           {
-                     *             "id": 1,
-                     *             "name": "Pro Toolkit",
-                     *             "slug": "pro-toolkit",
-                     *             "type": "product",
-                     *             "price": {
-                     *               "original": 1,
-                     *               "actual": 1,
-                     *               "formatted": "40.00 SAR",
-                     *               "currency": "SAR"
-                     *             },
-                     *             "stock": {
-                     *               "is_in_stock": true
-                     *             },
-                     *             "image": {
-                     *               "url": "https://shop.example.test/path"
-                     *             },
-                     *             "categories": [
-                     *               {
-                     *                 "id": 1,
-                     *                 "name": "Pro Toolkit",
-                     *                 "slug": "pro-toolkit"
-                     *               }
-                     *             ]
-                     *           }
-                     *         ],
-                     *         "meta": {
-                     *           "page": 1,
-                     *           "per_page": 1,
-                     *           "total": 1,
-                     *           "last_page": 1
-                     *         }
-                     *       },
-                     *       "message": "OK"
-                     *     }
-                     */
                     "application/json": components["schemas"]["StorefrontSuccess"] & {
                         data: {
                             items: {
@@ -7971,10 +6200,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -7995,81 +6221,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": true,
-                     *       "data": {
-                     *         "id": 1,
-                     *         "name": "Pro Toolkit",
-                     *         "slug": "pro-toolkit",
-                     *         "description": "A short description.",
-                     *         "type": "product",
-                     *         "currency": "SAR",
-                     *         "price": {
-                     *           "original": 1,
-                     *           "actual": 1,
-                     *           "formatted": "40.00 SAR",
-                     *           "currency": "SAR"
-                     *         },
-                     *         "stock": {
-                     *           "is_in_stock": true,
-                     *           "quantity": 1
-                     *         },
-                     *         "max_per_order": 1,
-                     *         "image": {
-                     *           "url": "https://shop.example.test/path"
-                     *         },
-                     *         "categories": [
-                     *           {
-                     *             "id": 1,
-                     *             "name": "Pro Toolkit",
-                     *             "slug": "pro-toolkit"
-                     *           }
-                     *         ],
-                     *         "fields": [
-                     *           {
-                     *             "index": 1,
-                     *             "type": "text",
-                     *             "label": "Colour",
-                     *             "required": true,
-                     *             "options": [
-                     *               {
-                     *                 "index": 1,
-                     *                 "label": "Colour",
-                     *                 "price": "10.00"
-                     *               }
-                     *             ],
-                     *             "upload": {
-                     *               "accept": [
-                     *                 "example"
-                     *               ],
-                     *               "max_size_bytes": 1
-                     *             }
-                     *           }
-                     *         ],
-                     *         "subscription_plans": [
-                     *           {
-                     *             "id": 1,
-                     *             "name": "Pro Toolkit",
-                     *             "price": "10.00",
-                     *             "price_formatted": "example",
-                     *             "duration": "monthly"
-                     *           }
-                     *         ],
-                     *         "payment_methods": [
-                     *           {
-                     *             "id": "card",
-                     *             "name_ar": "بطاقة",
-                     *             "name_en": "Card",
-                     *             "icon": "example",
-                     *             "min_amount": "example",
-                     *             "max_amount": "example"
-                     *           }
-                     *         ]
-                     *       },
-                     *       "message": "OK"
-                     *     }
-                     */
                     "application/json": components["schemas"]["StorefrontSuccess"] & {
                         data: components["schemas"]["EmbedProduct"];
                     };
@@ -8085,13 +6236,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "data": null,
-                     *       "message": "Product not found"
-                     *     }
-                     */
                     "application/json": components["schemas"]["StorefrontError"];
                 };
             };
@@ -8115,10 +6259,7 @@ export interface operations {
                 type?: "store" | "product";
             };
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -8137,38 +6278,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": true,
-                     *       "data": {
-                     *         "items": [
-                     *           {
-                     *             "id": 1,
-                     *             "rating": 1,
-                     *             "comment": "Works as described.",
-                     *             "product_id": 1,
-                     *             "created_at": "2026-11-24T12:00:00.000Z",
-                     *             "type": "store",
-                     *             "reviewer": {
-                     *               "name": "Pro Toolkit"
-                     *             },
-                     *             "product": {
-                     *               "id": 1,
-                     *               "name": "Pro Toolkit",
-                     *               "slug": "pro-toolkit"
-                     *             }
-                     *           }
-                     *         ],
-                     *         "meta": {
-                     *           "page": 1,
-                     *           "per_page": 1,
-                     *           "total": 1,
-                     *           "last_page": 1
-                     *         }
-                     *       },
-                     *       "message": "OK"
-                     *     }
-                     */
                     "application/json": components["schemas"]["StorefrontSuccess"] & {
                         data: {
                             items: {
@@ -8216,10 +6325,7 @@ export interface operations {
                 type?: "store" | "product";
             };
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -8238,30 +6344,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": true,
-                     *       "data": [
-                     *         {
-                     *           "id": 1,
-                     *           "rating": 1,
-                     *           "comment": "Works as described.",
-                     *           "product_id": 1,
-                     *           "created_at": "2026-11-24T12:00:00.000Z",
-                     *           "type": "store",
-                     *           "reviewer": {
-                     *             "name": "Pro Toolkit"
-                     *           },
-                     *           "product": {
-                     *             "id": 1,
-                     *             "name": "Pro Toolkit",
-                     *             "slug": "pro-toolkit"
-                     *           }
-                     *         }
-                     *       ],
-                     *       "message": "OK"
-                     *     }
-                     */
                     "application/json": components["schemas"]["StorefrontSuccess"] & {
                         data: {
                             comment: string | null;
@@ -8301,10 +6383,7 @@ export interface operations {
                 type?: "store" | "product";
             };
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -8323,24 +6402,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": true,
-                     *       "data": {
-                     *         "product_id": 1,
-                     *         "count": 1,
-                     *         "average": 1,
-                     *         "rating_distribution": {
-                     *           "1": 1,
-                     *           "2": 1,
-                     *           "3": 1,
-                     *           "4": 1,
-                     *           "5": 1
-                     *         }
-                     *       },
-                     *       "message": "OK"
-                     *     }
-                     */
                     "application/json": components["schemas"]["StorefrontSuccess"] & {
                         data: {
                             /** @description Mean rating to two decimals; 0 without reviews. */
@@ -8369,10 +6430,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -8382,13 +6440,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "type": "pageview",
-                 *       "path": "/games",
-                 *       "referrer": "https://google.com/"
-                 *     }
-                 */
                 "application/json": {
                     destination?: string;
                     event_name?: string;
@@ -8419,11 +6470,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "status": "ok"
-                     *     }
-                     */
                     "application/json": components["schemas"]["AnalyticsAccepted"];
                 };
             };
@@ -8470,10 +6516,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -8483,16 +6526,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "events": [
-                 *         {
-                 *           "type": "pageview",
-                 *           "path": "/"
-                 *         }
-                 *       ]
-                 *     }
-                 */
                 "application/json": {
                     /** @description At most 30 events are kept; the rest are dropped. */
                     events: {
@@ -8526,12 +6559,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "status": "ok",
-                     *       "processed": 1
-                     *     }
-                     */
                     "application/json": components["schemas"]["AnalyticsAccepted"];
                 };
             };
@@ -8578,10 +6605,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -8600,42 +6624,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": true,
-                     *       "data": {
-                     *         "items": [
-                     *           {
-                     *             "id": 1,
-                     *             "name": "Pro Toolkit",
-                     *             "slug": "pro-toolkit",
-                     *             "type": "product",
-                     *             "price": {
-                     *               "original": 1,
-                     *               "actual": 1,
-                     *               "formatted": "40.00 SAR",
-                     *               "currency": "SAR"
-                     *             },
-                     *             "stock": {
-                     *               "is_in_stock": true
-                     *             },
-                     *             "image": {
-                     *               "url": "https://shop.example.test/path"
-                     *             },
-                     *             "categories": [
-                     *               {
-                     *                 "id": 1,
-                     *                 "name": "Pro Toolkit",
-                     *                 "slug": "pro-toolkit"
-                     *               }
-                     *             ]
-                     *           }
-                     *         ],
-                     *         "count": 1
-                     *       },
-                     *       "message": "OK"
-                     *     }
-                     */
                     "application/json": components["schemas"]["StorefrontSuccess"] & {
                         data: {
                             count: number;
@@ -8681,13 +6669,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "data": null,
-                     *       "message": "Unauthenticated."
-                     *     }
-                     */
                     "application/json": components["schemas"]["StorefrontError"];
                 };
             };
@@ -8701,10 +6682,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -8714,11 +6692,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "product_id": 10
-                 *     }
-                 */
                 "application/json": {
                     /** @description An active product of this store. */
                     product_id: number;
@@ -8735,13 +6708,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": true,
-                     *       "data": null,
-                     *       "message": "Product added to wishlist"
-                     *     }
-                     */
                     "application/json": components["schemas"]["StorefrontSuccess"] & {
                         data: null;
                     };
@@ -8756,13 +6722,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "data": null,
-                     *       "message": "Product already in wishlist"
-                     *     }
-                     */
                     "application/json": components["schemas"]["StorefrontError"];
                 };
             };
@@ -8775,13 +6734,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "data": null,
-                     *       "message": "Unauthenticated."
-                     *     }
-                     */
                     "application/json": components["schemas"]["StorefrontError"];
                 };
             };
@@ -8795,10 +6747,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -8820,13 +6769,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": true,
-                     *       "data": null,
-                     *       "message": "Product removed from wishlist"
-                     *     }
-                     */
                     "application/json": components["schemas"]["StorefrontSuccess"] & {
                         data: null;
                     };
@@ -8842,13 +6784,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "data": null,
-                     *       "message": "Unauthenticated."
-                     *     }
-                     */
                     "application/json": components["schemas"]["StorefrontError"];
                 };
             };
@@ -8861,13 +6796,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "data": null,
-                     *       "message": "Product not in wishlist"
-                     *     }
-                     */
                     "application/json": components["schemas"]["StorefrontError"];
                 };
             };
@@ -8881,10 +6809,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -8905,15 +6830,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": true,
-                     *       "data": {
-                     *         "in_wishlist": true
-                     *       },
-                     *       "message": "OK"
-                     *     }
-                     */
                     "application/json": components["schemas"]["StorefrontSuccess"] & {
                         data: {
                             in_wishlist: boolean;
@@ -8931,13 +6847,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "data": null,
-                     *       "message": "Unauthenticated."
-                     *     }
-                     */
                     "application/json": components["schemas"]["StorefrontError"];
                 };
             };
@@ -8951,10 +6860,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -8973,13 +6879,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": true,
-                     *       "data": null,
-                     *       "message": "Wishlist cleared"
-                     *     }
-                     */
                     "application/json": components["schemas"]["StorefrontSuccess"] & {
                         data: null;
                     };
@@ -8995,13 +6894,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "data": null,
-                     *       "message": "Unauthenticated."
-                     *     }
-                     */
                     "application/json": components["schemas"]["StorefrontError"];
                 };
             };
@@ -9015,10 +6907,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -9037,15 +6926,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": true,
-                     *       "data": {
-                     *         "count": 1
-                     *       },
-                     *       "message": "OK"
-                     *     }
-                     */
                     "application/json": components["schemas"]["StorefrontSuccess"] & {
                         data: {
                             count: number;
@@ -9063,13 +6943,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "data": null,
-                     *       "message": "Unauthenticated."
-                     *     }
-                     */
                     "application/json": components["schemas"]["StorefrontError"];
                 };
             };
@@ -9083,10 +6956,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -9115,10 +6985,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -9151,10 +7018,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -9171,11 +7035,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "status": "ok"
-                     *     }
-                     */
                     "application/json": {
                         /** @constant */
                         status: "ok";
@@ -9191,10 +7050,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -9247,10 +7103,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -9305,10 +7158,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -9363,10 +7213,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -9419,10 +7266,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -9465,10 +7309,7 @@ export interface operations {
                 lang?: "ar" | "en";
             };
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -9522,10 +7363,7 @@ export interface operations {
                 next?: string;
             };
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -9564,10 +7402,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -9577,11 +7412,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "code": "SUMMER10"
-                 *     }
-                 */
                 "application/x-www-form-urlencoded": {
                     code?: string;
                 } & {
@@ -9628,10 +7458,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -9694,10 +7521,7 @@ export interface operations {
                 page?: number;
             };
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -9756,10 +7580,7 @@ export interface operations {
                 to?: string;
             };
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -9810,10 +7631,7 @@ export interface operations {
                 lang?: "ar" | "en";
             };
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -9874,10 +7692,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -9889,13 +7704,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "_csrf": "example",
-                 *       "status": "ex",
-                 *       "confirm": "ex"
-                 *     }
-                 */
                 "application/x-www-form-urlencoded": {
                     _csrf?: string;
                     confirm?: string;
@@ -9957,10 +7765,7 @@ export interface operations {
                 page?: number;
             };
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -10009,10 +7814,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -10022,19 +7824,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "_csrf": "example",
-                 *       "name": "Pro Toolkit",
-                 *       "type": "example",
-                 *       "price": "example",
-                 *       "sale_price": "example",
-                 *       "stock": "example",
-                 *       "description": "A short description.",
-                 *       "active": "examp",
-                 *       "codes": "example"
-                 *     }
-                 */
                 "application/x-www-form-urlencoded": {
                     _csrf?: string;
                     active?: string;
@@ -10092,10 +7881,7 @@ export interface operations {
                 saved?: string;
             };
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -10156,10 +7942,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -10171,19 +7954,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "_csrf": "example",
-                 *       "name": "Pro Toolkit",
-                 *       "type": "example",
-                 *       "price": "example",
-                 *       "sale_price": "example",
-                 *       "stock": "example",
-                 *       "description": "A short description.",
-                 *       "active": "examp",
-                 *       "codes": "example"
-                 *     }
-                 */
                 "application/x-www-form-urlencoded": {
                     _csrf?: string;
                     active?: string;
@@ -10250,10 +8020,7 @@ export interface operations {
                 lang?: "ar" | "en";
             };
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -10305,10 +8072,7 @@ export interface operations {
                 saved?: string;
             };
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -10357,10 +8121,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -10370,13 +8131,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "_csrf": "example",
-                 *       "name": "Pro Toolkit",
-                 *       "allowed_origins": "example"
-                 *     }
-                 */
                 "application/x-www-form-urlencoded": {
                     _csrf?: string;
                     allowed_origins?: string;
@@ -10430,10 +8184,7 @@ export interface operations {
                 next?: string;
             };
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -10472,10 +8223,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -10485,12 +8233,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "country_code": "966",
-                 *       "phone": "500000001"
-                 *     }
-                 */
                 "application/x-www-form-urlencoded": {
                     country_code?: string;
                     phone?: string;
@@ -10559,10 +8301,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -10572,12 +8311,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "_csrf": "example",
-                 *       "everywhere": "examp"
-                 *     }
-                 */
                 "application/x-www-form-urlencoded": {
                     _csrf?: string;
                     everywhere?: string;
@@ -10621,10 +8354,7 @@ export interface operations {
                 next?: string;
             };
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -10653,10 +8383,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -10666,14 +8393,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "country_code": "966",
-                 *       "phone": "500000001",
-                 *       "store_name": "example",
-                 *       "owner_name": "example"
-                 *     }
-                 */
                 "application/x-www-form-urlencoded": {
                     country_code?: string;
                     owner_name?: string;
@@ -10736,10 +8455,7 @@ export interface operations {
                 lang?: "ar" | "en";
             };
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -10788,10 +8504,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -10801,15 +8514,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "_csrf": "example",
-                 *       "name": "Pro Toolkit",
-                 *       "country_code": "966",
-                 *       "phone": "500000001",
-                 *       "role": "example"
-                 *     }
-                 */
                 "application/x-www-form-urlencoded": {
                     _csrf?: string;
                     country_code?: string;
@@ -10870,10 +8574,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -10885,11 +8586,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "_csrf": "example"
-                 *     }
-                 */
                 "application/x-www-form-urlencoded": {
                     _csrf?: string;
                 } & {
@@ -10947,10 +8643,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -10960,12 +8653,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "_csrf": "example",
-                 *       "store_id": "example"
-                 *     }
-                 */
                 "application/x-www-form-urlencoded": {
                     _csrf?: string;
                     store_id?: string;
@@ -11004,10 +8691,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -11038,10 +8722,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -11058,7 +8739,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example {} */
                     "application/json": Record<string, never>;
                 };
             };
@@ -11074,10 +8754,7 @@ export interface operations {
                 lang?: "ar" | "en";
             };
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -11130,10 +8807,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -11220,10 +8894,7 @@ export interface operations {
                 return?: string;
             };
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -11286,10 +8957,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -11381,10 +9049,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -11449,10 +9114,7 @@ export interface operations {
                 lang?: "ar" | "en";
             };
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -11494,10 +9156,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -11539,10 +9198,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -11559,15 +9215,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "status": "ok",
-                     *       "checks": {
-                     *         "postgres": "ok",
-                     *         "redis": "ok"
-                     *       }
-                     *     }
-                     */
                     "application/json": components["schemas"]["Readiness"];
                 };
             };
@@ -11581,15 +9228,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "status": "unavailable",
-                     *       "checks": {
-                     *         "postgres": "ok",
-                     *         "redis": "unreachable"
-                     *       }
-                     *     }
-                     */
                     "application/json": components["schemas"]["Readiness"];
                 };
             };
@@ -11599,10 +9237,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -11619,311 +9254,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "interface": "Merchant",
-                     *       "description": "Store owners manage their store (/shawarma). Bearer merchant token of a store on the paid plan; 60 requests per minute per token. Every answer is `{message, data, api, timestamp}`.",
-                     *       "docs": "/docs#/Merchant",
-                     *       "openapi": "/openapi.json",
-                     *       "routes": [
-                     *         {
-                     *           "method": "GET",
-                     *           "path": "/shawarma/store",
-                     *           "summary": "Store information and settings"
-                     *         },
-                     *         {
-                     *           "method": "PATCH",
-                     *           "path": "/shawarma/store",
-                     *           "summary": "Change store settings"
-                     *         },
-                     *         {
-                     *           "method": "POST",
-                     *           "path": "/shawarma/store/embed-key",
-                     *           "summary": "Rotate the embed key"
-                     *         },
-                     *         {
-                     *           "method": "GET",
-                     *           "path": "/shawarma/store/statics",
-                     *           "summary": "Store statistics"
-                     *         },
-                     *         {
-                     *           "method": "GET",
-                     *           "path": "/shawarma/orders",
-                     *           "summary": "List orders (paginated)"
-                     *         },
-                     *         {
-                     *           "method": "POST",
-                     *           "path": "/shawarma/orders",
-                     *           "summary": "Create an order for a customer"
-                     *         },
-                     *         {
-                     *           "method": "GET",
-                     *           "path": "/shawarma/orders/{id}",
-                     *           "summary": "Order details"
-                     *         },
-                     *         {
-                     *           "method": "PUT",
-                     *           "path": "/shawarma/orders/{id}",
-                     *           "summary": "Update order status"
-                     *         },
-                     *         {
-                     *           "method": "GET",
-                     *           "path": "/shawarma/orders/{id}/uploads/{index}",
-                     *           "summary": "A file the buyer uploaded"
-                     *         },
-                     *         {
-                     *           "method": "GET",
-                     *           "path": "/shawarma/products",
-                     *           "summary": "List products (paginated)"
-                     *         },
-                     *         {
-                     *           "method": "GET",
-                     *           "path": "/shawarma/products/{id}",
-                     *           "summary": "Product details"
-                     *         },
-                     *         {
-                     *           "method": "POST",
-                     *           "path": "/shawarma/products",
-                     *           "summary": "Create a product"
-                     *         },
-                     *         {
-                     *           "method": "PATCH",
-                     *           "path": "/shawarma/products/{id}",
-                     *           "summary": "Update a product"
-                     *         },
-                     *         {
-                     *           "method": "DELETE",
-                     *           "path": "/shawarma/products/{id}",
-                     *           "summary": "Take a product off sale"
-                     *         },
-                     *         {
-                     *           "method": "POST",
-                     *           "path": "/shawarma/products/{id}/image",
-                     *           "summary": "Upload the product image"
-                     *         },
-                     *         {
-                     *           "method": "POST",
-                     *           "path": "/shawarma/products/{id}/codes",
-                     *           "summary": "Add key stock to a code product"
-                     *         },
-                     *         {
-                     *           "method": "GET",
-                     *           "path": "/shawarma/products/{id}/codes",
-                     *           "summary": "List unsold keys"
-                     *         },
-                     *         {
-                     *           "method": "POST",
-                     *           "path": "/shawarma/products/{id}/codes/withdraw",
-                     *           "summary": "Withdraw unsold keys"
-                     *         },
-                     *         {
-                     *           "method": "GET",
-                     *           "path": "/shawarma/categories",
-                     *           "summary": "List categories (paginated)"
-                     *         },
-                     *         {
-                     *           "method": "GET",
-                     *           "path": "/shawarma/categories/{id}",
-                     *           "summary": "Category details"
-                     *         },
-                     *         {
-                     *           "method": "POST",
-                     *           "path": "/shawarma/categories",
-                     *           "summary": "Create a category"
-                     *         },
-                     *         {
-                     *           "method": "PATCH",
-                     *           "path": "/shawarma/categories/{id}",
-                     *           "summary": "Rename, re-slug or move a category"
-                     *         },
-                     *         {
-                     *           "method": "DELETE",
-                     *           "path": "/shawarma/categories/{id}",
-                     *           "summary": "Delete a category"
-                     *         },
-                     *         {
-                     *           "method": "GET",
-                     *           "path": "/shawarma/subscriptions",
-                     *           "summary": "List subscriptions (paginated)"
-                     *         },
-                     *         {
-                     *           "method": "GET",
-                     *           "path": "/shawarma/subscriptions/{id}",
-                     *           "summary": "Subscription details"
-                     *         },
-                     *         {
-                     *           "method": "POST",
-                     *           "path": "/shawarma/subscriptions/{id}/cancel",
-                     *           "summary": "Cancel a subscription"
-                     *         },
-                     *         {
-                     *           "method": "POST",
-                     *           "path": "/shawarma/subscriptions/{id}/plan",
-                     *           "summary": "Change a subscription’s plan from the next period"
-                     *         },
-                     *         {
-                     *           "method": "POST",
-                     *           "path": "/shawarma/webhooks",
-                     *           "summary": "Register a webhook endpoint"
-                     *         },
-                     *         {
-                     *           "method": "GET",
-                     *           "path": "/shawarma/webhooks",
-                     *           "summary": "List webhook endpoints"
-                     *         },
-                     *         {
-                     *           "method": "DELETE",
-                     *           "path": "/shawarma/webhooks/{id}",
-                     *           "summary": "Delete a webhook endpoint"
-                     *         },
-                     *         {
-                     *           "method": "GET",
-                     *           "path": "/shawarma/products/{productId}/licenses",
-                     *           "summary": "A product’s licenses"
-                     *         },
-                     *         {
-                     *           "method": "GET",
-                     *           "path": "/shawarma/licenses/{licenseId}",
-                     *           "summary": "A license with its activations"
-                     *         },
-                     *         {
-                     *           "method": "POST",
-                     *           "path": "/shawarma/licenses/{licenseId}/suspend",
-                     *           "summary": "Suspend a license"
-                     *         },
-                     *         {
-                     *           "method": "POST",
-                     *           "path": "/shawarma/licenses/{licenseId}/reactivate",
-                     *           "summary": "Reactivate a suspended license"
-                     *         },
-                     *         {
-                     *           "method": "POST",
-                     *           "path": "/shawarma/licenses/{licenseId}/reset-activations",
-                     *           "summary": "Reset activations"
-                     *         },
-                     *         {
-                     *           "method": "GET",
-                     *           "path": "/shawarma/orders/{id}/invoice",
-                     *           "summary": "Tax invoice of an order"
-                     *         },
-                     *         {
-                     *           "method": "GET",
-                     *           "path": "/shawarma/invoices",
-                     *           "summary": "Invoices and credit notes of a month"
-                     *         },
-                     *         {
-                     *           "method": "GET",
-                     *           "path": "/shawarma/invoices/export",
-                     *           "summary": "Invoices and credit notes of a month as CSV"
-                     *         },
-                     *         {
-                     *           "method": "GET",
-                     *           "path": "/shawarma/store/tax",
-                     *           "summary": "VAT settings"
-                     *         },
-                     *         {
-                     *           "method": "PUT",
-                     *           "path": "/shawarma/store/tax",
-                     *           "summary": "Change the VAT settings"
-                     *         },
-                     *         {
-                     *           "method": "POST",
-                     *           "path": "/shawarma/orders/{id}/refunds",
-                     *           "summary": "Refund an order, in full or in part"
-                     *         },
-                     *         {
-                     *           "method": "GET",
-                     *           "path": "/shawarma/orders/{id}/refunds",
-                     *           "summary": "An order’s refunds (paginated)"
-                     *         },
-                     *         {
-                     *           "method": "GET",
-                     *           "path": "/shawarma/coupons",
-                     *           "summary": "List coupons (paginated)"
-                     *         },
-                     *         {
-                     *           "method": "GET",
-                     *           "path": "/shawarma/coupons/{id}",
-                     *           "summary": "Coupon details"
-                     *         },
-                     *         {
-                     *           "method": "POST",
-                     *           "path": "/shawarma/coupons",
-                     *           "summary": "Create a coupon"
-                     *         },
-                     *         {
-                     *           "method": "PATCH",
-                     *           "path": "/shawarma/coupons/{id}",
-                     *           "summary": "Update a coupon"
-                     *         },
-                     *         {
-                     *           "method": "DELETE",
-                     *           "path": "/shawarma/coupons/{id}",
-                     *           "summary": "Delete a coupon"
-                     *         },
-                     *         {
-                     *           "method": "GET",
-                     *           "path": "/shawarma/tokens",
-                     *           "summary": "List API tokens"
-                     *         },
-                     *         {
-                     *           "method": "POST",
-                     *           "path": "/shawarma/tokens",
-                     *           "summary": "Create an API token"
-                     *         },
-                     *         {
-                     *           "method": "DELETE",
-                     *           "path": "/shawarma/tokens/{id}",
-                     *           "summary": "Revoke an API token"
-                     *         },
-                     *         {
-                     *           "method": "GET",
-                     *           "path": "/shawarma/fivem/servers",
-                     *           "summary": "List FiveM game servers"
-                     *         },
-                     *         {
-                     *           "method": "POST",
-                     *           "path": "/shawarma/fivem/servers",
-                     *           "summary": "Register a FiveM game server"
-                     *         },
-                     *         {
-                     *           "method": "DELETE",
-                     *           "path": "/shawarma/fivem/servers/{id}",
-                     *           "summary": "Revoke a FiveM game server’s secret"
-                     *         },
-                     *         {
-                     *           "method": "GET",
-                     *           "path": "/shawarma/audit-log",
-                     *           "summary": "The audit log (paginated)"
-                     *         },
-                     *         {
-                     *           "method": "GET",
-                     *           "path": "/shawarma/products/{productId}/plans/{planId}/entitlements",
-                     *           "summary": "A plan’s entitlements"
-                     *         },
-                     *         {
-                     *           "method": "PUT",
-                     *           "path": "/shawarma/products/{productId}/plans/{planId}/entitlements",
-                     *           "summary": "Replace a plan’s entitlements"
-                     *         },
-                     *         {
-                     *           "method": "GET",
-                     *           "path": "/shawarma/licenses/{licenseId}/history",
-                     *           "summary": "A license’s activations and resets"
-                     *         },
-                     *         {
-                     *           "method": "GET",
-                     *           "path": "/shawarma/products/{productId}/license-policy",
-                     *           "summary": "A product’s license policy"
-                     *         },
-                     *         {
-                     *           "method": "PATCH",
-                     *           "path": "/shawarma/products/{productId}/license-policy",
-                     *           "summary": "Change a product’s license policy"
-                     *         }
-                     *       ]
-                     *     }
-                     */
                     "application/json": {
                         description?: string;
                         /** @description The interactive API reference, opened at this interface. */
@@ -11955,10 +9285,7 @@ export interface operations {
                 resource_type?: string;
             };
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -11977,43 +9304,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "OK",
-                     *       "data": {
-                     *         "data": [
-                     *           {
-                     *             "id": 1,
-                     *             "action": "example",
-                     *             "resource": {
-                     *               "type": "example",
-                     *               "id": 1
-                     *             },
-                     *             "actor": "example",
-                     *             "token": {
-                     *               "id": 1,
-                     *               "name": "Pro Toolkit",
-                     *               "last4": "example"
-                     *             },
-                     *             "changes": {},
-                     *             "created_at": "2026-11-24T12:00:00.000Z"
-                     *           }
-                     *         ],
-                     *         "meta": {
-                     *           "page": 1,
-                     *           "per_page": 1,
-                     *           "total": 1,
-                     *           "last_page": 1
-                     *         },
-                     *         "current_page": 1,
-                     *         "per_page": 1,
-                     *         "total": 1,
-                     *         "last_page": 1
-                     *       },
-                     *       "api": "merchant",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             current_page: number;
@@ -12063,10 +9353,7 @@ export interface operations {
                 per_page?: number;
             };
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -12085,35 +9372,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "OK",
-                     *       "data": {
-                     *         "data": [
-                     *           {
-                     *             "id": 1,
-                     *             "name": "Pro Toolkit",
-                     *             "slug": "pro-toolkit",
-                     *             "position": 1,
-                     *             "product_count": 1,
-                     *             "created_at": "2026-11-24T12:00:00.000Z"
-                     *           }
-                     *         ],
-                     *         "meta": {
-                     *           "page": 1,
-                     *           "per_page": 1,
-                     *           "total": 1,
-                     *           "last_page": 1
-                     *         },
-                     *         "current_page": 1,
-                     *         "per_page": 1,
-                     *         "total": 1,
-                     *         "last_page": 1
-                     *       },
-                     *       "api": "merchant",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             current_page: number;
@@ -12151,10 +9409,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -12164,12 +9419,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "name": "Games",
-                 *       "slug": "games"
-                 *     }
-                 */
                 "application/json": {
                     name: string;
                     position?: number;
@@ -12187,21 +9436,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "OK",
-                     *       "data": {
-                     *         "id": 1,
-                     *         "name": "Pro Toolkit",
-                     *         "slug": "pro-toolkit",
-                     *         "position": 1,
-                     *         "product_count": 1,
-                     *         "created_at": "2026-11-24T12:00:00.000Z"
-                     *       },
-                     *       "api": "merchant",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             /** Format: date-time */
@@ -12227,10 +9461,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -12252,21 +9483,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "OK",
-                     *       "data": {
-                     *         "id": 1,
-                     *         "name": "Pro Toolkit",
-                     *         "slug": "pro-toolkit",
-                     *         "position": 1,
-                     *         "product_count": 1,
-                     *         "created_at": "2026-11-24T12:00:00.000Z"
-                     *       },
-                     *       "api": "merchant",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             /** Format: date-time */
@@ -12291,15 +9507,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "Category not found",
-                     *       "data": null,
-                     *       "api": "merchant",
-                     *       "timestamp": 1795000000,
-                     *       "error": true
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantError"];
                 };
             };
@@ -12313,10 +9520,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -12338,14 +9542,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "OK",
-                     *       "data": null,
-                     *       "api": "merchant",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: null;
                     };
@@ -12362,15 +9558,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "Category not found",
-                     *       "data": null,
-                     *       "api": "merchant",
-                     *       "timestamp": 1795000000,
-                     *       "error": true
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantError"];
                 };
             };
@@ -12384,10 +9571,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -12400,11 +9584,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "name": "PC games"
-                 *     }
-                 */
                 "application/json": {
                     name?: string;
                     position?: number;
@@ -12422,21 +9601,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "OK",
-                     *       "data": {
-                     *         "id": 1,
-                     *         "name": "Pro Toolkit",
-                     *         "slug": "pro-toolkit",
-                     *         "position": 1,
-                     *         "product_count": 1,
-                     *         "created_at": "2026-11-24T12:00:00.000Z"
-                     *       },
-                     *       "api": "merchant",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             /** Format: date-time */
@@ -12461,15 +9625,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "Category not found",
-                     *       "data": null,
-                     *       "api": "merchant",
-                     *       "timestamp": 1795000000,
-                     *       "error": true
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantError"];
                 };
             };
@@ -12488,10 +9643,7 @@ export interface operations {
                 per_page?: number;
             };
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -12510,48 +9662,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "OK",
-                     *       "data": {
-                     *         "data": [
-                     *           {
-                     *             "id": 1,
-                     *             "code": "SUMMER10",
-                     *             "type": "percentage",
-                     *             "amount": "10.00",
-                     *             "active": true,
-                     *             "max_uses": 1,
-                     *             "uses": 1,
-                     *             "reserved_uses": 1,
-                     *             "min_order": "10.00",
-                     *             "products": [
-                     *               1
-                     *             ],
-                     *             "payment_restrictions": [
-                     *               "example"
-                     *             ],
-                     *             "starts_at": "2026-11-24T12:00:00.000Z",
-                     *             "expires_at": "2026-11-24T12:00:00.000Z",
-                     *             "created_at": "2026-11-24T12:00:00.000Z",
-                     *             "updated_at": "2026-11-24T12:00:00.000Z"
-                     *           }
-                     *         ],
-                     *         "meta": {
-                     *           "page": 1,
-                     *           "per_page": 1,
-                     *           "total": 1,
-                     *           "last_page": 1
-                     *         },
-                     *         "current_page": 1,
-                     *         "per_page": 1,
-                     *         "total": 1,
-                     *         "last_page": 1
-                     *       },
-                     *       "api": "merchant",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             current_page: number;
@@ -12605,10 +9715,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -12618,20 +9725,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "code": "SAVE10",
-                 *       "type": "percentage",
-                 *       "amount": "10",
-                 *       "max_uses": 100,
-                 *       "min_order": "20.00",
-                 *       "payment_restrictions": [
-                 *         "card",
-                 *         "mada"
-                 *       ],
-                 *       "expires_at": "2030-01-01T00:00:00Z"
-                 *     }
-                 */
                 "application/json": {
                     /** @default true */
                     active?: boolean;
@@ -12662,34 +9755,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "OK",
-                     *       "data": {
-                     *         "id": 1,
-                     *         "code": "SUMMER10",
-                     *         "type": "percentage",
-                     *         "amount": "10.00",
-                     *         "active": true,
-                     *         "max_uses": 1,
-                     *         "uses": 1,
-                     *         "reserved_uses": 1,
-                     *         "min_order": "10.00",
-                     *         "products": [
-                     *           1
-                     *         ],
-                     *         "payment_restrictions": [
-                     *           "example"
-                     *         ],
-                     *         "starts_at": "2026-11-24T12:00:00.000Z",
-                     *         "expires_at": "2026-11-24T12:00:00.000Z",
-                     *         "created_at": "2026-11-24T12:00:00.000Z",
-                     *         "updated_at": "2026-11-24T12:00:00.000Z"
-                     *       },
-                     *       "api": "merchant",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             active: boolean;
@@ -12731,10 +9796,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -12756,34 +9818,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "OK",
-                     *       "data": {
-                     *         "id": 1,
-                     *         "code": "SUMMER10",
-                     *         "type": "percentage",
-                     *         "amount": "10.00",
-                     *         "active": true,
-                     *         "max_uses": 1,
-                     *         "uses": 1,
-                     *         "reserved_uses": 1,
-                     *         "min_order": "10.00",
-                     *         "products": [
-                     *           1
-                     *         ],
-                     *         "payment_restrictions": [
-                     *           "example"
-                     *         ],
-                     *         "starts_at": "2026-11-24T12:00:00.000Z",
-                     *         "expires_at": "2026-11-24T12:00:00.000Z",
-                     *         "created_at": "2026-11-24T12:00:00.000Z",
-                     *         "updated_at": "2026-11-24T12:00:00.000Z"
-                     *       },
-                     *       "api": "merchant",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             active: boolean;
@@ -12824,15 +9858,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "Coupon not found",
-                     *       "data": null,
-                     *       "api": "merchant",
-                     *       "timestamp": 1795000000,
-                     *       "error": true
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantError"];
                 };
             };
@@ -12846,10 +9871,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -12871,18 +9893,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "OK",
-                     *       "data": {
-                     *         "id": 1,
-                     *         "deleted": true,
-                     *         "active": true
-                     *       },
-                     *       "api": "merchant",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             active: boolean;
@@ -12903,15 +9913,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "Coupon not found",
-                     *       "data": null,
-                     *       "api": "merchant",
-                     *       "timestamp": 1795000000,
-                     *       "error": true
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantError"];
                 };
             };
@@ -12925,10 +9926,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -12941,11 +9939,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "active": false
-                 *     }
-                 */
                 "application/json": {
                     active?: boolean;
                     amount?: string;
@@ -12973,34 +9966,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "OK",
-                     *       "data": {
-                     *         "id": 1,
-                     *         "code": "SUMMER10",
-                     *         "type": "percentage",
-                     *         "amount": "10.00",
-                     *         "active": true,
-                     *         "max_uses": 1,
-                     *         "uses": 1,
-                     *         "reserved_uses": 1,
-                     *         "min_order": "10.00",
-                     *         "products": [
-                     *           1
-                     *         ],
-                     *         "payment_restrictions": [
-                     *           "example"
-                     *         ],
-                     *         "starts_at": "2026-11-24T12:00:00.000Z",
-                     *         "expires_at": "2026-11-24T12:00:00.000Z",
-                     *         "created_at": "2026-11-24T12:00:00.000Z",
-                     *         "updated_at": "2026-11-24T12:00:00.000Z"
-                     *       },
-                     *       "api": "merchant",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             active: boolean;
@@ -13041,15 +10006,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "Coupon not found",
-                     *       "data": null,
-                     *       "api": "merchant",
-                     *       "timestamp": 1795000000,
-                     *       "error": true
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantError"];
                 };
             };
@@ -13063,10 +10019,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -13085,23 +10038,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "OK",
-                     *       "data": [
-                     *         {
-                     *           "id": 1,
-                     *           "name": "Pro Toolkit",
-                     *           "last4": "example",
-                     *           "last_seen_at": "2026-11-24T12:00:00.000Z",
-                     *           "revoked_at": "2026-11-24T12:00:00.000Z",
-                     *           "created_at": "2026-11-24T12:00:00.000Z"
-                     *         }
-                     *       ],
-                     *       "api": "merchant",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             /** Format: date-time */
@@ -13129,10 +10065,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -13142,11 +10075,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "name": "EU-1"
-                 *     }
-                 */
                 "application/json": {
                     name: string;
                 };
@@ -13162,22 +10090,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "OK",
-                     *       "data": {
-                     *         "id": 1,
-                     *         "name": "Pro Toolkit",
-                     *         "last4": "example",
-                     *         "last_seen_at": "2026-11-24T12:00:00.000Z",
-                     *         "revoked_at": "2026-11-24T12:00:00.000Z",
-                     *         "created_at": "2026-11-24T12:00:00.000Z",
-                     *         "secret": "example"
-                     *       },
-                     *       "api": "merchant",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             /** Format: date-time */
@@ -13207,10 +10119,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -13232,21 +10141,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "OK",
-                     *       "data": {
-                     *         "id": 1,
-                     *         "name": "Pro Toolkit",
-                     *         "last4": "example",
-                     *         "last_seen_at": "2026-11-24T12:00:00.000Z",
-                     *         "revoked_at": "2026-11-24T12:00:00.000Z",
-                     *         "created_at": "2026-11-24T12:00:00.000Z"
-                     *       },
-                     *       "api": "merchant",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             /** Format: date-time */
@@ -13273,15 +10167,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "Game server not found",
-                     *       "data": null,
-                     *       "api": "merchant",
-                     *       "timestamp": 1795000000,
-                     *       "error": true
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantError"];
                 };
             };
@@ -13300,10 +10185,7 @@ export interface operations {
                 per_page?: number;
             };
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -13322,51 +10204,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "OK",
-                     *       "data": {
-                     *         "month": "example",
-                     *         "totals": [
-                     *           {
-                     *             "currency": "SAR",
-                     *             "invoices": 1,
-                     *             "credit_notes": 1,
-                     *             "total_excl_vat": "10.00",
-                     *             "vat": "10.00",
-                     *             "total": "10.00"
-                     *           }
-                     *         ],
-                     *         "data": [
-                     *           {
-                     *             "type": "invoice",
-                     *             "number": 1,
-                     *             "issued_at": "2026-11-24T12:00:00.000Z",
-                     *             "order_id": 1,
-                     *             "invoice_number": 1,
-                     *             "currency": "SAR",
-                     *             "total_excl_vat": "10.00",
-                     *             "vat": "10.00",
-                     *             "total": "10.00",
-                     *             "reason": "Customer request",
-                     *             "url": "https://shop.example.test/path"
-                     *           }
-                     *         ],
-                     *         "meta": {
-                     *           "page": 1,
-                     *           "per_page": 1,
-                     *           "total": 1,
-                     *           "last_page": 1
-                     *         },
-                     *         "current_page": 1,
-                     *         "per_page": 1,
-                     *         "total": 1,
-                     *         "last_page": 1
-                     *       },
-                     *       "api": "merchant",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             current_page: number;
@@ -13428,10 +10265,7 @@ export interface operations {
                 month: string;
             };
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -13465,10 +10299,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -13489,38 +10320,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "OK",
-                     *       "data": {
-                     *         "id": 1,
-                     *         "key": "example",
-                     *         "product_id": 1,
-                     *         "plan_id": 1,
-                     *         "order_id": 1,
-                     *         "customer_id": 1,
-                     *         "status": "generated",
-                     *         "lock_type": "none",
-                     *         "max_activations": 1,
-                     *         "activations_count": 1,
-                     *         "starts_at": "2026-11-24T12:00:00.000Z",
-                     *         "expires_at": "2026-11-24T12:00:00.000Z",
-                     *         "metadata": {},
-                     *         "created_at": "2026-11-24T12:00:00.000Z",
-                     *         "updated_at": "2026-11-24T12:00:00.000Z",
-                     *         "activations": [
-                     *           {
-                     *             "id": 1,
-                     *             "hint": "example",
-                     *             "created_at": "2026-11-24T12:00:00.000Z",
-                     *             "last_seen_at": "2026-11-24T12:00:00.000Z"
-                     *           }
-                     *         ]
-                     *       },
-                     *       "api": "merchant",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             activations_count: number;
@@ -13586,10 +10385,7 @@ export interface operations {
                 per_page?: number;
             };
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -13610,31 +10406,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "OK",
-                     *       "data": {
-                     *         "items": [
-                     *           {
-                     *             "id": 1,
-                     *             "kind": "activated",
-                     *             "actor": "customer",
-                     *             "hint": "example",
-                     *             "removed": 1,
-                     *             "created_at": "2026-11-24T12:00:00.000Z"
-                     *           }
-                     *         ],
-                     *         "meta": {
-                     *           "page": 1,
-                     *           "per_page": 1,
-                     *           "total": 1,
-                     *           "last_page": 1
-                     *         }
-                     *       },
-                     *       "api": "merchant",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             items: {
@@ -13687,10 +10458,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -13711,38 +10479,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "OK",
-                     *       "data": {
-                     *         "id": 1,
-                     *         "key": "example",
-                     *         "product_id": 1,
-                     *         "plan_id": 1,
-                     *         "order_id": 1,
-                     *         "customer_id": 1,
-                     *         "status": "generated",
-                     *         "lock_type": "none",
-                     *         "max_activations": 1,
-                     *         "activations_count": 1,
-                     *         "starts_at": "2026-11-24T12:00:00.000Z",
-                     *         "expires_at": "2026-11-24T12:00:00.000Z",
-                     *         "metadata": {},
-                     *         "created_at": "2026-11-24T12:00:00.000Z",
-                     *         "updated_at": "2026-11-24T12:00:00.000Z",
-                     *         "activations": [
-                     *           {
-                     *             "id": 1,
-                     *             "hint": "example",
-                     *             "created_at": "2026-11-24T12:00:00.000Z",
-                     *             "last_seen_at": "2026-11-24T12:00:00.000Z"
-                     *           }
-                     *         ]
-                     *       },
-                     *       "api": "merchant",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             activations_count: number;
@@ -13817,10 +10553,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -13832,11 +10565,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "hwid": "B7F3-99A1-PC"
-                 *     }
-                 */
                 "application/json": {
                     activation_id?: number;
                     hwid?: string;
@@ -13857,39 +10585,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "OK",
-                     *       "data": {
-                     *         "id": 1,
-                     *         "key": "example",
-                     *         "product_id": 1,
-                     *         "plan_id": 1,
-                     *         "order_id": 1,
-                     *         "customer_id": 1,
-                     *         "status": "generated",
-                     *         "lock_type": "none",
-                     *         "max_activations": 1,
-                     *         "activations_count": 1,
-                     *         "starts_at": "2026-11-24T12:00:00.000Z",
-                     *         "expires_at": "2026-11-24T12:00:00.000Z",
-                     *         "metadata": {},
-                     *         "created_at": "2026-11-24T12:00:00.000Z",
-                     *         "updated_at": "2026-11-24T12:00:00.000Z",
-                     *         "activations": [
-                     *           {
-                     *             "id": 1,
-                     *             "hint": "example",
-                     *             "created_at": "2026-11-24T12:00:00.000Z",
-                     *             "last_seen_at": "2026-11-24T12:00:00.000Z"
-                     *           }
-                     *         ],
-                     *         "removed": 1
-                     *       },
-                     *       "api": "merchant",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: ({
                             activations_count: number;
@@ -13954,10 +10649,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -13978,38 +10670,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "OK",
-                     *       "data": {
-                     *         "id": 1,
-                     *         "key": "example",
-                     *         "product_id": 1,
-                     *         "plan_id": 1,
-                     *         "order_id": 1,
-                     *         "customer_id": 1,
-                     *         "status": "generated",
-                     *         "lock_type": "none",
-                     *         "max_activations": 1,
-                     *         "activations_count": 1,
-                     *         "starts_at": "2026-11-24T12:00:00.000Z",
-                     *         "expires_at": "2026-11-24T12:00:00.000Z",
-                     *         "metadata": {},
-                     *         "created_at": "2026-11-24T12:00:00.000Z",
-                     *         "updated_at": "2026-11-24T12:00:00.000Z",
-                     *         "activations": [
-                     *           {
-                     *             "id": 1,
-                     *             "hint": "example",
-                     *             "created_at": "2026-11-24T12:00:00.000Z",
-                     *             "last_seen_at": "2026-11-24T12:00:00.000Z"
-                     *           }
-                     *         ]
-                     *       },
-                     *       "api": "merchant",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             activations_count: number;
@@ -14099,10 +10759,7 @@ export interface operations {
                 to?: string;
             };
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -14121,52 +10778,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "OK",
-                     *       "data": {
-                     *         "data": [
-                     *           {
-                     *             "id": 1,
-                     *             "status": 1,
-                     *             "status_label": "Completed",
-                     *             "total": "10.00",
-                     *             "currency": "SAR",
-                     *             "payment_method": "card",
-                     *             "source": "embed",
-                     *             "customer": {
-                     *               "id": 1,
-                     *               "first_name": "Sara",
-                     *               "last_name": "Ali",
-                     *               "email": "buyer@example.com",
-                     *               "country_code": "966",
-                     *               "phone": "500000001"
-                     *             },
-                     *             "items": [
-                     *               {
-                     *                 "product_id": 1,
-                     *                 "name": "Pro Toolkit",
-                     *                 "quantity": 1
-                     *               }
-                     *             ],
-                     *             "created_at": "2026-11-24T12:00:00.000Z"
-                     *           }
-                     *         ],
-                     *         "meta": {
-                     *           "page": 1,
-                     *           "per_page": 1,
-                     *           "total": 1,
-                     *           "last_page": 1
-                     *         },
-                     *         "current_page": 1,
-                     *         "per_page": 1,
-                     *         "total": 1,
-                     *         "last_page": 1
-                     *       },
-                     *       "api": "merchant",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             current_page: number;
@@ -14221,15 +10832,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /**
-                 * @description Makes a retry safe: the same key with the same body answers the first result again (`Idempotent-Replayed: true`) and creates nothing; with another body it is a 409.
-                 * @example order-2026-11-24-0001
-                 */
+                /** @description Makes a retry safe: the same key with the same body answers the first result again (`Idempotent-Replayed: true`) and creates nothing; with another body it is a 409. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -14239,17 +10844,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "product_id": 10,
-                 *       "quantity": 1,
-                 *       "customer_first_name": "Sara",
-                 *       "customer_last_name": "Ali",
-                 *       "customer_email": "sara@example.com",
-                 *       "customer_phone": "500000001",
-                 *       "customer_country_code": "966"
-                 *     }
-                 */
                 "application/json": {
                     /** @description Matched case-insensitively. */
                     coupon_code?: string;
@@ -14287,25 +10881,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "OK",
-                     *       "data": {
-                     *         "type": "free_order",
-                     *         "order_id": 1,
-                     *         "checkout_id": 1,
-                     *         "checkout_url": "3q2+7w8Kx0mJv5yQ1Zt4bN9fR6hL2cP0",
-                     *         "payment_url": "https://shop.example.test/path",
-                     *         "amount": "10.00",
-                     *         "subtotal": "10.00",
-                     *         "discount_amount": "10.00",
-                     *         "tax_amount": "10.00",
-                     *         "currency": "SAR"
-                     *       },
-                     *       "api": "merchant",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             /** @description Decimal string with the currency’s own decimals (ISO 4217: 2 for SAR, 3 for KWD, none for JPY). */
@@ -14337,25 +10912,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "OK",
-                     *       "data": {
-                     *         "type": "free_order",
-                     *         "order_id": 1,
-                     *         "checkout_id": 1,
-                     *         "checkout_url": "3q2+7w8Kx0mJv5yQ1Zt4bN9fR6hL2cP0",
-                     *         "payment_url": "https://shop.example.test/path",
-                     *         "amount": "10.00",
-                     *         "subtotal": "10.00",
-                     *         "discount_amount": "10.00",
-                     *         "tax_amount": "10.00",
-                     *         "currency": "SAR"
-                     *       },
-                     *       "api": "merchant",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             /** @description Decimal string with the currency’s own decimals (ISO 4217: 2 for SAR, 3 for KWD, none for JPY). */
@@ -14387,15 +10943,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "Insufficient stock",
-                     *       "data": null,
-                     *       "api": "merchant",
-                     *       "timestamp": 1795000000,
-                     *       "error": true
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantError"];
                 };
             };
@@ -14410,15 +10957,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "This Idempotency-Key was already used with a different request body",
-                     *       "data": null,
-                     *       "api": "merchant",
-                     *       "timestamp": 1795000000,
-                     *       "error": true
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantError"];
                 };
             };
@@ -14432,10 +10970,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -14457,138 +10992,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "OK",
-                     *       "data": {
-                     *         "id": 1,
-                     *         "invoice_url": "https://shop.example.test/invoices/1",
-                     *         "status": 1,
-                     *         "status_label": "Completed",
-                     *         "subtotal": "10.00",
-                     *         "discount": "10.00",
-                     *         "tax": "10.00",
-                     *         "total": "10.00",
-                     *         "currency": "SAR",
-                     *         "source": "embed",
-                     *         "customer_note": "example",
-                     *         "customer": {
-                     *           "id": 1,
-                     *           "first_name": "Sara",
-                     *           "last_name": "Ali",
-                     *           "email": "buyer@example.com",
-                     *           "country_code": "966",
-                     *           "phone": "500000001"
-                     *         },
-                     *         "payment": {
-                     *           "method": "example",
-                     *           "provider": "sandbox",
-                     *           "status": "example",
-                     *           "amount": "10.00",
-                     *           "currency": "SAR",
-                     *           "paid_at": "2026-11-24T12:00:00.000Z"
-                     *         },
-                     *         "coupon": {
-                     *           "id": 1,
-                     *           "code": "SUMMER10",
-                     *           "type": "example",
-                     *           "discount": "10.00"
-                     *         },
-                     *         "refunds": {
-                     *           "currency": "SAR",
-                     *           "paid": "10.00",
-                     *           "refunded": "10.00",
-                     *           "pending": "10.00",
-                     *           "refundable": "10.00"
-                     *         },
-                     *         "items": [
-                     *           {
-                     *             "id": 1,
-                     *             "product_id": 1,
-                     *             "plan_id": 1,
-                     *             "name": "Pro Toolkit",
-                     *             "type": "example",
-                     *             "quantity": 1,
-                     *             "unit_price": "10.00",
-                     *             "total": "10.00",
-                     *             "delivered_at": "2026-11-24T12:00:00.000Z",
-                     *             "fields": [
-                     *               {
-                     *                 "index": 1,
-                     *                 "label": "Colour",
-                     *                 "type": "example",
-                     *                 "value": {},
-                     *                 "file": {
-                     *                   "name": "Pro Toolkit",
-                     *                   "mime_type": "example",
-                     *                   "size_bytes": 1,
-                     *                   "url": "https://shop.example.test/path"
-                     *                 }
-                     *               }
-                     *             ],
-                     *             "codes": [
-                     *               "example"
-                     *             ]
-                     *           }
-                     *         ],
-                     *         "licenses": [
-                     *           {
-                     *             "id": 1,
-                     *             "key": "example",
-                     *             "status": "generated",
-                     *             "product_id": 1,
-                     *             "plan_id": 1,
-                     *             "order_item_id": 1,
-                     *             "lock_type": "example",
-                     *             "max_activations": 1,
-                     *             "starts_at": "2026-11-24T12:00:00.000Z",
-                     *             "expires_at": "2026-11-24T12:00:00.000Z"
-                     *           }
-                     *         ],
-                     *         "fivem_commands": [
-                     *           {
-                     *             "id": 1,
-                     *             "command": "example",
-                     *             "player_id": "example",
-                     *             "kind": "purchase",
-                     *             "require_online": true,
-                     *             "status": "pending",
-                     *             "leased": true,
-                     *             "executed_at": "2026-11-24T12:00:00.000Z",
-                     *             "withdrawn_at": "2026-11-24T12:00:00.000Z",
-                     *             "created_at": "2026-11-24T12:00:00.000Z"
-                     *           }
-                     *         ],
-                     *         "subscription_id": 1,
-                     *         "subscriptions": [
-                     *           {
-                     *             "id": 1,
-                     *             "status": "example",
-                     *             "product_id": 1,
-                     *             "plan_id": 1,
-                     *             "current_period_start": "2026-11-24T12:00:00.000Z",
-                     *             "current_period_end": "2026-11-24T12:00:00.000Z",
-                     *             "cancelled_at": "2026-11-24T12:00:00.000Z"
-                     *           }
-                     *         ],
-                     *         "history": [
-                     *           {
-                     *             "from": 1,
-                     *             "to": 1,
-                     *             "source": "embed",
-                     *             "at": "2026-11-24T12:00:00.000Z"
-                     *           }
-                     *         ],
-                     *         "created_at": "2026-11-24T12:00:00.000Z",
-                     *         "updated_at": "2026-11-24T12:00:00.000Z",
-                     *         "completed_at": "2026-11-24T12:00:00.000Z",
-                     *         "cancelled_at": "2026-11-24T12:00:00.000Z",
-                     *         "refunded_at": "2026-11-24T12:00:00.000Z"
-                     *       },
-                     *       "api": "merchant",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             /** Format: date-time */
@@ -14752,15 +11155,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "Order not found",
-                     *       "data": null,
-                     *       "api": "merchant",
-                     *       "timestamp": 1795000000,
-                     *       "error": true
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantError"];
                 };
             };
@@ -14774,10 +11168,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -14790,11 +11181,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "status": 4
-                 *     }
-                 */
                 "application/json": {
                     /** @description The new order status code. */
                     status: number;
@@ -14811,22 +11197,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "OK",
-                     *       "data": {
-                     *         "id": 1,
-                     *         "status": 1,
-                     *         "status_label": "Completed",
-                     *         "previous_status": 1,
-                     *         "changed": true,
-                     *         "licenses_revoked": 1,
-                     *         "licenses_activated": 1
-                     *       },
-                     *       "api": "merchant",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             changed: boolean;
@@ -14853,15 +11223,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "Malformed JSON body",
-                     *       "data": null,
-                     *       "api": "merchant",
-                     *       "timestamp": 1795000000,
-                     *       "error": true
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantError"];
                 };
             };
@@ -14876,15 +11237,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "Order not found",
-                     *       "data": null,
-                     *       "api": "merchant",
-                     *       "timestamp": 1795000000,
-                     *       "error": true
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantError"];
                 };
             };
@@ -14898,10 +11250,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -14923,42 +11272,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "OK",
-                     *       "data": {
-                     *         "number": 1,
-                     *         "issued_at": "2026-11-24T12:00:00.000Z",
-                     *         "order_id": 1,
-                     *         "seller_name": "example",
-                     *         "vat_number": "example",
-                     *         "seller_address": "example",
-                     *         "currency": "SAR",
-                     *         "subtotal": "10.00",
-                     *         "discount": "10.00",
-                     *         "total_excl_vat": "10.00",
-                     *         "vat_rate": "example",
-                     *         "total": "10.00",
-                     *         "vat": "10.00",
-                     *         "qr": "example",
-                     *         "url": "https://shop.example.test/path",
-                     *         "credit_notes": [
-                     *           {
-                     *             "number": 1,
-                     *             "issued_at": "2026-11-24T12:00:00.000Z",
-                     *             "total_excl_vat": "10.00",
-                     *             "total": "10.00",
-                     *             "vat": "10.00",
-                     *             "reason": "Customer request",
-                     *             "qr": "example",
-                     *             "url": "https://shop.example.test/path"
-                     *           }
-                     *         ]
-                     *       },
-                     *       "api": "merchant",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             credit_notes: {
@@ -15018,15 +11331,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "Invoice not found",
-                     *       "data": null,
-                     *       "api": "merchant",
-                     *       "timestamp": 1795000000,
-                     *       "error": true
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantError"];
                 };
             };
@@ -15043,10 +11347,7 @@ export interface operations {
                 per_page?: number;
             };
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -15068,53 +11369,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "OK",
-                     *       "data": {
-                     *         "data": [
-                     *           {
-                     *             "id": 1,
-                     *             "order_id": 1,
-                     *             "amount": "10.00",
-                     *             "currency": "SAR",
-                     *             "status": "pending",
-                     *             "kind": "provider",
-                     *             "provider": "sandbox",
-                     *             "reason": "Customer request",
-                     *             "note": "Returned by bank transfer",
-                     *             "withdraw_goods": true,
-                     *             "provider_refund_id": "example",
-                     *             "provider_status": "example",
-                     *             "failure_reason": "example",
-                     *             "attempts": 1,
-                     *             "created_at": "2026-11-24T12:00:00.000Z",
-                     *             "succeeded_at": "2026-11-24T12:00:00.000Z",
-                     *             "failed_at": "2026-11-24T12:00:00.000Z"
-                     *           }
-                     *         ],
-                     *         "meta": {
-                     *           "page": 1,
-                     *           "per_page": 1,
-                     *           "total": 1,
-                     *           "last_page": 1
-                     *         },
-                     *         "current_page": 1,
-                     *         "per_page": 1,
-                     *         "total": 1,
-                     *         "last_page": 1,
-                     *         "summary": {
-                     *           "currency": "SAR",
-                     *           "paid": "10.00",
-                     *           "refunded": "10.00",
-                     *           "pending": "10.00",
-                     *           "refundable": "10.00"
-                     *         }
-                     *       },
-                     *       "api": "merchant",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             current_page: number;
@@ -15186,15 +11440,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "Order not found",
-                     *       "data": null,
-                     *       "api": "merchant",
-                     *       "timestamp": 1795000000,
-                     *       "error": true
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantError"];
                 };
             };
@@ -15208,15 +11453,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /**
-                 * @description Makes a retry safe: the same key with the same body answers the first result again (`Idempotent-Replayed: true`) and creates nothing; with another body it is a 409.
-                 * @example order-2026-11-24-0001
-                 */
+                /** @description Makes a retry safe: the same key with the same body answers the first result again (`Idempotent-Replayed: true`) and creates nothing; with another body it is a 409. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -15229,13 +11468,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "amount": "10.00",
-                 *       "reason": "Customer request",
-                 *       "withdraw_goods": false
-                 *     }
-                 */
                 "application/json": {
                     /** @description How much to refund, a decimal string in the order’s currency ("10.50"). Omitted: what is left of the payment (a full refund). */
                     amount?: string;
@@ -15259,35 +11491,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "OK",
-                     *       "data": {
-                     *         "refund": {
-                     *           "id": 1,
-                     *           "order_id": 1,
-                     *           "amount": "10.00",
-                     *           "currency": "SAR",
-                     *           "status": "pending",
-                     *           "kind": "provider",
-                     *           "provider": "sandbox",
-                     *           "reason": "Customer request",
-                     *           "note": "Returned by bank transfer",
-                     *           "withdraw_goods": true,
-                     *           "provider_refund_id": "example",
-                     *           "provider_status": "example",
-                     *           "failure_reason": "example",
-                     *           "attempts": 1,
-                     *           "created_at": "2026-11-24T12:00:00.000Z",
-                     *           "succeeded_at": "2026-11-24T12:00:00.000Z",
-                     *           "failed_at": "2026-11-24T12:00:00.000Z"
-                     *         },
-                     *         "order_status": 1
-                     *       },
-                     *       "api": "merchant",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             /** @description The order’s status after it. */
@@ -15337,35 +11540,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "OK",
-                     *       "data": {
-                     *         "refund": {
-                     *           "id": 1,
-                     *           "order_id": 1,
-                     *           "amount": "10.00",
-                     *           "currency": "SAR",
-                     *           "status": "pending",
-                     *           "kind": "provider",
-                     *           "provider": "sandbox",
-                     *           "reason": "Customer request",
-                     *           "note": "Returned by bank transfer",
-                     *           "withdraw_goods": true,
-                     *           "provider_refund_id": "example",
-                     *           "provider_status": "example",
-                     *           "failure_reason": "example",
-                     *           "attempts": 1,
-                     *           "created_at": "2026-11-24T12:00:00.000Z",
-                     *           "succeeded_at": "2026-11-24T12:00:00.000Z",
-                     *           "failed_at": "2026-11-24T12:00:00.000Z"
-                     *         },
-                     *         "order_status": 1
-                     *       },
-                     *       "api": "merchant",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             /** @description The order’s status after it. */
@@ -15415,15 +11589,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "Malformed JSON body",
-                     *       "data": null,
-                     *       "api": "merchant",
-                     *       "timestamp": 1795000000,
-                     *       "error": true
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantError"];
                 };
             };
@@ -15438,15 +11603,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "Order not found",
-                     *       "data": null,
-                     *       "api": "merchant",
-                     *       "timestamp": 1795000000,
-                     *       "error": true
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantError"];
                 };
             };
@@ -15459,15 +11615,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "This Idempotency-Key was already used for another refund",
-                     *       "data": null,
-                     *       "api": "merchant",
-                     *       "timestamp": 1795000000,
-                     *       "error": true
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantError"];
                 };
             };
@@ -15481,10 +11628,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -15521,15 +11665,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "Upload not found",
-                     *       "data": null,
-                     *       "api": "merchant",
-                     *       "timestamp": 1795000000,
-                     *       "error": true
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantError"];
                 };
             };
@@ -15549,10 +11684,7 @@ export interface operations {
                 type?: "product" | "code" | "service" | "subscription";
             };
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -15571,54 +11703,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "OK",
-                     *       "data": {
-                     *         "data": [
-                     *           {
-                     *             "id": 1,
-                     *             "name": "Pro Toolkit",
-                     *             "slug": "pro-toolkit",
-                     *             "type": "product",
-                     *             "active": true,
-                     *             "price": {
-                     *               "original": "10.00",
-                     *               "actual": "10.00",
-                     *               "currency": "SAR"
-                     *             },
-                     *             "stock": {
-                     *               "unlimited": true,
-                     *               "quantity": 1,
-                     *               "is_in_stock": true
-                     *             },
-                     *             "sales_count": 1,
-                     *             "categories": [
-                     *               {
-                     *                 "id": 1,
-                     *                 "name": "Pro Toolkit",
-                     *                 "slug": "pro-toolkit"
-                     *               }
-                     *             ],
-                     *             "image_url": "https://shop.example.test/media/1.png",
-                     *             "created_at": "2026-11-24T12:00:00.000Z"
-                     *           }
-                     *         ],
-                     *         "meta": {
-                     *           "page": 1,
-                     *           "per_page": 1,
-                     *           "total": 1,
-                     *           "last_page": 1
-                     *         },
-                     *         "current_page": 1,
-                     *         "per_page": 1,
-                     *         "total": 1,
-                     *         "last_page": 1
-                     *       },
-                     *       "api": "merchant",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             current_page: number;
@@ -15676,10 +11760,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -15689,36 +11770,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "name": "VIP rank",
-                 *       "slug": "vip-rank",
-                 *       "type": "product",
-                 *       "price": "50.00",
-                 *       "sale_price": "40.00",
-                 *       "stock": null,
-                 *       "categories": [
-                 *         3
-                 *       ],
-                 *       "fields": [
-                 *         {
-                 *           "type": "text",
-                 *           "label": "Player id",
-                 *           "required": true
-                 *         }
-                 *       ],
-                 *       "fivem_commands": [
-                 *         {
-                 *           "command": "add_vip {player}",
-                 *           "require_online": true
-                 *         },
-                 *         {
-                 *           "command": "remove_vip {player}",
-                 *           "run_on": "refund"
-                 *         }
-                 *       ]
-                 *     }
-                 */
                 "application/json": {
                     /** @default true */
                     active?: boolean;
@@ -15801,93 +11852,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "OK",
-                     *       "data": {
-                     *         "id": 1,
-                     *         "name": "Pro Toolkit",
-                     *         "slug": "pro-toolkit",
-                     *         "type": "product",
-                     *         "active": true,
-                     *         "price": {
-                     *           "original": "10.00",
-                     *           "actual": "10.00",
-                     *           "currency": "SAR"
-                     *         },
-                     *         "stock": {
-                     *           "unlimited": true,
-                     *           "quantity": 1,
-                     *           "is_in_stock": true
-                     *         },
-                     *         "sales_count": 1,
-                     *         "categories": [
-                     *           {
-                     *             "id": 1,
-                     *             "name": "Pro Toolkit",
-                     *             "slug": "pro-toolkit"
-                     *           }
-                     *         ],
-                     *         "image_url": "https://shop.example.test/media/1.png",
-                     *         "created_at": "2026-11-24T12:00:00.000Z",
-                     *         "description": "A short description.",
-                     *         "max_per_order": 1,
-                     *         "keys_left": 1,
-                     *         "fields": [
-                     *           {
-                     *             "index": 1,
-                     *             "type": "example",
-                     *             "label": "Colour",
-                     *             "required": true,
-                     *             "options": [
-                     *               {
-                     *                 "index": 1,
-                     *                 "label": "Colour",
-                     *                 "price": "10.00"
-                     *               }
-                     *             ]
-                     *           }
-                     *         ],
-                     *         "plans": [
-                     *           {
-                     *             "id": 1,
-                     *             "name": "Pro Toolkit",
-                     *             "price": "10.00",
-                     *             "duration": "example",
-                     *             "active": true
-                     *           }
-                     *         ],
-                     *         "license": {
-                     *           "enabled": true,
-                     *           "prefix": "example",
-                     *           "lock_type": "example",
-                     *           "max_activations": 1,
-                     *           "encrypt": true,
-                     *           "encryption_key": "example"
-                     *         },
-                     *         "fivem_commands": [
-                     *           {
-                     *             "id": 1,
-                     *             "command": "example",
-                     *             "require_online": true,
-                     *             "run_on": "purchase",
-                     *             "delay_seconds": 1,
-                     *             "inventory_slots": 1
-                     *           }
-                     *         ],
-                     *         "codes": {
-                     *           "available": 1,
-                     *           "reserved": 1,
-                     *           "sold": 1
-                     *         },
-                     *         "version": 1,
-                     *         "archived_at": "2026-11-24T12:00:00.000Z",
-                     *         "updated_at": "2026-11-24T12:00:00.000Z"
-                     *       },
-                     *       "api": "merchant",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             active: boolean;
@@ -15991,10 +11955,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -16016,93 +11977,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "OK",
-                     *       "data": {
-                     *         "id": 1,
-                     *         "name": "Pro Toolkit",
-                     *         "slug": "pro-toolkit",
-                     *         "type": "product",
-                     *         "active": true,
-                     *         "price": {
-                     *           "original": "10.00",
-                     *           "actual": "10.00",
-                     *           "currency": "SAR"
-                     *         },
-                     *         "stock": {
-                     *           "unlimited": true,
-                     *           "quantity": 1,
-                     *           "is_in_stock": true
-                     *         },
-                     *         "sales_count": 1,
-                     *         "categories": [
-                     *           {
-                     *             "id": 1,
-                     *             "name": "Pro Toolkit",
-                     *             "slug": "pro-toolkit"
-                     *           }
-                     *         ],
-                     *         "image_url": "https://shop.example.test/media/1.png",
-                     *         "created_at": "2026-11-24T12:00:00.000Z",
-                     *         "description": "A short description.",
-                     *         "max_per_order": 1,
-                     *         "keys_left": 1,
-                     *         "fields": [
-                     *           {
-                     *             "index": 1,
-                     *             "type": "example",
-                     *             "label": "Colour",
-                     *             "required": true,
-                     *             "options": [
-                     *               {
-                     *                 "index": 1,
-                     *                 "label": "Colour",
-                     *                 "price": "10.00"
-                     *               }
-                     *             ]
-                     *           }
-                     *         ],
-                     *         "plans": [
-                     *           {
-                     *             "id": 1,
-                     *             "name": "Pro Toolkit",
-                     *             "price": "10.00",
-                     *             "duration": "example",
-                     *             "active": true
-                     *           }
-                     *         ],
-                     *         "license": {
-                     *           "enabled": true,
-                     *           "prefix": "example",
-                     *           "lock_type": "example",
-                     *           "max_activations": 1,
-                     *           "encrypt": true,
-                     *           "encryption_key": "example"
-                     *         },
-                     *         "fivem_commands": [
-                     *           {
-                     *             "id": 1,
-                     *             "command": "example",
-                     *             "require_online": true,
-                     *             "run_on": "purchase",
-                     *             "delay_seconds": 1,
-                     *             "inventory_slots": 1
-                     *           }
-                     *         ],
-                     *         "codes": {
-                     *           "available": 1,
-                     *           "reserved": 1,
-                     *           "sold": 1
-                     *         },
-                     *         "version": 1,
-                     *         "archived_at": "2026-11-24T12:00:00.000Z",
-                     *         "updated_at": "2026-11-24T12:00:00.000Z"
-                     *       },
-                     *       "api": "merchant",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             active: boolean;
@@ -16205,15 +12079,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "Product not found",
-                     *       "data": null,
-                     *       "api": "merchant",
-                     *       "timestamp": 1795000000,
-                     *       "error": true
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantError"];
                 };
             };
@@ -16227,10 +12092,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -16252,17 +12114,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "OK",
-                     *       "data": {
-                     *         "id": 1,
-                     *         "archived_at": "2026-11-24T12:00:00.000Z"
-                     *       },
-                     *       "api": "merchant",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             /** Format: date-time */
@@ -16283,15 +12134,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "Product not found",
-                     *       "data": null,
-                     *       "api": "merchant",
-                     *       "timestamp": 1795000000,
-                     *       "error": true
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantError"];
                 };
             };
@@ -16305,10 +12147,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -16321,11 +12160,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "sale_price": "35.00"
-                 *     }
-                 */
                 "application/json": {
                     active?: boolean;
                     categories?: number[];
@@ -16401,93 +12235,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "OK",
-                     *       "data": {
-                     *         "id": 1,
-                     *         "name": "Pro Toolkit",
-                     *         "slug": "pro-toolkit",
-                     *         "type": "product",
-                     *         "active": true,
-                     *         "price": {
-                     *           "original": "10.00",
-                     *           "actual": "10.00",
-                     *           "currency": "SAR"
-                     *         },
-                     *         "stock": {
-                     *           "unlimited": true,
-                     *           "quantity": 1,
-                     *           "is_in_stock": true
-                     *         },
-                     *         "sales_count": 1,
-                     *         "categories": [
-                     *           {
-                     *             "id": 1,
-                     *             "name": "Pro Toolkit",
-                     *             "slug": "pro-toolkit"
-                     *           }
-                     *         ],
-                     *         "image_url": "https://shop.example.test/media/1.png",
-                     *         "created_at": "2026-11-24T12:00:00.000Z",
-                     *         "description": "A short description.",
-                     *         "max_per_order": 1,
-                     *         "keys_left": 1,
-                     *         "fields": [
-                     *           {
-                     *             "index": 1,
-                     *             "type": "example",
-                     *             "label": "Colour",
-                     *             "required": true,
-                     *             "options": [
-                     *               {
-                     *                 "index": 1,
-                     *                 "label": "Colour",
-                     *                 "price": "10.00"
-                     *               }
-                     *             ]
-                     *           }
-                     *         ],
-                     *         "plans": [
-                     *           {
-                     *             "id": 1,
-                     *             "name": "Pro Toolkit",
-                     *             "price": "10.00",
-                     *             "duration": "example",
-                     *             "active": true
-                     *           }
-                     *         ],
-                     *         "license": {
-                     *           "enabled": true,
-                     *           "prefix": "example",
-                     *           "lock_type": "example",
-                     *           "max_activations": 1,
-                     *           "encrypt": true,
-                     *           "encryption_key": "example"
-                     *         },
-                     *         "fivem_commands": [
-                     *           {
-                     *             "id": 1,
-                     *             "command": "example",
-                     *             "require_online": true,
-                     *             "run_on": "purchase",
-                     *             "delay_seconds": 1,
-                     *             "inventory_slots": 1
-                     *           }
-                     *         ],
-                     *         "codes": {
-                     *           "available": 1,
-                     *           "reserved": 1,
-                     *           "sold": 1
-                     *         },
-                     *         "version": 1,
-                     *         "archived_at": "2026-11-24T12:00:00.000Z",
-                     *         "updated_at": "2026-11-24T12:00:00.000Z"
-                     *       },
-                     *       "api": "merchant",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             active: boolean;
@@ -16590,15 +12337,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "Product not found",
-                     *       "data": null,
-                     *       "api": "merchant",
-                     *       "timestamp": 1795000000,
-                     *       "error": true
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantError"];
                 };
             };
@@ -16611,15 +12349,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "The product changed since version 3 (it is at version 4): read it again and retry",
-                     *       "data": null,
-                     *       "api": "merchant",
-                     *       "timestamp": 1795000000,
-                     *       "error": true
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantError"];
                 };
             };
@@ -16636,10 +12365,7 @@ export interface operations {
                 per_page?: number;
             };
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -16661,37 +12387,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "OK",
-                     *       "data": {
-                     *         "data": [
-                     *           {
-                     *             "id": 1,
-                     *             "code": "SUMMER10",
-                     *             "created_at": "2026-11-24T12:00:00.000Z"
-                     *           }
-                     *         ],
-                     *         "meta": {
-                     *           "page": 1,
-                     *           "per_page": 1,
-                     *           "total": 1,
-                     *           "last_page": 1
-                     *         },
-                     *         "current_page": 1,
-                     *         "per_page": 1,
-                     *         "total": 1,
-                     *         "last_page": 1,
-                     *         "counts": {
-                     *           "available": 1,
-                     *           "reserved": 1,
-                     *           "sold": 1
-                     *         }
-                     *       },
-                     *       "api": "merchant",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             current_page: number;
@@ -16731,15 +12426,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "Product not found",
-                     *       "data": null,
-                     *       "api": "merchant",
-                     *       "timestamp": 1795000000,
-                     *       "error": true
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantError"];
                 };
             };
@@ -16753,10 +12439,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -16769,25 +12452,9 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "codes": [
-                 *         "KEY-0001",
-                 *         "KEY-0002"
-                 *       ]
-                 *     }
-                 */
                 "application/json": {
                     codes: string[];
                 };
-                /**
-                 * @example {
-                 *       "codes": [
-                 *         "KEY-0001",
-                 *         "KEY-0002"
-                 *       ]
-                 *     }
-                 */
                 "text/csv": {
                     codes: string[];
                 };
@@ -16803,21 +12470,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "OK",
-                     *       "data": {
-                     *         "added": 1,
-                     *         "skipped": 1,
-                     *         "skipped_codes": [
-                     *           "example"
-                     *         ],
-                     *         "available": 1
-                     *       },
-                     *       "api": "merchant",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             added: number;
@@ -16839,15 +12491,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "Product not found",
-                     *       "data": null,
-                     *       "api": "merchant",
-                     *       "timestamp": 1795000000,
-                     *       "error": true
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantError"];
                 };
             };
@@ -16861,10 +12504,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -16877,13 +12517,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "codes": [
-                 *         "KEY-0002"
-                 *       ]
-                 *     }
-                 */
                 "application/json": {
                     /** @constant */
                     all?: true;
@@ -16901,18 +12534,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "OK",
-                     *       "data": {
-                     *         "withdrawn": 1,
-                     *         "not_withdrawn": 1,
-                     *         "available": 1
-                     *       },
-                     *       "api": "merchant",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             available: number;
@@ -16933,15 +12554,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "Product not found",
-                     *       "data": null,
-                     *       "api": "merchant",
-                     *       "timestamp": 1795000000,
-                     *       "error": true
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantError"];
                 };
             };
@@ -16955,10 +12567,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -16971,7 +12580,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /** @example {} */
                 "multipart/form-data": {
                     [key: string]: unknown;
                 };
@@ -16987,17 +12595,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "OK",
-                     *       "data": {
-                     *         "id": 1,
-                     *         "image_url": "https://shop.example.test/path"
-                     *       },
-                     *       "api": "merchant",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             id: number;
@@ -17018,15 +12615,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "Product not found",
-                     *       "data": null,
-                     *       "api": "merchant",
-                     *       "timestamp": 1795000000,
-                     *       "error": true
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantError"];
                 };
             };
@@ -17040,10 +12628,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -17064,22 +12649,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "OK",
-                     *       "data": {
-                     *         "product_id": 1,
-                     *         "grace_days": 1,
-                     *         "checkin_days": 1,
-                     *         "floating": true,
-                     *         "heartbeat_seconds": 1,
-                     *         "reset_limit": 1,
-                     *         "reset_window_days": 1
-                     *       },
-                     *       "api": "merchant",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             /** @description Offline certificates last at most this many days; 0: the 30-day limit only. */
@@ -17123,10 +12692,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -17138,14 +12704,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "grace_days": 7,
-                 *       "checkin_days": 7,
-                 *       "floating": true,
-                 *       "heartbeat_seconds": 300
-                 *     }
-                 */
                 "application/json": {
                     checkin_days?: number;
                     floating?: boolean;
@@ -17166,22 +12724,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "OK",
-                     *       "data": {
-                     *         "product_id": 1,
-                     *         "grace_days": 1,
-                     *         "checkin_days": 1,
-                     *         "floating": true,
-                     *         "heartbeat_seconds": 1,
-                     *         "reset_limit": 1,
-                     *         "reset_window_days": 1
-                     *       },
-                     *       "api": "merchant",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             /** @description Offline certificates last at most this many days; 0: the 30-day limit only. */
@@ -17229,10 +12771,7 @@ export interface operations {
                 status?: "generated" | "active" | "expired" | "suspended" | "revoked";
             };
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -17253,40 +12792,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "OK",
-                     *       "data": {
-                     *         "items": [
-                     *           {
-                     *             "id": 1,
-                     *             "key": "example",
-                     *             "product_id": 1,
-                     *             "plan_id": 1,
-                     *             "order_id": 1,
-                     *             "customer_id": 1,
-                     *             "status": "generated",
-                     *             "lock_type": "none",
-                     *             "max_activations": 1,
-                     *             "activations_count": 1,
-                     *             "starts_at": "2026-11-24T12:00:00.000Z",
-                     *             "expires_at": "2026-11-24T12:00:00.000Z",
-                     *             "metadata": {},
-                     *             "created_at": "2026-11-24T12:00:00.000Z",
-                     *             "updated_at": "2026-11-24T12:00:00.000Z"
-                     *           }
-                     *         ],
-                     *         "meta": {
-                     *           "page": 1,
-                     *           "per_page": 1,
-                     *           "total": 1,
-                     *           "last_page": 1
-                     *         }
-                     *       },
-                     *       "api": "merchant",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             items: {
@@ -17347,10 +12852,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -17372,20 +12874,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "OK",
-                     *       "data": {
-                     *         "plan_id": 1,
-                     *         "product_id": 1,
-                     *         "name": "Pro Toolkit",
-                     *         "duration": "monthly",
-                     *         "entitlements": {}
-                     *       },
-                     *       "api": "merchant",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             /** @enum {string} */
@@ -17425,10 +12913,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -17441,15 +12926,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "entitlements": {
-                 *         "pro_export": true,
-                 *         "max_projects": 10,
-                 *         "tier": "team"
-                 *       }
-                 *     }
-                 */
                 "application/json": {
                     /** @description Named features of the plan, e.g. {"pro_export": true, "max_projects": 10}: a switch, a whole number or a short string each. */
                     entitlements: {
@@ -17468,20 +12944,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "OK",
-                     *       "data": {
-                     *         "plan_id": 1,
-                     *         "product_id": 1,
-                     *         "name": "Pro Toolkit",
-                     *         "duration": "monthly",
-                     *         "entitlements": {}
-                     *       },
-                     *       "api": "merchant",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             /** @enum {string} */
@@ -17521,10 +12983,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -17543,50 +13002,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "OK",
-                     *       "data": {
-                     *         "id": 1,
-                     *         "name": "Pro Toolkit",
-                     *         "currency": "SAR",
-                     *         "locale": "ar",
-                     *         "plan": "paid",
-                     *         "embed_key": "example",
-                     *         "allowed_origins": [
-                     *           "example"
-                     *         ],
-                     *         "domains": [
-                     *           "example"
-                     *         ],
-                     *         "blocked_phones": [
-                     *           {
-                     *             "country_code": "966",
-                     *             "phone": "500000001",
-                     *             "reason": "Customer request"
-                     *           }
-                     *         ],
-                     *         "payment_methods": [
-                     *           {
-                     *             "method": "example",
-                     *             "provider": "sandbox",
-                     *             "active": true,
-                     *             "min_amount": "10.00",
-                     *             "max_amount": "10.00",
-                     *             "settings": {},
-                     *             "credentials": {}
-                     *           }
-                     *         ],
-                     *         "tax": {
-                     *           "mode": "none",
-                     *           "rate": "10.00"
-                     *         },
-                     *         "created_at": "2026-11-24T12:00:00.000Z"
-                     *       },
-                     *       "api": "merchant",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             allowed_origins: string[];
@@ -17641,10 +13056,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -17654,27 +13066,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "name": "Acme Digital",
-                 *       "allowed_origins": [
-                 *         "https://shop.acme.test"
-                 *       ],
-                 *       "payment_methods": {
-                 *         "card": {
-                 *           "provider": "moyasar",
-                 *           "secret_key": "sk_live_…",
-                 *           "publishable_key": "pk_live_…"
-                 *         },
-                 *         "bank": {
-                 *           "bank_name": "Acme Bank",
-                 *           "account_name": "Acme LLC",
-                 *           "account_number": "0001",
-                 *           "iban": "SA0000000000000000000001"
-                 *         }
-                 *       }
-                 *     }
-                 */
                 "application/json": {
                     allowed_origins?: string[];
                     blocked_phones?: {
@@ -17791,50 +13182,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "OK",
-                     *       "data": {
-                     *         "id": 1,
-                     *         "name": "Pro Toolkit",
-                     *         "currency": "SAR",
-                     *         "locale": "ar",
-                     *         "plan": "paid",
-                     *         "embed_key": "example",
-                     *         "allowed_origins": [
-                     *           "example"
-                     *         ],
-                     *         "domains": [
-                     *           "example"
-                     *         ],
-                     *         "blocked_phones": [
-                     *           {
-                     *             "country_code": "966",
-                     *             "phone": "500000001",
-                     *             "reason": "Customer request"
-                     *           }
-                     *         ],
-                     *         "payment_methods": [
-                     *           {
-                     *             "method": "example",
-                     *             "provider": "sandbox",
-                     *             "active": true,
-                     *             "min_amount": "10.00",
-                     *             "max_amount": "10.00",
-                     *             "settings": {},
-                     *             "credentials": {}
-                     *           }
-                     *         ],
-                     *         "tax": {
-                     *           "mode": "none",
-                     *           "rate": "10.00"
-                     *         },
-                     *         "created_at": "2026-11-24T12:00:00.000Z"
-                     *       },
-                     *       "api": "merchant",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             allowed_origins: string[];
@@ -17889,10 +13236,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -17911,17 +13255,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "OK",
-                     *       "data": {
-                     *         "embed_key": "example",
-                     *         "previous_key_last4": "example"
-                     *       },
-                     *       "api": "merchant",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             embed_key: string;
@@ -17942,10 +13275,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -17964,68 +13294,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "OK",
-                     *       "data": {
-                     *         "currency": "SAR",
-                     *         "sales": {
-                     *           "today": {
-                     *             "amount": "10.00",
-                     *             "orders": 1
-                     *           },
-                     *           "last_7_days": {
-                     *             "amount": "10.00",
-                     *             "orders": 1
-                     *           },
-                     *           "last_30_days": {
-                     *             "amount": "10.00",
-                     *             "orders": 1
-                     *           },
-                     *           "all_time": {
-                     *             "amount": "10.00",
-                     *             "orders": 1
-                     *           }
-                     *         },
-                     *         "orders_by_status": {
-                     *           "1": 1,
-                     *           "2": 1,
-                     *           "3": 1,
-                     *           "4": 1,
-                     *           "5": 1,
-                     *           "6": 1
-                     *         },
-                     *         "top_products": [
-                     *           {
-                     *             "product_id": 1,
-                     *             "name": "Pro Toolkit",
-                     *             "quantity": 1,
-                     *             "revenue": "10.00"
-                     *           }
-                     *         ],
-                     *         "new_customers": {
-                     *           "today": 1,
-                     *           "last_7_days": 1,
-                     *           "last_30_days": 1,
-                     *           "all_time": 1
-                     *         },
-                     *         "traffic": {
-                     *           "visitors_30_days": 1,
-                     *           "page_views_30_days": 1,
-                     *           "days": [
-                     *             {
-                     *               "date": "2026-11-24",
-                     *               "visitors": 1,
-                     *               "page_views": 1
-                     *             }
-                     *           ]
-                     *         },
-                     *         "generated_at": "2026-11-24T12:00:00.000Z"
-                     *       },
-                     *       "api": "merchant",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             currency: string;
@@ -18100,10 +13368,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -18122,21 +13387,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "OK",
-                     *       "data": {
-                     *         "legal_name": "example",
-                     *         "vat_number": "example",
-                     *         "address": "example",
-                     *         "issues_invoices": true,
-                     *         "prices_include_vat": true,
-                     *         "vat_rate": "example"
-                     *       },
-                     *       "api": "merchant",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             address: string | null;
@@ -18161,10 +13411,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -18174,13 +13421,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "legal_name": "Acme Digital LLC",
-                 *       "vat_number": "300000000000003",
-                 *       "address": "Riyadh"
-                 *     }
-                 */
                 "application/json": {
                     address?: string | null;
                     legal_name?: string | null;
@@ -18198,21 +13438,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "OK",
-                     *       "data": {
-                     *         "legal_name": "example",
-                     *         "vat_number": "example",
-                     *         "address": "example",
-                     *         "issues_invoices": true,
-                     *         "prices_include_vat": true,
-                     *         "vat_rate": "example"
-                     *       },
-                     *       "api": "merchant",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             address: string | null;
@@ -18234,15 +13459,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "Malformed JSON body",
-                     *       "data": null,
-                     *       "api": "merchant",
-                     *       "timestamp": 1795000000,
-                     *       "error": true
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantError"];
                 };
             };
@@ -18264,10 +13480,7 @@ export interface operations {
                 status?: "active" | "past_due" | "cancelled" | "expired";
             };
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -18286,63 +13499,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "OK",
-                     *       "data": {
-                     *         "data": [
-                     *           {
-                     *             "id": 1,
-                     *             "status": "active",
-                     *             "customer": {
-                     *               "id": 1,
-                     *               "first_name": "Sara",
-                     *               "last_name": "Ali",
-                     *               "email": "buyer@example.com",
-                     *               "country_code": "966",
-                     *               "phone": "500000001"
-                     *             },
-                     *             "product": {
-                     *               "id": 1,
-                     *               "name": "Pro Toolkit"
-                     *             },
-                     *             "plan": {
-                     *               "id": 1,
-                     *               "name": "Pro Toolkit",
-                     *               "duration": "example",
-                     *               "price": "10.00"
-                     *             },
-                     *             "order_id": 1,
-                     *             "current_period": {
-                     *               "start": "2026-11-24T12:00:00.000Z",
-                     *               "end": "2026-11-24T12:00:00.000Z"
-                     *             },
-                     *             "current_period_end": "2026-11-24T12:00:00.000Z",
-                     *             "cancel_at_period_end": true,
-                     *             "next_plan_id": 1,
-                     *             "payment_method": "card",
-                     *             "renews_by": "saved_card",
-                     *             "past_due_since": "2026-11-24T12:00:00.000Z",
-                     *             "ended_at": "2026-11-24T12:00:00.000Z",
-                     *             "cancelled_at": "2026-11-24T12:00:00.000Z",
-                     *             "created_at": "2026-11-24T12:00:00.000Z"
-                     *           }
-                     *         ],
-                     *         "meta": {
-                     *           "page": 1,
-                     *           "per_page": 1,
-                     *           "total": 1,
-                     *           "last_page": 1
-                     *         },
-                     *         "current_page": 1,
-                     *         "per_page": 1,
-                     *         "total": 1,
-                     *         "last_page": 1
-                     *       },
-                     *       "api": "merchant",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             current_page: number;
@@ -18420,10 +13576,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -18445,61 +13598,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "OK",
-                     *       "data": {
-                     *         "id": 1,
-                     *         "status": "active",
-                     *         "customer": {
-                     *           "id": 1,
-                     *           "first_name": "Sara",
-                     *           "last_name": "Ali",
-                     *           "email": "buyer@example.com",
-                     *           "country_code": "966",
-                     *           "phone": "500000001"
-                     *         },
-                     *         "product": {
-                     *           "id": 1,
-                     *           "name": "Pro Toolkit"
-                     *         },
-                     *         "plan": {
-                     *           "id": 1,
-                     *           "name": "Pro Toolkit",
-                     *           "duration": "example",
-                     *           "price": "10.00"
-                     *         },
-                     *         "order_id": 1,
-                     *         "current_period": {
-                     *           "start": "2026-11-24T12:00:00.000Z",
-                     *           "end": "2026-11-24T12:00:00.000Z"
-                     *         },
-                     *         "current_period_end": "2026-11-24T12:00:00.000Z",
-                     *         "cancel_at_period_end": true,
-                     *         "next_plan_id": 1,
-                     *         "payment_method": "card",
-                     *         "renews_by": "saved_card",
-                     *         "past_due_since": "2026-11-24T12:00:00.000Z",
-                     *         "ended_at": "2026-11-24T12:00:00.000Z",
-                     *         "cancelled_at": "2026-11-24T12:00:00.000Z",
-                     *         "created_at": "2026-11-24T12:00:00.000Z",
-                     *         "renewals": [
-                     *           {
-                     *             "id": 1,
-                     *             "order_id": 1,
-                     *             "period_start": "2026-11-24T12:00:00.000Z",
-                     *             "status": "pending",
-                     *             "attempts": 1,
-                     *             "next_attempt_at": "2026-11-24T12:00:00.000Z",
-                     *             "total": "10.00",
-                     *             "created_at": "2026-11-24T12:00:00.000Z"
-                     *           }
-                     *         ]
-                     *       },
-                     *       "api": "merchant",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             cancel_at_period_end: boolean;
@@ -18579,15 +13677,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "Subscription not found",
-                     *       "data": null,
-                     *       "api": "merchant",
-                     *       "timestamp": 1795000000,
-                     *       "error": true
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantError"];
                 };
             };
@@ -18601,10 +13690,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -18617,11 +13703,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "cancel_at_period_end": true
-                 *     }
-                 */
                 "application/json": {
                     /**
                      * @description Keep it until the current period ends (true), or end it now (false).
@@ -18641,61 +13722,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "OK",
-                     *       "data": {
-                     *         "id": 1,
-                     *         "status": "active",
-                     *         "customer": {
-                     *           "id": 1,
-                     *           "first_name": "Sara",
-                     *           "last_name": "Ali",
-                     *           "email": "buyer@example.com",
-                     *           "country_code": "966",
-                     *           "phone": "500000001"
-                     *         },
-                     *         "product": {
-                     *           "id": 1,
-                     *           "name": "Pro Toolkit"
-                     *         },
-                     *         "plan": {
-                     *           "id": 1,
-                     *           "name": "Pro Toolkit",
-                     *           "duration": "example",
-                     *           "price": "10.00"
-                     *         },
-                     *         "order_id": 1,
-                     *         "current_period": {
-                     *           "start": "2026-11-24T12:00:00.000Z",
-                     *           "end": "2026-11-24T12:00:00.000Z"
-                     *         },
-                     *         "current_period_end": "2026-11-24T12:00:00.000Z",
-                     *         "cancel_at_period_end": true,
-                     *         "next_plan_id": 1,
-                     *         "payment_method": "card",
-                     *         "renews_by": "saved_card",
-                     *         "past_due_since": "2026-11-24T12:00:00.000Z",
-                     *         "ended_at": "2026-11-24T12:00:00.000Z",
-                     *         "cancelled_at": "2026-11-24T12:00:00.000Z",
-                     *         "created_at": "2026-11-24T12:00:00.000Z",
-                     *         "renewals": [
-                     *           {
-                     *             "id": 1,
-                     *             "order_id": 1,
-                     *             "period_start": "2026-11-24T12:00:00.000Z",
-                     *             "status": "pending",
-                     *             "attempts": 1,
-                     *             "next_attempt_at": "2026-11-24T12:00:00.000Z",
-                     *             "total": "10.00",
-                     *             "created_at": "2026-11-24T12:00:00.000Z"
-                     *           }
-                     *         ]
-                     *       },
-                     *       "api": "merchant",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             cancel_at_period_end: boolean;
@@ -18775,15 +13801,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "Subscription not found",
-                     *       "data": null,
-                     *       "api": "merchant",
-                     *       "timestamp": 1795000000,
-                     *       "error": true
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantError"];
                 };
             };
@@ -18797,10 +13814,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -18813,11 +13827,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "plan_id": 12
-                 *     }
-                 */
                 "application/json": {
                     plan_id: number;
                 };
@@ -18833,61 +13842,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "OK",
-                     *       "data": {
-                     *         "id": 1,
-                     *         "status": "active",
-                     *         "customer": {
-                     *           "id": 1,
-                     *           "first_name": "Sara",
-                     *           "last_name": "Ali",
-                     *           "email": "buyer@example.com",
-                     *           "country_code": "966",
-                     *           "phone": "500000001"
-                     *         },
-                     *         "product": {
-                     *           "id": 1,
-                     *           "name": "Pro Toolkit"
-                     *         },
-                     *         "plan": {
-                     *           "id": 1,
-                     *           "name": "Pro Toolkit",
-                     *           "duration": "example",
-                     *           "price": "10.00"
-                     *         },
-                     *         "order_id": 1,
-                     *         "current_period": {
-                     *           "start": "2026-11-24T12:00:00.000Z",
-                     *           "end": "2026-11-24T12:00:00.000Z"
-                     *         },
-                     *         "current_period_end": "2026-11-24T12:00:00.000Z",
-                     *         "cancel_at_period_end": true,
-                     *         "next_plan_id": 1,
-                     *         "payment_method": "card",
-                     *         "renews_by": "saved_card",
-                     *         "past_due_since": "2026-11-24T12:00:00.000Z",
-                     *         "ended_at": "2026-11-24T12:00:00.000Z",
-                     *         "cancelled_at": "2026-11-24T12:00:00.000Z",
-                     *         "created_at": "2026-11-24T12:00:00.000Z",
-                     *         "renewals": [
-                     *           {
-                     *             "id": 1,
-                     *             "order_id": 1,
-                     *             "period_start": "2026-11-24T12:00:00.000Z",
-                     *             "status": "pending",
-                     *             "attempts": 1,
-                     *             "next_attempt_at": "2026-11-24T12:00:00.000Z",
-                     *             "total": "10.00",
-                     *             "created_at": "2026-11-24T12:00:00.000Z"
-                     *           }
-                     *         ]
-                     *       },
-                     *       "api": "merchant",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             cancel_at_period_end: boolean;
@@ -18965,15 +13919,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "The subscription has ended",
-                     *       "data": null,
-                     *       "api": "merchant",
-                     *       "timestamp": 1795000000,
-                     *       "error": true
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantError"];
                 };
             };
@@ -18988,15 +13933,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "Subscription not found",
-                     *       "data": null,
-                     *       "api": "merchant",
-                     *       "timestamp": 1795000000,
-                     *       "error": true
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantError"];
                 };
             };
@@ -19010,10 +13946,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -19032,25 +13965,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "OK",
-                     *       "data": [
-                     *         {
-                     *           "id": 1,
-                     *           "store_id": 1,
-                     *           "name": "Pro Toolkit",
-                     *           "scope": "read",
-                     *           "last4": "example",
-                     *           "created_at": "2026-11-24T12:00:00.000Z",
-                     *           "last_used_at": "2026-11-24T12:00:00.000Z",
-                     *           "revoked_at": "2026-11-24T12:00:00.000Z"
-                     *         }
-                     *       ],
-                     *       "api": "merchant",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             /** Format: date-time */
@@ -19082,10 +13996,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -19095,12 +14006,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "name": "reporting",
-                 *       "scope": "read"
-                 *     }
-                 */
                 "application/json": {
                     name: string;
                     /** @enum {string} */
@@ -19118,24 +14023,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "OK",
-                     *       "data": {
-                     *         "id": 1,
-                     *         "store_id": 1,
-                     *         "name": "Pro Toolkit",
-                     *         "scope": "read",
-                     *         "last4": "example",
-                     *         "created_at": "2026-11-24T12:00:00.000Z",
-                     *         "last_used_at": "2026-11-24T12:00:00.000Z",
-                     *         "revoked_at": "2026-11-24T12:00:00.000Z",
-                     *         "token": "tok_9b2e7c4a1f6d8e3b"
-                     *       },
-                     *       "api": "merchant",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             /** Format: date-time */
@@ -19169,10 +14056,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -19194,23 +14078,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "OK",
-                     *       "data": {
-                     *         "id": 1,
-                     *         "store_id": 1,
-                     *         "name": "Pro Toolkit",
-                     *         "scope": "read",
-                     *         "last4": "example",
-                     *         "created_at": "2026-11-24T12:00:00.000Z",
-                     *         "last_used_at": "2026-11-24T12:00:00.000Z",
-                     *         "revoked_at": "2026-11-24T12:00:00.000Z"
-                     *       },
-                     *       "api": "merchant",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             /** Format: date-time */
@@ -19241,15 +14108,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "Token not found",
-                     *       "data": null,
-                     *       "api": "merchant",
-                     *       "timestamp": 1795000000,
-                     *       "error": true
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantError"];
                 };
             };
@@ -19266,10 +14124,7 @@ export interface operations {
                 per_page?: number;
             };
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -19288,41 +14143,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "OK",
-                     *       "data": {
-                     *         "data": [
-                     *           {
-                     *             "id": 1,
-                     *             "url": "https://shop.example.test/path",
-                     *             "events": [
-                     *               "example"
-                     *             ],
-                     *             "description": "A short description.",
-                     *             "created_at": "2026-11-24T12:00:00.000Z",
-                     *             "deliveries": {
-                     *               "pending": 1,
-                     *               "delivered": 1,
-                     *               "failed": 1
-                     *             }
-                     *           }
-                     *         ],
-                     *         "meta": {
-                     *           "page": 1,
-                     *           "per_page": 1,
-                     *           "total": 1,
-                     *           "last_page": 1
-                     *         },
-                     *         "current_page": 1,
-                     *         "per_page": 1,
-                     *         "total": 1,
-                     *         "last_page": 1
-                     *       },
-                     *       "api": "merchant",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             current_page: number;
@@ -19365,10 +14185,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -19378,15 +14195,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "url": "https://erp.example.com/hooks/matjar",
-                 *       "events": [
-                 *         "order.paid",
-                 *         "subscription.*"
-                 *       ]
-                 *     }
-                 */
                 "application/json": {
                     description?: string;
                     events: ("order.created" | "order.paid" | "order.status_changed" | "license.revoked" | "subscription.created" | "subscription.cancelled" | "refund.created" | "refund.succeeded" | "refund.failed" | "subscription.renewed" | "subscription.payment_failed" | "subscription.renewal_link_sent" | "subscription.updated" | "subscription.expired" | "subscription.*")[];
@@ -19405,28 +14213,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "OK",
-                     *       "data": {
-                     *         "id": 1,
-                     *         "url": "https://shop.example.test/path",
-                     *         "events": [
-                     *           "example"
-                     *         ],
-                     *         "description": "A short description.",
-                     *         "created_at": "2026-11-24T12:00:00.000Z",
-                     *         "deliveries": {
-                     *           "pending": 1,
-                     *           "delivered": 1,
-                     *           "failed": 1
-                     *         },
-                     *         "secret": "example"
-                     *       },
-                     *       "api": "merchant",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
                             /** Format: date-time */
@@ -19456,15 +14242,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "A store can have at most 10 webhook endpoints",
-                     *       "data": null,
-                     *       "api": "merchant",
-                     *       "timestamp": 1795000000,
-                     *       "error": true
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantError"];
                 };
             };
@@ -19480,10 +14257,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -19505,14 +14279,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "OK",
-                     *       "data": null,
-                     *       "api": "merchant",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: null;
                     };
@@ -19529,15 +14295,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "Webhook endpoint not found",
-                     *       "data": null,
-                     *       "api": "merchant",
-                     *       "timestamp": 1795000000,
-                     *       "error": true
-                     *     }
-                     */
                     "application/json": components["schemas"]["MerchantError"];
                 };
             };
@@ -19551,10 +14308,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -19571,41 +14325,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "interface": "License",
-                     *       "description": "Software checks a purchased license key (POST /verify). No credential; 60 per minute per IP. Every answer is signed (X-Signature, Ed25519, key at GET /verify/public-key) and, when the product says so, encrypted with AES-256-GCM. See docs/license.md.",
-                     *       "docs": "/docs#/License",
-                     *       "openapi": "/openapi.json",
-                     *       "routes": [
-                     *         {
-                     *           "method": "POST",
-                     *           "path": "/verify",
-                     *           "summary": "Verify a license key"
-                     *         },
-                     *         {
-                     *           "method": "POST",
-                     *           "path": "/verify/reset",
-                     *           "summary": "Free activations (customer self-service)"
-                     *         },
-                     *         {
-                     *           "method": "GET",
-                     *           "path": "/verify/public-key",
-                     *           "summary": "The key that signs verify answers"
-                     *         },
-                     *         {
-                     *           "method": "POST",
-                     *           "path": "/verify/certificate",
-                     *           "summary": "Issue an offline license certificate"
-                     *         },
-                     *         {
-                     *           "method": "POST",
-                     *           "path": "/verify/heartbeat",
-                     *           "summary": "Take or keep a floating seat"
-                     *         }
-                     *       ]
-                     *     }
-                     */
                     "application/json": {
                         description?: string;
                         /** @description The interactive API reference, opened at this interface. */
@@ -19630,10 +14349,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -19643,14 +14359,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "product_id": 12,
-                 *       "license_key": "DEMO-7K2M-Q9XP-4HTW-8RJN",
-                 *       "hwid": "B7F3-99A1-PC",
-                 *       "nonce": "3f9c0d2e"
-                 *     }
-                 */
                 "application/json": {
                     /** @description Hardware id: required by hwid locks, ignored otherwise. Stored only as an HMAC. */
                     hwid?: string | null;
@@ -19676,48 +14384,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": true,
-                     *       "data": {
-                     *         "status": "active",
-                     *         "lock_type": "hwid",
-                     *         "product": {
-                     *           "id": 12,
-                     *           "name": "Toolkit Pro License"
-                     *         },
-                     *         "plan": {
-                     *           "duration": "yearly",
-                     *           "duration_label": "Yearly",
-                     *           "start_date": "01-01-2026",
-                     *           "end_date": "01-01-2030",
-                     *           "is_active": true
-                     *         },
-                     *         "expires_at": "2030-01-01T00:00:00.000Z",
-                     *         "expires_in_days": 1135,
-                     *         "activations": {
-                     *           "current": 1,
-                     *           "max": 2,
-                     *           "remaining": 1
-                     *         },
-                     *         "metadata": null,
-                     *         "entitlements": {
-                     *           "pro_export": true,
-                     *           "max_projects": 10
-                     *         },
-                     *         "not_before": 0,
-                     *         "grace_ends_at": null,
-                     *         "checkin_days": 0
-                     *       },
-                     *       "request": {
-                     *         "product_id": 12,
-                     *         "license_key_sha256": "d0698dcec83d37de1d009b4f29e7a5fba77a24d3e294fe76df92a141fa8a175f",
-                     *         "hwid": "B7F3-99A1-PC"
-                     *       },
-                     *       "nonce": "3f9c0d2e",
-                     *       "timestamp": 1795444800
-                     *     }
-                     */
                     "application/json": components["schemas"]["LicenseSuccess"] | components["schemas"]["LicenseEncrypted"];
                 };
             };
@@ -19734,20 +14400,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "A hardware id (hwid) is required for this license",
-                     *       "error_code": "HWID_REQUIRED",
-                     *       "request": {
-                     *         "product_id": 12,
-                     *         "license_key_sha256": "d0698dcec83d37de1d009b4f29e7a5fba77a24d3e294fe76df92a141fa8a175f",
-                     *         "hwid": "B7F3-99A1-PC"
-                     *       },
-                     *       "nonce": "3f9c0d2e",
-                     *       "timestamp": 1795444800
-                     *     }
-                     */
                     "application/json": components["schemas"]["LicenseError"] | components["schemas"]["LicenseEncrypted"];
                 };
             };
@@ -19764,20 +14416,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "License has been revoked",
-                     *       "error_code": "LICENSE_REVOKED",
-                     *       "request": {
-                     *         "product_id": 12,
-                     *         "license_key_sha256": "d0698dcec83d37de1d009b4f29e7a5fba77a24d3e294fe76df92a141fa8a175f",
-                     *         "hwid": "B7F3-99A1-PC"
-                     *       },
-                     *       "nonce": "3f9c0d2e",
-                     *       "timestamp": 1795444800
-                     *     }
-                     */
                     "application/json": components["schemas"]["LicenseError"] | components["schemas"]["LicenseEncrypted"];
                 };
             };
@@ -19794,20 +14432,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "License not found",
-                     *       "error_code": "LICENSE_NOT_FOUND",
-                     *       "request": {
-                     *         "product_id": 12,
-                     *         "license_key_sha256": "d0698dcec83d37de1d009b4f29e7a5fba77a24d3e294fe76df92a141fa8a175f",
-                     *         "hwid": "B7F3-99A1-PC"
-                     *       },
-                     *       "nonce": "3f9c0d2e",
-                     *       "timestamp": 1795444800
-                     *     }
-                     */
                     "application/json": components["schemas"]["LicenseError"] | components["schemas"]["LicenseEncrypted"];
                 };
             };
@@ -19821,10 +14445,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -19834,14 +14455,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "product_id": 12,
-                 *       "license_key": "DEMO-7K2M-Q9XP-4HTW-8RJN",
-                 *       "hwid": "B7F3-99A1-PC",
-                 *       "nonce": "3f9c0d2e"
-                 *     }
-                 */
                 "application/json": {
                     /** @description Hardware id: required by hwid locks, ignored otherwise. Stored only as an HMAC. */
                     hwid?: string | null;
@@ -19867,65 +14480,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": true,
-                     *       "data": {
-                     *         "certificate": "eyJhbGciOiJFZERTQSIsInR5cCI6IkpXVCIsImtpZCI6IjVhMWM5ZTdiM2YwMjQ2ZDgifQ.eyJwcm9kdWN0X2lkIjoxMn0.c2lnbmF0dXJl",
-                     *         "key_id": "5a1c9e7b3f0246d8",
-                     *         "issued_at": "2026-11-24T00:00:00.000Z",
-                     *         "expires_at": "2026-12-24T00:00:00.000Z",
-                     *         "claims": {
-                     *           "product_id": 12,
-                     *           "license_key_sha256": "d0698dcec83d37de1d009b4f29e7a5fba77a24d3e294fe76df92a141fa8a175f",
-                     *           "hwid": "B7F3-99A1-PC",
-                     *           "status": "active",
-                     *           "lock_type": "hwid",
-                     *           "iat": 1795478400,
-                     *           "exp": 1798070400,
-                     *           "checkin_days": 0,
-                     *           "license_expires_at": 1893456000,
-                     *           "not_before": 0,
-                     *           "entitlements": {
-                     *             "pro_export": true,
-                     *             "max_projects": 10
-                     *           }
-                     *         },
-                     *         "license": {
-                     *           "status": "active",
-                     *           "lock_type": "hwid",
-                     *           "product": {
-                     *             "id": 12,
-                     *             "name": "Toolkit Pro License"
-                     *           },
-                     *           "plan": {
-                     *             "duration": "yearly",
-                     *             "duration_label": "Yearly",
-                     *             "start_date": "01-01-2026",
-                     *             "end_date": "01-01-2030",
-                     *             "is_active": true
-                     *           },
-                     *           "expires_at": "2030-01-01T00:00:00.000Z",
-                     *           "expires_in_days": 1135,
-                     *           "activations": {
-                     *             "current": 1,
-                     *             "max": 2,
-                     *             "remaining": 1
-                     *           },
-                     *           "metadata": null,
-                     *           "entitlements": {
-                     *             "pro_export": true,
-                     *             "max_projects": 10
-                     *           },
-                     *           "not_before": 0,
-                     *           "grace_ends_at": null,
-                     *           "checkin_days": 0
-                     *         }
-                     *       },
-                     *       "nonce": "3f9c0d2e",
-                     *       "timestamp": 1795478400
-                     *     }
-                     */
                     "application/json": {
                         data: {
                             /** @description JWS compact serialization: header.payload.signature. */
@@ -19979,20 +14533,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "A hardware id (hwid) is required for this license",
-                     *       "error_code": "HWID_REQUIRED",
-                     *       "request": {
-                     *         "product_id": 12,
-                     *         "license_key_sha256": "d0698dcec83d37de1d009b4f29e7a5fba77a24d3e294fe76df92a141fa8a175f",
-                     *         "hwid": "B7F3-99A1-PC"
-                     *       },
-                     *       "nonce": "3f9c0d2e",
-                     *       "timestamp": 1795444800
-                     *     }
-                     */
                     "application/json": components["schemas"]["LicenseError"] | components["schemas"]["LicenseEncrypted"];
                 };
             };
@@ -20009,20 +14549,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "License has been revoked",
-                     *       "error_code": "LICENSE_REVOKED",
-                     *       "request": {
-                     *         "product_id": 12,
-                     *         "license_key_sha256": "d0698dcec83d37de1d009b4f29e7a5fba77a24d3e294fe76df92a141fa8a175f",
-                     *         "hwid": "B7F3-99A1-PC"
-                     *       },
-                     *       "nonce": "3f9c0d2e",
-                     *       "timestamp": 1795444800
-                     *     }
-                     */
                     "application/json": components["schemas"]["LicenseError"] | components["schemas"]["LicenseEncrypted"];
                 };
             };
@@ -20039,20 +14565,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "License not found",
-                     *       "error_code": "LICENSE_NOT_FOUND",
-                     *       "request": {
-                     *         "product_id": 12,
-                     *         "license_key_sha256": "d0698dcec83d37de1d009b4f29e7a5fba77a24d3e294fe76df92a141fa8a175f",
-                     *         "hwid": "B7F3-99A1-PC"
-                     *       },
-                     *       "nonce": "3f9c0d2e",
-                     *       "timestamp": 1795444800
-                     *     }
-                     */
                     "application/json": components["schemas"]["LicenseError"] | components["schemas"]["LicenseEncrypted"];
                 };
             };
@@ -20066,10 +14578,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -20079,14 +14588,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "product_id": 12,
-                 *       "license_key": "DEMO-7K2M-Q9XP-4HTW-8RJN",
-                 *       "hwid": "B7F3-99A1-PC",
-                 *       "nonce": "a1"
-                 *     }
-                 */
                 "application/json": {
                     /** @description Hardware id: required by hwid locks, ignored otherwise. Stored only as an HMAC. */
                     hwid?: string | null;
@@ -20114,48 +14615,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": true,
-                     *       "data": {
-                     *         "status": "active",
-                     *         "lock_type": "none",
-                     *         "product": {
-                     *           "id": 1,
-                     *           "name": "Pro Toolkit"
-                     *         },
-                     *         "plan": {
-                     *           "duration": "monthly",
-                     *           "duration_label": "example",
-                     *           "start_date": "24-11-2026",
-                     *           "end_date": "24-11-2026",
-                     *           "is_active": true
-                     *         },
-                     *         "expires_at": "2026-11-24T12:00:00.000Z",
-                     *         "expires_in_days": 1,
-                     *         "activations": {
-                     *           "current": 1,
-                     *           "max": 1,
-                     *           "remaining": 1
-                     *         },
-                     *         "metadata": {},
-                     *         "entitlements": {},
-                     *         "not_before": 1,
-                     *         "grace_ends_at": "2026-11-24T12:00:00.000Z",
-                     *         "checkin_days": 1,
-                     *         "seat": {
-                     *           "held": true,
-                     *           "expires_at": "2026-11-24T12:00:00.000Z",
-                     *           "next_heartbeat_at": "2026-11-24T12:00:00.000Z",
-                     *           "heartbeat_seconds": 1,
-                     *           "used": 1,
-                     *           "max": 1
-                     *         }
-                     *       },
-                     *       "nonce": "example",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": {
                         data: components["schemas"]["LicenseResult"] & {
                             seat: {
@@ -20191,20 +14650,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "A hardware id (hwid) is required for this license",
-                     *       "error_code": "HWID_REQUIRED",
-                     *       "request": {
-                     *         "product_id": 12,
-                     *         "license_key_sha256": "d0698dcec83d37de1d009b4f29e7a5fba77a24d3e294fe76df92a141fa8a175f",
-                     *         "hwid": "B7F3-99A1-PC"
-                     *       },
-                     *       "nonce": "3f9c0d2e",
-                     *       "timestamp": 1795444800
-                     *     }
-                     */
                     "application/json": components["schemas"]["LicenseError"] | components["schemas"]["LicenseEncrypted"];
                 };
             };
@@ -20221,20 +14666,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Activation limit reached for this license",
-                     *       "error_code": "ACTIVATION_LIMIT_REACHED",
-                     *       "request": {
-                     *         "product_id": 12,
-                     *         "license_key_sha256": "d0698dcec83d37de1d009b4f29e7a5fba77a24d3e294fe76df92a141fa8a175f",
-                     *         "hwid": "B7F3-99A1-PC"
-                     *       },
-                     *       "nonce": "3f9c0d2e",
-                     *       "timestamp": 1795444800
-                     *     }
-                     */
                     "application/json": components["schemas"]["LicenseError"] | components["schemas"]["LicenseEncrypted"];
                 };
             };
@@ -20251,20 +14682,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "License not found",
-                     *       "error_code": "LICENSE_NOT_FOUND",
-                     *       "request": {
-                     *         "product_id": 12,
-                     *         "license_key_sha256": "d0698dcec83d37de1d009b4f29e7a5fba77a24d3e294fe76df92a141fa8a175f",
-                     *         "hwid": "B7F3-99A1-PC"
-                     *       },
-                     *       "nonce": "3f9c0d2e",
-                     *       "timestamp": 1795444800
-                     *     }
-                     */
                     "application/json": components["schemas"]["LicenseError"] | components["schemas"]["LicenseEncrypted"];
                 };
             };
@@ -20278,10 +14695,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -20300,34 +14714,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": true,
-                     *       "data": {
-                     *         "algorithm": "Ed25519",
-                     *         "key_id": "example",
-                     *         "public_key": "example",
-                     *         "public_key_pem": "example",
-                     *         "keys": [
-                     *           {
-                     *             "kid": "example",
-                     *             "algorithm": "Ed25519",
-                     *             "public_key": "example",
-                     *             "public_key_pem": "example",
-                     *             "jwk": {
-                     *               "kty": "OKP",
-                     *               "crv": "Ed25519",
-                     *               "x": "example",
-                     *               "kid": "example",
-                     *               "alg": "EdDSA",
-                     *               "use": "sig"
-                     *             },
-                     *             "retired_at": "2026-11-24T12:00:00.000Z"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
                     "application/json": {
                         data: {
                             /** @constant */
@@ -20380,10 +14766,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -20393,13 +14776,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "product_id": 12,
-                 *       "license_key": "DEMO-7K2M-Q9XP-4HTW-8RJN",
-                 *       "hwid": "B7F3-99A1-PC"
-                 *     }
-                 */
                 "application/json": {
                     /** @description The hardware id (on an IP-locked license, the address) to free; absent: every activation. */
                     hwid?: string | null;
@@ -20425,32 +14801,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": true,
-                     *       "data": {
-                     *         "removed": 1,
-                     *         "activations": {
-                     *           "current": 1,
-                     *           "max": 1,
-                     *           "remaining": 1
-                     *         },
-                     *         "resets": {
-                     *           "used": 1,
-                     *           "limit": 1,
-                     *           "window_days": 1,
-                     *           "next_reset_at": "2026-11-24T12:00:00.000Z"
-                     *         }
-                     *       },
-                     *       "request": {
-                     *         "product_id": 1,
-                     *         "license_key_sha256": "d0698dcec83d37de1d009b4f29e7a5fba77a24d3e294fe76df92a141fa8a175f",
-                     *         "hwid": "B7F3-99A1-PC"
-                     *       },
-                     *       "nonce": "example",
-                     *       "timestamp": 1
-                     *     }
-                     */
                     "application/json": {
                         data: {
                             activations: {
@@ -20490,20 +14840,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "This license is not locked",
-                     *       "error_code": "INVALID_REQUEST",
-                     *       "request": {
-                     *         "product_id": 12,
-                     *         "license_key_sha256": "d0698dcec83d37de1d009b4f29e7a5fba77a24d3e294fe76df92a141fa8a175f",
-                     *         "hwid": "B7F3-99A1-PC"
-                     *       },
-                     *       "nonce": "3f9c0d2e",
-                     *       "timestamp": 1795444800
-                     *     }
-                     */
                     "application/json": components["schemas"]["LicenseError"] | components["schemas"]["LicenseEncrypted"];
                 };
             };
@@ -20520,20 +14856,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "No activation resets left for now",
-                     *       "error_code": "RESET_LIMIT_REACHED",
-                     *       "request": {
-                     *         "product_id": 12,
-                     *         "license_key_sha256": "d0698dcec83d37de1d009b4f29e7a5fba77a24d3e294fe76df92a141fa8a175f",
-                     *         "hwid": "B7F3-99A1-PC"
-                     *       },
-                     *       "nonce": "3f9c0d2e",
-                     *       "timestamp": 1795444800
-                     *     }
-                     */
                     "application/json": components["schemas"]["LicenseError"] | components["schemas"]["LicenseEncrypted"];
                 };
             };
@@ -20550,20 +14872,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "License not found",
-                     *       "error_code": "LICENSE_NOT_FOUND",
-                     *       "request": {
-                     *         "product_id": 12,
-                     *         "license_key_sha256": "d0698dcec83d37de1d009b4f29e7a5fba77a24d3e294fe76df92a141fa8a175f",
-                     *         "hwid": "B7F3-99A1-PC"
-                     *       },
-                     *       "nonce": "3f9c0d2e",
-                     *       "timestamp": 1795444800
-                     *     }
-                     */
                     "application/json": components["schemas"]["LicenseError"] | components["schemas"]["LicenseEncrypted"];
                 };
             };
@@ -20577,10 +14885,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -20600,13 +14905,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "received": true,
-                     *       "status": "queued",
-                     *       "event_id": "evt_…"
-                     *     }
-                     */
                     "application/json": {
                         event_id?: string;
                         /** @constant */
@@ -20637,10 +14935,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).
-                 * @example ar
-                 */
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
