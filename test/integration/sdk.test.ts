@@ -1,6 +1,8 @@
 import { expect } from 'chai';
+import { execFile } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import path from 'node:path';
 import { Product, Refund, Store } from '../../db/models';
 import {
   createMatjarClient,
@@ -40,6 +42,51 @@ describe('SDK (integrations/sdk)', function () {
     const committed = fs.readFileSync(SDK_TYPES_FILE, 'utf8');
     expect(committed === fresh, 'integrations/sdk/openapi.ts is stale: run `npx tsx scripts/generate-sdk.ts`')
       .to.be.true;
+  });
+
+  it('typechecks the SDK examples of docs/sdk.md and the README under the SDK’s strict settings', async () => {
+    const root = path.resolve(__dirname, '../..');
+    const dir = fs.mkdtempSync(path.join(root, 'integrations', 'sdk', '.examples-'));
+    try {
+      const files: string[] = [];
+      for (const doc of ['docs/sdk.md', 'README.md']) {
+        const text = fs.readFileSync(path.join(root, doc), 'utf8');
+        const blocks = [...text.matchAll(/```ts\n([\s\S]*?)```/g)]
+          .map((m) => m[1]!)
+          .filter((b) => /from '\.\/(integrations\/)?sdk'/.test(b));
+        for (const [i, block] of blocks.entries()) {
+          const file = path.join(dir, `${path.basename(doc, '.md')}-${i}.ts`);
+          // The snippets' free names (secrets, a request body) are declared; imports point at the SDK.
+          const source = block.replace(/from '\.\/(integrations\/)?sdk'/g, "from '../index'");
+          const imports = source.match(/^import .*;$/gm) ?? [];
+          const body = source.replace(/^import .*;$/gm, '');
+          fs.writeFileSync(
+            file,
+            `${imports.join('\n')}\nimport { createMatjarClient as _c } from '../index';\nvoid _c;\n` +
+              'declare const WEBHOOK_SECRET: string;\ndeclare const PINNED_PUBLIC_KEY_PEM: string;\n' +
+              'declare const headers: Record<string, string>;\ndeclare const body: string;\n' +
+              (/^export /m.test(body)
+                ? body
+                : `export async function example(): Promise<void> {\n${body}\n}\n`),
+          );
+          files.push(file);
+        }
+      }
+      expect(files.length, 'SDK examples found').to.be.greaterThan(3);
+      fs.writeFileSync(
+        path.join(dir, 'tsconfig.json'),
+        JSON.stringify({ extends: '../tsconfig.json', include: ['*.ts'] }),
+      );
+      const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+      const out = await new Promise<string>((resolve) =>
+        execFile(process.execPath, [tsc, '-p', path.join(dir, 'tsconfig.json')], (err, stdout) =>
+          resolve(err ? stdout || String(err) : ''),
+        ),
+      );
+      expect(out).to.equal('');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   describe('against the running platform', () => {
