@@ -44,12 +44,12 @@ describe('SDK (integrations/sdk)', function () {
       .to.be.true;
   });
 
-  it('typechecks the SDK examples of docs/sdk.md and the README under the SDK’s strict settings', async () => {
+  it('typechecks the SDK examples of docs/sdk.md, docs/merchant.md and the README under the SDK’s strict settings', async () => {
     const root = path.resolve(__dirname, '../..');
     const dir = fs.mkdtempSync(path.join(root, 'integrations', 'sdk', '.examples-'));
     try {
       const files: string[] = [];
-      for (const doc of ['docs/sdk.md', 'README.md']) {
+      for (const doc of ['docs/sdk.md', 'docs/merchant.md', 'README.md']) {
         const text = fs.readFileSync(path.join(root, doc), 'utf8');
         const blocks = [...text.matchAll(/```ts\n([\s\S]*?)```/g)]
           .map((m) => m[1]!)
