@@ -359,8 +359,10 @@ const parameters: Record<string, ParameterObject> = {
     in: 'header',
     required: false,
     description:
-      'Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`.',
-    schema: { type: 'string', maxLength: 128 },
+      'Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 ' +
+      'of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused).',
+    schema: { type: 'string' },
+    example: 'checkout-7f3a9c21',
   },
 };
 

@@ -3440,7 +3440,7 @@ export interface components {
         CartId: string;
         /** @description Makes a retry safe: the same key with the same body answers the first result again (`Idempotent-Replayed: true`) and creates nothing; with another body it is a 409. */
         IdempotencyKey: string;
-        /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+        /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
         RequestId: string;
     };
     requestBodies: never;
@@ -3468,7 +3468,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -3520,7 +3520,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -3562,7 +3562,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -3611,7 +3611,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -3661,7 +3661,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -3706,7 +3706,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -3751,7 +3751,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -3807,7 +3807,7 @@ export interface operations {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description An anonymous visitor’s cart, as the first add answered it (`cart_id`, also in `X-Cart-Id`). */
                 "X-Cart-Id"?: components["parameters"]["CartId"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -3926,7 +3926,7 @@ export interface operations {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description An anonymous visitor’s cart, as the first add answered it (`cart_id`, also in `X-Cart-Id`). */
                 "X-Cart-Id"?: components["parameters"]["CartId"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -4045,7 +4045,7 @@ export interface operations {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description An anonymous visitor’s cart, as the first add answered it (`cart_id`, also in `X-Cart-Id`). */
                 "X-Cart-Id"?: components["parameters"]["CartId"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -4190,7 +4190,7 @@ export interface operations {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description An anonymous visitor’s cart, as the first add answered it (`cart_id`, also in `X-Cart-Id`). */
                 "X-Cart-Id"?: components["parameters"]["CartId"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -4326,7 +4326,7 @@ export interface operations {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description An anonymous visitor’s cart, as the first add answered it (`cart_id`, also in `X-Cart-Id`). */
                 "X-Cart-Id"?: components["parameters"]["CartId"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -4445,7 +4445,7 @@ export interface operations {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description An anonymous visitor’s cart, as the first add answered it (`cart_id`, also in `X-Cart-Id`). */
                 "X-Cart-Id"?: components["parameters"]["CartId"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -4578,7 +4578,7 @@ export interface operations {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description An anonymous visitor’s cart, as the first add answered it (`cart_id`, also in `X-Cart-Id`). */
                 "X-Cart-Id"?: components["parameters"]["CartId"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -4728,7 +4728,7 @@ export interface operations {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description An anonymous visitor’s cart, as the first add answered it (`cart_id`, also in `X-Cart-Id`). */
                 "X-Cart-Id"?: components["parameters"]["CartId"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -4805,7 +4805,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -4846,7 +4846,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -4905,7 +4905,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -4953,7 +4953,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -4992,7 +4992,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -5040,7 +5040,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -5088,7 +5088,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -5134,7 +5134,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -5181,7 +5181,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -5276,7 +5276,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -5387,7 +5387,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -5456,7 +5456,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -5525,7 +5525,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -5574,7 +5574,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -5625,7 +5625,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -5677,7 +5677,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -5771,7 +5771,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -5884,7 +5884,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -5994,7 +5994,7 @@ export interface operations {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description An anonymous visitor’s cart, as the first add answered it (`cart_id`, also in `X-Cart-Id`). */
                 "X-Cart-Id"?: components["parameters"]["CartId"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -6072,7 +6072,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -6132,7 +6132,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -6202,7 +6202,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -6261,7 +6261,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -6327,7 +6327,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -6385,7 +6385,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -6432,7 +6432,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -6518,7 +6518,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -6607,7 +6607,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -6684,7 +6684,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -6749,7 +6749,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -6811,7 +6811,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -6862,7 +6862,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -6909,7 +6909,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -6958,7 +6958,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -6987,7 +6987,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -7020,7 +7020,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -7052,7 +7052,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -7105,7 +7105,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -7160,7 +7160,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -7215,7 +7215,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -7268,7 +7268,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -7311,7 +7311,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -7365,7 +7365,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -7404,7 +7404,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -7460,7 +7460,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -7523,7 +7523,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -7582,7 +7582,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -7633,7 +7633,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -7694,7 +7694,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -7767,7 +7767,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -7816,7 +7816,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -7883,7 +7883,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -7944,7 +7944,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -8022,7 +8022,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -8074,7 +8074,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -8123,7 +8123,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -8186,7 +8186,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -8225,7 +8225,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -8303,7 +8303,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -8356,7 +8356,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -8385,7 +8385,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -8457,7 +8457,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -8506,7 +8506,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -8576,7 +8576,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -8645,7 +8645,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -8693,7 +8693,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -8724,7 +8724,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -8756,7 +8756,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -8809,7 +8809,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -8896,7 +8896,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -8959,7 +8959,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -9051,7 +9051,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -9116,7 +9116,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -9158,7 +9158,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -9200,7 +9200,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -9239,7 +9239,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -9287,7 +9287,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -9355,7 +9355,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -9411,7 +9411,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -9463,7 +9463,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -9522,7 +9522,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -9573,7 +9573,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -9645,7 +9645,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -9717,7 +9717,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -9798,7 +9798,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -9873,7 +9873,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -9928,7 +9928,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -10021,7 +10021,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -10067,7 +10067,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -10121,7 +10121,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -10187,7 +10187,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -10267,7 +10267,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -10301,7 +10301,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -10387,7 +10387,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -10460,7 +10460,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -10555,7 +10555,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -10651,7 +10651,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -10761,7 +10761,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -10836,7 +10836,7 @@ export interface operations {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Makes a retry safe: the same key with the same body answers the first result again (`Idempotent-Replayed: true`) and creates nothing; with another body it is a 409. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -10972,7 +10972,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -11170,7 +11170,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -11252,7 +11252,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -11349,7 +11349,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -11457,7 +11457,7 @@ export interface operations {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Makes a retry safe: the same key with the same body answers the first result again (`Idempotent-Replayed: true`) and creates nothing; with another body it is a 409. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -11630,7 +11630,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -11686,7 +11686,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -11762,7 +11762,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -11957,7 +11957,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -12094,7 +12094,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -12149,7 +12149,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -12367,7 +12367,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -12441,7 +12441,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -12506,7 +12506,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -12569,7 +12569,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -12630,7 +12630,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -12694,7 +12694,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -12773,7 +12773,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -12854,7 +12854,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -12915,7 +12915,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -12985,7 +12985,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -13058,7 +13058,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -13238,7 +13238,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -13277,7 +13277,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -13370,7 +13370,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -13413,7 +13413,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -13482,7 +13482,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -13578,7 +13578,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -13692,7 +13692,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -13816,7 +13816,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -13948,7 +13948,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -13998,7 +13998,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -14058,7 +14058,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -14126,7 +14126,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -14187,7 +14187,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -14259,7 +14259,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -14310,7 +14310,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -14351,7 +14351,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -14447,7 +14447,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -14580,7 +14580,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -14697,7 +14697,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -14768,7 +14768,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -14887,7 +14887,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -14937,7 +14937,7 @@ export interface operations {
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request (kept when well-formed, else a new one), echoed in `X-Request-Id`. */
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;

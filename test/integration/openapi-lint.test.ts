@@ -10,8 +10,8 @@ import { allRoutes } from '../../api/routes';
 
 /**
  * The generated document as tools take it: Redocly's recommended rules (redocly.yaml) and Spectral's
- * `spectral:oas` ruleset (.spectral.yaml) find nothing in it, errors and warnings alike, for the routes of
- * a development and of a production process. Both check every example against its schema.
+ * `spectral:oas` ruleset (.spectral.yaml) find nothing in it, errors and warnings alike (Redocly for the
+ * routes of a development and of a production process). Both check every example against its schema.
  */
 
 const root = path.resolve(__dirname, '../..');
@@ -82,6 +82,9 @@ describe('OpenAPI document under Redocly and Spectral', function () {
       expect(out.code).to.equal(0);
     });
 
+    // The production document is the development one less the /__dev routes: Spectral (the slower tool)
+    // reads the larger one; Redocly reads both, for a component only development routes would use.
+    if (nodeEnv === 'production') continue;
     it(`Spectral's spectral:oas: no error, no warning (${nodeEnv} routes)`, async () => {
       const out = await run(bin('spectral'), [
         'lint',
