@@ -131,6 +131,12 @@ export async function main(args: string[], startedAt = Date.now()): Promise<numb
         await check('typecheck', [
           [process.execPath, bin('typescript/bin/tsc'), '-p', 'tsconfig.json', '--noEmit'],
           [process.execPath, bin('typescript/bin/tsc'), '-p', path.join('widget', 'tsconfig.json')],
+          [
+            process.execPath,
+            bin('typescript/bin/tsc'),
+            '-p',
+            path.join('integrations', 'sdk', 'tsconfig.json'),
+          ],
         ]),
       );
     }

@@ -10,16 +10,8 @@ const json = (schema: SchemaObject, example?: unknown): ResponseObject['content'
   'application/json': example === undefined ? { schema } : { schema, example },
 });
 
-export const fivemErrorSchema: SchemaObject = {
-  type: 'object',
-  required: ['success', 'message'],
-  properties: {
-    success: { const: false },
-    message: { type: 'string' },
-    errors: schemaRef('FieldErrors'),
-    next_check: { type: 'integer', description: 'On a 429: seconds to wait before the next request.' },
-  },
-};
+/** `{success: false, message}`, plus `errors` on invalid input and `next_check` on a rate limit. */
+export const fivemErrorSchema: SchemaObject = schemaRef('FiveMError');
 
 export const fivemRefused = (description: string, message: string): ResponseObject => ({
   description,

@@ -51,6 +51,13 @@ export interface RouteRequest<P, Q, B> {
   example?: unknown;
 }
 
+/**
+ * Request headers a route reads besides its credentials, by their parameter component's name
+ * (api/openapi/components.ts). Their guards validate them; this only documents them.
+ * `Accept-Language` and `X-Request-Id` are read on every route and documented everywhere.
+ */
+export type HeaderParameter = 'IdempotencyKey' | 'CartId';
+
 export interface RouteDefinition<P = unknown, Q = unknown, B = unknown> {
   method: RouteMethod;
   /** The full path in OpenAPI form: `/api/embed/product/{productId}`. */
@@ -74,6 +81,7 @@ export interface RouteDefinition<P = unknown, Q = unknown, B = unknown> {
    */
   guards?: (deps: Deps) => AppMiddleware[];
   request?: RouteRequest<P, Q, B>;
+  headers?: readonly HeaderParameter[];
   /**
    * Answers by status. The interface's standard errors (422 where input is validated, 429 where it is
    * rate limited, ...) are added by the generator and need not be listed.

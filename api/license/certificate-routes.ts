@@ -5,7 +5,7 @@ import { defineRoute } from '../http/route';
 import { object, schemaRef } from '../openapi/components';
 import { licenseAnswer as licenseAnswerDoc } from '../openapi/license-schemas';
 import { licenseAnswer } from './answer';
-import { refusal, signedStandard, verifyBody } from './routes';
+import { EXAMPLE_RESULT, refusal, signedStandard, verifyBody } from './routes';
 
 /** The key and hwid exactly as the client sent them (before trimming): what the certificate is bound to. */
 function asSent(body: unknown): { key: string; hwid: string | null } {
@@ -98,6 +98,7 @@ export const licenseCertificateRoutes = [
               not_before: 0,
               entitlements: { pro_export: true, max_projects: 10 },
             },
+            license: EXAMPLE_RESULT,
           },
           nonce: '3f9c0d2e',
           timestamp: 1795478400,

@@ -18,8 +18,13 @@ import { jsonResponse, object, schemaRef } from '../openapi/components';
 import { licenseAnswer as licenseAnswerDoc } from '../openapi/license-schemas';
 import { licenseAnswer } from './answer';
 
-/** No control characters (Unicode category Cc): a hwid is an opaque printable string. */
-const PRINTABLE = /^\P{Cc}*$/u;
+/**
+ * No control characters (Unicode category Cc, exactly U+0000–U+001F and U+007F–U+009F): a hwid is an
+ * opaque printable string. Written as a range rather than `\P{Cc}` so the document's `pattern` means the
+ * same to every JSON Schema validator, with or without Unicode regular expressions.
+ */
+// eslint-disable-next-line no-control-regex
+const PRINTABLE = /^[^\u0000-\u001f\u007f-\u009f]*$/;
 
 const licenseKey = (): Joi.StringSchema<string> =>
   Joi.string()
@@ -75,6 +80,28 @@ const EXAMPLE_BINDING = {
   hwid: 'B7F3-99A1-PC',
 };
 
+/** A license result as `/verify` answers it (and a certificate carries it), for the docs. */
+export const EXAMPLE_RESULT = {
+  status: 'active',
+  lock_type: 'hwid',
+  product: { id: 12, name: 'Toolkit Pro License' },
+  plan: {
+    duration: 'yearly',
+    duration_label: 'Yearly',
+    start_date: '01-01-2026',
+    end_date: '01-01-2030',
+    is_active: true,
+  },
+  expires_at: '2030-01-01T00:00:00.000Z',
+  expires_in_days: 1135,
+  activations: { current: 1, max: 2, remaining: 1 },
+  metadata: null,
+  entitlements: { pro_export: true, max_projects: 10 },
+  not_before: 0,
+  grace_ends_at: null,
+  checkin_days: 0,
+};
+
 /** Answers every /verify route declares besides its own: the signed 429 and 503. */
 export const signedStandard = { 429: 'LicenseRateLimited', 503: 'LicenseUnavailable' } as const;
 
@@ -122,22 +149,7 @@ export const licenseRoutes = [
       ...signedStandard,
       200: licenseAnswerDoc('The license verifies.', schemaRef('LicenseSuccess'), {
         success: true,
-        data: {
-          status: 'active',
-          lock_type: 'hwid',
-          product: { id: 12, name: 'Toolkit Pro License' },
-          plan: {
-            duration: 'yearly',
-            duration_label: 'Yearly',
-            start_date: '01-01-2026',
-            end_date: '01-01-2030',
-            is_active: true,
-          },
-          expires_at: '2030-01-01T00:00:00.000Z',
-          expires_in_days: 1135,
-          activations: { current: 1, max: 2, remaining: 1 },
-          metadata: null,
-        },
+        data: EXAMPLE_RESULT,
         request: EXAMPLE_BINDING,
         nonce: '3f9c0d2e',
         timestamp: 1795444800,

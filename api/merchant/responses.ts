@@ -1,11 +1,11 @@
-import { schemaRef } from '../openapi/components';
+import { ref, schemaRef } from '../openapi/components';
 import type { ResponseObject, SchemaObject } from '../openapi/types';
 
 /** Answers of the Merchant API: the envelope around each resource, and the resources' shapes. */
 
 export function merchantOk(description: string, data: SchemaObject, example?: unknown): ResponseObject {
   const schema: SchemaObject = {
-    allOf: [schemaRef('MerchantEnvelope'), { type: 'object', properties: { data } }],
+    allOf: [schemaRef('MerchantSuccess'), { type: 'object', required: ['data'], properties: { data } }],
   };
   return {
     description,
@@ -13,12 +13,18 @@ export function merchantOk(description: string, data: SchemaObject, example?: un
   };
 }
 
+/** The answer of an `Idempotency-Key` replay: it says so in `Idempotent-Replayed`. */
+export const replayed = (response: ResponseObject): ResponseObject => ({
+  ...response,
+  headers: { ...response.headers, 'Idempotent-Replayed': ref('headers', 'Idempotent-Replayed') },
+});
+
 /** A Merchant error answer with its own description and an example message. */
 export const merchantRefused = (description: string, message: string): ResponseObject => ({
   description,
   content: {
     'application/json': {
-      schema: schemaRef('MerchantEnvelope'),
+      schema: schemaRef('MerchantError'),
       example: { message, data: null, api: 'merchant', timestamp: 1795000000, error: true },
     },
   },

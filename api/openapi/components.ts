@@ -32,6 +32,16 @@ export const EMBED_ERROR_CODES = [
   'MAX_ATTEMPTS_REACHED',
 ] as const;
 
+/**
+ * A stable, machine-readable name of the failure (docs/errors.md), on every error envelope; clients
+ * branch on it rather than on `message`, which is for people and may be translated.
+ */
+const errorCode: SchemaObject = {
+  type: 'string',
+  description: 'Stable name of the failure (docs/errors.md); `message` is for people and may be translated.',
+  examples: ['RATE_LIMIT_EXCEEDED'],
+};
+
 const fieldErrors: SchemaObject = {
   type: 'object',
   description: 'Each invalid field mapped to its messages.',
@@ -55,7 +65,10 @@ const schemas: Record<string, SchemaObject> = {
     properties: {
       success: { const: false },
       message: { type: 'string' },
-      error_code: { type: 'string', enum: EMBED_ERROR_CODES },
+      error_code: {
+        ...errorCode,
+        description: `${errorCode.description} The spec names ${EMBED_ERROR_CODES.join(', ')}.`,
+      },
       retry_after: {
         type: 'integer',
         description: 'Seconds to wait (RATE_LIMIT_EXCEEDED, COOLDOWN_ACTIVE).',
@@ -73,32 +86,46 @@ const schemas: Record<string, SchemaObject> = {
     required: ['message', 'errors'],
     properties: { message: { type: 'string' }, errors: schemaRef('FieldErrors') },
   },
-  StorefrontEnvelope: {
+  StorefrontSuccess: {
     type: 'object',
-    description: 'Storefront API (and wishlist) envelope.',
+    description: 'Storefront API (and wishlist) success envelope; each operation narrows `data`.',
     required: ['success', 'data', 'message'],
-    properties: { success: { type: 'boolean' }, data: {}, message: { type: ['string', 'null'] } },
+    properties: { success: { const: true }, data: {}, message: { type: ['string', 'null'] } },
   },
   StorefrontError: {
     type: 'object',
+    description: 'Storefront API error envelope (a 429 is `MessageOnly`).',
     required: ['success', 'data', 'message'],
     properties: {
       success: { const: false },
       data: { type: 'null' },
       message: { type: 'string' },
+      error_code: errorCode,
       errors: schemaRef('FieldErrors'),
     },
   },
-  MerchantEnvelope: {
+  MerchantSuccess: {
     type: 'object',
-    description: 'Merchant API envelope; errors carry `data: null` and `error: true`.',
+    description: 'Merchant API success envelope; each operation narrows `data`.',
     required: ['message', 'data', 'api', 'timestamp'],
     properties: {
       message: { type: ['string', 'null'] },
       data: {},
       api: { type: 'string', const: 'merchant' },
       timestamp: { type: 'integer', description: 'Unix time in seconds.' },
-      error: { type: 'boolean' },
+    },
+  },
+  MerchantError: {
+    type: 'object',
+    description: 'Merchant API error envelope: `data` is null and `error` true (a 429 is `MessageOnly`).',
+    required: ['message', 'data', 'api', 'timestamp', 'error'],
+    properties: {
+      message: { type: 'string' },
+      data: { type: 'null' },
+      api: { type: 'string', const: 'merchant' },
+      timestamp: { type: 'integer', description: 'Unix time in seconds.' },
+      error: { const: true },
+      error_code: errorCode,
       errors: schemaRef('FieldErrors'),
     },
   },
@@ -108,22 +135,49 @@ const schemas: Record<string, SchemaObject> = {
     required: ['status'],
     properties: { status: { const: 'ok' }, processed: { type: 'integer' } },
   },
-  LicenseEnvelope: {
+  AnalyticsError: {
     type: 'object',
-    required: ['success'],
-    properties: { success: { type: 'boolean' }, data: {}, message: { type: 'string' } },
+    description: 'Analytics collection error (a 429 is `MessageOnly`).',
+    required: ['status', 'message'],
+    properties: {
+      status: { const: 'error' },
+      message: { type: 'string' },
+      error_code: errorCode,
+      errors: schemaRef('FieldErrors'),
+    },
+  },
+  LicenseServerError: {
+    type: 'object',
+    description:
+      'A License API failure outside the signed answers (an unexpected error): `success: false`, `message` ' +
+      'and `error_code`.',
+    required: ['success', 'message'],
+    properties: { success: { const: false }, message: { type: 'string' }, error_code: errorCode },
+  },
+  FiveMError: {
+    type: 'object',
+    description: 'FiveM API error envelope.',
+    required: ['success', 'message'],
+    properties: {
+      success: { const: false },
+      message: { type: 'string' },
+      error_code: errorCode,
+      errors: schemaRef('FieldErrors'),
+      next_check: { type: 'integer', description: 'On a 429: seconds to wait before the next request.' },
+    },
   },
   MessageOnly: {
     type: 'object',
     description: 'The 429 body of the Merchant, Storefront and License APIs.',
     required: ['message'],
-    properties: { message: { type: 'string' } },
+    properties: { message: { type: 'string' }, error_code: errorCode },
   },
   PlatformError: {
     type: 'object',
     description: 'Errors of the platform routes (health, docs, dashboard, dev).',
     required: ['error'],
     properties: {
+      error_code: errorCode,
       error: {
         type: 'object',
         required: ['code', 'message'],
@@ -159,7 +213,19 @@ const headers: ComponentsObject['headers'] = {
     schema: { type: 'integer' },
   },
   'Retry-After': { description: 'Seconds until a retry can succeed.', schema: { type: 'integer' } },
-  'X-Request-Id': { description: 'Id of this request in the server logs.', schema: { type: 'string' } },
+  'X-Request-Id': {
+    description: 'Id of this request in the server logs (the caller’s own when it sent a well-formed one).',
+    schema: { type: 'string' },
+  },
+  'Idempotent-Replayed': {
+    description:
+      '`true` when the answer is the replay of an earlier request with the same `Idempotency-Key`.',
+    schema: { type: 'string', enum: ['true'] },
+  },
+  'X-Cart-Id': {
+    description: 'The anonymous cart’s id, to send back as `X-Cart-Id`.',
+    schema: { type: 'string' },
+  },
 };
 
 const rateLimitHeaders = {
@@ -168,18 +234,40 @@ const rateLimitHeaders = {
   'Retry-After': ref('headers', 'Retry-After'),
 };
 
+/**
+ * 500 and 503 of each interface, in its own error envelope (api/envelopes.ts): `{Tag}InternalError` and
+ * `{Tag}DependencyUnavailable`, the error schema named by the interface (api/interfaces.ts).
+ */
+export const SERVER_ERROR_SCHEMAS = {
+  Embed: 'EmbedError',
+  Storefront: 'StorefrontError',
+  Analytics: 'AnalyticsError',
+  Merchant: 'MerchantError',
+  License: 'LicenseServerError',
+  FiveM: 'FiveMError',
+  Platform: 'PlatformError',
+} as const;
+
+function serverErrors(): Record<string, ResponseObject> {
+  const out: Record<string, ResponseObject> = {};
+  for (const [tag, schema] of Object.entries(SERVER_ERROR_SCHEMAS)) {
+    out[`${tag}InternalError`] = {
+      description:
+        'Unexpected failure, in the interface’s error envelope with a generic message and no detail; the ' +
+        'server log has it under the `X-Request-Id` of the answer.',
+      content: json(schemaRef(schema)),
+    };
+    out[`${tag}DependencyUnavailable`] = {
+      description: 'A dependency (Postgres or Redis) cannot be reached; retry after `Retry-After` seconds.',
+      headers: { 'Retry-After': ref('headers', 'Retry-After') },
+      content: json(schemaRef(schema)),
+    };
+  }
+  return out;
+}
+
 const responses: Record<string, ResponseObject> = {
-  InternalError: {
-    description:
-      'Unexpected failure, in the interface’s envelope with a generic message and no detail; the server log ' +
-      'has it under the `X-Request-Id` of the answer.',
-    content: json({ type: 'object' }),
-  },
-  Unavailable: {
-    description: 'A dependency (Postgres or Redis) cannot be reached; retry after `Retry-After` seconds.',
-    headers: { 'Retry-After': ref('headers', 'Retry-After') },
-    content: json({ type: 'object' }),
-  },
+  ...serverErrors(),
   EmbedRateLimited: {
     description: 'Too many requests (`RATE_LIMIT_EXCEEDED`, with `retry_after` in seconds).',
     headers: rateLimitHeaders,
@@ -226,11 +314,11 @@ const responses: Record<string, ResponseObject> = {
   },
   MerchantValidationFailed: {
     description: 'Invalid request: every invalid field with its messages.',
-    content: json({ allOf: [schemaRef('MerchantEnvelope'), schemaRef('ValidationError')] }),
+    content: json({ allOf: [schemaRef('MerchantError'), schemaRef('ValidationError')] }),
   },
   MerchantError: {
     description: 'Refused; `data` is null and `error` true.',
-    content: json(schemaRef('MerchantEnvelope')),
+    content: json(schemaRef('MerchantError')),
   },
   PlatformError: {
     description: 'Refused; see `error.message`.',
@@ -238,13 +326,43 @@ const responses: Record<string, ResponseObject> = {
   },
 };
 
+/** Request headers a route reads, named in its declaration (`headers: ['IdempotencyKey']`). */
 const parameters: Record<string, ParameterObject> = {
-  EmbedKeyQuery: {
-    name: 'embed_key',
-    in: 'query',
+  IdempotencyKey: {
+    name: 'Idempotency-Key',
+    in: 'header',
     required: false,
-    description: 'The store’s public embed key, for clients that cannot send the X-Embed-Key header.',
+    description:
+      'Makes a retry safe: the same key with the same body answers the first result again ' +
+      '(`Idempotent-Replayed: true`) and creates nothing; with another body it is a 409.',
+    schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
+    example: 'order-2026-11-24-0001',
+  },
+  CartId: {
+    name: 'X-Cart-Id',
+    in: 'header',
+    required: false,
+    description:
+      'An anonymous visitor’s cart, as the first add answered it (`cart_id`, also in `X-Cart-Id`).',
     schema: { type: 'string' },
+  },
+  AcceptLanguage: {
+    name: 'Accept-Language',
+    in: 'header',
+    required: false,
+    description: 'Language of messages meant for people: Arabic (`ar`) or English (`en`, the default).',
+    schema: { type: 'string' },
+    example: 'ar',
+  },
+  RequestId: {
+    name: 'X-Request-Id',
+    in: 'header',
+    required: false,
+    description:
+      'Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 ' +
+      'of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused).',
+    schema: { type: 'string' },
+    example: 'checkout-7f3a9c21',
   },
 };
 
@@ -305,27 +423,22 @@ export function jsonResponse(description: string, schema: SchemaObject, example?
   return { description, content: json(schema, example) };
 }
 
-/** `{success: true, data: <data>}` of the Embed API, with the rate-limit headers every Embed answer has. */
+/**
+ * A success envelope (`EmbedSuccess`, `StorefrontSuccess`, `MerchantSuccess`) whose `data` is `data`,
+ * required, so a generated client types `body.data` as that and not as `data?`.
+ */
+export const successOf = (envelope: string, data: SchemaObject): SchemaObject => ({
+  allOf: [schemaRef(envelope), { type: 'object', required: ['data'], properties: { data } }],
+});
+
+/** `{success: true, data: <data>}` of the Embed API (the rate-limit headers are added by the generator). */
 export function embedOk(description: string, data: SchemaObject, example?: unknown): ResponseObject {
-  return {
-    description,
-    headers: {
-      'X-RateLimit-Limit': ref('headers', 'X-RateLimit-Limit'),
-      'X-RateLimit-Remaining': ref('headers', 'X-RateLimit-Remaining'),
-    },
-    content: json({ allOf: [schemaRef('EmbedSuccess'), { type: 'object', properties: { data } }] }, example),
-  };
+  return { description, content: json(successOf('EmbedSuccess', data), example) };
 }
 
 /** `{success: true, data: <data>, message}` of the Storefront API. */
 export function storefrontOk(description: string, data: SchemaObject, example?: unknown): ResponseObject {
-  return {
-    description,
-    content: json(
-      { allOf: [schemaRef('StorefrontEnvelope'), { type: 'object', properties: { data } }] },
-      example,
-    ),
-  };
+  return { description, content: json(successOf('StorefrontSuccess', data), example) };
 }
 
 export type Responses = OperationObject['responses'];

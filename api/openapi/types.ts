@@ -40,6 +40,7 @@ export interface HeaderObject {
   description?: string;
   required?: boolean;
   schema: SchemaObject;
+  example?: unknown;
 }
 
 export interface MediaTypeObject {
@@ -110,7 +111,13 @@ export interface ComponentsObject {
 
 export interface OpenApiDocument {
   openapi: '3.1.0';
-  info: { title: string; version: string; description?: string };
+  info: {
+    title: string;
+    version: string;
+    description?: string;
+    contact?: { name?: string; url?: string; email?: string };
+    license?: { name: string; identifier?: string; url?: string };
+  };
   jsonSchemaDialect: string;
   servers: Array<{ url: string; description?: string }>;
   tags: TagObject[];

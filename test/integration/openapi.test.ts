@@ -107,6 +107,68 @@ describe('OpenAPI document', () => {
     }
   });
 
+  it('declares the headers a client sends and reads', () => {
+    const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
+      HTTP_METHODS.filter((m) => item[m]).map((m) => ({ where: `${m.toUpperCase()} ${path}`, op: item[m]! })),
+    );
+    const headerNames = (op: (typeof operations)[number]['op']): string[] =>
+      (op.parameters ?? [])
+        .map((p) => resolveParameter(doc, p))
+        .filter((p) => p.in === 'header')
+        .map((p) => p.name);
+    for (const { where, op } of operations) {
+      expect(headerNames(op), where).to.include.members(['Accept-Language', 'X-Request-Id']);
+      for (const [status, response] of Object.entries(op.responses)) {
+        const resolved =
+          '$ref' in response
+            ? doc.components.responses[response.$ref.replace('#/components/responses/', '')]!
+            : response;
+        const headers = Object.keys(resolved.headers ?? {});
+        expect(headers, `${where} ${status}`).to.include('X-Request-Id');
+        if (status === '429' || status === '503')
+          expect(headers, `${where} ${status}`).to.include('Retry-After');
+      }
+    }
+    const byId = new Map(operations.map((o) => [o.op.operationId, o.op]));
+    for (const id of ['merchantCreateOrder', 'merchantCreateRefund']) {
+      expect(headerNames(byId.get(id)!), id).to.include('Idempotency-Key');
+      const replay = byId.get(id)!.responses['200'] as { headers: Record<string, unknown> };
+      expect(replay.headers, id).to.have.property('Idempotent-Replayed');
+    }
+    expect(headerNames(byId.get('storefrontCartAdd')!)).to.include('X-Cart-Id');
+    const embedOk = byId.get('embedGetProduct')?.responses['200'] as { headers: Record<string, unknown> };
+    expect(embedOk.headers).to.include.keys('X-RateLimit-Limit', 'X-RateLimit-Remaining');
+  });
+
+  it('documents 500 and 503 in each interface’s error envelope, and `data` as required on success', () => {
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const method of HTTP_METHODS) {
+        const op = item[method];
+        if (!op) continue;
+        const where = `${method.toUpperCase()} ${path}`;
+        for (const status of ['500', '503']) {
+          const response = op.responses[status]!;
+          const resolved =
+            '$ref' in response
+              ? doc.components.responses[response.$ref.replace('#/components/responses/', '')]!
+              : response;
+          const schema = resolved.content?.['application/json']?.schema;
+          if (!schema) continue; // an HTML page's own 503
+          expect(schema.$ref ?? schema.allOf, `${where} ${status}: a named envelope`).to.not.equal(undefined);
+        }
+        for (const [status, response] of Object.entries(op.responses)) {
+          if (!status.startsWith('2') || '$ref' in response) continue;
+          const allOf = response.content?.['application/json']?.schema?.allOf;
+          if (!allOf?.some((s) => /Success$/.test(s.$ref ?? ''))) continue;
+          expect(
+            allOf.some((s) => s.required?.includes('data')),
+            `${where} ${status}: data is required in a success envelope`,
+          ).to.equal(true);
+        }
+      }
+    }
+  });
+
   it('declares every path parameter, and no path parameter the path lacks', () => {
     for (const [path, item] of Object.entries(doc.paths)) {
       const inPath = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();

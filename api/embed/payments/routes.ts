@@ -42,7 +42,7 @@ const initiateBody = Joi.object<InitiateBody, true>({
 const initiateResponses: RouteDefinition['responses'] = {
   200: embedOk('How to pay.', schemaRef('PaymentInitiation'), {
     success: true,
-    data: { type: 'redirect', redirect_url: 'https://shop.example.test/pay/payments/42-5f0c…' },
+    data: { type: 'redirect', redirect_url: 'https://shop.example.test/pay/payments/42-5f0c9a1e' },
   }),
   400: refused(
     'Order already created, method not configured, not allowed by the coupon, or outside its amount bounds.',

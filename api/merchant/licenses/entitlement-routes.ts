@@ -32,14 +32,17 @@ const ok: ResponseObject = {
   content: {
     'application/json': {
       schema: {
-        allOf: [schemaRef('MerchantEnvelope'), { type: 'object', properties: { data: planEntitlements } }],
+        allOf: [
+          schemaRef('MerchantSuccess'),
+          { type: 'object', required: ['data'], properties: { data: planEntitlements } },
+        ],
       },
     },
   },
 };
 const notFound: ResponseObject = {
   description: 'No such plan of this product in this store.',
-  content: { 'application/json': { schema: schemaRef('MerchantEnvelope') } },
+  content: { 'application/json': { schema: schemaRef('MerchantError') } },
 };
 
 const params = Joi.object<{ productId: number; planId: number }, true>({

@@ -48,13 +48,18 @@ const ok: ResponseObject = {
   description: 'The product’s license policy.',
   content: {
     'application/json': {
-      schema: { allOf: [schemaRef('MerchantEnvelope'), { type: 'object', properties: { data: policy } }] },
+      schema: {
+        allOf: [
+          schemaRef('MerchantSuccess'),
+          { type: 'object', required: ['data'], properties: { data: policy } },
+        ],
+      },
     },
   },
 };
 const notFound: ResponseObject = {
   description: 'No such product in this store.',
-  content: { 'application/json': { schema: schemaRef('MerchantEnvelope') } },
+  content: { 'application/json': { schema: schemaRef('MerchantError') } },
 };
 
 const params = Joi.object<{ productId: number }, true>({ productId: id().required() });
@@ -67,9 +72,10 @@ const historyPage: ResponseObject = {
     'application/json': {
       schema: {
         allOf: [
-          schemaRef('MerchantEnvelope'),
+          schemaRef('MerchantSuccess'),
           {
             type: 'object',
+            required: ['data'],
             properties: {
               data: object({
                 items: {
@@ -122,7 +128,7 @@ export const merchantLicensePolicyRoutes = [
       200: historyPage,
       404: {
         description: 'No such license in this store.',
-        content: { 'application/json': { schema: schemaRef('MerchantEnvelope') } },
+        content: { 'application/json': { schema: schemaRef('MerchantError') } },
       },
     },
     handler: (ctx, { params: p, query }) => licenseHistory(ctx.deps, ctx.state.store!.id, p.licenseId, query),

@@ -25,7 +25,9 @@ const merchantOk = (description: string, data: SchemaObject): ResponseObject => 
   description,
   content: {
     'application/json': {
-      schema: { allOf: [schemaRef('MerchantEnvelope'), { type: 'object', properties: { data } }] },
+      schema: {
+        allOf: [schemaRef('MerchantSuccess'), { type: 'object', required: ['data'], properties: { data } }],
+      },
     },
   },
 });
@@ -72,11 +74,11 @@ const licenseParams = Joi.object<{ licenseId: number }, true>({ licenseId: id().
 
 const notFound: ResponseObject = {
   description: 'No such license (or product) in this store.',
-  content: { 'application/json': { schema: schemaRef('MerchantEnvelope') } },
+  content: { 'application/json': { schema: schemaRef('MerchantError') } },
 };
 const refused: ResponseObject = {
   description: 'The license’s status does not allow the action (e.g. suspending a revoked license).',
-  content: { 'application/json': { schema: schemaRef('MerchantEnvelope') } },
+  content: { 'application/json': { schema: schemaRef('MerchantError') } },
 };
 
 interface ListQuery {

@@ -15,6 +15,7 @@ import {
   OrderDetail,
   OrderSummary,
   pageOf,
+  replayed,
   StatusChange,
 } from '../responses';
 import * as schemas from './schemas';
@@ -59,6 +60,7 @@ export const merchantOrderRoutes = [
       'instead, for 24 hours (same key, other body: 409). 422 for invalid fields, 400 for coupon, stock ' +
       'and payment-method refusals, as the guest checkout.',
     guards: (deps) => [...merchantGuards(deps), schemas.idempotencyKey()],
+    headers: ['IdempotencyKey'],
     request: {
       body: schemas.createBody,
       example: {
@@ -73,7 +75,9 @@ export const merchantOrderRoutes = [
     },
     responses: {
       201: merchantOk('Created: the order (zero total) or the checkout with its payment link.', CreatedOrder),
-      200: merchantOk('The same request was made before: the same ids, nothing created.', CreatedOrder),
+      200: replayed(
+        merchantOk('The same request was made before: the same ids, nothing created.', CreatedOrder),
+      ),
       400: merchantRefused(
         'Coupon refused, insufficient stock, no payment method, or a body that is not a JSON object.',
         'Insufficient stock',

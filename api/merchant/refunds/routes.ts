@@ -5,7 +5,7 @@ import { defineRoute, reply } from '../../http/route';
 import type { SchemaObject } from '../../openapi/types';
 import { idParams, PAGINATION_NOTE, pageBody } from '../common';
 import { idempotencyKey } from '../orders/schemas';
-import { merchantOk, merchantRefused, obj, pageOf } from '../responses';
+import { merchantOk, merchantRefused, obj, pageOf, replayed } from '../responses';
 import * as schemas from './schemas';
 
 const str: SchemaObject = { type: 'string' };
@@ -74,6 +74,7 @@ export const merchantRefundRoutes = [
       '`Idempotency-Key` header: the same key answers the refund it made (200). Webhook events: ' +
       '`refund.created`, `refund.succeeded`, `refund.failed`.',
     guards: (deps) => [...merchantGuards(deps), idempotencyKey()],
+    headers: ['IdempotencyKey'],
     request: {
       params: idParams,
       body: schemas.refundBody,
@@ -81,7 +82,9 @@ export const merchantRefundRoutes = [
     },
     responses: {
       201: merchantOk('The refund: pending (provider) or succeeded (manual).', CreatedRefund),
-      200: merchantOk('The same Idempotency-Key was used before: that refund, nothing new.', CreatedRefund),
+      200: replayed(
+        merchantOk('The same Idempotency-Key was used before: that refund, nothing new.', CreatedRefund),
+      ),
       400: merchantRefused('The body is not a JSON object.', 'Malformed JSON body'),
       404: notFound,
       409: merchantRefused(

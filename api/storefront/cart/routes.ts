@@ -17,7 +17,8 @@ import type { AppContext } from '../../context';
 import { storefrontGuards } from '../../guards';
 import { id, quantity } from '../../http/fields';
 import { defineRoute, reply, Reply } from '../../http/route';
-import { storefrontOk } from '../../openapi/components';
+import { ref, storefrontOk } from '../../openapi/components';
+import type { ResponseObject } from '../../openapi/types';
 import { cart, CUSTOMER_OR_ANONYMOUS, storefrontRefused, unauthenticated } from '../responses';
 import { CART_ID_HEADER, cartOwner, ownerOf } from './owner';
 
@@ -51,7 +52,10 @@ const addBody = Joi.object<AddToCartInput, true>({
 });
 
 const itemParams = Joi.object<{ itemId: number }, true>({ itemId: id().required() });
-const cartOk = storefrontOk('The cart, priced now.', cart);
+const cartOk: ResponseObject = {
+  ...storefrontOk('The cart, priced now.', cart),
+  headers: { 'X-Cart-Id': ref('headers', 'X-Cart-Id') },
+};
 const common = { 200: cartOk, 401: unauthenticated };
 const itemNotFound = storefrontRefused('No such line in this cart.', CART_MESSAGES.itemNotFound);
 
@@ -69,6 +73,7 @@ export const storefrontCartRoutes = [
       OWNER,
     security: CUSTOMER_OR_ANONYMOUS,
     guards,
+    headers: ['CartId'],
     responses: { ...common, 422: 'StorefrontValidationFailed' },
     handler: async (ctx) => answer(await getCart(...args(ctx))),
   }),
@@ -84,6 +89,7 @@ export const storefrontCartRoutes = [
       OWNER,
     security: CUSTOMER_OR_ANONYMOUS,
     guards,
+    headers: ['CartId'],
     request: { body: addBody, example: { product_id: 10, quantity: 2 } },
     responses: {
       ...common,
@@ -99,6 +105,7 @@ export const storefrontCartRoutes = [
     summary: 'Change a line’s quantity',
     security: CUSTOMER_OR_ANONYMOUS,
     guards,
+    headers: ['CartId'],
     request: {
       params: itemParams,
       body: Joi.object<{ quantity: number }, true>({ quantity: quantity().required() }),
@@ -119,6 +126,7 @@ export const storefrontCartRoutes = [
     summary: 'Remove a line',
     security: CUSTOMER_OR_ANONYMOUS,
     guards,
+    headers: ['CartId'],
     request: { params: itemParams },
     responses: { ...common, 404: itemNotFound },
     handler: async (ctx, { params }) => answer(await removeLine(...args(ctx), params.itemId)),
@@ -135,6 +143,7 @@ export const storefrontCartRoutes = [
       'with the cart’s subtotal. Replaces any coupon applied before.',
     security: CUSTOMER_OR_ANONYMOUS,
     guards,
+    headers: ['CartId'],
     request: {
       body: Joi.object<{ code: string }, true>({ code: Joi.string().trim().min(1).max(100).required() }),
     },
@@ -152,6 +161,7 @@ export const storefrontCartRoutes = [
     summary: 'Remove the coupon',
     security: CUSTOMER_OR_ANONYMOUS,
     guards,
+    headers: ['CartId'],
     responses: { ...common, 422: 'StorefrontValidationFailed' },
     handler: async (ctx) => answer(await removeCartCoupon(...args(ctx))),
   }),
@@ -163,6 +173,7 @@ export const storefrontCartRoutes = [
     summary: 'Empty the cart',
     security: CUSTOMER_OR_ANONYMOUS,
     guards,
+    headers: ['CartId'],
     responses: { ...common, 422: 'StorefrontValidationFailed' },
     handler: async (ctx) => answer(await clearCart(...args(ctx))),
   }),

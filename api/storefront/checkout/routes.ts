@@ -87,6 +87,7 @@ export const storefrontCheckoutRoutes = [
       '(`X-Cart-Id`): the buyer’s details are required, as in the Embed guest checkout.',
     security: CUSTOMER_OR_ANONYMOUS,
     guards,
+    headers: ['CartId'],
     request: {
       body: checkoutBody,
       example: {
@@ -127,6 +128,7 @@ export const storefrontCheckoutRoutes = [
       'customer’s checkouts are found.',
     security: CUSTOMER_OR_ANONYMOUS,
     guards,
+    headers: ['CartId'],
     request: {
       body: Joi.object<{ checkout_url: string; payment_method: PaymentMethodId }, true>({
         checkout_url: opaque().required(),

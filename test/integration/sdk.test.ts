@@ -1,0 +1,246 @@
+import { expect } from 'chai';
+import { execFile } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Product, Refund, Store } from '../../db/models';
+import {
+  createMatjarClient,
+  MatjarClient,
+  retryingFetch,
+  verifyLicenseAnswer,
+  verifyWebhook,
+} from '../../integrations/sdk';
+import { generateSdkTypes, SDK_TYPES_FILE } from '../../scripts/generate-sdk';
+import { signatureHeader } from '../../shared/services/merchant/webhooks/deliver';
+import { createProduct } from '../helpers/builders';
+import { GUEST_BUYER } from '../helpers/checkouts';
+import { checkAnswer } from '../helpers/contract';
+import { randomIp } from '../helpers/otp';
+import { merchantStore } from './merchant/support';
+import {
+  browse,
+  hostedMethod,
+  orderOf,
+  paymentIdOf,
+  paymentsSuite,
+  PaymentsSuite,
+  sessionOf,
+  waitFor,
+} from './payments/support';
+
+/**
+ * The SDK of integrations/sdk: its types are what scripts/generate-sdk.ts makes of today's document, and
+ * it drives a purchase (Embed guest checkout paid with the sandbox provider) and a merchant refund against
+ * the running platform, every answer checked against the document as the other tests' are.
+ */
+describe('SDK (integrations/sdk)', function () {
+  this.timeout(60_000);
+
+  it('is generated from the current OpenAPI document (npx tsx scripts/generate-sdk.ts)', async () => {
+    const fresh = await generateSdkTypes();
+    const committed = fs.readFileSync(SDK_TYPES_FILE, 'utf8');
+    expect(committed === fresh, 'integrations/sdk/openapi.ts is stale: run `npx tsx scripts/generate-sdk.ts`')
+      .to.be.true;
+  });
+
+  it('typechecks the SDK examples of docs/sdk.md, docs/merchant.md and the README under the SDK’s strict settings', async () => {
+    const root = path.resolve(__dirname, '../..');
+    const dir = fs.mkdtempSync(path.join(root, 'integrations', 'sdk', '.examples-'));
+    try {
+      const files: string[] = [];
+      for (const doc of ['docs/sdk.md', 'docs/merchant.md', 'README.md']) {
+        const text = fs.readFileSync(path.join(root, doc), 'utf8');
+        const blocks = [...text.matchAll(/```ts\n([\s\S]*?)```/g)]
+          .map((m) => m[1]!)
+          .filter((b) => /from '\.\/(integrations\/)?sdk'/.test(b));
+        for (const [i, block] of blocks.entries()) {
+          const file = path.join(dir, `${path.basename(doc, '.md')}-${i}.ts`);
+          // The snippets' free names (secrets, a request body) are declared; imports point at the SDK.
+          const source = block.replace(/from '\.\/(integrations\/)?sdk'/g, "from '../index'");
+          const imports = source.match(/^import .*;$/gm) ?? [];
+          const body = source.replace(/^import .*;$/gm, '');
+          fs.writeFileSync(
+            file,
+            `${imports.join('\n')}\nimport { createMatjarClient as _c } from '../index';\nvoid _c;\n` +
+              'declare const WEBHOOK_SECRET: string;\ndeclare const PINNED_PUBLIC_KEY_PEM: string;\n' +
+              'declare const headers: Record<string, string>;\ndeclare const body: string;\n' +
+              (/^export /m.test(body)
+                ? body
+                : `export async function example(): Promise<void> {\n${body}\n}\n`),
+          );
+          files.push(file);
+        }
+      }
+      expect(files.length, 'SDK examples found').to.be.greaterThan(3);
+      fs.writeFileSync(
+        path.join(dir, 'tsconfig.json'),
+        JSON.stringify({ extends: '../tsconfig.json', include: ['*.ts'] }),
+      );
+      const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+      const out = await new Promise<string>((resolve) =>
+        execFile(process.execPath, [tsc, '-p', path.join(dir, 'tsconfig.json')], (err, stdout) =>
+          resolve(err ? stdout || String(err) : ''),
+        ),
+      );
+      expect(out).to.equal('');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  describe('against the running platform', () => {
+    let suite: PaymentsSuite;
+    let store: Store;
+    let token: string;
+    let product: Product;
+
+    /** fetch through the contract check every test answer goes through (test/helpers/contract.ts). */
+    const checkedFetch: typeof fetch = async (input, init) => {
+      const request = new Request(input, init);
+      request.headers.set('X-Forwarded-For', randomIp());
+      const response = await fetch(request);
+      const text = await response.clone().text();
+      checkAnswer(
+        suite.deps.config.nodeEnv,
+        request.method,
+        request.url,
+        response.status,
+        response.headers.get('content-type'),
+        text,
+      );
+      return response;
+    };
+
+    const client = (options: { embedKey?: string; merchantToken?: string }): MatjarClient =>
+      createMatjarClient({ baseUrl: suite.server.url, fetch: checkedFetch, ...options });
+
+    before(async () => {
+      suite = await paymentsSuite({ RATE_LIMITS: 'off' });
+      ({ store, token } = await merchantStore({ name: 'SDK Store' }));
+      await hostedMethod(suite.deps, store, 'card', 'sandbox');
+      product = await createProduct(store, { name: 'Course', price_minor: 5_000 });
+    });
+    after(async () => suite?.close());
+
+    it('buys as a guest with the sandbox provider, then the merchant refunds part of it', async () => {
+      const embed = client({ embedKey: store.embed_key });
+      const opened = await embed.POST('/api/embed/guest/checkout', {
+        body: { product_id: product.id, quantity: 1, ...GUEST_BUYER, customer_phone: '500000301' },
+      });
+      expect(opened.response.status).to.equal(200);
+      const session = opened.data!.data;
+      if (session.type !== 'payment_required') throw new Error(`expected a payment, got ${session.type}`);
+      expect(session.amount).to.equal('50.00');
+      expect(session.payment_methods.map((m) => m.id)).to.deep.equal(['card']);
+
+      const initiated = await embed.POST('/api/embed/guest/payment/initiate', {
+        body: { checkout_url: session.checkout_url, payment_method: 'card' },
+      });
+      const how = initiated.data!.data;
+      if (how.type !== 'redirect') throw new Error(`expected a redirect, got ${how.type}`);
+
+      // The buyer's choice on the sandbox's page is a browser form, not an API call.
+      const payment = await sessionOf(paymentIdOf(how.redirect_url));
+      const paid = await browse(
+        suite.server,
+        `${suite.deps.config.publicBaseUrl}/sandbox/checkout/${payment.provider_payment_id}`,
+        { outcome: 'paid' },
+      );
+      expect(paid.status).to.equal(303);
+      const order = await orderOf(session.checkout_id);
+
+      const status = await embed.GET('/api/embed/payment/status/{checkoutUrl}', {
+        params: { path: { checkoutUrl: session.checkout_url } },
+      });
+      expect(status.data!.data).to.deep.equal({ is_paid: true, order_id: order.id });
+
+      const merchant = client({ merchantToken: token });
+      const detail = await merchant.GET('/shawarma/orders/{id}', { params: { path: { id: order.id } } });
+      expect(detail.data!.data.total).to.equal('50.00');
+      expect(detail.data!.data.refunds.refundable).to.equal('50.00');
+
+      const key = crypto.randomUUID();
+      const refund = () =>
+        merchant.POST('/shawarma/orders/{id}/refunds', {
+          params: { path: { id: order.id }, header: { 'Idempotency-Key': key } },
+          body: { amount: '20.00', reason: 'Customer request' },
+        });
+      const created = await refund();
+      expect(created.response.status, JSON.stringify(created.error)).to.equal(201);
+      const again = await refund();
+      expect(again.response.status).to.equal(200);
+      expect(again.response.headers.get('Idempotent-Replayed')).to.equal('true');
+      expect(again.data!.data.refund.id).to.equal(created.data!.data.refund.id);
+
+      await waitFor('the sandbox refund to succeed', async () => {
+        const row = await Refund.query().findById(created.data!.data.refund.id);
+        return row?.status === 'succeeded' ? row : undefined;
+      });
+      const after = await merchant.GET('/shawarma/orders/{id}', { params: { path: { id: order.id } } });
+      expect(after.data!.data.refunds).to.include({ refunded: '20.00', refundable: '30.00' });
+
+      // An error answer is typed by its envelope too.
+      const missing = await merchant.GET('/shawarma/orders/{id}', {
+        params: { path: { id: 2_000_000_000 } },
+      });
+      expect(missing.response.status).to.equal(404);
+      expect(missing.error).to.include({ error: true, data: null, api: 'merchant' });
+    });
+
+    it('checks /verify signatures with the published key', async () => {
+      const keys = await client({}).GET('/verify/public-key');
+      const pem = keys.data!.data.public_key_pem;
+      const res = await fetch(`${suite.server.url}/verify`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-Forwarded-For': randomIp() },
+        body: JSON.stringify({ product_id: product.id, license_key: 'NOPE-0000-0000-0000-0000' }),
+      });
+      const body = await res.text();
+      expect(res.status).to.equal(404);
+      expect(verifyLicenseAnswer(body, res.headers.get('X-Signature'), pem)).to.equal(true);
+      expect(
+        verifyLicenseAnswer(body.replace('License', 'Licence'), res.headers.get('X-Signature'), pem),
+      ).to.equal(false);
+    });
+  });
+
+  it('checks a merchant webhook’s signature as the platform makes it, and refuses old or altered ones', () => {
+    const secret = 'whsec_test';
+    const body = JSON.stringify({ event: 'order.completed', data: { id: 1 } });
+    const now = 1_795_000_000;
+    const signature = signatureHeader(secret, now, body);
+    expect(verifyWebhook({ body, signature, secret, now })).to.equal(true);
+    expect(verifyWebhook({ body: body + ' ', signature, secret, now })).to.equal(false);
+    expect(verifyWebhook({ body, signature, secret: 'other', now })).to.equal(false);
+    expect(verifyWebhook({ body, signature, secret, now: now + 301 })).to.equal(false);
+    expect(verifyWebhook({ body, signature: null, secret, now })).to.equal(false);
+  });
+
+  it('retries a 429 or 503 after Retry-After only when the request is safe to repeat', async () => {
+    const seen: string[] = [];
+    const answers = [
+      new Response('{}', { status: 503, headers: { 'Retry-After': '0' } }),
+      new Response('{}', { status: 429, headers: { 'Retry-After': '0' } }),
+      new Response('{"ok":true}', { status: 200 }),
+    ];
+    const base: typeof fetch = async (input) => {
+      const request = input as Request;
+      seen.push(`${request.method} ${request.headers.get('Idempotency-Key') ?? '-'} ${await request.text()}`);
+      return answers.shift()!;
+    };
+    const retrying = retryingFetch(base, { retries: 2 });
+    const ok = await retrying('http://127.0.0.1:9/x', {
+      method: 'POST',
+      headers: { 'Idempotency-Key': 'k1' },
+      body: 'same body',
+    });
+    expect(ok.status).to.equal(200);
+    expect(seen).to.deep.equal(['POST k1 same body', 'POST k1 same body', 'POST k1 same body']);
+
+    answers.push(new Response('{}', { status: 503, headers: { 'Retry-After': '0' } }));
+    const once = await retrying('http://127.0.0.1:9/x', { method: 'POST', body: 'no key' });
+    expect(once.status, 'a POST without a key is never repeated').to.equal(503);
+    expect(seen).to.have.length(4);
+  });
+});
