@@ -1,4 +1,5 @@
-import { registerCacheBus } from './cache/versioned';
+import { HotCaches, registerCacheBus } from './cache/versioned';
+import { createServices, type Services } from './create-services';
 import knexFactory, { Knex } from 'knex';
 import type { Redis } from 'ioredis';
 import { DatabaseTimeouts, knexConfig } from '../db/knexfile';
@@ -42,6 +43,10 @@ export interface Deps {
   /** Platform secret (HMAC key material) and the at-rest cipher derived from it. */
   readonly appSecret: string;
   readonly cipher: Cipher;
+  /** This process's hot-read caches (shared/cache/versioned.ts), one per name. */
+  readonly caches: HotCaches;
+  /** The stateful services of this process, built once (shared/create-services.ts). */
+  readonly services: Services;
   close(): Promise<void>;
 }
 
@@ -172,7 +177,7 @@ export async function createDeps(
   // Services that receive only a knex bump the hot-read caches' counters through it (shared/cache).
   registerCacheBus(knex, { redis, config, logger });
 
-  return {
+  const parts = {
     config,
     role: opts.role,
     logger,
@@ -186,6 +191,11 @@ export async function createDeps(
     storage: createStorage(config),
     appSecret,
     cipher: new Cipher(appSecret),
+    caches: new HotCaches(),
+  };
+  return {
+    ...parts,
+    services: createServices(parts),
     async close() {
       await closeQueues(queues);
       await closeAll();

@@ -4,7 +4,6 @@ import {
   LimitUse,
   mostRestrictive,
   RateLimitUnavailableError,
-  rateLimiterFor,
 } from '../../shared/services/rate-limiter';
 import type { AppContext, AppMiddleware } from '../context';
 
@@ -59,7 +58,7 @@ function setHeaders(ctx: AppContext, limit: number, remaining: number, force: bo
  */
 export function rateLimit(rules: readonly RateLimitRule[]): AppMiddleware {
   return async (ctx, next) => {
-    const limiter = rateLimiterFor(ctx.deps);
+    const limiter = ctx.deps.services.rateLimiter;
     if (!limiter.enabled) return next();
 
     const uses: LimitUse[] = [];
@@ -107,7 +106,7 @@ export function failedAuthLimit(
   counts: (ctx: AppContext) => boolean = () => true,
 ): AppMiddleware {
   return async (ctx, next) => {
-    const limiter = rateLimiterFor(ctx.deps);
+    const limiter = ctx.deps.services.rateLimiter;
     if (!limiter.enabled) return auth(ctx, next);
     const ip = byClientIp(ctx);
     const state = await limiter.peek(def, ip);

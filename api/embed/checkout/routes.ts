@@ -1,5 +1,5 @@
 import { buyerFromCustomer, createCheckout } from '../../../shared/services/checkout';
-import { checkoutDepsOf } from '../../../shared/services/checkout/factory';
+import { requestDeps } from '../../request-deps';
 import { EMBED_ABILITIES } from '../../../shared/services/tokens';
 import { embedOk, schemaRef } from '../../openapi/components';
 import { defineRoute, RouteDefinition } from '../../http/route';
@@ -97,7 +97,7 @@ export const embedCheckoutRoutes = [
     responses,
     handler: async (ctx, { body }) =>
       createCheckout(
-        checkoutDepsOf(ctx.deps, ctx.state.budget, ctx.ip),
+        requestDeps(ctx),
         ctx.state.store!,
         buyerFromCustomer(ctx.state.customer!),
         body,
@@ -126,7 +126,7 @@ export const embedCheckoutRoutes = [
         phone: body.customer_phone,
       };
       return createCheckout(
-        checkoutDepsOf(ctx.deps, ctx.state.budget, ctx.ip),
+        requestDeps(ctx),
         ctx.state.store!,
         buyer,
         body,

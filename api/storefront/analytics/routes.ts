@@ -3,7 +3,6 @@ import { InvalidError } from '../../../shared/errors';
 import {
   CollectedEvent,
   collectEvents,
-  dailySaltOf,
   MAX_BATCH_EVENTS,
 } from '../../../shared/services/analytics';
 import type { AppContext, AppMiddleware } from '../../context';
@@ -86,7 +85,7 @@ function collectDeps(ctx: AppContext) {
     queues: ctx.deps.queues,
     knex: ctx.deps.knex,
     logger: ctx.deps.logger,
-    salt: dailySaltOf(ctx.deps.redis, ctx.deps.config.queuePrefix),
+    salt: ctx.deps.services.analyticsSalt,
   };
 }
 

@@ -3,7 +3,7 @@ import type { PaymentMethodId } from '../../../db/models';
 import { ValidationError } from '../../../shared/errors';
 import { CART_MESSAGES, checkoutCart } from '../../../shared/services/cart';
 import { Buyer, buyerFromCustomer } from '../../../shared/services/checkout';
-import { checkoutDepsOf } from '../../../shared/services/checkout/factory';
+import { requestDeps } from '../../request-deps';
 import { initiatePayment, initiationAnswer, cachedPaymentStatus } from '../../../shared/services/payments';
 import type { Deps } from '../../../shared/deps';
 import type { AppContext } from '../../context';
@@ -107,7 +107,7 @@ export const storefrontCheckoutRoutes = [
     },
     handler: (ctx, { body }) =>
       checkoutCart(
-        checkoutDepsOf(ctx.deps, ctx.state.budget, ctx.ip),
+        requestDeps(ctx),
         ctx.state.store!,
         ownerOf(ctx),
         buyerOf(ctx, body),
