@@ -1,4 +1,5 @@
 import type { Deps } from './deps';
+import { unitOfWork } from './unit-of-work';
 import { DailySalt } from './services/analytics';
 import { SigningKeyStore } from './services/licenses/signing';
 import { createOtpService } from './services/otp/factory';
@@ -21,7 +22,7 @@ export interface Services {
 }
 
 /** What the services are built from: every connection of the process. */
-export type ServiceParts = Omit<Deps, 'services' | 'close'>;
+export type ServiceParts = Omit<Deps, 'services' | 'tx' | 'close'>;
 
 export function createServices(parts: ServiceParts): Services {
   const rateLimiter = createRateLimiter(parts);
@@ -39,5 +40,6 @@ export function createServices(parts: ServiceParts): Services {
  */
 export function rewire(deps: Deps, patch: Partial<ServiceParts>): Deps {
   const parts = { ...deps, ...patch };
-  return { ...parts, services: createServices(parts) };
+  const next: Deps = { ...parts, services: createServices(parts), tx: (work) => unitOfWork(next, work) };
+  return next;
 }

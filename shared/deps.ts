@@ -1,5 +1,6 @@
 import { HotCaches, registerCacheBus } from './cache/versioned';
 import { createServices, type Services } from './create-services';
+import { unitOfWork, type UnitOfWork } from './unit-of-work';
 import knexFactory, { Knex } from 'knex';
 import type { Redis } from 'ioredis';
 import { DatabaseTimeouts, knexConfig } from '../db/knexfile';
@@ -47,6 +48,8 @@ export interface Deps {
   readonly caches: HotCaches;
   /** The stateful services of this process, built once (shared/create-services.ts). */
   readonly services: Services;
+  /** One unit of work: a transaction and its after-commit effects (shared/unit-of-work.ts). */
+  tx<T>(work: (uow: UnitOfWork) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -193,12 +196,14 @@ export async function createDeps(
     cipher: new Cipher(appSecret),
     caches: new HotCaches(),
   };
-  return {
+  const deps: Deps = {
     ...parts,
     services: createServices(parts),
+    tx: (work) => unitOfWork(deps, work),
     async close() {
       await closeQueues(queues);
       await closeAll();
     },
   };
+  return deps;
 }

@@ -4,6 +4,7 @@ import { NotFoundError } from '../../errors';
 import { formatMoney } from '../../money';
 import { refundSummary } from '../refunds/view';
 import { orderFivemCommands } from './fivem-commands';
+import { ORDER_NOT_FOUND, STATUS_LABELS } from '../orders/lifecycle';
 import { paginate, PageMeta, PageRequest } from './pagination';
 
 /**
@@ -11,16 +12,7 @@ import { paginate, PageMeta, PageRequest } from './pagination';
  * every lookup is by (store_id, id).
  */
 
-export const STATUS_LABELS: Record<OrderStatus, string> = {
-  1: 'Awaiting payment',
-  2: 'Under review',
-  3: 'In progress',
-  4: 'Completed',
-  5: 'Cancelled',
-  6: 'Refunded',
-};
-
-export const ORDER_NOT_FOUND = 'Order not found';
+export { ORDER_NOT_FOUND, STATUS_LABELS } from '../orders/lifecycle';
 
 export interface OrderFilters {
   status?: number[];
