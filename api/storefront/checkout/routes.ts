@@ -2,7 +2,7 @@ import Joi from 'joi';
 import type { PaymentMethodId } from '../../../db/models';
 import { ValidationError } from '../../../shared/errors';
 import { CART_MESSAGES, checkoutCart } from '../../../shared/services/cart';
-import { Buyer, buyerFromCustomer } from '../../../shared/services/checkout';
+import { Buyer, buyerFromCustomer, buyerFromGuest, GuestDetails } from '../../../shared/services/checkout';
 import { requestDeps } from '../../request-deps';
 import { initiatePayment, initiationAnswer, cachedPaymentStatus } from '../../../shared/services/payments';
 import type { Deps } from '../../../shared/deps';
@@ -61,14 +61,7 @@ function buyerOf(ctx: AppContext, body: CheckoutBody): Buyer {
   if (missing.length > 0) {
     throw new ValidationError(Object.fromEntries(missing.map((f) => [f, [`${f} is required`]])));
   }
-  return {
-    customerId: null,
-    firstName: body.customer_first_name!,
-    lastName: body.customer_last_name!,
-    email: body.customer_email!,
-    countryCode: body.customer_country_code!,
-    phone: body.customer_phone!,
-  };
+  return buyerFromGuest(body as CheckoutBody & GuestDetails);
 }
 
 export const storefrontCheckoutRoutes = [
@@ -106,15 +99,9 @@ export const storefrontCheckoutRoutes = [
       401: unauthenticated,
     },
     handler: (ctx, { body }) =>
-      checkoutCart(
-        requestDeps(ctx),
-        ctx.state.store!,
-        ownerOf(ctx),
-        buyerOf(ctx, body),
-        {
-          customer_note: body.customer_note || undefined,
-        },
-      ),
+      checkoutCart(requestDeps(ctx), ctx.state.store!, ownerOf(ctx), buyerOf(ctx, body), {
+        customer_note: body.customer_note || undefined,
+      }),
   }),
   defineRoute({
     method: 'post',

@@ -120,6 +120,26 @@ export function buyerFromCustomer(customer: Customer): Buyer {
   };
 }
 
+/** A guest's own details, as the Embed and Storefront checkouts take them. */
+export interface GuestDetails {
+  customer_first_name: string;
+  customer_last_name: string;
+  customer_email: string;
+  customer_country_code: string;
+  customer_phone: string;
+}
+
+export function buyerFromGuest(guest: GuestDetails): Buyer {
+  return {
+    customerId: null,
+    firstName: guest.customer_first_name,
+    lastName: guest.customer_last_name,
+    email: guest.customer_email,
+    countryCode: guest.customer_country_code,
+    phone: guest.customer_phone,
+  };
+}
+
 interface Amounts {
   amount: string;
   subtotal: string;

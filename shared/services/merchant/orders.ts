@@ -6,6 +6,7 @@ import { refundSummary } from '../refunds/view';
 import { orderFivemCommands } from './fivem-commands';
 import { ORDER_NOT_FOUND, STATUS_LABELS } from '../orders/lifecycle';
 import { paginate, PageMeta, PageRequest } from './pagination';
+import { iso } from '../../views';
 
 /**
  * The Merchant API's view of orders. An order of another store is "not found", never "forbidden":
@@ -64,8 +65,6 @@ interface ItemRow {
   fields: Record<string, unknown>;
   delivered_at: Date | null;
 }
-
-const iso = (d: Date | null | undefined): string | null => (d ? new Date(d).toISOString() : null);
 
 function customerOf(o: OrderRow) {
   return {
