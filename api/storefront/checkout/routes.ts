@@ -136,7 +136,7 @@ export const storefrontCheckoutRoutes = [
         customerId: ctx.state.customer?.id ?? null,
       };
       return initiationAnswer(
-        await initiatePayment({ ...ctx.deps, budget: ctx.state.budget }, selector, body.payment_method),
+        await initiatePayment(requestDeps(ctx, { buyer: false }), selector, body.payment_method),
         body.checkout_url,
       );
     },

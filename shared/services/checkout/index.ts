@@ -84,7 +84,7 @@ export interface CheckoutDeps {
   >;
   storage: StorageDriver;
   logger: Logger;
-  /** The HTTP request's budget (checkoutDepsOf): nothing is reserved once it is spent. */
+  /** The HTTP request's budget (api/request-deps.ts): nothing is reserved once it is spent. */
   budget?: RequestBudget;
   /** The buyer's client address (Embed, Storefront); unset for checkouts a merchant opens. */
   clientIp?: string;
