@@ -222,7 +222,7 @@ export const StatusChange = obj(
       description: 'The refund a move to Refunded made (GET /shawarma/orders/{id}/refunds).',
     },
   },
-  ['id', 'status', 'status_label', 'previous_status', 'changed', 'licenses_revoked', 'licenses_activated'],
+  ['refund_id'],
 );
 
 const window = obj({ amount: money, orders: int });
