@@ -246,7 +246,7 @@ describe('Merchant API: order status transitions', function () {
     ]);
   });
 
-  it('records the change once: one audit row with the steps' data, and its webhook events in order', async () => {
+  it('records the change once: one audit row with the steps’ data, and its webhook events in order', async () => {
     const { knex } = suite.deps;
     const own = await merchantStore();
     await knex('merchant_webhook_endpoints').insert({
