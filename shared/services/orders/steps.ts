@@ -1,4 +1,5 @@
 import { ORDER_STATUS, OrderStatus } from '../../../db/models';
+import { productCounter } from '../catalog/cache';
 import { formatMoney } from '../../money';
 import type { StagedJob } from '../../queues/outbox';
 import type { UnitOfWork } from '../../unit-of-work';
@@ -83,7 +84,10 @@ export const STEPS: Readonly<Record<OrderStep, (ctx: StepContext) => Promise<Ste
         patch: { paid_at: now, error_message: null },
       });
     }
-    await uow.trx('orders').where('id', order.id).update({ status: ORDER_STATUS.IN_PROGRESS, updated_at: now });
+    await uow
+      .trx('orders')
+      .where('id', order.id)
+      .update({ status: ORDER_STATUS.IN_PROGRESS, updated_at: now });
     await issueInvoiceForOrder(uow.trx, order.id, now);
     return { data: { payment_confirmed: true }, events: [paidEvent(ctx)] };
   },
@@ -112,11 +116,19 @@ export const STEPS: Readonly<Record<OrderStep, (ctx: StepContext) => Promise<Ste
     });
     // The verify cache hears of the revoke once the unit of work commits.
     if (licensesRevoked > 0) await noteOrderLicensesChanged({ ...deps, knex: uow.trx }, order.id);
+    // Code keys back on sale: the stock their products' answers show.
+    const products = await uow
+      .trx('order_items')
+      .where('order_id', order.id)
+      .whereNotNull('product_id')
+      .pluck<number[]>('product_id');
+    uow.bump(products.map((id) => productCounter(Number(id))));
     return { licensesRevoked, events };
   },
 
   async 'return-stock'({ uow, order }) {
-    const { units } = await returnUndeliveredStock(uow.trx, order.id);
+    const { units, productIds } = await returnUndeliveredStock(uow.trx, order.id);
+    uow.bump(productIds.map(productCounter));
     return { data: { stock_returned: units } };
   },
 
