@@ -22,10 +22,7 @@ export interface UnitOfWork {
 export type UnitOfWorkDeps = OutboxDeps & CacheDeps & { logger: CacheLogger };
 
 /** Runs `work` in one transaction of `deps.knex`, then its effects (after the outermost commit). */
-export async function unitOfWork<T>(
-  deps: UnitOfWorkDeps,
-  work: (uow: UnitOfWork) => Promise<T>,
-): Promise<T> {
+export async function unitOfWork<T>(deps: UnitOfWorkDeps, work: (uow: UnitOfWork) => Promise<T>): Promise<T> {
   const effects: (() => Promise<void>)[] = [];
   const result = await deps.knex.transaction(async (trx) => {
     const uow: UnitOfWork = {

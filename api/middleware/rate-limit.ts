@@ -1,10 +1,6 @@
 import type { LimitDefinition } from '../../shared/rate-limits';
 import { RateLimitedError, UnauthenticatedError } from '../../shared/errors';
-import {
-  LimitUse,
-  mostRestrictive,
-  RateLimitUnavailableError,
-} from '../../shared/services/rate-limiter';
+import { LimitUse, mostRestrictive, RateLimitUnavailableError } from '../../shared/services/rate-limiter';
 import type { AppContext, AppMiddleware } from '../context';
 
 export interface RateLimitRule {

@@ -8,7 +8,14 @@ describe('order lifecycle table', () => {
   const statuses = [1, 2, 3, 4, 5, 6] as OrderStatus[];
 
   it('allows exactly the documented moves', () => {
-    expect(TRANSITIONS).to.deep.equal({ 1: [2, 3, 4, 5], 2: [3, 4, 5, 6], 3: [4, 5, 6], 4: [6], 5: [], 6: [] });
+    expect(TRANSITIONS).to.deep.equal({
+      1: [2, 3, 4, 5],
+      2: [3, 4, 5, 6],
+      3: [4, 5, 6],
+      4: [6],
+      5: [],
+      6: [],
+    });
   });
 
   it('changes nothing when the status is the one the order has', () => {
@@ -49,7 +56,10 @@ describe('order lifecycle table', () => {
   it('takes back what was given on cancel and refund, refunding the money unless a refund asked', () => {
     expect(steps(1, ORDER_STATUS.CANCELLED)).to.deep.equal(['withdraw', 'return-stock']);
     expect(steps(4, ORDER_STATUS.REFUNDED)).to.deep.equal(['refund-payment', 'withdraw', 'return-stock']);
-    expect(steps(2, ORDER_STATUS.REFUNDED, { refundAdded: true })).to.deep.equal(['withdraw', 'return-stock']);
+    expect(steps(2, ORDER_STATUS.REFUNDED, { refundAdded: true })).to.deep.equal([
+      'withdraw',
+      'return-stock',
+    ]);
   });
 
   it('marks only the moves out of Awaiting payment or Under review into In progress/Completed as paid', () => {

@@ -54,14 +54,17 @@ describe('wiring', () => {
       fs.readFileSync(file, 'utf8')
         .split('\n')
         .forEach((line, i) => {
-          const moduleLevel = /^(export\s+)?(const|let|var)\s+\w+[^=]*=\s*new\s+(Weak)?(Map|Set)\b/.test(line);
+          const moduleLevel = /^(export\s+)?(const|let|var)\s+\w+[^=]*=\s*new\s+(Weak)?(Map|Set)\b/.test(
+            line,
+          );
           if (moduleLevel || /\bnew\s+WeakMap\b/.test(line)) {
             offending.push(`${path.relative(ROOT, file)}:${i + 1}: ${line.trim()}`);
           }
         });
     }
-    expect(offending, 'build it in createServices (shared/create-services.ts) or take it as a parameter').to.deep.equal(
-      [],
-    );
+    expect(
+      offending,
+      'build it in createServices (shared/create-services.ts) or take it as a parameter',
+    ).to.deep.equal([]);
   });
 });

@@ -1,10 +1,6 @@
 import Joi from 'joi';
 import { InvalidError } from '../../../shared/errors';
-import {
-  CollectedEvent,
-  collectEvents,
-  MAX_BATCH_EVENTS,
-} from '../../../shared/services/analytics';
+import { CollectedEvent, collectEvents, MAX_BATCH_EVENTS } from '../../../shared/services/analytics';
 import type { AppContext, AppMiddleware } from '../../context';
 import { analyticsEventsLimit, analyticsGuards } from '../../guards';
 import { defineRoute } from '../../http/route';

@@ -27,7 +27,12 @@ export async function confirmLockedManualPayment(
   }
   await Order.query(trx).patch({ status: ORDER_STATUS.IN_PROGRESS }).where({ id: order.id });
   await issueInvoiceForOrder(trx, order.id);
-  return stageJob(trx, 'fulfilment', { orderId: order.id, event: 'paid' }, { jobId: `order-paid-${order.id}` });
+  return stageJob(
+    trx,
+    'fulfilment',
+    { orderId: order.id, event: 'paid' },
+    { jobId: `order-paid-${order.id}` },
+  );
 }
 
 /**
