@@ -1,4 +1,6 @@
-import { registerCacheBus } from './cache/versioned';
+import { HotCaches, registerCacheBus } from './cache/versioned';
+import { createServices, type Services } from './create-services';
+import { unitOfWork, type UnitOfWork } from './unit-of-work';
 import knexFactory, { Knex } from 'knex';
 import { DatabaseTimeouts, knexConfig } from '../db/knexfile';
 import type { Config } from './config';
@@ -47,6 +49,12 @@ export interface Deps {
   /** Platform secret (HMAC key material) and the at-rest cipher derived from it. */
   readonly appSecret: string;
   readonly cipher: Cipher;
+  /** This process's hot-read caches (shared/cache/versioned.ts), one per name. */
+  readonly caches: HotCaches;
+  /** The stateful services of this process, built once (shared/create-services.ts). */
+  readonly services: Services;
+  /** One unit of work: a transaction and its after-commit effects (shared/unit-of-work.ts). */
+  tx<T>(work: (uow: UnitOfWork) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -201,7 +209,7 @@ export async function createDeps(
   // Services that receive only a knex bump the hot-read caches' counters through it (shared/cache).
   registerCacheBus(knex, { redis, config, logger });
 
-  return {
+  const parts = {
     config,
     role: opts.role,
     logger,
@@ -216,9 +224,16 @@ export async function createDeps(
     storage: createStorage(config),
     appSecret,
     cipher: new Cipher(appSecret),
+    caches: new HotCaches(),
+  };
+  const deps: Deps = {
+    ...parts,
+    services: createServices(parts),
+    tx: (work) => unitOfWork(deps, work),
     async close() {
       await closeQueues(queues);
       await closeAll();
     },
   };
+  return deps;
 }

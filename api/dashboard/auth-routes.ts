@@ -15,7 +15,6 @@ import {
   switchStore,
 } from '../../shared/services/dashboard/sessions';
 import { DashboardSignIn, StartOutcome } from '../../shared/services/dashboard/sign-in';
-import { rateLimiterFor } from '../../shared/services/rate-limiter';
 import type { AppContext, AppMiddleware } from '../context';
 import { defineRoute } from '../http/route';
 import { htmlResponse, redirectResponse } from '../openapi/components';
@@ -45,7 +44,7 @@ import {
 
 /** The sign-in service, built once per app and handed to the handlers through ctx.state. */
 function withSignIn(deps: Deps): AppMiddleware[] {
-  const limiter = rateLimiterFor(deps);
+  const limiter = deps.services.rateLimiter;
   const service = new DashboardSignIn({
     config: deps.config,
     knex: deps.knex,

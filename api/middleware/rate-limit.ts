@@ -1,11 +1,6 @@
 import type { LimitDefinition } from '../../shared/rate-limits';
 import { RateLimitedError, UnauthenticatedError } from '../../shared/errors';
-import {
-  LimitUse,
-  mostRestrictive,
-  RateLimitUnavailableError,
-  rateLimiterFor,
-} from '../../shared/services/rate-limiter';
+import { LimitUse, mostRestrictive, RateLimitUnavailableError } from '../../shared/services/rate-limiter';
 import type { AppContext, AppMiddleware } from '../context';
 
 export interface RateLimitRule {
@@ -59,7 +54,7 @@ function setHeaders(ctx: AppContext, limit: number, remaining: number, force: bo
  */
 export function rateLimit(rules: readonly RateLimitRule[]): AppMiddleware {
   return async (ctx, next) => {
-    const limiter = rateLimiterFor(ctx.deps);
+    const limiter = ctx.deps.services.rateLimiter;
     if (!limiter.enabled) return next();
 
     const uses: LimitUse[] = [];
@@ -107,7 +102,7 @@ export function failedAuthLimit(
   counts: (ctx: AppContext) => boolean = () => true,
 ): AppMiddleware {
   return async (ctx, next) => {
-    const limiter = rateLimiterFor(ctx.deps);
+    const limiter = ctx.deps.services.rateLimiter;
     if (!limiter.enabled) return auth(ctx, next);
     const ip = byClientIp(ctx);
     const state = await limiter.peek(def, ip);

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { Store } from '../../db/models';
-import type { CacheDeps } from '../../shared/cache/versioned';
+import type { HotReadDeps } from '../../shared/cache/versioned';
 import { cachedStore } from '../../shared/services/catalog/store-cache';
 import { InvalidError } from '../../shared/errors';
 import type { AppContext, AppMiddleware } from '../context';
@@ -10,7 +10,7 @@ export const STORE_UNRESOLVED_MESSAGE = 'Store could not be resolved from the re
 /** Host names are at most 253 characters; anything longer cannot be a store domain. */
 const MAX_HOST_LENGTH = 253;
 
-async function storeByDomain(deps: CacheDeps & { knex: Knex }, host: string): Promise<Store | undefined> {
+async function storeByDomain(deps: HotReadDeps & { knex: Knex }, host: string): Promise<Store | undefined> {
   if (!host || host.length > MAX_HOST_LENGTH) return undefined;
   const domain = host.toLowerCase();
   return cachedStore(deps, `host:${domain}`, (knex) =>

@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import { requestDeps } from '../request-deps';
 import type { Deps } from '../../shared/deps';
 import { SandboxGateway } from '../../shared/providers/sandbox';
 import {
@@ -193,7 +194,7 @@ export const payRoutes = [
       sendHtml(
         ctx,
         pageActionView(
-          await retryPayment({ ...ctx.deps, budget: ctx.state.budget }, params.paymentRef),
+          await retryPayment(requestDeps(ctx, { buyer: false }), params.paymentRef),
           viewOf(ctx),
         ),
       ),
@@ -246,7 +247,7 @@ export const payRoutes = [
     },
     handler: async (ctx, { params }) => {
       const action = await startFromCheckoutPage(
-        { ...ctx.deps, budget: ctx.state.budget },
+        requestDeps(ctx, { buyer: false }),
         params.checkoutUrl,
         formField(ctx, 'payment_method'),
       );

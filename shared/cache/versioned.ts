@@ -156,24 +156,34 @@ export class StampedCache<T> {
   }
 }
 
-/** One cache per deps object (so per process, and per app in tests) and name. */
-const perDeps = new WeakMap<object, Map<string, StampedCache<unknown>>>();
+/**
+ * The hot-read caches of one process, built once with its wiring (createDeps: `deps.caches`): one
+ * StampedCache per name, and the reads under way (`once`), so that callers asking the same thing at the
+ * same moment share one Postgres read. A test's app has its own wiring, hence its own caches.
+ */
+export class HotCaches {
+  private readonly byName = new Map<string, StampedCache<unknown>>();
+  private readonly running = new Map<string, Promise<unknown>>();
 
-export function cacheOf<T>(
-  deps: object,
-  name: string,
-  ttlMs = CACHE_TTL_MS,
-  maxEntries = MAX_ENTRIES,
-): StampedCache<T> {
-  let byName = perDeps.get(deps);
-  if (!byName) {
-    byName = new Map();
-    perDeps.set(deps, byName);
+  /** The cache called `name` (made on first use with these bounds). */
+  of<T>(name: string, ttlMs = CACHE_TTL_MS, maxEntries = MAX_ENTRIES): StampedCache<T> {
+    let cache = this.byName.get(name);
+    if (!cache) {
+      cache = new StampedCache<unknown>(ttlMs, maxEntries);
+      this.byName.set(name, cache);
+    }
+    return cache as StampedCache<T>;
   }
-  let cache = byName.get(name);
-  if (!cache) {
-    cache = new StampedCache<unknown>(ttlMs, maxEntries);
-    byName.set(name, cache);
+
+  /** Runs `work` once for every caller asking with the same key while it is under way. */
+  once<T>(key: string, work: () => Promise<T>): Promise<T> {
+    const pending = this.running.get(key) as Promise<T> | undefined;
+    if (pending) return pending;
+    const started = work().finally(() => this.running.delete(key));
+    this.running.set(key, started);
+    return started;
   }
-  return cache as StampedCache<T>;
 }
+
+/** What a hot read needs: the counters in Redis and this process's caches. */
+export type HotReadDeps = CacheDeps & { caches: HotCaches };

@@ -191,18 +191,11 @@ export interface RateLimiterDeps {
   readonly redis: RedisClient;
 }
 
-const byDeps = new WeakMap<RateLimiterDeps, RateLimiter>();
-
-/** One RateLimiter per process wiring, built on first use. */
-export function rateLimiterFor(deps: RateLimiterDeps): RateLimiter {
-  let limiter = byDeps.get(deps);
-  if (!limiter) {
-    limiter = new RateLimiter(deps.redis, {
-      prefix: deps.config.queuePrefix,
-      windowScale: deps.config.rateLimitWindowScale,
-      enabled: deps.config.rateLimitsEnabled,
-    });
-    byDeps.set(deps, limiter);
-  }
-  return limiter;
+/** The process's RateLimiter (built once by createServices, shared/create-services.ts). */
+export function createRateLimiter(deps: RateLimiterDeps): RateLimiter {
+  return new RateLimiter(deps.redis, {
+    prefix: deps.config.queuePrefix,
+    windowScale: deps.config.rateLimitWindowScale,
+    enabled: deps.config.rateLimitsEnabled,
+  });
 }

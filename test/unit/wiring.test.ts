@@ -43,4 +43,28 @@ describe('wiring', () => {
     }
     expect(offending, 'pass deps.knex or the transaction: Model.query(knex)').to.deep.equal([]);
   });
+
+  it('keeps no module-level state in shared/services (services are built once, in createDeps)', () => {
+    // A WeakMap keyed on the deps object, or a module-level Map, is a second, hidden wiring: per-process
+    // services are built in shared/create-services.ts and caches live in deps.caches.
+    const services = files.filter((f) => f.startsWith(path.join(ROOT, 'shared', 'services') + path.sep));
+    expect(services.length).to.be.greaterThan(50);
+    const offending: string[] = [];
+    for (const file of services) {
+      fs.readFileSync(file, 'utf8')
+        .split('\n')
+        .forEach((line, i) => {
+          const moduleLevel = /^(export\s+)?(const|let|var)\s+\w+[^=]*=\s*new\s+(Weak)?(Map|Set)\b/.test(
+            line,
+          );
+          if (moduleLevel || /\bnew\s+WeakMap\b/.test(line)) {
+            offending.push(`${path.relative(ROOT, file)}:${i + 1}: ${line.trim()}`);
+          }
+        });
+    }
+    expect(
+      offending,
+      'build it in createServices (shared/create-services.ts) or take it as a parameter',
+    ).to.deep.equal([]);
+  });
 });

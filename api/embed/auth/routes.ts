@@ -1,6 +1,5 @@
 import { ForbiddenError } from '../../../shared/errors';
 import { TOKEN_NOT_FOR_PRODUCT, validateSessionForProduct } from '../../../shared/services/customers/session';
-import { otpServiceFor } from '../../../shared/services/otp/factory';
 import { EMBED_ABILITIES, revokeCustomerToken } from '../../../shared/services/tokens';
 import { embedOk, object, schemaRef } from '../../openapi/components';
 import { defineRoute } from '../../http/route';
@@ -36,7 +35,7 @@ export const embedAuthRoutes = [
       404: 'EmbedError',
     },
     handler: (ctx, { body }) =>
-      otpServiceFor(ctx.deps).start(ctx.state.store!, 'embed', body, ctx.ip, ctx.state.budget),
+      ctx.deps.services.otp.start(ctx.state.store!, 'embed', body, ctx.ip, ctx.state.budget),
   }),
   defineRoute({
     method: 'post',
@@ -54,7 +53,7 @@ export const embedAuthRoutes = [
       404: 'EmbedError',
     },
     handler: (ctx, { body }) =>
-      otpServiceFor(ctx.deps).resend(ctx.state.store!, 'embed', body.session_token, ctx.ip),
+      ctx.deps.services.otp.resend(ctx.state.store!, 'embed', body.session_token, ctx.ip),
   }),
   defineRoute({
     method: 'post',
@@ -75,7 +74,7 @@ export const embedAuthRoutes = [
       404: 'EmbedError',
     },
     handler: (ctx, { body }) =>
-      otpServiceFor(ctx.deps).verify(ctx.state.store!, 'embed', body.session_token, body.code),
+      ctx.deps.services.otp.verify(ctx.state.store!, 'embed', body.session_token, body.code),
   }),
   defineRoute({
     method: 'post',
@@ -90,7 +89,7 @@ export const embedAuthRoutes = [
       200: embedOk('Registered.', schemaRef('Registered')),
       400: 'EmbedError',
     },
-    handler: (ctx, { body }) => otpServiceFor(ctx.deps).complete(ctx.state.store!, 'embed', body),
+    handler: (ctx, { body }) => ctx.deps.services.otp.complete(ctx.state.store!, 'embed', body),
   }),
   defineRoute({
     method: 'post',

@@ -25,6 +25,8 @@ const MiB = 1024 * 1024;
 export const MAX_MULTIPART_BYTES = 4 * MAX_UPLOAD_BYTES + MiB;
 const MAX_FILES = 20;
 
+// Per request, not per process: the files one request carried, keyed on its own Koa context and gone with
+// it. No service is built here (services are built once, in shared/create-services.ts).
 const uploadsByContext = new WeakMap<AppContext, IncomingUpload[]>();
 
 /** The file parts of this request (none for JSON bodies). */

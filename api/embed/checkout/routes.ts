@@ -1,5 +1,5 @@
-import { buyerFromCustomer, createCheckout } from '../../../shared/services/checkout';
-import { checkoutDepsOf } from '../../../shared/services/checkout/factory';
+import { buyerFromCustomer, buyerFromGuest, createCheckout } from '../../../shared/services/checkout';
+import { requestDeps } from '../../request-deps';
 import { EMBED_ABILITIES } from '../../../shared/services/tokens';
 import { embedOk, schemaRef } from '../../openapi/components';
 import { defineRoute, RouteDefinition } from '../../http/route';
@@ -97,7 +97,7 @@ export const embedCheckoutRoutes = [
     responses,
     handler: async (ctx, { body }) =>
       createCheckout(
-        checkoutDepsOf(ctx.deps, ctx.state.budget, ctx.ip),
+        requestDeps(ctx),
         ctx.state.store!,
         buyerFromCustomer(ctx.state.customer!),
         body,
@@ -117,21 +117,7 @@ export const embedCheckoutRoutes = [
     request: { body: schemas.guestCheckoutBody, bodyTypes: BODY_TYPES },
     responses,
     handler: async (ctx, { body }) => {
-      const buyer = {
-        customerId: null,
-        firstName: body.customer_first_name,
-        lastName: body.customer_last_name,
-        email: body.customer_email,
-        countryCode: body.customer_country_code,
-        phone: body.customer_phone,
-      };
-      return createCheckout(
-        checkoutDepsOf(ctx.deps, ctx.state.budget, ctx.ip),
-        ctx.state.store!,
-        buyer,
-        body,
-        uploadsOf(ctx),
-      );
+      return createCheckout(requestDeps(ctx), ctx.state.store!, buyerFromGuest(body), body, uploadsOf(ctx));
     },
   }),
 ];

@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import { requestDeps } from '../../request-deps';
 import type { PaymentMethodId } from '../../../db/models';
 import { initiatePayment, initiationAnswer, cachedPaymentStatus } from '../../../shared/services/payments';
 import { EMBED_ABILITIES } from '../../../shared/services/tokens';
@@ -62,7 +63,7 @@ function initiate(customerOf: (ctx: AppContext) => number | null) {
       customerId: customerOf(ctx),
     };
     return initiationAnswer(
-      await initiatePayment({ ...ctx.deps, budget: ctx.state.budget }, selector, body.payment_method),
+      await initiatePayment(requestDeps(ctx, { buyer: false }), selector, body.payment_method),
       body.checkout_url,
     );
   };

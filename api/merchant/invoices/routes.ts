@@ -4,7 +4,6 @@ import { merchantInvoice } from '../../../shared/services/invoices/read';
 import { monthCsv, monthDocuments } from '../../../shared/services/invoices/report';
 import { updateVatSettings, vatSettings, ZATCA_VAT_NUMBER } from '../../../shared/services/invoices/settings';
 import { fitsTlv } from '../../../shared/services/invoices/tlv';
-import { noteStoreChanged } from '../../../shared/services/catalog/cache';
 import { merchantGuards } from '../../guards';
 import { defineRoute } from '../../http/route';
 import type { SchemaObject } from '../../openapi/types';
@@ -262,9 +261,7 @@ export const merchantInvoiceRoutes = [
       400: merchantRefused('The body is not a JSON object.', 'Malformed JSON body'),
     },
     handler: async (ctx, { body }) => {
-      const settings = await updateVatSettings(ctx.deps.knex, ctx.state.store!.id, body);
-      await noteStoreChanged(ctx.deps, ctx.state.store!.id);
-      return settings;
+      return updateVatSettings(ctx.deps, ctx.state.store!.id, body);
     },
   }),
 ];

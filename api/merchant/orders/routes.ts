@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { checkoutDepsOf } from '../../../shared/services/checkout/factory';
+import { requestDeps } from '../../request-deps';
 import { createMerchantOrder } from '../../../shared/services/merchant/create-order';
 import { listOrders, orderDetail, orderUpload } from '../../../shared/services/merchant/orders';
 import { updateOrderStatus } from '../../../shared/services/merchant/transitions';
@@ -89,7 +89,7 @@ export const merchantOrderRoutes = [
     },
     handler: async (ctx, { body }) => {
       const result = await createMerchantOrder(
-        { ...checkoutDepsOf(ctx.deps, ctx.state.budget), cipher: ctx.deps.cipher },
+        requestDeps(ctx, { buyer: false }),
         ctx.state.store!,
         body,
         ctx.state.idempotencyKey as string | undefined,

@@ -1,11 +1,6 @@
 import Joi from 'joi';
 import { InvalidError } from '../../../shared/errors';
-import {
-  CollectedEvent,
-  collectEvents,
-  dailySaltOf,
-  MAX_BATCH_EVENTS,
-} from '../../../shared/services/analytics';
+import { CollectedEvent, collectEvents, MAX_BATCH_EVENTS } from '../../../shared/services/analytics';
 import type { AppContext, AppMiddleware } from '../../context';
 import { analyticsEventsLimit, analyticsGuards } from '../../guards';
 import { defineRoute } from '../../http/route';
@@ -86,7 +81,7 @@ function collectDeps(ctx: AppContext) {
     queues: ctx.deps.queues,
     knex: ctx.deps.knex,
     logger: ctx.deps.logger,
-    salt: dailySaltOf(ctx.deps.redis, ctx.deps.config.queuePrefix),
+    salt: ctx.deps.services.analyticsSalt,
   };
 }
 

@@ -1,5 +1,4 @@
 import { LIMITS } from '../../../shared/rate-limits';
-import { otpServiceFor } from '../../../shared/services/otp/factory';
 import { revokeCustomerToken } from '../../../shared/services/tokens';
 import { customerAuth } from '../../middleware/customer-auth';
 import { CUSTOMER_TOKEN, unauthenticated } from '../responses';
@@ -27,7 +26,7 @@ export const storefrontAuthRoutes = [
     request: { body: storefrontStartBody },
     responses: { 200: storefrontOk('An OTP session.', schemaRef('OtpSession')), 403: 'StorefrontError' },
     handler: (ctx, { body }) =>
-      otpServiceFor(ctx.deps).start(ctx.state.store!, 'storefront', body, ctx.ip, ctx.state.budget),
+      ctx.deps.services.otp.start(ctx.state.store!, 'storefront', body, ctx.ip, ctx.state.budget),
   }),
   defineRoute({
     method: 'post',
@@ -43,7 +42,7 @@ export const storefrontAuthRoutes = [
       404: 'StorefrontError',
     },
     handler: async (ctx, { body }) => {
-      const result = await otpServiceFor(ctx.deps).resend(
+      const result = await ctx.deps.services.otp.resend(
         ctx.state.store!,
         'storefront',
         body.session_token,
@@ -80,7 +79,7 @@ export const storefrontAuthRoutes = [
       404: 'StorefrontError',
     },
     handler: (ctx, { body }) =>
-      otpServiceFor(ctx.deps).verify(ctx.state.store!, 'storefront', body.session_token, body.code),
+      ctx.deps.services.otp.verify(ctx.state.store!, 'storefront', body.session_token, body.code),
   }),
   defineRoute({
     method: 'post',
@@ -96,7 +95,7 @@ export const storefrontAuthRoutes = [
         object({ customer: schemaRef('Customer'), token: { type: 'string' } }),
       ),
     },
-    handler: (ctx, { body }) => otpServiceFor(ctx.deps).complete(ctx.state.store!, 'storefront', body),
+    handler: (ctx, { body }) => ctx.deps.services.otp.complete(ctx.state.store!, 'storefront', body),
   }),
   defineRoute({
     method: 'post',

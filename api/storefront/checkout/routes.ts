@@ -2,8 +2,8 @@ import Joi from 'joi';
 import type { PaymentMethodId } from '../../../db/models';
 import { ValidationError } from '../../../shared/errors';
 import { CART_MESSAGES, checkoutCart } from '../../../shared/services/cart';
-import { Buyer, buyerFromCustomer } from '../../../shared/services/checkout';
-import { checkoutDepsOf } from '../../../shared/services/checkout/factory';
+import { Buyer, buyerFromCustomer, buyerFromGuest, GuestDetails } from '../../../shared/services/checkout';
+import { requestDeps } from '../../request-deps';
 import { initiatePayment, initiationAnswer, cachedPaymentStatus } from '../../../shared/services/payments';
 import type { Deps } from '../../../shared/deps';
 import type { AppContext } from '../../context';
@@ -61,14 +61,7 @@ function buyerOf(ctx: AppContext, body: CheckoutBody): Buyer {
   if (missing.length > 0) {
     throw new ValidationError(Object.fromEntries(missing.map((f) => [f, [`${f} is required`]])));
   }
-  return {
-    customerId: null,
-    firstName: body.customer_first_name!,
-    lastName: body.customer_last_name!,
-    email: body.customer_email!,
-    countryCode: body.customer_country_code!,
-    phone: body.customer_phone!,
-  };
+  return buyerFromGuest(body as CheckoutBody & GuestDetails);
 }
 
 export const storefrontCheckoutRoutes = [
@@ -107,15 +100,9 @@ export const storefrontCheckoutRoutes = [
       401: unauthenticated,
     },
     handler: (ctx, { body }) =>
-      checkoutCart(
-        checkoutDepsOf(ctx.deps, ctx.state.budget, ctx.ip),
-        ctx.state.store!,
-        ownerOf(ctx),
-        buyerOf(ctx, body),
-        {
-          customer_note: body.customer_note || undefined,
-        },
-      ),
+      checkoutCart(requestDeps(ctx), ctx.state.store!, ownerOf(ctx), buyerOf(ctx, body), {
+        customer_note: body.customer_note || undefined,
+      }),
   }),
   defineRoute({
     method: 'post',
@@ -151,7 +138,7 @@ export const storefrontCheckoutRoutes = [
         customerId: ctx.state.customer?.id ?? null,
       };
       return initiationAnswer(
-        await initiatePayment({ ...ctx.deps, budget: ctx.state.budget }, selector, body.payment_method),
+        await initiatePayment(requestDeps(ctx, { buyer: false }), selector, body.payment_method),
         body.checkout_url,
       );
     },

@@ -191,15 +191,3 @@ export async function collectEvents(
   }
   return events.length;
 }
-
-const byRedis = new WeakMap<RedisClient, DailySalt>();
-
-/** One salt cache per Redis connection (one per process wiring). */
-export function dailySaltOf(redis: RedisClient, prefix: string): DailySalt {
-  let salt = byRedis.get(redis);
-  if (!salt) {
-    salt = new DailySalt(redis, prefix);
-    byRedis.set(redis, salt);
-  }
-  return salt;
-}

@@ -1,4 +1,4 @@
-import { cacheOf, readStamp, type CacheDeps } from '../../cache/versioned';
+import { readStamp, type HotReadDeps } from '../../cache/versioned';
 import { CATALOG_ALL, productCounter, storeCounter } from './cache';
 import type { Knex } from 'knex';
 import { Category, CustomField, Product, ProductPlan, Store } from '../../../db/models';
@@ -140,13 +140,13 @@ export function customFieldViews(fields: readonly CustomField[], currency: strin
  * Unknown products are cached as null (bounded map).
  */
 export async function cachedProductView(
-  deps: CacheDeps & { knex: Knex; config: MethodOffer },
+  deps: HotReadDeps & { knex: Knex; config: MethodOffer },
   store: Store,
   rawId: unknown,
 ): Promise<ProductView> {
   const id = parseProductId(rawId);
   if (id === null) throw new NotFoundError('Product not found');
-  const cache = cacheOf<ProductView | null>(deps, 'product-view');
+  const cache = deps.caches.of<ProductView | null>('product-view');
   const key = `${store.id}|${id}`;
   // Without Redis nothing is cached and every read goes to Postgres.
   const stamp = await readStamp(deps, [CATALOG_ALL, storeCounter(store.id), productCounter(id)]).catch(

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Store } from '../../../db/models';
-import { cacheOf, readStamp, type CacheDeps } from '../../cache/versioned';
+import { readStamp, type HotReadDeps } from '../../cache/versioned';
 import { CATALOG_ALL, STORES } from './cache';
 
 /**
@@ -12,11 +12,11 @@ import { CATALOG_ALL, STORES } from './cache';
  * model, so one request changing its ctx.state.store cannot leak into the next.
  */
 export async function cachedStore(
-  deps: CacheDeps & { knex: Knex },
+  deps: HotReadDeps & { knex: Knex },
   lookup: string,
   read: (knex: Knex) => PromiseLike<Store | undefined>,
 ): Promise<Store | undefined> {
-  const cache = cacheOf<Store | null>(deps, 'stores');
+  const cache = deps.caches.of<Store | null>('stores');
   // Without Redis nothing is cached and every lookup reads Postgres.
   const stamp = await readStamp(deps, [CATALOG_ALL, STORES]).catch(() => null);
   const hit = stamp === null ? undefined : cache.get(lookup, stamp);

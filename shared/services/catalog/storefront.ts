@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { Product, Store } from '../../../db/models';
 import { NotFoundError } from '../../errors';
+import { pageMeta, type PageMeta } from '../../views';
 import { parseProductId, priceView, PriceView, productView, ProductView } from './index';
 import type { MethodOffer } from '../payment-methods';
 
@@ -90,11 +91,7 @@ export interface ProductListQuery {
 
 export interface Page<T> {
   items: T[];
-  meta: { page: number; per_page: number; total: number; last_page: number };
-}
-
-export function pageMeta(page: number, perPage: number, total: number): Page<never>['meta'] {
-  return { page, per_page: perPage, total, last_page: Math.max(1, Math.ceil(total / perPage)) };
+  meta: PageMeta;
 }
 
 /** `%` and `_` in a search are literal characters, not patterns. */
@@ -166,7 +163,7 @@ export async function listProducts(
     .select('products.*')
     .limit(query.per_page)
     .offset((query.page - 1) * query.per_page);
-  return { items: await productCards(knex, store, rows), meta: pageMeta(query.page, query.per_page, total) };
+  return { items: await productCards(knex, store, rows), meta: pageMeta(query, total) };
 }
 
 /** GET /api/products/{id or slug}: digits name an id, anything else a slug; not found is a 404. */

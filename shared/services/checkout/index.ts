@@ -84,7 +84,7 @@ export interface CheckoutDeps {
   >;
   storage: StorageDriver;
   logger: Logger;
-  /** The HTTP request's budget (checkoutDepsOf): nothing is reserved once it is spent. */
+  /** The HTTP request's budget (api/request-deps.ts): nothing is reserved once it is spent. */
   budget?: RequestBudget;
   /** The buyer's client address (Embed, Storefront); unset for checkouts a merchant opens. */
   clientIp?: string;
@@ -117,6 +117,26 @@ export function buyerFromCustomer(customer: Customer): Buyer {
     email: customer.email,
     countryCode: customer.country_code,
     phone: customer.phone,
+  };
+}
+
+/** A guest's own details, as the Embed and Storefront checkouts take them. */
+export interface GuestDetails {
+  customer_first_name: string;
+  customer_last_name: string;
+  customer_email: string;
+  customer_country_code: string;
+  customer_phone: string;
+}
+
+export function buyerFromGuest(guest: GuestDetails): Buyer {
+  return {
+    customerId: null,
+    firstName: guest.customer_first_name,
+    lastName: guest.customer_last_name,
+    email: guest.customer_email,
+    countryCode: guest.customer_country_code,
+    phone: guest.customer_phone,
   };
 }
 

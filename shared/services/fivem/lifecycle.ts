@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { Order, OrderItem, Product } from '../../../db/models';
 import { productTemplates, queueItemCommands } from '../fulfilment/fivem';
+import { iso } from '../../views';
 
 export interface Withdrawal {
   /** Commands that were waiting and will now never be listed. */
@@ -81,8 +82,6 @@ export interface OrderFivemCommands {
   commands: OrderFivemCommand[];
   counts: Record<FivemCommandState, number>;
 }
-
-const iso = (d: Date | null): string | null => (d ? new Date(d).toISOString() : null);
 
 /**
  * An order's FiveM commands with their states, for the Merchant API's order detail. A pending command

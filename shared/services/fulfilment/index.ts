@@ -1,4 +1,3 @@
-export * from './cancel';
 export * from './delivery';
 export * from './fivem';
 export * from './fulfil';

@@ -4,6 +4,7 @@ import { formatAmount } from './amounts';
 import { isoSeconds } from './issue';
 import { InvoicePageRefs } from './refs';
 import type { UrlDeps } from './read';
+import { pageMeta } from '../../views';
 
 /**
  * A month's tax documents for the store's accountant: every invoice and credit note issued in the month,
@@ -135,12 +136,7 @@ export async function monthDocuments(
   return {
     month,
     items: rows.map((r) => toRow(r, refs, deps)),
-    meta: {
-      page: page.page,
-      per_page: page.per_page,
-      total,
-      last_page: Math.max(1, Math.ceil(total / page.per_page)),
-    },
+    meta: pageMeta(page, total),
     totals: sums.map((s) => {
       const currency = String(s.currency);
       const t = Number(s.total_minor);

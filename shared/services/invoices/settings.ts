@@ -1,4 +1,5 @@
-import type { Knex } from 'knex';
+import { unitOfWork, type UnitOfWorkDeps } from '../../unit-of-work';
+import { STORES, storeCounter } from '../catalog/cache';
 import type { Store } from '../../../db/models';
 import { ValidationError } from '../../errors';
 import { formatAmount, STANDARD_VAT_RATE_BP } from './amounts';
@@ -51,11 +52,14 @@ export function vatSettings(
  * the invoice). Past invoices keep what they were issued with.
  */
 export async function updateVatSettings(
-  knex: Knex,
+  deps: UnitOfWorkDeps,
   storeId: number,
   input: VatSettingsInput,
 ): Promise<VatSettings> {
-  return knex.transaction(async (trx) => {
+  return unitOfWork(deps, async (uow) => {
+    const trx = uow.trx;
+    // Prices and tax show in the store's product answers: their caches hear of it after the commit.
+    uow.bump([STORES, storeCounter(storeId)]);
     const store = (await trx('stores').where({ id: storeId }).forUpdate().first()) as Store;
     const next = {
       legal_name: input.legal_name !== undefined ? input.legal_name : store.legal_name,

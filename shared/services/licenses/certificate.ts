@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { sha256 } from '../../crypto';
 import type { Entitlements } from './entitlements';
 import { heartbeat } from './seats';
-import { signingKeys, type SigningDeps, type SigningKeys } from './signing';
+import { signingKeys, type SigningKeys, type SigningKeysDeps } from './signing';
 import { verifyLicense, type LicenseResult, type VerifyDeps, type VerifyRequest } from './verify';
 
 /**
@@ -89,7 +89,7 @@ export function certificateClaims(
 }
 
 export async function issueCertificate(
-  deps: VerifyDeps & SigningDeps,
+  deps: VerifyDeps & SigningKeysDeps,
   req: VerifyRequest & { licenseKeyAsSent: string; hwidAsSent: string | null },
 ): Promise<IssuedCertificate> {
   const now = req.now ?? new Date();

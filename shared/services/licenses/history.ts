@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { NotFoundError } from '../../errors';
+import { pageMeta } from '../../views';
 
 /**
  * A license's history (license_events): each activation and each reset, who made it and when, for the
@@ -74,11 +75,6 @@ export async function licenseHistory(
   const total = Number(n);
   return {
     items: rows.map((r) => ({ ...r, id: Number(r.id), created_at: r.created_at.toISOString() })),
-    meta: {
-      page: page.page,
-      per_page: page.per_page,
-      total,
-      last_page: Math.max(1, Math.ceil(total / page.per_page)),
-    },
+    meta: pageMeta(page, total),
   };
 }

@@ -4,6 +4,7 @@ import { InvalidError, NotFoundError } from '../../errors';
 import { noteLicensesChanged, type LicenseCacheDeps } from './cache';
 import { recordLicenseEvent } from './history';
 import { identifierHash, identifierHint, normalizeIp } from './identifiers';
+import { iso, pageMeta, type PageMeta } from '../../views';
 
 /**
  * The merchant's control of licenses (Merchant API, /shawarma): list a product's licenses, show one with
@@ -42,12 +43,7 @@ export interface MerchantActivation {
   last_seen_at: string;
 }
 
-export interface PageMeta {
-  page: number;
-  per_page: number;
-  total: number;
-  last_page: number;
-}
+export type { PageMeta } from '../../views';
 
 interface LicenseRow {
   id: number;
@@ -86,8 +82,6 @@ const COLUMNS = [
   'created_at',
   'updated_at',
 ];
-
-const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 
 function view(row: LicenseRow): MerchantLicense {
   return {
@@ -144,12 +138,7 @@ export async function listProductLicenses(
     .offset((query.page - 1) * query.per_page);
   return {
     items: rows.map(view),
-    meta: {
-      page: query.page,
-      per_page: query.per_page,
-      total,
-      last_page: Math.max(1, Math.ceil(total / query.per_page)),
-    },
+    meta: pageMeta(query, total),
   };
 }
 

@@ -3,7 +3,8 @@ import type { Knex } from 'knex';
 import type { Cipher } from '../../crypto';
 import type { LockType } from '../../../db/models';
 import { NotFoundError } from '../../errors';
-import { noteLicenseProductChanged, readStamp, StampedCache, type LicenseCacheDeps } from './cache';
+import type { HotCaches } from '../../cache/versioned';
+import { noteLicenseProductChanged, readStamp, type LicenseCacheDeps } from './cache';
 
 /** What answering a product's verify needs besides the license: whether and with which key to encrypt. */
 export interface ProductAnswerSettings {
@@ -15,6 +16,8 @@ export interface ProductAnswerSettings {
 export interface ProductSettingsDeps extends LicenseCacheDeps {
   knex: Knex;
   cipher: Cipher;
+  /** This process's hot-read caches (createDeps). */
+  caches: HotCaches;
 }
 
 /** 32 random bytes, base64: the form the seed command and the merchant's product detail use. */
@@ -47,8 +50,6 @@ async function ensureSealedKey(
   return String(row.license_secret_encrypted);
 }
 
-const caches = new WeakMap<object, StampedCache<ProductAnswerSettings>>();
-
 async function loadAnswerSettings(
   deps: ProductSettingsDeps,
   productId: number,
@@ -74,11 +75,7 @@ export async function productAnswerSettings(
   deps: ProductSettingsDeps,
   productId: number,
 ): Promise<ProductAnswerSettings | null> {
-  let cache = caches.get(deps);
-  if (!cache) {
-    cache = new StampedCache<ProductAnswerSettings>();
-    caches.set(deps, cache);
-  }
+  const cache = deps.caches.of<ProductAnswerSettings>('license-answer-settings');
   const stamp = await readStamp(deps, { productId }).catch(() => null);
   const cached = stamp === null ? undefined : cache.get(String(productId), stamp);
   if (cached) return cached;

@@ -24,8 +24,6 @@ export interface SigningDeps {
   cipher: Cipher;
 }
 
-const byDeps = new WeakMap<object, Promise<SigningKeys>>();
-
 function describe(privateKey: crypto.KeyObject): SigningKeys {
   const publicKey = crypto.createPublicKey(privateKey);
   // SPKI DER of an Ed25519 key is a fixed 12-byte header followed by the raw 32-byte key.
@@ -52,15 +50,34 @@ async function load(deps: SigningDeps): Promise<SigningKeys> {
   return describe(crypto.createPrivateKey(deps.cipher.decrypt(String(row.value))));
 }
 
-/** The key pair, read (or made) once per process. */
-export function signingKeys(deps: SigningDeps): Promise<SigningKeys> {
-  let keys = byDeps.get(deps);
-  if (!keys) {
-    keys = load(deps);
-    byDeps.set(deps, keys);
-    keys.catch(() => byDeps.delete(deps));
+/**
+ * The key pair of one process: read (or made) on first use, then kept. Built once with the process's
+ * wiring (createDeps: `deps.services.licenseSigning`); a failed read is tried again at the next use.
+ */
+export class SigningKeyStore {
+  private keys: Promise<SigningKeys> | null = null;
+
+  constructor(private readonly deps: SigningDeps) {}
+
+  get(): Promise<SigningKeys> {
+    if (!this.keys) {
+      const loading = load(this.deps);
+      this.keys = loading;
+      loading.catch(() => {
+        if (this.keys === loading) this.keys = null;
+      });
+    }
+    return this.keys;
   }
-  return keys;
+}
+
+export interface SigningKeysDeps {
+  services: { licenseSigning: SigningKeyStore };
+}
+
+/** The process's key pair (`deps.services.licenseSigning`). */
+export function signingKeys(deps: SigningKeysDeps): Promise<SigningKeys> {
+  return deps.services.licenseSigning.get();
 }
 
 /** Ed25519 signature (base64) over the exact bytes sent. */

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { LicenseStatus, LockType, PlanDuration } from '../../../db/models';
-import { noteLicensesChangedSafely, readStamp, StampedCache, type LicenseCacheDeps } from './cache';
+import type { HotCaches } from '../../cache/versioned';
+import { noteLicensesChangedSafely, readStamp, type LicenseCacheDeps } from './cache';
 import { LicenseError } from './errors';
 import { identifierHash, identifierHint, normalizeIp } from './identifiers';
 import type { Entitlements } from './entitlements';
@@ -13,6 +14,8 @@ import { dayMonthYear, durationLabel, type DurationKey, type LicenseLocale } fro
  */
 
 export interface VerifyDeps extends LicenseCacheDeps {
+  /** This process's hot-read caches (createDeps). */
+  caches: HotCaches;
   knex: Knex;
   appSecret: string;
   logger?: { warn(obj: object, msg: string): void };
@@ -94,30 +97,6 @@ export interface LicenseSnapshot {
 }
 
 const DAY_MS = 86_400_000;
-const snapshots = new WeakMap<object, StampedCache<LicenseSnapshot>>();
-
-const inFlight = new WeakMap<object, Map<string, Promise<unknown>>>();
-
-/** Runs `work` once for every caller asking with the same key while it is under way (per process). */
-function once<T>(deps: object, key: string, work: () => Promise<T>): Promise<T> {
-  let running = inFlight.get(deps);
-  if (!running) inFlight.set(deps, (running = new Map()));
-  const pending = running.get(key) as Promise<T> | undefined;
-  if (pending) return pending;
-  const started = work().finally(() => running.delete(key));
-  running.set(key, started);
-  return started;
-}
-
-function snapshotCache(deps: object): StampedCache<LicenseSnapshot> {
-  let cache = snapshots.get(deps);
-  if (!cache) {
-    cache = new StampedCache<LicenseSnapshot>();
-    snapshots.set(deps, cache);
-  }
-  return cache;
-}
-
 /** Keys are upper case (keys.ts); a key typed in lower case is the same key. */
 export function normalizeLicenseKey(key: string): string {
   return key.trim().toUpperCase();
@@ -331,7 +310,7 @@ export async function verifyLicense(deps: VerifyDeps, req: VerifyRequest): Promi
   const now = req.now ?? new Date();
   const key = normalizeLicenseKey(req.licenseKey);
   const cacheKey = `${req.productId}|${key}`;
-  const cache = snapshotCache(deps);
+  const cache = deps.caches.of<LicenseSnapshot>('license-snapshots');
 
   // The stamp is read BEFORE Postgres: a change that commits after the read bumps it after committing.
   // Without Redis nothing is cached and every verify reads Postgres.
@@ -340,7 +319,7 @@ export async function verifyLicense(deps: VerifyDeps, req: VerifyRequest): Promi
   if (!snap) {
     // Concurrent misses of one license share one read (and so one snapshot, whose known identifiers
     // they then share): a busy key whose entry expires costs one query, not one per request in flight.
-    const loaded = await once(deps, `load|${cacheKey}|${stamp}`, async () => {
+    const loaded = await deps.caches.once(`license-load|${cacheKey}|${stamp}`, async () => {
       const read = await loadSnapshot(deps.knex, req.productId, req.licenseKey.trim());
       if (read && stamp !== null) cache.set(cacheKey, stamp, read);
       return read;
@@ -359,7 +338,7 @@ export async function verifyLicense(deps: VerifyDeps, req: VerifyRequest): Promi
     const hash = identifierHash(deps.appSecret, lockType, raw);
     if (!snap.known.has(hash)) {
       const licenseId = snap.id;
-      const admission = await once(deps, `admit|${licenseId}|${hash}|${stamp}`, () =>
+      const admission = await deps.caches.once(`license-admit|${licenseId}|${hash}|${stamp}`, () =>
         admitIdentifier(deps.knex, licenseId, hash, identifierHint(lockType, raw), now),
       );
       if (admission.outcome === 'limit') {

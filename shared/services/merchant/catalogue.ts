@@ -5,6 +5,7 @@ import type { CustomField } from '../../../db/models';
 import { NotFoundError } from '../../errors';
 import { formatMoney } from '../../money';
 import { paginate, PageMeta, PageRequest } from './pagination';
+import { pageMeta } from '../../views';
 
 /** Products and categories as the merchant sees them: stock, sales, everything configured. */
 
@@ -141,12 +142,7 @@ export async function listProducts(
   );
   return {
     items: rows.map((r) => summaryOf(r, store.currency, cats.get(r.id) ?? [])),
-    meta: {
-      page: page.page,
-      per_page: page.per_page,
-      total,
-      last_page: Math.max(1, Math.ceil(total / page.per_page)),
-    },
+    meta: pageMeta(page, total),
   };
 }
 

@@ -4,6 +4,7 @@ import { formatMoney, parseMoney } from '../../money';
 import type { CouponInput, CouponPatch } from '../catalogue/schema';
 import { type Actor, diff, recordAudit } from './audit';
 import { paginate, type PageMeta, type PageRequest } from './pagination';
+import { iso } from '../../views';
 
 /**
  * Coupons written through the Merchant API, with the rules the checkout enforces (shared/services/coupons):
@@ -33,8 +34,6 @@ export interface CouponView {
   created_at: string;
   updated_at: string;
 }
-
-const iso = (d: Date | null): string | null => (d ? new Date(d).toISOString() : null);
 
 type Row = {
   id: number;

@@ -4,23 +4,16 @@ import { NotFoundError } from '../../errors';
 import { formatMoney } from '../../money';
 import { refundSummary } from '../refunds/view';
 import { orderFivemCommands } from './fivem-commands';
+import { ORDER_NOT_FOUND, STATUS_LABELS } from '../orders/lifecycle';
 import { paginate, PageMeta, PageRequest } from './pagination';
+import { iso } from '../../views';
 
 /**
  * The Merchant API's view of orders. An order of another store is "not found", never "forbidden":
  * every lookup is by (store_id, id).
  */
 
-export const STATUS_LABELS: Record<OrderStatus, string> = {
-  1: 'Awaiting payment',
-  2: 'Under review',
-  3: 'In progress',
-  4: 'Completed',
-  5: 'Cancelled',
-  6: 'Refunded',
-};
-
-export const ORDER_NOT_FOUND = 'Order not found';
+export { ORDER_NOT_FOUND, STATUS_LABELS } from '../orders/lifecycle';
 
 export interface OrderFilters {
   status?: number[];
@@ -72,8 +65,6 @@ interface ItemRow {
   fields: Record<string, unknown>;
   delivered_at: Date | null;
 }
-
-const iso = (d: Date | null | undefined): string | null => (d ? new Date(d).toISOString() : null);
 
 function customerOf(o: OrderRow) {
   return {

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { pageMeta, type PageMeta } from '../../views';
 
 /**
  * Merchant lists (docs/operations.md): `page` (1-based) and `per_page`, 15 by default, at most 100.
@@ -14,12 +15,7 @@ export interface PageRequest {
   per_page: number;
 }
 
-export interface PageMeta {
-  page: number;
-  per_page: number;
-  total: number;
-  last_page: number;
-}
+export type { PageMeta } from '../../views';
 
 export interface Paged<T> {
   items: T[];
@@ -39,11 +35,6 @@ export async function paginate<Row>(
     .offset((page.page - 1) * page.per_page)) as Row[];
   return {
     rows,
-    meta: {
-      page: page.page,
-      per_page: page.per_page,
-      total,
-      last_page: Math.max(1, Math.ceil(total / page.per_page)),
-    },
+    meta: pageMeta(page, total),
   };
 }

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { NotFoundError } from '../../errors';
 import { formatMoney } from '../../money';
 import { paginate, PageMeta, PageRequest } from './pagination';
+import { iso } from '../../views';
 
 /**
  * Subscriptions as the merchant sees them. Each period after the first is a renewal (charged to the saved
@@ -41,8 +42,6 @@ function baseQuery(knex: Knex, storeId: number): Knex.QueryBuilder {
       'o.customer_phone',
     );
 }
-
-const iso = (d: unknown): string | null => (d ? new Date(d as Date).toISOString() : null);
 
 /** A row of baseQuery: the subscription's own columns, with its customer, product, plan and order. */
 interface SubscriptionRow {

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { randomToken, sha256 } from '../../crypto';
 import { NotFoundError } from '../../errors';
 import { type Actor, recordAudit } from './audit';
+import { iso } from '../../views';
 
 /**
  * Merchant API tokens: issued by the operator (`npm run merchant-token -- create ...`, `npm run
@@ -27,8 +28,6 @@ export interface MerchantTokenInfo {
   last_used_at: string | null;
   revoked_at: string | null;
 }
-
-const iso = (d: Date | null): string | null => (d ? new Date(d).toISOString() : null);
 
 function info(r: Record<string, unknown>): MerchantTokenInfo {
   return {

@@ -1,5 +1,5 @@
 import type { Deps } from '../../deps';
-import { rateLimiterFor } from '../rate-limiter';
+import type { RateLimiter } from '../rate-limiter';
 import { OtpGuards } from './guards';
 import { OtpService } from './index';
 
@@ -12,26 +12,21 @@ export function otpGuardsOf(deps: Pick<Deps, 'config' | 'redis' | 'logger'>): Ot
   });
 }
 
-const byDeps = new WeakMap<Deps, OtpService>();
-
-/** One OtpService per process wiring, consuming limits through the shared Redis rate limiter. */
-export function otpServiceFor(deps: Deps): OtpService {
-  let service = byDeps.get(deps);
-  if (!service) {
-    const limiter = rateLimiterFor(deps);
-    service = new OtpService({
-      config: deps.config,
-      knex: deps.knex,
-      queues: deps.queues,
-      appSecret: deps.appSecret,
-      cipher: deps.cipher,
-      logger: deps.logger,
-      consumeLimit: async (def, key, cost) => {
-        await limiter.enforce([{ def, key, cost }]);
-      },
-      guards: otpGuardsOf(deps),
-    });
-    byDeps.set(deps, service);
-  }
-  return service;
+/** The process's OtpService (built once by createServices), consuming limits through its rate limiter. */
+export function createOtpService(
+  deps: Pick<Deps, 'config' | 'knex' | 'queues' | 'appSecret' | 'cipher' | 'logger' | 'redis'>,
+  limiter: RateLimiter,
+): OtpService {
+  return new OtpService({
+    config: deps.config,
+    knex: deps.knex,
+    queues: deps.queues,
+    appSecret: deps.appSecret,
+    cipher: deps.cipher,
+    logger: deps.logger,
+    consumeLimit: async (def, key, cost) => {
+      await limiter.enforce([{ def, key, cost }]);
+    },
+    guards: otpGuardsOf(deps),
+  });
 }

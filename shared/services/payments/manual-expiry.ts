@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { ORDER_STATUS } from '../../../db/models';
 import { noteStockChanged } from '../catalog/cache';
-import { cancelOrder } from '../fulfilment/cancel';
+import { cancelOrder } from '../orders/cancel';
 import type { Queues } from '../../queues';
 import { dispatchDeliveries, recordMerchantEvent } from '../merchant/webhooks/events';
 import { STATUS_LABELS } from '../merchant/orders';

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import { ORDER_STATUS, Order } from '../../../db/models';
 import { InvalidError, NotFoundError } from '../../errors';
 import { dispatchAfterCommit, OutboxDeps, stageJob, StagedJob } from '../../queues/outbox';
@@ -7,10 +8,38 @@ import { transitionPayment } from './audit';
 export const NOT_UNDER_REVIEW = 'Only an order under review can be confirmed';
 
 /**
- * The merchant confirms that a bank transfer or PayPal payment arrived (the Merchant API calls this when
- * an order under review is accepted). The payment becomes paid and the order In progress in one
- * transaction (with its tax invoice); fulfilment then runs as for any paid order (keys, licenses, Completed for digital goods).
- * Confirming twice is harmless.
+ * The money of a manual payment arrived, on an order row the caller has locked (it is Under review): the
+ * payment becomes paid with its audit row, the order In progress, with its tax invoice; returns the
+ * fulfilment job, staged with the change, for the caller to dispatch once it has committed.
+ */
+export async function confirmLockedManualPayment(
+  trx: Knex.Transaction,
+  order: { id: number; payment_id: number | null },
+  now: Date = new Date(),
+): Promise<StagedJob> {
+  if (order.payment_id !== null) {
+    await transitionPayment(trx, Number(order.payment_id), {
+      from: ['pending', 'initiated', 'failed', 'expired'],
+      to: 'paid',
+      source: 'merchant',
+      patch: { paid_at: now, error_message: null },
+    });
+  }
+  await Order.query(trx).patch({ status: ORDER_STATUS.IN_PROGRESS }).where({ id: order.id });
+  await issueInvoiceForOrder(trx, order.id);
+  return stageJob(
+    trx,
+    'fulfilment',
+    { orderId: order.id, event: 'paid' },
+    { jobId: `order-paid-${order.id}` },
+  );
+}
+
+/**
+ * The merchant confirms that a bank transfer or PayPal payment arrived, outside the Merchant API's status
+ * change (which runs `confirmLockedManualPayment` as a step of its own unit of work: the order lifecycle,
+ * shared/services/orders). One transaction; the fulfilment job is enqueued once it has committed (after
+ * the caller's commit when `deps.knex` is a caller's transaction). Confirming twice is harmless.
  */
 export async function confirmManualPayment(
   deps: OutboxDeps,
@@ -24,23 +53,9 @@ export async function confirmManualPayment(
       if (order.status === ORDER_STATUS.IN_PROGRESS || order.status === ORDER_STATUS.COMPLETED) return false;
       throw new InvalidError(NOT_UNDER_REVIEW);
     }
-    if (order.payment_id !== null) {
-      await transitionPayment(trx, order.payment_id, {
-        from: ['pending', 'initiated', 'failed', 'expired'],
-        to: 'paid',
-        source: 'merchant',
-        patch: { paid_at: new Date(), error_message: null },
-      });
-    }
-    await Order.query(trx).patch({ status: ORDER_STATUS.IN_PROGRESS }).where({ id: order.id });
-    await issueInvoiceForOrder(trx, order.id);
-    staged.push(
-      await stageJob(trx, 'fulfilment', { orderId, event: 'paid' }, { jobId: `order-paid-${orderId}` }),
-    );
+    staged.push(await confirmLockedManualPayment(trx, order));
     return true;
   });
-  // After the commit of the caller's transaction when there is one (deps.knex may be it): a confirmation
-  // rolled back with the caller's work starts no fulfilment.
   await dispatchAfterCommit(deps, deps.knex, staged);
   return { orderId, confirmed };
 }

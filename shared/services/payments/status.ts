@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { bumpAfterCommit, cacheOf, readStamp, StampedCache, type CacheDeps } from '../../cache/versioned';
+import { bumpAfterCommit, readStamp, StampedCache, type HotReadDeps } from '../../cache/versioned';
 import { sha256 } from '../../crypto';
 import { NotFoundError } from '../../errors';
 
@@ -86,15 +86,15 @@ export function notePaymentStatusChanged(knex: Knex, checkoutIds?: readonly numb
  * (404) are never cached, and both maps are bounded.
  */
 export async function cachedPaymentStatus(
-  deps: CacheDeps & { knex: Knex },
+  deps: HotReadDeps & { knex: Knex },
   checkoutUrl: string,
   now: Date = new Date(),
 ): Promise<PaymentStatusView> {
   if (checkoutUrl.length === 0 || checkoutUrl.length > 200)
     throw new NotFoundError(CHECKOUT_STATUS_NOT_FOUND);
   const tokenHash = sha256(checkoutUrl);
-  const ids = cacheOf<number>(deps, 'payment-status:ids', Number.POSITIVE_INFINITY);
-  const rows: StampedCache<StatusRow> = cacheOf<StatusRow>(deps, 'payment-status:rows');
+  const ids = deps.caches.of<number>('payment-status:ids', Number.POSITIVE_INFINITY);
+  const rows: StampedCache<StatusRow> = deps.caches.of<StatusRow>('payment-status:rows');
   const checkoutId = ids.get(tokenHash, '');
   if (checkoutId === undefined) {
     const row = await statusRow(deps.knex, tokenHash);

@@ -1,13 +1,9 @@
 import { ORDER_STATUS, OrderStatus, Refund } from '../../../db/models';
-import { ConflictError } from '../../errors';
-import { findStoreOrder } from '../merchant/orders';
-import {
-  afterTransition,
-  newTransitionAfter,
-  TransitionDeps,
-  updateOrderStatus,
-} from '../merchant/transitions';
-import { addRefund, RefundInput } from './create';
+import { ConflictError, NotFoundError } from '../../errors';
+import { unitOfWork } from '../../unit-of-work';
+import { changeOrderStatus, type ChangeStatusDeps } from '../orders/change-status';
+import { ORDER_NOT_FOUND } from '../orders/lifecycle';
+import { addRefund, afterRefunds, newRefundEffects, RefundInput } from './create';
 import { refundView, RefundView } from './view';
 
 /** Statuses whose goods a refund can still take back (a cancelled or refunded order has none left). */
@@ -35,19 +31,22 @@ function isUniqueViolation(err: unknown): boolean {
  * answer carries the refund `pending` (a manual refund: `succeeded`).
  */
 export async function requestRefund(
-  deps: TransitionDeps,
+  deps: ChangeStatusDeps,
   storeId: number,
   orderId: number,
   input: RefundInput,
   actor: { merchantTokenId: number | null },
   now: Date = new Date(),
 ): Promise<RefundRequestResult> {
-  const after = newTransitionAfter();
+  const refunds = newRefundEffects();
   let result: { refund: Refund; created: boolean; status: OrderStatus };
   try {
-    result = await deps.knex.transaction(async (trx) => {
-      await findStoreOrder(trx, storeId, orderId);
-      const order = await trx('orders').where({ id: orderId }).forUpdate().first();
+    result = await unitOfWork(deps, async (uow) => {
+      // The provider jobs of the refunds added here go out once the unit of work has committed.
+      uow.after(() => afterRefunds(deps, refunds));
+      const trx = uow.trx;
+      const order = await trx('orders').where({ id: orderId, store_id: storeId }).forUpdate().first();
+      if (!order) throw new NotFoundError(ORDER_NOT_FOUND);
       if (input.requestKey) {
         const earlier = await Refund.query(trx).findOne({ store_id: storeId, request_key: input.requestKey });
         if (earlier) {
@@ -58,13 +57,13 @@ export async function requestRefund(
           return { refund: earlier, created: false, status: Number(order.status) as OrderStatus };
         }
       }
-      const refund = (await addRefund(deps, trx, order, input, actor, after.refunds, now))!;
+      const refund = (await addRefund(deps, trx, order, input, actor, refunds, now))!;
       let status = Number(order.status) as OrderStatus;
       if (refund.withdraw_goods && WITHDRAWABLE.includes(status)) {
-        const moved = await updateOrderStatus(deps, storeId, orderId, ORDER_STATUS.REFUNDED, actor, now, {
-          trx,
-          after,
-          refundAdded: true,
+        const moved = await changeOrderStatus(deps, storeId, orderId, ORDER_STATUS.REFUNDED, {
+          actor,
+          now,
+          within: { uow, refunds, refundAdded: true },
         });
         status = moved.status;
       }
@@ -77,6 +76,5 @@ export async function requestRefund(
     }
     throw err;
   }
-  await afterTransition(deps, orderId, after);
   return { refund: refundView(result.refund), created: result.created, order_status: result.status };
 }

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Refund } from '../../../db/models';
 import { formatMoney } from '../../money';
 import { paginate, PageMeta, PageRequest } from '../merchant/pagination';
+import { iso } from '../../views';
 
 /** A refund as the Merchant API and the merchant webhook events show it. */
 export interface RefundView {
@@ -23,8 +24,6 @@ export interface RefundView {
   succeeded_at: string | null;
   failed_at: string | null;
 }
-
-const iso = (d: Date | null): string | null => (d ? new Date(d).toISOString() : null);
 
 export function refundView(r: Refund): RefundView {
   return {

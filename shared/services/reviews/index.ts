@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Store } from '../../../db/models';
-import { Page, pageMeta } from '../catalog/storefront';
+import { pageMeta } from '../../views';
+import type { Page } from '../catalog/storefront';
 
 /**
  * Published reviews of a store, public (spec: Reviews; the operator contract (docs/operations.md)). A review with a product is a
@@ -147,7 +148,7 @@ export async function listReviews(
     .offset((query.page - 1) * query.per_page);
   return {
     items: (rows as ReviewRow[]).map(view),
-    meta: pageMeta(query.page, query.per_page, Number(counted?.count ?? 0)),
+    meta: pageMeta(query, Number(counted?.count ?? 0)),
   };
 }
 

@@ -3,7 +3,6 @@ import { BlockedPhone, Customer, CustomerAccessToken, OtpSession, Product, Store
 import { sha256 } from '../../../shared/crypto';
 import type { Deps } from '../../../shared/deps';
 import { LIMITS } from '../../../shared/rate-limits';
-import { rateLimiterFor } from '../../../shared/services/rate-limiter';
 import { createCustomer, createProduct, createStore, customerToken } from '../../helpers/builders';
 import { isolatedDeps } from '../../helpers/deps';
 import { startServer, TestServer } from '../../helpers/http';
@@ -417,7 +416,7 @@ describe('Embed API authentication (phone OTP)', () => {
     it('allows 20 resends per IP a day', async () => {
       const ip = randomIp();
       const fromIp = embedClient(server, store.embed_key, ip);
-      await rateLimiterFor(deps).consume([{ def: LIMITS.otpResendPerIp, key: ip, cost: 20 }]);
+      await deps.services.rateLimiter.consume([{ def: LIMITS.otpResendPerIp, key: ip, cost: 20 }]);
       const { token } = await start();
       await endCooldown(token);
       const res = await fromIp.post('/api/embed/auth/resend', { session_token: token });
@@ -441,7 +440,7 @@ describe('Embed API authentication (phone OTP)', () => {
 
     it('allows 50 starts per IP a day', async () => {
       const ip = randomIp();
-      await rateLimiterFor(deps).consume([{ def: LIMITS.otpStartPerIp, key: ip, cost: 50 }]);
+      await deps.services.rateLimiter.consume([{ def: LIMITS.otpStartPerIp, key: ip, cost: 50 }]);
       const res = await embedClient(server, store.embed_key, ip).post('/api/embed/auth/start', {
         product_id: product.id,
         country_code: '966',

@@ -3,7 +3,6 @@ import { CustomerAccessToken, OtpSession, Store } from '../../../db/models';
 import { sha256 } from '../../../shared/crypto';
 import type { Deps } from '../../../shared/deps';
 import { LIMITS } from '../../../shared/rate-limits';
-import { rateLimiterFor } from '../../../shared/services/rate-limiter';
 import { createCustomer, createProduct, createStore } from '../../helpers/builders';
 import { isolatedDeps } from '../../helpers/deps';
 import { startServer, TestServer } from '../../helpers/http';
@@ -148,7 +147,7 @@ describe('Storefront API authentication (same OTP engine)', () => {
     expect(Object.keys(limited.res.body)).to.deep.equal(['message']);
 
     const ip = randomIp();
-    await rateLimiterFor(deps).consume([{ def: LIMITS.storefrontAuthStartPerIp, key: ip, cost: 50 }]);
+    await deps.services.rateLimiter.consume([{ def: LIMITS.storefrontAuthStartPerIp, key: ip, cost: 50 }]);
     const byIp = await storefrontClient(server, domain, ip).post('/api/auth/start', {
       country_code: '966',
       phone: freshPhone(),

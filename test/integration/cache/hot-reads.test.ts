@@ -169,7 +169,7 @@ describe('hot reads: per-process caches invalidated across processes', function 
         log: { warn() {}, error() {}, debug() {}, deprecate() {} },
       });
       // One object whose knex is swapped, as if Postgres went away under a running process.
-      const proc = { redis: b.redis, config: b.config, knex: b.knex };
+      const proc = { redis: b.redis, config: b.config, knex: b.knex, caches: b.caches };
       try {
         const now = Date.now();
         await cachedPaymentStatus(proc, checkoutUrl, new Date(now));

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { FivemCommand, Store } from '../../../db/models';
 import type { Deps } from '../../../shared/deps';
 import { orderFivemCommands } from '../../../shared/services/fivem';
-import { cancelOrder } from '../../../shared/services/fulfilment';
+import { cancelOrder } from '../../../shared/services/orders';
 import { loadFixture } from '../../../shared/services/seed';
 import { fivemSecretCommand } from '../../../scripts/fivem-secret';
 import { createStore } from '../../helpers/builders';

@@ -2,7 +2,6 @@ import { expect } from 'chai';
 import { FivemCommand, Store } from '../../../db/models';
 import type { Deps } from '../../../shared/deps';
 import { LIMITS } from '../../../shared/rate-limits';
-import { rateLimiterFor } from '../../../shared/services/rate-limiter';
 import {
   acknowledgeCommands,
   FIVEM_ACK_LIMIT,
@@ -78,7 +77,7 @@ describe('FiveM API: queue, leases and acknowledgements', function () {
       expect(spent.status).to.equal(422);
       expect(spent.headers.get('x-ratelimit-limit')).to.equal(String(LIMITS.fivemPerServer.points));
       // The rest of the minute's budget, spent straight on the limiter rather than with 299 requests.
-      await rateLimiterFor(deps).consume([
+      await deps.services.rateLimiter.consume([
         { def: LIMITS.fivemPerServer, key: String(server.id), cost: LIMITS.fivemPerServer.points - 1 },
       ]);
       const limited = await client.queue();

@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { rewire } from '../../../shared/create-services';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import type { Store } from '../../../db/models';
@@ -218,7 +219,8 @@ describe('rate limits', () => {
         maxRetriesPerRequest: 0,
         retryStrategy: () => null,
       });
-      const broken: Deps = { ...deps, redis: unreachable };
+      // Rewired: the process's services are built again over the dead connection (shared/create-services.ts).
+      const broken: Deps = rewire(deps, { redis: unreachable });
       const server = await startGuardServer(broken);
       servers.push(server);
       try {

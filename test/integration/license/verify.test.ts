@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { expect } from 'chai';
 import type { Product, Store } from '../../../db/models';
 import type { Deps } from '../../../shared/deps';
-import { cancelOrder } from '../../../shared/services/fulfilment';
+import { cancelOrder } from '../../../shared/services/orders';
 import { noteLicensesChanged } from '../../../shared/services/licenses/cache';
 import { MAINTENANCE_TASKS } from '../../../shared/services/maintenance';
 import { MAINTENANCE_SCHEDULE } from '../../../shared/scheduler';

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { ORDER_STATUS, OrderStatus, Product } from '../../../db/models';
 import { randomToken, sha256 } from '../../../shared/crypto';
 import { TRANSITIONS } from '../../../shared/services/merchant/transitions';
+import { changeOrderStatus } from '../../../shared/services/orders';
 import { createProduct } from '../../helpers/builders';
 import { call, expectEnvelope, merchantStore, MerchantStore, seedOrder, useMerchantSuite } from './support';
 
@@ -243,6 +244,112 @@ describe('Merchant API: order status transitions', function () {
         at: (detail.body.data as { history: { at: string }[] }).history[0]!.at,
       },
     ]);
+  });
+
+  it('records the change once: one audit row with the steps’ data, and its webhook events in order', async () => {
+    const { knex } = suite.deps;
+    const own = await merchantStore();
+    await knex('merchant_webhook_endpoints').insert({
+      store_id: own.store.id,
+      url: 'http://127.0.0.1:9/hook',
+      events: ['license.revoked', 'subscription.cancelled', 'order.status_changed'],
+      secret_encrypted: suite.deps.cipher.encrypt('whsec_order_effects_0001'),
+    });
+    const product = await createProduct(own.store, { license_enabled: true, license_prefix: 'EFF' });
+    const [plan] = await knex('product_plans')
+      .insert({ product_id: product.id, name: 'M', price_minor: 1_000, duration: 'monthly' })
+      .returning('id');
+    const order = await seedOrder(knex, own.store, product, { status: ORDER_STATUS.IN_PROGRESS });
+    const [license] = await knex('licenses')
+      .insert({
+        store_id: own.store.id,
+        product_id: product.id,
+        order_id: order.id,
+        order_item_id: order.itemId,
+        unit: 1,
+        key: `EFF-${order.id}`,
+        status: 'active',
+      })
+      .returning('id');
+    const [subscription] = await knex('subscriptions')
+      .insert({
+        store_id: own.store.id,
+        product_id: product.id,
+        plan_id: plan.id,
+        order_id: order.id,
+        order_item_id: order.itemId,
+        status: 'active',
+        current_period_start: new Date(),
+      })
+      .returning('id');
+
+    const res = await call(suite.server, own.token, 'PUT', `/shawarma/orders/${order.id}`, { status: 5 });
+    expectEnvelope(res, 200);
+    expect(res.body.data).to.deep.include({ status: 5, changed: true, licenses_revoked: 1 });
+    const audits = await knex('order_status_events').where('order_id', order.id);
+    expect(audits).to.have.length(1);
+    expect(audits[0].data).to.deep.equal({ stock_returned: 0, licenses_revoked: 1, licenses_activated: 0 });
+    const deliveries = await knex('merchant_webhook_deliveries')
+      .where('store_id', own.store.id)
+      .orderBy('id')
+      .pluck('event_id');
+    expect(deliveries).to.deep.equal([
+      `license.revoked:${license.id}`,
+      `subscription.cancelled:${subscription.id}`,
+      `order.status_changed:${audits[0].id}`,
+    ]);
+    // The same PUT again changes nothing and records nothing.
+    expect(
+      (await call(suite.server, own.token, 'PUT', `/shawarma/orders/${order.id}`, { status: 5 })).body.data,
+    ).to.deep.include({ changed: false });
+    expect(await knex('order_status_events').where('order_id', order.id)).to.have.length(1);
+    expect(await knex('merchant_webhook_deliveries').where('store_id', own.store.id)).to.have.length(3);
+  });
+
+  it('a change that fails part-way leaves nothing behind: no status, no revoke, no event, no job', async () => {
+    const { knex, queues } = suite.deps;
+    const product = await createProduct(m.store, { license_enabled: true, license_prefix: 'RBK' });
+    const order = await seedOrder(knex, m.store, product, { status: ORDER_STATUS.IN_PROGRESS });
+    await knex('licenses').insert({
+      store_id: m.store.id,
+      product_id: product.id,
+      order_id: order.id,
+      order_item_id: order.itemId,
+      unit: 1,
+      key: `RBK-${order.id}`,
+      status: 'active',
+    });
+    // The audit row, written after every step, is refused for this order: the whole unit rolls back.
+    await knex.raw(`create or replace function refuse_order_audit() returns trigger as $$
+      begin
+        if new.order_id = ${order.id} then raise exception 'audit refused for the test'; end if;
+        return new;
+      end $$ language plpgsql`);
+    await knex.raw(`create trigger refuse_order_audit before insert on order_status_events
+      for each row execute function refuse_order_audit()`);
+    let failure: unknown = null;
+    try {
+      await changeOrderStatus(suite.deps, m.store.id, order.id, ORDER_STATUS.CANCELLED, {
+        actor: { merchantTokenId: null },
+      }).catch((err: unknown) => {
+        failure = err;
+      });
+    } finally {
+      await knex.raw('drop trigger refuse_order_audit on order_status_events');
+      await knex.raw('drop function refuse_order_audit()');
+    }
+    expect((failure as Error | null)?.message).to.match(/audit refused for the test/);
+    expect(Number((await knex('orders').where('id', order.id).first()).status)).to.equal(
+      ORDER_STATUS.IN_PROGRESS,
+    );
+    expect(await knex('licenses').where('order_id', order.id).pluck('status')).to.deep.equal(['active']);
+    expect(await knex('order_status_events').where('order_id', order.id)).to.have.length(0);
+    expect(
+      await knex('job_outbox').whereRaw("data->>'orderId' = ?", [String(order.id)]),
+      'no job staged',
+    ).to.deep.equal([]);
+    const jobs = await queues.fulfilment.getJobs(['waiting', 'delayed', 'completed', 'failed', 'active']);
+    expect(jobs.filter((j) => j.data.orderId === order.id)).to.deep.equal([]);
   });
 
   it('In progress -> Cancelled returns unsold stock and undelivered code keys', async () => {

@@ -4,7 +4,7 @@ import type { Deps } from '../../../shared/deps';
 import { createDeps } from '../../../shared/deps';
 import { relayOutbox } from '../../../shared/queues/outbox';
 import { updateOrderStatus } from '../../../shared/services/merchant/transitions';
-import { CollectedEvent, collectEvents, dailySaltOf } from '../../../shared/services/analytics';
+import { CollectedEvent, collectEvents } from '../../../shared/services/analytics';
 import { createOrderFromCheckout } from '../../../shared/services/orders';
 import { otpGuardsOf } from '../../../shared/services/otp/factory';
 import { OtpService } from '../../../shared/services/otp';
@@ -341,7 +341,7 @@ describe('outages: a refused request starts no work', function () {
         await sleep(350);
         const events = [{ type: 'pageview', path } as CollectedEvent];
         const failed = await collectEvents(
-          { queues: web.queues, knex: web.knex, logger: web.logger, salt: dailySaltOf(web.redis, 'refused') },
+          { queues: web.queues, knex: web.knex, logger: web.logger, salt: web.services.analyticsSalt },
           store,
           events,
           { ip: randomIp(), userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0 Safari/537.36' },

@@ -10,8 +10,8 @@ import {
   Store,
 } from '../../../db/models';
 import type { Deps } from '../../../shared/deps';
+import { cancelOrder } from '../../../shared/services/orders';
 import {
-  cancelOrder,
   fulfilOrder,
   queueFivemCommands,
   renderCommand,

@@ -1,0 +1,158 @@
+import { OrderStatus } from '../../../db/models';
+import { NotFoundError, ValidationError } from '../../errors';
+import type { Logger } from '../../logger';
+import { stageJob } from '../../queues/outbox';
+import type { Queues } from '../../queues';
+import { unitOfWork, type UnitOfWork } from '../../unit-of-work';
+import { recordMerchantEvent, stageDeliveries } from '../merchant/webhooks/events';
+import { afterRefunds, newRefundEffects, RefundEffects } from '../refunds/create';
+import { ORDER_NOT_FOUND, planStatusChange, STATUS_LABELS } from './lifecycle';
+import { LockedOrder, StepDeps, StepEffects, STEPS } from './steps';
+
+/**
+ * An order's status change, the one place it happens (the Merchant API's PUT /shawarma/orders/{id}, the
+ * dashboard, the refunds service): the order row read and locked once, the steps of the lifecycle table
+ * (lifecycle.ts) run in order (steps.ts), and what they did recorded once: one `order_status_events`
+ * audit row, the merchant webhook events, the follow-up jobs staged in the outbox. Effects outside
+ * Postgres (jobs, provider refunds, cache counters) go out after the commit (shared/unit-of-work.ts).
+ */
+
+export interface ChangeStatusDeps extends StepDeps {
+  queues: Queues;
+  logger: Logger;
+  config: StepDeps['config'] & { merchantWebhookRetryDelayMs: number; queuePrefix: string };
+}
+
+export interface StatusChange {
+  id: number;
+  status: OrderStatus;
+  status_label: string;
+  previous_status: OrderStatus;
+  changed: boolean;
+  licenses_revoked: number;
+  licenses_activated: number;
+  /** The refund a move to Refunded made (absent when nothing was paid, or nothing is left to refund). */
+  refund_id?: number;
+}
+
+export interface ChangeStatusOptions {
+  actor: { merchantTokenId: number | null };
+  now?: Date;
+  /**
+   * Inside another writer's unit of work (the refunds service, when a refund takes the goods back): it has
+   * locked the order row and added the refund (`refundAdded`); its refunds' provider jobs are its own.
+   */
+  within?: { uow: UnitOfWork; refunds: RefundEffects; refundAdded: boolean };
+}
+
+export async function changeOrderStatus(
+  deps: ChangeStatusDeps,
+  storeId: number,
+  orderId: number,
+  target: OrderStatus,
+  opts: ChangeStatusOptions,
+): Promise<StatusChange> {
+  const now = opts.now ?? new Date();
+  const run = async (uow: UnitOfWork, refunds: RefundEffects): Promise<StatusChange> => {
+    const order = await uow
+      .trx<LockedOrder>('orders')
+      .where({ id: orderId, store_id: storeId })
+      .forUpdate()
+      .first();
+    if (!order) throw new NotFoundError(ORDER_NOT_FOUND);
+    const from = Number(order.status) as OrderStatus;
+    const base = { id: orderId, previous_status: from, licenses_revoked: 0, licenses_activated: 0 };
+    const plan = planStatusChange(from, target, { refundAdded: opts.within?.refundAdded });
+    if (plan.kind === 'unchanged') {
+      return { ...base, status: from, status_label: STATUS_LABELS[from], changed: false };
+    }
+    if (plan.kind === 'refused') throw new ValidationError({ status: [plan.message] }, plan.message);
+
+    const done: StepEffects[] = [];
+    for (const step of plan.steps) {
+      done.push(await STEPS[step]({ deps, uow, order, target, now, actor: opts.actor, refunds }));
+    }
+    return record(deps, uow, { storeId, order, from, target, now, actor: opts.actor }, done, base);
+  };
+  if (opts.within) return run(opts.within.uow, opts.within.refunds);
+  const refunds = newRefundEffects();
+  return unitOfWork(deps, (uow) => {
+    // The refunds' provider jobs first, then the staged jobs (in the order the unit was asked for).
+    uow.after(() => afterRefunds(deps, refunds));
+    return run(uow, refunds);
+  });
+}
+
+/** Records what the steps did, once: the audit row, the webhook events, the staged jobs. */
+async function record(
+  deps: ChangeStatusDeps,
+  uow: UnitOfWork,
+  change: {
+    storeId: number;
+    order: LockedOrder;
+    from: OrderStatus;
+    target: OrderStatus;
+    now: Date;
+    actor: { merchantTokenId: number | null };
+  },
+  done: StepEffects[],
+  base: Pick<StatusChange, 'id' | 'previous_status'>,
+): Promise<StatusChange> {
+  const { storeId, order, from, target, now } = change;
+  const trx = uow.trx;
+  const licensesRevoked = done.reduce((n, e) => n + (e.licensesRevoked ?? 0), 0);
+  const licensesActivated = done.reduce((n, e) => n + (e.licensesActivated ?? 0), 0);
+  const refundId = done.find((e) => e.refundId !== undefined)?.refundId;
+  const data: Record<string, unknown> = Object.assign({}, ...done.map((e) => e.data ?? {}), {
+    licenses_revoked: licensesRevoked,
+    licenses_activated: licensesActivated,
+  });
+  const [audit] = await trx('order_status_events')
+    .insert({
+      store_id: storeId,
+      order_id: order.id,
+      from_status: from,
+      to_status: target,
+      source: 'merchant',
+      merchant_token_id: change.actor.merchantTokenId,
+      data: JSON.stringify(data),
+      created_at: now,
+    })
+    .returning('id');
+  const auditId = Number((audit as { id: number }).id);
+  const events = [
+    ...done.flatMap((e) => e.events ?? []),
+    {
+      id: `order.status_changed:${auditId}`,
+      type: 'order.status_changed' as const,
+      data: { order_id: order.id, from, to: target, status_label: STATUS_LABELS[target] },
+    },
+  ];
+  const deliveries: number[] = [];
+  for (const event of events) deliveries.push(...(await recordMerchantEvent(trx, storeId, event, now)));
+
+  // The follow-up jobs are written with the change (shared/queues/outbox.ts): committed together.
+  uow.stage(...done.flatMap((e) => e.jobs ?? []));
+  const fulfil = done.find((e) => e.fulfil)?.fulfil;
+  if (fulfil) {
+    uow.stage(
+      await stageJob(
+        trx,
+        'fulfilment',
+        { orderId: order.id, event: fulfil },
+        { jobId: `order-merchant-${auditId}` },
+      ),
+    );
+  }
+  uow.stage(...(await stageDeliveries(trx, deps, deliveries)));
+
+  return {
+    ...base,
+    status: target,
+    status_label: STATUS_LABELS[target],
+    changed: true,
+    licenses_revoked: licensesRevoked,
+    licenses_activated: licensesActivated,
+    ...(refundId !== undefined ? { refund_id: refundId } : {}),
+  };
+}

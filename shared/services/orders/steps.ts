@@ -1,0 +1,139 @@
+import { ORDER_STATUS, OrderStatus } from '../../../db/models';
+import { productCounter } from '../catalog/cache';
+import { formatMoney } from '../../money';
+import type { StagedJob } from '../../queues/outbox';
+import type { UnitOfWork } from '../../unit-of-work';
+import { issueInvoiceForOrder } from '../invoices/issue';
+import { activateOrderLicenses, noteOrderLicensesChanged } from '../licenses';
+import type { LicenseCacheDeps } from '../licenses/cache';
+import type { MerchantEvent } from '../merchant/webhooks/events';
+import { transitionPayment } from '../payments/audit';
+import { confirmLockedManualPayment } from '../payments/manual';
+import { addRefund, RefundDeps, RefundEffects } from '../refunds/create';
+import type { OrderStep } from './lifecycle';
+import { returnUndeliveredStock, withdrawOrder } from './withdraw';
+
+/** The order row as read (and locked) once by changeOrderStatus. */
+export interface LockedOrder {
+  id: number;
+  store_id: number;
+  status: number | string;
+  payment_id: number | null;
+  total_minor: number | string;
+  currency: string;
+  source: string;
+}
+
+export type StepDeps = RefundDeps & LicenseCacheDeps;
+
+export interface StepContext {
+  deps: StepDeps;
+  uow: UnitOfWork;
+  order: LockedOrder;
+  target: OrderStatus;
+  now: Date;
+  actor: { merchantTokenId: number | null };
+  /** Refunds added in this unit of work (their provider jobs go out after the commit). */
+  refunds: RefundEffects;
+}
+
+/** What a step did: recorded once, with the audit row, by changeOrderStatus. */
+export interface StepEffects {
+  /** Merged into the audit row's `data`. */
+  data?: Record<string, unknown>;
+  events?: MerchantEvent[];
+  jobs?: StagedJob[];
+  licensesRevoked?: number;
+  licensesActivated?: number;
+  refundId?: number;
+  /** The fulfilment job to stage with the change. */
+  fulfil?: 'paid' | 'completed';
+}
+
+const paidEvent = (ctx: StepContext): MerchantEvent => ({
+  id: `order.paid:${ctx.order.id}`,
+  type: 'order.paid',
+  data: {
+    order_id: ctx.order.id,
+    status: ctx.target,
+    total: formatMoney(Number(ctx.order.total_minor), ctx.order.currency),
+    currency: ctx.order.currency,
+    source: ctx.order.source,
+  },
+});
+
+/** One function per step of the lifecycle table (lifecycle.ts). */
+export const STEPS: Readonly<Record<OrderStep, (ctx: StepContext) => Promise<StepEffects>>> = {
+  async review({ uow, order, target, now }) {
+    await uow.trx('orders').where('id', order.id).update({ status: target, updated_at: now });
+    return {};
+  },
+
+  async 'confirm-manual-payment'(ctx) {
+    const job = await confirmLockedManualPayment(ctx.uow.trx, ctx.order, ctx.now);
+    return { data: { payment_confirmed: true }, events: [paidEvent(ctx)], jobs: [job] };
+  },
+
+  async 'mark-paid'(ctx) {
+    const { uow, order, now } = ctx;
+    if (order.payment_id !== null) {
+      await transitionPayment(uow.trx, Number(order.payment_id), {
+        from: ['pending', 'initiated', 'failed', 'expired'],
+        to: 'paid',
+        source: 'merchant',
+        patch: { paid_at: now, error_message: null },
+      });
+    }
+    await uow
+      .trx('orders')
+      .where('id', order.id)
+      .update({ status: ORDER_STATUS.IN_PROGRESS, updated_at: now });
+    await issueInvoiceForOrder(uow.trx, order.id, now);
+    return { data: { payment_confirmed: true }, events: [paidEvent(ctx)] };
+  },
+
+  async complete({ uow, order, now }) {
+    await uow
+      .trx('orders')
+      .where('id', order.id)
+      .update({ status: ORDER_STATUS.COMPLETED, completed_at: now, updated_at: now });
+    return { licensesActivated: await activateOrderLicenses(uow.trx, order.id, now) };
+  },
+
+  async 'refund-payment'({ deps, uow, order, actor, refunds, now }) {
+    // The money goes back through the refunds service: what is left of the payment, in full.
+    const refund = await addRefund(deps, uow.trx, order, { withdrawGoods: true }, actor, refunds, now, {
+      whole: true,
+    });
+    return refund ? { refundId: refund.id, data: { refund_id: refund.id } } : {};
+  },
+
+  async withdraw({ deps, uow, order, target, now }) {
+    const outcome = target === ORDER_STATUS.CANCELLED ? 'cancelled' : 'refunded';
+    // The payment is the refunds service's to move, once the money is back.
+    const { licensesRevoked, events } = await withdrawOrder(uow.trx, order, outcome, now, {
+      movePayment: false,
+    });
+    // The verify cache hears of the revoke once the unit of work commits.
+    if (licensesRevoked > 0) await noteOrderLicensesChanged({ ...deps, knex: uow.trx }, order.id);
+    // Code keys back on sale: the stock their products' answers show.
+    const products = await uow
+      .trx('order_items')
+      .where('order_id', order.id)
+      .whereNotNull('product_id')
+      .pluck<number[]>('product_id');
+    uow.bump(products.map((id) => productCounter(Number(id))));
+    return { licensesRevoked, events };
+  },
+
+  async 'return-stock'({ uow, order }) {
+    const { units, productIds } = await returnUndeliveredStock(uow.trx, order.id);
+    uow.bump(productIds.map(productCounter));
+    return { data: { stock_returned: units } };
+  },
+
+  async fulfil({ target }) {
+    // Staged by changeOrderStatus: the job id names the audit row, written after the steps.
+    return { fulfil: target === ORDER_STATUS.COMPLETED ? 'completed' : 'paid' };
+  },
+};

@@ -1,0 +1,57 @@
+import type { Knex } from 'knex';
+import { afterCommit, inTransaction } from './after-commit';
+import { bumpSafely, type CacheDeps, type CacheLogger } from './cache/versioned';
+import { dispatchStaged, type OutboxDeps, type StagedJob } from './queues/outbox';
+
+/**
+ * One unit of work: a transaction and what it sets off outside Postgres once it has committed, collected
+ * while it runs and done once, in the order it was asked for:
+ * - `bump`: hot-read cache counters (shared/cache/versioned.ts);
+ * - `stage`: queue jobs written to the outbox with the change (shared/queues/outbox.ts);
+ * - `after`: anything else (provider refund jobs, a log line).
+ * Nothing of it happens when the transaction rolls back. A writer that runs inside another's unit takes
+ * that unit (`within`) instead of opening its own, so its effects wait for the outer commit.
+ */
+export interface UnitOfWork {
+  readonly trx: Knex.Transaction;
+  bump(counters: readonly string[]): void;
+  stage(...jobs: StagedJob[]): void;
+  after(effect: () => Promise<void>): void;
+}
+
+export type UnitOfWorkDeps = OutboxDeps & CacheDeps & { logger: CacheLogger };
+
+/** Runs `work` in one transaction of `deps.knex`, then its effects (after the outermost commit). */
+export async function unitOfWork<T>(deps: UnitOfWorkDeps, work: (uow: UnitOfWork) => Promise<T>): Promise<T> {
+  const effects: (() => Promise<void>)[] = [];
+  const result = await deps.knex.transaction(async (trx) => {
+    const uow: UnitOfWork = {
+      trx,
+      bump: (counters) => {
+        if (counters.length > 0) effects.push(() => bumpSafely(deps, counters));
+      },
+      stage: (...jobs) => {
+        if (jobs.length > 0) effects.push(() => dispatchStaged(deps, jobs));
+      },
+      after: (effect) => {
+        effects.push(effect);
+      },
+    };
+    return work(uow);
+  });
+  const run = async (): Promise<void> => {
+    for (const effect of effects) {
+      try {
+        await effect();
+      } catch (err) {
+        // The change has committed: what failed here is retried by its own path (the outbox relay for
+        // jobs, the TTL for caches).
+        deps.logger.warn({ err: (err as Error).message }, 'after-commit effect failed');
+      }
+    }
+  };
+  // deps.knex may itself be a transaction (a caller's): then the effects wait for its commit.
+  const done = afterCommit(deps.knex, run);
+  if (!inTransaction(deps.knex)) await done;
+  return result;
+}
