@@ -55,7 +55,10 @@ const schemas: Record<string, SchemaObject> = {
     properties: {
       success: { const: false },
       message: { type: 'string' },
-      error_code: { type: 'string', enum: EMBED_ERROR_CODES },
+      error_code: {
+        type: 'string',
+        description: `The spec's codes (${EMBED_ERROR_CODES.join(', ')}), else a stable lower_snake_case code of docs/errors.md.`,
+      },
       retry_after: {
         type: 'integer',
         description: 'Seconds to wait (RATE_LIMIT_EXCEEDED, COOLDOWN_ACTIVE).',

@@ -107,7 +107,7 @@ export const embedAuthRoutes = [
         kind: 'embed',
         abilities: [EMBED_ABILITIES[1]],
         // Spec, Embed errors by endpoint: "auth/validate 403 Token not valid for this product (other store)".
-        foreignStoreError: () => new ForbiddenError(TOKEN_NOT_FOR_PRODUCT),
+        foreignStoreError: () => new ForbiddenError(TOKEN_NOT_FOR_PRODUCT).withCode('token_not_for_product'),
       }),
     ],
     request: { body: schemas.validateBody },

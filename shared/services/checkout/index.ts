@@ -194,7 +194,7 @@ async function reserve(
       .forUpdate()
       .skipLocked()
       .pluck<number[]>('id');
-    if (ids.length < quantity) throw new InvalidError(INSUFFICIENT_STOCK);
+    if (ids.length < quantity) throw new InvalidError(INSUFFICIENT_STOCK).withCode('out_of_stock');
     await trx('product_codes').whereIn('id', ids).update({ status: 'reserved', checkout_id: checkoutId });
     return false;
   }
@@ -203,7 +203,7 @@ async function reserve(
     .where('id', product.id)
     .andWhere('stock', '>=', quantity)
     .decrement('stock', quantity);
-  if (taken === 0) throw new InvalidError(INSUFFICIENT_STOCK);
+  if (taken === 0) throw new InvalidError(INSUFFICIENT_STOCK).withCode('out_of_stock');
   return true;
 }
 
@@ -342,7 +342,8 @@ async function assertInStock(knex: Knex, lines: readonly PreparedLine[]): Promis
   }
   for (const { product, units } of wanted.values()) {
     const inStock = await stockOf(knex, product);
-    if (inStock !== null && units > inStock) throw new InvalidError(INSUFFICIENT_STOCK);
+    if (inStock !== null && units > inStock)
+      throw new InvalidError(INSUFFICIENT_STOCK).withCode('out_of_stock');
   }
 }
 
@@ -395,7 +396,7 @@ export async function openCheckout(
         { amountMinor: price.totalMinor, restrictions: coupon?.coupon.payment_restrictions ?? [] },
         deps.config,
       );
-  if (!free && methods.length === 0) throw new InvalidError(NO_PAYMENT_METHOD);
+  if (!free && methods.length === 0) throw new InvalidError(NO_PAYMENT_METHOD).withCode('no_payment_method');
 
   const checkoutUrl = randomToken(32);
   // Nothing is reserved for a request whose client has gone or that outlived its budget.

@@ -124,7 +124,7 @@ export class OtpService {
       const product = await Product.query(this.deps.knex)
         .findById(input.product_id ?? 0)
         .where({ store_id: store.id, active: true });
-      if (!product) throw new NotFoundError('Product not found');
+      if (!product) throw new NotFoundError('Product not found').withCode('product_not_found');
     }
     await this.assertNotBlocked(store, phone);
 
@@ -259,7 +259,7 @@ export class OtpService {
       .returning(['attempts', 'code_hmac', 'code_version']);
     if (reserved.length === 0) {
       const current = await OtpSession.query(this.deps.knex).findById(session.id);
-      if (!current) throw new NotFoundError('Session not found');
+      if (!current) throw new NotFoundError('Session not found').withCode('session_not_found');
       this.assertPending(current);
       throw this.maxAttempts();
     }
@@ -291,7 +291,7 @@ export class OtpService {
         })
         .where({ id: session.id, status: 'pending', code_version: attempt.code_version });
       // Another request verified this session (or a resend replaced the code) in the meantime.
-      if (done === 0) throw new InvalidError('Session already verified');
+      if (done === 0) throw new InvalidError('Session already verified').withCode('session_already_verified');
       if (!customer) return { status: 'needs_registration' as const, session_token: sessionToken };
       const { token } = await issueCustomerToken(customer, channel, trx);
       return { status: 'authenticated' as const, customer: customerView(customer), token };
@@ -314,16 +314,21 @@ export class OtpService {
       session.status === 'pending' ||
       session.status === 'verified'
     ) {
-      throw new InvalidError('Invalid or expired session');
+      throw new InvalidError('Invalid or expired session').withCode('session_invalid');
     }
     if (session.status === 'registration_used')
-      throw new InvalidError('Registration not allowed for this session');
+      throw new InvalidError('Registration not allowed for this session').withCode(
+        'registration_not_allowed',
+      );
 
     return this.deps.knex.transaction(async (trx) => {
       const claimed = await OtpSession.query(trx)
         .patch({ status: 'registration_used' })
         .where({ id: session.id, status: 'registration_open' });
-      if (claimed === 0) throw new InvalidError('Registration not allowed for this session');
+      if (claimed === 0)
+        throw new InvalidError('Registration not allowed for this session').withCode(
+          'registration_not_allowed',
+        );
       const customer = await createCustomer(trx, {
         store_id: session.store_id,
         first_name: input.firstName,
@@ -349,7 +354,7 @@ export class OtpService {
       store_id: store.id,
       channel,
     });
-    if (!session) throw new NotFoundError('Session not found');
+    if (!session) throw new NotFoundError('Session not found').withCode('session_not_found');
     return session;
   }
 
@@ -358,7 +363,8 @@ export class OtpService {
     if (session.expires_at.getTime() <= Date.now()) {
       throw new CodedError('SESSION_EXPIRED', 'Session expired. Please start again.');
     }
-    if (session.status !== 'pending') throw new InvalidError('Session already verified');
+    if (session.status !== 'pending')
+      throw new InvalidError('Session already verified').withCode('session_already_verified');
   }
 
   private maxAttempts(): DomainError {

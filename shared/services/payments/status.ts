@@ -32,9 +32,9 @@ export async function paymentStatus(
   now: Date = new Date(),
 ): Promise<PaymentStatusView> {
   if (checkoutUrl.length === 0 || checkoutUrl.length > 200)
-    throw new NotFoundError(CHECKOUT_STATUS_NOT_FOUND);
+    throw new NotFoundError(CHECKOUT_STATUS_NOT_FOUND).withCode('checkout_not_found');
   const row = await statusRow(knex, sha256(checkoutUrl));
-  if (!row) throw new NotFoundError(CHECKOUT_STATUS_NOT_FOUND);
+  if (!row) throw new NotFoundError(CHECKOUT_STATUS_NOT_FOUND).withCode('checkout_not_found');
   return viewOf(row, now);
 }
 
@@ -42,7 +42,8 @@ export async function paymentStatus(
 function viewOf(row: StatusRow, now: Date): PaymentStatusView {
   if (row.order_id === null) {
     const open = row.status === 'created' || row.status === 'payment_initiated';
-    if (!open || new Date(row.expires_at) <= now) throw new NotFoundError(CHECKOUT_STATUS_NOT_FOUND);
+    if (!open || new Date(row.expires_at) <= now)
+      throw new NotFoundError(CHECKOUT_STATUS_NOT_FOUND).withCode('checkout_not_found');
     return { is_paid: false, order_id: null };
   }
   const paid = row.payment_id === null || row.payment_status === 'paid' || row.payment_status === 'refunded';
@@ -91,14 +92,14 @@ export async function cachedPaymentStatus(
   now: Date = new Date(),
 ): Promise<PaymentStatusView> {
   if (checkoutUrl.length === 0 || checkoutUrl.length > 200)
-    throw new NotFoundError(CHECKOUT_STATUS_NOT_FOUND);
+    throw new NotFoundError(CHECKOUT_STATUS_NOT_FOUND).withCode('checkout_not_found');
   const tokenHash = sha256(checkoutUrl);
   const ids = cacheOf<number>(deps, 'payment-status:ids', Number.POSITIVE_INFINITY);
   const rows: StampedCache<StatusRow> = cacheOf<StatusRow>(deps, 'payment-status:rows');
   const checkoutId = ids.get(tokenHash, '');
   if (checkoutId === undefined) {
     const row = await statusRow(deps.knex, tokenHash);
-    if (!row) throw new NotFoundError(CHECKOUT_STATUS_NOT_FOUND);
+    if (!row) throw new NotFoundError(CHECKOUT_STATUS_NOT_FOUND).withCode('checkout_not_found');
     ids.set(tokenHash, '', row.checkout_id);
     return viewOf(row, now);
   }
@@ -107,7 +108,7 @@ export async function cachedPaymentStatus(
   let row = stamp === null ? undefined : rows.get(tokenHash, stamp, now.getTime());
   if (!row) {
     row = await statusRow(deps.knex, tokenHash);
-    if (!row) throw new NotFoundError(CHECKOUT_STATUS_NOT_FOUND);
+    if (!row) throw new NotFoundError(CHECKOUT_STATUS_NOT_FOUND).withCode('checkout_not_found');
     if (stamp !== null) rows.set(tokenHash, stamp, row, now.getTime());
   }
   return viewOf(row, now);
