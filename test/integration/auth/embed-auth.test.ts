@@ -142,7 +142,11 @@ describe('Embed API authentication (phone OTP)', () => {
           phone: freshPhone(),
         });
         expect(res.status).to.equal(404);
-        expect(res.body).to.deep.equal({ success: false, message: 'Product not found' });
+        expect(res.body).to.deep.equal({
+          success: false,
+          error_code: 'product_not_found',
+          message: 'Product not found',
+        });
       }
     });
 
@@ -300,7 +304,11 @@ describe('Embed API authentication (phone OTP)', () => {
         code: '1234',
       });
       expect(unknown.status).to.equal(404);
-      expect(unknown.body).to.deep.equal({ success: false, message: 'Session not found' });
+      expect(unknown.body).to.deep.equal({
+        success: false,
+        error_code: 'session_not_found',
+        message: 'Session not found',
+      });
 
       const existing = await createCustomer(store, { phone: freshPhone() });
       const { token } = await start(existing.phone);
@@ -308,7 +316,11 @@ describe('Embed API authentication (phone OTP)', () => {
       await client.post('/api/embed/auth/verify', { session_token: token, code });
       const again = await client.post('/api/embed/auth/verify', { session_token: token, code });
       expect(again.status).to.equal(400);
-      expect(again.body).to.deep.equal({ success: false, message: 'Session already verified' });
+      expect(again.body).to.deep.equal({
+        success: false,
+        error_code: 'session_already_verified',
+        message: 'Session already verified',
+      });
 
       const expiring = await start();
       await expireSession(expiring.token);
@@ -482,6 +494,7 @@ describe('Embed API authentication (phone OTP)', () => {
       expect(again.status).to.equal(400);
       expect(again.body).to.deep.equal({
         success: false,
+        error_code: 'registration_not_allowed',
         message: 'Registration not allowed for this session',
       });
     });
@@ -571,7 +584,11 @@ describe('Embed API authentication (phone OTP)', () => {
         { Authorization: `Bearer ${token}` },
       );
       expect(foreign.status).to.equal(403);
-      expect(foreign.body).to.deep.equal({ success: false, message: 'Token not valid for this product' });
+      expect(foreign.body).to.deep.equal({
+        success: false,
+        error_code: 'token_not_for_product',
+        message: 'Token not valid for this product',
+      });
 
       for (const productId of ['abc', 999_999]) {
         const res = await client.post(

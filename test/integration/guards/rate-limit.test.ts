@@ -228,6 +228,7 @@ describe('rate limits', () => {
         expect(res.status).to.equal(503);
         expect(res.body).to.deep.equal({
           success: false,
+          error_code: 'service_unavailable',
           message: 'Service temporarily unavailable. Please try again later.',
         });
         expect(res.headers['access-control-allow-origin']).to.equal('https://a.test');

@@ -71,7 +71,11 @@ describe('PayPal and bank transfer: checkout to fulfilled order', function () {
     const page = await browse(suite.server, checkout.paymentUrl);
     expect(page.text).to.contain('waiting for your payment').and.to.contain(BANK.iban);
     const second = await guestInitiate(suite.server, store, checkout.checkoutUrl, 'paypal');
-    expect(second.body).to.deep.equal({ success: false, message: 'Order already created for this checkout' });
+    expect(second.body).to.deep.equal({
+      success: false,
+      error_code: 'order_already_created',
+      message: 'Order already created for this checkout',
+    });
 
     expect(await confirmManualPayment(suite.deps, order?.id ?? 0)).to.deep.equal({
       orderId: order?.id,
@@ -151,6 +155,7 @@ describe('PayPal and bank transfer: checkout to fulfilled order', function () {
     expect(res.status).to.equal(400);
     expect(res.body).to.deep.equal({
       success: false,
+      error_code: 'payment_method_not_configured',
       message: 'Payment method not configured for this store',
     });
   });
