@@ -3,6 +3,7 @@ import { TOKEN_NOT_FOR_PRODUCT, validateSessionForProduct } from '../../../share
 import { otpServiceFor } from '../../../shared/services/otp/factory';
 import { EMBED_ABILITIES, revokeCustomerToken } from '../../../shared/services/tokens';
 import { embedOk, object, schemaRef } from '../../openapi/components';
+import { buyerLocale } from '../../pay/i18n';
 import { defineRoute } from '../../http/route';
 import { customerAuth } from '../../middleware/customer-auth';
 import { embedGuards } from '../../guards';
@@ -36,7 +37,14 @@ export const embedAuthRoutes = [
       404: 'EmbedError',
     },
     handler: (ctx, { body }) =>
-      otpServiceFor(ctx.deps).start(ctx.state.store!, 'embed', body, ctx.ip, ctx.state.budget),
+      otpServiceFor(ctx.deps).start(
+        ctx.state.store!,
+        'embed',
+        body,
+        ctx.ip,
+        ctx.state.budget,
+        buyerLocale(ctx),
+      ),
   }),
   defineRoute({
     method: 'post',
@@ -54,7 +62,7 @@ export const embedAuthRoutes = [
       404: 'EmbedError',
     },
     handler: (ctx, { body }) =>
-      otpServiceFor(ctx.deps).resend(ctx.state.store!, 'embed', body.session_token, ctx.ip),
+      otpServiceFor(ctx.deps).resend(ctx.state.store!, 'embed', body.session_token, ctx.ip, buyerLocale(ctx)),
   }),
   defineRoute({
     method: 'post',

@@ -1,4 +1,5 @@
 import { buyerFromCustomer, createCheckout } from '../../../shared/services/checkout';
+import { buyerLocale } from '../../pay/i18n';
 import { checkoutDepsOf } from '../../../shared/services/checkout/factory';
 import { EMBED_ABILITIES } from '../../../shared/services/tokens';
 import { embedOk, schemaRef } from '../../openapi/components';
@@ -99,7 +100,7 @@ export const embedCheckoutRoutes = [
       createCheckout(
         checkoutDepsOf(ctx.deps, ctx.state.budget, ctx.ip),
         ctx.state.store!,
-        buyerFromCustomer(ctx.state.customer!),
+        { ...buyerFromCustomer(ctx.state.customer!), locale: buyerLocale(ctx) },
         body,
         uploadsOf(ctx),
       ),
@@ -124,6 +125,7 @@ export const embedCheckoutRoutes = [
         email: body.customer_email,
         countryCode: body.customer_country_code,
         phone: body.customer_phone,
+        locale: buyerLocale(ctx),
       };
       return createCheckout(
         checkoutDepsOf(ctx.deps, ctx.state.budget, ctx.ip),

@@ -107,6 +107,8 @@ export interface Buyer {
   email: string;
   countryCode: string;
   phone: string;
+  /** The language they read (Accept-Language): their delivery message's. */
+  locale?: 'ar' | 'en';
 }
 
 export function buyerFromCustomer(customer: Customer): Buyer {
@@ -417,6 +419,7 @@ export async function openCheckout(
         customer_email: buyer.email,
         customer_country_code: buyer.countryCode,
         customer_phone: buyer.phone,
+        locale: buyer.locale ?? null,
         product_id: first.product.id,
         plan_id: first.plan?.id ?? null,
         quantity: first.quantity,

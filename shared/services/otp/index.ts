@@ -13,6 +13,7 @@ import {
 import { maskPhone, parsePhone, Phone } from '../../phone';
 import type { Queues } from '../../queues';
 import { dispatchStaged, StagedJob, stageJob } from '../../queues/outbox';
+import type { BuyerLocale } from '../../i18n/buyer-messages';
 import { assertMayStartWork, RequestBudget } from '../../request-deadline';
 import { LIMITS, LimitDefinition } from '../../rate-limits';
 import { findOrAdoptCustomer, createCustomer, CustomerView, customerView } from '../customers';
@@ -104,6 +105,8 @@ export class OtpService {
     input: StartInput,
     ip: string,
     budget?: RequestBudget,
+    /** The language of the code's message (the request's Accept-Language); English by default. */
+    locale: BuyerLocale = 'en',
   ): Promise<StartResult> {
     const phone = parsePhone(input.country_code, input.phone);
     if (!phone) {
@@ -153,7 +156,7 @@ export class OtpService {
         last_sent_at: now,
         expires_at: new Date(now.getTime() + this.deps.config.otpTtlSeconds * 1000),
       });
-      return [await this.stageSend(trx, session, 'whatsapp_first')];
+      return [await this.stageSend(trx, session, 'whatsapp_first', locale)];
     });
     await dispatchStaged(this.outbox(), staged);
     return {
@@ -169,6 +172,7 @@ export class OtpService {
     channel: OtpChannel,
     sessionToken: string,
     ip: string,
+    locale: BuyerLocale = 'en',
   ): Promise<{ message: string; resend_cooldown: number }> {
     const session = await this.findSession(store, channel, sessionToken);
     this.assertPending(session);
@@ -207,7 +211,7 @@ export class OtpService {
           retry_after: this.deps.config.otpResendCooldownSeconds,
         });
       }
-      return [await this.stageSend(trx, { id: session.id, code_version: version }, 'sms_only')];
+      return [await this.stageSend(trx, { id: session.id, code_version: version }, 'sms_only', locale)];
     });
     await dispatchStaged(this.outbox(), staged);
     return {
@@ -409,11 +413,12 @@ export class OtpService {
     trx: Knex.Transaction,
     session: Pick<OtpSession, 'id' | 'code_version'>,
     route: 'whatsapp_first' | 'sms_only',
+    locale: BuyerLocale,
   ): Promise<StagedJob> {
     return stageJob(
       trx,
       'otp',
-      { otpSessionId: session.id, codeVersion: session.code_version, route },
+      { otpSessionId: session.id, codeVersion: session.code_version, route, locale },
       { jobId: `otp-${session.id}-${session.code_version}` },
     );
   }
