@@ -86,6 +86,8 @@ export type InitiationAnswer =
       checkout_url: string;
       payment_days: number;
       pay_by: string;
+      order_id: number;
+      reference: string;
     }
   | {
       type: 'bank_transfer';
@@ -94,6 +96,8 @@ export type InitiationAnswer =
       checkout_url: string;
       payment_days: number;
       pay_by: string;
+      order_id: number;
+      reference: string;
     };
 
 export function initiationAnswer(initiation: Initiation, checkoutUrl: string): InitiationAnswer {
@@ -108,6 +112,9 @@ export function initiationAnswer(initiation: Initiation, checkoutUrl: string): I
         checkout_url: checkoutUrl,
         payment_days: initiation.deadline.days,
         pay_by: initiation.deadline.payBy.toISOString(),
+        // The order the merchant sees (#id): the buyer quotes it with the transfer.
+        order_id: initiation.orderId,
+        reference: `#${initiation.orderId}`,
       };
     case 'bank_transfer':
       return {
@@ -117,6 +124,9 @@ export function initiationAnswer(initiation: Initiation, checkoutUrl: string): I
         checkout_url: checkoutUrl,
         payment_days: initiation.deadline.days,
         pay_by: initiation.deadline.payBy.toISOString(),
+        // The order the merchant sees (#id): the buyer quotes it with the transfer.
+        order_id: initiation.orderId,
+        reference: `#${initiation.orderId}`,
       };
   }
 }
