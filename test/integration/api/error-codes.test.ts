@@ -153,3 +153,25 @@ describe('error codes, error headers and the buyer’s language', () => {
     expect(delivery.body).to.contain(`#${orderId}`).and.contain(`KEY-${store.id}`).and.match(AR);
   });
 });
+
+describe('the guides the API documentation links', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer(await isolatedDeps());
+  });
+  after(() => server.close());
+
+  it('serves every docs/*.md that /openapi.json links, and no other file', async () => {
+    const doc = await server.request('/openapi.json');
+    const linked = new Set([...doc.text.matchAll(/\]\(\/docs\/([a-z-]+\.md)/g)].map((m) => m[1]!));
+    expect([...linked]).to.include.members(['errors.md', 'webhooks.md', 'versioning.md', 'license.md']);
+    for (const page of linked) {
+      const res = await server.request(`/docs/${page}`);
+      expect(res.status, page).to.equal(200);
+      expect(res.headers.get('content-type')).to.match(/^text\/markdown/);
+      expect(res.text).to.match(/^# /);
+    }
+    expect((await server.request('/docs/operations.md')).status).to.equal(422);
+    expect((await server.request('/docs/..%2Fpackage.json')).status).to.equal(422);
+  });
+});
