@@ -74,7 +74,7 @@ describe('Embed API authentication (phone OTP)', () => {
       const jobs = await deps.queues.otp.getJobs(['waiting']);
       const job = jobs.find((j) => j.data.otpSessionId > 0 && j.data.route === 'whatsapp_first');
       expect(job, 'a whatsapp-first job').to.exist;
-      expect(Object.keys(job!.data).sort()).to.deep.equal(['codeVersion', 'otpSessionId', 'route']);
+      expect(Object.keys(job!.data).sort()).to.deep.equal(['codeVersion', 'locale', 'otpSessionId', 'route']);
       const session = await OtpSession.query(deps.knex).findOne({ e164 });
       expect(session!.code_hmac).to.match(/^[0-9a-f]{64}$/);
       expect(session!.code_encrypted).to.match(/^v1\./);
