@@ -19,6 +19,7 @@ export const ERROR_CODES = {
   unauthenticated: 'unauthenticated',
   forbidden: 'forbidden',
   conflict: 'conflict',
+  rate_limited: 'rate_limited',
   service_unavailable: 'service_unavailable',
   internal_error: 'internal_error',
   // Embed API
@@ -65,7 +66,7 @@ export const DEFAULT_ERROR_CODE: Record<ErrorCode, PublicErrorCode> = {
   FORBIDDEN: 'forbidden',
   ORIGIN_NOT_ALLOWED: 'origin_not_allowed',
   CONFLICT: 'conflict',
-  RATE_LIMITED: 'invalid_request',
+  RATE_LIMITED: 'rate_limited',
   PAYLOAD_TOO_LARGE: 'payload_too_large',
   UNSUPPORTED_MEDIA_TYPE: 'unsupported_media_type',
   UNAVAILABLE: 'service_unavailable',

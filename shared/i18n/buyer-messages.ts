@@ -35,6 +35,7 @@ export const ERROR_MESSAGES_AR: Record<TranslatedCode, (p: Params) => string> = 
   invalid_request: () => 'لا يمكن تنفيذ هذا الطلب',
   unauthenticated: () => 'يلزم تسجيل الدخول',
   forbidden: () => 'غير مسموح',
+  rate_limited: () => 'طلبات كثيرة. أعد المحاولة لاحقاً.',
   conflict: () => 'تعارض مع حالة حالية، أعد المحاولة',
   service_unavailable: () => 'الخدمة غير متاحة مؤقتاً، أعد المحاولة بعد قليل',
   internal_error: () => 'حدث خطأ في الخادم',

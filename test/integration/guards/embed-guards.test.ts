@@ -11,7 +11,7 @@ const CORS = {
     'Content-Type, Authorization, X-Embed-Key, X-Requested-With, Accept, Origin',
   'access-control-allow-credentials': 'false',
   'access-control-max-age': '86400',
-  'access-control-expose-headers': 'X-RateLimit-Limit, X-RateLimit-Remaining, Retry-After',
+  'access-control-expose-headers': 'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After',
 };
 
 function expectEmbedCors(res: ProbeResponse, origin: string): void {

@@ -63,7 +63,7 @@ describe('rate limits', () => {
         expect(res.headers['x-ratelimit-remaining']).to.equal('0');
         expect(res.headers['access-control-allow-origin']).to.equal('https://a.test');
         expect(res.headers['access-control-expose-headers']).to.equal(
-          'X-RateLimit-Limit, X-RateLimit-Remaining, Retry-After',
+          'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After',
         );
       }
     });
