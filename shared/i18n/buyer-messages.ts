@@ -106,3 +106,17 @@ export function deliveryHeadline(storeName: string, orderId: number, locale: Buy
     ? `${storeName}: طلبك رقم #${orderId} جاهز.`
     : `${storeName}: your order #${orderId} is ready.`;
 }
+
+/** The success messages of the Embed and Storefront APIs, by their English text (the default). */
+export const SUCCESS_MESSAGES_AR: Readonly<Record<string, string>> = {
+  'Product added to wishlist': 'أُضيف المنتج إلى قائمة الأمنيات',
+  'Product removed from wishlist': 'أُزيل المنتج من قائمة الأمنيات',
+  'Wishlist cleared': 'أُفرغت قائمة الأمنيات',
+  'A new verification code has been sent by SMS.': 'أُرسل رمز تحقق جديد برسالة نصية.',
+  'Order created successfully': 'تم إنشاء الطلب بنجاح',
+};
+
+/** A success message in the buyer's language; English (and any message without Arabic) as it is. */
+export function buyerSuccessMessage(locale: BuyerLocale, english: string): string {
+  return locale === 'ar' ? (SUCCESS_MESSAGES_AR[english] ?? english) : english;
+}

@@ -2,7 +2,13 @@ import { expect } from 'chai';
 import type { Store } from '../../../db/models';
 import type { Deps } from '../../../shared/deps';
 import { fulfilOrder, sendOrderDelivery } from '../../../shared/services/fulfilment';
-import { createProduct, createStore, merchantToken } from '../../helpers/builders';
+import {
+  createCustomer,
+  createProduct,
+  createStore,
+  customerToken,
+  merchantToken,
+} from '../../helpers/builders';
 import { isolatedDeps } from '../../helpers/deps';
 import { startServer, TestServer } from '../../helpers/http';
 import { deliverQueuedOtps, randomIp } from '../../helpers/otp';
@@ -113,6 +119,35 @@ describe('error codes, error headers and the buyer’s language', () => {
     expect(merchant.status).to.equal(401);
     expect(merchant.body).to.include({ error: true, error_code: 'unauthenticated' });
     expect(merchant.headers.get('www-authenticate')).to.equal('Bearer realm="merchant"');
+  });
+
+  it('answers the Storefront’s messages in Arabic when asked, in the spec’s English otherwise', async () => {
+    const product = await createProduct(store);
+    const token = await customerToken(await createCustomer(store), 'storefront');
+    const add = (lang: string) =>
+      server.request('/api/wishlist', {
+        method: 'POST',
+        json: { product_id: product.id },
+        headers: {
+          Host: host,
+          Authorization: `Bearer ${token}`,
+          'Accept-Language': lang,
+          'X-Forwarded-For': randomIp(),
+        },
+      });
+    const ar = await add('ar');
+    expect(ar.status, ar.text).to.be.oneOf([200, 201]);
+    expect(ar.body.message).to.match(AR);
+    const again = await add('ar');
+    expect(again.body).to.include({ error_code: 'wishlist_already_added' });
+    expect(again.body.message).to.match(AR);
+    const en = await add('en');
+    expect(en.body).to.deep.equal({
+      success: false,
+      data: null,
+      message: 'Product already in wishlist',
+      error_code: 'wishlist_already_added',
+    });
   });
 
   it('sends the OTP and the delivery message in Arabic to a buyer who asked for Arabic', async () => {
