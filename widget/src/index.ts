@@ -37,7 +37,7 @@ function install(): void {
     const theme: Theme = raw === 'light' || raw === 'dark' ? raw : 'auto';
     current = new CheckoutDialog({
       button: el,
-      client: new EmbedClient(base, key),
+      client: new EmbedClient(base, key, languageOf(el)),
       productId,
       theme,
       lang: languageOf(el),
