@@ -161,6 +161,10 @@ const headers: ComponentsObject['headers'] = {
     description: 'Requests left in that limit’s window.',
     schema: { type: 'integer' },
   },
+  'X-RateLimit-Reset': {
+    description: 'Seconds until that limit’s window starts again (a delta, like Retry-After).',
+    schema: { type: 'integer' },
+  },
   'Retry-After': { description: 'Seconds until a retry can succeed.', schema: { type: 'integer' } },
   'X-Request-Id': { description: 'Id of this request in the server logs.', schema: { type: 'string' } },
 };
@@ -168,6 +172,7 @@ const headers: ComponentsObject['headers'] = {
 const rateLimitHeaders = {
   'X-RateLimit-Limit': ref('headers', 'X-RateLimit-Limit'),
   'X-RateLimit-Remaining': ref('headers', 'X-RateLimit-Remaining'),
+  'X-RateLimit-Reset': ref('headers', 'X-RateLimit-Reset'),
   'Retry-After': ref('headers', 'Retry-After'),
 };
 
