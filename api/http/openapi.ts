@@ -105,12 +105,12 @@ const REFUSED: Partial<Record<InterfaceName, string>> = {
 function responsesOf(route: Route): OperationObject['responses'] {
   const iface = INTERFACES[route.interface];
   const standard: Record<number, ResponseDoc> = { ...(iface.common ?? {}) };
+  // A body in a media type the route does not read (api/http/mount.ts).
+  if (route.request?.body && MEDIA_CHECKED.has(route.interface)) standard[415] = REFUSED[route.interface]!;
   // Every request passes the input layer (api/middleware/storable-input.ts: NUL, bytes that are not UTF-8),
   // so every operation can answer 422, whether or not it declares schemas of its own.
   standard[422] = iface.invalid;
   if (iface.limited) standard[429] = iface.limited;
-  // A body in a media type the route does not read (api/http/mount.ts).
-  if (route.request?.body && MEDIA_CHECKED.has(route.interface)) standard[415] = REFUSED[route.interface]!;
   standard[500] = 'InternalError';
   standard[503] = 'Unavailable';
   for (const status of route.omitStandard ?? []) delete standard[status];
