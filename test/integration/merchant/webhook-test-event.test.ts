@@ -47,6 +47,7 @@ describe('webhooks a developer can test: test event, delivery log, verification 
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
+      if (req.url === '/hang') return; // never answers: the sender's time limit decides
       received.push({
         path: req.url ?? '',
         signature: String(req.headers['x-signature']),
@@ -137,7 +138,7 @@ describe('webhooks a developer can test: test event, delivery log, verification 
     expect(foreign.body.error_code).to.equal('webhook_endpoint_not_found');
   });
 
-  it('shows why a delivery failed: the HTTP status, and a refused address', async () => {
+  it('shows why a delivery failed: the HTTP status, a refused address, a timeout', async () => {
     const broken = await register(`${base}/broken`, ['order.paid']);
     await call(suite.server, m.token, 'POST', `/shawarma/webhooks/${broken.id}/test`, {
       type: 'refund.failed',
@@ -163,5 +164,18 @@ describe('webhooks a developer can test: test event, delivery log, verification 
     const page = await call(suite.server, m.token, 'GET', `/shawarma/webhooks/${guarded.id}/deliveries`);
     const rows = (page.body.data as { data: Record<string, unknown>[] }).data;
     expect(rows[0]).to.include({ id: deliveryId, failure_reason: 'refused_address' });
+
+    // An endpoint that never answers: the attempt ends at the time limit, and the log says so.
+    const slow = await register(`${base}/hang`, ['order.paid']);
+    const slowSent = await call(suite.server, m.token, 'POST', `/shawarma/webhooks/${slow.id}/test`, {
+      type: 'order.paid',
+    });
+    const slowId = (slowSent.body.data as { delivery_id: number }).delivery_id;
+    await deliverWebhook(suite.deps, slowId, { allowPrivateAddresses: true, timeoutMs: 200 }).catch(
+      () => null,
+    );
+    const slowLog = await call(suite.server, m.token, 'GET', `/shawarma/webhooks/${slow.id}/deliveries`);
+    const slowRow = (slowLog.body.data as { data: Record<string, unknown>[] }).data[0];
+    expect(slowRow).to.include({ id: slowId, failure_reason: 'timeout', response_status: null });
   });
 });
