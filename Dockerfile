@@ -22,6 +22,8 @@ COPY --from=build /app/dist ./dist
 COPY --from=build /app/fixtures ./fixtures
 # The fonts embedded in invoice PDFs.
 COPY --from=build /app/assets ./assets
+# The guides /docs/{page} serves (errors, webhooks, versioning, ...).
+COPY --from=build /app/docs ./docs
 # The uploads directory is the only place the processes write to.
 RUN mkdir -p .data/uploads && chown -R node:node .data
 USER node

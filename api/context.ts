@@ -5,7 +5,9 @@ import type { Customer, CustomerAccessToken, MerchantToken, Store } from '../db/
 import type { RequestBudget } from '../shared/request-deadline';
 import type { InterfaceName } from './interfaces';
 import type { Route } from './http/route';
+import { buyerSuccessMessage } from '../shared/i18n/buyer-messages';
 import { envelopes } from './envelopes';
+import { fromAcceptLanguage } from './pay/i18n';
 
 /** Per-request state that middleware fills in before a handler runs. */
 export interface AppState {
@@ -41,5 +43,18 @@ export function respond(
   opts: { status?: number; message?: string | null } = {},
 ): void {
   ctx.status = opts.status ?? 200;
-  ctx.body = envelopes[ctx.state.interface].ok(data, opts.message ?? null);
+  let message = opts.message ?? null;
+  // The buyer interfaces answer in the buyer's language (docs/errors.md, "Languages"): the envelope's
+  // message (Storefront) and a `message` inside the data (Embed: resend, free order).
+  if (ctx.state.interface === 'embed' || ctx.state.interface === 'storefront') {
+    const locale = fromAcceptLanguage(ctx.get('Accept-Language')) ?? 'en';
+    if (locale === 'ar') {
+      if (message !== null) message = buyerSuccessMessage(locale, message);
+      const inner = (data as { message?: unknown } | null)?.message;
+      if (typeof inner === 'string' && data && typeof data === 'object' && !Array.isArray(data)) {
+        data = { ...data, message: buyerSuccessMessage(locale, inner) };
+      }
+    }
+  }
+  ctx.body = envelopes[ctx.state.interface].ok(data, message);
 }

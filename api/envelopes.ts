@@ -1,5 +1,6 @@
 import type { ErrorCode, FieldErrors } from '../shared/errors';
 import { PUBLIC_ERROR_CODES } from '../shared/errors';
+import type { PublicErrorCode } from '../shared/error-codes';
 import type { InterfaceName } from './interfaces';
 
 /** What the error handler knows about a failure once it has been mapped to a status. */
@@ -9,6 +10,10 @@ export interface ErrorView {
   message: string;
   extra: Record<string, unknown>;
   errors?: FieldErrors;
+  /** The stable lower_snake_case `error_code` (shared/error-codes.ts, docs/errors.md). */
+  errorCode: PublicErrorCode;
+  /** Values the translated message needs (an amount, seconds). */
+  params?: Record<string, string | number>;
 }
 
 export interface Envelope {
@@ -36,12 +41,15 @@ const withoutErrors = (extra: Record<string, unknown>): Record<string, unknown> 
 const messageOnlyOn429 = (e: ErrorView): { message: string } | null =>
   e.status === 429 ? { message: e.message } : null;
 
+/** The spec's Embed codes where it names one, else the stable code of docs/errors.md. */
+export const embedErrorCode = (e: ErrorView): string =>
+  e.code === 'RATE_LIMITED' ? 'RATE_LIMIT_EXCEEDED' : PUBLIC_ERROR_CODES.has(e.code) ? e.code : e.errorCode;
+
 const embed: Envelope = {
   ok: (data) => ({ success: true, data }),
   error: (e) => {
     const body: Record<string, unknown> = { success: false, message: e.message };
-    if (e.code === 'RATE_LIMITED') body.error_code = 'RATE_LIMIT_EXCEEDED';
-    else if (PUBLIC_ERROR_CODES.has(e.code)) body.error_code = e.code;
+    body.error_code = embedErrorCode(e);
     Object.assign(body, withoutErrors(e.extra));
     if (e.errors) body.errors = e.errors;
     return body;
@@ -55,13 +63,19 @@ const storefront: Envelope = {
       success: false,
       data: null,
       message: e.message,
+      error_code: embedErrorCode(e),
       ...(e.errors ? { errors: e.errors } : {}),
     },
 };
 
 const analytics: Envelope = {
   ok: () => ({ status: 'ok' }),
-  error: (e) => ({ status: 'error', message: e.message, ...(e.errors ? { errors: e.errors } : {}) }),
+  error: (e) => ({
+    status: 'error',
+    message: e.message,
+    error_code: e.errorCode,
+    ...(e.errors ? { errors: e.errors } : {}),
+  }),
 };
 
 const merchant: Envelope = {
@@ -78,6 +92,7 @@ const merchant: Envelope = {
       api: 'merchant',
       timestamp: Math.floor(Date.now() / 1000),
       error: true,
+      error_code: e.errorCode,
       ...(e.errors ? { errors: e.errors } : {}),
     },
 };

@@ -46,7 +46,9 @@ export const INTERFACES: Record<InterfaceName, InterfaceDoc> = {
       description:
         'Checkout from external websites: phone OTP sign-in, guest checkout, coupons, payment initiation and ' +
         'status. Send the store’s public key as `X-Embed-Key` (or `embed_key`). CORS: any allowed origin, ' +
-        'preflight answered 204 with a max age of 86400 s.',
+        'preflight answered 204 with a max age of 86400 s. Error codes: [docs/errors.md](/docs/errors.md); ' +
+        'rate limits: [docs/errors.md](/docs/errors.md#embed-api-rate-limits); versions: ' +
+        '[docs/versioning.md](/docs/versioning.md).',
     },
     security: [{ EmbedKey: [] }, { EmbedKeyQuery: [] }],
     invalid: 'EmbedValidationFailed',
@@ -81,7 +83,8 @@ export const INTERFACES: Record<InterfaceName, InterfaceDoc> = {
       name: 'Merchant',
       description:
         'Store owners manage their store (/shawarma). Bearer merchant token of a store on the paid plan; 60 ' +
-        'requests per minute per token. Every answer is `{message, data, api, timestamp}`.',
+        'requests per minute per token. Every answer is `{message, data, api, timestamp}`; errors carry ' +
+        '`error_code` ([docs/errors.md](/docs/errors.md)). Webhooks: [docs/webhooks.md](/docs/webhooks.md).',
     },
     security: [{ MerchantBearer: [] }],
     invalid: 'MerchantValidationFailed',
@@ -94,7 +97,7 @@ export const INTERFACES: Record<InterfaceName, InterfaceDoc> = {
       description:
         'Software checks a purchased license key (POST /verify). No credential; 60 per minute per IP. Every ' +
         'answer is signed (X-Signature, Ed25519, key at GET /verify/public-key) and, when the product says so, ' +
-        'encrypted with AES-256-GCM. See docs/license.md.',
+        'encrypted with AES-256-GCM. See [docs/license.md](/docs/license.md).',
     },
     security: [],
     invalid: 'LicenseValidationFailed',
@@ -106,7 +109,7 @@ export const INTERFACES: Record<InterfaceName, InterfaceDoc> = {
       description:
         'The command queue a game-server resource polls, with the store’s secret in `X-FiveM-Secret` ' +
         '(one per game server; `npm run fivem-secret`). Every answer is `{success, data}` or ' +
-        '`{success: false, message}`; see docs/fivem.md.',
+        '`{success: false, message}`; see [docs/fivem.md](/docs/fivem.md).',
     },
     security: [{ FiveMSecret: [] }],
     invalid: FIVEM_INVALID,

@@ -2,6 +2,8 @@
  * Domain errors name the problem, not the HTTP status. The API's error handler maps `code` to a status
  * (api/middleware/error-handler.ts) and the interface's envelope formats it.
  */
+import type { PublicErrorCode } from './error-codes';
+
 export type ErrorCode =
   | 'VALIDATION_FAILED'
   | 'NOT_FOUND'
@@ -60,6 +62,13 @@ export function messagesOf(errors: FieldErrors, key: string): string[] {
 }
 
 export class DomainError extends Error {
+  /**
+   * The stable `error_code` clients branch on (shared/error-codes.ts, docs/errors.md); null: the default
+   * of `code`. `params` fill the translated message (api/middleware/error-handler.ts).
+   */
+  errorCode: PublicErrorCode | null = null;
+  params: Record<string, string | number> = {};
+
   constructor(
     readonly code: ErrorCode,
     message: string,
@@ -69,6 +78,13 @@ export class DomainError extends Error {
     super(message);
     this.name = new.target.name;
     Object.setPrototypeOf(this, new.target.prototype);
+  }
+
+  /** Names the failure for clients: `throw new NotFoundError(MSG).withCode('product_not_found')`. */
+  withCode(errorCode: PublicErrorCode, params: Record<string, string | number> = {}): this {
+    this.errorCode = errorCode;
+    this.params = params;
+    return this;
   }
 }
 

@@ -63,6 +63,33 @@ const CSP = [
   "connect-src 'self'",
 ].join('; ');
 
+/** The project's root (the folder with package.json), from the sources or from dist/. */
+function projectRoot(): string {
+  let dir = __dirname;
+  while (!fs.existsSync(path.join(dir, 'package.json'))) {
+    const up = path.dirname(dir);
+    if (up === dir) return process.cwd();
+    dir = up;
+  }
+  return dir;
+}
+
+/**
+ * The guides the OpenAPI document links (`/docs/<name>.md`), served as they are in docs/: for integrators,
+ * so neither the operator's pages nor anything outside this list.
+ */
+export const SERVED_GUIDES: readonly string[] = [
+  'errors',
+  'webhooks',
+  'versioning',
+  'license',
+  'fivem',
+  'widget',
+  'merchant',
+  'storefront',
+];
+const DOCS_DIR = path.join(projectRoot(), 'docs');
+
 /** The document is built once per app, from the routes that app mounts. */
 const documents = new WeakMap<object, string>();
 
@@ -136,6 +163,35 @@ export const docsRoutes = [
       if (!type) throw new NotFoundError('Not found');
       ctx.type = type;
       ctx.body = fs.createReadStream(path.join(ASSET_DIR, file));
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/docs/{page}',
+    interface: 'platform',
+    operationId: 'getDocsGuide',
+    summary: 'A guide the API documentation links',
+    description: `Markdown, as kept in the repository's docs/: ${SERVED_GUIDES.map((g) => `[${g}.md](/docs/${g}.md)`).join(', ')}.`,
+    request: {
+      params: Joi.object<{ page: string }, true>({
+        page: Joi.string()
+          .valid(...SERVED_GUIDES.map((g) => `${g}.md`))
+          .required()
+          .description('The guide, e.g. `errors.md`.'),
+      }),
+    },
+    responses: {
+      200: {
+        description: 'The guide (Markdown).',
+        content: { 'text/markdown': { schema: { type: 'string' } } },
+      },
+    },
+    handler: async (ctx, { params }) => {
+      const text = await fs.promises.readFile(path.join(DOCS_DIR, params.page), 'utf8').catch(() => null);
+      if (text === null) throw new NotFoundError('Not found');
+      ctx.type = 'text/markdown; charset=utf-8';
+      ctx.set('Cache-Control', 'public, max-age=300');
+      ctx.body = text;
     },
   }),
 ];

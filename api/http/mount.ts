@@ -1,5 +1,6 @@
 import Router from '@koa/router';
 import type { Deps } from '../../shared/deps';
+import { DomainError } from '../../shared/errors';
 import { AppContext, AppMiddleware, respond } from '../context';
 import { validate } from '../middleware/validate';
 import type { InterfaceName } from '../interfaces';
@@ -26,6 +27,44 @@ function runHandler(route: Route): AppMiddleware {
   };
 }
 
+/** A 405 names the methods the path has (RFC 9110 `Allow`); the error handler writes the envelope. */
+async function withAllow(
+  ctx: AppContext,
+  allowed: AppMiddleware,
+  next: () => Promise<unknown>,
+): Promise<void> {
+  try {
+    await allowed(ctx, next as () => Promise<void>);
+  } catch (err) {
+    if ((err as { status?: number }).status === 405) {
+      const layers = (ctx as unknown as { matched?: { methods: string[] }[] }).matched ?? [];
+      const methods = [...new Set(layers.flatMap((l) => l.methods))];
+      if (methods.length > 0) ctx.set('Allow', methods.join(', '));
+    }
+    throw err;
+  }
+}
+
+/** Media types every JSON route reads besides its declared ones: JSON itself and plain forms. */
+const ALWAYS_READ = ['application/json', 'application/x-www-form-urlencoded', '+json'];
+
+/**
+ * A body in a media type the route does not read is a 415 in the interface's envelope (before, a text/plain
+ * JSON body was silently left unparsed and answered as a 422 naming every field).
+ */
+function mediaTypeCheck(route: Route): AppMiddleware {
+  const types = [...ALWAYS_READ, ...(route.request?.bodyTypes ?? [])];
+  return async (ctx, next) => {
+    if (ctx.request.length || ctx.get('Transfer-Encoding')) {
+      if (!ctx.is(types)) throw new DomainError('UNSUPPORTED_MEDIA_TYPE', 'Unsupported content type');
+    }
+    await next();
+  };
+}
+
+/** Interfaces whose JSON routes refuse other media types with 415 (docs/errors.md). */
+export const MEDIA_CHECKED: ReadonlySet<InterfaceName> = new Set(['embed', 'storefront', 'merchant']);
+
 /**
  * The declared routes, mounted: guards, then validation of params, query and body, then the handler.
  * Guards are built here once per app, so their rate limiters and caches live as long as it does.
@@ -44,7 +83,8 @@ export function mountRoutes(routes: readonly Route[], deps: Deps): AppMiddleware
       request.params || request.query || request.body
         ? [validate({ params: request.params, query: request.query, body: request.body })]
         : [];
-    const chain = [...(route.guards?.(deps) ?? []), ...checks, runHandler(route)];
+    const media = request.body && MEDIA_CHECKED.has(route.interface) ? [mediaTypeCheck(route)] : [];
+    const chain = [...media, ...(route.guards?.(deps) ?? []), ...checks, runHandler(route)];
     const at = route.koaPath ?? koaPathOf(route.path);
     let router = routers.get(route.interface);
     if (!router) routers.set(route.interface, (router = new Router()));
@@ -55,7 +95,7 @@ export function mountRoutes(routes: readonly Route[], deps: Deps): AppMiddleware
     [...routers].map(([name, router]) => {
       const matched = router.routes() as unknown as AppMiddleware;
       const allowed = router.allowedMethods({ throw: true }) as unknown as AppMiddleware;
-      return [name, (ctx, next) => matched(ctx, () => allowed(ctx, next))];
+      return [name, (ctx, next) => matched(ctx, () => withAllow(ctx, allowed, next))];
     }),
   );
   return (ctx, next) => {

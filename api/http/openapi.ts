@@ -14,6 +14,7 @@ import type {
 } from '../openapi/types';
 import { INTERFACES, InterfaceName } from '../interfaces';
 import type { ResponseDoc, Route } from './route';
+import { MEDIA_CHECKED } from './mount';
 
 /**
  * The OpenAPI 3.1 document, generated from the route declarations: request schemas come from the joi
@@ -159,9 +160,18 @@ function requestBodyOf(route: Route): RequestBodyObject | undefined {
 const responseOf = (doc: ResponseDoc): ResponseObject | Reference =>
   typeof doc === 'string' ? ref('responses', doc) : doc;
 
+/** The plain refusal of each interface whose routes can answer 415. */
+const REFUSED: Partial<Record<InterfaceName, string>> = {
+  embed: 'EmbedError',
+  storefront: 'StorefrontError',
+  merchant: 'MerchantError',
+};
+
 function responsesOf(route: Route): OperationObject['responses'] {
   const iface = INTERFACES[route.interface];
   const standard: Record<number, ResponseDoc> = { ...(iface.common ?? {}) };
+  // A body in a media type the route does not read (api/http/mount.ts).
+  if (route.request?.body && MEDIA_CHECKED.has(route.interface)) standard[415] = REFUSED[route.interface]!;
   // Every request passes the input layer (api/middleware/storable-input.ts: NUL, bytes that are not UTF-8),
   // so every operation can answer 422, whether or not it declares schemas of its own.
   standard[422] = iface.invalid;

@@ -34,7 +34,13 @@ function viewOf(ctx: AppContext, err: unknown): ErrorView {
     { err, requestId: ctx.state.requestId, method: ctx.method, route: ctx.path },
     'unhandled error',
   );
-  return { status: 500, code: 'UNAVAILABLE', message: 'Internal server error', extra: {} };
+  return {
+    status: 500,
+    code: 'UNAVAILABLE',
+    message: 'Internal server error',
+    extra: {},
+    errorCode: 'internal_error',
+  };
 }
 
 /**

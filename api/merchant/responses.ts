@@ -394,6 +394,24 @@ export const CreatedWebhookEndpoint = obj({
   secret: { type: 'string', description: 'The signing secret, shown this once.' },
 });
 
+export const WebhookTestSent = obj({ delivery_id: int, event_id: str, type: str });
+export const WebhookDelivery = obj({
+  id: int,
+  event_id: str,
+  event_type: str,
+  test: bool,
+  status: { type: 'string', enum: ['pending', 'delivered', 'failed'] },
+  attempts: int,
+  response_status: nint,
+  failure_reason: {
+    type: ['string', 'null'],
+    enum: ['refused_address', 'http_status', 'timeout', 'connection_error', null],
+  },
+  last_error: nstr,
+  created_at: time,
+  delivered_at: ntime,
+});
+
 export const ProductArchived = obj({ id: int, archived_at: time });
 
 export const CodesAdded = obj({

@@ -8,7 +8,7 @@ export const EMBED_CORS_HEADERS: Readonly<Record<string, string>> = Object.freez
     'Content-Type, Authorization, X-Embed-Key, X-Requested-With, Accept, Origin',
   'Access-Control-Allow-Credentials': 'false',
   'Access-Control-Max-Age': '86400',
-  'Access-Control-Expose-Headers': 'X-RateLimit-Limit, X-RateLimit-Remaining, Retry-After',
+  'Access-Control-Expose-Headers': 'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After',
 });
 
 /** The Storefront API's and analytics' cross-origin headers: any origin, without credentials. */

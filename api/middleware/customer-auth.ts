@@ -46,7 +46,7 @@ export function customerAuth(options: CustomerAuthOptions): AppMiddleware {
         throw new UnauthenticatedError(UNAUTHENTICATED_MESSAGE);
       }
     } else if (token.name !== 'embed' || !hasAbilities(token, abilities)) {
-      throw new ForbiddenError(MISSING_ABILITY_MESSAGE);
+      throw new ForbiddenError(MISSING_ABILITY_MESSAGE).withCode('token_ability_missing');
     }
 
     // A token is valid only in its own store, on every route: the store the request

@@ -24,12 +24,12 @@ function presentedKey(ctx: AppContext): string | null {
 export function embedKey(): AppMiddleware {
   return async (ctx, next) => {
     const key = presentedKey(ctx);
-    if (!key) throw new UnauthenticatedError('Embed key is required');
+    if (!key) throw new UnauthenticatedError('Embed key is required').withCode('embed_key_required');
     const store =
       key.length <= MAX_KEY_LENGTH
         ? await cachedStore(ctx.deps, `key:${key}`, (knex) => Store.query(knex).findOne({ embed_key: key }))
         : undefined;
-    if (!store) throw new UnauthenticatedError('Invalid embed key');
+    if (!store) throw new UnauthenticatedError('Invalid embed key').withCode('embed_key_invalid');
     ctx.state.store = store;
     await next();
   };

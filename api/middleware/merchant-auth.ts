@@ -12,7 +12,8 @@ export function merchantAuth(): AppMiddleware {
     const presented = bearerToken(ctx.get('Authorization'));
     const token = presented ? await findMerchantToken(ctx.deps.knex, presented) : null;
     if (!token) throw new UnauthenticatedError(UNAUTHENTICATED_MESSAGE);
-    if (token.store.plan !== 'paid') throw new ForbiddenError(PAID_PLAN_MESSAGE);
+    if (token.store.plan !== 'paid')
+      throw new ForbiddenError(PAID_PLAN_MESSAGE).withCode('merchant_plan_required');
 
     if (needsTouch(token.last_used_at)) {
       await MerchantToken.query(ctx.deps.knex).patch({ last_used_at: new Date() }).where('id', token.id);

@@ -32,13 +32,21 @@ export const byBodyField =
     return text === '' ? null : text;
   };
 
-function setHeaders(ctx: AppContext, limit: number, remaining: number, force: boolean): void {
+function setHeaders(
+  ctx: AppContext,
+  limit: number,
+  remaining: number,
+  resetSeconds: number,
+  force: boolean,
+): void {
   // A request can pass several rateLimit() middlewares (interface-wide, then per endpoint): the client
   // sees the tightest bucket of them all.
   const previous = ctx.response.get('X-RateLimit-Remaining');
   if (!force && previous !== '' && Number(previous) <= remaining) return;
   ctx.set('X-RateLimit-Limit', String(limit));
   ctx.set('X-RateLimit-Remaining', String(remaining));
+  // Seconds until that bucket's window starts again (a delta, like Retry-After; docs/errors.md).
+  ctx.set('X-RateLimit-Reset', String(Math.max(0, Math.ceil(resetSeconds))));
 }
 
 /**
@@ -76,7 +84,7 @@ export function rateLimit(rules: readonly RateLimitRule[]): AppMiddleware {
       throw err;
     });
     const top = mostRestrictive(states);
-    setHeaders(ctx, top.limit, top.remaining, top.exceeded);
+    setHeaders(ctx, top.limit, top.remaining, top.resetSeconds, top.exceeded);
     if (top.exceeded) {
       ctx.set('Retry-After', String(top.resetSeconds));
       throw new RateLimitedError(top.resetSeconds);

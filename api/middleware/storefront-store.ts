@@ -42,7 +42,7 @@ export function storefrontStore(): AppMiddleware {
   return async (ctx, next) => {
     const store =
       (await storeByDomain(ctx.deps, ctx.hostname)) ?? (await storeByDomain(ctx.deps, originHost(ctx)));
-    if (!store) throw new InvalidError(STORE_UNRESOLVED_MESSAGE);
+    if (!store) throw new InvalidError(STORE_UNRESOLVED_MESSAGE).withCode('store_not_resolved');
     ctx.state.store = store;
     await next();
   };

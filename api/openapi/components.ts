@@ -67,7 +67,7 @@ const schemas: Record<string, SchemaObject> = {
       message: { type: 'string' },
       error_code: {
         ...errorCode,
-        description: `${errorCode.description} The spec names ${EMBED_ERROR_CODES.join(', ')}.`,
+        description: `The spec's codes (${EMBED_ERROR_CODES.join(', ')}), else a stable lower_snake_case code of docs/errors.md.`,
       },
       retry_after: {
         type: 'integer',
@@ -212,6 +212,10 @@ const headers: ComponentsObject['headers'] = {
     description: 'Requests left in that limit’s window.',
     schema: { type: 'integer' },
   },
+  'X-RateLimit-Reset': {
+    description: 'Seconds until that limit’s window starts again (a delta, like Retry-After).',
+    schema: { type: 'integer' },
+  },
   'Retry-After': { description: 'Seconds until a retry can succeed.', schema: { type: 'integer' } },
   'X-Request-Id': {
     description: 'Id of this request in the server logs (the caller’s own when it sent a well-formed one).',
@@ -231,6 +235,7 @@ const headers: ComponentsObject['headers'] = {
 const rateLimitHeaders = {
   'X-RateLimit-Limit': ref('headers', 'X-RateLimit-Limit'),
   'X-RateLimit-Remaining': ref('headers', 'X-RateLimit-Remaining'),
+  'X-RateLimit-Reset': ref('headers', 'X-RateLimit-Reset'),
   'Retry-After': ref('headers', 'Retry-After'),
 };
 

@@ -16,6 +16,12 @@ const decimal = (description: string): SchemaObject => ({
 });
 
 /** What a manual-payment answer tells the buyer about the store's payment deadline. */
+/** The order a manual payment is for (the id the merchant sees) and what the buyer quotes with it. */
+const MANUAL_ORDER = {
+  order_id: { type: 'integer' },
+  reference: { type: 'string', description: 'The order as the merchant sees it: `#<order_id>`.' },
+} as const;
+
 const MANUAL_DEADLINE = {
   payment_days: {
     type: 'integer',
@@ -165,6 +171,9 @@ export const sharedSchemas: Record<string, SchemaObject> = {
     },
   }),
   PaymentInitiation: {
+    description:
+      'For `paypal_manual` and `bank_transfer` the order exists already (Under review): `order_id` is the id ' +
+      'the merchant sees, and `reference` (`#<order_id>`) is what the buyer quotes with the payment.',
     oneOf: [
       object({ type: { const: 'redirect' }, redirect_url: { type: 'string', format: 'uri' } }),
       object({
@@ -173,6 +182,7 @@ export const sharedSchemas: Record<string, SchemaObject> = {
         amount: { type: 'number' },
         checkout_url: { type: 'string' },
         ...MANUAL_DEADLINE,
+        ...MANUAL_ORDER,
       }),
       object({
         type: { const: 'bank_transfer' },
@@ -185,6 +195,7 @@ export const sharedSchemas: Record<string, SchemaObject> = {
         amount: { type: 'number' },
         checkout_url: { type: 'string' },
         ...MANUAL_DEADLINE,
+        ...MANUAL_ORDER,
       }),
     ],
   },

@@ -252,3 +252,10 @@ const ar: Strings = {
 
 export const STRINGS: Readonly<Record<Locale, Strings>> = { en, ar };
 export type { Strings };
+
+/**
+ * The language of an API answer to a buyer (Embed and Storefront messages, the OTP message): the
+ * Accept-Language rule of the pages, English when it names no language we have.
+ */
+export const buyerLocale = (ctx: AppContext): Locale =>
+  fromAcceptLanguage(ctx.get('Accept-Language')) ?? 'en';

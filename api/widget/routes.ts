@@ -27,7 +27,7 @@ export const widgetRoutes = [
     description:
       'One script a merchant adds to any page: every element with `data-matjar-product` and ' +
       '`data-matjar-key` then opens the purchase dialog. Served with `Access-Control-Allow-Origin: *`, ' +
-      'an ETag (content hash) and `Cache-Control: public, max-age=300`; gzip when accepted. See docs/widget.md.',
+      'an ETag (content hash) and `Cache-Control: public, max-age=300`; gzip when accepted. See [docs/widget.md](/docs/widget.md).',
     security: [],
     responses: {
       200: {

@@ -412,6 +412,8 @@ export class Checkout extends BaseModel {
   store_id!: number;
   token_hash!: string;
   source!: 'embed' | 'storefront' | 'merchant' | 'renewal';
+  /** The buyer's language when they checked out (Accept-Language): the delivery message's language. */
+  locale?: 'ar' | 'en' | null;
   customer_id!: number | null;
   customer_first_name!: string;
   customer_last_name!: string;

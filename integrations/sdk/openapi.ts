@@ -498,7 +498,7 @@ export interface paths {
          * Start paying a checkout (guest)
          * @description The API never calls a provider while answering. For a hosted-page provider (sandbox, Moyasar for card, mada, Apple Pay and STC Pay, Coinbase Commerce for crypto) it records a pending payment and answers `redirect` with the platform’s payment page (`/pay/payments/{ref}`), which forwards to the provider as soon as the provider session exists (a worker creates it), and shows the error with a Retry button if the provider refused or could not be reached. Initiating again while that session is open returns the same page.
          *
-         *     **PayPal**: with a pay-by-link configured, `redirect` to that link (a PayPal.me link gets the amount appended when its currency is one PayPal.me takes); with only an e-mail, `paypal_manual`. **Bank transfer**: `bank_transfer` with the store’s details. For both the order is created at once in Under review (2) and waits for the merchant to confirm the payment; `payment/status` answers `is_paid: false` until then, and a further initiation answers 400 "Order already created for this checkout".
+         *     **PayPal**: with a pay-by-link configured, `redirect` to that link (a PayPal.me link gets the amount appended when its currency is one PayPal.me takes); with only an e-mail, `paypal_manual`. **Bank transfer**: `bank_transfer` with the store’s details. For both the order is created at once in Under review (2) and waits for the merchant to confirm the payment: the answer carries its `order_id` and `reference` (`#id`, as the merchant sees it), `payment/status` answers that `order_id` with `is_paid: false` until then, and a further initiation answers 400 "Order already created for this checkout".
          *
          *     **Refusals**: 404 unknown or expired checkout (or, authenticated, a checkout of another customer); 400 order already created; 400 method not configured for the store; 400 a method outside the coupon’s `payment_restrictions`; 400 a method whose minimum or maximum amount excludes the total; 422 a `payment_method` that is not one of the seven ids.
          */
@@ -522,7 +522,7 @@ export interface paths {
          * Start paying a checkout (authenticated)
          * @description The API never calls a provider while answering. For a hosted-page provider (sandbox, Moyasar for card, mada, Apple Pay and STC Pay, Coinbase Commerce for crypto) it records a pending payment and answers `redirect` with the platform’s payment page (`/pay/payments/{ref}`), which forwards to the provider as soon as the provider session exists (a worker creates it), and shows the error with a Retry button if the provider refused or could not be reached. Initiating again while that session is open returns the same page.
          *
-         *     **PayPal**: with a pay-by-link configured, `redirect` to that link (a PayPal.me link gets the amount appended when its currency is one PayPal.me takes); with only an e-mail, `paypal_manual`. **Bank transfer**: `bank_transfer` with the store’s details. For both the order is created at once in Under review (2) and waits for the merchant to confirm the payment; `payment/status` answers `is_paid: false` until then, and a further initiation answers 400 "Order already created for this checkout".
+         *     **PayPal**: with a pay-by-link configured, `redirect` to that link (a PayPal.me link gets the amount appended when its currency is one PayPal.me takes); with only an e-mail, `paypal_manual`. **Bank transfer**: `bank_transfer` with the store’s details. For both the order is created at once in Under review (2) and waits for the merchant to confirm the payment: the answer carries its `order_id` and `reference` (`#id`, as the merchant sees it), `payment/status` answers that `order_id` with `is_paid: false` until then, and a further initiation answers 400 "Order already created for this checkout".
          *
          *     **Refusals**: 404 unknown or expired checkout (or, authenticated, a checkout of another customer); 400 order already created; 400 method not configured for the store; 400 a method outside the coupon’s `payment_restrictions`; 400 a method whose minimum or maximum amount excludes the total; 422 a `payment_method` that is not one of the seven ids.
          */
@@ -933,6 +933,26 @@ export interface paths {
          * @description Swagger UI rendering /openapi.json, served with its assets from this server (no CDN).
          */
         get: operations["getDocs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/docs/{page}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A guide the API documentation links
+         * @description Markdown, as kept in the repository's docs/: [errors.md](/docs/errors.md), [webhooks.md](/docs/webhooks.md), [versioning.md](/docs/versioning.md), [license.md](/docs/license.md), [fivem.md](/docs/fivem.md), [widget.md](/docs/widget.md), [merchant.md](/docs/merchant.md), [storefront.md](/docs/storefront.md).
+         */
+        get: operations["getDocsGuide"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2452,7 +2472,7 @@ export interface paths {
         put?: never;
         /**
          * Register a webhook endpoint
-         * @description The answer holds the signing `secret`, shown once. At most 10 per store. Events: `order.created`, `order.paid`, `order.status_changed`, `license.revoked`, `subscription.created`, `subscription.cancelled`, `subscription.renewed`, `subscription.payment_failed`, `subscription.renewal_link_sent`, `subscription.updated`, `subscription.expired`, or `subscription.*`. Each delivery is a POST of `{id, type, created_at, store_id, data}` signed with the endpoint’s secret: header `X-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">`; retried with back-off for about a day until a 2xx. Private, loopback and link-local addresses are never contacted.
+         * @description The answer holds the signing `secret`, shown once. At most 10 per store. Events: `order.created`, `order.paid`, `order.status_changed`, `license.revoked`, `subscription.created`, `subscription.cancelled`, `subscription.renewed`, `subscription.payment_failed`, `subscription.renewal_link_sent`, `subscription.updated`, `subscription.expired`, `refund.created`, `refund.succeeded`, `refund.failed`, or a whole family: `order.*`, `subscription.*`, `refund.*`, `license.*`. Each delivery is a POST of `{id, type, created_at, store_id, data}` signed with the endpoint’s secret: header `X-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">`; retried with back-off for about a day until a 2xx. Private, loopback and link-local addresses are never contacted. Verification in Node and Python: [docs/webhooks.md](/docs/webhooks.md).
          */
         post: operations["merchantCreateWebhook"];
         delete?: never;
@@ -2476,6 +2496,46 @@ export interface paths {
          * @description Its pending deliveries are dropped.
          */
         delete: operations["merchantDeleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/shawarma/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The delivery log of a webhook endpoint
+         * @description Newest first. A failed attempt says why in `failure_reason`: `refused_address` (a private, loopback or link-local address: never retried), `http_status` (the endpoint answered `response_status`), `timeout`, `connection_error`; `last_error` has the detail. Paginated: `page` (from 1) and `per_page` (1 to 100, default 15); rows in `data.data`, totals in `data.meta`. An unknown query parameter is a 422.
+         */
+        get: operations["merchantListWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/shawarma/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event to a webhook endpoint
+         * @description Delivers a signed sample of `type` to this endpoint through the normal path (queue, signature, retries, address guard), whether or not it subscribes to that type. The body is the real event’s with `"test": true` and an `id` beginning `test_`. Follow it in the delivery log. See [docs/webhooks.md](/docs/webhooks.md).
+         */
+        post: operations["merchantSendWebhookTestEvent"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -2614,7 +2674,7 @@ export interface paths {
         };
         /**
          * The embeddable checkout widget
-         * @description One script a merchant adds to any page: every element with `data-matjar-product` and `data-matjar-key` then opens the purchase dialog. Served with `Access-Control-Allow-Origin: *`, an ETag (content hash) and `Cache-Control: public, max-age=300`; gzip when accepted. See docs/widget.md.
+         * @description One script a merchant adds to any page: every element with `data-matjar-product` and `data-matjar-key` then opens the purchase dialog. Served with `Access-Control-Allow-Origin: *`, an ETag (content hash) and `Cache-Control: public, max-age=300`; gzip when accepted. See [docs/widget.md](/docs/widget.md).
          */
         get: operations["getWidgetScript"];
         put?: never;
@@ -2733,7 +2793,7 @@ export interface components {
             /** @description INVALID_CODE only. */
             cooldown_seconds?: number | null;
             /**
-             * @description Stable name of the failure (docs/errors.md); `message` is for people and may be translated. The spec names PHONE_BLOCKED, RATE_LIMIT_EXCEEDED, COOLDOWN_ACTIVE, SESSION_EXPIRED, INVALID_CODE, MAX_ATTEMPTS_REACHED.
+             * @description The spec's codes (PHONE_BLOCKED, RATE_LIMIT_EXCEEDED, COOLDOWN_ACTIVE, SESSION_EXPIRED, INVALID_CODE, MAX_ATTEMPTS_REACHED), else a stable lower_snake_case code of docs/errors.md.
              * @example RATE_LIMIT_EXCEEDED
              */
             error_code?: string;
@@ -2991,6 +3051,7 @@ export interface components {
             resend_cooldown: number;
             session_token: string;
         };
+        /** @description For `paypal_manual` and `bank_transfer` the order exists already (Under review): `order_id` is the id the merchant sees, and `reference` (`#<order_id>`) is what the buyer quotes with the payment. */
         PaymentInitiation: {
             /** Format: uri */
             redirect_url: string;
@@ -2999,6 +3060,7 @@ export interface components {
         } | {
             amount: number;
             checkout_url: string;
+            order_id: number;
             /**
              * Format: date-time
              * @description When the order is cancelled if still unpaid.
@@ -3007,6 +3069,8 @@ export interface components {
             /** @description Days the buyer has to pay (the store’s setting); after them the order is cancelled. */
             payment_days: number;
             paypal_email: string;
+            /** @description The order as the merchant sees it: `#<order_id>`. */
+            reference: string;
             /** @constant */
             type: "paypal_manual";
         } | {
@@ -3018,6 +3082,7 @@ export interface components {
                 iban: string;
             };
             checkout_url: string;
+            order_id: number;
             /**
              * Format: date-time
              * @description When the order is cancelled if still unpaid.
@@ -3025,6 +3090,8 @@ export interface components {
             pay_by: string;
             /** @description Days the buyer has to pay (the store’s setting); after them the order is cancelled. */
             payment_days: number;
+            /** @description The order as the merchant sees it: `#<order_id>`. */
+            reference: string;
             /** @constant */
             type: "bank_transfer";
         };
@@ -3174,6 +3241,7 @@ export interface components {
                 "Retry-After": components["headers"]["Retry-After"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
@@ -3374,6 +3442,7 @@ export interface components {
                 "Retry-After": components["headers"]["Retry-After"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
@@ -3455,6 +3524,8 @@ export interface components {
         "X-RateLimit-Limit": number;
         /** @description Requests left in that limit’s window. */
         "X-RateLimit-Remaining": number;
+        /** @description Seconds until that limit’s window starts again (a delta, like Retry-After). */
+        "X-RateLimit-Reset": number;
         /** @description Id of this request in the server logs (the caller’s own when it sent a well-formed one). */
         "X-Request-Id": string;
     };
@@ -3599,6 +3670,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["StoreNotResolved"];
+            415: components["responses"]["StorefrontError"];
             422: components["responses"]["StorefrontValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["StorefrontInternalError"];
@@ -3694,6 +3766,7 @@ export interface operations {
             };
             400: components["responses"]["StoreNotResolved"];
             404: components["responses"]["StorefrontError"];
+            415: components["responses"]["StorefrontError"];
             422: components["responses"]["StorefrontValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["StorefrontInternalError"];
@@ -3739,6 +3812,7 @@ export interface operations {
             };
             400: components["responses"]["StoreNotResolved"];
             403: components["responses"]["StorefrontError"];
+            415: components["responses"]["StorefrontError"];
             422: components["responses"]["StorefrontValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["StorefrontInternalError"];
@@ -3793,6 +3867,7 @@ export interface operations {
             };
             400: components["responses"]["StoreNotResolved"];
             404: components["responses"]["StorefrontError"];
+            415: components["responses"]["StorefrontError"];
             422: components["responses"]["StorefrontValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["StorefrontInternalError"];
@@ -4176,6 +4251,7 @@ export interface operations {
                     "application/json": components["schemas"]["StorefrontError"];
                 };
             };
+            415: components["responses"]["StorefrontError"];
             422: components["responses"]["StorefrontValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["StorefrontInternalError"];
@@ -4312,6 +4388,7 @@ export interface operations {
                     "application/json": components["schemas"]["StorefrontError"];
                 };
             };
+            415: components["responses"]["StorefrontError"];
             422: components["responses"]["StorefrontValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["StorefrontInternalError"];
@@ -4714,6 +4791,7 @@ export interface operations {
                     "application/json": components["schemas"]["StorefrontError"];
                 };
             };
+            415: components["responses"]["StorefrontError"];
             422: components["responses"]["StorefrontValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["StorefrontInternalError"];
@@ -4793,6 +4871,7 @@ export interface operations {
                     "application/json": components["schemas"]["StorefrontError"];
                 };
             };
+            415: components["responses"]["StorefrontError"];
             422: components["responses"]["StorefrontValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["StorefrontInternalError"];
@@ -4893,6 +4972,7 @@ export interface operations {
             };
             401: components["responses"]["EmbedUnauthenticated"];
             403: components["responses"]["EmbedForbidden"];
+            415: components["responses"]["EmbedError"];
             422: components["responses"]["EmbedValidationFailed"];
             429: components["responses"]["EmbedRateLimited"];
             500: components["responses"]["EmbedInternalError"];
@@ -4941,6 +5021,7 @@ export interface operations {
             400: components["responses"]["EmbedError"];
             401: components["responses"]["EmbedUnauthenticated"];
             403: components["responses"]["EmbedForbidden"];
+            415: components["responses"]["EmbedError"];
             422: components["responses"]["EmbedValidationFailed"];
             429: components["responses"]["EmbedRateLimited"];
             500: components["responses"]["EmbedInternalError"];
@@ -5028,6 +5109,7 @@ export interface operations {
             401: components["responses"]["EmbedUnauthenticated"];
             403: components["responses"]["EmbedForbidden"];
             404: components["responses"]["EmbedError"];
+            415: components["responses"]["EmbedError"];
             422: components["responses"]["EmbedValidationFailed"];
             429: components["responses"]["EmbedRateLimited"];
             500: components["responses"]["EmbedInternalError"];
@@ -5076,6 +5158,7 @@ export interface operations {
             401: components["responses"]["EmbedUnauthenticated"];
             403: components["responses"]["EmbedForbidden"];
             404: components["responses"]["EmbedError"];
+            415: components["responses"]["EmbedError"];
             422: components["responses"]["EmbedValidationFailed"];
             429: components["responses"]["EmbedRateLimited"];
             500: components["responses"]["EmbedInternalError"];
@@ -5122,6 +5205,7 @@ export interface operations {
             };
             401: components["responses"]["EmbedUnauthenticated"];
             403: components["responses"]["EmbedForbidden"];
+            415: components["responses"]["EmbedError"];
             422: components["responses"]["EmbedValidationFailed"];
             429: components["responses"]["EmbedRateLimited"];
             500: components["responses"]["EmbedInternalError"];
@@ -5169,6 +5253,7 @@ export interface operations {
             401: components["responses"]["EmbedUnauthenticated"];
             403: components["responses"]["EmbedForbidden"];
             404: components["responses"]["EmbedError"];
+            415: components["responses"]["EmbedError"];
             422: components["responses"]["EmbedValidationFailed"];
             429: components["responses"]["EmbedRateLimited"];
             500: components["responses"]["EmbedInternalError"];
@@ -5264,6 +5349,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmbedError"];
                 };
             };
+            415: components["responses"]["EmbedError"];
             422: components["responses"]["EmbedValidationFailed"];
             429: components["responses"]["EmbedRateLimited"];
             500: components["responses"]["EmbedInternalError"];
@@ -5375,6 +5461,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmbedError"];
                 };
             };
+            415: components["responses"]["EmbedError"];
             422: components["responses"]["EmbedValidationFailed"];
             429: components["responses"]["EmbedRateLimited"];
             500: components["responses"]["EmbedInternalError"];
@@ -5444,6 +5531,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmbedError"];
                 };
             };
+            415: components["responses"]["EmbedError"];
             422: components["responses"]["EmbedValidationFailed"];
             429: components["responses"]["EmbedRateLimited"];
             500: components["responses"]["EmbedInternalError"];
@@ -5513,6 +5601,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmbedError"];
                 };
             };
+            415: components["responses"]["EmbedError"];
             422: components["responses"]["EmbedValidationFailed"];
             429: components["responses"]["EmbedRateLimited"];
             500: components["responses"]["EmbedInternalError"];
@@ -6060,6 +6149,7 @@ export interface operations {
                     "application/json": components["schemas"]["StorefrontError"];
                 };
             };
+            415: components["responses"]["StorefrontError"];
             422: components["responses"]["StorefrontValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["StorefrontInternalError"];
@@ -6737,6 +6827,7 @@ export interface operations {
                     "application/json": components["schemas"]["StorefrontError"];
                 };
             };
+            415: components["responses"]["StorefrontError"];
             422: components["responses"]["StorefrontValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["StorefrontInternalError"];
@@ -6974,6 +7065,38 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    getDocsGuide: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The guide, e.g. `errors.md`. */
+                page: "errors.md" | "webhooks.md" | "versioning.md" | "license.md" | "fivem.md" | "widget.md" | "merchant.md" | "storefront.md";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The guide (Markdown). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/markdown": string;
                 };
             };
             422: components["responses"]["PlatformError"];
@@ -9451,6 +9574,7 @@ export interface operations {
             };
             401: components["responses"]["MerchantError"];
             403: components["responses"]["MerchantError"];
+            415: components["responses"]["MerchantError"];
             422: components["responses"]["MerchantValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["MerchantInternalError"];
@@ -9628,6 +9752,7 @@ export interface operations {
                     "application/json": components["schemas"]["MerchantError"];
                 };
             };
+            415: components["responses"]["MerchantError"];
             422: components["responses"]["MerchantValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["MerchantInternalError"];
@@ -9786,6 +9911,7 @@ export interface operations {
             };
             401: components["responses"]["MerchantError"];
             403: components["responses"]["MerchantError"];
+            415: components["responses"]["MerchantError"];
             422: components["responses"]["MerchantValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["MerchantInternalError"];
@@ -10009,6 +10135,7 @@ export interface operations {
                     "application/json": components["schemas"]["MerchantError"];
                 };
             };
+            415: components["responses"]["MerchantError"];
             422: components["responses"]["MerchantValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["MerchantInternalError"];
@@ -10109,6 +10236,7 @@ export interface operations {
             };
             401: components["responses"]["MerchantError"];
             403: components["responses"]["MerchantError"];
+            415: components["responses"]["MerchantError"];
             422: components["responses"]["MerchantValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["MerchantInternalError"];
@@ -10639,6 +10767,7 @@ export interface operations {
                     "application/json": components["schemas"]["MerchantError"];
                 };
             };
+            415: components["responses"]["MerchantError"];
             422: components["responses"]["MerchantValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["MerchantInternalError"];
@@ -10960,6 +11089,7 @@ export interface operations {
                     "application/json": components["schemas"]["MerchantError"];
                 };
             };
+            415: components["responses"]["MerchantError"];
             422: components["responses"]["MerchantValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["MerchantInternalError"];
@@ -11240,6 +11370,7 @@ export interface operations {
                     "application/json": components["schemas"]["MerchantError"];
                 };
             };
+            415: components["responses"]["MerchantError"];
             422: components["responses"]["MerchantValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["MerchantInternalError"];
@@ -11618,6 +11749,7 @@ export interface operations {
                     "application/json": components["schemas"]["MerchantError"];
                 };
             };
+            415: components["responses"]["MerchantError"];
             422: components["responses"]["MerchantValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["MerchantInternalError"];
@@ -11945,6 +12077,7 @@ export interface operations {
             };
             401: components["responses"]["MerchantError"];
             403: components["responses"]["MerchantError"];
+            415: components["responses"]["MerchantError"];
             422: components["responses"]["MerchantValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["MerchantInternalError"];
@@ -12352,6 +12485,7 @@ export interface operations {
                     "application/json": components["schemas"]["MerchantError"];
                 };
             };
+            415: components["responses"]["MerchantError"];
             422: components["responses"]["MerchantValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["MerchantInternalError"];
@@ -12494,6 +12628,7 @@ export interface operations {
                     "application/json": components["schemas"]["MerchantError"];
                 };
             };
+            415: components["responses"]["MerchantError"];
             422: components["responses"]["MerchantValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["MerchantInternalError"];
@@ -12557,6 +12692,7 @@ export interface operations {
                     "application/json": components["schemas"]["MerchantError"];
                 };
             };
+            415: components["responses"]["MerchantError"];
             422: components["responses"]["MerchantValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["MerchantInternalError"];
@@ -12618,6 +12754,7 @@ export interface operations {
                     "application/json": components["schemas"]["MerchantError"];
                 };
             };
+            415: components["responses"]["MerchantError"];
             422: components["responses"]["MerchantValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["MerchantInternalError"];
@@ -12757,6 +12894,7 @@ export interface operations {
                     "application/json": components["schemas"]["MerchantError"];
                 };
             };
+            415: components["responses"]["MerchantError"];
             422: components["responses"]["MerchantValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["MerchantInternalError"];
@@ -12973,6 +13111,7 @@ export interface operations {
                     "application/json": components["schemas"]["MerchantError"];
                 };
             };
+            415: components["responses"]["MerchantError"];
             422: components["responses"]["MerchantValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["MerchantInternalError"];
@@ -13226,6 +13365,7 @@ export interface operations {
             };
             401: components["responses"]["MerchantError"];
             403: components["responses"]["MerchantError"];
+            415: components["responses"]["MerchantError"];
             422: components["responses"]["MerchantValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["MerchantInternalError"];
@@ -13464,6 +13604,7 @@ export interface operations {
             };
             401: components["responses"]["MerchantError"];
             403: components["responses"]["MerchantError"];
+            415: components["responses"]["MerchantError"];
             422: components["responses"]["MerchantValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["MerchantInternalError"];
@@ -13804,6 +13945,7 @@ export interface operations {
                     "application/json": components["schemas"]["MerchantError"];
                 };
             };
+            415: components["responses"]["MerchantError"];
             422: components["responses"]["MerchantValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["MerchantInternalError"];
@@ -13936,6 +14078,7 @@ export interface operations {
                     "application/json": components["schemas"]["MerchantError"];
                 };
             };
+            415: components["responses"]["MerchantError"];
             422: components["responses"]["MerchantValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["MerchantInternalError"];
@@ -14046,6 +14189,7 @@ export interface operations {
             };
             401: components["responses"]["MerchantError"];
             403: components["responses"]["MerchantError"];
+            415: components["responses"]["MerchantError"];
             422: components["responses"]["MerchantValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["MerchantInternalError"];
@@ -14197,7 +14341,7 @@ export interface operations {
             content: {
                 "application/json": {
                     description?: string;
-                    events: ("order.created" | "order.paid" | "order.status_changed" | "license.revoked" | "subscription.created" | "subscription.cancelled" | "refund.created" | "refund.succeeded" | "refund.failed" | "subscription.renewed" | "subscription.payment_failed" | "subscription.renewal_link_sent" | "subscription.updated" | "subscription.expired" | "subscription.*")[];
+                    events: ("order.created" | "order.paid" | "order.status_changed" | "license.revoked" | "subscription.created" | "subscription.cancelled" | "refund.created" | "refund.succeeded" | "refund.failed" | "subscription.renewed" | "subscription.payment_failed" | "subscription.renewal_link_sent" | "subscription.updated" | "subscription.expired" | "order.*" | "subscription.*" | "refund.*" | "license.*")[];
                     /** Format: uri */
                     url: string;
                 };
@@ -14247,6 +14391,7 @@ export interface operations {
             };
             401: components["responses"]["MerchantError"];
             403: components["responses"]["MerchantError"];
+            415: components["responses"]["MerchantError"];
             422: components["responses"]["MerchantValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["MerchantInternalError"];
@@ -14298,6 +14443,163 @@ export interface operations {
                     "application/json": components["schemas"]["MerchantError"];
                 };
             };
+            422: components["responses"]["MerchantValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["MerchantInternalError"];
+            503: components["responses"]["MerchantDependencyUnavailable"];
+        };
+    };
+    merchantListWebhookDeliveries: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+            };
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of deliveries. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantSuccess"] & {
+                        data: {
+                            current_page: number;
+                            data: {
+                                attempts: number;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                delivered_at: string | null;
+                                event_id: string;
+                                event_type: string;
+                                /** @enum {string|null} */
+                                failure_reason: "refused_address" | "http_status" | "timeout" | "connection_error" | null;
+                                id: number;
+                                last_error: string | null;
+                                response_status: number | null;
+                                /** @enum {string} */
+                                status: "pending" | "delivered" | "failed";
+                                test: boolean;
+                            }[];
+                            last_page: number;
+                            meta: {
+                                last_page: number;
+                                page: number;
+                                per_page: number;
+                                total: number;
+                            };
+                            per_page: number;
+                            total: number;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["MerchantError"];
+            403: components["responses"]["MerchantError"];
+            /** @description No such endpoint in this store. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantError"];
+                };
+            };
+            422: components["responses"]["MerchantValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["MerchantInternalError"];
+            503: components["responses"]["MerchantDependencyUnavailable"];
+        };
+    };
+    merchantSendWebhookTestEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    type: "order.created" | "order.paid" | "order.status_changed" | "license.revoked" | "subscription.created" | "subscription.cancelled" | "refund.created" | "refund.succeeded" | "refund.failed" | "subscription.renewed" | "subscription.payment_failed" | "subscription.renewal_link_sent" | "subscription.updated" | "subscription.expired";
+                };
+            };
+        };
+        responses: {
+            /** @description Queued for delivery. */
+            202: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantSuccess"] & {
+                        data: {
+                            delivery_id: number;
+                            event_id: string;
+                            type: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not an event type. */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantError"];
+                };
+            };
+            401: components["responses"]["MerchantError"];
+            403: components["responses"]["MerchantError"];
+            /** @description No such endpoint in this store. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantError"];
+                };
+            };
+            415: components["responses"]["MerchantError"];
             422: components["responses"]["MerchantValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["MerchantInternalError"];

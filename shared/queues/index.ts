@@ -7,7 +7,13 @@ import type { RedisClient } from '../redis';
  */
 export interface JobPayloads {
   /** Deliver the current OTP code of a session: WhatsApp with SMS fallback at start, SMS only on resend. */
-  otp: { otpSessionId: number; codeVersion: number; route: 'whatsapp_first' | 'sms_only' };
+  /** `locale`: the language of the message (absent in jobs written before it existed: English). */
+  otp: {
+    otpSessionId: number;
+    codeVersion: number;
+    route: 'whatsapp_first' | 'sms_only';
+    locale?: 'ar' | 'en';
+  };
   /** Customer notifications other than OTP (e.g. delivered code keys). */
   messages:
     | { kind: 'order_delivery'; orderId: number }

@@ -41,6 +41,8 @@ export class EmbedClient {
   constructor(
     readonly base: string,
     readonly key: string,
+    /** The dialog's language: the API's messages and the OTP text follow it (docs/errors.md). */
+    readonly lang?: string,
   ) {}
 
   async call<K extends keyof EmbedAnswers>(
@@ -55,6 +57,7 @@ export class EmbedClient {
     const headers: Record<string, string> = { Accept: 'application/json' };
     if (!path.startsWith('/api/embed/payment/status/')) headers['X-Embed-Key'] = this.key;
     if (token) headers.Authorization = `Bearer ${token}`;
+    if (this.lang) headers['Accept-Language'] = this.lang;
     let payload: BodyInit | undefined;
     if (body instanceof FormData) payload = body;
     else if (body) {

@@ -198,6 +198,8 @@ export interface EmbedAnswers {
         checkout_url: string;
         payment_days: number;
         pay_by: string;
+        order_id: number;
+        reference: string;
       }
     | {
         type: 'bank_transfer';
@@ -211,6 +213,8 @@ export interface EmbedAnswers {
         checkout_url: string;
         payment_days: number;
         pay_by: string;
+        order_id: number;
+        reference: string;
       };
   'POST /api/embed/guest/payment/initiate':
     | {
@@ -224,6 +228,8 @@ export interface EmbedAnswers {
         checkout_url: string;
         payment_days: number;
         pay_by: string;
+        order_id: number;
+        reference: string;
       }
     | {
         type: 'bank_transfer';
@@ -237,6 +243,8 @@ export interface EmbedAnswers {
         checkout_url: string;
         payment_days: number;
         pay_by: string;
+        order_id: number;
+        reference: string;
       };
   'GET /api/embed/payment/status/{checkoutUrl}': {
     is_paid: boolean;
@@ -248,13 +256,7 @@ export interface EmbedAnswers {
 export type EmbedErrorBody = {
   success: false;
   message: string;
-  error_code?:
-    | 'PHONE_BLOCKED'
-    | 'RATE_LIMIT_EXCEEDED'
-    | 'COOLDOWN_ACTIVE'
-    | 'SESSION_EXPIRED'
-    | 'INVALID_CODE'
-    | 'MAX_ATTEMPTS_REACHED';
+  error_code?: string;
   retry_after?: number;
   remaining_attempts?: number;
   cooldown_seconds?: number | null;

@@ -45,7 +45,7 @@ function install(): void {
   // Reopening the dialog does not fetch the product again (while its answer allows).
   const products = new AnswerCache<Product>();
   const loader = (client: EmbedClient, productId: string) => (): Promise<Product> =>
-    products.get(`${client.key} ${productId}`, (seen) =>
+    products.get(`${client.key} ${client.lang ?? ''} ${productId}`, (seen) =>
       client.call(
         'GET /api/embed/product/{productId}',
         `/api/embed/product/${encodeURIComponent(productId)}`,
@@ -58,7 +58,7 @@ function install(): void {
   const open = (el: Element): void => {
     if (current || !(el instanceof HTMLElement) || !el.matches(SELECTOR)) return;
     const productId = el.getAttribute('data-matjar-product') ?? '';
-    const client = new EmbedClient(base, el.getAttribute('data-matjar-key') ?? '');
+    const client = new EmbedClient(base, el.getAttribute('data-matjar-key') ?? '', languageOf(el));
     const raw = el.getAttribute('data-matjar-theme');
     const theme: Theme = raw === 'light' || raw === 'dark' ? raw : 'auto';
     current = new CheckoutDialog({

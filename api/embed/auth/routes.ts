@@ -2,6 +2,7 @@ import { ForbiddenError } from '../../../shared/errors';
 import { TOKEN_NOT_FOR_PRODUCT, validateSessionForProduct } from '../../../shared/services/customers/session';
 import { EMBED_ABILITIES, revokeCustomerToken } from '../../../shared/services/tokens';
 import { embedOk, object, schemaRef } from '../../openapi/components';
+import { buyerLocale } from '../../pay/i18n';
 import { defineRoute } from '../../http/route';
 import { customerAuth } from '../../middleware/customer-auth';
 import { embedGuards } from '../../guards';
@@ -35,7 +36,14 @@ export const embedAuthRoutes = [
       404: 'EmbedError',
     },
     handler: (ctx, { body }) =>
-      ctx.deps.services.otp.start(ctx.state.store!, 'embed', body, ctx.ip, ctx.state.budget),
+      ctx.deps.services.otp.start(
+        ctx.state.store!,
+        'embed',
+        body,
+        ctx.ip,
+        ctx.state.budget,
+        buyerLocale(ctx),
+      ),
   }),
   defineRoute({
     method: 'post',
@@ -53,7 +61,7 @@ export const embedAuthRoutes = [
       404: 'EmbedError',
     },
     handler: (ctx, { body }) =>
-      ctx.deps.services.otp.resend(ctx.state.store!, 'embed', body.session_token, ctx.ip),
+      ctx.deps.services.otp.resend(ctx.state.store!, 'embed', body.session_token, ctx.ip, buyerLocale(ctx)),
   }),
   defineRoute({
     method: 'post',
@@ -106,7 +114,7 @@ export const embedAuthRoutes = [
         kind: 'embed',
         abilities: [EMBED_ABILITIES[1]],
         // Spec, Embed errors by endpoint: "auth/validate 403 Token not valid for this product (other store)".
-        foreignStoreError: () => new ForbiddenError(TOKEN_NOT_FOR_PRODUCT),
+        foreignStoreError: () => new ForbiddenError(TOKEN_NOT_FOR_PRODUCT).withCode('token_not_for_product'),
       }),
     ],
     request: { body: schemas.validateBody },

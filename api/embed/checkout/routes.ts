@@ -1,4 +1,5 @@
 import { buyerFromCustomer, buyerFromGuest, createCheckout } from '../../../shared/services/checkout';
+import { buyerLocale } from '../../pay/i18n';
 import { requestDeps } from '../../request-deps';
 import { EMBED_ABILITIES } from '../../../shared/services/tokens';
 import { embedOk, schemaRef } from '../../openapi/components';
@@ -99,7 +100,7 @@ export const embedCheckoutRoutes = [
       createCheckout(
         requestDeps(ctx),
         ctx.state.store!,
-        buyerFromCustomer(ctx.state.customer!),
+        { ...buyerFromCustomer(ctx.state.customer!), locale: buyerLocale(ctx) },
         body,
         uploadsOf(ctx),
       ),
@@ -117,7 +118,13 @@ export const embedCheckoutRoutes = [
     request: { body: schemas.guestCheckoutBody, bodyTypes: BODY_TYPES },
     responses,
     handler: async (ctx, { body }) => {
-      return createCheckout(requestDeps(ctx), ctx.state.store!, buyerFromGuest(body), body, uploadsOf(ctx));
+      return createCheckout(
+        requestDeps(ctx),
+        ctx.state.store!,
+        buyerFromGuest(body, buyerLocale(ctx)),
+        body,
+        uploadsOf(ctx),
+      );
     },
   }),
 ];

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { SUBSCRIBABLE_EVENTS } from '../../../shared/services/merchant/webhooks/events';
+import { MERCHANT_EVENT_TYPES, SUBSCRIBABLE_EVENTS } from '../../../shared/services/merchant/webhooks/events';
 
 /** url: http or https without credentials (https only when NODE_ENV=production); events: one or more. */
 export const createBody = Joi.object<{ url: string; events: string[]; description?: string }, true>({
@@ -22,3 +22,10 @@ export const createBody = Joi.object<{ url: string; events: string[]; descriptio
 })
   .unknown(false)
   .messages({ 'url.credentials': '{{#label}} must not carry a user name or password' });
+
+/** The event type of a test event: any type the API delivers (wildcards are for subscriptions only). */
+export const testBody = Joi.object<{ type: string }, true>({
+  type: Joi.string()
+    .valid(...MERCHANT_EVENT_TYPES)
+    .required(),
+}).unknown(false);

@@ -3,6 +3,7 @@ import { revokeCustomerToken } from '../../../shared/services/tokens';
 import { customerAuth } from '../../middleware/customer-auth';
 import { CUSTOMER_TOKEN, unauthenticated } from '../responses';
 import { object, schemaRef, storefrontOk } from '../../openapi/components';
+import { buyerLocale } from '../../pay/i18n';
 import { completeBody, resendBody, storefrontStartBody, verifyBody } from '../../embed/auth/schemas';
 import { defineRoute, reply } from '../../http/route';
 import { byClientIp, rateLimit } from '../../middleware/rate-limit';
@@ -26,7 +27,14 @@ export const storefrontAuthRoutes = [
     request: { body: storefrontStartBody },
     responses: { 200: storefrontOk('An OTP session.', schemaRef('OtpSession')), 403: 'StorefrontError' },
     handler: (ctx, { body }) =>
-      ctx.deps.services.otp.start(ctx.state.store!, 'storefront', body, ctx.ip, ctx.state.budget),
+      ctx.deps.services.otp.start(
+        ctx.state.store!,
+        'storefront',
+        body,
+        ctx.ip,
+        ctx.state.budget,
+        buyerLocale(ctx),
+      ),
   }),
   defineRoute({
     method: 'post',
@@ -47,6 +55,7 @@ export const storefrontAuthRoutes = [
         'storefront',
         body.session_token,
         ctx.ip,
+        buyerLocale(ctx),
       );
       return reply({ resend_cooldown: result.resend_cooldown }, { message: result.message });
     },

@@ -18,6 +18,7 @@ import {
 } from '../../http/fields';
 import { defineRoute } from '../../http/route';
 import { schemaRef, storefrontOk } from '../../openapi/components';
+import { buyerLocale } from '../../pay/i18n';
 import { cartOwner, ownerOf } from '../cart/owner';
 import { CUSTOMER_OR_ANONYMOUS, storefrontRefused, unauthenticated } from '../responses';
 
@@ -56,12 +57,12 @@ const checkoutBody = Joi.object<CheckoutBody, true>({
 
 /** The token's customer, or the anonymous visitor's own details (every one of them required, 422). */
 function buyerOf(ctx: AppContext, body: CheckoutBody): Buyer {
-  if (ctx.state.customer) return buyerFromCustomer(ctx.state.customer);
+  if (ctx.state.customer) return { ...buyerFromCustomer(ctx.state.customer), locale: buyerLocale(ctx) };
   const missing = GUEST_FIELDS.filter((f) => !body[f]);
   if (missing.length > 0) {
     throw new ValidationError(Object.fromEntries(missing.map((f) => [f, [`${f} is required`]])));
   }
-  return buyerFromGuest(body as CheckoutBody & GuestDetails);
+  return buyerFromGuest(body as CheckoutBody & GuestDetails, buyerLocale(ctx));
 }
 
 export const storefrontCheckoutRoutes = [

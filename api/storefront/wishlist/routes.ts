@@ -143,7 +143,8 @@ export const storefrontWishlistRoutes = [
     },
     handler: async (ctx, { params }) => {
       const productId = parseProductId(params.productId);
-      if (productId === null) throw new NotFoundError(WISHLIST_MESSAGES.notIn);
+      if (productId === null)
+        throw new NotFoundError(WISHLIST_MESSAGES.notIn).withCode('wishlist_item_not_found');
       await removeFromWishlist(...who(ctx), productId);
       return reply(null, { message: WISHLIST_MESSAGES.removed });
     },

@@ -280,7 +280,8 @@ export interface AddToCartInput {
 /** Units of `product` the cart would hold, checked against what is on sale now (400 Insufficient stock). */
 async function assertStock(knex: Knex, product: Product, units: number): Promise<void> {
   const inStock = await stockOf(knex, product);
-  if (inStock !== null && units > inStock) throw new InvalidError(INSUFFICIENT_STOCK);
+  if (inStock !== null && units > inStock)
+    throw new InvalidError(INSUFFICIENT_STOCK).withCode('out_of_stock');
 }
 
 /**

@@ -145,7 +145,7 @@ export async function cachedProductView(
   rawId: unknown,
 ): Promise<ProductView> {
   const id = parseProductId(rawId);
-  if (id === null) throw new NotFoundError('Product not found');
+  if (id === null) throw new NotFoundError('Product not found').withCode('product_not_found');
   const cache = deps.caches.of<ProductView | null>('product-view');
   const key = `${store.id}|${id}`;
   // Without Redis nothing is cached and every read goes to Postgres.
@@ -160,7 +160,7 @@ export async function cachedProductView(
     });
     if (stamp !== null) cache.set(key, stamp, view);
   }
-  if (view === null) throw new NotFoundError('Product not found');
+  if (view === null) throw new NotFoundError('Product not found').withCode('product_not_found');
   return structuredClone(view);
 }
 
@@ -172,7 +172,7 @@ export async function productView(
 ): Promise<ProductView> {
   const id = parseProductId(rawId);
   const product = id === null ? undefined : await findSellableProduct(knex, store.id, id);
-  if (!product) throw new NotFoundError('Product not found');
+  if (!product) throw new NotFoundError('Product not found').withCode('product_not_found');
 
   const [categories, plans, methods, quantity] = await Promise.all([
     Category.query(knex)

@@ -177,7 +177,7 @@ export async function storefrontProduct(
   let productId = id;
   if (productId === null) {
     const bySlug = await Product.query(knex).findOne({ store_id: store.id, slug: idOrSlug, active: true });
-    if (!bySlug) throw new NotFoundError('Product not found');
+    if (!bySlug) throw new NotFoundError('Product not found').withCode('product_not_found');
     productId = bySlug.id;
   }
   const view = await productView(knex, store, productId, offer);

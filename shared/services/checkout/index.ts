@@ -107,6 +107,8 @@ export interface Buyer {
   email: string;
   countryCode: string;
   phone: string;
+  /** The language they read (Accept-Language): their delivery message's. */
+  locale?: 'ar' | 'en';
 }
 
 export function buyerFromCustomer(customer: Customer): Buyer {
@@ -129,7 +131,7 @@ export interface GuestDetails {
   customer_phone: string;
 }
 
-export function buyerFromGuest(guest: GuestDetails): Buyer {
+export function buyerFromGuest(guest: GuestDetails, locale?: Buyer['locale']): Buyer {
   return {
     customerId: null,
     firstName: guest.customer_first_name,
@@ -137,6 +139,7 @@ export function buyerFromGuest(guest: GuestDetails): Buyer {
     email: guest.customer_email,
     countryCode: guest.customer_country_code,
     phone: guest.customer_phone,
+    ...(locale ? { locale } : {}),
   };
 }
 
@@ -214,7 +217,7 @@ async function reserve(
       .forUpdate()
       .skipLocked()
       .pluck<number[]>('id');
-    if (ids.length < quantity) throw new InvalidError(INSUFFICIENT_STOCK);
+    if (ids.length < quantity) throw new InvalidError(INSUFFICIENT_STOCK).withCode('out_of_stock');
     await trx('product_codes').whereIn('id', ids).update({ status: 'reserved', checkout_id: checkoutId });
     return false;
   }
@@ -223,7 +226,7 @@ async function reserve(
     .where('id', product.id)
     .andWhere('stock', '>=', quantity)
     .decrement('stock', quantity);
-  if (taken === 0) throw new InvalidError(INSUFFICIENT_STOCK);
+  if (taken === 0) throw new InvalidError(INSUFFICIENT_STOCK).withCode('out_of_stock');
   return true;
 }
 
@@ -362,7 +365,8 @@ async function assertInStock(knex: Knex, lines: readonly PreparedLine[]): Promis
   }
   for (const { product, units } of wanted.values()) {
     const inStock = await stockOf(knex, product);
-    if (inStock !== null && units > inStock) throw new InvalidError(INSUFFICIENT_STOCK);
+    if (inStock !== null && units > inStock)
+      throw new InvalidError(INSUFFICIENT_STOCK).withCode('out_of_stock');
   }
 }
 
@@ -415,7 +419,7 @@ export async function openCheckout(
         { amountMinor: price.totalMinor, restrictions: coupon?.coupon.payment_restrictions ?? [] },
         deps.config,
       );
-  if (!free && methods.length === 0) throw new InvalidError(NO_PAYMENT_METHOD);
+  if (!free && methods.length === 0) throw new InvalidError(NO_PAYMENT_METHOD).withCode('no_payment_method');
 
   const checkoutUrl = randomToken(32);
   // Nothing is reserved for a request whose client has gone or that outlived its budget.
@@ -436,6 +440,7 @@ export async function openCheckout(
         customer_email: buyer.email,
         customer_country_code: buyer.countryCode,
         customer_phone: buyer.phone,
+        locale: buyer.locale ?? null,
         product_id: first.product.id,
         plan_id: first.plan?.id ?? null,
         quantity: first.quantity,

@@ -68,20 +68,24 @@ export async function assertCouponUsable(
   const productIds: readonly number[] = typeof productId === 'number' ? [productId] : productId;
   const started = coupon.starts_at === null || new Date(coupon.starts_at) <= now;
   const expired = coupon.expires_at !== null && new Date(coupon.expires_at) <= now;
-  if (!coupon.active || !started || expired) throw new InvalidError(COUPON_ERRORS.notActive);
+  if (!coupon.active || !started || expired)
+    throw new InvalidError(COUPON_ERRORS.notActive).withCode('coupon_not_active');
   if (coupon.max_uses !== null && coupon.uses_count + (coupon.reserved_uses ?? 0) >= coupon.max_uses)
-    throw new InvalidError(COUPON_ERRORS.exhausted);
+    throw new InvalidError(COUPON_ERRORS.exhausted).withCode('coupon_exhausted');
 
   const limitedTo = await knex('coupon_products').where('coupon_id', coupon.id).pluck<number[]>('product_id');
   if (limitedTo.length > 0 && !productIds.some((id) => limitedTo.includes(id)))
-    throw new InvalidError(COUPON_ERRORS.notForProduct);
+    throw new InvalidError(COUPON_ERRORS.notForProduct).withCode('coupon_not_for_product');
 
   if (coupon.min_order_minor !== null && subtotalMinor < coupon.min_order_minor) {
     // Read only on this refusal: the amount is written with the store currency's decimals.
     const store = await knex('stores')
       .where('id', coupon.store_id)
       .first<{ currency: string } | undefined>('currency');
-    throw new InvalidError(COUPON_ERRORS.minimumOrder(coupon.min_order_minor, store?.currency));
+    throw new InvalidError(COUPON_ERRORS.minimumOrder(coupon.min_order_minor, store?.currency)).withCode(
+      'coupon_minimum_order',
+      { amount: formatMoney(coupon.min_order_minor, store?.currency) },
+    );
   }
   return limitedTo;
 }
@@ -96,7 +100,7 @@ export async function reserveCouponUse(trx: Knex.Transaction, couponId: number):
     .where('id', couponId)
     .andWhere((q) => q.whereNull('max_uses').orWhereRaw('uses_count + reserved_uses < max_uses'))
     .update({ reserved_uses: trx.raw('reserved_uses + 1') });
-  if (held === 0) throw new InvalidError(COUPON_ERRORS.exhausted);
+  if (held === 0) throw new InvalidError(COUPON_ERRORS.exhausted).withCode('coupon_exhausted');
 }
 
 /** The store's coupon for `code`, checked for this product and subtotal. */
@@ -109,7 +113,7 @@ export async function resolveCoupon(
   now: Date = new Date(),
 ): Promise<Coupon> {
   const coupon = await findCouponByCode(knex, storeId, code);
-  if (!coupon) throw new InvalidError(COUPON_ERRORS.invalid);
+  if (!coupon) throw new InvalidError(COUPON_ERRORS.invalid).withCode('coupon_invalid');
   await assertCouponUsable(knex, coupon, productId, subtotalMinor, now);
   return coupon;
 }
@@ -127,7 +131,7 @@ export async function resolveCouponForProducts(
   now: Date = new Date(),
 ): Promise<{ coupon: Coupon; productIds: number[] }> {
   const coupon = await findCouponByCode(knex, storeId, code);
-  if (!coupon) throw new InvalidError(COUPON_ERRORS.invalid);
+  if (!coupon) throw new InvalidError(COUPON_ERRORS.invalid).withCode('coupon_invalid');
   return { coupon, productIds: await assertCouponUsable(knex, coupon, productIds, subtotalMinor, now) };
 }
 

@@ -16,6 +16,7 @@ export async function validateSessionForProduct(
 ): Promise<{ valid: true; customer: CustomerView }> {
   const product = await Product.query(knex).findById(productId);
   if (!product) throw ValidationError.field('product_id', 'The selected product id is invalid.');
-  if (product.store_id !== customer.store_id) throw new ForbiddenError(TOKEN_NOT_FOR_PRODUCT);
+  if (product.store_id !== customer.store_id)
+    throw new ForbiddenError(TOKEN_NOT_FOR_PRODUCT).withCode('token_not_for_product');
   return { valid: true, customer: customerView(customer) };
 }

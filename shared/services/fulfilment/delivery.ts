@@ -4,6 +4,7 @@ import { Order, OrderItem, Store } from '../../../db/models';
 import { NotFoundError } from '../../errors';
 import type { Messenger } from '../../messaging';
 import { isFulfillable } from './rules';
+import { BuyerLocale, deliveryHeadline } from '../../i18n/buyer-messages';
 
 export type DeliveryOutcome = 'sent' | 'nothing-to-send' | 'already-sent' | 'not-fulfillable';
 
@@ -41,8 +42,9 @@ export function deliveryMessage(
   list: readonly Deliverable[],
   /** The order's invoice (or receipt) page, when the sender can build its address. */
   link: DocumentLink | null = null,
+  locale: BuyerLocale = 'en',
 ): string {
-  const lines = [`${storeName}: your order #${order.id} is ready.`];
+  const lines = [deliveryHeadline(storeName, order.id, locale)];
   for (const { item, keys } of list) {
     lines.push('', `${item.name}:`, ...keys);
   }
@@ -89,6 +91,14 @@ export async function sendOrderDelivery(
   const list = await deliverables(deps.knex, pending);
   if (list.length === 0) return 'nothing-to-send';
   const store = await Store.query(deps.knex).findById(order.store_id);
+  // The buyer's language at checkout (checkouts.locale); English for orders without one.
+  const checkout = order.checkout_id
+    ? await deps
+        .knex('checkouts')
+        .where('id', order.checkout_id)
+        .first<{ locale: string | null } | undefined>('locale')
+    : undefined;
+  const locale: BuyerLocale = checkout?.locale === 'ar' ? 'ar' : 'en';
   const link =
     deps.appSecret && deps.config
       ? await documentLink(
@@ -99,7 +109,7 @@ export async function sendOrderDelivery(
       : null;
   const result = await deps.messenger.send({
     to: recipientOf(order),
-    body: deliveryMessage(order, store?.name ?? 'Your store', list, link),
+    body: deliveryMessage(order, store?.name ?? 'Your store', list, link, locale),
     route: 'whatsapp_first',
     purpose: 'order_delivery',
     storeId: order.store_id,

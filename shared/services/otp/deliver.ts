@@ -1,12 +1,13 @@
 import { OtpSession } from '../../../db/models';
 import type { Deps } from '../../deps';
 import type { JobPayloads } from '../../queues';
+import { BuyerLocale, otpMessageText } from '../../i18n/buyer-messages';
 
 export type OtpDeliveryOutcome = 'sent' | 'superseded' | 'closed' | 'already-sent';
 
 /** The only run of exactly four digits in the text is the code (docs/operations.md). */
-export function otpMessageBody(code: string): string {
-  return `Your verification code is ${code}. Do not share it with anyone.`;
+export function otpMessageBody(code: string, locale: BuyerLocale = 'en'): string {
+  return otpMessageText(code, locale);
 }
 
 /** The send key of one code of one OTP session: each resend (a new code version) is a new message. */
@@ -33,7 +34,7 @@ export async function deliverOtp(
   // below finds the key sent and only clears (message_sends, docs/outages.md).
   const result = await deps.messenger.send({
     to: session.e164,
-    body: otpMessageBody(code),
+    body: otpMessageBody(code, job.locale ?? 'en'),
     route: job.route,
     purpose: 'otp',
     storeId: session.store_id,

@@ -13,6 +13,7 @@ import {
 import { maskPhone, parsePhone, Phone } from '../../phone';
 import type { Queues } from '../../queues';
 import { dispatchStaged, StagedJob, stageJob } from '../../queues/outbox';
+import type { BuyerLocale } from '../../i18n/buyer-messages';
 import { assertMayStartWork, RequestBudget } from '../../request-deadline';
 import { LIMITS, LimitDefinition } from '../../rate-limits';
 import { findOrAdoptCustomer, createCustomer, CustomerView, customerView } from '../customers';
@@ -104,6 +105,8 @@ export class OtpService {
     input: StartInput,
     ip: string,
     budget?: RequestBudget,
+    /** The language of the code's message (the request's Accept-Language); English by default. */
+    locale: BuyerLocale = 'en',
   ): Promise<StartResult> {
     const phone = parsePhone(input.country_code, input.phone);
     if (!phone) {
@@ -124,7 +127,7 @@ export class OtpService {
       const product = await Product.query(this.deps.knex)
         .findById(input.product_id ?? 0)
         .where({ store_id: store.id, active: true });
-      if (!product) throw new NotFoundError('Product not found');
+      if (!product) throw new NotFoundError('Product not found').withCode('product_not_found');
     }
     await this.assertNotBlocked(store, phone);
 
@@ -153,7 +156,7 @@ export class OtpService {
         last_sent_at: now,
         expires_at: new Date(now.getTime() + this.deps.config.otpTtlSeconds * 1000),
       });
-      return [await this.stageSend(trx, session, 'whatsapp_first')];
+      return [await this.stageSend(trx, session, 'whatsapp_first', locale)];
     });
     await dispatchStaged(this.outbox(), staged);
     return {
@@ -169,6 +172,7 @@ export class OtpService {
     channel: OtpChannel,
     sessionToken: string,
     ip: string,
+    locale: BuyerLocale = 'en',
   ): Promise<{ message: string; resend_cooldown: number }> {
     const session = await this.findSession(store, channel, sessionToken);
     this.assertPending(session);
@@ -207,7 +211,7 @@ export class OtpService {
           retry_after: this.deps.config.otpResendCooldownSeconds,
         });
       }
-      return [await this.stageSend(trx, { id: session.id, code_version: version }, 'sms_only')];
+      return [await this.stageSend(trx, { id: session.id, code_version: version }, 'sms_only', locale)];
     });
     await dispatchStaged(this.outbox(), staged);
     return {
@@ -259,7 +263,7 @@ export class OtpService {
       .returning(['attempts', 'code_hmac', 'code_version']);
     if (reserved.length === 0) {
       const current = await OtpSession.query(this.deps.knex).findById(session.id);
-      if (!current) throw new NotFoundError('Session not found');
+      if (!current) throw new NotFoundError('Session not found').withCode('session_not_found');
       this.assertPending(current);
       throw this.maxAttempts();
     }
@@ -291,7 +295,7 @@ export class OtpService {
         })
         .where({ id: session.id, status: 'pending', code_version: attempt.code_version });
       // Another request verified this session (or a resend replaced the code) in the meantime.
-      if (done === 0) throw new InvalidError('Session already verified');
+      if (done === 0) throw new InvalidError('Session already verified').withCode('session_already_verified');
       if (!customer) return { status: 'needs_registration' as const, session_token: sessionToken };
       const { token } = await issueCustomerToken(customer, channel, trx);
       return { status: 'authenticated' as const, customer: customerView(customer), token };
@@ -314,16 +318,21 @@ export class OtpService {
       session.status === 'pending' ||
       session.status === 'verified'
     ) {
-      throw new InvalidError('Invalid or expired session');
+      throw new InvalidError('Invalid or expired session').withCode('session_invalid');
     }
     if (session.status === 'registration_used')
-      throw new InvalidError('Registration not allowed for this session');
+      throw new InvalidError('Registration not allowed for this session').withCode(
+        'registration_not_allowed',
+      );
 
     return this.deps.knex.transaction(async (trx) => {
       const claimed = await OtpSession.query(trx)
         .patch({ status: 'registration_used' })
         .where({ id: session.id, status: 'registration_open' });
-      if (claimed === 0) throw new InvalidError('Registration not allowed for this session');
+      if (claimed === 0)
+        throw new InvalidError('Registration not allowed for this session').withCode(
+          'registration_not_allowed',
+        );
       const customer = await createCustomer(trx, {
         store_id: session.store_id,
         first_name: input.firstName,
@@ -349,7 +358,7 @@ export class OtpService {
       store_id: store.id,
       channel,
     });
-    if (!session) throw new NotFoundError('Session not found');
+    if (!session) throw new NotFoundError('Session not found').withCode('session_not_found');
     return session;
   }
 
@@ -358,7 +367,8 @@ export class OtpService {
     if (session.expires_at.getTime() <= Date.now()) {
       throw new CodedError('SESSION_EXPIRED', 'Session expired. Please start again.');
     }
-    if (session.status !== 'pending') throw new InvalidError('Session already verified');
+    if (session.status !== 'pending')
+      throw new InvalidError('Session already verified').withCode('session_already_verified');
   }
 
   private maxAttempts(): DomainError {
@@ -403,11 +413,12 @@ export class OtpService {
     trx: Knex.Transaction,
     session: Pick<OtpSession, 'id' | 'code_version'>,
     route: 'whatsapp_first' | 'sms_only',
+    locale: BuyerLocale,
   ): Promise<StagedJob> {
     return stageJob(
       trx,
       'otp',
-      { otpSessionId: session.id, codeVersion: session.code_version, route },
+      { otpSessionId: session.id, codeVersion: session.code_version, route, locale },
       { jobId: `otp-${session.id}-${session.code_version}` },
     );
   }

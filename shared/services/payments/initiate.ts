@@ -86,6 +86,8 @@ export type InitiationAnswer =
       checkout_url: string;
       payment_days: number;
       pay_by: string;
+      order_id: number;
+      reference: string;
     }
   | {
       type: 'bank_transfer';
@@ -94,6 +96,8 @@ export type InitiationAnswer =
       checkout_url: string;
       payment_days: number;
       pay_by: string;
+      order_id: number;
+      reference: string;
     };
 
 export function initiationAnswer(initiation: Initiation, checkoutUrl: string): InitiationAnswer {
@@ -108,6 +112,9 @@ export function initiationAnswer(initiation: Initiation, checkoutUrl: string): I
         checkout_url: checkoutUrl,
         payment_days: initiation.deadline.days,
         pay_by: initiation.deadline.payBy.toISOString(),
+        // The order the merchant sees (#id): the buyer quotes it with the transfer.
+        order_id: initiation.orderId,
+        reference: `#${initiation.orderId}`,
       };
     case 'bank_transfer':
       return {
@@ -117,6 +124,9 @@ export function initiationAnswer(initiation: Initiation, checkoutUrl: string): I
         checkout_url: checkoutUrl,
         payment_days: initiation.deadline.days,
         pay_by: initiation.deadline.payBy.toISOString(),
+        // The order the merchant sees (#id): the buyer quotes it with the transfer.
+        order_id: initiation.orderId,
+        reference: `#${initiation.orderId}`,
       };
   }
 }
@@ -127,7 +137,7 @@ async function lockCheckout(trx: Knex.Transaction, selector: CheckoutSelector): 
     checkout = await Checkout.query(trx).findById(selector.checkoutId).forUpdate();
   } else {
     if (selector.checkoutUrl.length === 0 || selector.checkoutUrl.length > 200) {
-      throw new NotFoundError(CHECKOUT_NOT_FOUND);
+      throw new NotFoundError(CHECKOUT_NOT_FOUND).withCode('checkout_not_found');
     }
     const query = Checkout.query(trx)
       .findOne({ token_hash: sha256(selector.checkoutUrl) })
@@ -135,14 +145,14 @@ async function lockCheckout(trx: Knex.Transaction, selector: CheckoutSelector): 
     if (selector.storeId !== null) query.where('store_id', selector.storeId);
     checkout = await query;
   }
-  if (!checkout) throw new NotFoundError(CHECKOUT_NOT_FOUND);
+  if (!checkout) throw new NotFoundError(CHECKOUT_NOT_FOUND).withCode('checkout_not_found');
   // The authenticated form only pays the customer's own checkouts; another's is as good as unknown.
   if (
     'customerId' in selector &&
     selector.customerId !== null &&
     checkout.customer_id !== selector.customerId
   ) {
-    throw new NotFoundError(CHECKOUT_NOT_FOUND);
+    throw new NotFoundError(CHECKOUT_NOT_FOUND).withCode('checkout_not_found');
   }
   return checkout;
 }
@@ -160,14 +170,15 @@ async function checkMethod(
   });
   // A method on a provider this deployment does not offer (the sandbox in production) is as good as absent.
   if (!configured || !providerOffered(offer, configured.provider))
-    throw new InvalidError(METHOD_NOT_CONFIGURED);
+    throw new InvalidError(METHOD_NOT_CONFIGURED).withCode('payment_method_not_configured');
   if (checkout.coupon_id !== null) {
     const coupon = await Coupon.query(trx).findById(checkout.coupon_id);
     const restrictions = coupon?.payment_restrictions ?? [];
-    if (!methodAccepts(configured, { restrictions })) throw new InvalidError(METHOD_NOT_ALLOWED_BY_COUPON);
+    if (!methodAccepts(configured, { restrictions }))
+      throw new InvalidError(METHOD_NOT_ALLOWED_BY_COUPON).withCode('payment_method_not_allowed_by_coupon');
   }
   if (!methodAccepts(configured, { amountMinor: checkout.total_minor })) {
-    throw new InvalidError(METHOD_AMOUNT_OUT_OF_RANGE);
+    throw new InvalidError(METHOD_AMOUNT_OUT_OF_RANGE).withCode('payment_method_amount_out_of_range');
   }
   return configured;
 }
@@ -200,9 +211,10 @@ export async function initiatePayment(
   const planned = await deps.knex.transaction(async (trx): Promise<Planned> => {
     const checkout = await lockCheckout(trx, selector);
     const order = await Order.query(trx).findOne({ checkout_id: checkout.id });
-    if (order) throw new InvalidError(ORDER_ALREADY_CREATED);
+    if (order) throw new InvalidError(ORDER_ALREADY_CREATED).withCode('order_already_created');
     const payable = checkout.status === 'created' || checkout.status === 'payment_initiated';
-    if (!payable || new Date(checkout.expires_at) <= now) throw new NotFoundError(CHECKOUT_NOT_FOUND);
+    if (!payable || new Date(checkout.expires_at) <= now)
+      throw new NotFoundError(CHECKOUT_NOT_FOUND).withCode('checkout_not_found');
     const configured = await checkMethod(trx, checkout, method, deps.config);
 
     if (isHostedProvider(configured.provider)) {
@@ -229,7 +241,7 @@ export async function initiatePayment(
 
     if (configured.provider === 'bank' || method === 'bank') {
       const details = bankDetails(configured.settings);
-      if (!details) throw new InvalidError(METHOD_NOT_CONFIGURED);
+      if (!details) throw new InvalidError(METHOD_NOT_CONFIGURED).withCode('payment_method_not_configured');
       const { payment, orderId } = await manualOrder(deps, trx, checkout, configured, null);
       return {
         initiation: {
@@ -254,7 +266,8 @@ export async function initiatePayment(
         staged: [],
       };
     }
-    if (!paypal.email) throw new InvalidError(METHOD_NOT_CONFIGURED);
+    if (!paypal.email)
+      throw new InvalidError(METHOD_NOT_CONFIGURED).withCode('payment_method_not_configured');
     const { payment, orderId } = await manualOrder(deps, trx, checkout, configured, null);
     return {
       initiation: {

@@ -23,7 +23,8 @@ interface StatusRow {
  * GET /api/embed/payment/status/{checkoutUrl}, polled every 2 to 3 seconds: one query on the unique
  * token_hash index (plus the unique orders.checkout_id and the payments primary key). `is_paid` is true
  * once an order exists and its payment is confirmed (a free order has none to confirm); an order waiting
- * for a bank transfer or PayPal confirmation is not paid yet, so `order_id` stays null until then.
+ * for a bank transfer or PayPal confirmation is not paid yet: `is_paid` false with its `order_id`, the id
+ * the initiate answer and the merchant show.
  * A checkout with an order keeps answering after its lifetime; an unpaid one past it is not found.
  */
 export async function paymentStatus(
@@ -32,9 +33,9 @@ export async function paymentStatus(
   now: Date = new Date(),
 ): Promise<PaymentStatusView> {
   if (checkoutUrl.length === 0 || checkoutUrl.length > 200)
-    throw new NotFoundError(CHECKOUT_STATUS_NOT_FOUND);
+    throw new NotFoundError(CHECKOUT_STATUS_NOT_FOUND).withCode('checkout_not_found');
   const row = await statusRow(knex, sha256(checkoutUrl));
-  if (!row) throw new NotFoundError(CHECKOUT_STATUS_NOT_FOUND);
+  if (!row) throw new NotFoundError(CHECKOUT_STATUS_NOT_FOUND).withCode('checkout_not_found');
   return viewOf(row, now);
 }
 
@@ -42,11 +43,13 @@ export async function paymentStatus(
 function viewOf(row: StatusRow, now: Date): PaymentStatusView {
   if (row.order_id === null) {
     const open = row.status === 'created' || row.status === 'payment_initiated';
-    if (!open || new Date(row.expires_at) <= now) throw new NotFoundError(CHECKOUT_STATUS_NOT_FOUND);
+    if (!open || new Date(row.expires_at) <= now)
+      throw new NotFoundError(CHECKOUT_STATUS_NOT_FOUND).withCode('checkout_not_found');
     return { is_paid: false, order_id: null };
   }
   const paid = row.payment_id === null || row.payment_status === 'paid' || row.payment_status === 'refunded';
-  return { is_paid: paid, order_id: paid ? row.order_id : null };
+  // An order waiting for a bank transfer or PayPal confirmation is named, unpaid (the id the buyer was given).
+  return { is_paid: paid, order_id: row.order_id };
 }
 
 async function statusRow(knex: Knex, tokenHash: string): Promise<StatusRow | undefined> {
@@ -91,14 +94,14 @@ export async function cachedPaymentStatus(
   now: Date = new Date(),
 ): Promise<PaymentStatusView> {
   if (checkoutUrl.length === 0 || checkoutUrl.length > 200)
-    throw new NotFoundError(CHECKOUT_STATUS_NOT_FOUND);
+    throw new NotFoundError(CHECKOUT_STATUS_NOT_FOUND).withCode('checkout_not_found');
   const tokenHash = sha256(checkoutUrl);
   const ids = deps.caches.of<number>('payment-status:ids', Number.POSITIVE_INFINITY);
   const rows: StampedCache<StatusRow> = deps.caches.of<StatusRow>('payment-status:rows');
   const checkoutId = ids.get(tokenHash, '');
   if (checkoutId === undefined) {
     const row = await statusRow(deps.knex, tokenHash);
-    if (!row) throw new NotFoundError(CHECKOUT_STATUS_NOT_FOUND);
+    if (!row) throw new NotFoundError(CHECKOUT_STATUS_NOT_FOUND).withCode('checkout_not_found');
     ids.set(tokenHash, '', row.checkout_id);
     return viewOf(row, now);
   }
@@ -107,7 +110,7 @@ export async function cachedPaymentStatus(
   let row = stamp === null ? undefined : rows.get(tokenHash, stamp, now.getTime());
   if (!row) {
     row = await statusRow(deps.knex, tokenHash);
-    if (!row) throw new NotFoundError(CHECKOUT_STATUS_NOT_FOUND);
+    if (!row) throw new NotFoundError(CHECKOUT_STATUS_NOT_FOUND).withCode('checkout_not_found');
     if (stamp !== null) rows.set(tokenHash, stamp, row, now.getTime());
   }
   return viewOf(row, now);

@@ -74,7 +74,8 @@ export async function addToWishlist(
     .onConflict(['customer_id', 'product_id'])
     .ignore()
     .returning('id');
-  if (inserted.length === 0) throw new InvalidError(WISHLIST_MESSAGES.already);
+  if (inserted.length === 0)
+    throw new InvalidError(WISHLIST_MESSAGES.already).withCode('wishlist_already_added');
 }
 
 export async function removeFromWishlist(
@@ -86,7 +87,7 @@ export async function removeFromWishlist(
   const deleted = await knex('wishlist_items')
     .where({ customer_id: customer.id, store_id: store.id, product_id: productId })
     .delete();
-  if (deleted === 0) throw new NotFoundError(WISHLIST_MESSAGES.notIn);
+  if (deleted === 0) throw new NotFoundError(WISHLIST_MESSAGES.notIn).withCode('wishlist_item_not_found');
 }
 
 export async function clearWishlist(knex: Knex, store: Store, customer: Customer): Promise<number> {

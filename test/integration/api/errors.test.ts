@@ -53,8 +53,13 @@ describe('unexpected errors', () => {
 
   it('answers 500 in each interface envelope with no stack or SQL, and logs the error with the request id', async () => {
     const expected: Record<string, unknown> = {
-      '/api/embed/broken': { success: false, message: 'Internal server error' },
-      '/api/broken': { success: false, data: null, message: 'Internal server error' },
+      '/api/embed/broken': { success: false, message: 'Internal server error', error_code: 'internal_error' },
+      '/api/broken': {
+        success: false,
+        data: null,
+        message: 'Internal server error',
+        error_code: 'internal_error',
+      },
       '/verify/broken': { success: false, message: 'Internal server error', error_code: 'SERVER_ERROR' },
     };
     for (const path of ['/api/embed/broken', '/shawarma/broken', '/api/broken', '/verify/broken']) {
@@ -70,6 +75,7 @@ describe('unexpected errors', () => {
           data: null,
           api: 'merchant',
           error: true,
+          error_code: 'internal_error',
         });
     }
     const entry = logged.find((line) => line.msg === 'unhandled error' && line.requestId === 'req-17-abcdef');
@@ -84,6 +90,10 @@ describe('unexpected errors', () => {
       body: '{"product_id": 1,',
     });
     expect(res.status).to.equal(400);
-    expect(await res.json()).to.deep.equal({ success: false, message: 'Malformed JSON body' });
+    expect(await res.json()).to.deep.equal({
+      success: false,
+      error_code: 'malformed_json',
+      message: 'Malformed JSON body',
+    });
   });
 });

@@ -20,7 +20,7 @@ describe('platform routes and envelopes', () => {
   it('answers unknown paths with a JSON 404 in the envelope of the interface', async () => {
     const embed = await server.request('/api/embed/nothing-here');
     expect(embed.status).to.equal(404);
-    expect(embed.body).to.deep.equal({ success: false, message: 'Not found' });
+    expect(embed.body).to.deep.equal({ success: false, error_code: 'not_found', message: 'Not found' });
 
     const merchant = await server.request('/shawarma/nothing-here');
     expect(merchant.status).to.equal(404);
@@ -28,7 +28,12 @@ describe('platform routes and envelopes', () => {
     expect(merchant.body.timestamp).to.be.a('number');
 
     const storefront = await server.request('/api/nothing-here');
-    expect(storefront.body).to.deep.equal({ success: false, data: null, message: 'Not found' });
+    expect(storefront.body).to.deep.equal({
+      success: false,
+      data: null,
+      error_code: 'not_found',
+      message: 'Not found',
+    });
 
     const other = await server.request('/nothing-here');
     expect(other.status).to.equal(404);

@@ -73,7 +73,7 @@ describe('Embed API authentication (phone OTP)', () => {
       const jobs = await deps.queues.otp.getJobs(['waiting']);
       const job = jobs.find((j) => j.data.otpSessionId > 0 && j.data.route === 'whatsapp_first');
       expect(job, 'a whatsapp-first job').to.exist;
-      expect(Object.keys(job!.data).sort()).to.deep.equal(['codeVersion', 'otpSessionId', 'route']);
+      expect(Object.keys(job!.data).sort()).to.deep.equal(['codeVersion', 'locale', 'otpSessionId', 'route']);
       const session = await OtpSession.query(deps.knex).findOne({ e164 });
       expect(session!.code_hmac).to.match(/^[0-9a-f]{64}$/);
       expect(session!.code_encrypted).to.match(/^v1\./);
@@ -141,7 +141,11 @@ describe('Embed API authentication (phone OTP)', () => {
           phone: freshPhone(),
         });
         expect(res.status).to.equal(404);
-        expect(res.body).to.deep.equal({ success: false, message: 'Product not found' });
+        expect(res.body).to.deep.equal({
+          success: false,
+          error_code: 'product_not_found',
+          message: 'Product not found',
+        });
       }
     });
 
@@ -299,7 +303,11 @@ describe('Embed API authentication (phone OTP)', () => {
         code: '1234',
       });
       expect(unknown.status).to.equal(404);
-      expect(unknown.body).to.deep.equal({ success: false, message: 'Session not found' });
+      expect(unknown.body).to.deep.equal({
+        success: false,
+        error_code: 'session_not_found',
+        message: 'Session not found',
+      });
 
       const existing = await createCustomer(store, { phone: freshPhone() });
       const { token } = await start(existing.phone);
@@ -307,7 +315,11 @@ describe('Embed API authentication (phone OTP)', () => {
       await client.post('/api/embed/auth/verify', { session_token: token, code });
       const again = await client.post('/api/embed/auth/verify', { session_token: token, code });
       expect(again.status).to.equal(400);
-      expect(again.body).to.deep.equal({ success: false, message: 'Session already verified' });
+      expect(again.body).to.deep.equal({
+        success: false,
+        error_code: 'session_already_verified',
+        message: 'Session already verified',
+      });
 
       const expiring = await start();
       await expireSession(expiring.token);
@@ -481,6 +493,7 @@ describe('Embed API authentication (phone OTP)', () => {
       expect(again.status).to.equal(400);
       expect(again.body).to.deep.equal({
         success: false,
+        error_code: 'registration_not_allowed',
         message: 'Registration not allowed for this session',
       });
     });
@@ -570,7 +583,11 @@ describe('Embed API authentication (phone OTP)', () => {
         { Authorization: `Bearer ${token}` },
       );
       expect(foreign.status).to.equal(403);
-      expect(foreign.body).to.deep.equal({ success: false, message: 'Token not valid for this product' });
+      expect(foreign.body).to.deep.equal({
+        success: false,
+        error_code: 'token_not_for_product',
+        message: 'Token not valid for this product',
+      });
 
       for (const productId of ['abc', 999_999]) {
         const res = await client.post(

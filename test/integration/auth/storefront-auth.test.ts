@@ -93,6 +93,7 @@ describe('Storefront API authentication (same OTP engine)', () => {
     expect(again.status).to.equal(400);
     expect(again.body).to.deep.equal({
       success: false,
+      error_code: 'registration_not_allowed',
       data: null,
       message: 'Registration not allowed for this session',
     });

@@ -319,7 +319,11 @@ describe('Embed checkout', () => {
         fields: { 0: 'a', 1: 0 },
       });
       expect(below.status).to.equal(400);
-      expect(below.body).to.deep.equal({ success: false, message: 'Minimum order value is 50.00' });
+      expect(below.body).to.deep.equal({
+        success: false,
+        error_code: 'coupon_minimum_order',
+        message: 'Minimum order value is 50.00',
+      });
       // 40.00 + 15.50 reaches it.
       const above = await guest({
         product_id: p.id,
@@ -331,7 +335,11 @@ describe('Embed checkout', () => {
       expect(dataOf(above)).to.include({ subtotal: '55.50', discount_amount: '5.55', amount: '49.95' });
 
       const unknown = await guest({ product_id: product.id, quantity: 1, coupon_code: 'NOPE' });
-      expect(unknown.body).to.deep.equal({ success: false, message: 'Invalid coupon' });
+      expect(unknown.body).to.deep.equal({
+        success: false,
+        error_code: 'coupon_invalid',
+        message: 'Invalid coupon',
+      });
       const count = await Checkout.query().where({ coupon_id: null, product_id: product.id }).resultSize();
       const again = await guest({ product_id: product.id, quantity: 1, coupon_code: 'NOPE' });
       expect(again.status).to.equal(400);
@@ -547,7 +555,11 @@ describe('Embed checkout', () => {
 
       const tooMany = await guest({ product_id: limited.id, quantity: 2 });
       expect(tooMany.status).to.equal(400);
-      expect(tooMany.body).to.deep.equal({ success: false, message: 'Insufficient stock' });
+      expect(tooMany.body).to.deep.equal({
+        success: false,
+        error_code: 'out_of_stock',
+        message: 'Insufficient stock',
+      });
       expect((await Product.query().findById(limited.id))!.stock).to.equal(1);
       expect(await Checkout.query().where({ product_id: limited.id }).resultSize()).to.equal(1);
     });

@@ -31,7 +31,11 @@ describe('Checkout under concurrency (real simultaneous requests)', () => {
     expect(lost).to.have.length(40);
     for (const r of lost) {
       expect(r.status).to.equal(400);
-      expect(r.body).to.deep.equal({ success: false, message: 'Coupon has reached maximum uses' });
+      expect(r.body).to.deep.equal({
+        success: false,
+        error_code: 'coupon_exhausted',
+        message: 'Coupon has reached maximum uses',
+      });
     }
 
     expect((await Coupon.query().findById(coupon.id))!.uses_count).to.equal(25);

@@ -84,7 +84,7 @@ describe('POST /api/embed/apply-coupon', () => {
     for (const code of ['NOPE', 'ELSEWHERE']) {
       expect(await refusal(code)).to.deep.equal({
         status: 400,
-        body: { success: false, message: 'Invalid coupon' },
+        body: { success: false, error_code: 'coupon_invalid', message: 'Invalid coupon' },
       });
     }
   });
@@ -96,7 +96,7 @@ describe('POST /api/embed/apply-coupon', () => {
     for (const code of ['OFF', 'OLD', 'SOON']) {
       expect(await refusal(code), code).to.deep.equal({
         status: 400,
-        body: { success: false, message: 'Coupon is not active' },
+        body: { success: false, error_code: 'coupon_not_active', message: 'Coupon is not active' },
       });
     }
     await createCoupon(store, {
@@ -112,7 +112,7 @@ describe('POST /api/embed/apply-coupon', () => {
     await createCoupon(store, { code: 'ONELEFT', max_uses: 3, uses_count: 2 });
     expect(await refusal('USEDUP')).to.deep.equal({
       status: 400,
-      body: { success: false, message: 'Coupon has reached maximum uses' },
+      body: { success: false, error_code: 'coupon_exhausted', message: 'Coupon has reached maximum uses' },
     });
     expect((await refusal('ONELEFT')).status).to.equal(200);
   });
@@ -121,7 +121,7 @@ describe('POST /api/embed/apply-coupon', () => {
     await createCoupon(store, { code: 'MIN100', min_order_minor: 10_000 });
     expect(await refusal('MIN100', 2)).to.deep.equal({
       status: 400,
-      body: { success: false, message: 'Minimum order value is 100.00' },
+      body: { success: false, error_code: 'coupon_minimum_order', message: 'Minimum order value is 100.00' },
     });
     // 3 × 40.00 = 120.00 reaches it.
     expect((await refusal('MIN100', 3)).status).to.equal(200);
@@ -133,7 +133,11 @@ describe('POST /api/embed/apply-coupon', () => {
     await createCoupon(store, { code: 'BOTH' }, [other.id, product.id]);
     expect(await refusal('ONLYOTHER')).to.deep.equal({
       status: 400,
-      body: { success: false, message: 'This coupon is not valid for this product' },
+      body: {
+        success: false,
+        error_code: 'coupon_not_for_product',
+        message: 'This coupon is not valid for this product',
+      },
     });
     expect((await refusal('BOTH')).status).to.equal(200);
     expect((await refusal('ONLYOTHER', 1, other.id)).status).to.equal(200);

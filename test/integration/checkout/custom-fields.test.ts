@@ -204,7 +204,11 @@ describe('Checkout custom fields and uploads', () => {
         headers: { ...headers, 'Content-Type': 'multipart/form-data; boundary=xyz' },
       });
       expect(malformed.status).to.equal(400);
-      expect(malformed.body).to.deep.equal({ success: false, message: 'Malformed multipart body' });
+      expect(malformed.body).to.deep.equal({
+        success: false,
+        error_code: 'invalid_request',
+        message: 'Malformed multipart body',
+      });
 
       // fetch() will not send a Content-Length it does not honour; a raw request declares 200 MB and
       // sends a few bytes, as a client about to upload too much would.
@@ -229,7 +233,11 @@ describe('Checkout custom fields and uploads', () => {
         req.write('--xyz\r\n');
       });
       expect(huge.status).to.equal(413);
-      expect(JSON.parse(huge.body)).to.deep.equal({ success: false, message: 'Request body is too large' });
+      expect(JSON.parse(huge.body)).to.deep.equal({
+        success: false,
+        error_code: 'payload_too_large',
+        message: 'Request body is too large',
+      });
       const spooled = (await filesUnder(suite.uploadDir)).filter((f) => f.startsWith('.incoming'));
       expect(spooled, 'temporary files').to.deep.equal([]);
     });

@@ -189,7 +189,11 @@ describe('GET /api/embed/product/{productId}', () => {
     for (const id of ['999999', String(inactive.id), String(foreign.id), 'abc', '0', '-1', '99999999999']) {
       const res = await api.get(`/api/embed/product/${id}`);
       expect(res.status, id).to.equal(404);
-      expect(res.body, id).to.deep.equal({ success: false, message: 'Product not found' });
+      expect(res.body, id).to.deep.equal({
+        success: false,
+        error_code: 'product_not_found',
+        message: 'Product not found',
+      });
     }
   });
 

@@ -35,7 +35,12 @@ describe('auth guards: customer tokens, merchant tokens, storefront store', () =
     });
 
   describe('customer tokens', () => {
-    const unauthenticated = { success: false, data: null, message: 'Unauthenticated.' };
+    const unauthenticated = {
+      success: false,
+      data: null,
+      message: 'Unauthenticated.',
+      error_code: 'unauthenticated',
+    };
 
     it('accepts an embed token on an embed route that needs embed:checkout', async () => {
       const res = await embedCheckout(await customerToken(customer, 'embed'));
@@ -65,7 +70,11 @@ describe('auth guards: customer tokens, merchant tokens, storefront store', () =
     it('refuses a storefront token on an embed route with 403', async () => {
       const res = await embedCheckout(await customerToken(customer, 'storefront'));
       expect(res.status).to.equal(403);
-      expect(res.body).to.deep.equal({ success: false, message: 'Token does not have the required ability' });
+      expect(res.body).to.deep.equal({
+        success: false,
+        error_code: 'token_ability_missing',
+        message: 'Token does not have the required ability',
+      });
     });
 
     it('refuses an embed token that lacks the ability the route needs with 403', async () => {
@@ -75,7 +84,11 @@ describe('auth guards: customer tokens, merchant tokens, storefront store', () =
         .where('token_hash', sha256(token));
       const res = await embedCheckout(token);
       expect(res.status).to.equal(403);
-      expect(res.body).to.deep.equal({ success: false, message: 'Token does not have the required ability' });
+      expect(res.body).to.deep.equal({
+        success: false,
+        error_code: 'token_ability_missing',
+        message: 'Token does not have the required ability',
+      });
     });
 
     it('answers 401 for a missing, unknown, malformed, expired or revoked token', async () => {
@@ -104,7 +117,11 @@ describe('auth guards: customer tokens, merchant tokens, storefront store', () =
         .where('token_hash', sha256(embedExpired));
       const embedRes = await embedCheckout(embedExpired);
       expect(embedRes.status).to.equal(401);
-      expect(embedRes.body).to.deep.equal({ success: false, message: 'Unauthenticated.' });
+      expect(embedRes.body).to.deep.equal({
+        success: false,
+        error_code: 'unauthenticated',
+        message: 'Unauthenticated.',
+      });
     });
 
     it("refuses on the Storefront a token of another store's customer", async () => {
@@ -180,6 +197,7 @@ describe('auth guards: customer tokens, merchant tokens, storefront store', () =
       success: false,
       data: null,
       message: 'Store could not be resolved from the request',
+      error_code: 'store_not_resolved',
     };
 
     it('finds the store from the Host, ignoring the port and case', async () => {

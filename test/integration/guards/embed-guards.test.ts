@@ -11,7 +11,7 @@ const CORS = {
     'Content-Type, Authorization, X-Embed-Key, X-Requested-With, Accept, Origin',
   'access-control-allow-credentials': 'false',
   'access-control-max-age': '86400',
-  'access-control-expose-headers': 'X-RateLimit-Limit, X-RateLimit-Remaining, Retry-After',
+  'access-control-expose-headers': 'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After',
 };
 
 function expectEmbedCors(res: ProbeResponse, origin: string): void {
@@ -49,12 +49,20 @@ describe('embed guards: embed key, origin check and CORS', () => {
     it('answers 401 in the embed envelope when the key is missing or unknown', async () => {
       const missing = await server.request('/api/embed/echo', { headers: { Origin: 'https://a.test' } });
       expect(missing.status).to.equal(401);
-      expect(missing.body).to.deep.equal({ success: false, message: 'Embed key is required' });
+      expect(missing.body).to.deep.equal({
+        success: false,
+        error_code: 'embed_key_required',
+        message: 'Embed key is required',
+      });
       expectEmbedCors(missing, 'https://a.test');
 
       const unknown = await server.request('/api/embed/echo', { headers: { 'X-Embed-Key': 'emb_pk_nope' } });
       expect(unknown.status).to.equal(401);
-      expect(unknown.body).to.deep.equal({ success: false, message: 'Invalid embed key' });
+      expect(unknown.body).to.deep.equal({
+        success: false,
+        error_code: 'embed_key_invalid',
+        message: 'Invalid embed key',
+      });
     });
   });
 
@@ -78,13 +86,21 @@ describe('embed guards: embed key, origin check and CORS', () => {
       for (const origin of ['https://evil.test', 'http://shop.acme.test', 'https://shop.acme.test:8443']) {
         const res = await call({ Origin: origin });
         expect(res.status, origin).to.equal(403);
-        expect(res.body).to.deep.equal({ success: false, message: 'Origin not allowed' });
+        expect(res.body).to.deep.equal({
+          success: false,
+          error_code: 'origin_not_allowed',
+          message: 'Origin not allowed',
+        });
         expectEmbedCors(res, origin);
       }
       // `Origin: null` is refused before any guard, and no CORS header lets the page read why.
       const nul = await call({ Origin: 'null' });
       expect(nul.status).to.equal(403);
-      expect(nul.body).to.deep.equal({ success: false, message: 'Origin not allowed' });
+      expect(nul.body).to.deep.equal({
+        success: false,
+        error_code: 'origin_not_allowed',
+        message: 'Origin not allowed',
+      });
       expect(nul.headers['access-control-allow-origin']).to.equal(undefined);
     });
 
@@ -93,7 +109,11 @@ describe('embed guards: embed key, origin check and CORS', () => {
       expect(allowed.status).to.equal(200);
       const refused = await call({ Referer: 'https://evil.test/shop.acme.test' });
       expect(refused.status).to.equal(403);
-      expect(refused.body).to.deep.equal({ success: false, message: 'Origin not allowed' });
+      expect(refused.body).to.deep.equal({
+        success: false,
+        error_code: 'origin_not_allowed',
+        message: 'Origin not allowed',
+      });
     });
 
     it('judges by Origin when both are sent', async () => {
@@ -104,7 +124,11 @@ describe('embed guards: embed key, origin check and CORS', () => {
     it('refuses a request naming no origin at all when origins are configured', async () => {
       const res = await call({});
       expect(res.status).to.equal(403);
-      expect(res.body).to.deep.equal({ success: false, message: 'Origin not allowed' });
+      expect(res.body).to.deep.equal({
+        success: false,
+        error_code: 'origin_not_allowed',
+        message: 'Origin not allowed',
+      });
     });
 
     it('accepts any origin, or none, when the store configures none', async () => {
@@ -167,7 +191,7 @@ describe('embed guards: embed key, origin check and CORS', () => {
         headers: { Origin: 'https://a.test' },
       });
       expect(notFound.status).to.equal(404);
-      expect(notFound.body).to.deep.equal({ success: false, message: 'Not found' });
+      expect(notFound.body).to.deep.equal({ success: false, error_code: 'not_found', message: 'Not found' });
       expectEmbedCors(notFound, 'https://a.test');
 
       const invalid = await server.request('/api/embed/validate-probe', {
@@ -178,6 +202,7 @@ describe('embed guards: embed key, origin check and CORS', () => {
       expect(invalid.status).to.equal(422);
       expect(invalid.body).to.deep.equal({
         success: false,
+        error_code: 'validation_failed',
         message: 'Invalid request',
         errors: { product_id: ['product_id must be a number'] },
       });

@@ -64,7 +64,7 @@ describe('rate limits', () => {
         expect(res.headers['x-ratelimit-remaining']).to.equal('0');
         expect(res.headers['access-control-allow-origin']).to.equal('https://a.test');
         expect(res.headers['access-control-expose-headers']).to.equal(
-          'X-RateLimit-Limit, X-RateLimit-Remaining, Retry-After',
+          'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After',
         );
       }
     });
@@ -230,6 +230,7 @@ describe('rate limits', () => {
         expect(res.status).to.equal(503);
         expect(res.body).to.deep.equal({
           success: false,
+          error_code: 'service_unavailable',
           message: 'Service temporarily unavailable. Please try again later.',
         });
         expect(res.headers['access-control-allow-origin']).to.equal('https://a.test');

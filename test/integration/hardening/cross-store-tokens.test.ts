@@ -153,7 +153,11 @@ describe('customer tokens work only in their own store', () => {
       },
     });
     expect(res.status).to.equal(403);
-    expect(res.body).to.deep.equal({ success: false, message: 'Token not valid for this product' });
+    expect(res.body).to.deep.equal({
+      success: false,
+      error_code: 'token_not_for_product',
+      message: 'Token not valid for this product',
+    });
     expect(res.text).to.not.include(a.customer.email);
   });
 });

@@ -94,7 +94,8 @@ describe('security headers and CORS', function () {
         'Content-Type, Authorization, X-Embed-Key, X-Requested-With, Accept, Origin',
       'access-control-allow-credentials': 'false',
       'access-control-max-age': '86400',
-      'access-control-expose-headers': 'X-RateLimit-Limit, X-RateLimit-Remaining, Retry-After',
+      'access-control-expose-headers':
+        'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After',
     });
   });
 

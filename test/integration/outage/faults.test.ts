@@ -103,6 +103,7 @@ describe('outages: private Redis and Postgres stopped, frozen and restarted', fu
     expect(res.body).to.deep.equal({
       success: false,
       message: 'Service temporarily unavailable. Please try again later.',
+      error_code: 'service_unavailable',
     });
   }
 

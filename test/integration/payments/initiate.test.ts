@@ -109,7 +109,11 @@ describe('payment initiation and status (Embed API)', function () {
 
     const unknown = await guestInitiate(suite.server, store, 'no-such-checkout', 'card');
     expect(unknown.status).to.equal(404);
-    expect(unknown.body).to.deep.equal({ success: false, message: 'Checkout session expired or not found' });
+    expect(unknown.body).to.deep.equal({
+      success: false,
+      error_code: 'checkout_not_found',
+      message: 'Checkout session expired or not found',
+    });
 
     const expired = await insertCheckout(store, product, { expires_at: new Date(Date.now() - 1_000) });
     expect((await guestInitiate(suite.server, store, expired.checkoutUrl, 'card')).status).to.equal(404);
@@ -124,6 +128,7 @@ describe('payment initiation and status (Embed API)', function () {
     expect(notConfigured.status).to.equal(400);
     expect(notConfigured.body).to.deep.equal({
       success: false,
+      error_code: 'payment_method_not_configured',
       message: 'Payment method not configured for this store',
     });
 
@@ -147,6 +152,7 @@ describe('payment initiation and status (Embed API)', function () {
     expect(card.status).to.equal(400);
     expect(card.body).to.deep.equal({
       success: false,
+      error_code: 'payment_method_not_allowed_by_coupon',
       message: 'The applied coupon cannot be used with this payment method',
     });
     expect((await guestInitiate(suite.server, store, checkout.checkoutUrl, 'mada')).status).to.equal(200);
@@ -160,6 +166,7 @@ describe('payment initiation and status (Embed API)', function () {
     expect(refused.status).to.equal(400);
     expect(refused.body).to.deep.equal({
       success: false,
+      error_code: 'payment_method_amount_out_of_range',
       message: 'This payment method is not available for this amount',
     });
     expect((await guestInitiate(suite.server, bounded, small.checkoutUrl, 'mada')).status).to.equal(200);
@@ -201,7 +208,11 @@ describe('payment initiation and status (Embed API)', function () {
     await insertCompletedOrder(checkout);
     const res = await guestInitiate(suite.server, store, checkoutUrl, 'card');
     expect(res.status).to.equal(400);
-    expect(res.body).to.deep.equal({ success: false, message: 'Order already created for this checkout' });
+    expect(res.body).to.deep.equal({
+      success: false,
+      error_code: 'order_already_created',
+      message: 'Order already created for this checkout',
+    });
   });
 
   describe('GET /api/embed/payment/status/{checkoutUrl}', () => {
@@ -213,11 +224,16 @@ describe('payment initiation and status (Embed API)', function () {
 
       const unknown = await statusOf(suite.server, 'no-such-checkout');
       expect(unknown.status).to.equal(404);
-      expect(unknown.body).to.deep.equal({ success: false, message: 'Checkout not found' });
+      expect(unknown.body).to.deep.equal({
+        success: false,
+        error_code: 'checkout_not_found',
+        message: 'Checkout not found',
+      });
 
       const expired = await insertCheckout(store, product, { expires_at: new Date(Date.now() - 1_000) });
       expect((await statusOf(suite.server, expired.checkoutUrl)).body).to.deep.equal({
         success: false,
+        error_code: 'checkout_not_found',
         message: 'Checkout not found',
       });
     });

@@ -48,12 +48,16 @@ describe('PayPal and bank transfer: checkout to fulfilled order', function () {
     expect(res.status, res.text).to.equal(200);
     const { pay_by: payBy, ...answer } = res.body.data as { pay_by: string };
     expect(res.body.success).to.equal(true);
+    // The order the merchant sees, named to the buyer at once.
+    const placed = await Order.query().findOne({ checkout_id: checkout.checkoutId });
     expect(answer).to.deep.equal({
       type: 'bank_transfer',
       bank_details: BANK,
       amount: 40,
       checkout_url: checkout.checkoutUrl,
       payment_days: 3,
+      order_id: placed!.id,
+      reference: `#${placed!.id}`,
     });
     // The store's deadline (3 days by default) from now.
     expect(Math.abs(new Date(payBy).getTime() - (Date.now() + 3 * 86_400_000))).to.be.below(60_000);
@@ -66,12 +70,16 @@ describe('PayPal and bank transfer: checkout to fulfilled order', function () {
     expect(sold).to.have.length(1);
     expect((await statusOf(suite.server, checkout.checkoutUrl)).body).to.deep.equal({
       success: true,
-      data: { is_paid: false, order_id: null },
+      data: { is_paid: false, order_id: placed!.id },
     });
     const page = await browse(suite.server, checkout.paymentUrl);
     expect(page.text).to.contain('waiting for your payment').and.to.contain(BANK.iban);
     const second = await guestInitiate(suite.server, store, checkout.checkoutUrl, 'paypal');
-    expect(second.body).to.deep.equal({ success: false, message: 'Order already created for this checkout' });
+    expect(second.body).to.deep.equal({
+      success: false,
+      error_code: 'order_already_created',
+      message: 'Order already created for this checkout',
+    });
 
     expect(await confirmManualPayment(suite.deps, order?.id ?? 0)).to.deep.equal({
       orderId: order?.id,
@@ -113,6 +121,8 @@ describe('PayPal and bank transfer: checkout to fulfilled order', function () {
         checkout_url: checkout.checkoutUrl,
         payment_days: 3,
         pay_by: (res.body.data as { pay_by: string }).pay_by,
+        order_id: (await Order.query().findOne({ checkout_id: checkout.checkoutId }))!.id,
+        reference: `#${(res.body.data as { order_id: number }).order_id}`,
       },
     });
     const order = await Order.query().findOne({ checkout_id: checkout.checkoutId });
@@ -151,6 +161,7 @@ describe('PayPal and bank transfer: checkout to fulfilled order', function () {
     expect(res.status).to.equal(400);
     expect(res.body).to.deep.equal({
       success: false,
+      error_code: 'payment_method_not_configured',
       message: 'Payment method not configured for this store',
     });
   });

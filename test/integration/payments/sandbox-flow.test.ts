@@ -176,7 +176,11 @@ describe('sandbox provider: checkout to fulfilled order', function () {
     // The embed client may also simply initiate again; once the order exists that is refused.
     const again = await guestInitiate(suite.server, store, checkout.checkoutUrl, 'card');
     expect(again.status).to.equal(400);
-    expect(again.body).to.deep.equal({ success: false, message: 'Order already created for this checkout' });
+    expect(again.body).to.deep.equal({
+      success: false,
+      error_code: 'order_already_created',
+      message: 'Order already created for this checkout',
+    });
   });
 
   it('the checkout’s hosted page (payment_url) offers the store’s methods and starts the chosen one', async () => {

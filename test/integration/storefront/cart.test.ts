@@ -144,7 +144,12 @@ describe('Storefront cart and multi-item checkout', function () {
       cartId: cartId!,
     });
     expect(more.status).to.equal(400);
-    expect(more.body).to.deep.equal({ success: false, data: null, message: 'Insufficient stock' });
+    expect(more.body).to.deep.equal({
+      success: false,
+      data: null,
+      error_code: 'out_of_stock',
+      message: 'Insufficient stock',
+    });
     for (const [method, json] of [
       ['PATCH', { quantity: 1 }],
       ['DELETE', undefined],
@@ -174,15 +179,15 @@ describe('Storefront cart and multi-item checkout', function () {
     const cartId = cart_id!;
     cartOf(await call(suite, shop, '/api/cart/add', { json: { product_id: course.id }, cartId }));
 
-    const refusals: [string, string][] = [
-      ['NOPE', 'Invalid coupon'],
-      ['BIG', 'Minimum order value is 1000.00'],
-      ['OTHER', 'This coupon is not valid for this product'],
+    const refusals: [string, string, string][] = [
+      ['NOPE', 'Invalid coupon', 'coupon_invalid'],
+      ['BIG', 'Minimum order value is 1000.00', 'coupon_minimum_order'],
+      ['OTHER', 'This coupon is not valid for this product', 'coupon_not_for_product'],
     ];
-    for (const [code, message] of refusals) {
+    for (const [code, message, error_code] of refusals) {
       const res = await call(suite, shop, '/api/cart/coupon', { json: { code }, cartId });
       expect(res.status, code).to.equal(400);
-      expect(res.body).to.deep.equal({ success: false, data: null, message });
+      expect(res.body).to.deep.equal({ success: false, data: null, error_code, message });
     }
     // 10% of the e-book lines (100.00) only, not of the course.
     const cart = cartOf(await call(suite, shop, '/api/cart/coupon', { json: { code: 'ebook10' }, cartId }));

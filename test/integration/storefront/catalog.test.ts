@@ -107,7 +107,12 @@ describe('Storefront products, reviews and store resolution', () => {
       for (const path of ['/api/products/hidden', '/api/products/999999', '/api/products/nope']) {
         const res = await call(suite, shop, path);
         expect(res.status, path).to.equal(404);
-        expect(res.body).to.deep.equal({ success: false, data: null, message: 'Product not found' });
+        expect(res.body).to.deep.equal({
+          success: false,
+          data: null,
+          error_code: 'product_not_found',
+          message: 'Product not found',
+        });
       }
     });
   });

@@ -122,13 +122,23 @@ describe('Storefront wishlist', () => {
     ).to.equal(200);
     const again = await call(suite, shop, '/api/wishlist', { json: { product_id: product.id }, token });
     expect(again.status).to.equal(400);
-    expect(again.body).to.deep.equal({ success: false, data: null, message: 'Product already in wishlist' });
+    expect(again.body).to.deep.equal({
+      success: false,
+      data: null,
+      error_code: 'wishlist_already_added',
+      message: 'Product already in wishlist',
+    });
 
     // 404: not in the wishlist (also for a path that cannot name a product).
     for (const path of [`/api/wishlist/${foreign.id}`, '/api/wishlist/999999999', '/api/wishlist/abc']) {
       const res = await call(suite, shop, path, { method: 'DELETE', token });
       expect(res.status, path).to.equal(404);
-      expect(res.body).to.deep.equal({ success: false, data: null, message: 'Product not in wishlist' });
+      expect(res.body).to.deep.equal({
+        success: false,
+        data: null,
+        error_code: 'wishlist_item_not_found',
+        message: 'Product not in wishlist',
+      });
     }
   });
 

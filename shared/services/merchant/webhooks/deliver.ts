@@ -3,7 +3,10 @@ import https from 'node:https';
 import type { Knex } from 'knex';
 import type { Cipher } from '../../../crypto';
 import { hmacSha256 } from '../../../crypto';
-import { Resolver, systemResolver, vetHost } from './ssrf';
+import { Resolver, SsrfRefusedError, systemResolver, vetHost } from './ssrf';
+
+/** Why a delivery attempt failed, as the delivery log shows it (docs/webhooks.md). */
+export type FailureReason = 'refused_address' | 'http_status' | 'timeout' | 'connection_error';
 
 /**
  * One attempt at delivering one webhook to a merchant's endpoint.
@@ -110,11 +113,25 @@ export async function deliverWebhook(
 
   const target = new URL(row.url);
   await knex('merchant_webhook_deliveries').where('id', deliveryId).increment('attempts', 1);
-  const pinned = await vetHost(
-    target.hostname,
-    opts.resolver ?? systemResolver,
-    opts.allowPrivateAddresses === true,
-  );
+  let pinned: { address: string; family: 4 | 6 };
+  try {
+    pinned = await vetHost(
+      target.hostname,
+      opts.resolver ?? systemResolver,
+      opts.allowPrivateAddresses === true,
+    );
+  } catch (err) {
+    if (err instanceof SsrfRefusedError) {
+      await knex('merchant_webhook_deliveries')
+        .where('id', deliveryId)
+        .update({
+          failure_reason: 'refused_address',
+          last_error: err.message.slice(0, 500),
+          response_status: null,
+        });
+    }
+    throw err;
+  }
   const body = JSON.stringify(row.payload);
   const timestamp = Math.floor((opts.now?.() ?? new Date()).getTime() / 1000);
   const secret = deps.cipher.decrypt(row.secret_encrypted);
@@ -136,20 +153,29 @@ export async function deliverWebhook(
     );
   } catch (err) {
     const message = (err as Error).message.slice(0, 500);
+    const reason: FailureReason = /timed out/.test(message) ? 'timeout' : 'connection_error';
     await knex('merchant_webhook_deliveries')
       .where('id', deliveryId)
-      .update({ last_error: message, response_status: null });
+      .update({ last_error: message, response_status: null, failure_reason: reason });
     throw new DeliveryFailedError(message, null);
   }
   if (status >= 200 && status < 300) {
-    await knex('merchant_webhook_deliveries')
-      .where('id', deliveryId)
-      .update({ status: 'delivered', response_status: status, delivered_at: new Date(), last_error: null });
+    await knex('merchant_webhook_deliveries').where('id', deliveryId).update({
+      status: 'delivered',
+      response_status: status,
+      delivered_at: new Date(),
+      last_error: null,
+      failure_reason: null,
+    });
     return 'delivered';
   }
   await knex('merchant_webhook_deliveries')
     .where('id', deliveryId)
-    .update({ response_status: status, last_error: `endpoint answered ${status}` });
+    .update({
+      response_status: status,
+      last_error: `endpoint answered ${status}`,
+      failure_reason: 'http_status',
+    });
   throw new DeliveryFailedError(`endpoint answered ${status}`, status);
 }
 

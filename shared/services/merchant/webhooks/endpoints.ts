@@ -100,5 +100,5 @@ export async function deleteEndpoint(knex: Knex, storeId: number, endpointId: nu
   const deleted = await knex('merchant_webhook_endpoints')
     .where({ id: endpointId, store_id: storeId })
     .delete();
-  if (deleted === 0) throw new NotFoundError(ENDPOINT_NOT_FOUND);
+  if (deleted === 0) throw new NotFoundError(ENDPOINT_NOT_FOUND).withCode('webhook_endpoint_not_found');
 }

@@ -4,8 +4,8 @@ import { enqueue, Queues } from '../../../queues';
 import { stageJob, StagedJob } from '../../../queues/outbox';
 
 /**
- * Events a store can subscribe its webhook endpoints to. `subscription.*` subscribes to every
- * subscription event. `refund.created` when a refund is asked for; `refund.succeeded` once the money
+ * Events a store can subscribe its webhook endpoints to. `order.*`, `subscription.*`, `refund.*` and
+ * `license.*` subscribe to every event of that family. `refund.created` when a refund is asked for; `refund.succeeded` once the money
  * went back (at once for a manual refund); `refund.failed` when the provider refused it.
  */
 export const MERCHANT_EVENT_TYPES = [
@@ -25,7 +25,9 @@ export const MERCHANT_EVENT_TYPES = [
   'subscription.expired',
 ] as const;
 export type MerchantEventType = (typeof MERCHANT_EVENT_TYPES)[number];
-export const SUBSCRIBABLE_EVENTS: readonly string[] = [...MERCHANT_EVENT_TYPES, 'subscription.*'];
+/** Every event of a family: `order.*`, `subscription.*`, `refund.*`, `license.*`. */
+export const EVENT_WILDCARDS = ['order.*', 'subscription.*', 'refund.*', 'license.*'] as const;
+export const SUBSCRIBABLE_EVENTS: readonly string[] = [...MERCHANT_EVENT_TYPES, ...EVENT_WILDCARDS];
 
 export interface MerchantEvent {
   /** Deterministic, so the same fact emitted twice is delivered once: "order.paid:42". */
@@ -60,7 +62,7 @@ export async function recordMerchantEvent(
      select e.store_id, e.id, ?, ?, ?::jsonb, ?
        from merchant_webhook_endpoints e
       where e.store_id = ?
-        and (? = any(e.events) or (? like 'subscription.%' and 'subscription.*' = any(e.events)))
+        and (? = any(e.events) or split_part(?, '.', 1) || '.*' = any(e.events))
      on conflict (endpoint_id, event_id) do nothing
      returning id`,
     [event.id, event.type, JSON.stringify(payload), now, storeId, event.type, event.type],

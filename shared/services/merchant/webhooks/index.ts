@@ -3,3 +3,4 @@ export * from './endpoints';
 export * from './events';
 export * from './ssrf';
 export * from './order-events';
+export * from './test-event';
