@@ -1,4 +1,4 @@
-import { Cluster, ClusterOptions, Redis, RedisOptions } from 'ioredis';
+import { Cluster, ClusterOptions, Command, Redis, RedisOptions } from 'ioredis';
 
 /**
  * Every Redis connection of the platform is one of these: a plain client on REDIS_URL, or a cluster client
@@ -70,8 +70,11 @@ export function redisOptions(role: RedisRole, commandTimeoutMs = 1_500): RedisOp
  * the others), the ready check waits for the slot map, a lost node is rediscovered with the same capped
  * back-off (`clusterRetryStrategy`), and the offline queue follows the role (producers and general
  * connections fail fast while the cluster is down, so the web tier answers 503 instead of hanging). A
- * failover (MOVED, CLUSTERDOWN, TRYAGAIN while a replica takes over) is retried by the client every
- * 100 ms, each try bounded by the command timeout. Nodes on loopback or inside one network need no natMap.
+ * failover (MOVED, CLUSTERDOWN, TRYAGAIN, a closed connection while a replica takes over) is retried by the
+ * client every 100 ms; for the roles with a command timeout, that timeout bounds the command's whole stay
+ * in the client, retries and slot-map refreshes included (`timeCommandsFromEntry`), not only its last try on one
+ * node (docs/scaling.md, "Redis Cluster": how long an answer takes during a failover). Nodes on loopback or
+ * inside one network need no natMap.
  */
 export function createRedis(
   target: RedisTarget,
@@ -91,16 +94,41 @@ export function createRedis(
     retryDelayOnFailover: 100,
     retryDelayOnClusterDown: 100,
     retryDelayOnTryAgain: 100,
+    // The roles that fail fast give up a failover's retry loop after 8 tries (about 0.5 to 0.8 s, against
+    // 1 to 1.5 s for ioredis's 16): a killed master's replica takes over only after cluster-node-timeout
+    // and an election, so waiting longer rarely saves the command, and a request that meets the failover
+    // twice (two slots) must still answer 503 within 2 s (docs/scaling.md, "Redis Cluster").
+    maxRedirections: enableOfflineQueue === false ? 8 : 16,
     // Every read and write on the masters: a replica may lag, and counters must never go back.
     scaleReads: 'master',
-    slotsRefreshTimeout: 2_000,
+    // CLUSTER SLOTS answers in milliseconds; a node that does not answer in 1 s is skipped for the next.
+    slotsRefreshTimeout: 1_000,
     redisOptions: { ...nodeOptions, connectionName: name },
     lazyConnect: false,
   };
-  return new Cluster(
+  const cluster = new Cluster(
     target.map((n) => ({ host: n.host, port: n.port })),
     clusterOptions,
   );
+  if (nodeOptions.commandTimeout) timeCommandsFromEntry(cluster, nodeOptions.commandTimeout);
+  return cluster;
+}
+
+/**
+ * Starts a command's timeout when the command enters the cluster client. ioredis starts a command's timer
+ * when it first reaches a node's socket; a command that meets a failover first goes round the retry loop
+ * (a closed connection, a MOVED back to the dead master, CLUSTERDOWN: up to `maxRedirections`, 16, tries
+ * 100 ms apart) before any node takes it, so one command could take the loop's 1.6 s and then the timeout
+ * on top. A command's timer is set once (the node's own call is then a no-op): started here, the timeout
+ * bounds the whole. Commands addressed to one node (pipelines, the client's own CLUSTER SLOTS) keep the
+ * node's timer.
+ */
+function timeCommandsFromEntry(cluster: Cluster, commandTimeoutMs: number): void {
+  const send = cluster.sendCommand.bind(cluster);
+  cluster.sendCommand = (command: Command, stream?: unknown, node?: unknown): unknown => {
+    if (!node && !stream) command.setTimeout(commandTimeoutMs);
+    return send(command, stream as Parameters<Cluster['sendCommand']>[1], node);
+  };
 }
 
 /** True for a cluster client. */

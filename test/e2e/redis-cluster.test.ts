@@ -1,12 +1,15 @@
 import { expect } from 'chai';
+import knexFactory, { Knex } from 'knex';
+import { migrateDatabase } from '../../db/migrate';
 import type { License, Product, Store } from '../../db/models';
 import { createDeps, Deps, StartupError } from '../../shared/deps';
 import { deleteKeysWithPrefix, isCluster } from '../../shared/redis';
-import { createProduct, createStore } from '../helpers/builders';
+import { createProduct, createStore, merchantToken } from '../helpers/builders';
 import { GUEST_BUYER } from '../helpers/checkouts';
-import { isolatedDeps, testConfig } from '../helpers/deps';
+import { isolatedDeps, sharedDeps, testConfig } from '../helpers/deps';
 import { httpClient, TestResponse, TestServer } from '../helpers/http';
 import { randomIp } from '../helpers/otp';
+import { PgReplicaPair, startPgReplicaPair } from '../helpers/pg-replica';
 import { RedisCluster } from '../helpers/redis-cluster';
 import { commandsOf, FivemClient, fivemProduct, gameServer } from '../integration/fivem/support';
 import { insertLicense, licensedProduct } from '../integration/license/support';
@@ -20,11 +23,24 @@ const CONCURRENT = 4;
 const JOB_LOCK_DURATION_MS = '2000';
 /** Answers the platform may give while a master changes hands: success, or 503 (docs/outages.md). */
 const ACCEPTABLE = new Set([200, 303, 503]);
+/** The throwaway primary's database, and how late its streaming replica applies each commit. */
+const DATABASE = 'matjar_cluster';
+const APPLY_DELAY_MS = 300;
+
+/** Index and sequential scans of the user tables so far: reads that ran on this server (not health checks). */
+async function tableReads(knex: Knex): Promise<number> {
+  const { rows } = await knex.raw<{ rows: { reads: string | null }[] }>(
+    'select sum(coalesce(seq_scan, 0) + coalesce(idx_scan, 0)) as reads from pg_stat_user_tables',
+  );
+  return Number(rows[0]?.reads ?? 0);
+}
 
 /**
  * The platform on a real Redis Cluster (three masters, three replicas, test/helpers/redis-cluster.ts)
- * through REDIS_CLUSTER_NODES: the Procfile's processes as child processes (2 web, 3 workers each serving
- * its own queue group with its own concurrency, 2 schedulers) and this test's own deps on the same cluster.
+ * through REDIS_CLUSTER_NODES and on a Postgres primary with a streaming replica (DATABASE_URL and
+ * DATABASE_READ_URL, test/helpers/pg-replica.ts): the Procfile's processes as child processes (2 web,
+ * 3 workers each serving its own queue group with its own concurrency, 2 schedulers) and this test's own
+ * deps and data builders on the same cluster and primary.
  * The purchase, OTP, license and FiveM paths run on it; then, during traffic, the master holding the
  * queues is failed over by hand (CLUSTER FAILOVER on its replica) and the master holding the rate limits
  * is killed (SIGKILL): every checkout still becomes one order with one key delivered once, no job fails,
@@ -33,6 +49,9 @@ const ACCEPTABLE = new Set([200, 303, 503]);
 describe('Redis Cluster: the platform on 3 masters + 3 replicas, a master failed over and one killed', function () {
   this.timeout(150_000);
   let cluster: RedisCluster;
+  let pair: PgReplicaPair;
+  /** This test's own connection to the replica, to see what was read there. */
+  let replica: Knex;
   let deps: Deps;
   let store: Store;
   let keys: Product;
@@ -48,8 +67,31 @@ describe('Redis Cluster: the platform on 3 masters + 3 replicas, a master failed
   const answers: { status: number; ms: number; what: string }[] = [];
 
   before(async () => {
-    cluster = await RedisCluster.start(3);
-    deps = await isolatedDeps({ REDIS_CLUSTER_NODES: cluster.env, JOB_LOCK_DURATION_MS });
+    // The cluster and the Postgres pair start side by side; the replica is a base backup of the migrated
+    // primary.
+    const primary = (async () => {
+      pair = await startPgReplicaPair({ applyDelayMs: APPLY_DELAY_MS });
+      const admin = knexFactory({
+        client: 'pg',
+        connection: pair.primaryUrl('postgres'),
+        pool: { min: 0, max: 1 },
+      });
+      try {
+        await admin.raw(`create database ${DATABASE}`);
+      } finally {
+        await admin.destroy();
+      }
+      await migrateDatabase(pair.primaryUrl(DATABASE));
+      await pair.startReplica();
+    })();
+    [cluster] = await Promise.all([RedisCluster.start(3), primary]);
+    const database = {
+      DATABASE_URL: pair.primaryUrl(DATABASE),
+      DATABASE_READ_URL: pair.replicaUrl(DATABASE),
+    };
+    // The data builders write through the models, which isolatedDeps binds to this primary (until after()).
+    deps = await isolatedDeps({ REDIS_CLUSTER_NODES: cluster.env, JOB_LOCK_DURATION_MS, ...database });
+    replica = knexFactory({ client: 'pg', connection: pair.replicaUrl(DATABASE), pool: { min: 0, max: 1 } });
     store = await createStore({ name: 'Cluster Store' });
     await hostedMethod(deps, store, 'card', 'sandbox');
     keys = await createProduct(store, { name: 'Game key', type: 'code', price_minor: 1_000 });
@@ -73,6 +115,7 @@ describe('Redis Cluster: the platform on 3 masters + 3 replicas, a master failed
 
     const ports = [await freePort(), await freePort()];
     const env = {
+      ...database,
       REDIS_CLUSTER_NODES: cluster.env,
       QUEUE_PREFIX: deps.config.queuePrefix,
       JOB_LOCK_DURATION_MS,
@@ -132,7 +175,9 @@ describe('Redis Cluster: the platform on 3 masters + 3 replicas, a master failed
       }),
     );
     await deps?.close();
-    await cluster?.stop();
+    await replica?.destroy();
+    await Promise.all([cluster?.stop(), pair?.stop()]);
+    await sharedDeps(); // the models go back to the run's database, for the files that run next
   });
 
   /** A request retried while it answers 503 (a master changing hands); every answer is recorded. */
@@ -320,10 +365,46 @@ describe('Redis Cluster: the platform on 3 masters + 3 replicas, a master failed
     expect(statuses[30]).to.equal(429);
 
     const unavailable = answers.filter((a) => a.status === 503);
-    const slowest = Math.max(...unavailable.map((a) => a.ms), 0);
+    const slowest = (of: typeof answers) =>
+      of.reduce<(typeof answers)[number] | null>((top, a) => (top && top.ms >= a.ms ? top : a), null);
+    const [slow503, slowAny] = [slowest(unavailable), slowest(answers)];
     console.log(
-      `      ${answers.length} answers during the failovers: ${unavailable.length} were 503 (slowest 503 ${slowest} ms)`,
+      `      ${answers.length} answers during the failovers: ${unavailable.length} were 503 (slowest 503 ` +
+        `${slow503 ? `${slow503.ms} ms, ${slow503.what}` : 'none'}; slowest answer ${slowAny?.ms} ms, ` +
+        `${slowAny?.what} ${slowAny?.status})`,
     );
+  });
+
+  it('reads the Merchant lists on the streaming replica, and a merchant sees their own write at once', async () => {
+    const token = await merchantToken(store);
+    const auth = { Authorization: `Bearer ${token}` };
+    const readsBefore = await tableReads(replica);
+    // No write of this store through the Merchant API yet: the lists are lag-tolerant reads, on the replica.
+    const orders = await webs[0]!.request('/shawarma/orders?per_page=50', { headers: auth });
+    expect(orders.status, orders.text).to.equal(200);
+    expect((orders.body.data as { data: unknown[] }).data).to.have.length(CHECKOUTS + 2);
+    const served = await waitFor(
+      'the replica to count the list reads',
+      async () => {
+        const reads = await tableReads(replica);
+        return reads > readsBefore ? reads - readsBefore : false;
+      },
+      10_000,
+      100,
+    );
+
+    // Read your writes: a rename through one web process is in the list the other one reads next.
+    const renamed = await webs[1]!.request(`/shawarma/products/${spare.id}`, {
+      method: 'PATCH',
+      headers: auth,
+      json: { name: 'Spare key, renamed' },
+    });
+    expect(renamed.status, renamed.text).to.equal(200);
+    const products = await webs[0]!.request('/shawarma/products?per_page=50', { headers: auth });
+    expect(products.status, products.text).to.equal(200);
+    const names = (products.body.data as { data: { id: number; name: string }[] }).data;
+    expect(names.find((p) => p.id === spare.id)?.name).to.equal('Spare key, renamed');
+    console.log(`      the replica served ${served} table scans of the Merchant lists`);
   });
 
   it('deletes keys by prefix on every master (a SCAN sees one node only)', async () => {

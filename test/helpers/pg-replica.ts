@@ -108,7 +108,8 @@ export async function startPgReplicaPair(opts: { applyDelayMs: number }): Promis
       'synchronous_commit = off',
       'full_page_writes = off',
       'shared_buffers = 16MB',
-      'max_connections = 40',
+      // Seven processes of the platform (test/e2e/redis-cluster.test.ts), each with a pool per server.
+      'max_connections = 120',
       'wal_level = replica',
       'max_wal_senders = 4',
       'hot_standby = on',

@@ -127,8 +127,29 @@ export class RedisCluster {
     );
   }
 
-  /** The port of the master serving `key`'s slot, and of one of its replicas. */
+  /**
+   * The port of the master serving `key`'s slot, and of one of its replicas. Right after a failover a
+   * node's slot map may still name the old master (gossip takes a moment): the answer is taken only once
+   * the master says it is one and the replica says it follows that master.
+   */
   async ownerOf(key: string): Promise<{ master: number; replica: number }> {
+    let owner: { master: number; replica: number } | null = null;
+    await until(`a settled owner of ${key}`, async () => {
+      const seen = await this.slotOwner(key);
+      const [masterRole, replicaRole] = (await Promise.all([
+        command(seen.master, 'ROLE'),
+        command(seen.replica, 'ROLE'),
+      ])) as [unknown[], unknown[]];
+      if (masterRole[0] !== 'master' || replicaRole[0] !== 'slave') return false;
+      if (Number(replicaRole[2]) !== seen.master) return false;
+      owner = seen;
+      return true;
+    });
+    return owner!;
+  }
+
+  /** The master and first replica of `key`'s slot in the slot map of the first live node. */
+  private async slotOwner(key: string): Promise<{ master: number; replica: number }> {
     const live = this.nodes.find((n) => n.child.exitCode === null && n.child.signalCode === null)!;
     const slot = Number(await command(live.port, 'CLUSTER', 'KEYSLOT', key));
     const shards = (await command(live.port, 'CLUSTER', 'SLOTS')) as [
