@@ -194,6 +194,36 @@ const en = {
   embedSnippet: 'Buy button for your site',
   errOrigins: 'Each line must be an origin such as https://shop.example.com.',
   currency: 'Currency',
+  // refunds, invoice
+  refundTitle: 'Refund',
+  refundAmount: (currency: string) => `Amount to refund (${currency})`,
+  refundAmountHint: (left: string) => `Up to ${left}. Less than that is a partial refund; the order stays open.`,
+  refundReason: 'Reason (optional)',
+  refundButton: 'Refund…',
+  confirmRefundAmount: (amount: string, id: number, full: boolean) =>
+    full
+      ? `Refund ${amount}, all that is left of the payment for order #${id}? The order becomes Refunded and its licenses are revoked.`
+      : `Refund ${amount} of order #${id}? The order keeps its status.`,
+  refundDone: (amount: string) => `Refund of ${amount} recorded.`,
+  errRefundAmount: (left: string) => `An amount above zero and at most ${left}.`,
+  refunds: 'Refunds',
+  refundState: { pending: 'Being sent', succeeded: 'Refunded', failed: 'Failed' } as Record<string, string>,
+  refundKind: { provider: 'through the payment provider', manual: 'manual: you return the money' } as Record<
+    string,
+    string
+  >,
+  paidRefunded: (paid: string, refunded: string) => `Paid ${paid} · refunded ${refunded}`,
+  invoice: 'Invoice',
+  openInvoice: { invoice: 'Tax invoice (PDF and page)', receipt: 'Receipt (PDF and page)' } as Record<string, string>,
+  invoicePdf: 'Download PDF',
+  // embed key
+  rotateKey: 'Rotate embed key…',
+  confirmRotate:
+    'Rotate the embed key? The current key stops working at once: every page that uses it must get the new one.',
+  keyRotated: 'A new embed key is in use. Put it in your pages.',
+  snippetHint: 'Paste it into your page and put a product id in place of PRODUCT_ID. Select all to copy.',
+  preview: 'How the button looks (light and dark page):',
+  buyNow: 'Buy now',
 };
 
 type DashboardStrings = typeof en;
@@ -370,6 +400,30 @@ const ar: DashboardStrings = {
   embedSnippet: 'زر الشراء لموقعك',
   errOrigins: 'كل سطر يجب أن يكون موقعاً مثل https://shop.example.com.',
   currency: 'العملة',
+  refundTitle: 'استرجاع',
+  refundAmount: (currency) => `المبلغ المسترجع (${currency})`,
+  refundAmountHint: (left) => `حتى ${left}. الأقل منه استرجاع جزئي ويبقى الطلب مفتوحاً.`,
+  refundReason: 'السبب (اختياري)',
+  refundButton: 'استرجاع…',
+  confirmRefundAmount: (amount, id, full) =>
+    full
+      ? `استرجاع ${amount}، كل ما تبقّى من دفعة الطلب رقم ${id}؟ يصبح الطلب مسترجعاً وتُلغى تراخيصه.`
+      : `استرجاع ${amount} من الطلب رقم ${id}؟ تبقى حالة الطلب كما هي.`,
+  refundDone: (amount) => `سُجّل استرجاع ${amount}.`,
+  errRefundAmount: (left) => `مبلغ أكبر من صفر ولا يتجاوز ${left}.`,
+  refunds: 'المبالغ المسترجعة',
+  refundState: { pending: 'قيد الإرسال', succeeded: 'مسترجع', failed: 'فشل' },
+  refundKind: { provider: 'عبر مزوّد الدفع', manual: 'يدوي: تعيد المبلغ بنفسك' },
+  paidRefunded: (paid, refunded) => `المدفوع ${paid} · المسترجع ${refunded}`,
+  invoice: 'الفاتورة',
+  openInvoice: { invoice: 'الفاتورة الضريبية (PDF وصفحة)', receipt: 'الإيصال (PDF وصفحة)' },
+  invoicePdf: 'تنزيل PDF',
+  rotateKey: 'تغيير مفتاح التضمين…',
+  confirmRotate: 'تغيير مفتاح التضمين؟ يتوقف المفتاح الحالي فوراً، ويجب وضع المفتاح الجديد في كل صفحة تستخدمه.',
+  keyRotated: 'المفتاح الجديد مفعّل. ضعه في صفحاتك.',
+  snippetHint: 'الصقه في صفحتك وضع رقم المنتج مكان PRODUCT_ID. حدّد الكل للنسخ.',
+  preview: 'شكل الزر (صفحة فاتحة وداكنة):',
+  buyNow: 'اشترِ الآن',
 };
 
 export const DASHBOARD_STRINGS: Readonly<Record<Locale, DashboardStrings>> = { en, ar };

@@ -97,6 +97,9 @@ pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f6f8fa;padding:.75re
 .chart svg{width:100%;height:9rem;display:block;border-bottom:1px solid #d8dee4}
 .axis{display:flex;justify-content:space-between;color:#59636e;font-size:.8rem;margin-top:.25rem}
 .ltr,.tel{direction:ltr;unicode-bidi:isolate}
+.spaced{margin-top:1rem}
+.preview{display:flex;flex-wrap:wrap;gap:1.25rem;align-items:center}.buy-preview.dark{background:#4493f8;color:#0d1117;box-shadow:0 0 0 .6rem #0d1117;margin:.6rem}
+.buy-preview{display:inline-block;padding:.6rem 1.2rem;border-radius:8px;font-weight:600;background:#0b5cd5;color:#fff}
 .narrow-only{display:none}
 @media (max-width:600px){.wide-only{display:none}.narrow-only{display:inline}}
 @media (min-width:720px){.shell{flex-direction:row}nav{flex:0 0 12rem}nav ul{flex-direction:column;position:sticky;top:0;padding:1rem .5rem}main{padding:1.5rem}}

@@ -25,14 +25,21 @@ import { can, permissionForStatus } from '../../shared/services/dashboard/roles'
 import { noteStoreChanged } from '../../shared/services/catalog/cache';
 import { listOrders, orderDetail } from '../../shared/services/merchant/orders';
 import { TRANSITIONS, updateOrderStatus } from '../../shared/services/merchant/transitions';
-import { formatMoney } from '../../shared/money';
+import { formatMoney, parseMoney } from '../../shared/money';
+import { orderRefunds } from '../../shared/services/dashboard/refunds';
+import { documentLink } from '../../shared/services/invoices/read';
+import { requestRefund } from '../../shared/services/refunds';
+import { rotateEmbedKey } from '../../shared/services/merchant/store-settings';
+import { formatAmount } from '../pay/i18n';
 import type { AppContext } from '../context';
 import { defineRoute } from '../http/route';
 import { htmlResponse, redirectResponse } from '../openapi/components';
 import { sendPage } from './layout';
 import { dashboardOf, formField, messagePage, signedIn } from './session';
 import {
+  confirmRefundView,
   confirmStatusView,
+  OrderExtras,
   customersView,
   homeView,
   OrderDetailView,
@@ -40,6 +47,7 @@ import {
   ordersView,
   productFormView,
   productsView,
+  confirmRotateView,
   settingsView,
   staffView,
 } from './store-views';
@@ -110,7 +118,13 @@ const productFields = {
   codes: Joi.string().allow('').max(3_000_000),
 };
 
-async function renderOrder(ctx: AppContext, orderId: number, notice: string | null, status = 200) {
+async function renderOrder(
+  ctx: AppContext,
+  orderId: number,
+  notice: string | null,
+  status = 200,
+  refundForm: OrderExtras['refundForm'] = null,
+) {
   const { store, shell } = dashboardOf(ctx);
   let detail: OrderDetailView;
   try {
@@ -124,10 +138,19 @@ async function renderOrder(ctx: AppContext, orderId: number, notice: string | nu
     if (err instanceof NotFoundError) return notFound(ctx);
     throw err;
   }
-  const attempts = await paymentAttempts(ctx.deps.knex, store.id, orderId);
+  const { knex, config } = ctx.deps;
+  const [attempts, refunds, document] = await Promise.all([
+    paymentAttempts(knex, store.id, orderId),
+    orderRefunds(knex, store.id, orderId),
+    documentLink(knex, { appSecret: ctx.deps.appSecret, publicBaseUrl: config.publicBaseUrl }, orderId),
+  ]);
   sendPage(ctx, {
     status,
-    html: orderView(shell, detail, TRANSITIONS[detail.status as OrderStatus] ?? [], notice, attempts),
+    html: orderView(shell, detail, TRANSITIONS[detail.status as OrderStatus] ?? [], notice, attempts, {
+      refunds,
+      document,
+      refundForm,
+    }),
   });
 }
 
@@ -297,6 +320,79 @@ export const dashboardStoreRoutes = [
         if (err instanceof ValidationError) return renderOrder(ctx, params.orderId, null, 422);
         throw err;
       }
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/merchant/orders/{orderId}/refund',
+    interface: 'platform',
+    operationId: 'dashboardOrderRefund',
+    summary: 'Merchant dashboard: refund an order in full or in part',
+    description:
+      'Form fields `amount` (a decimal in the order’s currency, at most what is left to refund: 3 decimals ' +
+      'for KWD, BHD, OMR), `reason` (optional) and `_csrf`. First answers a confirmation page; the ' +
+      'confirmed form adds `confirm=1` and the refund is made as `POST /shawarma/orders/{id}/refunds` makes ' +
+      'it (all that is left: the order becomes Refunded; less: it keeps its status). Owners and managers.',
+    guards: signedIn('orders.refund'),
+    request: {
+      params: idParam('orderId') as Joi.ObjectSchema<{ orderId: number }>,
+      ...formBody({
+        amount: Joi.string().allow('').max(40),
+        reason: Joi.string().allow('').max(500),
+        confirm: Joi.string().max(2),
+      }),
+    },
+    responses: {
+      200: htmlResponse('The confirmation page, or the order with the refund.'),
+      404: htmlResponse('No such order in this store.'),
+      422: htmlResponse('The order page, naming a bad amount.'),
+      ...postAnswers,
+    },
+    handler: async (ctx, { params }) => {
+      const { store, shell } = dashboardOf(ctx);
+      const money = await orderRefunds(ctx.deps.knex, store.id, params.orderId);
+      if (!money) return notFound(ctx);
+      const amountText = formField(ctx, 'amount').trim();
+      const reason = formField(ctx, 'reason').trim().slice(0, 500);
+      const amountMinor = parseMoney(amountText, money.currency);
+      const left = formatAmount(money.refundableMinor, money.currency, shell.locale);
+      if (amountMinor === null || amountMinor <= 0 || amountMinor > money.refundableMinor) {
+        return renderOrder(ctx, params.orderId, null, 422, {
+          amount: amountText,
+          reason,
+          error: shell.t.errRefundAmount(left),
+        });
+      }
+      if (formField(ctx, 'confirm') !== '1') {
+        return sendPage(ctx, {
+          status: 200,
+          html: confirmRefundView(shell, params.orderId, money, amountMinor, reason),
+        });
+      }
+      try {
+        await requestRefund(
+          ctx.deps,
+          store.id,
+          params.orderId,
+          { amountMinor, reason: reason || null },
+          { merchantTokenId: null },
+        );
+      } catch (err) {
+        if (err instanceof NotFoundError) return notFound(ctx);
+        if (err instanceof ValidationError || err instanceof ConflictError) {
+          return renderOrder(ctx, params.orderId, null, 422, {
+            amount: amountText,
+            reason,
+            error: shell.t.errRefundAmount(left),
+          });
+        }
+        throw err;
+      }
+      return renderOrder(
+        ctx,
+        params.orderId,
+        shell.t.refundDone(formatAmount(amountMinor, money.currency, shell.locale)),
+      );
     },
   }),
   defineRoute({
@@ -607,8 +703,9 @@ export const dashboardStoreRoutes = [
       'Store name and allowed origins (editable); currency, domains, embed key and the buy button snippet.',
     guards: signedIn('settings.edit'),
     request: {
-      query: Joi.object<{ saved?: string; lang?: string }, true>({
+      query: Joi.object<{ saved?: string; rotated?: string; lang?: string }, true>({
         saved: Joi.string().max(2),
+        rotated: Joi.string().max(2),
         lang: Joi.string().valid('ar', 'en'),
       }),
     },
@@ -621,7 +718,7 @@ export const dashboardStoreRoutes = [
           name: store.name,
           origins: store.allowed_origins.join('\n'),
           errors: {},
-          notice: query.saved === '1' ? shell.t.saved : null,
+          notice: query.saved === '1' ? shell.t.saved : query.rotated === '1' ? shell.t.keyRotated : null,
         }),
       });
     },
@@ -672,7 +769,38 @@ export const dashboardStoreRoutes = [
       sendPage(ctx, { status: 303, location: '/merchant/settings?saved=1' });
     },
   }),
+  defineRoute({
+    method: 'post',
+    path: '/merchant/settings/embed-key',
+    interface: 'platform',
+    operationId: 'dashboardRotateEmbedKey',
+    summary: 'Merchant dashboard: rotate the embed key',
+    description:
+      'Form field `_csrf`; first answers a confirmation page, the confirmed form adds `confirm=1`. Same as ' +
+      '`POST /shawarma/store/embed-key`: the old key is refused at once. 303 to settings.',
+    guards: signedIn('settings.edit'),
+    request: formBody({ confirm: Joi.string().max(2) }),
+    responses: {
+      200: htmlResponse('The confirmation page.'),
+      303: redirectResponse('Rotated: to settings, showing the new key.'),
+      ...postAnswers,
+    },
+    handler: async (ctx) => {
+      const { store, shell, signedIn: s } = dashboardOf(ctx);
+      if (formField(ctx, 'confirm') !== '1') {
+        return sendPage(ctx, { status: 200, html: confirmRotateView(shell) });
+      }
+      await rotateEmbedKey(ctx.deps.knex, dashboardActor(store.id, s.user), store.id);
+      await noteStoreChanged({ ...ctx.deps, logger: ctx.deps.logger }, store.id);
+      sendPage(ctx, { status: 303, location: '/merchant/settings?rotated=1' });
+    },
+  }),
 ];
+
+/** Who the Merchant API's audit log names for a dashboard write: the person, by phone. */
+export function dashboardActor(storeId: number, user: { e164: string }) {
+  return { storeId, tokenId: null, name: `dashboard:+${user.e164}` };
+}
 
 function isOrigin(value: string): boolean {
   try {

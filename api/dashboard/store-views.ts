@@ -5,7 +5,9 @@ import { FORM_TYPES } from '../../shared/services/dashboard/products';
 import { can } from '../../shared/services/dashboard/roles';
 import type { OrderSummary } from '../../shared/services/merchant/orders';
 import type { PageMeta } from '../../shared/services/merchant/pagination';
-import { parseMoney } from '../../shared/money';
+import { formatMoney, parseMoney } from '../../shared/money';
+import type { OrderRefunds } from '../../shared/services/dashboard/refunds';
+import type { DocumentLink } from '../../shared/services/invoices/read';
 import { formatAmount } from '../pay/i18n';
 import { formatDate } from './i18n';
 import { esc, shellPage, ShellContext, tokenField } from './layout';
@@ -16,7 +18,7 @@ type Shell = Omit<ShellContext, 'current'>;
 
 const money = (s: Shell, minor: number, currency: string): string => formatAmount(minor, currency, s.locale);
 const decimalMoney = (s: Shell, amount: string, currency: string): string =>
-  money(s, parseMoney(amount) ?? 0, currency);
+  money(s, parseMoney(amount, currency) ?? 0, currency);
 
 function pager(
   s: Shell,
@@ -186,6 +188,7 @@ export function orderView(
   allowed: readonly number[],
   notice: string | null,
   attempts: PaymentAttempt[] = [],
+  extra: OrderExtras = { refunds: null, document: null, refundForm: null },
 ): string {
   const t = s.t;
   const payments = attempts.length
@@ -207,7 +210,11 @@ export function orderView(
 <td class="num">${i.quantity}</td><td class="num">${esc(decimalMoney(s, i.total, o.currency))}</td><td>${i.delivered_at ? esc(t.delivered) : ''}</td></tr>`,
     )
     .join('');
+  const money_ = extra.refunds;
+  // With money left to refund, the refund form (full or partial) replaces the plain "Refund order" move.
+  const refundable = money_ !== null && money_.refundableMinor > 0 && can(s.role, 'orders.refund');
   const actions = allowed
+    .filter((to) => !(to === 6 && refundable))
     .filter((to) => can(s.role, to === 6 ? 'orders.refund' : to === 5 ? 'orders.cancel' : 'orders.advance'))
     .map(
       (to) =>
@@ -248,8 +255,77 @@ ${o.customer_note ? `<dt>${esc(t.note)}</dt><dd><bdi>${esc(o.customer_note)}</bd
 ${payments}
 ${licenses}
 ${fivem}
-<section class="card actions"><h2>${esc(t.actions)}</h2>${actions || `<p class="muted">${esc(t.noActions)}</p>`}</section>
+<section class="card actions"><h2>${esc(t.actions)}</h2>${actions || (refundable ? '' : `<p class="muted">${esc(t.noActions)}</p>`)}</section>
+${refundable ? refundFormSection(s, o.id, money_, extra.refundForm) : ''}
+${money_ && money_.refunds.length ? refundsSection(s, money_) : ''}
+${extra.document ? `<section class="card"><h2>${esc(t.invoice)}</h2><p><a href="${esc(extra.document.url)}">${esc(t.openInvoice[extra.document.kind])}</a> · <a href="${esc(`${extra.document.url}/pdf`)}" download>${esc(t.invoicePdf)}</a></p></section>` : ''}
 <section class="card"><h2>${esc(t.history)}</h2><ul>${history}</ul></section>`,
+  );
+}
+
+export interface OrderExtras {
+  refunds: OrderRefunds | null;
+  document: DocumentLink | null;
+  /** The refund form as sent back with an error. */
+  refundForm: { amount: string; reason: string; error: string } | null;
+}
+
+function refundFormSection(
+  s: Shell,
+  orderId: number,
+  m: OrderRefunds,
+  form: OrderExtras['refundForm'],
+): string {
+  const t = s.t;
+  const left = money(s, m.refundableMinor, m.currency);
+  const amount = form ? form.amount : formatMoney(m.refundableMinor, m.currency);
+  return `<section class="card"><h2>${esc(t.refundTitle)}</h2>
+<p class="muted num">${esc(t.paidRefunded(money(s, m.paidMinor, m.currency), money(s, m.refundedMinor + m.pendingMinor, m.currency)))}</p>
+<form method="post" action="/merchant/orders/${orderId}/refund">${tokenField(s.formToken)}
+<label for="refund-amount">${esc(t.refundAmount(m.currency))} <span class="hint" id="refund-amount-hint">${esc(t.refundAmountHint(left))}</span></label>
+<input id="refund-amount" name="amount" inputmode="decimal" autocomplete="off" required value="${esc(amount)}" aria-describedby="refund-amount-hint${form ? ' refund-amount-error' : ''}"${form ? ' aria-invalid="true"' : ''} class="ltr">
+${form ? `<p class="field-error" id="refund-amount-error">${esc(form.error)}</p>` : ''}
+<label for="refund-reason">${esc(t.refundReason)}</label>
+<input id="refund-reason" name="reason" maxlength="500" autocomplete="off" value="${esc(form?.reason ?? '')}">
+<button type="submit" class="danger">${esc(t.refundButton)}</button></form></section>`;
+}
+
+function refundsSection(s: Shell, m: OrderRefunds): string {
+  const t = s.t;
+  return `<section class="card"><h2>${esc(t.refunds)}</h2><div class="table-wrap"><table><thead><tr><th scope="col">${esc(t.total)}</th><th scope="col">${esc(t.status)}</th><th scope="col">${esc(t.method)}</th><th scope="col">${esc(t.date)}</th></tr></thead><tbody>${m.refunds
+    .map(
+      (r) =>
+        `<tr><td class="num">${esc(money(s, r.amountMinor, m.currency))}</td><td>${esc(t.refundState[r.status] ?? r.status)}${r.reason ? `<br><span class="muted"><bdi>${esc(r.reason)}</bdi></span>` : ''}</td><td>${esc(t.refundKind[r.kind] ?? r.kind)}</td><td class="num">${esc(formatDate(r.createdAt, s.locale))}</td></tr>`,
+    )
+    .join('')}</tbody></table></div></section>`;
+}
+
+export function confirmRefundView(
+  s: Shell,
+  orderId: number,
+  m: OrderRefunds,
+  amountMinor: number,
+  reason: string,
+): string {
+  const t = s.t;
+  const full = amountMinor === m.refundableMinor;
+  return shellPage(
+    { ...s, current: 'orders' },
+    t.confirmTitle,
+    `<section class="card"><h1>${esc(t.confirmTitle)}</h1><p>${esc(t.confirmRefundAmount(money(s, amountMinor, m.currency), orderId, full))}</p>
+<form method="post" action="/merchant/orders/${orderId}/refund">${tokenField(s.formToken)}<input type="hidden" name="amount" value="${esc(formatMoney(amountMinor, m.currency))}"><input type="hidden" name="reason" value="${esc(reason)}"><input type="hidden" name="confirm" value="1"><button type="submit" class="danger">${esc(t.yesDoIt)}</button></form>
+<p><a href="/merchant/orders/${orderId}">${esc(t.back)}</a></p></section>`,
+  );
+}
+
+export function confirmRotateView(s: Shell): string {
+  const t = s.t;
+  return shellPage(
+    { ...s, current: 'settings' },
+    t.confirmTitle,
+    `<section class="card"><h1>${esc(t.confirmTitle)}</h1><p>${esc(t.confirmRotate)}</p>
+<form method="post" action="/merchant/settings/embed-key">${tokenField(s.formToken)}<input type="hidden" name="confirm" value="1"><button type="submit" class="danger">${esc(t.yesDoIt)}</button></form>
+<p><a href="/merchant/settings">${esc(t.back)}</a></p></section>`,
   );
 }
 
@@ -473,8 +549,13 @@ ${form.errors.origins ? `<p id="origins-error" class="field-error">${esc(form.er
 <section class="card"><dl>
 <dt>${esc(t.currency)}</dt><dd>${esc(store.currency)}</dd>
 <dt>${esc(t.domains)}</dt><dd>${store.domains.length ? store.domains.map((d) => `<code>${esc(d)}</code>`).join('<br>') : esc(t.noDomains)}</dd>
-<dt>${esc(t.embedKey)}</dt><dd><code data-embed-key>${esc(store.embed_key)}</code></dd>
+<dt>${esc(t.embedKey)}</dt><dd><code data-embed-key>${esc(store.embed_key)}</code>
+<form method="post" action="/merchant/settings/embed-key">${tokenField(s.formToken)}<button type="submit" class="secondary">${esc(t.rotateKey)}</button></form></dd>
 </dl>
-<h2 style="margin-top:1rem">${esc(t.embedSnippet)}</h2><pre>${esc(snippet)}</pre></section>`,
+<h2 class="spaced"><label for="embed-snippet">${esc(t.embedSnippet)}</label></h2>
+<textarea id="embed-snippet" readonly rows="3" dir="ltr" class="mono" aria-describedby="snippet-hint">${esc(snippet)}</textarea>
+<span id="snippet-hint" class="hint">${esc(t.snippetHint)}</span>
+<p class="muted">${esc(t.preview)}</p>
+<p class="preview"><span class="buy-preview light" aria-hidden="true">${esc(t.buyNow)}</span> <span class="buy-preview dark" aria-hidden="true">${esc(t.buyNow)}</span></p></section>`,
   );
 }

@@ -67,7 +67,8 @@ export type MaintenanceTask =
   | 'sweep-webhooks'
   | 'renew-subscriptions'
   | 'relay-outbox'
-  | 'expire-manual-orders';
+  | 'expire-manual-orders'
+  | 'purge-dashboard-sessions';
 
 /**
  * Retries with exponential back-off; completed jobs kept a day (so deterministic ids dedupe), at most

@@ -29,6 +29,8 @@ export const MAINTENANCE_SCHEDULE: readonly ScheduleEntry[] = [
   { task: 'relay-outbox', cron: '* * * * *' },
   // Bank transfer and manual PayPal orders past their store's payment deadline (days): every 10 minutes.
   { task: 'expire-manual-orders', cron: '5-59/10 * * * *' },
+  // Dashboard sessions a week past their expiry or sign-out.
+  { task: 'purge-dashboard-sessions', cron: '50 * * * *' },
 ];
 
 /** The scheduled minute a tick belongs to, whatever the millisecond the timer actually fired at. */

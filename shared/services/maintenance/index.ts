@@ -5,6 +5,7 @@ import type { MaintenanceTask, Queues } from '../../queues';
 import { expireManualOrders } from '../payments/manual-expiry';
 import { sweepPayments } from '../payments/sweep';
 import { sweepWebhooks } from '../payments/webhooks';
+import { purgeDashboardSessions } from '../dashboard/sessions';
 import { renewSubscriptionsTask } from '../subscriptions/due';
 
 /**
@@ -192,4 +193,5 @@ export const MAINTENANCE_TASKS: Readonly<Partial<Record<MaintenanceTask, Mainten
   'renew-subscriptions': (knex, now, ctx) => renewSubscriptionsTask(knex, now, ctx),
   'relay-outbox': (knex, now, ctx) => relayOutbox(knex, now, ctx),
   'expire-manual-orders': expireManualOrders,
+  'purge-dashboard-sessions': (knex, now) => purgeDashboardSessions(knex, now),
 };

@@ -28,6 +28,7 @@ describe('scheduler', () => {
       ['renew-subscriptions', '*/5 * * * *'],
       ['relay-outbox', '* * * * *'],
       ['expire-manual-orders', '5-59/10 * * * *'],
+      ['purge-dashboard-sessions', '50 * * * *'],
     ]);
   });
 
