@@ -35,7 +35,7 @@ export interface ShellContext extends PageContext {
   memberships: Membership[];
   userName: string;
   formToken: string;
-  current: 'home' | 'orders' | 'products' | 'customers' | 'staff' | 'settings';
+  current: 'home' | 'orders' | 'products' | 'customers' | 'licenses' | 'reviews' | 'staff' | 'settings';
 }
 
 export function pageContext(ctx: AppContext, locale: Locale): PageContext {
@@ -138,6 +138,8 @@ const NAV: ReadonlyArray<[ShellContext['current'], keyof DashboardStrings, strin
   ['orders', 'orders', '/merchant/orders', 'orders.view'],
   ['products', 'products', '/merchant/products', 'products.edit'],
   ['customers', 'customers', '/merchant/customers', 'customers.view'],
+  ['licenses', 'licenses', '/merchant/licenses', 'licenses.manage'],
+  ['reviews', 'reviews', '/merchant/reviews', 'reviews.moderate'],
   ['staff', 'staff', '/merchant/staff', 'staff.manage'],
   ['settings', 'settings', '/merchant/settings', 'settings.edit'],
 ];

@@ -20,7 +20,7 @@ const money = (s: Shell, minor: number, currency: string): string => formatAmoun
 const decimalMoney = (s: Shell, amount: string, currency: string): string =>
   money(s, parseMoney(amount, currency) ?? 0, currency);
 
-function pager(
+export function pager(
   s: Shell,
   base: string,
   query: URLSearchParams,

@@ -112,6 +112,20 @@ describe('merchant dashboard in a browser', function () {
     await page.waitForURL(`${base}${start}`);
   }
 
+  /**
+   * Opens `start` signed in as the fixture owner through a session made directly (the sign-in form itself
+   * is driven by the tests above; doing it for every page would run into the per-phone code limits).
+   */
+  async function openAsOwner(page: Page, start = '/merchant'): Promise<void> {
+    const user = await deps
+      .knex('merchant_users')
+      .where({ e164: `966${OWNER_PHONE}` })
+      .first('id');
+    const token = await createSession(deps.knex, user.id, storeId, 'test');
+    await page.context().addCookies([{ name: 'matjar_merchant', value: token, url: `${base}/merchant` }]);
+    await page.goto(`${base}${start}`);
+  }
+
   it('signs up: store name and phone, the code from the outbox, lands in the new free store', async () => {
     const phone = '500000888';
     const { text, cookie } = await withPage(
@@ -226,7 +240,7 @@ describe('merchant dashboard in a browser', function () {
     const order = await deps.knex('orders').where({ checkout_id: checkout.checkoutId }).first('id', 'status');
     expect(order.status).to.equal(2);
     const notice = await withPage(async (page) => {
-      await signIn(page, OWNER_PHONE);
+      await openAsOwner(page);
       expect(await page.locator('.alert').innerText()).to.contain('waiting for you to confirm a payment');
       await page.getByRole('link', { name: 'Orders' }).click();
       const row = page.locator('tr', { has: page.getByText(`#${order.id}`, { exact: true }) });
@@ -247,6 +261,71 @@ describe('merchant dashboard in a browser', function () {
     expect((await deps.knex('payments').where({ id: after.payment_id }).first('status')).status).to.equal(
       'paid',
     );
+  });
+
+  it('refunds part of a paid order, then the rest after a confirmation each time', async () => {
+    const store = await Store.query(deps.knex).findById(storeId);
+    const checkout = await guestCheckout(
+      api,
+      store!,
+      { product_id: gameCardId },
+      { customer_phone: '500000556' },
+    );
+    expect((await guestInitiate(api, store!, checkout.checkoutUrl, 'bank')).status).to.equal(200);
+    const order = await deps.knex('orders').where({ checkout_id: checkout.checkoutId }).first('id');
+    const texts = await withPage(async (page) => {
+      await openAsOwner(page, `/merchant/orders/${order.id}`);
+      await page.getByRole('button', { name: 'Confirm payment, start' }).click();
+      await page.getByRole('status').waitFor();
+      const amount = page.getByLabel('Amount to refund (SAR)');
+      // Everything that is left is offered; more than that is refused, naming the limit.
+      expect(await amount.inputValue()).to.equal('40.00');
+      await amount.fill('40.01');
+      await page.getByRole('button', { name: 'Refund…' }).click();
+      const refused = (await page.locator('#refund-amount-error').innerText()).replace(/\u00a0/g, ' ');
+      await page.getByLabel('Amount to refund (SAR)').fill('12.50');
+      await page.getByLabel('Reason (optional)').fill('One code did not work');
+      await page.getByRole('button', { name: 'Refund…' }).click();
+      const partialAsk = (await page.locator('main').innerText()).replace(/\u00a0/g, ' ');
+      await page.getByRole('button', { name: 'Yes, do it' }).click();
+      const partialDone = (await page.getByRole('status').innerText()).replace(/\u00a0/g, ' ');
+      const statusAfterPartial = await page.locator('h1 .badge').innerText();
+      expect(await page.getByLabel('Amount to refund (SAR)').inputValue()).to.equal('27.50');
+      await page.getByRole('button', { name: 'Refund…' }).click();
+      const fullAsk = (await page.locator('main').innerText()).replace(/\u00a0/g, ' ');
+      await page.getByRole('button', { name: 'Yes, do it' }).click();
+      const fullDone = (await page.getByRole('status').innerText()).replace(/\u00a0/g, ' ');
+      const refundsTable = await page.locator('section', { hasText: 'Refunds' }).last().innerText();
+      const invoiceLink = await page.getByRole('link', { name: /Receipt|Tax invoice/ }).getAttribute('href');
+      return {
+        refused,
+        partialAsk,
+        partialDone,
+        statusAfterPartial,
+        fullAsk,
+        fullDone,
+        refundsTable,
+        invoiceLink,
+      };
+    });
+    expect(texts.refused).to.contain('at most SAR 40.00');
+    expect(texts.partialAsk).to.contain('Refund SAR 12.50 of order #').and.to.contain('keeps its status');
+    expect(texts.partialDone).to.equal('Refund of SAR 12.50 recorded.');
+    expect(texts.statusAfterPartial).to.equal('In progress');
+    expect(texts.fullAsk).to.contain('Refund SAR 27.50, all that is left of the payment');
+    expect(texts.fullDone).to.equal('Refund of SAR 27.50 recorded.');
+    expect(texts.refundsTable).to.contain('One code did not work');
+    expect(texts.invoiceLink).to.match(new RegExp(`/invoices/${order.id}-[0-9a-f]{32}$`));
+    const refunds = await deps
+      .knex('refunds')
+      .where({ order_id: order.id })
+      .orderBy('id')
+      .select('amount_minor', 'status');
+    expect(refunds.map((r) => [Number(r.amount_minor), r.status])).to.deep.equal([
+      [1250, 'succeeded'],
+      [2750, 'succeeded'],
+    ]);
+    expect((await deps.knex('orders').where({ id: order.id }).first('status')).status).to.equal(6);
   });
 
   it('speaks Arabic right to left (?lang=ar and Accept-Language), and English by choice', async () => {
@@ -473,6 +552,32 @@ describe('merchant dashboard in a browser', function () {
     });
   });
 
+  it('rotates the embed key after a confirmation: the old key is refused at once, the new one sells', async () => {
+    const oldKey = embedKey;
+    const shown = await withPage(async (page) => {
+      await openAsOwner(page, '/merchant/settings');
+      expect(await page.getByLabel('Buy button for your site').inputValue()).to.contain(oldKey);
+      await page.getByRole('button', { name: 'Rotate embed key…' }).click();
+      expect(await page.locator('main').innerText()).to.contain('stops working at once');
+      await page.getByRole('button', { name: 'Yes, do it' }).click();
+      await page.waitForURL(/\/merchant\/settings\?rotated=1/);
+      expect(await page.getByRole('status').innerText()).to.contain('new embed key');
+      return {
+        key: await page.locator('[data-embed-key]').innerText(),
+        snippet: await page.getByLabel('Buy button for your site').inputValue(),
+      };
+    });
+    expect(shown.key)
+      .to.match(/^emb_pk_/)
+      .and.not.equal(oldKey);
+    expect(shown.snippet).to.contain(`data-matjar-key="${shown.key}"`);
+    const get = (key: string) =>
+      fetch(`${base}/api/embed/product/${gameCardId}`, { headers: { 'X-Embed-Key': key } });
+    expect((await get(oldKey)).status).to.equal(401);
+    expect((await get(shown.key)).status).to.equal(200);
+    embedKey = shown.key;
+  });
+
   it('has no serious or critical axe-core violation on any page, in English and Arabic', async () => {
     const axe = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
     const found: string[] = [];
@@ -493,7 +598,7 @@ describe('merchant dashboard in a browser', function () {
             await page.goto(`${base}${path}?lang=${lang}`);
             await scan(path);
           }
-          await signIn(page, OWNER_PHONE);
+          await openAsOwner(page);
           const order = await deps.knex('orders').where({ store_id: storeId }).first('id');
           const product = await deps.knex('products').where({ store_id: storeId }).first('id');
           const pages = [
@@ -526,7 +631,7 @@ describe('merchant dashboard in a browser', function () {
       for (const lang of ['en', 'ar']) {
         await withPage(
           async (page) => {
-            await signIn(page, OWNER_PHONE);
+            await openAsOwner(page);
             for (const path of ['/merchant', '/merchant/orders', '/merchant/products/new']) {
               await page.goto(`${base}${path}?lang=${lang}`);
               overflow[`${device} ${lang} ${path}`] = await page
