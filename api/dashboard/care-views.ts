@@ -104,7 +104,9 @@ export function reviewsView(
     .join(' · ');
   const rows = list.items
     .map(
-      (r) => `<tr><td class="num" aria-label="${esc(t.stars(r.rating))}">${'★'.repeat(r.rating)}${'☆'.repeat(5 - r.rating)}</td>
+      (
+        r,
+      ) => `<tr><td class="num" aria-label="${esc(t.stars(r.rating))}">${'★'.repeat(r.rating)}${'☆'.repeat(5 - r.rating)}</td>
 <td>${r.comment ? `<bdi>${esc(r.comment)}</bdi>` : '—'}<br><span class="muted"><bdi>${esc(r.customer_name)}</bdi>${r.product_name ? ` · <bdi>${esc(r.product_name)}</bdi>` : ''} · <span class="num">${esc(formatDate(r.created_at, s.locale))}</span></span></td>
 <td>${esc(r.published ? t.published : t.waiting)}</td>
 <td><form method="post" action="/merchant/reviews/${r.id}">${tokenField(s.formToken)}<input type="hidden" name="published" value="${r.published ? '0' : '1'}"><input type="hidden" name="show" value="${esc(filter)}"><button type="submit" class="${r.published ? 'secondary' : ''}" aria-label="${esc(`${r.published ? t.hide : t.publish} #${r.id}`)}">${esc(r.published ? t.hide : t.publish)}</button></form></td></tr>`,

@@ -197,7 +197,8 @@ const en = {
   // refunds, invoice
   refundTitle: 'Refund',
   refundAmount: (currency: string) => `Amount to refund (${currency})`,
-  refundAmountHint: (left: string) => `Up to ${left}. Less than that is a partial refund; the order stays open.`,
+  refundAmountHint: (left: string) =>
+    `Up to ${left}. Less than that is a partial refund; the order stays open.`,
   refundReason: 'Reason (optional)',
   refundButton: 'Refund…',
   confirmRefundAmount: (amount: string, id: number, full: boolean) =>
@@ -214,7 +215,10 @@ const en = {
   >,
   paidRefunded: (paid: string, refunded: string) => `Paid ${paid} · refunded ${refunded}`,
   invoice: 'Invoice',
-  openInvoice: { invoice: 'Tax invoice (PDF and page)', receipt: 'Receipt (PDF and page)' } as Record<string, string>,
+  openInvoice: { invoice: 'Tax invoice (PDF and page)', receipt: 'Receipt (PDF and page)' } as Record<
+    string,
+    string
+  >,
   invoicePdf: 'Download PDF',
   // licenses, reviews
   reviews: 'Reviews',
@@ -257,6 +261,18 @@ const en = {
   reviewPublished: 'The review is published.',
   reviewHidden: 'The review is hidden.',
   show: 'Show',
+  // key upload
+  uploadKeys: 'Upload keys (CSV file or paste)',
+  keysFile: 'CSV file of keys',
+  keysFileHint: 'One key per line, first column; a header line "code" is skipped. At most 10,000 keys.',
+  pasteKeys: 'Or paste keys',
+  pasteKeysHint: 'One key per line.',
+  addKeys: 'Add keys',
+  keysResult: (added: number, skipped: number) =>
+    `${added} added, ${skipped} skipped (the product already had them or they were sent twice).`,
+  uploadProgress: 'Upload progress',
+  keysNothing: 'Choose a file or paste at least one key.',
+  keysNotCode: 'Only a code product has key stock.',
   // embed key
   rotateKey: 'Rotate embed key…',
   confirmRotate:
@@ -499,8 +515,19 @@ const ar: DashboardStrings = {
   reviewPublished: 'نُشر التقييم.',
   reviewHidden: 'أُخفي التقييم.',
   show: 'عرض',
+  uploadKeys: 'رفع المفاتيح (ملف CSV أو لصق)',
+  keysFile: 'ملف CSV للمفاتيح',
+  keysFileHint: 'مفتاح في كل سطر، العمود الأول؛ يُتجاوز سطر العنوان "code". حتى 10,000 مفتاح.',
+  pasteKeys: 'أو الصق المفاتيح',
+  pasteKeysHint: 'مفتاح في كل سطر.',
+  addKeys: 'إضافة المفاتيح',
+  keysResult: (added, skipped) => `أُضيف ${added}، وتُجوّز ${skipped} (موجودة مسبقاً أو مكررة).`,
+  uploadProgress: 'تقدّم الرفع',
+  keysNothing: 'اختر ملفاً أو الصق مفتاحاً واحداً على الأقل.',
+  keysNotCode: 'مخزون المفاتيح لمنتجات المفاتيح فقط.',
   rotateKey: 'تغيير مفتاح التضمين…',
-  confirmRotate: 'تغيير مفتاح التضمين؟ يتوقف المفتاح الحالي فوراً، ويجب وضع المفتاح الجديد في كل صفحة تستخدمه.',
+  confirmRotate:
+    'تغيير مفتاح التضمين؟ يتوقف المفتاح الحالي فوراً، ويجب وضع المفتاح الجديد في كل صفحة تستخدمه.',
   keyRotated: 'المفتاح الجديد مفعّل. ضعه في صفحاتك.',
   snippetHint: 'الصقه في صفحتك وضع رقم المنتج مكان PRODUCT_ID. حدّد الكل للنسخ.',
   preview: 'شكل الزر (صفحة فاتحة وداكنة):',

@@ -431,7 +431,7 @@ export function productFormView(
   ).join('');
   const stockNote =
     opts.availableCodes !== null && v.type === 'code'
-      ? `<p class="muted">${esc(t.keysInStock(opts.availableCodes))}</p>`
+      ? `<p class="muted">${esc(t.keysInStock(opts.availableCodes))} · <a href="/merchant/products/${opts.productId}/keys">${esc(t.uploadKeys)}</a></p>`
       : '';
   return shellPage(
     { ...s, current: 'products' },

@@ -64,6 +64,39 @@ describe('merchant dashboard in a browser', function () {
               price: '40.00',
               codes: ['GC-0001', 'GC-0002'],
             },
+            {
+              ref: 'app',
+              name: 'Desktop app',
+              slug: 'desktop-app',
+              type: 'product',
+              price: '99.00',
+              plans: [{ ref: 'year', name: 'Yearly', price: '99.00', duration: 'yearly' }],
+              license: { prefix: 'ACME', lock_type: 'hwid', max_activations: 2, encrypt: false },
+            },
+          ],
+          customers: [
+            {
+              ref: 'sara',
+              firstName: 'Sara',
+              lastName: 'Ali',
+              email: 'sara@example.com',
+              country_code: '966',
+              phone: '500000001',
+            },
+          ],
+          reviews: [
+            { product: 'app', customer: 'sara', rating: 4, comment: 'Works offline too', published: false },
+          ],
+          licenses: [
+            {
+              ref: 'lic1',
+              product: 'app',
+              plan: 'year',
+              customer: 'sara',
+              key: 'ACME-AAAA-BBBB-CCCC-DDDD',
+              status: 'active',
+              expires_at: '2030-01-01T00:00:00Z',
+            },
           ],
         },
       ],
@@ -455,6 +488,12 @@ describe('merchant dashboard in a browser', function () {
       expect(detail.status).to.equal(200);
       expect(detail.text).to.contain('give 7 vip</code> · Ran on the game server');
       expect(detail.text).to.contain('give 7 car</code> · Waiting for the game server');
+      const byAmount = await api.request(`/merchant/orders/${id}/refund`, {
+        ...form({ amount: '1.00', confirm: '1', _csrf: token }),
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', Cookie: cookie },
+      });
+      expect(byAmount.status).to.equal(403);
+      expect(await deps.knex('refunds').where({ order_id: id })).to.have.length(0);
       // Support is offered the moves it may make, and not the refund.
       expect(detail.text).to.not.contain('Refund order');
     });
@@ -578,6 +617,46 @@ describe('merchant dashboard in a browser', function () {
     embedKey = shown.key;
   });
 
+  it('suspends, reactivates and resets a license, and publishes a waiting review', async () => {
+    const license = await deps.knex('licenses').where({ key: 'ACME-AAAA-BBBB-CCCC-DDDD' }).first('id');
+    await deps.knex('license_activations').insert([
+      { license_id: license.id, identifier: 'a'.repeat(64), hint: 'PC-01' },
+      { license_id: license.id, identifier: 'b'.repeat(64), hint: 'PC-02' },
+    ]);
+    await deps.knex('licenses').where({ id: license.id }).update({ activations_count: 2 });
+    const seen = await withPage(async (page) => {
+      await openAsOwner(page, '/merchant/licenses?lang=en&key=DDDD');
+      await page.getByRole('link', { name: '…C-DDDD' }).click();
+      const before = await page.locator('main').innerText();
+      await page.getByRole('button', { name: 'Suspend' }).click();
+      const suspended = await page.getByRole('status').innerText();
+      const statusInDb = (await deps.knex('licenses').where({ id: license.id }).first('status')).status;
+      await page.getByRole('button', { name: 'Reactivate' }).click();
+      const reactivated = await page.getByRole('status').innerText();
+      await page.getByRole('button', { name: 'Remove this activation' }).first().click();
+      const one = await page.getByRole('status').innerText();
+      await page.getByRole('button', { name: 'Reset all activations' }).click();
+      const all = await page.getByRole('status').innerText();
+      await page.goto(`${base}/merchant/reviews?lang=en`);
+      const waiting = await page.locator('main').innerText();
+      await page.getByRole('button', { name: /^Publish #/ }).click();
+      const published = await page.getByRole('status').innerText();
+      return { before, suspended, statusInDb, reactivated, one, all, waiting, published };
+    });
+    expect(seen.before).to.contain('Desktop app').and.to.contain('2 / 2').and.to.contain('…PC-01');
+    expect(seen.suspended).to.equal('The license is now: Suspended.');
+    expect(seen.statusInDb).to.equal('suspended');
+    expect(seen.reactivated).to.equal('The license is now: Active.');
+    expect(seen.one).to.equal('1 activation(s) removed; the slots are free again.');
+    expect(seen.all).to.equal('1 activation(s) removed; the slots are free again.');
+    const after = await deps.knex('licenses').where({ id: license.id }).first('status', 'activations_count');
+    expect(after).to.deep.equal({ status: 'active', activations_count: 0 });
+    expect(seen.waiting).to.contain('Works offline too').and.to.contain('Waiting');
+    expect(seen.published).to.equal('The review is published.');
+    const review = await deps.knex('reviews').where({ comment: 'Works offline too' }).first('published');
+    expect(review.published).to.equal(true);
+  });
+
   it('has no serious or critical axe-core violation on any page, in English and Arabic', async () => {
     const axe = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
     const found: string[] = [];
@@ -609,11 +688,15 @@ describe('merchant dashboard in a browser', function () {
             '/merchant/products/new',
             '/merchant/staff',
             '/merchant/settings',
+            '/merchant/licenses',
+            '/merchant/reviews?show=all',
           ];
+          const license = await deps.knex('licenses').where({ store_id: storeId }).first('id');
+          if (license) pages.push(`/merchant/licenses/${license.id}`);
           if (order) pages.push(`/merchant/orders/${order.id}`);
           if (product) pages.push(`/merchant/products/${product.id}`);
           for (const path of pages) {
-            await page.goto(`${base}${path}?lang=${lang}`);
+            await page.goto(`${base}${path}${path.includes('?') ? '&' : '?'}lang=${lang}`);
             await scan(path);
           }
         },

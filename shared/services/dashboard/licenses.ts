@@ -19,7 +19,13 @@ export interface LicenseRow {
   created_at: Date;
 }
 
-export const LICENSE_STATUSES: readonly LicenseStatus[] = ['generated', 'active', 'suspended', 'expired', 'revoked'];
+export const LICENSE_STATUSES: readonly LicenseStatus[] = [
+  'generated',
+  'active',
+  'suspended',
+  'expired',
+  'revoked',
+];
 
 export async function listStoreLicenses(
   knex: Knex,
@@ -28,7 +34,9 @@ export async function listStoreLicenses(
   page: number,
   perPage = 20,
 ): Promise<{ items: LicenseRow[]; total: number; lastPage: number }> {
-  const base = knex('licenses as l').join('products as p', 'p.id', 'l.product_id').where('l.store_id', storeId);
+  const base = knex('licenses as l')
+    .join('products as p', 'p.id', 'l.product_id')
+    .where('l.store_id', storeId);
   if (filters.status) base.where('l.status', filters.status);
   // The merchant pastes a whole key or its last characters (what a customer reads out on the phone).
   if (filters.key) base.where('l.key', 'ilike', `%${filters.key.replace(/[\\%_]/g, '\\$&')}`);

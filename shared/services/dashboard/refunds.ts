@@ -21,7 +21,11 @@ export interface OrderRefunds {
   }[];
 }
 
-export async function orderRefunds(knex: Knex, storeId: number, orderId: number): Promise<OrderRefunds | null> {
+export async function orderRefunds(
+  knex: Knex,
+  storeId: number,
+  orderId: number,
+): Promise<OrderRefunds | null> {
   const order = await knex('orders as o')
     .leftJoin('payments as p', 'p.id', 'o.payment_id')
     .where({ 'o.id': orderId, 'o.store_id': storeId })

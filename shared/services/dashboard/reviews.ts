@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { NotFoundError } from '../../errors';
 import { noteStoreChanged } from '../catalog/cache';
-import type { CacheDeps } from '../../cache/versioned';
+import type { CacheDeps, CacheLogger } from '../../cache/versioned';
 
 /**
  * Review moderation: a review a buyer leaves is hidden until the store publishes it (the Storefront API
@@ -70,7 +70,7 @@ export async function listStoreReviews(
 
 /** Publishes or hides one review of the store; the store's cached answers (ratings) are renewed. */
 export async function setReviewPublished(
-  deps: CacheDeps & { knex: Knex },
+  deps: CacheDeps & { knex: Knex; logger?: CacheLogger },
   storeId: number,
   reviewId: number,
   published: boolean,

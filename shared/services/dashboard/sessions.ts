@@ -105,7 +105,10 @@ const PURGE_BATCH = 1_000;
  * Maintenance task `purge-dashboard-sessions`: deletes sessions that expired or were revoked more than a
  * week ago, 1,000 rows a statement until none is left (safe to run twice, or at once on two workers).
  */
-export async function purgeDashboardSessions(knex: Knex, now: Date = new Date()): Promise<{ deleted: number }> {
+export async function purgeDashboardSessions(
+  knex: Knex,
+  now: Date = new Date(),
+): Promise<{ deleted: number }> {
   const cutoff = new Date(now.getTime() - SESSION_RETENTION_MS);
   let deleted = 0;
   for (;;) {
