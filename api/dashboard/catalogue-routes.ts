@@ -20,7 +20,6 @@ const productParams = Joi.object({
   productId: Joi.number().integer().min(1).max(2_147_483_647).required(),
 }) as Joi.ObjectSchema<{ productId: number }>;
 
-
 async function codeProductOf(ctx: AppContext, productId: number) {
   const { store } = dashboardOf(ctx);
   try {
@@ -50,7 +49,8 @@ export const dashboardCatalogueRoutes = [
     interface: 'platform',
     operationId: 'dashboardKeysScript',
     summary: 'Merchant dashboard: the key upload page’s script',
-    description: 'Sends the keys in parts of 500 lines and moves the progress bar. The page works without it.',
+    description:
+      'Sends the keys in parts of 500 lines and moves the progress bar. The page works without it.',
     security: [],
     responses: {
       200: {
@@ -71,7 +71,8 @@ export const dashboardCatalogueRoutes = [
     interface: 'platform',
     operationId: 'dashboardProductKeys',
     summary: 'Merchant dashboard: upload keys to a code product',
-    description: 'A CSV file (input labelled "CSV file of keys") or pasted keys, a progress bar, and the counts.',
+    description:
+      'A CSV file (input labelled "CSV file of keys") or pasted keys, a progress bar, and the counts.',
     guards: signedIn('products.edit'),
     request: { params: productParams, query: Joi.object({ lang: Joi.string().valid('ar', 'en') }) },
     responses: {
@@ -136,7 +137,9 @@ export const dashboardCatalogueRoutes = [
       },
       404: htmlResponse('No such code product in this store.'),
       422: htmlResponse('No key, too many, or one too long (the page again, saying so).'),
-      403: htmlResponse('Not allowed for this role, a missing or wrong form token, or a form from another site.'),
+      403: htmlResponse(
+        'Not allowed for this role, a missing or wrong form token, or a form from another site.',
+      ),
     },
     handler: async (ctx, { params }) => {
       const { store, shell, signedIn: s } = dashboardOf(ctx);
@@ -146,7 +149,11 @@ export const dashboardCatalogueRoutes = [
         ...codesFromCsv(formField(ctx, 'csv').replace(/^\uFEFF/, '')),
         ...lines(formField(ctx, 'codes')),
       ];
-      const page = (status: number, result: { added: number; skipped: number } | null, error: string | null) =>
+      const page = (
+        status: number,
+        result: { added: number; skipped: number } | null,
+        error: string | null,
+      ) =>
         sendPage(ctx, {
           status,
           html: keysView(

@@ -4,4 +4,9 @@ import { dashboardCatalogueRoutes } from './catalogue-routes';
 import { dashboardStoreRoutes } from './store-routes';
 
 /** The merchant dashboard at /merchant (docs/dashboard.md): sign-in and sign-up first, then the store's pages. */
-export const dashboardRoutes = [...dashboardAuthRoutes, ...dashboardStoreRoutes, ...dashboardCareRoutes];
+export const dashboardRoutes = [
+  ...dashboardAuthRoutes,
+  ...dashboardStoreRoutes,
+  ...dashboardCareRoutes,
+  ...dashboardCatalogueRoutes,
+];
