@@ -1,6 +1,7 @@
 import { dashboardAuthRoutes } from './auth-routes';
 import { dashboardCareRoutes } from './care-routes';
 import { dashboardCatalogueRoutes } from './catalogue-routes';
+import { dashboardSettingsRoutes } from './settings-routes';
 import { dashboardStoreRoutes } from './store-routes';
 
 /** The merchant dashboard at /merchant (docs/dashboard.md): sign-in and sign-up first, then the store's pages. */
@@ -9,4 +10,5 @@ export const dashboardRoutes = [
   ...dashboardStoreRoutes,
   ...dashboardCareRoutes,
   ...dashboardCatalogueRoutes,
+  ...dashboardSettingsRoutes,
 ];

@@ -24,6 +24,7 @@ import {
 import { can, permissionForStatus } from '../../shared/services/dashboard/roles';
 import { noteStoreChanged } from '../../shared/services/catalog/cache';
 import { listOrders, orderDetail } from '../../shared/services/merchant/orders';
+import { storeStatistics } from '../../shared/services/merchant/statistics';
 import { TRANSITIONS, updateOrderStatus } from '../../shared/services/merchant/transitions';
 import { formatMoney, parseMoney } from '../../shared/money';
 import { orderRefunds } from '../../shared/services/dashboard/refunds';
@@ -170,8 +171,15 @@ export const dashboardStoreRoutes = [
     responses: { 200: htmlResponse('The home page.'), ...guardedAnswers },
     handler: async (ctx) => {
       const { store, shell } = dashboardOf(ctx);
-      const figures = await homeFigures(ctx.deps.knex, store);
-      sendPage(ctx, { status: 200, html: homeView(shell, store.plan, figures) });
+      const [figures, stats] = await Promise.all([
+        homeFigures(ctx.deps.knex, store),
+        storeStatistics(ctx.deps.knex, store),
+      ]);
+      const conversion = {
+        visitors: stats.traffic.visitors_30_days,
+        orders: stats.sales.last_30_days.orders,
+      };
+      sendPage(ctx, { status: 200, html: homeView(shell, store.plan, figures, conversion) });
     },
   }),
   defineRoute({

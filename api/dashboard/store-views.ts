@@ -70,7 +70,13 @@ function salesChart(s: Shell, f: HomeFigures): string {
 <div class="axis">${day(0)}${day(Math.floor(f.days.length / 2))}${day(f.days.length - 1)}</div></div>`;
 }
 
-export function homeView(s: Shell, plan: string, f: HomeFigures): string {
+/** The store's own analytics over the last 30 days (the Merchant API's statistics): paid orders per visitor. */
+export interface Conversion {
+  visitors: number;
+  orders: number;
+}
+
+export function homeView(s: Shell, plan: string, f: HomeFigures, conversion?: Conversion): string {
   const t = s.t;
   const stat = (label: string, value: string) =>
     `<div class="stat"><span>${esc(label)}</span><b>${esc(value)}</b></div>`;
@@ -87,10 +93,27 @@ export function homeView(s: Shell, plan: string, f: HomeFigures): string {
 ${review}
 ${block(t.today, f.today)}
 ${block(t.thisMonth, f.month)}
+${conversion ? conversionBlock(s, conversion) : ''}
 <section class="card"><h2>${esc(t.chartTitle)}</h2>${salesChart(s, f)}</section>
 <p class="muted">${esc(t.embedStart)}</p>
 <form method="post" action="/merchant/signout">${tokenField(s.formToken)}<input type="hidden" name="everywhere" value="1"><button type="submit" class="secondary">${esc(t.signOutEverywhere)}</button></form>`,
   );
+}
+
+function conversionBlock(s: Shell, c: Conversion): string {
+  const t = s.t;
+  const tag = s.locale === 'ar' ? 'ar-SA-u-nu-latn' : 'en-GB';
+  const rate =
+    c.visitors > 0
+      ? new Intl.NumberFormat(tag, { style: 'percent', maximumFractionDigits: 1 }).format(
+          c.orders / c.visitors,
+        )
+      : '—';
+  const count = (n: number) => new Intl.NumberFormat(tag).format(n);
+  return `<h2>${esc(t.last30)}</h2><div class="stats">
+<div class="stat"><span>${esc(t.conversion)}</span><b data-conversion>${esc(rate)}</b></div>
+<div class="stat"><span>${esc(t.visitors)}</span><b>${esc(count(c.visitors))}</b></div>
+<div class="stat"><span>${esc(t.paidOrders)}</span><b>${esc(count(c.orders))}</b></div></div>`;
 }
 
 // ---------------------------------------------------------------- orders

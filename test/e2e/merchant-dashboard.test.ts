@@ -45,6 +45,8 @@ describe('merchant dashboard in a browser', function () {
           ref: `dash${port}`,
           name: 'Acme Digital',
           currency: 'SAR',
+          // The Merchant API (tokens made in the dashboard) is for paid plans.
+          plan: 'paid',
           owner: { name: 'Huda Owner', country_code: '966', phone: OWNER_PHONE },
           payment_methods: {
             card: { provider: 'sandbox' },
@@ -657,6 +659,57 @@ describe('merchant dashboard in a browser', function () {
     expect(review.published).to.equal(true);
   });
 
+  it('creates a read-only API token shown once, which reads the Merchant API until it is revoked', async () => {
+    const seen = await withPage(async (page) => {
+      await openAsOwner(page, '/merchant/tokens?lang=en');
+      await page.getByLabel('Token name').fill('Accounting export');
+      await page.getByLabel('Read only').check();
+      await page.getByRole('button', { name: 'Create token' }).click();
+      const token = await page.getByLabel('Your new token: copy it now, it is shown only once').inputValue();
+      await page.goto(`${base}/merchant/tokens?lang=en`);
+      const later = await page.locator('main').innerText();
+      const read = await fetch(`${base}/shawarma/store`, { headers: { Authorization: `Bearer ${token}` } });
+      const write = await fetch(`${base}/shawarma/store`, {
+        method: 'PATCH',
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ name: 'Hijacked' }),
+      });
+      await page.getByRole('button', { name: 'Revoke Accounting export' }).click();
+      await page.getByRole('button', { name: 'Yes, do it' }).click();
+      const notice = await page.getByRole('status').innerText();
+      const after = await fetch(`${base}/shawarma/store`, { headers: { Authorization: `Bearer ${token}` } });
+      return { token, later, read: read.status, write: write.status, notice, after: after.status };
+    });
+    expect(seen.token).to.match(/^mt_/);
+    expect(seen.later).to.contain('Accounting export').and.not.contain(seen.token);
+    expect(seen.read).to.equal(200);
+    expect(seen.write).to.equal(403);
+    expect(seen.notice).to.equal('The token is revoked.');
+    expect(seen.after).to.equal(401);
+  });
+
+  it('shows the conversion of the last 30 days from the store’s own analytics on the home page', async () => {
+    for (let i = 0; i < 40; i += 1) {
+      await deps.knex.raw(
+        `insert into analytics_events (store_id, type, visitor_id, path, occurred_at) values (?, 'pageview', ?, '/', now())`,
+        [storeId, `visitor-${i}`],
+      );
+    }
+    const [{ n }] = await deps
+      .knex('orders')
+      .where({ store_id: storeId })
+      .whereIn('status', [3, 4])
+      .count<{ n: string }[]>('* as n');
+    const shown = await withPage(async (page) => {
+      await openAsOwner(page, '/merchant?lang=en');
+      return page.locator('[data-conversion]').innerText();
+    });
+    expect(Number(n)).to.be.greaterThan(0);
+    expect(shown).to.equal(
+      new Intl.NumberFormat('en-GB', { style: 'percent', maximumFractionDigits: 1 }).format(Number(n) / 40),
+    );
+  });
+
   it('has no serious or critical axe-core violation on any page, in English and Arabic', async () => {
     const axe = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
     const found: string[] = [];
@@ -690,6 +743,7 @@ describe('merchant dashboard in a browser', function () {
             '/merchant/settings',
             '/merchant/licenses',
             '/merchant/reviews?show=all',
+            '/merchant/tokens',
           ];
           const license = await deps.knex('licenses').where({ store_id: storeId }).first('id');
           if (license) pages.push(`/merchant/licenses/${license.id}`);
