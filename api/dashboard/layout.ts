@@ -40,7 +40,16 @@ export interface ShellContext extends PageContext {
   userName: string;
   formToken: string;
   current:
-    'home' | 'orders' | 'products' | 'customers' | 'licenses' | 'reviews' | 'staff' | 'settings' | 'tokens';
+    | 'home'
+    | 'orders'
+    | 'products'
+    | 'customers'
+    | 'licenses'
+    | 'reviews'
+    | 'staff'
+    | 'settings'
+    | 'tokens'
+    | 'coupons';
 }
 
 export function pageContext(ctx: AppContext, locale: Locale): PageContext {
@@ -144,6 +153,7 @@ const NAV: ReadonlyArray<[ShellContext['current'], keyof DashboardStrings, strin
   ['home', 'home', '/merchant', null],
   ['orders', 'orders', '/merchant/orders', 'orders.view'],
   ['products', 'products', '/merchant/products', 'products.edit'],
+  ['coupons', 'coupons', '/merchant/coupons', 'products.edit'],
   ['customers', 'customers', '/merchant/customers', 'customers.view'],
   ['licenses', 'licenses', '/merchant/licenses', 'licenses.manage'],
   ['reviews', 'reviews', '/merchant/reviews', 'reviews.moderate'],

@@ -1,5 +1,6 @@
 import { dashboardAuthRoutes } from './auth-routes';
 import { dashboardCareRoutes } from './care-routes';
+import { dashboardCouponRoutes } from './coupon-routes';
 import { dashboardCatalogueRoutes } from './catalogue-routes';
 import { dashboardSettingsRoutes } from './settings-routes';
 import { dashboardStoreRoutes } from './store-routes';
@@ -11,4 +12,5 @@ export const dashboardRoutes = [
   ...dashboardCareRoutes,
   ...dashboardCatalogueRoutes,
   ...dashboardSettingsRoutes,
+  ...dashboardCouponRoutes,
 ];

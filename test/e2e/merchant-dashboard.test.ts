@@ -710,6 +710,43 @@ describe('merchant dashboard in a browser', function () {
     );
   });
 
+  it('creates, edits and disables a coupon with the Merchant API’s rules', async () => {
+    const seen = await withPage(async (page) => {
+      await openAsOwner(page, '/merchant/coupons?lang=en');
+      await page.getByRole('link', { name: 'New coupon' }).click();
+      await page.getByLabel('Code', { exact: true }).fill('EID15');
+      await page.getByLabel('Discount type').selectOption('percentage');
+      await page.getByLabel('Discount', { exact: true }).fill('150');
+      await page.getByRole('button', { name: 'Save' }).click();
+      const refused = await page.locator('#amount-error').innerText();
+      await page.getByLabel('Discount', { exact: true }).fill('15');
+      await page.getByLabel('Maximum uses').fill('10');
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.waitForURL(/\/merchant\/coupons\?saved=1/);
+      await page.getByRole('link', { name: 'Edit EID15' }).click();
+      await page.getByLabel('Discount', { exact: true }).fill('20');
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.waitForURL(/\/merchant\/coupons\?saved=1/);
+      await page.getByRole('button', { name: 'Disable EID15' }).click();
+      await page.waitForURL(/\/merchant\/coupons\?saved=1/);
+      return { refused, list: await page.locator('main').innerText() };
+    });
+    expect(seen.refused).to.not.equal('');
+    expect(seen.list).to.contain('EID15').and.to.contain('20.00%').and.to.contain('Disabled');
+    const row = await deps.knex('coupons').where({ store_id: storeId, code: 'EID15' }).first();
+    expect({ amount: Number(row.amount), max_uses: row.max_uses, active: row.active }).to.deep.equal({
+      amount: 2000,
+      max_uses: 10,
+      active: false,
+    });
+    const audit = await deps
+      .knex('merchant_audit_events')
+      .where({ store_id: storeId, resource_type: 'coupon' })
+      .orderBy('id')
+      .pluck('action');
+    expect(audit).to.deep.equal(['coupon.created', 'coupon.updated', 'coupon.updated']);
+  });
+
   it('has no serious or critical axe-core violation on any page, in English and Arabic', async () => {
     const axe = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
     const found: string[] = [];
@@ -744,6 +781,8 @@ describe('merchant dashboard in a browser', function () {
             '/merchant/licenses',
             '/merchant/reviews?show=all',
             '/merchant/tokens',
+            '/merchant/coupons',
+            '/merchant/coupons/new',
           ];
           const license = await deps.knex('licenses').where({ store_id: storeId }).first('id');
           if (license) pages.push(`/merchant/licenses/${license.id}`);
@@ -769,7 +808,13 @@ describe('merchant dashboard in a browser', function () {
         await withPage(
           async (page) => {
             await openAsOwner(page);
-            for (const path of ['/merchant', '/merchant/orders', '/merchant/products/new']) {
+            for (const path of [
+              '/merchant',
+              '/merchant/orders',
+              '/merchant/products/new',
+              '/merchant/settings',
+              '/merchant/coupons',
+            ]) {
               await page.goto(`${base}${path}?lang=${lang}`);
               overflow[`${device} ${lang} ${path}`] = await page
                 .locator('html')
