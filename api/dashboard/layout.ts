@@ -49,7 +49,8 @@ export interface ShellContext extends PageContext {
     | 'staff'
     | 'settings'
     | 'tokens'
-    | 'coupons';
+    | 'coupons'
+    | 'webhooks';
 }
 
 export function pageContext(ctx: AppContext, locale: Locale): PageContext {
@@ -113,6 +114,7 @@ pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f6f8fa;padding:.75re
 .ltr,.tel{direction:ltr;unicode-bidi:isolate}
 .spaced{margin-top:1rem}
 progress{width:100%;height:1rem}
+div.checks{display:grid;grid-template-columns:repeat(auto-fill,minmax(14rem,1fr));gap:0 1rem}div.checks .check{margin:.35rem 0;font-weight:400}
 fieldset.plain{border:0;padding:0;margin:.75rem 0 0}fieldset.plain legend{font-weight:600;padding:0}
 .preview{display:flex;flex-wrap:wrap;gap:1.25rem;align-items:center}.buy-preview.dark{background:#4493f8;color:#0d1117;box-shadow:0 0 0 .6rem #0d1117;margin:.6rem}
 .buy-preview{display:inline-block;padding:.6rem 1.2rem;border-radius:8px;font-weight:600;background:#0b5cd5;color:#fff}
@@ -160,6 +162,7 @@ const NAV: ReadonlyArray<[ShellContext['current'], keyof DashboardStrings, strin
   ['staff', 'staff', '/merchant/staff', 'staff.manage'],
   ['settings', 'settings', '/merchant/settings', 'settings.edit'],
   ['tokens', 'tokens', '/merchant/tokens', 'settings.edit'],
+  ['webhooks', 'webhooks', '/merchant/webhooks', 'settings.edit'],
 ];
 
 /** A page of the signed-in dashboard: the top bar (store, language, sign out), the menu, the content. */
