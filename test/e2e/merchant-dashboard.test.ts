@@ -8,6 +8,7 @@ import type { Deps } from '../../shared/deps';
 import { createSession, formToken } from '../../shared/services/dashboard/sessions';
 import { sha256 } from '../../shared/crypto';
 import { loadFixture } from '../../shared/services/seed';
+import { recordMerchantEvent } from '../../shared/services/merchant/webhooks/events';
 import { withPage } from '../helpers/browser';
 import { isolatedDeps } from '../helpers/deps';
 import { httpClient, startServer, TestServer } from '../helpers/http';
@@ -747,6 +748,46 @@ describe('merchant dashboard in a browser', function () {
     expect(audit).to.deep.equal(['coupon.created', 'coupon.updated', 'coupon.updated']);
   });
 
+  it('adds a webhook endpoint with its secret shown once, shows a failed delivery and sends it again', async () => {
+    const secret = await withPage(async (page) => {
+      await openAsOwner(page, '/merchant/webhooks?lang=en');
+      await page.getByLabel('Address (URL)').fill('http://127.0.0.1:9/hooks/matjar');
+      await page.getByLabel('order.paid', { exact: true }).check();
+      await page.getByRole('button', { name: 'Add endpoint' }).click();
+      return page
+        .getByLabel('Signing secret of the new endpoint: copy it now, it is shown only once')
+        .inputValue();
+    });
+    expect(secret).to.match(/^whsec_/);
+    const [deliveryId] = await recordMerchantEvent(deps.knex, storeId, {
+      id: 'order.paid:webhook-test',
+      type: 'order.paid',
+      data: { order_id: 1 },
+    });
+    await deps
+      .knex('merchant_webhook_deliveries')
+      .where({ id: deliveryId })
+      .update({ status: 'failed', attempts: 12, response_status: 500, last_error: 'endpoint answered 500' });
+    const seen = await withPage(async (page) => {
+      await openAsOwner(page, '/merchant/webhooks?lang=en');
+      const log = await page.locator('section', { hasText: 'Recent deliveries' }).innerText();
+      await page.getByRole('button', { name: `Send again #${deliveryId}` }).click();
+      return { log, notice: await page.getByRole('status').innerText() };
+    });
+    expect(seen.log)
+      .to.contain('order.paid')
+      .and.to.contain('Failed')
+      .and.to.contain('endpoint answered 500');
+    expect(seen.notice).to.equal('The delivery is queued to be sent again.');
+    expect(
+      (await deps.knex('merchant_webhook_deliveries').where({ id: deliveryId }).first()).status,
+    ).to.equal('pending');
+    const jobs = await deps.queues['merchant-webhooks'].getJobs(['waiting', 'delayed', 'active']);
+    expect(jobs.map((j) => j.id)).to.satisfy((ids: string[]) =>
+      ids.some((id) => id.includes(`merchant-webhook-${deliveryId}-replay-`)),
+    );
+  });
+
   it('has no serious or critical axe-core violation on any page, in English and Arabic', async () => {
     const axe = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
     const found: string[] = [];
@@ -783,6 +824,7 @@ describe('merchant dashboard in a browser', function () {
             '/merchant/tokens',
             '/merchant/coupons',
             '/merchant/coupons/new',
+            '/merchant/webhooks',
           ];
           const license = await deps.knex('licenses').where({ store_id: storeId }).first('id');
           if (license) pages.push(`/merchant/licenses/${license.id}`);
