@@ -337,6 +337,16 @@ const en = {
   noEndpoints: 'No endpoint yet.',
   noDeliveries: 'No delivery yet.',
   errEndpoint: 'An http or https address, and at least one event.',
+  // categories
+  categories: 'Categories',
+  categoryName: 'Category name',
+  categorySlug: 'Address name (slug)',
+  categorySlugHint: 'Lower-case letters, digits and dashes, e.g. gift-cards.',
+  addCategory: 'Add category',
+  productsCount: 'Products',
+  noCategories: 'No category yet.',
+  categoryAdded: 'The category is added.',
+  categoryDeleted: 'The category is deleted; its products stay.',
   // embed key
   rotateKey: 'Rotate embed key…',
   confirmRotate:
@@ -647,6 +657,15 @@ const ar: DashboardStrings = {
   noEndpoints: 'لا توجد عناوين بعد.',
   noDeliveries: 'لا توجد إرسالات بعد.',
   errEndpoint: 'عنوان http أو https، وحدث واحد على الأقل.',
+  categories: 'التصنيفات',
+  categoryName: 'اسم التصنيف',
+  categorySlug: 'الاسم في العنوان (slug)',
+  categorySlugHint: 'حروف لاتينية صغيرة وأرقام وشرطات، مثل gift-cards.',
+  addCategory: 'إضافة تصنيف',
+  productsCount: 'المنتجات',
+  noCategories: 'لا توجد تصنيفات بعد.',
+  categoryAdded: 'أُضيف التصنيف.',
+  categoryDeleted: 'حُذف التصنيف وبقيت منتجاته.',
   rotateKey: 'تغيير مفتاح التضمين…',
   confirmRotate:
     'تغيير مفتاح التضمين؟ يتوقف المفتاح الحالي فوراً، ويجب وضع المفتاح الجديد في كل صفحة تستخدمه.',

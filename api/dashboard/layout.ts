@@ -50,7 +50,8 @@ export interface ShellContext extends PageContext {
     | 'settings'
     | 'tokens'
     | 'coupons'
-    | 'webhooks';
+    | 'webhooks'
+    | 'categories';
 }
 
 export function pageContext(ctx: AppContext, locale: Locale): PageContext {
@@ -155,6 +156,7 @@ const NAV: ReadonlyArray<[ShellContext['current'], keyof DashboardStrings, strin
   ['home', 'home', '/merchant', null],
   ['orders', 'orders', '/merchant/orders', 'orders.view'],
   ['products', 'products', '/merchant/products', 'products.edit'],
+  ['categories', 'categories', '/merchant/categories', 'products.edit'],
   ['coupons', 'coupons', '/merchant/coupons', 'products.edit'],
   ['customers', 'customers', '/merchant/customers', 'customers.view'],
   ['licenses', 'licenses', '/merchant/licenses', 'licenses.manage'],

@@ -788,6 +788,32 @@ describe('merchant dashboard in a browser', function () {
     );
   });
 
+  it('adds a category (a bad slug refused) and deletes it', async () => {
+    const seen = await withPage(async (page) => {
+      await openAsOwner(page, '/merchant/categories?lang=en');
+      await page.getByLabel('Category name').fill('Gift cards');
+      await page.getByLabel('Address name (slug)').fill('Gift Cards!');
+      await page.getByRole('button', { name: 'Add category' }).click();
+      const refused = await page.locator('#category-slug-error').innerText();
+      await page.getByLabel('Address name (slug)').fill('gift-cards');
+      await page.getByRole('button', { name: 'Add category' }).click();
+      await page.waitForURL(/done=added/);
+      const listed = await page.locator('main').innerText();
+      const row = await deps
+        .knex('categories')
+        .where({ store_id: storeId, slug: 'gift-cards' })
+        .first('name');
+      await page.getByRole('button', { name: 'Delete Gift cards' }).click();
+      await page.waitForURL(/done=deleted/);
+      return { refused, listed, row, notice: await page.getByRole('status').innerText() };
+    });
+    expect(seen.refused).to.not.equal('');
+    expect(seen.listed).to.contain('Gift cards').and.to.contain('gift-cards');
+    expect(seen.row).to.deep.equal({ name: 'Gift cards' });
+    expect(seen.notice).to.equal('The category is deleted; its products stay.');
+    expect(await deps.knex('categories').where({ store_id: storeId, slug: 'gift-cards' })).to.have.length(0);
+  });
+
   it('has no serious or critical axe-core violation on any page, in English and Arabic', async () => {
     const axe = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
     const found: string[] = [];
@@ -825,6 +851,7 @@ describe('merchant dashboard in a browser', function () {
             '/merchant/coupons',
             '/merchant/coupons/new',
             '/merchant/webhooks',
+            '/merchant/categories',
           ];
           const license = await deps.knex('licenses').where({ store_id: storeId }).first('id');
           if (license) pages.push(`/merchant/licenses/${license.id}`);
