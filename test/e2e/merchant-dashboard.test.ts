@@ -447,6 +447,65 @@ describe('merchant dashboard in a browser', function () {
       ).to.not.equal(undefined);
     });
 
+    it('refunds exactly in a 3-decimal currency: 1.250 of 5.500 KWD, and refuses a fourth decimal', async () => {
+      const manifest = await loadFixture(deps, {
+        stores: [
+          {
+            ref: 'kwd-shop',
+            name: 'Kuwait Keys',
+            currency: 'KWD',
+            owner: { name: 'Fahad', country_code: '965', phone: '50000123' },
+            payment_methods: {
+              bank: {
+                bank_name: 'KW Bank',
+                account_name: 'KK',
+                account_number: '1',
+                iban: 'KW00000000000001',
+              },
+            },
+            products: [
+              { ref: 'k', name: 'Key', slug: 'key', type: 'code', price: '5.500', codes: ['KW-1', 'KW-2'] },
+            ],
+          },
+        ],
+      });
+      const kwd = manifest.stores['kwd-shop'];
+      const store = await Store.query(deps.knex).findById(kwd.id);
+      const checkout = await guestCheckout(api, store!, { product_id: kwd.products.k.id }, {});
+      expect((await guestInitiate(api, store!, checkout.checkoutUrl, 'bank')).status).to.equal(200);
+      const order = await deps.knex('orders').where({ checkout_id: checkout.checkoutId }).first('id');
+      const user = await deps.knex('merchant_users').where({ e164: '96550000123' }).first('id');
+      const token = await createSession(deps.knex, user.id, kwd.id, 'test');
+      const cookie = `matjar_merchant=${token}`;
+      const csrf = formToken(deps.appSecret, { token_hash: sha256(token) });
+      const post = (path: string, fields: Record<string, string>) =>
+        api.request(path, {
+          ...form({ ...fields, _csrf: csrf }),
+          headers: { 'Content-Type': 'application/x-www-form-urlencoded', Cookie: cookie },
+        });
+      expect((await post(`/merchant/orders/${order.id}/status`, { status: '3' })).status).to.equal(200);
+      const page = await api.request(`/merchant/orders/${order.id}?lang=en`, { headers: { Cookie: cookie } });
+      expect(page.text).to.contain('value="5.500"');
+      const tooPrecise = await post(`/merchant/orders/${order.id}/refund`, {
+        amount: '1.2505',
+        confirm: '1',
+      });
+      expect(tooPrecise.status).to.equal(422);
+      const ask = await post(`/merchant/orders/${order.id}/refund`, { amount: '1.250' });
+      expect(ask.status).to.equal(200);
+      expect(ask.text.replace(/\u00a0/g, ' ')).to.contain('Refund KWD 1.250 of order #');
+      const done = await post(`/merchant/orders/${order.id}/refund`, { amount: '1.250', confirm: '1' });
+      expect(done.status).to.equal(200);
+      expect(done.text.replace(/\u00a0/g, ' ')).to.contain('Refund of KWD 1.250 recorded.');
+      expect(done.text).to.contain('value="4.250"');
+      const refunds = await deps
+        .knex('refunds')
+        .where({ order_id: order.id })
+        .select('amount_minor', 'currency');
+      expect(refunds.map((r) => [Number(r.amount_minor), r.currency])).to.deep.equal([[1250, 'KWD']]);
+      expect((await deps.knex('orders').where({ id: order.id }).first('status')).status).to.equal(3);
+    });
+
     it('support sees orders but not settings, and cannot refund', async () => {
       const { cookie, form: token } = await sessionFor('500000702', 'support');
       const orders = await api.request('/merchant/orders', { headers: { Cookie: cookie } });
