@@ -168,6 +168,7 @@ const en = {
     saleBelowPrice: 'The sale price must be below the price.',
     badStock: 'A whole number, or empty for unlimited.',
     tooManyCodes: 'At most 5,000 keys of up to 500 characters each per save.',
+    rejected: 'Check this value.',
   } as Record<string, string>,
   fixErrors: 'Please correct the fields below.',
   // customers
@@ -508,6 +509,7 @@ const ar: DashboardStrings = {
     saleBelowPrice: 'يجب أن يكون سعر التخفيض أقل من السعر.',
     badStock: 'عدد صحيح، أو فارغ لمخزون غير محدود.',
     tooManyCodes: 'حتى 5,000 مفتاح في كل حفظ، وكل مفتاح حتى 500 حرف.',
+    rejected: 'تحقق من هذه القيمة.',
   },
   fixErrors: 'يرجى تصحيح الحقول أدناه.',
   email: 'البريد الإلكتروني',

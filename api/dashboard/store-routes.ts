@@ -16,6 +16,7 @@ import {
 import {
   createProduct,
   findProduct,
+  FormErrors,
   listProducts,
   ProductForm,
   readProductForm,
@@ -478,9 +479,9 @@ export const dashboardStoreRoutes = [
       ...postAnswers,
     },
     handler: async (ctx) => {
-      const { store, shell } = dashboardOf(ctx);
+      const { store, shell, signedIn: s } = dashboardOf(ctx);
       const values = productFormOf(ctx);
-      const read = readProductForm(values);
+      const read = readProductForm(values, store.currency);
       if (!read.ok) {
         return sendPage(ctx, {
           status: 422,
@@ -494,7 +495,23 @@ export const dashboardStoreRoutes = [
           }),
         });
       }
-      const { id } = await createProduct(ctx.deps.knex, store.id, read.input);
+      let id: number;
+      try {
+        ({ id } = await createProduct(ctx.deps, dashboardActor(store.id, s.user), store, read.input));
+      } catch (err) {
+        if (!(err instanceof ValidationError)) throw err;
+        return sendPage(ctx, {
+          status: 422,
+          html: productFormView(shell, {
+            productId: null,
+            values,
+            errors: formErrorsOf(err),
+            notice: null,
+            availableCodes: null,
+            currency: store.currency,
+          }),
+        });
+      }
       sendPage(ctx, { status: 303, location: `/merchant/products/${id}?saved=1` });
     },
   }),
@@ -570,9 +587,9 @@ export const dashboardStoreRoutes = [
       ...postAnswers,
     },
     handler: async (ctx, { params }) => {
-      const { store, shell } = dashboardOf(ctx);
+      const { store, shell, signedIn: s } = dashboardOf(ctx);
       const values = productFormOf(ctx);
-      const read = readProductForm(values);
+      const read = readProductForm(values, store.currency);
       if (!read.ok) {
         return sendPage(ctx, {
           status: 422,
@@ -587,10 +604,21 @@ export const dashboardStoreRoutes = [
         });
       }
       try {
-        await updateProduct(ctx.deps.knex, store.id, params.productId, read.input);
+        await updateProduct(ctx.deps, dashboardActor(store.id, s.user), store, params.productId, read.input);
       } catch (err) {
         if (err instanceof NotFoundError) return notFound(ctx);
-        throw err;
+        if (!(err instanceof ValidationError)) throw err;
+        return sendPage(ctx, {
+          status: 422,
+          html: productFormView(shell, {
+            productId: params.productId,
+            values,
+            errors: formErrorsOf(err),
+            notice: null,
+            availableCodes: null,
+            currency: store.currency,
+          }),
+        });
       }
       sendPage(ctx, { status: 303, location: `/merchant/products/${params.productId}?saved=1` });
     },
@@ -808,6 +836,17 @@ export const dashboardStoreRoutes = [
 /** Who the Merchant API's audit log names for a dashboard write: the person, by phone. */
 export function dashboardActor(storeId: number, user: { e164: string }) {
   return { storeId, tokenId: null, name: `dashboard:+${user.e164}` };
+}
+
+/** The write service's refusal as the form's errors: each named field of the form says "Check this value". */
+function formErrorsOf(err: ValidationError): FormErrors {
+  const errors: FormErrors = {};
+  const known = ['name', 'type', 'price', 'sale_price', 'stock', 'description', 'codes'] as const;
+  for (const key of Object.keys(err.errors)) {
+    const field = (known as readonly string[]).includes(key) ? (key as (typeof known)[number]) : 'name';
+    errors[field] = 'rejected';
+  }
+  return errors;
 }
 
 function isOrigin(value: string): boolean {

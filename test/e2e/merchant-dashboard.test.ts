@@ -226,6 +226,12 @@ describe('merchant dashboard in a browser', function () {
     const body = (await res.json()) as { data: { name: string; price: unknown } };
     expect(body.data.name).to.equal('Gift card 100');
     expect(JSON.stringify(body.data.price)).to.contain('100');
+    // Written by the Merchant API's product service: its audit row names the person.
+    const audit = await deps
+      .knex('merchant_audit_events')
+      .where({ resource_type: 'product', resource_id: productId })
+      .first('action', 'actor');
+    expect(audit).to.deep.equal({ action: 'product.created', actor: `dashboard:+966${OWNER_PHONE}` });
   });
 
   it('lists the store’s orders with each id as text, and the order page offers the allowed moves', async () => {

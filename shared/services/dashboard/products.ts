@@ -1,16 +1,30 @@
 import type { Knex } from 'knex';
 import type { ProductType } from '../../../db/models';
+import type Joi from 'joi';
+import type { CacheLogger } from '../../cache/versioned';
 import { randomToken } from '../../crypto';
-import { NotFoundError } from '../../errors';
-import { parseMoney } from '../../money';
-import { noteStockChanged, storeCounter } from '../catalog/cache';
-import { bumpAfterCommit } from '../../cache/versioned';
+import { NotFoundError, ValidationError } from '../../errors';
+import { formatMoney, parseMoney } from '../../money';
+import { noteStoreChanged } from '../catalog/cache';
+import {
+  productSchema,
+  type ProductInput as MerchantProductInput,
+  type ProductPatch,
+} from '../catalogue/schema';
+import type { ProductSettingsDeps } from '../licenses/product-settings';
+import type { Actor } from '../merchant/audit';
+import { addCodes } from '../merchant/codes';
 import { paginate, PageMeta } from '../merchant/pagination';
+import {
+  createProduct as merchantCreateProduct,
+  updateProduct as merchantUpdateProduct,
+} from '../merchant/product-writes';
 
 /**
- * The dashboard's product form: the smallest create and update the form needs (name, type, price, sale
- * price, stock, description, active, and key stock for code products). Every write bumps the store's
- * catalogue counter after commit, so the Embed and Storefront APIs show the change at once.
+ * The dashboard's product form: reads the form (name, type, price, sale price, stock, description, active,
+ * and key stock for code products) and writes through the Merchant API's product write service, so both
+ * have one validation, one audit trail and one set of rules. Every write bumps the store's catalogue
+ * counter, so the Embed and Storefront APIs show the change at once.
  */
 
 export const FORM_TYPES: readonly ProductType[] = ['product', 'code', 'service'];
@@ -61,6 +75,7 @@ export const MAX_CODES_PER_SAVE = 5_000;
 /** Checks the form; returns the input, or the errors of every bad field at once. */
 export function readProductForm(
   form: ProductForm,
+  currency: string,
 ): { ok: true; input: ProductInput } | { ok: false; errors: FormErrors } {
   const errors: FormErrors = {};
   const name = form.name.trim();
@@ -68,12 +83,12 @@ export function readProductForm(
   else if (name.length > 200) errors.name = 'tooLong';
   const type = (FORM_TYPES as readonly string[]).includes(form.type) ? (form.type as ProductType) : null;
   if (!type) errors.type = 'badType';
-  const price = parseMoney(form.price.trim());
+  const price = parseMoney(form.price.trim(), currency);
   if (!form.price.trim()) errors.price = 'required';
   else if (price === null) errors.price = 'badMoney';
   let sale: number | null = null;
   if (form.sale_price.trim()) {
-    sale = parseMoney(form.sale_price.trim());
+    sale = parseMoney(form.sale_price.trim(), currency);
     if (sale === null) errors.sale_price = 'badMoney';
     else if (price !== null && sale >= price) errors.sale_price = 'saleBelowPrice';
   }
@@ -119,77 +134,78 @@ function slugOf(name: string): string {
   return base || 'product';
 }
 
-async function addCodes(trx: Knex, productId: number, codes: string[]): Promise<number> {
-  if (codes.length === 0) return 0;
-  let added = 0;
-  for (let i = 0; i < codes.length; i += 1_000) {
-    const rows = await trx('product_codes')
-      .insert(codes.slice(i, i + 1_000).map((code) => ({ product_id: productId, code })))
-      .onConflict(['product_id', 'code'])
-      .ignore()
-      .returning('id');
-    added += rows.length;
-  }
-  return added;
+/** The form's input as the Merchant API's product keys (decimal strings in the store's currency). */
+function merchantKeys(input: ProductInput, currency: string) {
+  return {
+    name: input.name,
+    type: input.type,
+    description: input.description,
+    price: formatMoney(input.price_minor, currency),
+    sale_price: input.sale_price_minor === null ? null : formatMoney(input.sale_price_minor, currency),
+    active: input.active,
+    stock: input.stock,
+  };
 }
 
+/** A slug for a new product: from its name, made unique in the store. */
+async function freeSlug(knex: Knex, storeId: number, name: string): Promise<string> {
+  const base = slugOf(name);
+  const taken = await knex('products').where({ store_id: storeId, slug: base }).first('id');
+  return taken
+    ? `${base}-${randomToken(4)
+        .toLowerCase()
+        .replace(/[^a-z0-9]/g, 'x')}`
+    : base;
+}
+
+/**
+ * Creates the product through the Merchant API's write service (shared/services/merchant/product-writes.ts):
+ * the same schema (shared/services/catalogue/schema.ts), checks, audit row and key stock as
+ * `POST /shawarma/products`. A refusal is that service's ValidationError, naming the fields.
+ */
 export async function createProduct(
-  knex: Knex,
-  storeId: number,
+  deps: ProductSettingsDeps & { logger?: CacheLogger },
+  actor: Actor,
+  store: { id: number; currency: string },
   input: ProductInput,
-): Promise<{ id: number; codesAdded: number }> {
-  return knex.transaction(async (trx) => {
-    const base = slugOf(input.name);
-    const taken = await trx('products').where({ store_id: storeId, slug: base }).first('id');
-    const slug = taken
-      ? `${base}-${randomToken(4)
-          .toLowerCase()
-          .replace(/[^a-z0-9]/g, 'x')}`
-      : base;
-    const [row] = await trx('products')
-      .insert({
-        store_id: storeId,
-        name: input.name,
-        slug,
-        description: input.description,
-        type: input.type,
-        price_minor: input.price_minor,
-        sale_price_minor: input.sale_price_minor,
-        active: input.active,
-        stock: input.stock,
-      })
-      .returning('id');
-    const id = (row as { id: number }).id;
-    const codesAdded = await addCodes(trx, id, input.codes);
-    void bumpAfterCommit(trx, [storeCounter(storeId)]);
-    return { id, codesAdded };
-  });
+): Promise<{ id: number }> {
+  const keys = {
+    ...merchantKeys(input, store.currency),
+    slug: await freeSlug(deps.knex, store.id, input.name),
+    codes: input.codes,
+  };
+  const { value, error } = productSchema('create').validate(keys, { abortEarly: false });
+  if (error) throw joiToValidation(error);
+  const created = await merchantCreateProduct(deps, actor, store, value as MerchantProductInput);
+  await noteStoreChanged(deps, store.id);
+  return { id: Number(created.id) };
 }
 
+/** Saves the form through the Merchant API's update (PATCH semantics), then adds the new keys. */
 export async function updateProduct(
-  knex: Knex,
-  storeId: number,
+  deps: ProductSettingsDeps & { logger?: CacheLogger },
+  actor: Actor,
+  store: { id: number; currency: string },
   productId: number,
   input: ProductInput,
 ): Promise<{ codesAdded: number }> {
-  return knex.transaction(async (trx) => {
-    const current = await trx('products').where({ id: productId, store_id: storeId }).forUpdate().first('id');
-    if (!current) throw new NotFoundError('Product not found');
-    await trx('products').where({ id: productId }).update({
-      name: input.name,
-      description: input.description,
-      type: input.type,
-      price_minor: input.price_minor,
-      sale_price_minor: input.sale_price_minor,
-      active: input.active,
-      stock: input.stock,
-      updated_at: new Date(),
-    });
-    const codesAdded = await addCodes(trx, productId, input.codes);
-    void bumpAfterCommit(trx, [storeCounter(storeId)]);
-    void noteStockChanged(trx, [productId]);
-    return { codesAdded };
+  const { value, error } = productSchema('patch').validate(merchantKeys(input, store.currency), {
+    abortEarly: false,
   });
+  if (error) throw joiToValidation(error);
+  await merchantUpdateProduct(deps, actor, store, productId, value as ProductPatch);
+  let codesAdded = 0;
+  if (input.type === 'code' && input.codes.length > 0) {
+    codesAdded = (await addCodes(deps.knex, actor, store.id, productId, input.codes)).added;
+  }
+  await noteStoreChanged(deps, store.id);
+  return { codesAdded };
+}
+
+function joiToValidation(error: Joi.ValidationError): ValidationError {
+  const errors: Record<string, string[]> = {};
+  for (const d of error.details) (errors[String(d.path[0])] ??= []).push(d.message);
+  return new ValidationError(errors);
 }
 
 export async function findProduct(knex: Knex, storeId: number, productId: number): Promise<ProductRow> {
