@@ -51,7 +51,8 @@ export interface ShellContext extends PageContext {
     | 'tokens'
     | 'coupons'
     | 'webhooks'
-    | 'categories';
+    | 'categories'
+    | 'payments';
 }
 
 export function pageContext(ctx: AppContext, locale: Locale): PageContext {
@@ -163,6 +164,7 @@ const NAV: ReadonlyArray<[ShellContext['current'], keyof DashboardStrings, strin
   ['reviews', 'reviews', '/merchant/reviews', 'reviews.moderate'],
   ['staff', 'staff', '/merchant/staff', 'staff.manage'],
   ['settings', 'settings', '/merchant/settings', 'settings.edit'],
+  ['payments', 'payments_', '/merchant/payments', 'settings.edit'],
   ['tokens', 'tokens', '/merchant/tokens', 'settings.edit'],
   ['webhooks', 'webhooks', '/merchant/webhooks', 'settings.edit'],
 ];

@@ -2,7 +2,7 @@ import { dashboardAuthRoutes } from './auth-routes';
 import { dashboardCareRoutes } from './care-routes';
 import { dashboardCouponRoutes } from './coupon-routes';
 import { dashboardCatalogueRoutes } from './catalogue-routes';
-import { dashboardSettingsRoutes } from './settings-routes';
+import { dashboardPaymentRoutes, dashboardSettingsRoutes } from './settings-routes';
 import { dashboardStoreRoutes } from './store-routes';
 
 /** The merchant dashboard at /merchant (docs/dashboard.md): sign-in and sign-up first, then the store's pages. */
@@ -13,4 +13,5 @@ export const dashboardRoutes = [
   ...dashboardCatalogueRoutes,
   ...dashboardSettingsRoutes,
   ...dashboardCouponRoutes,
+  ...dashboardPaymentRoutes,
 ];

@@ -879,6 +879,48 @@ describe('merchant dashboard in a browser', function () {
     expect(await deps.knex('categories').where({ store_id: storeId, slug: 'gift-cards' })).to.have.length(0);
   });
 
+  it('sets up mada with a write-only secret key (kept when left empty), refuses a bad IBAN, and removes mada', async () => {
+    const seen = await withPage(async (page) => {
+      await openAsOwner(page, '/merchant/payments?lang=en');
+      const mada = page.locator('form[action="/merchant/payments/mada"]');
+      await mada.getByLabel('Provider').selectOption('moyasar');
+      await mada.getByLabel(/^Secret key/).fill('sk_test_dashboard_1234');
+      await mada.getByRole('button', { name: 'Save' }).click();
+      await page.waitForURL(/saved=mada/);
+      const afterFirst = await page.content();
+      // Saved again with the key left empty: the stored key stays (moyasar cannot work without it).
+      await page
+        .locator('form[action="/merchant/payments/mada"]')
+        .getByRole('button', { name: 'Save' })
+        .click();
+      await page.waitForURL(/saved=mada/);
+      const bank = page.locator('form[action="/merchant/payments/bank"]');
+      await bank.getByLabel('IBAN').fill('not an iban');
+      await bank.getByRole('button', { name: 'Save' }).click();
+      const refused = await page.getByRole('alert').innerText();
+      const row = await deps
+        .knex('store_payment_methods')
+        .where({ store_id: storeId, method: 'mada' })
+        .first();
+      await page
+        .locator('form[action="/merchant/payments/mada"]')
+        .getByRole('button', { name: 'Remove' })
+        .click();
+      await page.waitForURL(/removed=mada/);
+      return { afterFirst, refused, row, notice: await page.getByRole('status').innerText() };
+    });
+    expect(seen.afterFirst).to.not.contain('sk_test_dashboard_1234');
+    expect(seen.afterFirst).to.contain('saved; leave empty to keep it');
+    expect(seen.row.provider).to.equal('moyasar');
+    expect(JSON.stringify(seen.row)).to.not.contain('sk_test_dashboard_1234');
+    expect(deps.cipher.decrypt(seen.row.credentials_encrypted)).to.contain('sk_test_dashboard_1234');
+    expect(seen.refused).to.contain('iban');
+    expect(seen.notice).to.equal('mada is removed.');
+    expect(
+      await deps.knex('store_payment_methods').where({ store_id: storeId, method: 'mada' }),
+    ).to.have.length(0);
+  });
+
   it('has no serious or critical axe-core violation on any page, in English and Arabic', async () => {
     const axe = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
     const found: string[] = [];
@@ -917,6 +959,7 @@ describe('merchant dashboard in a browser', function () {
             '/merchant/coupons/new',
             '/merchant/webhooks',
             '/merchant/categories',
+            '/merchant/payments',
           ];
           const license = await deps.knex('licenses').where({ store_id: storeId }).first('id');
           if (license) pages.push(`/merchant/licenses/${license.id}`);
