@@ -381,6 +381,16 @@ const en = {
   methodSaved: (m: string) => `${m} is saved.`,
   methodRemoved: (m: string) => `${m} is removed.`,
   notConfigured: 'Not set up',
+  // product form: licenses, FiveM
+  licenseSettings: 'Licenses',
+  licenseOn: 'Generate a license key for each sale',
+  licensePrefix: 'Key prefix',
+  licenseLock: 'Lock to',
+  lockName: { none: 'Nothing', hwid: 'Device (hardware id)', ip: 'IP address' } as Record<string, string>,
+  licenseMax: 'Activations per key',
+  licenseMaxHint: '0 or empty: unlimited.',
+  fivemCommands: 'FiveM commands',
+  fivemHint: 'One per line, run on your game server after each sale; {player} is the buyer.',
   // embed key
   rotateKey: 'Rotate embed key…',
   confirmRotate:
@@ -733,6 +743,15 @@ const ar: DashboardStrings = {
   methodSaved: (m) => `حُفظت ${m}.`,
   methodRemoved: (m) => `أُزيلت ${m}.`,
   notConfigured: 'غير مفعّلة',
+  licenseSettings: 'التراخيص',
+  licenseOn: 'إنشاء مفتاح ترخيص لكل عملية بيع',
+  licensePrefix: 'بادئة المفتاح',
+  licenseLock: 'الربط بـ',
+  lockName: { none: 'لا شيء', hwid: 'الجهاز (معرّف العتاد)', ip: 'عنوان IP' },
+  licenseMax: 'التفعيلات لكل مفتاح',
+  licenseMaxHint: '0 أو فارغ: بلا حد.',
+  fivemCommands: 'أوامر FiveM',
+  fivemHint: 'أمر في كل سطر، يُنفَّذ على خادم اللعبة بعد كل عملية بيع؛ {player} هو المشتري.',
   rotateKey: 'تغيير مفتاح التضمين…',
   confirmRotate:
     'تغيير مفتاح التضمين؟ يتوقف المفتاح الحالي فوراً، ويجب وضع المفتاح الجديد في كل صفحة تستخدمه.',

@@ -17,6 +17,7 @@ import {
   createProduct,
   findProduct,
   FormErrors,
+  productExtras,
   listProducts,
   ProductForm,
   readProductForm,
@@ -94,7 +95,32 @@ const emptyProduct: ProductForm = {
   description: '',
   active: true,
   codes: '',
+  categories: [],
+  license_on: false,
+  license_prefix: '',
+  license_lock: 'none',
+  license_max: '',
+  fivem: '',
 };
+
+/** The store's categories for the product form's checkboxes. */
+async function categoryChoices(ctx: AppContext): Promise<{ id: number; name: string }[]> {
+  const { store } = dashboardOf(ctx);
+  const rows = await ctx.deps
+    .knex('categories')
+    .where('store_id', store.id)
+    .orderBy(['position', 'id'])
+    .limit(200)
+    .select('id', 'name');
+  return rows.map((r) => ({ id: Number(r.id), name: String(r.name) }));
+}
+
+/** A repeated form field (checkboxes): every value given, strings only. */
+function listField(ctx: AppContext, name: string): string[] {
+  const value = (ctx.request.body as Record<string, unknown> | undefined)?.[name];
+  const all = Array.isArray(value) ? value : value === undefined ? [] : [value];
+  return all.filter((v): v is string => typeof v === 'string').slice(0, 100);
+}
 
 function productFormOf(ctx: AppContext): ProductForm {
   return {
@@ -106,6 +132,12 @@ function productFormOf(ctx: AppContext): ProductForm {
     description: formField(ctx, 'description'),
     active: formField(ctx, 'active') === '1' || formField(ctx, 'active') === 'on',
     codes: formField(ctx, 'codes'),
+    categories: listField(ctx, 'categories'),
+    license_on: formField(ctx, 'license_on') === '1',
+    license_prefix: formField(ctx, 'license_prefix'),
+    license_lock: formField(ctx, 'license_lock'),
+    license_max: formField(ctx, 'license_max'),
+    fivem: formField(ctx, 'fivem'),
   };
 }
 
@@ -118,6 +150,12 @@ const productFields = {
   description: Joi.string().allow('').max(20_000),
   active: Joi.string().allow('').max(5),
   codes: Joi.string().allow('').max(3_000_000),
+  categories: Joi.alternatives(Joi.string().max(12), Joi.array().items(Joi.string().max(12)).max(100)),
+  license_on: Joi.string().allow('').max(5),
+  license_prefix: Joi.string().allow('').max(40),
+  license_lock: Joi.string().allow('').valid('', 'none', 'hwid', 'ip'),
+  license_max: Joi.string().allow('').max(10),
+  fivem: Joi.string().allow('').max(60_000),
 };
 
 async function renderOrder(
@@ -447,7 +485,7 @@ export const dashboardStoreRoutes = [
     guards: signedIn('products.edit'),
     request: { query: Joi.object({ lang: Joi.string().valid('ar', 'en') }) },
     responses: { 200: htmlResponse('The empty form.'), ...guardedAnswers },
-    handler: (ctx) => {
+    handler: async (ctx) => {
       const { store, shell } = dashboardOf(ctx);
       sendPage(ctx, {
         status: 200,
@@ -458,6 +496,7 @@ export const dashboardStoreRoutes = [
           notice: null,
           availableCodes: null,
           currency: store.currency,
+          categories: await categoryChoices(ctx),
         }),
       });
     },
@@ -492,6 +531,7 @@ export const dashboardStoreRoutes = [
             notice: null,
             availableCodes: null,
             currency: store.currency,
+            categories: await categoryChoices(ctx),
           }),
         });
       }
@@ -509,6 +549,7 @@ export const dashboardStoreRoutes = [
             notice: null,
             availableCodes: null,
             currency: store.currency,
+            categories: await categoryChoices(ctx),
           }),
         });
       }
@@ -544,15 +585,23 @@ export const dashboardStoreRoutes = [
         if (err instanceof NotFoundError) return notFound(ctx);
         throw err;
       }
+      const extras = await productExtras(ctx.deps, store, product.id);
       const values: ProductForm = {
         name: product.name,
         type: product.type,
-        price: formatMoney(product.price_minor),
-        sale_price: product.sale_price_minor === null ? '' : formatMoney(product.sale_price_minor),
+        price: formatMoney(product.price_minor, store.currency),
+        sale_price:
+          product.sale_price_minor === null ? '' : formatMoney(product.sale_price_minor, store.currency),
         stock: product.stock === null ? '' : String(product.stock),
         description: product.description ?? '',
         active: product.active,
         codes: '',
+        categories: extras.categories.map(String),
+        license_on: extras.license.enabled,
+        license_prefix: extras.license.prefix ?? '',
+        license_lock: extras.license.lock_type,
+        license_max: extras.license.enabled ? String(extras.license.max_activations) : '',
+        fivem: extras.fivem_commands.map((c) => String(c.command)).join('\n'),
       };
       sendPage(ctx, {
         status: 200,
@@ -563,6 +612,7 @@ export const dashboardStoreRoutes = [
           notice: query.saved === '1' ? shell.t.saved : null,
           availableCodes: product.available_codes ?? 0,
           currency: store.currency,
+          categories: await categoryChoices(ctx),
         }),
       });
     },
@@ -600,6 +650,7 @@ export const dashboardStoreRoutes = [
             notice: null,
             availableCodes: null,
             currency: store.currency,
+            categories: await categoryChoices(ctx),
           }),
         });
       }
@@ -617,6 +668,7 @@ export const dashboardStoreRoutes = [
             notice: null,
             availableCodes: null,
             currency: store.currency,
+            categories: await categoryChoices(ctx),
           }),
         });
       }

@@ -432,10 +432,26 @@ export function productFormView(
     notice: string | null;
     availableCodes: number | null;
     currency: string;
+    categories?: { id: number; name: string }[];
   },
 ): string {
   const t = s.t;
   const { values: v, errors: e } = opts;
+  const categoryBoxes = (opts.categories ?? []).length
+    ? `<fieldset class="plain"><legend>${esc(t.categories)}</legend><div class="checks">${(
+        opts.categories ?? []
+      )
+        .map(
+          (c) =>
+            `<label class="check"><input type="checkbox" name="categories" value="${c.id}"${v.categories.includes(String(c.id)) ? ' checked' : ''}> <bdi>${esc(c.name)}</bdi></label>`,
+        )
+        .join('')}</div></fieldset>`
+    : '';
+  const lockOptions = ['none', 'hwid', 'ip']
+    .map(
+      (l) => `<option value="${l}"${v.license_lock === l ? ' selected' : ''}>${esc(t.lockName[l])}</option>`,
+    )
+    .join('');
   const fieldError = (name: keyof ProductForm) =>
     e[name]
       ? `<p id="${name}-error" class="field-error">${esc(t.fieldErrors[e[name] as string] ?? '')}</p>`
@@ -492,6 +508,19 @@ ${fieldError('description')}
 <span id="codes-hint" class="hint">${esc(t.codesHint)}</span>
 ${stockNote}
 ${fieldError('codes')}
+${categoryBoxes}
+<fieldset class="plain"><legend>${esc(t.licenseSettings)}</legend>
+<label class="check" for="license_on"><input type="checkbox" id="license_on" name="license_on" value="1"${v.license_on ? ' checked' : ''}> ${esc(t.licenseOn)}</label>
+<div class="row"><div><label for="license_prefix">${esc(t.licensePrefix)}</label>
+<input id="license_prefix" name="license_prefix" maxlength="20" dir="ltr" autocomplete="off" value="${esc(v.license_prefix)}"${invalid('license_prefix')}>${fieldError('license_prefix')}</div>
+<div><label for="license_lock">${esc(t.licenseLock)}</label><select id="license_lock" name="license_lock">${lockOptions}</select></div>
+<div><label for="license_max">${esc(t.licenseMax)}</label>
+<input id="license_max" name="license_max" inputmode="numeric" maxlength="7" dir="ltr" value="${esc(v.license_max)}"${invalid('license_max', 'license_max-hint')}><span id="license_max-hint" class="hint">${esc(t.licenseMaxHint)}</span>${fieldError('license_max')}</div></div>
+</fieldset>
+<label for="fivem">${esc(t.fivemCommands)}</label>
+<textarea id="fivem" name="fivem" rows="3" dir="ltr"${invalid('fivem', 'fivem-hint')}>${esc(v.fivem)}</textarea>
+<span id="fivem-hint" class="hint">${esc(t.fivemHint)}</span>
+${fieldError('fivem')}
 <label class="check" for="active"><input type="checkbox" id="active" name="active" value="1"${v.active ? ' checked' : ''}> ${esc(t.active)}</label>
 <button type="submit">${esc(t.save)}</button>
 </form>`,

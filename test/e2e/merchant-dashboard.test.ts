@@ -921,6 +921,44 @@ describe('merchant dashboard in a browser', function () {
     ).to.have.length(0);
   });
 
+  it('makes a licensed product with a category and a FiveM command through the form, kept on a later save', async () => {
+    const [cat] = await deps
+      .knex('categories')
+      .insert({ store_id: storeId, name: 'Software', slug: 'software', position: 0 })
+      .returning('id');
+    const categoryId = (cat as { id: number }).id;
+    const productId = await withPage(async (page) => {
+      await openAsOwner(page, '/merchant/products/new?lang=en');
+      await page.getByLabel('Name', { exact: true }).fill('Server pack');
+      await page.getByLabel('Price', { exact: true }).fill('75.00');
+      await page.getByLabel('Software').check();
+      await page.getByLabel('Generate a license key for each sale').check();
+      await page.getByLabel('Key prefix').fill('SRV');
+      await page.getByLabel('Lock to').selectOption('hwid');
+      await page.getByLabel('Activations per key').fill('3');
+      await page.getByLabel('FiveM commands').fill('give {player} vip');
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.waitForURL(/\/merchant\/products\/\d+\?saved=1/);
+      // Saved again with only the name changed: the settings stay.
+      await page.getByLabel('Name', { exact: true }).fill('Server pack 2');
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.waitForURL(/\/merchant\/products\/\d+\?saved=1/);
+      expect(await page.getByLabel('Key prefix').inputValue()).to.equal('SRV');
+      expect(await page.getByLabel('Software').isChecked()).to.equal(true);
+      return Number(/products\/(\d+)/.exec(page.url())![1]);
+    });
+    const product = await deps.knex('products').where({ id: productId }).first();
+    expect(product.name).to.equal('Server pack 2');
+    expect(JSON.stringify(product)).to.contain('SRV');
+    const commands = await deps
+      .knex('product_fivem_commands')
+      .where({ product_id: productId })
+      .pluck('command');
+    expect(commands).to.deep.equal(['give {player} vip']);
+    const cats = await deps.knex('product_categories').where({ product_id: productId }).pluck('category_id');
+    expect(cats).to.deep.equal([categoryId]);
+  });
+
   it('has no serious or critical axe-core violation on any page, in English and Arabic', async () => {
     const axe = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
     const found: string[] = [];

@@ -14,6 +14,7 @@ import {
 import type { ProductSettingsDeps } from '../licenses/product-settings';
 import type { Actor } from '../merchant/audit';
 import { addCodes } from '../merchant/codes';
+import { productDetail } from '../merchant/catalogue';
 import { paginate, PageMeta } from '../merchant/pagination';
 import {
   createProduct as merchantCreateProduct,
@@ -54,6 +55,27 @@ export interface ProductForm {
   description: string;
   active: boolean;
   codes: string;
+  /** Category ids ticked. */
+  categories: string[];
+  license_on: boolean;
+  license_prefix: string;
+  license_lock: string;
+  license_max: string;
+  /** FiveM commands, one a line ({player} is the buyer's server id). */
+  fivem: string;
+}
+
+/** The product's extra settings as the Merchant API keeps them, for the edit form. */
+export interface ProductExtras {
+  categories: number[];
+  license: {
+    enabled: boolean;
+    prefix: string | null;
+    lock_type: string;
+    max_activations: number;
+    encrypt: boolean;
+  };
+  fivem_commands: Record<string, unknown>[];
 }
 
 export interface ProductInput {
@@ -65,6 +87,9 @@ export interface ProductInput {
   description: string | null;
   active: boolean;
   codes: string[];
+  categories: number[];
+  license: { prefix: string; lock_type: string; max_activations: number } | null;
+  fivem: string[];
 }
 
 /** Field errors keyed by form field; each value a message key of the dashboard's message files. */
@@ -108,6 +133,21 @@ export function readProductForm(
     ),
   ];
   if (codes.length > MAX_CODES_PER_SAVE || codes.some((c) => c.length > 500)) errors.codes = 'tooManyCodes';
+  const license = form.license_on
+    ? {
+        prefix: form.license_prefix.trim(),
+        lock_type: form.license_lock || 'none',
+        max_activations: /^\d{1,7}$/.test(form.license_max.trim()) ? Number(form.license_max.trim()) : 0,
+      }
+    : null;
+  if (license && !/^[A-Za-z0-9]{1,20}$/.test(license.prefix)) errors.license_prefix = 'rejected';
+  if (form.license_max.trim() && !/^\d{1,7}$/.test(form.license_max.trim())) errors.license_max = 'badStock';
+  const fivem = form.fivem
+    .split(/\r?\n/)
+    .map((c) => c.trim())
+    .filter(Boolean);
+  if (fivem.length > 50 || fivem.some((c) => c.length > 1000)) errors.fivem = 'tooLong';
+  const categories = form.categories.filter((c) => /^\d{1,10}$/.test(c)).map(Number);
   if (Object.keys(errors).length > 0 || !type || price === null) return { ok: false, errors };
   return {
     ok: true,
@@ -120,6 +160,9 @@ export function readProductForm(
       description: description || null,
       active: form.active,
       codes: type === 'code' ? codes : [],
+      categories,
+      license,
+      fivem,
     },
   };
 }
@@ -132,6 +175,34 @@ function slugOf(name: string): string {
     .replace(/^-+|-+$/g, '')
     .slice(0, 60);
   return base || 'product';
+}
+
+/**
+ * The form's license and FiveM settings as Merchant API keys. Against the product's current settings
+ * (an edit), a key the form leaves as it was is left out, so what the form does not show (a command's
+ * timing, the encryption switch) is kept.
+ */
+function extraKeys(input: ProductInput, current: ProductExtras | null): Record<string, unknown> {
+  const keys: Record<string, unknown> = { categories: input.categories };
+  const was = current?.license;
+  const same =
+    (input.license === null && !was?.enabled) ||
+    (input.license !== null &&
+      was?.enabled === true &&
+      was.prefix === input.license.prefix &&
+      was.lock_type === input.license.lock_type &&
+      was.max_activations === input.license.max_activations);
+  if (!same) keys.license = input.license ? { ...input.license, encrypt: was?.encrypt ?? false } : null;
+  const before = (current?.fivem_commands ?? []).map((c) => String(c.command));
+  if (before.join('\n') !== input.fivem.join('\n')) {
+    keys.fivem_commands = input.fivem.map((command) => {
+      const kept = current?.fivem_commands.find((c) => c.command === command);
+      if (!kept) return { command };
+      const { id: _id, ...rest } = kept;
+      return rest;
+    });
+  }
+  return keys;
 }
 
 /** The form's input as the Merchant API's product keys (decimal strings in the store's currency). */
@@ -171,6 +242,7 @@ export async function createProduct(
 ): Promise<{ id: number }> {
   const keys = {
     ...merchantKeys(input, store.currency),
+    ...extraKeys(input, null),
     slug: await freeSlug(deps.knex, store.id, input.name),
     codes: input.codes,
   };
@@ -189,9 +261,11 @@ export async function updateProduct(
   productId: number,
   input: ProductInput,
 ): Promise<{ codesAdded: number }> {
-  const { value, error } = productSchema('patch').validate(merchantKeys(input, store.currency), {
-    abortEarly: false,
-  });
+  const current = await productExtras(deps, store, productId);
+  const { value, error } = productSchema('patch').validate(
+    { ...merchantKeys(input, store.currency), ...extraKeys(input, current) },
+    { abortEarly: false },
+  );
   if (error) throw joiToValidation(error);
   await merchantUpdateProduct(deps, actor, store, productId, value as ProductPatch);
   let codesAdded = 0;
@@ -200,6 +274,21 @@ export async function updateProduct(
   }
   await noteStoreChanged(deps, store.id);
   return { codesAdded };
+}
+
+/** The product's categories, license settings and FiveM commands as the Merchant API shows them. */
+export async function productExtras(
+  deps: ProductSettingsDeps,
+  store: { id: number; currency: string },
+  productId: number,
+): Promise<ProductExtras> {
+  const detail = await productDetail(deps, store, productId);
+  const cats = (detail.categories as { id: number }[] | undefined) ?? [];
+  return {
+    categories: cats.map((c) => Number(c.id)),
+    license: detail.license as ProductExtras['license'],
+    fivem_commands: (detail.fivem_commands as Record<string, unknown>[]) ?? [],
+  };
 }
 
 function joiToValidation(error: Joi.ValidationError): ValidationError {
