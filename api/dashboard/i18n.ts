@@ -391,6 +391,16 @@ const en = {
   licenseMaxHint: '0 or empty: unlimited.',
   fivemCommands: 'FiveM commands',
   fivemHint: 'One per line, run on your game server after each sale; {player} is the buyer.',
+  // FiveM servers
+  fivemServers: 'FiveM servers',
+  fivemIntro:
+    'Each game server gets its own secret for the FiveM resource (see its README). Revoke one to cut it off.',
+  serverName: 'Server name',
+  addServer: 'Add server',
+  newServerSecret: 'The server’s secret: copy it into the resource’s config now, it is shown only once',
+  noServers: 'No game server yet.',
+  serverRevoked: 'The server’s secret is revoked.',
+  errServerName: 'Give the server a name (up to 100 characters).',
   // embed key
   rotateKey: 'Rotate embed key…',
   confirmRotate:
@@ -752,6 +762,14 @@ const ar: DashboardStrings = {
   licenseMaxHint: '0 أو فارغ: بلا حد.',
   fivemCommands: 'أوامر FiveM',
   fivemHint: 'أمر في كل سطر، يُنفَّذ على خادم اللعبة بعد كل عملية بيع؛ {player} هو المشتري.',
+  fivemServers: 'خوادم FiveM',
+  fivemIntro: 'لكل خادم لعبة سرّه الخاص لمورد FiveM (راجع ملف README الخاص به). ألغِ السرّ لقطع الخادم.',
+  serverName: 'اسم الخادم',
+  addServer: 'إضافة خادم',
+  newServerSecret: 'سرّ الخادم: انسخه إلى إعدادات المورد الآن، فهو يظهر مرة واحدة فقط',
+  noServers: 'لا توجد خوادم ألعاب بعد.',
+  serverRevoked: 'أُلغي سرّ الخادم.',
+  errServerName: 'أعطِ الخادم اسماً (حتى 100 حرف).',
   rotateKey: 'تغيير مفتاح التضمين…',
   confirmRotate:
     'تغيير مفتاح التضمين؟ يتوقف المفتاح الحالي فوراً، ويجب وضع المفتاح الجديد في كل صفحة تستخدمه.',

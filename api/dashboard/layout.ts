@@ -52,7 +52,8 @@ export interface ShellContext extends PageContext {
     | 'coupons'
     | 'webhooks'
     | 'categories'
-    | 'payments';
+    | 'payments'
+    | 'fivem';
 }
 
 export function pageContext(ctx: AppContext, locale: Locale): PageContext {
@@ -167,6 +168,7 @@ const NAV: ReadonlyArray<[ShellContext['current'], keyof DashboardStrings, strin
   ['payments', 'payments_', '/merchant/payments', 'settings.edit'],
   ['tokens', 'tokens', '/merchant/tokens', 'settings.edit'],
   ['webhooks', 'webhooks', '/merchant/webhooks', 'settings.edit'],
+  ['fivem', 'fivemServers', '/merchant/fivem', 'settings.edit'],
 ];
 
 /** A page of the signed-in dashboard: the top bar (store, language, sign out), the menu, the content. */

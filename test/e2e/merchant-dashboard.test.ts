@@ -959,6 +959,28 @@ describe('merchant dashboard in a browser', function () {
     expect(cats).to.deep.equal([categoryId]);
   });
 
+  it('adds a FiveM server whose secret is shown once and reads the queue until it is revoked', async () => {
+    const seen = await withPage(async (page) => {
+      await openAsOwner(page, '/merchant/fivem?lang=en');
+      await page.getByLabel('Server name').fill('Main city');
+      await page.getByRole('button', { name: 'Add server' }).click();
+      const secret = await page
+        .getByLabel('The server’s secret: copy it into the resource’s config now, it is shown only once')
+        .inputValue();
+      const before = await fetch(`${base}/api/fivem/queue`, { headers: { 'X-FiveM-Secret': secret } });
+      await page.goto(`${base}/merchant/fivem?lang=en`);
+      const listed = await page.locator('main').innerText();
+      await page.getByRole('button', { name: 'Revoke Main city' }).click();
+      await page.waitForURL(/revoked=1/);
+      const after = await fetch(`${base}/api/fivem/queue`, { headers: { 'X-FiveM-Secret': secret } });
+      return { secret, before: before.status, listed, after: after.status };
+    });
+    expect(seen.secret).to.match(/^fvm_/);
+    expect(seen.before).to.equal(200);
+    expect(seen.listed).to.contain('Main city').and.not.contain(seen.secret);
+    expect(seen.after).to.equal(401);
+  });
+
   it('has no serious or critical axe-core violation on any page, in English and Arabic', async () => {
     const axe = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
     const found: string[] = [];
@@ -998,6 +1020,7 @@ describe('merchant dashboard in a browser', function () {
             '/merchant/webhooks',
             '/merchant/categories',
             '/merchant/payments',
+            '/merchant/fivem',
           ];
           const license = await deps.knex('licenses').where({ store_id: storeId }).first('id');
           if (license) pages.push(`/merchant/licenses/${license.id}`);
