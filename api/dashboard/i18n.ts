@@ -401,6 +401,9 @@ const en = {
   noServers: 'No game server yet.',
   serverRevoked: 'The server’s secret is revoked.',
   errServerName: 'Give the server a name (up to 100 characters).',
+  domainsHint: 'Your storefront’s host names, one per line, e.g. shop.example.com.',
+  errDomains: 'Each line must be a host name such as shop.example.com (at most 20).',
+  errDomainTaken: 'One of these domains belongs to another store.',
   // embed key
   rotateKey: 'Rotate embed key…',
   confirmRotate:
@@ -770,6 +773,9 @@ const ar: DashboardStrings = {
   noServers: 'لا توجد خوادم ألعاب بعد.',
   serverRevoked: 'أُلغي سرّ الخادم.',
   errServerName: 'أعطِ الخادم اسماً (حتى 100 حرف).',
+  domainsHint: 'أسماء نطاقات متجرك، نطاق في كل سطر، مثل shop.example.com.',
+  errDomains: 'كل سطر يجب أن يكون اسم نطاق مثل shop.example.com (حتى 20).',
+  errDomainTaken: 'أحد هذه النطاقات يتبع متجراً آخر.',
   rotateKey: 'تغيير مفتاح التضمين…',
   confirmRotate:
     'تغيير مفتاح التضمين؟ يتوقف المفتاح الحالي فوراً، ويجب وضع المفتاح الجديد في كل صفحة تستخدمه.',

@@ -32,7 +32,8 @@ import { formatMoney, parseMoney } from '../../shared/money';
 import { orderRefunds } from '../../shared/services/dashboard/refunds';
 import { documentLink } from '../../shared/services/invoices/read';
 import { requestRefund } from '../../shared/services/refunds';
-import { rotateEmbedKey } from '../../shared/services/merchant/store-settings';
+import { rotateEmbedKey, updateStoreSettings } from '../../shared/services/merchant/store-settings';
+import { domain as domainSchema } from '../../shared/services/catalogue/store-schema';
 import { formatAmount } from '../pay/i18n';
 import type { AppContext } from '../context';
 import { defineRoute } from '../http/route';
@@ -817,11 +818,14 @@ export const dashboardStoreRoutes = [
     interface: 'platform',
     operationId: 'dashboardSettingsSave',
     summary: 'Merchant dashboard: save settings',
-    description: 'Form fields `name`, `allowed_origins` (one origin a line). 303 back to settings.',
+    description:
+      'Form fields `name`, `allowed_origins` (one origin a line), `domains` (one host name a line; left out: ' +
+      'unchanged). Written as `PATCH /shawarma/store` writes them, with its audit row. 303 back to settings.',
     guards: signedIn('settings.edit'),
     request: formBody({
       name: Joi.string().allow('').max(400),
       allowed_origins: Joi.string().allow('').max(20_000),
+      domains: Joi.string().allow('').max(20_000),
     }),
     responses: {
       303: redirectResponse('Saved.'),
@@ -829,30 +833,47 @@ export const dashboardStoreRoutes = [
       ...postAnswers,
     },
     handler: async (ctx) => {
-      const { store, shell } = dashboardOf(ctx);
+      const { store, shell, signedIn: s } = dashboardOf(ctx);
       const name = formField(ctx, 'name').trim();
       const originsText = formField(ctx, 'allowed_origins');
-      const origins = [
+      const lines = (text: string) => [
         ...new Set(
-          originsText
+          text
             .split(/\r?\n/)
             .map((o) => o.trim())
             .filter(Boolean),
         ),
       ];
-      const errors: { name?: string; origins?: string } = {};
+      const origins = lines(originsText);
+      const domainsGiven = Object.hasOwn((ctx.request.body as object | undefined) ?? {}, 'domains');
+      const domainsText = formField(ctx, 'domains');
+      const domains = lines(domainsText).map((d) => d.toLowerCase());
+      const errors: { name?: string; origins?: string; domains?: string } = {};
       if (!name || name.length > STORE_NAME_MAX) errors.name = shell.t.errStoreName;
       if (origins.length > 50 || origins.some((o) => !isOrigin(o))) errors.origins = shell.t.errOrigins;
-      if (errors.name || errors.origins) {
-        return sendPage(ctx, {
-          status: 422,
-          html: await settingsPage(ctx, shell, { name, origins: originsText, errors, notice: null }),
-        });
+      if (domainsGiven && (domains.length > 20 || domains.some((d) => domainSchema().validate(d).error))) {
+        errors.domains = shell.t.errDomains;
       }
-      await ctx.deps
-        .knex('stores')
-        .where({ id: store.id })
-        .update({ name, allowed_origins: origins, updated_at: new Date() });
+      const again = () =>
+        settingsPage(ctx, shell, {
+          name,
+          origins: originsText,
+          domains: domainsGiven ? domainsText : undefined,
+          errors,
+          notice: null,
+        }).then((html) => sendPage(ctx, { status: 422, html }));
+      if (errors.name || errors.origins || errors.domains) return again();
+      try {
+        await updateStoreSettings(ctx.deps, dashboardActor(store.id, s.user), store.id, {
+          name,
+          allowed_origins: origins,
+          ...(domainsGiven ? { domains } : {}),
+        });
+      } catch (err) {
+        if (!(err instanceof ValidationError)) throw err;
+        errors.domains = shell.t.errDomainTaken;
+        return again();
+      }
       await noteStoreChanged({ ...ctx.deps, logger: ctx.deps.logger }, store.id);
       sendPage(ctx, { status: 303, location: '/merchant/settings?saved=1' });
     },

@@ -576,7 +576,14 @@ ${form.error ? `<p id="staff-error" class="field-error" role="alert">${esc(form.
 export function settingsView(
   s: Shell,
   store: { name: string; currency: string; embed_key: string; allowed_origins: string[]; domains: string[] },
-  form: { name: string; origins: string; errors: { name?: string; origins?: string }; notice: string | null },
+  form: {
+    name: string;
+    origins: string;
+    /** The domains as typed (a refused save); undefined: the store's. */
+    domains?: string;
+    errors: { name?: string; origins?: string; domains?: string };
+    notice: string | null;
+  },
   widgetUrl: string,
 ): string {
   const t = s.t;
@@ -596,11 +603,14 @@ ${form.errors.name ? `<p id="name-error" class="field-error">${esc(form.errors.n
 <textarea id="allowed_origins" name="allowed_origins" rows="3" dir="ltr" aria-describedby="origins-hint${form.errors.origins ? ' origins-error' : ''}"${form.errors.origins ? ' aria-invalid="true"' : ''}>${esc(form.origins)}</textarea>
 <span id="origins-hint" class="hint">${esc(t.allowedOriginsHint)}</span>
 ${form.errors.origins ? `<p id="origins-error" class="field-error">${esc(form.errors.origins)}</p>` : ''}
+<label for="domains">${esc(t.domains)}</label>
+<textarea id="domains" name="domains" rows="2" dir="ltr" aria-describedby="domains-hint${form.errors.domains ? ' domains-error' : ''}"${form.errors.domains ? ' aria-invalid="true"' : ''}>${esc(form.domains ?? store.domains.join('\n'))}</textarea>
+<span id="domains-hint" class="hint">${esc(t.domainsHint)}</span>
+${form.errors.domains ? `<p id="domains-error" class="field-error">${esc(form.errors.domains)}</p>` : ''}
 <button type="submit">${esc(t.save)}</button>
 </form>
 <section class="card"><dl>
 <dt>${esc(t.currency)}</dt><dd>${esc(store.currency)}</dd>
-<dt>${esc(t.domains)}</dt><dd>${store.domains.length ? store.domains.map((d) => `<code>${esc(d)}</code>`).join('<br>') : esc(t.noDomains)}</dd>
 <dt>${esc(t.embedKey)}</dt><dd><code data-embed-key>${esc(store.embed_key)}</code>
 <form method="post" action="/merchant/settings/embed-key">${tokenField(s.formToken)}<button type="submit" class="secondary">${esc(t.rotateKey)}</button></form></dd>
 </dl>

@@ -607,11 +607,27 @@ describe('merchant dashboard in a browser', function () {
           _csrf: token,
           name: 'Acme Digital',
           allowed_origins: 'https://shop.acme.test\nhttps://acme.test',
+          domains: 'Shop.Acme.test',
         }),
         headers,
         redirect: 'manual',
       });
       expect(saved.status).to.equal(303);
+      expect(await deps.knex('store_domains').where({ store_id: storeId }).pluck('domain')).to.deep.equal([
+        'shop.acme.test',
+      ]);
+      const badDomain = await api.request('/merchant/settings', {
+        ...form({ _csrf: token, name: 'Acme Digital', allowed_origins: '', domains: 'not a host/' }),
+        headers,
+      });
+      expect(badDomain.status).to.equal(422);
+      expect(badDomain.text).to.contain('Each line must be a host name');
+      expect(
+        await deps
+          .knex('merchant_audit_events')
+          .where({ store_id: storeId, action: 'store.updated' })
+          .first('actor'),
+      ).to.deep.equal({ actor: 'dashboard:+966500000705' });
       expect((await deps.knex('stores').where({ id: storeId }).first()).allowed_origins).to.deep.equal([
         'https://shop.acme.test',
         'https://acme.test',
