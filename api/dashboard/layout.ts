@@ -13,6 +13,10 @@ import { DASHBOARD_STRINGS, DashboardStrings } from './i18n';
  */
 const CSP = [
   "default-src 'none'",
+  // Only the dashboard's own script files (no inline script, nothing from elsewhere); every page works
+  // without them.
+  "script-src 'self'",
+  "connect-src 'self'",
   "style-src 'unsafe-inline'",
   "img-src 'self' data:",
   "form-action 'self'",
@@ -35,7 +39,21 @@ export interface ShellContext extends PageContext {
   memberships: Membership[];
   userName: string;
   formToken: string;
-  current: 'home' | 'orders' | 'products' | 'customers' | 'staff' | 'settings';
+  current:
+    | 'home'
+    | 'orders'
+    | 'products'
+    | 'customers'
+    | 'licenses'
+    | 'reviews'
+    | 'staff'
+    | 'settings'
+    | 'tokens'
+    | 'coupons'
+    | 'webhooks'
+    | 'categories'
+    | 'payments'
+    | 'fivem';
 }
 
 export function pageContext(ctx: AppContext, locale: Locale): PageContext {
@@ -97,6 +115,12 @@ pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f6f8fa;padding:.75re
 .chart svg{width:100%;height:9rem;display:block;border-bottom:1px solid #d8dee4}
 .axis{display:flex;justify-content:space-between;color:#59636e;font-size:.8rem;margin-top:.25rem}
 .ltr,.tel{direction:ltr;unicode-bidi:isolate}
+.spaced{margin-top:1rem}
+progress{width:100%;height:1rem}
+div.checks{display:grid;grid-template-columns:repeat(auto-fill,minmax(14rem,1fr));gap:0 1rem}div.checks .check{margin:.35rem 0;font-weight:400}
+fieldset.plain{border:0;padding:0;margin:.75rem 0 0}fieldset.plain legend{font-weight:600;padding:0}
+.preview{display:flex;flex-wrap:wrap;gap:1.25rem;align-items:center}.buy-preview.dark{background:#4493f8;color:#0d1117;box-shadow:0 0 0 .6rem #0d1117;margin:.6rem}
+.buy-preview{display:inline-block;padding:.6rem 1.2rem;border-radius:8px;font-weight:600;background:#0b5cd5;color:#fff}
 .narrow-only{display:none}
 @media (max-width:600px){.wide-only{display:none}.narrow-only{display:inline}}
 @media (min-width:720px){.shell{flex-direction:row}nav{flex:0 0 12rem}nav ul{flex-direction:column;position:sticky;top:0;padding:1rem .5rem}main{padding:1.5rem}}
@@ -134,9 +158,17 @@ const NAV: ReadonlyArray<[ShellContext['current'], keyof DashboardStrings, strin
   ['home', 'home', '/merchant', null],
   ['orders', 'orders', '/merchant/orders', 'orders.view'],
   ['products', 'products', '/merchant/products', 'products.edit'],
+  ['categories', 'categories', '/merchant/categories', 'products.edit'],
+  ['coupons', 'coupons', '/merchant/coupons', 'products.edit'],
   ['customers', 'customers', '/merchant/customers', 'customers.view'],
+  ['licenses', 'licenses', '/merchant/licenses', 'licenses.manage'],
+  ['reviews', 'reviews', '/merchant/reviews', 'reviews.moderate'],
   ['staff', 'staff', '/merchant/staff', 'staff.manage'],
   ['settings', 'settings', '/merchant/settings', 'settings.edit'],
+  ['payments', 'payments_', '/merchant/payments', 'settings.edit'],
+  ['tokens', 'tokens', '/merchant/tokens', 'settings.edit'],
+  ['webhooks', 'webhooks', '/merchant/webhooks', 'settings.edit'],
+  ['fivem', 'fivemServers', '/merchant/fivem', 'settings.edit'],
 ];
 
 /** A page of the signed-in dashboard: the top bar (store, language, sign out), the menu, the content. */

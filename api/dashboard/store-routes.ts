@@ -16,6 +16,8 @@ import {
 import {
   createProduct,
   findProduct,
+  FormErrors,
+  productExtras,
   listProducts,
   ProductForm,
   readProductForm,
@@ -24,15 +26,24 @@ import {
 import { can, permissionForStatus } from '../../shared/services/dashboard/roles';
 import { noteStoreChanged } from '../../shared/services/catalog/cache';
 import { listOrders, orderDetail } from '../../shared/services/merchant/orders';
+import { storeStatistics } from '../../shared/services/merchant/statistics';
 import { TRANSITIONS, updateOrderStatus } from '../../shared/services/merchant/transitions';
-import { formatMoney } from '../../shared/money';
+import { formatMoney, parseMoney } from '../../shared/money';
+import { orderRefunds } from '../../shared/services/dashboard/refunds';
+import { documentLink } from '../../shared/services/invoices/read';
+import { requestRefund } from '../../shared/services/refunds';
+import { rotateEmbedKey, updateStoreSettings } from '../../shared/services/merchant/store-settings';
+import { domain as domainSchema } from '../../shared/services/catalogue/store-schema';
+import { formatAmount } from '../pay/i18n';
 import type { AppContext } from '../context';
 import { defineRoute } from '../http/route';
 import { htmlResponse, redirectResponse } from '../openapi/components';
 import { sendPage } from './layout';
 import { dashboardOf, formField, messagePage, signedIn } from './session';
 import {
+  confirmRefundView,
   confirmStatusView,
+  OrderExtras,
   customersView,
   homeView,
   OrderDetailView,
@@ -40,6 +51,7 @@ import {
   ordersView,
   productFormView,
   productsView,
+  confirmRotateView,
   settingsView,
   staffView,
 } from './store-views';
@@ -84,7 +96,32 @@ const emptyProduct: ProductForm = {
   description: '',
   active: true,
   codes: '',
+  categories: [],
+  license_on: false,
+  license_prefix: '',
+  license_lock: 'none',
+  license_max: '',
+  fivem: '',
 };
+
+/** The store's categories for the product form's checkboxes. */
+async function categoryChoices(ctx: AppContext): Promise<{ id: number; name: string }[]> {
+  const { store } = dashboardOf(ctx);
+  const rows = await ctx.deps
+    .knex('categories')
+    .where('store_id', store.id)
+    .orderBy(['position', 'id'])
+    .limit(200)
+    .select('id', 'name');
+  return rows.map((r) => ({ id: Number(r.id), name: String(r.name) }));
+}
+
+/** A repeated form field (checkboxes): every value given, strings only. */
+function listField(ctx: AppContext, name: string): string[] {
+  const value = (ctx.request.body as Record<string, unknown> | undefined)?.[name];
+  const all = Array.isArray(value) ? value : value === undefined ? [] : [value];
+  return all.filter((v): v is string => typeof v === 'string').slice(0, 100);
+}
 
 function productFormOf(ctx: AppContext): ProductForm {
   return {
@@ -96,6 +133,12 @@ function productFormOf(ctx: AppContext): ProductForm {
     description: formField(ctx, 'description'),
     active: formField(ctx, 'active') === '1' || formField(ctx, 'active') === 'on',
     codes: formField(ctx, 'codes'),
+    categories: listField(ctx, 'categories'),
+    license_on: formField(ctx, 'license_on') === '1',
+    license_prefix: formField(ctx, 'license_prefix'),
+    license_lock: formField(ctx, 'license_lock'),
+    license_max: formField(ctx, 'license_max'),
+    fivem: formField(ctx, 'fivem'),
   };
 }
 
@@ -108,9 +151,21 @@ const productFields = {
   description: Joi.string().allow('').max(20_000),
   active: Joi.string().allow('').max(5),
   codes: Joi.string().allow('').max(3_000_000),
+  categories: Joi.alternatives(Joi.string().max(12), Joi.array().items(Joi.string().max(12)).max(100)),
+  license_on: Joi.string().allow('').max(5),
+  license_prefix: Joi.string().allow('').max(40),
+  license_lock: Joi.string().allow('').valid('', 'none', 'hwid', 'ip'),
+  license_max: Joi.string().allow('').max(10),
+  fivem: Joi.string().allow('').max(60_000),
 };
 
-async function renderOrder(ctx: AppContext, orderId: number, notice: string | null, status = 200) {
+async function renderOrder(
+  ctx: AppContext,
+  orderId: number,
+  notice: string | null,
+  status = 200,
+  refundForm: OrderExtras['refundForm'] = null,
+) {
   const { store, shell } = dashboardOf(ctx);
   let detail: OrderDetailView;
   try {
@@ -124,10 +179,19 @@ async function renderOrder(ctx: AppContext, orderId: number, notice: string | nu
     if (err instanceof NotFoundError) return notFound(ctx);
     throw err;
   }
-  const attempts = await paymentAttempts(ctx.deps.knex, store.id, orderId);
+  const { knex, config } = ctx.deps;
+  const [attempts, refunds, document] = await Promise.all([
+    paymentAttempts(knex, store.id, orderId),
+    orderRefunds(knex, store.id, orderId),
+    documentLink(knex, { appSecret: ctx.deps.appSecret, publicBaseUrl: config.publicBaseUrl }, orderId),
+  ]);
   sendPage(ctx, {
     status,
-    html: orderView(shell, detail, TRANSITIONS[detail.status as OrderStatus] ?? [], notice, attempts),
+    html: orderView(shell, detail, TRANSITIONS[detail.status as OrderStatus] ?? [], notice, attempts, {
+      refunds,
+      document,
+      refundForm,
+    }),
   });
 }
 
@@ -147,8 +211,15 @@ export const dashboardStoreRoutes = [
     responses: { 200: htmlResponse('The home page.'), ...guardedAnswers },
     handler: async (ctx) => {
       const { store, shell } = dashboardOf(ctx);
-      const figures = await homeFigures(ctx.deps.knex, store);
-      sendPage(ctx, { status: 200, html: homeView(shell, store.plan, figures) });
+      const [figures, stats] = await Promise.all([
+        homeFigures(ctx.deps.knex, store),
+        storeStatistics(ctx.deps.knex, store),
+      ]);
+      const conversion = {
+        visitors: stats.traffic.visitors_30_days,
+        orders: stats.sales.last_30_days.orders,
+      };
+      sendPage(ctx, { status: 200, html: homeView(shell, store.plan, figures, conversion) });
     },
   }),
   defineRoute({
@@ -300,6 +371,79 @@ export const dashboardStoreRoutes = [
     },
   }),
   defineRoute({
+    method: 'post',
+    path: '/merchant/orders/{orderId}/refund',
+    interface: 'platform',
+    operationId: 'dashboardOrderRefund',
+    summary: 'Merchant dashboard: refund an order in full or in part',
+    description:
+      'Form fields `amount` (a decimal in the order’s currency, at most what is left to refund: 3 decimals ' +
+      'for KWD, BHD, OMR), `reason` (optional) and `_csrf`. First answers a confirmation page; the ' +
+      'confirmed form adds `confirm=1` and the refund is made as `POST /shawarma/orders/{id}/refunds` makes ' +
+      'it (all that is left: the order becomes Refunded; less: it keeps its status). Owners and managers.',
+    guards: signedIn('orders.refund'),
+    request: {
+      params: idParam('orderId') as Joi.ObjectSchema<{ orderId: number }>,
+      ...formBody({
+        amount: Joi.string().allow('').max(40),
+        reason: Joi.string().allow('').max(500),
+        confirm: Joi.string().max(2),
+      }),
+    },
+    responses: {
+      200: htmlResponse('The confirmation page, or the order with the refund.'),
+      404: htmlResponse('No such order in this store.'),
+      422: htmlResponse('The order page, naming a bad amount.'),
+      ...postAnswers,
+    },
+    handler: async (ctx, { params }) => {
+      const { store, shell } = dashboardOf(ctx);
+      const money = await orderRefunds(ctx.deps.knex, store.id, params.orderId);
+      if (!money) return notFound(ctx);
+      const amountText = formField(ctx, 'amount').trim();
+      const reason = formField(ctx, 'reason').trim().slice(0, 500);
+      const amountMinor = parseMoney(amountText, money.currency);
+      const left = formatAmount(money.refundableMinor, money.currency, shell.locale);
+      if (amountMinor === null || amountMinor <= 0 || amountMinor > money.refundableMinor) {
+        return renderOrder(ctx, params.orderId, null, 422, {
+          amount: amountText,
+          reason,
+          error: shell.t.errRefundAmount(left),
+        });
+      }
+      if (formField(ctx, 'confirm') !== '1') {
+        return sendPage(ctx, {
+          status: 200,
+          html: confirmRefundView(shell, params.orderId, money, amountMinor, reason),
+        });
+      }
+      try {
+        await requestRefund(
+          ctx.deps,
+          store.id,
+          params.orderId,
+          { amountMinor, reason: reason || null },
+          { merchantTokenId: null },
+        );
+      } catch (err) {
+        if (err instanceof NotFoundError) return notFound(ctx);
+        if (err instanceof ValidationError || err instanceof ConflictError) {
+          return renderOrder(ctx, params.orderId, null, 422, {
+            amount: amountText,
+            reason,
+            error: shell.t.errRefundAmount(left),
+          });
+        }
+        throw err;
+      }
+      return renderOrder(
+        ctx,
+        params.orderId,
+        shell.t.refundDone(formatAmount(amountMinor, money.currency, shell.locale)),
+      );
+    },
+  }),
+  defineRoute({
     method: 'get',
     path: '/merchant/customers',
     interface: 'platform',
@@ -342,7 +486,7 @@ export const dashboardStoreRoutes = [
     guards: signedIn('products.edit'),
     request: { query: Joi.object({ lang: Joi.string().valid('ar', 'en') }) },
     responses: { 200: htmlResponse('The empty form.'), ...guardedAnswers },
-    handler: (ctx) => {
+    handler: async (ctx) => {
       const { store, shell } = dashboardOf(ctx);
       sendPage(ctx, {
         status: 200,
@@ -353,6 +497,7 @@ export const dashboardStoreRoutes = [
           notice: null,
           availableCodes: null,
           currency: store.currency,
+          categories: await categoryChoices(ctx),
         }),
       });
     },
@@ -374,9 +519,9 @@ export const dashboardStoreRoutes = [
       ...postAnswers,
     },
     handler: async (ctx) => {
-      const { store, shell } = dashboardOf(ctx);
+      const { store, shell, signedIn: s } = dashboardOf(ctx);
       const values = productFormOf(ctx);
-      const read = readProductForm(values);
+      const read = readProductForm(values, store.currency);
       if (!read.ok) {
         return sendPage(ctx, {
           status: 422,
@@ -387,10 +532,28 @@ export const dashboardStoreRoutes = [
             notice: null,
             availableCodes: null,
             currency: store.currency,
+            categories: await categoryChoices(ctx),
           }),
         });
       }
-      const { id } = await createProduct(ctx.deps.knex, store.id, read.input);
+      let id: number;
+      try {
+        ({ id } = await createProduct(ctx.deps, dashboardActor(store.id, s.user), store, read.input));
+      } catch (err) {
+        if (!(err instanceof ValidationError)) throw err;
+        return sendPage(ctx, {
+          status: 422,
+          html: productFormView(shell, {
+            productId: null,
+            values,
+            errors: formErrorsOf(err),
+            notice: null,
+            availableCodes: null,
+            currency: store.currency,
+            categories: await categoryChoices(ctx),
+          }),
+        });
+      }
       sendPage(ctx, { status: 303, location: `/merchant/products/${id}?saved=1` });
     },
   }),
@@ -423,15 +586,23 @@ export const dashboardStoreRoutes = [
         if (err instanceof NotFoundError) return notFound(ctx);
         throw err;
       }
+      const extras = await productExtras(ctx.deps, store, product.id);
       const values: ProductForm = {
         name: product.name,
         type: product.type,
-        price: formatMoney(product.price_minor),
-        sale_price: product.sale_price_minor === null ? '' : formatMoney(product.sale_price_minor),
+        price: formatMoney(product.price_minor, store.currency),
+        sale_price:
+          product.sale_price_minor === null ? '' : formatMoney(product.sale_price_minor, store.currency),
         stock: product.stock === null ? '' : String(product.stock),
         description: product.description ?? '',
         active: product.active,
         codes: '',
+        categories: extras.categories.map(String),
+        license_on: extras.license.enabled,
+        license_prefix: extras.license.prefix ?? '',
+        license_lock: extras.license.lock_type,
+        license_max: extras.license.enabled ? String(extras.license.max_activations) : '',
+        fivem: extras.fivem_commands.map((c) => String(c.command)).join('\n'),
       };
       sendPage(ctx, {
         status: 200,
@@ -442,6 +613,7 @@ export const dashboardStoreRoutes = [
           notice: query.saved === '1' ? shell.t.saved : null,
           availableCodes: product.available_codes ?? 0,
           currency: store.currency,
+          categories: await categoryChoices(ctx),
         }),
       });
     },
@@ -466,9 +638,9 @@ export const dashboardStoreRoutes = [
       ...postAnswers,
     },
     handler: async (ctx, { params }) => {
-      const { store, shell } = dashboardOf(ctx);
+      const { store, shell, signedIn: s } = dashboardOf(ctx);
       const values = productFormOf(ctx);
-      const read = readProductForm(values);
+      const read = readProductForm(values, store.currency);
       if (!read.ok) {
         return sendPage(ctx, {
           status: 422,
@@ -479,14 +651,27 @@ export const dashboardStoreRoutes = [
             notice: null,
             availableCodes: null,
             currency: store.currency,
+            categories: await categoryChoices(ctx),
           }),
         });
       }
       try {
-        await updateProduct(ctx.deps.knex, store.id, params.productId, read.input);
+        await updateProduct(ctx.deps, dashboardActor(store.id, s.user), store, params.productId, read.input);
       } catch (err) {
         if (err instanceof NotFoundError) return notFound(ctx);
-        throw err;
+        if (!(err instanceof ValidationError)) throw err;
+        return sendPage(ctx, {
+          status: 422,
+          html: productFormView(shell, {
+            productId: params.productId,
+            values,
+            errors: formErrorsOf(err),
+            notice: null,
+            availableCodes: null,
+            currency: store.currency,
+            categories: await categoryChoices(ctx),
+          }),
+        });
       }
       sendPage(ctx, { status: 303, location: `/merchant/products/${params.productId}?saved=1` });
     },
@@ -607,8 +792,9 @@ export const dashboardStoreRoutes = [
       'Store name and allowed origins (editable); currency, domains, embed key and the buy button snippet.',
     guards: signedIn('settings.edit'),
     request: {
-      query: Joi.object<{ saved?: string; lang?: string }, true>({
+      query: Joi.object<{ saved?: string; rotated?: string; lang?: string }, true>({
         saved: Joi.string().max(2),
+        rotated: Joi.string().max(2),
         lang: Joi.string().valid('ar', 'en'),
       }),
     },
@@ -621,7 +807,7 @@ export const dashboardStoreRoutes = [
           name: store.name,
           origins: store.allowed_origins.join('\n'),
           errors: {},
-          notice: query.saved === '1' ? shell.t.saved : null,
+          notice: query.saved === '1' ? shell.t.saved : query.rotated === '1' ? shell.t.keyRotated : null,
         }),
       });
     },
@@ -632,11 +818,14 @@ export const dashboardStoreRoutes = [
     interface: 'platform',
     operationId: 'dashboardSettingsSave',
     summary: 'Merchant dashboard: save settings',
-    description: 'Form fields `name`, `allowed_origins` (one origin a line). 303 back to settings.',
+    description:
+      'Form fields `name`, `allowed_origins` (one origin a line), `domains` (one host name a line; left out: ' +
+      'unchanged). Written as `PATCH /shawarma/store` writes them, with its audit row. 303 back to settings.',
     guards: signedIn('settings.edit'),
     request: formBody({
       name: Joi.string().allow('').max(400),
       allowed_origins: Joi.string().allow('').max(20_000),
+      domains: Joi.string().allow('').max(20_000),
     }),
     responses: {
       303: redirectResponse('Saved.'),
@@ -644,35 +833,94 @@ export const dashboardStoreRoutes = [
       ...postAnswers,
     },
     handler: async (ctx) => {
-      const { store, shell } = dashboardOf(ctx);
+      const { store, shell, signedIn: s } = dashboardOf(ctx);
       const name = formField(ctx, 'name').trim();
       const originsText = formField(ctx, 'allowed_origins');
-      const origins = [
+      const lines = (text: string) => [
         ...new Set(
-          originsText
+          text
             .split(/\r?\n/)
             .map((o) => o.trim())
             .filter(Boolean),
         ),
       ];
-      const errors: { name?: string; origins?: string } = {};
+      const origins = lines(originsText);
+      const domainsGiven = Object.hasOwn((ctx.request.body as object | undefined) ?? {}, 'domains');
+      const domainsText = formField(ctx, 'domains');
+      const domains = lines(domainsText).map((d) => d.toLowerCase());
+      const errors: { name?: string; origins?: string; domains?: string } = {};
       if (!name || name.length > STORE_NAME_MAX) errors.name = shell.t.errStoreName;
       if (origins.length > 50 || origins.some((o) => !isOrigin(o))) errors.origins = shell.t.errOrigins;
-      if (errors.name || errors.origins) {
-        return sendPage(ctx, {
-          status: 422,
-          html: await settingsPage(ctx, shell, { name, origins: originsText, errors, notice: null }),
-        });
+      if (domainsGiven && (domains.length > 20 || domains.some((d) => domainSchema().validate(d).error))) {
+        errors.domains = shell.t.errDomains;
       }
-      await ctx.deps
-        .knex('stores')
-        .where({ id: store.id })
-        .update({ name, allowed_origins: origins, updated_at: new Date() });
+      const again = () =>
+        settingsPage(ctx, shell, {
+          name,
+          origins: originsText,
+          domains: domainsGiven ? domainsText : undefined,
+          errors,
+          notice: null,
+        }).then((html) => sendPage(ctx, { status: 422, html }));
+      if (errors.name || errors.origins || errors.domains) return again();
+      try {
+        await updateStoreSettings(ctx.deps, dashboardActor(store.id, s.user), store.id, {
+          name,
+          allowed_origins: origins,
+          ...(domainsGiven ? { domains } : {}),
+        });
+      } catch (err) {
+        if (!(err instanceof ValidationError)) throw err;
+        errors.domains = shell.t.errDomainTaken;
+        return again();
+      }
       await noteStoreChanged({ ...ctx.deps, logger: ctx.deps.logger }, store.id);
       sendPage(ctx, { status: 303, location: '/merchant/settings?saved=1' });
     },
   }),
+  defineRoute({
+    method: 'post',
+    path: '/merchant/settings/embed-key',
+    interface: 'platform',
+    operationId: 'dashboardRotateEmbedKey',
+    summary: 'Merchant dashboard: rotate the embed key',
+    description:
+      'Form field `_csrf`; first answers a confirmation page, the confirmed form adds `confirm=1`. Same as ' +
+      '`POST /shawarma/store/embed-key`: the old key is refused at once. 303 to settings.',
+    guards: signedIn('settings.edit'),
+    request: formBody({ confirm: Joi.string().max(2) }),
+    responses: {
+      200: htmlResponse('The confirmation page.'),
+      303: redirectResponse('Rotated: to settings, showing the new key.'),
+      ...postAnswers,
+    },
+    handler: async (ctx) => {
+      const { store, shell, signedIn: s } = dashboardOf(ctx);
+      if (formField(ctx, 'confirm') !== '1') {
+        return sendPage(ctx, { status: 200, html: confirmRotateView(shell) });
+      }
+      await rotateEmbedKey(ctx.deps.knex, dashboardActor(store.id, s.user), store.id);
+      await noteStoreChanged({ ...ctx.deps, logger: ctx.deps.logger }, store.id);
+      sendPage(ctx, { status: 303, location: '/merchant/settings?rotated=1' });
+    },
+  }),
 ];
+
+/** Who the Merchant API's audit log names for a dashboard write: the person, by phone. */
+export function dashboardActor(storeId: number, user: { e164: string }) {
+  return { storeId, tokenId: null, name: `dashboard:+${user.e164}` };
+}
+
+/** The write service's refusal as the form's errors: each named field of the form says "Check this value". */
+function formErrorsOf(err: ValidationError): FormErrors {
+  const errors: FormErrors = {};
+  const known = ['name', 'type', 'price', 'sale_price', 'stock', 'description', 'codes'] as const;
+  for (const key of Object.keys(err.errors)) {
+    const field = (known as readonly string[]).includes(key) ? (key as (typeof known)[number]) : 'name';
+    errors[field] = 'rejected';
+  }
+  return errors;
+}
 
 function isOrigin(value: string): boolean {
   try {

@@ -5,7 +5,9 @@ import { FORM_TYPES } from '../../shared/services/dashboard/products';
 import { can } from '../../shared/services/dashboard/roles';
 import type { OrderSummary } from '../../shared/services/merchant/orders';
 import type { PageMeta } from '../../shared/services/merchant/pagination';
-import { parseMoney } from '../../shared/money';
+import { formatMoney, parseMoney } from '../../shared/money';
+import type { OrderRefunds } from '../../shared/services/dashboard/refunds';
+import type { DocumentLink } from '../../shared/services/invoices/read';
 import { formatAmount } from '../pay/i18n';
 import { formatDate } from './i18n';
 import { esc, shellPage, ShellContext, tokenField } from './layout';
@@ -16,9 +18,9 @@ type Shell = Omit<ShellContext, 'current'>;
 
 const money = (s: Shell, minor: number, currency: string): string => formatAmount(minor, currency, s.locale);
 const decimalMoney = (s: Shell, amount: string, currency: string): string =>
-  money(s, parseMoney(amount) ?? 0, currency);
+  money(s, parseMoney(amount, currency) ?? 0, currency);
 
-function pager(
+export function pager(
   s: Shell,
   base: string,
   query: URLSearchParams,
@@ -68,7 +70,13 @@ function salesChart(s: Shell, f: HomeFigures): string {
 <div class="axis">${day(0)}${day(Math.floor(f.days.length / 2))}${day(f.days.length - 1)}</div></div>`;
 }
 
-export function homeView(s: Shell, plan: string, f: HomeFigures): string {
+/** The store's own analytics over the last 30 days (the Merchant API's statistics): paid orders per visitor. */
+export interface Conversion {
+  visitors: number;
+  orders: number;
+}
+
+export function homeView(s: Shell, plan: string, f: HomeFigures, conversion?: Conversion): string {
   const t = s.t;
   const stat = (label: string, value: string) =>
     `<div class="stat"><span>${esc(label)}</span><b>${esc(value)}</b></div>`;
@@ -85,10 +93,27 @@ export function homeView(s: Shell, plan: string, f: HomeFigures): string {
 ${review}
 ${block(t.today, f.today)}
 ${block(t.thisMonth, f.month)}
+${conversion ? conversionBlock(s, conversion) : ''}
 <section class="card"><h2>${esc(t.chartTitle)}</h2>${salesChart(s, f)}</section>
 <p class="muted">${esc(t.embedStart)}</p>
 <form method="post" action="/merchant/signout">${tokenField(s.formToken)}<input type="hidden" name="everywhere" value="1"><button type="submit" class="secondary">${esc(t.signOutEverywhere)}</button></form>`,
   );
+}
+
+function conversionBlock(s: Shell, c: Conversion): string {
+  const t = s.t;
+  const tag = s.locale === 'ar' ? 'ar-SA-u-nu-latn' : 'en-GB';
+  const rate =
+    c.visitors > 0
+      ? new Intl.NumberFormat(tag, { style: 'percent', maximumFractionDigits: 1 }).format(
+          c.orders / c.visitors,
+        )
+      : '—';
+  const count = (n: number) => new Intl.NumberFormat(tag).format(n);
+  return `<h2>${esc(t.last30)}</h2><div class="stats">
+<div class="stat"><span>${esc(t.conversion)}</span><b data-conversion>${esc(rate)}</b></div>
+<div class="stat"><span>${esc(t.visitors)}</span><b>${esc(count(c.visitors))}</b></div>
+<div class="stat"><span>${esc(t.paidOrders)}</span><b>${esc(count(c.orders))}</b></div></div>`;
 }
 
 // ---------------------------------------------------------------- orders
@@ -186,6 +211,7 @@ export function orderView(
   allowed: readonly number[],
   notice: string | null,
   attempts: PaymentAttempt[] = [],
+  extra: OrderExtras = { refunds: null, document: null, refundForm: null },
 ): string {
   const t = s.t;
   const payments = attempts.length
@@ -207,7 +233,11 @@ export function orderView(
 <td class="num">${i.quantity}</td><td class="num">${esc(decimalMoney(s, i.total, o.currency))}</td><td>${i.delivered_at ? esc(t.delivered) : ''}</td></tr>`,
     )
     .join('');
+  const money_ = extra.refunds;
+  // With money left to refund, the refund form (full or partial) replaces the plain "Refund order" move.
+  const refundable = money_ !== null && money_.refundableMinor > 0 && can(s.role, 'orders.refund');
   const actions = allowed
+    .filter((to) => !(to === 6 && refundable))
     .filter((to) => can(s.role, to === 6 ? 'orders.refund' : to === 5 ? 'orders.cancel' : 'orders.advance'))
     .map(
       (to) =>
@@ -248,8 +278,77 @@ ${o.customer_note ? `<dt>${esc(t.note)}</dt><dd><bdi>${esc(o.customer_note)}</bd
 ${payments}
 ${licenses}
 ${fivem}
-<section class="card actions"><h2>${esc(t.actions)}</h2>${actions || `<p class="muted">${esc(t.noActions)}</p>`}</section>
+<section class="card actions"><h2>${esc(t.actions)}</h2>${actions || (refundable ? '' : `<p class="muted">${esc(t.noActions)}</p>`)}</section>
+${refundable ? refundFormSection(s, o.id, money_, extra.refundForm) : ''}
+${money_ && money_.refunds.length ? refundsSection(s, money_) : ''}
+${extra.document ? `<section class="card"><h2>${esc(t.invoice)}</h2><p><a href="${esc(extra.document.url)}">${esc(t.openInvoice[extra.document.kind])}</a> · <a href="${esc(`${extra.document.url}/pdf`)}" download>${esc(t.invoicePdf)}</a></p></section>` : ''}
 <section class="card"><h2>${esc(t.history)}</h2><ul>${history}</ul></section>`,
+  );
+}
+
+export interface OrderExtras {
+  refunds: OrderRefunds | null;
+  document: DocumentLink | null;
+  /** The refund form as sent back with an error. */
+  refundForm: { amount: string; reason: string; error: string } | null;
+}
+
+function refundFormSection(
+  s: Shell,
+  orderId: number,
+  m: OrderRefunds,
+  form: OrderExtras['refundForm'],
+): string {
+  const t = s.t;
+  const left = money(s, m.refundableMinor, m.currency);
+  const amount = form ? form.amount : formatMoney(m.refundableMinor, m.currency);
+  return `<section class="card"><h2>${esc(t.refundTitle)}</h2>
+<p class="muted num">${esc(t.paidRefunded(money(s, m.paidMinor, m.currency), money(s, m.refundedMinor + m.pendingMinor, m.currency)))}</p>
+<form method="post" action="/merchant/orders/${orderId}/refund">${tokenField(s.formToken)}
+<label for="refund-amount">${esc(t.refundAmount(m.currency))} <span class="hint" id="refund-amount-hint">${esc(t.refundAmountHint(left))}</span></label>
+<input id="refund-amount" name="amount" inputmode="decimal" autocomplete="off" required value="${esc(amount)}" aria-describedby="refund-amount-hint${form ? ' refund-amount-error' : ''}"${form ? ' aria-invalid="true"' : ''} class="ltr">
+${form ? `<p class="field-error" id="refund-amount-error">${esc(form.error)}</p>` : ''}
+<label for="refund-reason">${esc(t.refundReason)}</label>
+<input id="refund-reason" name="reason" maxlength="500" autocomplete="off" value="${esc(form?.reason ?? '')}">
+<button type="submit" class="danger">${esc(t.refundButton)}</button></form></section>`;
+}
+
+function refundsSection(s: Shell, m: OrderRefunds): string {
+  const t = s.t;
+  return `<section class="card"><h2>${esc(t.refunds)}</h2><div class="table-wrap"><table><thead><tr><th scope="col">${esc(t.total)}</th><th scope="col">${esc(t.status)}</th><th scope="col">${esc(t.method)}</th><th scope="col">${esc(t.date)}</th></tr></thead><tbody>${m.refunds
+    .map(
+      (r) =>
+        `<tr><td class="num">${esc(money(s, r.amountMinor, m.currency))}</td><td>${esc(t.refundState[r.status] ?? r.status)}${r.reason ? `<br><span class="muted"><bdi>${esc(r.reason)}</bdi></span>` : ''}</td><td>${esc(t.refundKind[r.kind] ?? r.kind)}</td><td class="num">${esc(formatDate(r.createdAt, s.locale))}</td></tr>`,
+    )
+    .join('')}</tbody></table></div></section>`;
+}
+
+export function confirmRefundView(
+  s: Shell,
+  orderId: number,
+  m: OrderRefunds,
+  amountMinor: number,
+  reason: string,
+): string {
+  const t = s.t;
+  const full = amountMinor === m.refundableMinor;
+  return shellPage(
+    { ...s, current: 'orders' },
+    t.confirmTitle,
+    `<section class="card"><h1>${esc(t.confirmTitle)}</h1><p>${esc(t.confirmRefundAmount(money(s, amountMinor, m.currency), orderId, full))}</p>
+<form method="post" action="/merchant/orders/${orderId}/refund">${tokenField(s.formToken)}<input type="hidden" name="amount" value="${esc(formatMoney(amountMinor, m.currency))}"><input type="hidden" name="reason" value="${esc(reason)}"><input type="hidden" name="confirm" value="1"><button type="submit" class="danger">${esc(t.yesDoIt)}</button></form>
+<p><a href="/merchant/orders/${orderId}">${esc(t.back)}</a></p></section>`,
+  );
+}
+
+export function confirmRotateView(s: Shell): string {
+  const t = s.t;
+  return shellPage(
+    { ...s, current: 'settings' },
+    t.confirmTitle,
+    `<section class="card"><h1>${esc(t.confirmTitle)}</h1><p>${esc(t.confirmRotate)}</p>
+<form method="post" action="/merchant/settings/embed-key">${tokenField(s.formToken)}<input type="hidden" name="confirm" value="1"><button type="submit" class="danger">${esc(t.yesDoIt)}</button></form>
+<p><a href="/merchant/settings">${esc(t.back)}</a></p></section>`,
   );
 }
 
@@ -333,10 +432,26 @@ export function productFormView(
     notice: string | null;
     availableCodes: number | null;
     currency: string;
+    categories?: { id: number; name: string }[];
   },
 ): string {
   const t = s.t;
   const { values: v, errors: e } = opts;
+  const categoryBoxes = (opts.categories ?? []).length
+    ? `<fieldset class="plain"><legend>${esc(t.categories)}</legend><div class="checks">${(
+        opts.categories ?? []
+      )
+        .map(
+          (c) =>
+            `<label class="check"><input type="checkbox" name="categories" value="${c.id}"${v.categories.includes(String(c.id)) ? ' checked' : ''}> <bdi>${esc(c.name)}</bdi></label>`,
+        )
+        .join('')}</div></fieldset>`
+    : '';
+  const lockOptions = ['none', 'hwid', 'ip']
+    .map(
+      (l) => `<option value="${l}"${v.license_lock === l ? ' selected' : ''}>${esc(t.lockName[l])}</option>`,
+    )
+    .join('');
   const fieldError = (name: keyof ProductForm) =>
     e[name]
       ? `<p id="${name}-error" class="field-error">${esc(t.fieldErrors[e[name] as string] ?? '')}</p>`
@@ -355,7 +470,7 @@ export function productFormView(
   ).join('');
   const stockNote =
     opts.availableCodes !== null && v.type === 'code'
-      ? `<p class="muted">${esc(t.keysInStock(opts.availableCodes))}</p>`
+      ? `<p class="muted">${esc(t.keysInStock(opts.availableCodes))} · <a href="/merchant/products/${opts.productId}/keys">${esc(t.uploadKeys)}</a></p>`
       : '';
   return shellPage(
     { ...s, current: 'products' },
@@ -393,6 +508,19 @@ ${fieldError('description')}
 <span id="codes-hint" class="hint">${esc(t.codesHint)}</span>
 ${stockNote}
 ${fieldError('codes')}
+${categoryBoxes}
+<fieldset class="plain"><legend>${esc(t.licenseSettings)}</legend>
+<label class="check" for="license_on"><input type="checkbox" id="license_on" name="license_on" value="1"${v.license_on ? ' checked' : ''}> ${esc(t.licenseOn)}</label>
+<div class="row"><div><label for="license_prefix">${esc(t.licensePrefix)}</label>
+<input id="license_prefix" name="license_prefix" maxlength="20" dir="ltr" autocomplete="off" value="${esc(v.license_prefix)}"${invalid('license_prefix')}>${fieldError('license_prefix')}</div>
+<div><label for="license_lock">${esc(t.licenseLock)}</label><select id="license_lock" name="license_lock">${lockOptions}</select></div>
+<div><label for="license_max">${esc(t.licenseMax)}</label>
+<input id="license_max" name="license_max" inputmode="numeric" maxlength="7" dir="ltr" value="${esc(v.license_max)}"${invalid('license_max', 'license_max-hint')}><span id="license_max-hint" class="hint">${esc(t.licenseMaxHint)}</span>${fieldError('license_max')}</div></div>
+</fieldset>
+<label for="fivem">${esc(t.fivemCommands)}</label>
+<textarea id="fivem" name="fivem" rows="3" dir="ltr"${invalid('fivem', 'fivem-hint')}>${esc(v.fivem)}</textarea>
+<span id="fivem-hint" class="hint">${esc(t.fivemHint)}</span>
+${fieldError('fivem')}
 <label class="check" for="active"><input type="checkbox" id="active" name="active" value="1"${v.active ? ' checked' : ''}> ${esc(t.active)}</label>
 <button type="submit">${esc(t.save)}</button>
 </form>`,
@@ -448,7 +576,14 @@ ${form.error ? `<p id="staff-error" class="field-error" role="alert">${esc(form.
 export function settingsView(
   s: Shell,
   store: { name: string; currency: string; embed_key: string; allowed_origins: string[]; domains: string[] },
-  form: { name: string; origins: string; errors: { name?: string; origins?: string }; notice: string | null },
+  form: {
+    name: string;
+    origins: string;
+    /** The domains as typed (a refused save); undefined: the store's. */
+    domains?: string;
+    errors: { name?: string; origins?: string; domains?: string };
+    notice: string | null;
+  },
   widgetUrl: string,
 ): string {
   const t = s.t;
@@ -468,13 +603,21 @@ ${form.errors.name ? `<p id="name-error" class="field-error">${esc(form.errors.n
 <textarea id="allowed_origins" name="allowed_origins" rows="3" dir="ltr" aria-describedby="origins-hint${form.errors.origins ? ' origins-error' : ''}"${form.errors.origins ? ' aria-invalid="true"' : ''}>${esc(form.origins)}</textarea>
 <span id="origins-hint" class="hint">${esc(t.allowedOriginsHint)}</span>
 ${form.errors.origins ? `<p id="origins-error" class="field-error">${esc(form.errors.origins)}</p>` : ''}
+<label for="domains">${esc(t.domains)}</label>
+<textarea id="domains" name="domains" rows="2" dir="ltr" aria-describedby="domains-hint${form.errors.domains ? ' domains-error' : ''}"${form.errors.domains ? ' aria-invalid="true"' : ''}>${esc(form.domains ?? store.domains.join('\n'))}</textarea>
+<span id="domains-hint" class="hint">${esc(t.domainsHint)}</span>
+${form.errors.domains ? `<p id="domains-error" class="field-error">${esc(form.errors.domains)}</p>` : ''}
 <button type="submit">${esc(t.save)}</button>
 </form>
 <section class="card"><dl>
 <dt>${esc(t.currency)}</dt><dd>${esc(store.currency)}</dd>
-<dt>${esc(t.domains)}</dt><dd>${store.domains.length ? store.domains.map((d) => `<code>${esc(d)}</code>`).join('<br>') : esc(t.noDomains)}</dd>
-<dt>${esc(t.embedKey)}</dt><dd><code data-embed-key>${esc(store.embed_key)}</code></dd>
+<dt>${esc(t.embedKey)}</dt><dd><code data-embed-key>${esc(store.embed_key)}</code>
+<form method="post" action="/merchant/settings/embed-key">${tokenField(s.formToken)}<button type="submit" class="secondary">${esc(t.rotateKey)}</button></form></dd>
 </dl>
-<h2 style="margin-top:1rem">${esc(t.embedSnippet)}</h2><pre>${esc(snippet)}</pre></section>`,
+<h2 class="spaced"><label for="embed-snippet">${esc(t.embedSnippet)}</label></h2>
+<textarea id="embed-snippet" readonly rows="3" dir="ltr" class="mono" aria-describedby="snippet-hint">${esc(snippet)}</textarea>
+<span id="snippet-hint" class="hint">${esc(t.snippetHint)}</span>
+<p class="muted">${esc(t.preview)}</p>
+<p class="preview"><span class="buy-preview light" aria-hidden="true">${esc(t.buyNow)}</span> <span class="buy-preview dark" aria-hidden="true">${esc(t.buyNow)}</span></p></section>`,
   );
 }

@@ -76,7 +76,8 @@ export type MaintenanceTask =
   | 'expire-manual-orders'
   | 'analytics-partitions'
   | 'analytics-rollup'
-  | 'analytics-retention';
+  | 'analytics-retention'
+  | 'purge-dashboard-sessions';
 
 /**
  * Retries with exponential back-off; completed jobs kept a day (so deterministic ids dedupe), at most

@@ -34,6 +34,8 @@ export const MAINTENANCE_SCHEDULE: readonly ScheduleEntry[] = [
   { task: 'analytics-partitions', cron: '50 * * * *' },
   { task: 'analytics-rollup', cron: '15 * * * *' },
   { task: 'analytics-retention', cron: '30 3 * * *' },
+  // Dashboard sessions a week past their expiry or sign-out.
+  { task: 'purge-dashboard-sessions', cron: '55 * * * *' },
 ];
 
 /** The scheduled minute a tick belongs to, whatever the millisecond the timer actually fired at. */

@@ -8,6 +8,7 @@ import type { Deps } from '../../shared/deps';
 import { createSession, formToken } from '../../shared/services/dashboard/sessions';
 import { sha256 } from '../../shared/crypto';
 import { loadFixture } from '../../shared/services/seed';
+import { recordMerchantEvent } from '../../shared/services/merchant/webhooks/events';
 import { withPage } from '../helpers/browser';
 import { isolatedDeps } from '../helpers/deps';
 import { httpClient, startServer, TestServer } from '../helpers/http';
@@ -45,6 +46,8 @@ describe('merchant dashboard in a browser', function () {
           ref: `dash${port}`,
           name: 'Acme Digital',
           currency: 'SAR',
+          // The Merchant API (tokens made in the dashboard) is for paid plans.
+          plan: 'paid',
           owner: { name: 'Huda Owner', country_code: '966', phone: OWNER_PHONE },
           payment_methods: {
             card: { provider: 'sandbox' },
@@ -63,6 +66,39 @@ describe('merchant dashboard in a browser', function () {
               type: 'code',
               price: '40.00',
               codes: ['GC-0001', 'GC-0002'],
+            },
+            {
+              ref: 'app',
+              name: 'Desktop app',
+              slug: 'desktop-app',
+              type: 'product',
+              price: '99.00',
+              plans: [{ ref: 'year', name: 'Yearly', price: '99.00', duration: 'yearly' }],
+              license: { prefix: 'ACME', lock_type: 'hwid', max_activations: 2, encrypt: false },
+            },
+          ],
+          customers: [
+            {
+              ref: 'sara',
+              firstName: 'Sara',
+              lastName: 'Ali',
+              email: 'sara@example.com',
+              country_code: '966',
+              phone: '500000001',
+            },
+          ],
+          reviews: [
+            { product: 'app', customer: 'sara', rating: 4, comment: 'Works offline too', published: false },
+          ],
+          licenses: [
+            {
+              ref: 'lic1',
+              product: 'app',
+              plan: 'year',
+              customer: 'sara',
+              key: 'ACME-AAAA-BBBB-CCCC-DDDD',
+              status: 'active',
+              expires_at: '2030-01-01T00:00:00Z',
             },
           ],
         },
@@ -110,6 +146,20 @@ describe('merchant dashboard in a browser', function () {
     await page.locator('input[autocomplete="one-time-code"]').fill(code);
     await page.getByRole('button', { name: 'Continue' }).click();
     await page.waitForURL(`${base}${start}`);
+  }
+
+  /**
+   * Opens `start` signed in as the fixture owner through a session made directly (the sign-in form itself
+   * is driven by the tests above; doing it for every page would run into the per-phone code limits).
+   */
+  async function openAsOwner(page: Page, start = '/merchant'): Promise<void> {
+    const user = await deps
+      .knex('merchant_users')
+      .where({ e164: `966${OWNER_PHONE}` })
+      .first('id');
+    const token = await createSession(deps.knex, user.id, storeId, 'test');
+    await page.context().addCookies([{ name: 'matjar_merchant', value: token, url: `${base}/merchant` }]);
+    await page.goto(`${base}${start}`);
   }
 
   it('signs up: store name and phone, the code from the outbox, lands in the new free store', async () => {
@@ -176,6 +226,12 @@ describe('merchant dashboard in a browser', function () {
     const body = (await res.json()) as { data: { name: string; price: unknown } };
     expect(body.data.name).to.equal('Gift card 100');
     expect(JSON.stringify(body.data.price)).to.contain('100');
+    // Written by the Merchant API's product service: its audit row names the person.
+    const audit = await deps
+      .knex('merchant_audit_events')
+      .where({ resource_type: 'product', resource_id: productId })
+      .first('action', 'actor');
+    expect(audit).to.deep.equal({ action: 'product.created', actor: `dashboard:+966${OWNER_PHONE}` });
   });
 
   it('lists the store’s orders with each id as text, and the order page offers the allowed moves', async () => {
@@ -226,7 +282,7 @@ describe('merchant dashboard in a browser', function () {
     const order = await deps.knex('orders').where({ checkout_id: checkout.checkoutId }).first('id', 'status');
     expect(order.status).to.equal(2);
     const notice = await withPage(async (page) => {
-      await signIn(page, OWNER_PHONE);
+      await openAsOwner(page);
       expect(await page.locator('.alert').innerText()).to.contain('waiting for you to confirm a payment');
       await page.getByRole('link', { name: 'Orders' }).click();
       const row = page.locator('tr', { has: page.getByText(`#${order.id}`, { exact: true }) });
@@ -247,6 +303,71 @@ describe('merchant dashboard in a browser', function () {
     expect((await deps.knex('payments').where({ id: after.payment_id }).first('status')).status).to.equal(
       'paid',
     );
+  });
+
+  it('refunds part of a paid order, then the rest after a confirmation each time', async () => {
+    const store = await Store.query(deps.knex).findById(storeId);
+    const checkout = await guestCheckout(
+      api,
+      store!,
+      { product_id: gameCardId },
+      { customer_phone: '500000556' },
+    );
+    expect((await guestInitiate(api, store!, checkout.checkoutUrl, 'bank')).status).to.equal(200);
+    const order = await deps.knex('orders').where({ checkout_id: checkout.checkoutId }).first('id');
+    const texts = await withPage(async (page) => {
+      await openAsOwner(page, `/merchant/orders/${order.id}`);
+      await page.getByRole('button', { name: 'Confirm payment, start' }).click();
+      await page.getByRole('status').waitFor();
+      const amount = page.getByLabel('Amount to refund (SAR)');
+      // Everything that is left is offered; more than that is refused, naming the limit.
+      expect(await amount.inputValue()).to.equal('40.00');
+      await amount.fill('40.01');
+      await page.getByRole('button', { name: 'Refund…' }).click();
+      const refused = (await page.locator('#refund-amount-error').innerText()).replace(/\u00a0/g, ' ');
+      await page.getByLabel('Amount to refund (SAR)').fill('12.50');
+      await page.getByLabel('Reason (optional)').fill('One code did not work');
+      await page.getByRole('button', { name: 'Refund…' }).click();
+      const partialAsk = (await page.locator('main').innerText()).replace(/\u00a0/g, ' ');
+      await page.getByRole('button', { name: 'Yes, do it' }).click();
+      const partialDone = (await page.getByRole('status').innerText()).replace(/\u00a0/g, ' ');
+      const statusAfterPartial = await page.locator('h1 .badge').innerText();
+      expect(await page.getByLabel('Amount to refund (SAR)').inputValue()).to.equal('27.50');
+      await page.getByRole('button', { name: 'Refund…' }).click();
+      const fullAsk = (await page.locator('main').innerText()).replace(/\u00a0/g, ' ');
+      await page.getByRole('button', { name: 'Yes, do it' }).click();
+      const fullDone = (await page.getByRole('status').innerText()).replace(/\u00a0/g, ' ');
+      const refundsTable = await page.locator('section', { hasText: 'Refunds' }).last().innerText();
+      const invoiceLink = await page.getByRole('link', { name: /Receipt|Tax invoice/ }).getAttribute('href');
+      return {
+        refused,
+        partialAsk,
+        partialDone,
+        statusAfterPartial,
+        fullAsk,
+        fullDone,
+        refundsTable,
+        invoiceLink,
+      };
+    });
+    expect(texts.refused).to.contain('at most SAR 40.00');
+    expect(texts.partialAsk).to.contain('Refund SAR 12.50 of order #').and.to.contain('keeps its status');
+    expect(texts.partialDone).to.equal('Refund of SAR 12.50 recorded.');
+    expect(texts.statusAfterPartial).to.equal('In progress');
+    expect(texts.fullAsk).to.contain('Refund SAR 27.50, all that is left of the payment');
+    expect(texts.fullDone).to.equal('Refund of SAR 27.50 recorded.');
+    expect(texts.refundsTable).to.contain('One code did not work');
+    expect(texts.invoiceLink).to.match(new RegExp(`/invoices/${order.id}-[0-9a-f]{32}$`));
+    const refunds = await deps
+      .knex('refunds')
+      .where({ order_id: order.id })
+      .orderBy('id')
+      .select('amount_minor', 'status');
+    expect(refunds.map((r) => [Number(r.amount_minor), r.status])).to.deep.equal([
+      [1250, 'succeeded'],
+      [2750, 'succeeded'],
+    ]);
+    expect((await deps.knex('orders').where({ id: order.id }).first('status')).status).to.equal(6);
   });
 
   it('speaks Arabic right to left (?lang=ar and Accept-Language), and English by choice', async () => {
@@ -332,6 +453,65 @@ describe('merchant dashboard in a browser', function () {
       ).to.not.equal(undefined);
     });
 
+    it('refunds exactly in a 3-decimal currency: 1.250 of 5.500 KWD, and refuses a fourth decimal', async () => {
+      const manifest = await loadFixture(deps, {
+        stores: [
+          {
+            ref: 'kwd-shop',
+            name: 'Kuwait Keys',
+            currency: 'KWD',
+            owner: { name: 'Fahad', country_code: '965', phone: '50000123' },
+            payment_methods: {
+              bank: {
+                bank_name: 'KW Bank',
+                account_name: 'KK',
+                account_number: '1',
+                iban: 'KW00000000000001',
+              },
+            },
+            products: [
+              { ref: 'k', name: 'Key', slug: 'key', type: 'code', price: '5.500', codes: ['KW-1', 'KW-2'] },
+            ],
+          },
+        ],
+      });
+      const kwd = manifest.stores['kwd-shop'];
+      const store = await Store.query(deps.knex).findById(kwd.id);
+      const checkout = await guestCheckout(api, store!, { product_id: kwd.products.k.id }, {});
+      expect((await guestInitiate(api, store!, checkout.checkoutUrl, 'bank')).status).to.equal(200);
+      const order = await deps.knex('orders').where({ checkout_id: checkout.checkoutId }).first('id');
+      const user = await deps.knex('merchant_users').where({ e164: '96550000123' }).first('id');
+      const token = await createSession(deps.knex, user.id, kwd.id, 'test');
+      const cookie = `matjar_merchant=${token}`;
+      const csrf = formToken(deps.appSecret, { token_hash: sha256(token) });
+      const post = (path: string, fields: Record<string, string>) =>
+        api.request(path, {
+          ...form({ ...fields, _csrf: csrf }),
+          headers: { 'Content-Type': 'application/x-www-form-urlencoded', Cookie: cookie },
+        });
+      expect((await post(`/merchant/orders/${order.id}/status`, { status: '3' })).status).to.equal(200);
+      const page = await api.request(`/merchant/orders/${order.id}?lang=en`, { headers: { Cookie: cookie } });
+      expect(page.text).to.contain('value="5.500"');
+      const tooPrecise = await post(`/merchant/orders/${order.id}/refund`, {
+        amount: '1.2505',
+        confirm: '1',
+      });
+      expect(tooPrecise.status).to.equal(422);
+      const ask = await post(`/merchant/orders/${order.id}/refund`, { amount: '1.250' });
+      expect(ask.status).to.equal(200);
+      expect(ask.text.replace(/\u00a0/g, ' ')).to.contain('Refund KWD 1.250 of order #');
+      const done = await post(`/merchant/orders/${order.id}/refund`, { amount: '1.250', confirm: '1' });
+      expect(done.status).to.equal(200);
+      expect(done.text.replace(/\u00a0/g, ' ')).to.contain('Refund of KWD 1.250 recorded.');
+      expect(done.text).to.contain('value="4.250"');
+      const refunds = await deps
+        .knex('refunds')
+        .where({ order_id: order.id })
+        .select('amount_minor', 'currency');
+      expect(refunds.map((r) => [Number(r.amount_minor), r.currency])).to.deep.equal([[1250, 'KWD']]);
+      expect((await deps.knex('orders').where({ id: order.id }).first('status')).status).to.equal(3);
+    });
+
     it('support sees orders but not settings, and cannot refund', async () => {
       const { cookie, form: token } = await sessionFor('500000702', 'support');
       const orders = await api.request('/merchant/orders', { headers: { Cookie: cookie } });
@@ -376,6 +556,12 @@ describe('merchant dashboard in a browser', function () {
       expect(detail.status).to.equal(200);
       expect(detail.text).to.contain('give 7 vip</code> · Ran on the game server');
       expect(detail.text).to.contain('give 7 car</code> · Waiting for the game server');
+      const byAmount = await api.request(`/merchant/orders/${id}/refund`, {
+        ...form({ amount: '1.00', confirm: '1', _csrf: token }),
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', Cookie: cookie },
+      });
+      expect(byAmount.status).to.equal(403);
+      expect(await deps.knex('refunds').where({ order_id: id })).to.have.length(0);
       // Support is offered the moves it may make, and not the refund.
       expect(detail.text).to.not.contain('Refund order');
     });
@@ -421,11 +607,27 @@ describe('merchant dashboard in a browser', function () {
           _csrf: token,
           name: 'Acme Digital',
           allowed_origins: 'https://shop.acme.test\nhttps://acme.test',
+          domains: 'Shop.Acme.test',
         }),
         headers,
         redirect: 'manual',
       });
       expect(saved.status).to.equal(303);
+      expect(await deps.knex('store_domains').where({ store_id: storeId }).pluck('domain')).to.deep.equal([
+        'shop.acme.test',
+      ]);
+      const badDomain = await api.request('/merchant/settings', {
+        ...form({ _csrf: token, name: 'Acme Digital', allowed_origins: '', domains: 'not a host/' }),
+        headers,
+      });
+      expect(badDomain.status).to.equal(422);
+      expect(badDomain.text).to.contain('Each line must be a host name');
+      expect(
+        await deps
+          .knex('merchant_audit_events')
+          .where({ store_id: storeId, action: 'store.updated' })
+          .first('actor'),
+      ).to.deep.equal({ actor: 'dashboard:+966500000705' });
       expect((await deps.knex('stores').where({ id: storeId }).first()).allowed_origins).to.deep.equal([
         'https://shop.acme.test',
         'https://acme.test',
@@ -473,6 +675,328 @@ describe('merchant dashboard in a browser', function () {
     });
   });
 
+  it('rotates the embed key after a confirmation: the old key is refused at once, the new one sells', async () => {
+    const oldKey = embedKey;
+    const shown = await withPage(async (page) => {
+      await openAsOwner(page, '/merchant/settings');
+      expect(await page.getByLabel('Buy button for your site').inputValue()).to.contain(oldKey);
+      await page.getByRole('button', { name: 'Rotate embed key…' }).click();
+      expect(await page.locator('main').innerText()).to.contain('stops working at once');
+      await page.getByRole('button', { name: 'Yes, do it' }).click();
+      await page.waitForURL(/\/merchant\/settings\?rotated=1/);
+      expect(await page.getByRole('status').innerText()).to.contain('new embed key');
+      return {
+        key: await page.locator('[data-embed-key]').innerText(),
+        snippet: await page.getByLabel('Buy button for your site').inputValue(),
+      };
+    });
+    expect(shown.key)
+      .to.match(/^emb_pk_/)
+      .and.not.equal(oldKey);
+    expect(shown.snippet).to.contain(`data-matjar-key="${shown.key}"`);
+    const get = (key: string) =>
+      fetch(`${base}/api/embed/product/${gameCardId}`, { headers: { 'X-Embed-Key': key } });
+    expect((await get(oldKey)).status).to.equal(401);
+    expect((await get(shown.key)).status).to.equal(200);
+    embedKey = shown.key;
+  });
+
+  it('suspends, reactivates and resets a license, and publishes a waiting review', async () => {
+    const license = await deps.knex('licenses').where({ key: 'ACME-AAAA-BBBB-CCCC-DDDD' }).first('id');
+    await deps.knex('license_activations').insert([
+      { license_id: license.id, identifier: 'a'.repeat(64), hint: 'PC-01' },
+      { license_id: license.id, identifier: 'b'.repeat(64), hint: 'PC-02' },
+    ]);
+    await deps.knex('licenses').where({ id: license.id }).update({ activations_count: 2 });
+    const seen = await withPage(async (page) => {
+      await openAsOwner(page, '/merchant/licenses?lang=en&key=DDDD');
+      await page.getByRole('link', { name: '…C-DDDD' }).click();
+      const before = await page.locator('main').innerText();
+      await page.getByRole('button', { name: 'Suspend' }).click();
+      const suspended = await page.getByRole('status').innerText();
+      const statusInDb = (await deps.knex('licenses').where({ id: license.id }).first('status')).status;
+      await page.getByRole('button', { name: 'Reactivate' }).click();
+      const reactivated = await page.getByRole('status').innerText();
+      await page.getByRole('button', { name: 'Remove this activation' }).first().click();
+      const one = await page.getByRole('status').innerText();
+      await page.getByRole('button', { name: 'Reset all activations' }).click();
+      const all = await page.getByRole('status').innerText();
+      await page.goto(`${base}/merchant/reviews?lang=en`);
+      const waiting = await page.locator('main').innerText();
+      await page.getByRole('button', { name: /^Publish #/ }).click();
+      const published = await page.getByRole('status').innerText();
+      return { before, suspended, statusInDb, reactivated, one, all, waiting, published };
+    });
+    expect(seen.before).to.contain('Desktop app').and.to.contain('2 / 2').and.to.contain('…PC-01');
+    expect(seen.suspended).to.equal('The license is now: Suspended.');
+    expect(seen.statusInDb).to.equal('suspended');
+    expect(seen.reactivated).to.equal('The license is now: Active.');
+    expect(seen.one).to.equal('1 activation(s) removed; the slots are free again.');
+    expect(seen.all).to.equal('1 activation(s) removed; the slots are free again.');
+    const after = await deps.knex('licenses').where({ id: license.id }).first('status', 'activations_count');
+    expect(after).to.deep.equal({ status: 'active', activations_count: 0 });
+    expect(seen.waiting).to.contain('Works offline too').and.to.contain('Waiting');
+    expect(seen.published).to.equal('The review is published.');
+    const review = await deps.knex('reviews').where({ comment: 'Works offline too' }).first('published');
+    expect(review.published).to.equal(true);
+  });
+
+  it('creates a read-only API token shown once, which reads the Merchant API until it is revoked', async () => {
+    const seen = await withPage(async (page) => {
+      await openAsOwner(page, '/merchant/tokens?lang=en');
+      await page.getByLabel('Token name').fill('Accounting export');
+      await page.getByLabel('Read only').check();
+      await page.getByRole('button', { name: 'Create token' }).click();
+      const token = await page.getByLabel('Your new token: copy it now, it is shown only once').inputValue();
+      await page.goto(`${base}/merchant/tokens?lang=en`);
+      const later = await page.locator('main').innerText();
+      const read = await fetch(`${base}/shawarma/store`, { headers: { Authorization: `Bearer ${token}` } });
+      const write = await fetch(`${base}/shawarma/store`, {
+        method: 'PATCH',
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ name: 'Hijacked' }),
+      });
+      await page.getByRole('button', { name: 'Revoke Accounting export' }).click();
+      await page.getByRole('button', { name: 'Yes, do it' }).click();
+      const notice = await page.getByRole('status').innerText();
+      const after = await fetch(`${base}/shawarma/store`, { headers: { Authorization: `Bearer ${token}` } });
+      return { token, later, read: read.status, write: write.status, notice, after: after.status };
+    });
+    expect(seen.token).to.match(/^mt_/);
+    expect(seen.later).to.contain('Accounting export').and.not.contain(seen.token);
+    expect(seen.read).to.equal(200);
+    expect(seen.write).to.equal(403);
+    expect(seen.notice).to.equal('The token is revoked.');
+    expect(seen.after).to.equal(401);
+  });
+
+  it('shows the conversion of the last 30 days from the store’s own analytics on the home page', async () => {
+    for (let i = 0; i < 40; i += 1) {
+      await deps.knex.raw(
+        `insert into analytics_events (store_id, type, visitor_id, path, occurred_at) values (?, 'pageview', ?, '/', now())`,
+        [storeId, `visitor-${i}`],
+      );
+    }
+    const [{ n }] = await deps
+      .knex('orders')
+      .where({ store_id: storeId })
+      .whereIn('status', [3, 4])
+      .count<{ n: string }[]>('* as n');
+    const shown = await withPage(async (page) => {
+      await openAsOwner(page, '/merchant?lang=en');
+      return page.locator('[data-conversion]').innerText();
+    });
+    expect(Number(n)).to.be.greaterThan(0);
+    expect(shown).to.equal(
+      new Intl.NumberFormat('en-GB', { style: 'percent', maximumFractionDigits: 1 }).format(Number(n) / 40),
+    );
+  });
+
+  it('creates, edits and disables a coupon with the Merchant API’s rules', async () => {
+    const seen = await withPage(async (page) => {
+      await openAsOwner(page, '/merchant/coupons?lang=en');
+      await page.getByRole('link', { name: 'New coupon' }).click();
+      await page.getByLabel('Code', { exact: true }).fill('EID15');
+      await page.getByLabel('Discount type').selectOption('percentage');
+      await page.getByLabel('Discount', { exact: true }).fill('150');
+      await page.getByRole('button', { name: 'Save' }).click();
+      const refused = await page.locator('#amount-error').innerText();
+      await page.getByLabel('Discount', { exact: true }).fill('15');
+      await page.getByLabel('Maximum uses').fill('10');
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.waitForURL(/\/merchant\/coupons\?saved=1/);
+      await page.getByRole('link', { name: 'Edit EID15' }).click();
+      await page.getByLabel('Discount', { exact: true }).fill('20');
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.waitForURL(/\/merchant\/coupons\?saved=1/);
+      await page.getByRole('button', { name: 'Disable EID15' }).click();
+      await page.waitForURL(/\/merchant\/coupons\?saved=1/);
+      return { refused, list: await page.locator('main').innerText() };
+    });
+    expect(seen.refused).to.not.equal('');
+    expect(seen.list).to.contain('EID15').and.to.contain('20.00%').and.to.contain('Disabled');
+    const row = await deps.knex('coupons').where({ store_id: storeId, code: 'EID15' }).first();
+    expect({ amount: Number(row.amount), max_uses: row.max_uses, active: row.active }).to.deep.equal({
+      amount: 2000,
+      max_uses: 10,
+      active: false,
+    });
+    const audit = await deps
+      .knex('merchant_audit_events')
+      .where({ store_id: storeId, resource_type: 'coupon' })
+      .orderBy('id')
+      .pluck('action');
+    expect(audit).to.deep.equal(['coupon.created', 'coupon.updated', 'coupon.updated']);
+  });
+
+  it('adds a webhook endpoint with its secret shown once, shows a failed delivery and sends it again', async () => {
+    const secret = await withPage(async (page) => {
+      await openAsOwner(page, '/merchant/webhooks?lang=en');
+      await page.getByLabel('Address (URL)').fill('http://127.0.0.1:9/hooks/matjar');
+      await page.getByLabel('order.paid', { exact: true }).check();
+      await page.getByRole('button', { name: 'Add endpoint' }).click();
+      return page
+        .getByLabel('Signing secret of the new endpoint: copy it now, it is shown only once')
+        .inputValue();
+    });
+    expect(secret).to.match(/^whsec_/);
+    const [deliveryId] = await recordMerchantEvent(deps.knex, storeId, {
+      id: 'order.paid:webhook-test',
+      type: 'order.paid',
+      data: { order_id: 1 },
+    });
+    await deps
+      .knex('merchant_webhook_deliveries')
+      .where({ id: deliveryId })
+      .update({ status: 'failed', attempts: 12, response_status: 500, last_error: 'endpoint answered 500' });
+    const seen = await withPage(async (page) => {
+      await openAsOwner(page, '/merchant/webhooks?lang=en');
+      const log = await page.locator('section', { hasText: 'Recent deliveries' }).innerText();
+      await page.getByRole('button', { name: `Send again #${deliveryId}` }).click();
+      return { log, notice: await page.getByRole('status').innerText() };
+    });
+    expect(seen.log)
+      .to.contain('order.paid')
+      .and.to.contain('Failed')
+      .and.to.contain('endpoint answered 500');
+    expect(seen.notice).to.equal('The delivery is queued to be sent again.');
+    expect(
+      (await deps.knex('merchant_webhook_deliveries').where({ id: deliveryId }).first()).status,
+    ).to.equal('pending');
+    const jobs = await deps.queues['merchant-webhooks'].getJobs(['waiting', 'delayed', 'active']);
+    expect(jobs.map((j) => j.id)).to.satisfy((ids: string[]) =>
+      ids.some((id) => id.includes(`merchant-webhook-${deliveryId}-replay-`)),
+    );
+  });
+
+  it('adds a category (a bad slug refused) and deletes it', async () => {
+    const seen = await withPage(async (page) => {
+      await openAsOwner(page, '/merchant/categories?lang=en');
+      await page.getByLabel('Category name').fill('Gift cards');
+      await page.getByLabel('Address name (slug)').fill('Gift Cards!');
+      await page.getByRole('button', { name: 'Add category' }).click();
+      const refused = await page.locator('#category-slug-error').innerText();
+      await page.getByLabel('Address name (slug)').fill('gift-cards');
+      await page.getByRole('button', { name: 'Add category' }).click();
+      await page.waitForURL(/done=added/);
+      const listed = await page.locator('main').innerText();
+      const row = await deps
+        .knex('categories')
+        .where({ store_id: storeId, slug: 'gift-cards' })
+        .first('name');
+      await page.getByRole('button', { name: 'Delete Gift cards' }).click();
+      await page.waitForURL(/done=deleted/);
+      return { refused, listed, row, notice: await page.getByRole('status').innerText() };
+    });
+    expect(seen.refused).to.not.equal('');
+    expect(seen.listed).to.contain('Gift cards').and.to.contain('gift-cards');
+    expect(seen.row).to.deep.equal({ name: 'Gift cards' });
+    expect(seen.notice).to.equal('The category is deleted; its products stay.');
+    expect(await deps.knex('categories').where({ store_id: storeId, slug: 'gift-cards' })).to.have.length(0);
+  });
+
+  it('sets up mada with a write-only secret key (kept when left empty), refuses a bad IBAN, and removes mada', async () => {
+    const seen = await withPage(async (page) => {
+      await openAsOwner(page, '/merchant/payments?lang=en');
+      const mada = page.locator('form[action="/merchant/payments/mada"]');
+      await mada.getByLabel('Provider').selectOption('moyasar');
+      await mada.getByLabel(/^Secret key/).fill('sk_test_dashboard_1234');
+      await mada.getByRole('button', { name: 'Save' }).click();
+      await page.waitForURL(/saved=mada/);
+      const afterFirst = await page.content();
+      // Saved again with the key left empty: the stored key stays (moyasar cannot work without it).
+      await page
+        .locator('form[action="/merchant/payments/mada"]')
+        .getByRole('button', { name: 'Save' })
+        .click();
+      await page.waitForURL(/saved=mada/);
+      const bank = page.locator('form[action="/merchant/payments/bank"]');
+      await bank.getByLabel('IBAN').fill('not an iban');
+      await bank.getByRole('button', { name: 'Save' }).click();
+      const refused = await page.getByRole('alert').innerText();
+      const row = await deps
+        .knex('store_payment_methods')
+        .where({ store_id: storeId, method: 'mada' })
+        .first();
+      await page
+        .locator('form[action="/merchant/payments/mada"]')
+        .getByRole('button', { name: 'Remove' })
+        .click();
+      await page.waitForURL(/removed=mada/);
+      return { afterFirst, refused, row, notice: await page.getByRole('status').innerText() };
+    });
+    expect(seen.afterFirst).to.not.contain('sk_test_dashboard_1234');
+    expect(seen.afterFirst).to.contain('saved; leave empty to keep it');
+    expect(seen.row.provider).to.equal('moyasar');
+    expect(JSON.stringify(seen.row)).to.not.contain('sk_test_dashboard_1234');
+    expect(deps.cipher.decrypt(seen.row.credentials_encrypted)).to.contain('sk_test_dashboard_1234');
+    expect(seen.refused).to.contain('iban');
+    expect(seen.notice).to.equal('mada is removed.');
+    expect(
+      await deps.knex('store_payment_methods').where({ store_id: storeId, method: 'mada' }),
+    ).to.have.length(0);
+  });
+
+  it('makes a licensed product with a category and a FiveM command through the form, kept on a later save', async () => {
+    const [cat] = await deps
+      .knex('categories')
+      .insert({ store_id: storeId, name: 'Software', slug: 'software', position: 0 })
+      .returning('id');
+    const categoryId = (cat as { id: number }).id;
+    const productId = await withPage(async (page) => {
+      await openAsOwner(page, '/merchant/products/new?lang=en');
+      await page.getByLabel('Name', { exact: true }).fill('Server pack');
+      await page.getByLabel('Price', { exact: true }).fill('75.00');
+      await page.getByLabel('Software').check();
+      await page.getByLabel('Generate a license key for each sale').check();
+      await page.getByLabel('Key prefix').fill('SRV');
+      await page.getByLabel('Lock to').selectOption('hwid');
+      await page.getByLabel('Activations per key').fill('3');
+      await page.getByLabel('FiveM commands').fill('give {player} vip');
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.waitForURL(/\/merchant\/products\/\d+\?saved=1/);
+      // Saved again with only the name changed: the settings stay.
+      await page.getByLabel('Name', { exact: true }).fill('Server pack 2');
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.waitForURL(/\/merchant\/products\/\d+\?saved=1/);
+      expect(await page.getByLabel('Key prefix').inputValue()).to.equal('SRV');
+      expect(await page.getByLabel('Software').isChecked()).to.equal(true);
+      return Number(/products\/(\d+)/.exec(page.url())![1]);
+    });
+    const product = await deps.knex('products').where({ id: productId }).first();
+    expect(product.name).to.equal('Server pack 2');
+    expect(JSON.stringify(product)).to.contain('SRV');
+    const commands = await deps
+      .knex('product_fivem_commands')
+      .where({ product_id: productId })
+      .pluck('command');
+    expect(commands).to.deep.equal(['give {player} vip']);
+    const cats = await deps.knex('product_categories').where({ product_id: productId }).pluck('category_id');
+    expect(cats).to.deep.equal([categoryId]);
+  });
+
+  it('adds a FiveM server whose secret is shown once and reads the queue until it is revoked', async () => {
+    const seen = await withPage(async (page) => {
+      await openAsOwner(page, '/merchant/fivem?lang=en');
+      await page.getByLabel('Server name').fill('Main city');
+      await page.getByRole('button', { name: 'Add server' }).click();
+      const secret = await page
+        .getByLabel('The server’s secret: copy it into the resource’s config now, it is shown only once')
+        .inputValue();
+      const before = await fetch(`${base}/api/fivem/queue`, { headers: { 'X-FiveM-Secret': secret } });
+      await page.goto(`${base}/merchant/fivem?lang=en`);
+      const listed = await page.locator('main').innerText();
+      await page.getByRole('button', { name: 'Revoke Main city' }).click();
+      await page.waitForURL(/revoked=1/);
+      const after = await fetch(`${base}/api/fivem/queue`, { headers: { 'X-FiveM-Secret': secret } });
+      return { secret, before: before.status, listed, after: after.status };
+    });
+    expect(seen.secret).to.match(/^fvm_/);
+    expect(seen.before).to.equal(200);
+    expect(seen.listed).to.contain('Main city').and.not.contain(seen.secret);
+    expect(seen.after).to.equal(401);
+  });
+
   it('has no serious or critical axe-core violation on any page, in English and Arabic', async () => {
     const axe = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
     const found: string[] = [];
@@ -493,7 +1017,7 @@ describe('merchant dashboard in a browser', function () {
             await page.goto(`${base}${path}?lang=${lang}`);
             await scan(path);
           }
-          await signIn(page, OWNER_PHONE);
+          await openAsOwner(page);
           const order = await deps.knex('orders').where({ store_id: storeId }).first('id');
           const product = await deps.knex('products').where({ store_id: storeId }).first('id');
           const pages = [
@@ -504,11 +1028,22 @@ describe('merchant dashboard in a browser', function () {
             '/merchant/products/new',
             '/merchant/staff',
             '/merchant/settings',
+            '/merchant/licenses',
+            '/merchant/reviews?show=all',
+            '/merchant/tokens',
+            '/merchant/coupons',
+            '/merchant/coupons/new',
+            '/merchant/webhooks',
+            '/merchant/categories',
+            '/merchant/payments',
+            '/merchant/fivem',
           ];
+          const license = await deps.knex('licenses').where({ store_id: storeId }).first('id');
+          if (license) pages.push(`/merchant/licenses/${license.id}`);
           if (order) pages.push(`/merchant/orders/${order.id}`);
           if (product) pages.push(`/merchant/products/${product.id}`);
           for (const path of pages) {
-            await page.goto(`${base}${path}?lang=${lang}`);
+            await page.goto(`${base}${path}${path.includes('?') ? '&' : '?'}lang=${lang}`);
             await scan(path);
           }
         },
@@ -526,8 +1061,14 @@ describe('merchant dashboard in a browser', function () {
       for (const lang of ['en', 'ar']) {
         await withPage(
           async (page) => {
-            await signIn(page, OWNER_PHONE);
-            for (const path of ['/merchant', '/merchant/orders', '/merchant/products/new']) {
+            await openAsOwner(page);
+            for (const path of [
+              '/merchant',
+              '/merchant/orders',
+              '/merchant/products/new',
+              '/merchant/settings',
+              '/merchant/coupons',
+            ]) {
               await page.goto(`${base}${path}?lang=${lang}`);
               overflow[`${device} ${lang} ${path}`] = await page
                 .locator('html')

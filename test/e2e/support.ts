@@ -67,7 +67,7 @@ export async function untilReady(run: Running, entry: Entry): Promise<void> {
       (run.child.exitCode !== null
         ? Promise.reject(new Error(`${entry} exited early: ${run.output.stderr || run.output.stdout}`))
         : false),
-    20_000,
+    60_000,
     50,
   );
 }

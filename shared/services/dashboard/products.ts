@@ -1,16 +1,31 @@
 import type { Knex } from 'knex';
 import type { ProductType } from '../../../db/models';
+import type Joi from 'joi';
+import type { CacheLogger } from '../../cache/versioned';
 import { randomToken } from '../../crypto';
-import { NotFoundError } from '../../errors';
-import { parseMoney } from '../../money';
-import { noteStockChanged, storeCounter } from '../catalog/cache';
-import { bumpAfterCommit } from '../../cache/versioned';
+import { NotFoundError, ValidationError } from '../../errors';
+import { formatMoney, parseMoney } from '../../money';
+import { noteStoreChanged } from '../catalog/cache';
+import {
+  productSchema,
+  type ProductInput as MerchantProductInput,
+  type ProductPatch,
+} from '../catalogue/schema';
+import type { ProductSettingsDeps } from '../licenses/product-settings';
+import type { Actor } from '../merchant/audit';
+import { addCodes } from '../merchant/codes';
+import { productDetail } from '../merchant/catalogue';
 import { paginate, PageMeta } from '../merchant/pagination';
+import {
+  createProduct as merchantCreateProduct,
+  updateProduct as merchantUpdateProduct,
+} from '../merchant/product-writes';
 
 /**
- * The dashboard's product form: the smallest create and update the form needs (name, type, price, sale
- * price, stock, description, active, and key stock for code products). Every write bumps the store's
- * catalogue counter after commit, so the Embed and Storefront APIs show the change at once.
+ * The dashboard's product form: reads the form (name, type, price, sale price, stock, description, active,
+ * and key stock for code products) and writes through the Merchant API's product write service, so both
+ * have one validation, one audit trail and one set of rules. Every write bumps the store's catalogue
+ * counter, so the Embed and Storefront APIs show the change at once.
  */
 
 export const FORM_TYPES: readonly ProductType[] = ['product', 'code', 'service'];
@@ -40,6 +55,27 @@ export interface ProductForm {
   description: string;
   active: boolean;
   codes: string;
+  /** Category ids ticked. */
+  categories: string[];
+  license_on: boolean;
+  license_prefix: string;
+  license_lock: string;
+  license_max: string;
+  /** FiveM commands, one a line ({player} is the buyer's server id). */
+  fivem: string;
+}
+
+/** The product's extra settings as the Merchant API keeps them, for the edit form. */
+export interface ProductExtras {
+  categories: number[];
+  license: {
+    enabled: boolean;
+    prefix: string | null;
+    lock_type: string;
+    max_activations: number;
+    encrypt: boolean;
+  };
+  fivem_commands: Record<string, unknown>[];
 }
 
 export interface ProductInput {
@@ -51,6 +87,9 @@ export interface ProductInput {
   description: string | null;
   active: boolean;
   codes: string[];
+  categories: number[];
+  license: { prefix: string; lock_type: string; max_activations: number } | null;
+  fivem: string[];
 }
 
 /** Field errors keyed by form field; each value a message key of the dashboard's message files. */
@@ -61,6 +100,7 @@ export const MAX_CODES_PER_SAVE = 5_000;
 /** Checks the form; returns the input, or the errors of every bad field at once. */
 export function readProductForm(
   form: ProductForm,
+  currency: string,
 ): { ok: true; input: ProductInput } | { ok: false; errors: FormErrors } {
   const errors: FormErrors = {};
   const name = form.name.trim();
@@ -68,12 +108,12 @@ export function readProductForm(
   else if (name.length > 200) errors.name = 'tooLong';
   const type = (FORM_TYPES as readonly string[]).includes(form.type) ? (form.type as ProductType) : null;
   if (!type) errors.type = 'badType';
-  const price = parseMoney(form.price.trim());
+  const price = parseMoney(form.price.trim(), currency);
   if (!form.price.trim()) errors.price = 'required';
   else if (price === null) errors.price = 'badMoney';
   let sale: number | null = null;
   if (form.sale_price.trim()) {
-    sale = parseMoney(form.sale_price.trim());
+    sale = parseMoney(form.sale_price.trim(), currency);
     if (sale === null) errors.sale_price = 'badMoney';
     else if (price !== null && sale >= price) errors.sale_price = 'saleBelowPrice';
   }
@@ -93,6 +133,21 @@ export function readProductForm(
     ),
   ];
   if (codes.length > MAX_CODES_PER_SAVE || codes.some((c) => c.length > 500)) errors.codes = 'tooManyCodes';
+  const license = form.license_on
+    ? {
+        prefix: form.license_prefix.trim(),
+        lock_type: form.license_lock || 'none',
+        max_activations: /^\d{1,7}$/.test(form.license_max.trim()) ? Number(form.license_max.trim()) : 0,
+      }
+    : null;
+  if (license && !/^[A-Za-z0-9]{1,20}$/.test(license.prefix)) errors.license_prefix = 'rejected';
+  if (form.license_max.trim() && !/^\d{1,7}$/.test(form.license_max.trim())) errors.license_max = 'badStock';
+  const fivem = form.fivem
+    .split(/\r?\n/)
+    .map((c) => c.trim())
+    .filter(Boolean);
+  if (fivem.length > 50 || fivem.some((c) => c.length > 1000)) errors.fivem = 'tooLong';
+  const categories = form.categories.filter((c) => /^\d{1,10}$/.test(c)).map(Number);
   if (Object.keys(errors).length > 0 || !type || price === null) return { ok: false, errors };
   return {
     ok: true,
@@ -105,6 +160,9 @@ export function readProductForm(
       description: description || null,
       active: form.active,
       codes: type === 'code' ? codes : [],
+      categories,
+      license,
+      fivem,
     },
   };
 }
@@ -119,77 +177,124 @@ function slugOf(name: string): string {
   return base || 'product';
 }
 
-async function addCodes(trx: Knex, productId: number, codes: string[]): Promise<number> {
-  if (codes.length === 0) return 0;
-  let added = 0;
-  for (let i = 0; i < codes.length; i += 1_000) {
-    const rows = await trx('product_codes')
-      .insert(codes.slice(i, i + 1_000).map((code) => ({ product_id: productId, code })))
-      .onConflict(['product_id', 'code'])
-      .ignore()
-      .returning('id');
-    added += rows.length;
+/**
+ * The form's license and FiveM settings as Merchant API keys. Against the product's current settings
+ * (an edit), a key the form leaves as it was is left out, so what the form does not show (a command's
+ * timing, the encryption switch) is kept.
+ */
+function extraKeys(input: ProductInput, current: ProductExtras | null): Record<string, unknown> {
+  const keys: Record<string, unknown> = { categories: input.categories };
+  const was = current?.license;
+  const same =
+    (input.license === null && !was?.enabled) ||
+    (input.license !== null &&
+      was?.enabled === true &&
+      was.prefix === input.license.prefix &&
+      was.lock_type === input.license.lock_type &&
+      was.max_activations === input.license.max_activations);
+  if (!same) keys.license = input.license ? { ...input.license, encrypt: was?.encrypt ?? false } : null;
+  const before = (current?.fivem_commands ?? []).map((c) => String(c.command));
+  if (before.join('\n') !== input.fivem.join('\n')) {
+    keys.fivem_commands = input.fivem.map((command) => {
+      const kept = current?.fivem_commands.find((c) => c.command === command);
+      if (!kept) return { command };
+      const { id: _id, ...rest } = kept;
+      return rest;
+    });
   }
-  return added;
+  return keys;
 }
 
+/** The form's input as the Merchant API's product keys (decimal strings in the store's currency). */
+function merchantKeys(input: ProductInput, currency: string) {
+  return {
+    name: input.name,
+    type: input.type,
+    description: input.description,
+    price: formatMoney(input.price_minor, currency),
+    sale_price: input.sale_price_minor === null ? null : formatMoney(input.sale_price_minor, currency),
+    active: input.active,
+    stock: input.stock,
+  };
+}
+
+/** A slug for a new product: from its name, made unique in the store. */
+async function freeSlug(knex: Knex, storeId: number, name: string): Promise<string> {
+  const base = slugOf(name);
+  const taken = await knex('products').where({ store_id: storeId, slug: base }).first('id');
+  return taken
+    ? `${base}-${randomToken(4)
+        .toLowerCase()
+        .replace(/[^a-z0-9]/g, 'x')}`
+    : base;
+}
+
+/**
+ * Creates the product through the Merchant API's write service (shared/services/merchant/product-writes.ts):
+ * the same schema (shared/services/catalogue/schema.ts), checks, audit row and key stock as
+ * `POST /shawarma/products`. A refusal is that service's ValidationError, naming the fields.
+ */
 export async function createProduct(
-  knex: Knex,
-  storeId: number,
+  deps: ProductSettingsDeps & { logger?: CacheLogger },
+  actor: Actor,
+  store: { id: number; currency: string },
   input: ProductInput,
-): Promise<{ id: number; codesAdded: number }> {
-  return knex.transaction(async (trx) => {
-    const base = slugOf(input.name);
-    const taken = await trx('products').where({ store_id: storeId, slug: base }).first('id');
-    const slug = taken
-      ? `${base}-${randomToken(4)
-          .toLowerCase()
-          .replace(/[^a-z0-9]/g, 'x')}`
-      : base;
-    const [row] = await trx('products')
-      .insert({
-        store_id: storeId,
-        name: input.name,
-        slug,
-        description: input.description,
-        type: input.type,
-        price_minor: input.price_minor,
-        sale_price_minor: input.sale_price_minor,
-        active: input.active,
-        stock: input.stock,
-      })
-      .returning('id');
-    const id = (row as { id: number }).id;
-    const codesAdded = await addCodes(trx, id, input.codes);
-    void bumpAfterCommit(trx, [storeCounter(storeId)]);
-    return { id, codesAdded };
-  });
+): Promise<{ id: number }> {
+  const keys = {
+    ...merchantKeys(input, store.currency),
+    ...extraKeys(input, null),
+    slug: await freeSlug(deps.knex, store.id, input.name),
+    codes: input.codes,
+  };
+  const { value, error } = productSchema('create').validate(keys, { abortEarly: false });
+  if (error) throw joiToValidation(error);
+  const created = await merchantCreateProduct(deps, actor, store, value as MerchantProductInput);
+  await noteStoreChanged(deps, store.id);
+  return { id: Number(created.id) };
 }
 
+/** Saves the form through the Merchant API's update (PATCH semantics), then adds the new keys. */
 export async function updateProduct(
-  knex: Knex,
-  storeId: number,
+  deps: ProductSettingsDeps & { logger?: CacheLogger },
+  actor: Actor,
+  store: { id: number; currency: string },
   productId: number,
   input: ProductInput,
 ): Promise<{ codesAdded: number }> {
-  return knex.transaction(async (trx) => {
-    const current = await trx('products').where({ id: productId, store_id: storeId }).forUpdate().first('id');
-    if (!current) throw new NotFoundError('Product not found');
-    await trx('products').where({ id: productId }).update({
-      name: input.name,
-      description: input.description,
-      type: input.type,
-      price_minor: input.price_minor,
-      sale_price_minor: input.sale_price_minor,
-      active: input.active,
-      stock: input.stock,
-      updated_at: new Date(),
-    });
-    const codesAdded = await addCodes(trx, productId, input.codes);
-    void bumpAfterCommit(trx, [storeCounter(storeId)]);
-    void noteStockChanged(trx, [productId]);
-    return { codesAdded };
-  });
+  const current = await productExtras(deps, store, productId);
+  const { value, error } = productSchema('patch').validate(
+    { ...merchantKeys(input, store.currency), ...extraKeys(input, current) },
+    { abortEarly: false },
+  );
+  if (error) throw joiToValidation(error);
+  await merchantUpdateProduct(deps, actor, store, productId, value as ProductPatch);
+  let codesAdded = 0;
+  if (input.type === 'code' && input.codes.length > 0) {
+    codesAdded = (await addCodes(deps.knex, actor, store.id, productId, input.codes)).added;
+  }
+  await noteStoreChanged(deps, store.id);
+  return { codesAdded };
+}
+
+/** The product's categories, license settings and FiveM commands as the Merchant API shows them. */
+export async function productExtras(
+  deps: ProductSettingsDeps,
+  store: { id: number; currency: string },
+  productId: number,
+): Promise<ProductExtras> {
+  const detail = await productDetail(deps, store, productId);
+  const cats = (detail.categories as { id: number }[] | undefined) ?? [];
+  return {
+    categories: cats.map((c) => Number(c.id)),
+    license: detail.license as ProductExtras['license'],
+    fivem_commands: (detail.fivem_commands as Record<string, unknown>[]) ?? [],
+  };
+}
+
+function joiToValidation(error: Joi.ValidationError): ValidationError {
+  const errors: Record<string, string[]> = {};
+  for (const d of error.details) (errors[String(d.path[0])] ??= []).push(d.message);
+  return new ValidationError(errors);
 }
 
 export async function findProduct(knex: Knex, storeId: number, productId: number): Promise<ProductRow> {

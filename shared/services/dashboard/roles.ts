@@ -13,7 +13,9 @@ export type Permission =
   | 'customers.view'
   | 'products.edit'
   | 'settings.edit'
-  | 'staff.manage';
+  | 'staff.manage'
+  | 'licenses.manage'
+  | 'reviews.moderate';
 
 const GRANTS: Readonly<Record<StoreRole, ReadonlySet<Permission>>> = {
   owner: new Set<Permission>([
@@ -25,6 +27,8 @@ const GRANTS: Readonly<Record<StoreRole, ReadonlySet<Permission>>> = {
     'products.edit',
     'settings.edit',
     'staff.manage',
+    'licenses.manage',
+    'reviews.moderate',
   ]),
   manager: new Set<Permission>([
     'orders.view',
@@ -34,6 +38,8 @@ const GRANTS: Readonly<Record<StoreRole, ReadonlySet<Permission>>> = {
     'customers.view',
     'products.edit',
     'settings.edit',
+    'licenses.manage',
+    'reviews.moderate',
   ]),
   support: new Set<Permission>(['orders.view', 'orders.advance', 'customers.view']),
 };

@@ -96,3 +96,32 @@ export function formTokenMatches(
 ): boolean {
   return typeof given === 'string' && given.length > 0 && safeEqual(formToken(appSecret, session), given);
 }
+
+/** Ended sessions are kept this long after expiry or sign-out (what "signed out" pages can still explain). */
+const SESSION_RETENTION_MS = 7 * 86_400_000;
+const PURGE_BATCH = 1_000;
+
+/**
+ * Maintenance task `purge-dashboard-sessions`: deletes sessions that expired or were revoked more than a
+ * week ago, 1,000 rows a statement until none is left (safe to run twice, or at once on two workers).
+ */
+export async function purgeDashboardSessions(
+  knex: Knex,
+  now: Date = new Date(),
+): Promise<{ deleted: number }> {
+  const cutoff = new Date(now.getTime() - SESSION_RETENTION_MS);
+  let deleted = 0;
+  for (;;) {
+    const n = await knex('dashboard_sessions')
+      .whereIn(
+        'id',
+        knex('dashboard_sessions')
+          .select('id')
+          .where((q) => q.where('expires_at', '<', cutoff).orWhere('revoked_at', '<', cutoff))
+          .limit(PURGE_BATCH),
+      )
+      .delete();
+    deleted += n;
+    if (n < PURGE_BATCH) return { deleted };
+  }
+}

@@ -5,6 +5,7 @@ import type { MaintenanceTask, Queues } from '../../queues';
 import { expireManualOrders } from '../payments/manual-expiry';
 import { sweepPayments } from '../payments/sweep';
 import { sweepWebhooks } from '../payments/webhooks';
+import { purgeDashboardSessions } from '../dashboard/sessions';
 import { renewSubscriptionsTask } from '../subscriptions/due';
 import { dropExpiredEvents, ensurePartitions } from '../analytics/partitions';
 import { rollupAnalytics } from '../analytics/rollups';
@@ -205,4 +206,5 @@ export const MAINTENANCE_TASKS: Readonly<Partial<Record<MaintenanceTask, Mainten
       now ?? new Date(),
       ctx.config?.analyticsRetentionDays ?? DEFAULT_ANALYTICS_RETENTION_DAYS,
     ),
+  'purge-dashboard-sessions': (knex, now) => purgeDashboardSessions(knex, now),
 };

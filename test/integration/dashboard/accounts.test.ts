@@ -4,6 +4,7 @@ import { FixtureError, loadFixture } from '../../../shared/services/seed';
 import { inviteStaff, listStaff, removeStaff } from '../../../shared/services/dashboard/accounts';
 import { DashboardSignIn } from '../../../shared/services/dashboard/sign-in';
 import { otpGuardsOf } from '../../../shared/services/otp/factory';
+import { MAINTENANCE_TASKS } from '../../../shared/services/maintenance';
 import { createStore } from '../../helpers/builders';
 import { sharedDeps, truncateAll } from '../../helpers/deps';
 import { latestCode } from '../../helpers/otp';
@@ -168,5 +169,31 @@ describe('merchant dashboard accounts', () => {
     const refused = await service.verify(started.sessionToken, code);
     expect(refused.kind).to.equal('locked');
     expect(await guards.failuresToday('966' + phone)).to.equal(10);
+  });
+
+  it('the maintenance task purges sessions a week past expiry or sign-out, and keeps live ones', async () => {
+    const owner = { name: 'Huda', country_code: '966', phone: '500000011' };
+    await loadFixture(deps, fixture(owner));
+    const user = await deps.knex('merchant_users').first('id');
+    const day = 86_400_000;
+    const now = Date.now();
+    const row = (hash: string, expiresAgo: number, revokedAgo: number | null) => ({
+      merchant_user_id: user.id,
+      token_hash: hash,
+      last_seen_at: new Date(now - 40 * day),
+      expires_at: new Date(now - expiresAgo),
+      revoked_at: revokedAgo === null ? null : new Date(now - revokedAgo),
+    });
+    await deps.knex('dashboard_sessions').insert([
+      row('a'.repeat(64), 8 * day, null), // expired 8 days ago: purged
+      row('b'.repeat(64), 2 * day, null), // expired 2 days ago: kept
+      row('c'.repeat(64), -10 * day, 9 * day), // live but signed out 9 days ago: purged
+      row('d'.repeat(64), -10 * day, null), // live: kept
+    ]);
+    const task = MAINTENANCE_TASKS['purge-dashboard-sessions']!;
+    expect(await task(deps.knex, new Date(now), { queues: deps.queues })).to.deep.equal({ deleted: 2 });
+    expect(await task(deps.knex, new Date(now), { queues: deps.queues })).to.deep.equal({ deleted: 0 });
+    const left = await deps.knex('dashboard_sessions').orderBy('token_hash').pluck('token_hash');
+    expect(left.map((h: string) => h[0])).to.deep.equal(['b', 'd']);
   });
 });

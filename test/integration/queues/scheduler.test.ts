@@ -31,6 +31,7 @@ describe('scheduler', () => {
       ['analytics-partitions', '50 * * * *'],
       ['analytics-rollup', '15 * * * *'],
       ['analytics-retention', '30 3 * * *'],
+      ['purge-dashboard-sessions', '55 * * * *'],
     ]);
   });
 

@@ -1,0 +1,274 @@
+import Joi from 'joi';
+import type { LicenseStatus } from '../../db/models';
+import { InvalidError, NotFoundError } from '../../shared/errors';
+import { LICENSE_STATUSES, listStoreLicenses } from '../../shared/services/dashboard/licenses';
+import { listStoreReviews, setReviewPublished } from '../../shared/services/dashboard/reviews';
+import {
+  reactivateLicense,
+  resetActivations,
+  showLicense,
+  suspendLicense,
+} from '../../shared/services/licenses/merchant';
+import type { AppContext } from '../context';
+import { defineRoute } from '../http/route';
+import { htmlResponse, redirectResponse } from '../openapi/components';
+import { licensesView, licenseView, reviewsView } from './care-views';
+import { sendPage } from './layout';
+import { dashboardOf, formField, messagePage, signedIn } from './session';
+
+/**
+ * After-sale pages: the store's licenses (suspend, reactivate, reset activations through the Merchant API's
+ * own functions, so verify sees a change at once) and review moderation. Owners and managers.
+ */
+
+const formBody = (fields: Record<string, Joi.Schema>) => ({
+  bodyTypes: ['application/x-www-form-urlencoded' as const],
+  body: Joi.object({ _csrf: Joi.string().max(200), ...fields }).unknown(true),
+});
+const guardedAnswers = {
+  302: redirectResponse('Not signed in: to the sign-in page.'),
+  403: htmlResponse('Not allowed for this role, or (POST) a missing or wrong form token.'),
+};
+const postAnswers = {
+  403: htmlResponse('Not allowed for this role, a missing or wrong form token, or a form from another site.'),
+};
+const lang = Joi.string().valid('ar', 'en');
+const licenseParams = Joi.object({
+  licenseId: Joi.number().integer().min(1).max(2_147_483_647).required(),
+}) as Joi.ObjectSchema<{ licenseId: number }>;
+
+function notFound(ctx: AppContext) {
+  const { shell } = dashboardOf(ctx);
+  return sendPage(ctx, messagePage(shell, 404, shell.t.notFoundTitle, shell.t.notFound));
+}
+
+async function renderLicense(
+  ctx: AppContext,
+  licenseId: number,
+  message: string | null,
+  error: string | null = null,
+  status = 200,
+) {
+  const { store, shell } = dashboardOf(ctx);
+  let license;
+  try {
+    license = await showLicense(ctx.deps, store.id, licenseId);
+  } catch (err) {
+    if (err instanceof NotFoundError) return notFound(ctx);
+    throw err;
+  }
+  const product = await ctx.deps.knex('products').where({ id: license.product_id }).first('name');
+  sendPage(ctx, {
+    status,
+    html: licenseView(shell, { ...license, product_name: String(product?.name ?? '') }, message, error),
+  });
+}
+
+/** One license move: the service's refusal (a status that cannot make it) is the page again, saying so. */
+function licenseMove(
+  path: 'suspend' | 'reactivate' | 'reset',
+  summary: string,
+  description: string,
+  run: (ctx: AppContext, storeId: number, licenseId: number) => Promise<string>,
+) {
+  return defineRoute({
+    method: 'post',
+    path: `/merchant/licenses/{licenseId}/${path}`,
+    interface: 'platform',
+    operationId: `dashboardLicense${path[0].toUpperCase()}${path.slice(1)}`,
+    summary,
+    description,
+    guards: signedIn('licenses.manage'),
+    request: {
+      params: licenseParams,
+      ...formBody({
+        activation_id: Joi.string()
+          .allow('')
+          .pattern(/^\d{1,10}$/),
+      }),
+    },
+    responses: {
+      200: htmlResponse('The license with the change made.'),
+      404: htmlResponse('No such license (or activation) in this store.'),
+      409: htmlResponse('The license’s status does not allow this move (the license page, saying so).'),
+      ...postAnswers,
+    },
+    handler: async (ctx, { params }) => {
+      const { store, shell } = dashboardOf(ctx);
+      let message: string;
+      try {
+        message = await run(ctx, store.id, params.licenseId);
+      } catch (err) {
+        if (err instanceof NotFoundError) return notFound(ctx);
+        if (err instanceof InvalidError)
+          return renderLicense(ctx, params.licenseId, null, shell.t.licenseRefused, 409);
+        throw err;
+      }
+      return renderLicense(ctx, params.licenseId, message);
+    },
+  });
+}
+
+export const dashboardCareRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/merchant/licenses',
+    interface: 'platform',
+    operationId: 'dashboardLicenses',
+    summary: 'Merchant dashboard: licenses',
+    description:
+      'Every license of the store, newest first, 20 a page; filters `status` and `key` (the whole key or ' +
+      'its last characters).',
+    guards: signedIn('licenses.manage'),
+    request: {
+      query: Joi.object<{ page: number; status?: LicenseStatus; key?: string; lang?: string }, true>({
+        page: Joi.number().integer().min(1).max(100_000).default(1),
+        status: Joi.string()
+          .valid(...LICENSE_STATUSES)
+          .empty(''),
+        key: Joi.string().trim().max(200).empty(''),
+        lang,
+      }),
+    },
+    responses: { 200: htmlResponse('The licenses list.'), ...guardedAnswers },
+    handler: async (ctx, { query }) => {
+      const { store, shell } = dashboardOf(ctx);
+      const list = await listStoreLicenses(
+        ctx.deps.knex,
+        store.id,
+        { status: query.status, key: query.key },
+        query.page,
+      );
+      sendPage(ctx, {
+        status: 200,
+        html: licensesView(shell, list, query.page, { status: query.status ?? '', key: query.key ?? '' }),
+      });
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/merchant/licenses/{licenseId}',
+    interface: 'platform',
+    operationId: 'dashboardLicense',
+    summary: 'Merchant dashboard: one license',
+    description: 'The license, its activations (device or address hints) and the moves its status allows.',
+    guards: signedIn('licenses.manage'),
+    request: { params: licenseParams, query: Joi.object({ lang }) },
+    responses: {
+      200: htmlResponse('The license.'),
+      404: htmlResponse('No such license in this store.'),
+      ...guardedAnswers,
+    },
+    handler: (ctx, { params }) => renderLicense(ctx, params.licenseId, null),
+  }),
+  licenseMove(
+    'suspend',
+    'Merchant dashboard: suspend a license',
+    'Active → suspended; verify answers `LICENSE_SUSPENDED` at once.',
+    async (ctx, storeId, id) => {
+      const l = await suspendLicense(ctx.deps, storeId, id);
+      return dashboardOf(ctx).shell.t.licenseChanged(dashboardOf(ctx).shell.t.licenseState[l.status]);
+    },
+  ),
+  licenseMove(
+    'reactivate',
+    'Merchant dashboard: reactivate a license',
+    'Suspended → active.',
+    async (ctx, storeId, id) => {
+      const l = await reactivateLicense(ctx.deps, storeId, id);
+      return dashboardOf(ctx).shell.t.licenseChanged(dashboardOf(ctx).shell.t.licenseState[l.status]);
+    },
+  ),
+  licenseMove(
+    'reset',
+    'Merchant dashboard: reset a license’s activations',
+    'Without `activation_id`: every activation; with it, that one. The freed slots take new devices at once.',
+    async (ctx, storeId, id) => {
+      const activation = formField(ctx, 'activation_id');
+      const result = await resetActivations(
+        ctx.deps,
+        storeId,
+        id,
+        activation ? { activation_id: Number(activation) } : {},
+      );
+      return dashboardOf(ctx).shell.t.activationsRemoved(result.removed);
+    },
+  ),
+  defineRoute({
+    method: 'get',
+    path: '/merchant/reviews',
+    interface: 'platform',
+    operationId: 'dashboardReviews',
+    summary: 'Merchant dashboard: reviews',
+    description:
+      '`show`: `waiting` (default: not yet published), `published` or `all`; 20 a page. Each can be ' +
+      'published or hidden.',
+    guards: signedIn('reviews.moderate'),
+    request: {
+      query: Joi.object<
+        { page: number; show: 'waiting' | 'published' | 'all'; done?: string; lang?: string },
+        true
+      >({
+        page: Joi.number().integer().min(1).max(100_000).default(1),
+        show: Joi.string().valid('waiting', 'published', 'all').default('waiting'),
+        done: Joi.string().valid('published', 'hidden'),
+        lang,
+      }),
+    },
+    responses: { 200: htmlResponse('The reviews.'), ...guardedAnswers },
+    handler: async (ctx, { query }) => {
+      const { store, shell } = dashboardOf(ctx);
+      const list = await listStoreReviews(ctx.deps.knex, store.id, query.show, query.page);
+      const message =
+        query.done === 'published'
+          ? shell.t.reviewPublished
+          : query.done === 'hidden'
+            ? shell.t.reviewHidden
+            : null;
+      sendPage(ctx, { status: 200, html: reviewsView(shell, list, query.page, query.show, message) });
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/merchant/reviews/{reviewId}',
+    interface: 'platform',
+    operationId: 'dashboardReviewModerate',
+    summary: 'Merchant dashboard: publish or hide a review',
+    description: 'Form fields `published` (`1` publish, `0` hide), `show` (the list to go back to). 303.',
+    guards: signedIn('reviews.moderate'),
+    request: {
+      params: Joi.object({
+        reviewId: Joi.number().integer().min(1).max(2_147_483_647).required(),
+      }) as Joi.ObjectSchema<{ reviewId: number }>,
+      ...formBody({
+        published: Joi.string().valid('0', '1').required(),
+        show: Joi.string().valid('waiting', 'published', 'all'),
+      }),
+    },
+    responses: {
+      303: redirectResponse('Done: back to the list.'),
+      404: htmlResponse('No such review in this store.'),
+      ...postAnswers,
+    },
+    handler: async (ctx, { params }) => {
+      const { store } = dashboardOf(ctx);
+      const published = formField(ctx, 'published') === '1';
+      try {
+        await setReviewPublished(
+          { ...ctx.deps, logger: ctx.deps.logger },
+          store.id,
+          params.reviewId,
+          published,
+        );
+      } catch (err) {
+        if (err instanceof NotFoundError) return notFound(ctx);
+        throw err;
+      }
+      const show = formField(ctx, 'show') || 'waiting';
+      sendPage(ctx, {
+        status: 303,
+        location: `/merchant/reviews?show=${encodeURIComponent(show)}&done=${published ? 'published' : 'hidden'}`,
+      });
+    },
+  }),
+];
