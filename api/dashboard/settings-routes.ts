@@ -7,6 +7,7 @@ import {
   TokenScope,
 } from '../../shared/services/merchant/tokens';
 import { recentDeliveries, replayDelivery } from '../../shared/services/dashboard/webhooks';
+import { sendTestEvent } from '../../shared/services/merchant/webhooks/test-event';
 import {
   createEndpoint,
   deleteEndpoint,
@@ -172,7 +173,7 @@ export const dashboardSettingsRoutes = [
     guards: signedIn('settings.edit'),
     request: {
       query: Joi.object<{ done?: string; lang?: string }, true>({
-        done: Joi.string().valid('deleted', 'replayed'),
+        done: Joi.string().valid('deleted', 'replayed', 'tested'),
         lang: Joi.string().valid('ar', 'en'),
       }),
     },
@@ -188,7 +189,9 @@ export const dashboardSettingsRoutes = [
           ? shell.t.endpointDeleted
           : query.done === 'replayed'
             ? shell.t.replayed
-            : null;
+            : query.done === 'tested'
+              ? shell.t.tested
+              : null;
       await webhooksPage(ctx, 200, { secret: null, notice, error: null, url: '', events: [] });
     },
   }),
@@ -269,6 +272,43 @@ export const dashboardSettingsRoutes = [
         throw err;
       }
       sendPage(ctx, { status: 303, location: '/merchant/webhooks?done=deleted' });
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/merchant/webhooks/{endpointId}/test',
+    interface: 'platform',
+    operationId: 'dashboardWebhookTest',
+    summary: 'Merchant dashboard: send a test event to a webhook endpoint',
+    description:
+      'Form field `type` (an event type). A signed sample of that event, marked `"test": true`, through the ' +
+      'normal delivery path, as `POST /shawarma/webhooks/{id}/test` sends it. 303 to the webhooks page.',
+    guards: signedIn('settings.edit'),
+    request: {
+      params: Joi.object({
+        endpointId: Joi.number().integer().min(1).max(2_147_483_647).required(),
+      }) as Joi.ObjectSchema<{ endpointId: number }>,
+      ...formBody({ type: Joi.string().max(60).required() }),
+    },
+    responses: {
+      303: redirectResponse('Queued.'),
+      404: htmlResponse('No such endpoint in this store.'),
+      422: htmlResponse('Not an event type.'),
+      ...postAnswers,
+    },
+    handler: async (ctx, { params }) => {
+      const { store, shell } = dashboardOf(ctx);
+      const type = String((ctx.request.body as { type?: unknown }).type ?? '');
+      try {
+        await sendTestEvent(ctx.deps, store.id, params.endpointId, type);
+      } catch (err) {
+        if (err instanceof NotFoundError)
+          return sendPage(ctx, messagePage(shell, 404, shell.t.notFoundTitle, shell.t.notFound));
+        if (err instanceof InvalidError)
+          return sendPage(ctx, messagePage(shell, 422, shell.t.webhooks, err.message));
+        throw err;
+      }
+      sendPage(ctx, { status: 303, location: '/merchant/webhooks?done=tested' });
     },
   }),
   defineRoute({

@@ -1,6 +1,6 @@
 import type { DeliveryRow } from '../../shared/services/dashboard/webhooks';
 import type { EndpointView } from '../../shared/services/merchant/webhooks/endpoints';
-import { SUBSCRIBABLE_EVENTS } from '../../shared/services/merchant/webhooks/events';
+import { MERCHANT_EVENT_TYPES, SUBSCRIBABLE_EVENTS } from '../../shared/services/merchant/webhooks/events';
 import type { PaymentMethodView } from '../../shared/services/merchant/store-settings';
 import type { MerchantTokenInfo } from '../../shared/services/merchant/tokens';
 import { TOKEN_SCOPES } from '../../shared/services/merchant/tokens';
@@ -81,7 +81,10 @@ export function webhooksView(
         e,
       ) => `<tr><td><code>${esc(e.url)}</code></td><td>${e.events.map((ev) => `<code>${esc(ev)}</code>`).join(' ')}</td>
 <td class="num">${e.deliveries.delivered} / ${e.deliveries.failed} / ${e.deliveries.pending}</td>
-<td><form method="post" action="/merchant/webhooks/${e.id}/delete">${tokenField(s.formToken)}<button type="submit" class="danger" aria-label="${esc(`${t.deleteEndpoint} ${e.url}`)}">${esc(t.deleteEndpoint)}</button></form></td></tr>`,
+<td><form method="post" action="/merchant/webhooks/${e.id}/test">${tokenField(s.formToken)}<label for="test-type-${e.id}">${esc(t.testEventType)}</label>
+<select id="test-type-${e.id}" name="type" dir="ltr">${MERCHANT_EVENT_TYPES.map((ev) => `<option value="${esc(ev)}">${esc(ev)}</option>`).join('')}</select>
+<button type="submit" class="secondary" aria-label="${esc(`${t.sendTest} ${e.url}`)}">${esc(t.sendTest)}</button></form>
+<form method="post" action="/merchant/webhooks/${e.id}/delete">${tokenField(s.formToken)}<button type="submit" class="danger" aria-label="${esc(`${t.deleteEndpoint} ${e.url}`)}">${esc(t.deleteEndpoint)}</button></form></td></tr>`,
     )
     .join('');
   const deliveryRows = deliveries

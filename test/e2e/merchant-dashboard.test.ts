@@ -867,6 +867,23 @@ describe('merchant dashboard in a browser', function () {
     expect(jobs.map((j) => j.id)).to.satisfy((ids: string[]) =>
       ids.some((id) => id.includes(`merchant-webhook-${deliveryId}-replay-`)),
     );
+
+    // "Send test event": a signed sample of the chosen type, marked as a test, queued like any delivery.
+    const tested = await withPage(async (page) => {
+      await openAsOwner(page, '/merchant/webhooks?lang=en');
+      await page.getByLabel('Test event type').selectOption('refund.succeeded');
+      await page.getByRole('button', { name: 'Send test event http://127.0.0.1:9/hooks/matjar' }).click();
+      return page.getByRole('status').innerText();
+    });
+    expect(tested).to.match(/^A signed test event is queued/);
+    const test = await deps
+      .knex('merchant_webhook_deliveries')
+      .where({ store_id: storeId, test: true })
+      .first();
+    expect(test.event_type).to.equal('refund.succeeded');
+    const payload = typeof test.payload === 'string' ? JSON.parse(test.payload) : test.payload;
+    expect(payload).to.include({ type: 'refund.succeeded', test: true });
+    expect(payload.id).to.match(/^test_/);
   });
 
   it('adds a category (a bad slug refused) and deletes it', async () => {
