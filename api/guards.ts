@@ -1,6 +1,6 @@
 import { ForbiddenError } from '../shared/errors';
 import { LIMITS } from '../shared/rate-limits';
-import { noteStoreChanged } from '../shared/services/catalog/cache';
+import { noteStoreChanged } from '../shared/services/catalogue/cache';
 import type { Deps } from '../shared/deps';
 import type { AppContext, AppMiddleware } from './context';
 import { auditOtherWrite } from './merchant/audit-writes';
@@ -52,7 +52,7 @@ export function analyticsEventsLimit(events: (ctx: AppContext) => number): AppMi
 
 /**
  * After a merchant request that may have written (any method but GET/HEAD/OPTIONS) and did not fail, the
- * store's cache counters move (catalog/cache.ts): whatever it changed — store settings, domains, products,
+ * store's cache counters move (catalogue/cache.ts): whatever it changed — store settings, domains, products,
  * prices, categories, plans, payment methods, code keys, stock given back by a cancellation — every web
  * process reads it afresh on the next request. Coarse on purpose: one rule covers every merchant writer,
  * present and future, and merchant writes are rare next to the reads. The handler's transaction has

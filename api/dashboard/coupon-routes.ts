@@ -15,7 +15,7 @@ import { categoriesView, CouponForm, couponFormView, couponsView, emptyCoupon } 
 import { categoryKeys, type CategoryInput } from '../../shared/services/catalogue/schema';
 import { createCategory, deleteCategory } from '../../shared/services/merchant/categories';
 import { listCategories } from '../../shared/services/merchant/catalogue';
-import { noteStoreChanged } from '../../shared/services/catalog/cache';
+import { noteStoreChanged } from '../../shared/services/catalogue/cache';
 import type { Locale } from '../pay/i18n';
 import { DASHBOARD_STRINGS } from './i18n';
 import { sendPage } from './layout';

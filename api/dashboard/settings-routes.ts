@@ -15,7 +15,7 @@ import {
 } from '../../shared/services/merchant/webhooks/endpoints';
 import { InvalidError, ValidationError } from '../../shared/errors';
 import { PAYMENT_METHOD_IDS } from '../../db/models';
-import { noteStoreChanged } from '../../shared/services/catalog/cache';
+import { noteStoreChanged } from '../../shared/services/catalogue/cache';
 import { paymentMethodsSchema } from '../../shared/services/catalogue/store-schema';
 import { storeSettings, updateStoreSettings } from '../../shared/services/merchant/store-settings';
 import type { AppContext } from '../context';

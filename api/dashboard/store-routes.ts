@@ -24,7 +24,7 @@ import {
   updateProduct,
 } from '../../shared/services/dashboard/products';
 import { can, permissionForStatus } from '../../shared/services/dashboard/roles';
-import { noteStoreChanged } from '../../shared/services/catalog/cache';
+import { noteStoreChanged } from '../../shared/services/catalogue/cache';
 import { listOrders, orderDetail } from '../../shared/services/merchant/orders';
 import { storeStatistics } from '../../shared/services/merchant/statistics';
 import { TRANSITIONS, updateOrderStatus } from '../../shared/services/merchant/transitions';

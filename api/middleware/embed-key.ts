@@ -1,5 +1,5 @@
 import { Store } from '../../db/models';
-import { cachedStore } from '../../shared/services/catalog/store-cache';
+import { cachedStore } from '../../shared/services/catalogue/store-cache';
 import { UnauthenticatedError } from '../../shared/errors';
 import type { AppContext, AppMiddleware } from '../context';
 

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { Store } from '../../db/models';
 import type { HotReadDeps } from '../../shared/cache/versioned';
-import { cachedStore } from '../../shared/services/catalog/store-cache';
+import { cachedStore } from '../../shared/services/catalogue/store-cache';
 import { InvalidError } from '../../shared/errors';
 import type { AppContext, AppMiddleware } from '../context';
 

@@ -1,4 +1,4 @@
-import type { Showcase } from '../../shared/services/catalog/showcase';
+import type { Showcase } from '../../shared/services/catalogue/showcase';
 import { escapeHtml } from '../pay/html';
 
 /**

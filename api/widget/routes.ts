@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Joi from 'joi';
 import { NotFoundError } from '../../shared/errors';
-import { showcase } from '../../shared/services/catalog/showcase';
+import { showcase } from '../../shared/services/catalogue/showcase';
 import { defineRoute } from '../http/route';
 import { htmlResponse } from '../openapi/components';
 import { WidgetBundle } from './bundle';

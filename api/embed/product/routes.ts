@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { cachedProductView } from '../../../shared/services/catalog';
+import { cachedProductView } from '../../../shared/services/catalogue';
 import { embedOk, schemaRef } from '../../openapi/components';
 import { defineRoute } from '../../http/route';
 import { embedGuards } from '../../guards';

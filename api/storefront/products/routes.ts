@@ -5,7 +5,7 @@ import {
   PRODUCT_SORTS,
   ProductSort,
   storefrontProduct,
-} from '../../../shared/services/catalog/storefront';
+} from '../../../shared/services/catalogue/storefront';
 import { storefrontGuards } from '../../guards';
 import { pagination } from '../../http/fields';
 import { defineRoute } from '../../http/route';

@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { NotFoundError } from '../../../shared/errors';
-import { parseProductId } from '../../../shared/services/catalog';
+import { parseProductId } from '../../../shared/services/catalogue';
 import {
   addToWishlist,
   clearWishlist,

@@ -3,8 +3,8 @@ import { Cart, CartItem, Customer, Product, ProductPlan, Store } from '../../../
 import { randomToken, sha256 } from '../../crypto';
 import { DomainError, InvalidError, NotFoundError, ValidationError } from '../../errors';
 import { formatMoney } from '../../money';
-import { customFieldsOf, findSellableProduct, stockOf, sellableWithPlan } from '../catalog';
-import { productCards, ProductCard } from '../catalog/storefront';
+import { customFieldsOf, findSellableProduct, stockOf, sellableWithPlan } from '../catalogue';
+import { productCards, ProductCard } from '../catalogue/storefront';
 import {
   Buyer,
   CheckoutDeps,

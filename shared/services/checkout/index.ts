@@ -1,4 +1,4 @@
-import { noteStockChanged } from '../catalog/cache';
+import { noteStockChanged } from '../catalogue/cache';
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import {
@@ -23,7 +23,7 @@ import { dispatchStaged, StagedJob } from '../../queues/outbox';
 import { stageFulfilment } from '../fulfilment/enqueue';
 import { assertMayStartWork, RequestBudget } from '../../request-deadline';
 import type { StorageDriver } from '../../storage';
-import { customFieldsOf, findSellableProduct, stockOf } from '../catalog';
+import { customFieldsOf, findSellableProduct, stockOf } from '../catalogue';
 import { reserveCouponUse, resolveCouponForProducts } from '../coupons';
 import { AcceptedUpload, checkCustomFields, FieldCheckResult, IncomingUpload } from '../custom-fields';
 import { KIND_INFO } from '../custom-fields/uploads';
@@ -207,7 +207,7 @@ async function reserve(
   checkoutId: number,
   quantity: number,
 ): Promise<boolean> {
-  // The product answer shows stock: its counter moves once this reservation commits (catalog/cache.ts).
+  // The product answer shows stock: its counter moves once this reservation commits (catalogue/cache.ts).
   void noteStockChanged(trx, [product.id]);
   if (product.type === 'code') {
     const ids = await trx('product_codes')

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { Coupon, PaymentMethodId, Store } from '../../../db/models';
 import { InvalidError, ValidationError } from '../../errors';
 import { formatMoney, toMajorNumber } from '../../money';
-import { sellableWithPlan } from '../catalog';
+import { sellableWithPlan } from '../catalogue';
 import { couponDiscount, subtotalOf, unitPrice } from '../pricing';
 
 /**

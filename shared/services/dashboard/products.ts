@@ -5,7 +5,7 @@ import type { CacheLogger } from '../../cache/versioned';
 import { randomToken } from '../../crypto';
 import { NotFoundError, ValidationError } from '../../errors';
 import { formatMoney, parseMoney } from '../../money';
-import { noteStoreChanged } from '../catalog/cache';
+import { noteStoreChanged } from '../catalogue/cache';
 import {
   productSchema,
   type ProductInput as MerchantProductInput,

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { NotFoundError } from '../../errors';
-import { noteStoreChanged } from '../catalog/cache';
+import { noteStoreChanged } from '../catalogue/cache';
 import type { CacheDeps, CacheLogger } from '../../cache/versioned';
 
 /**

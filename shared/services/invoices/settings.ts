@@ -1,5 +1,5 @@
 import { unitOfWork, type UnitOfWorkDeps } from '../../unit-of-work';
-import { STORES, storeCounter } from '../catalog/cache';
+import { STORES, storeCounter } from '../catalogue/cache';
 import type { Store } from '../../../db/models';
 import { ValidationError } from '../../errors';
 import { formatAmount, STANDARD_VAT_RATE_BP } from './amounts';

@@ -1,4 +1,4 @@
-import { noteStockChanged } from '../catalog/cache';
+import { noteStockChanged } from '../catalogue/cache';
 import type { Knex } from 'knex';
 import { relayOutbox } from '../../queues/outbox';
 import type { MaintenanceTask, Queues } from '../../queues';

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { NotFoundError } from '../../errors';
-import { noteStockChanged } from '../catalog/cache';
+import { noteStockChanged } from '../catalogue/cache';
 import { type Actor, recordAudit } from './audit';
 import { codeCounts, PRODUCT_NOT_FOUND } from './catalogue';
 import { paginate, type PageMeta, type PageRequest } from './pagination';

@@ -5,7 +5,7 @@ import { bumpAfterCommit } from '../../cache/versioned';
 import { ConflictError, FieldErrors, messagesOf, NotFoundError, ValidationError } from '../../errors';
 import { currencyExponent } from '../../currency';
 import { formatMoney, parseMoney } from '../../money';
-import { noteStockChanged } from '../catalog/cache';
+import { noteStockChanged } from '../catalogue/cache';
 import type {
   FieldInput,
   FivemCommandInput,

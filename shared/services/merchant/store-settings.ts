@@ -21,7 +21,7 @@ import { type Actor, type Changes, recordAudit, SECRET } from './audit';
  *
  * Credentials are write-only: sealed with the platform cipher as they arrive, and shown back only as
  * `"set"` per key. Every change is one transaction with its audit row; the store lookups by embed key and
- * host (catalog/store-cache.ts) are told after commit by the Merchant guard, so a rotated embed key is
+ * host (catalogue/store-cache.ts) are told after commit by the Merchant guard, so a rotated embed key is
  * refused by the next request on every process.
  */
 

@@ -1,4 +1,4 @@
-import { noteStockChanged } from '../catalog/cache';
+import { noteStockChanged } from '../catalogue/cache';
 import { notePaymentStatusChanged } from '../payments/status';
 import type { Knex } from 'knex';
 import {

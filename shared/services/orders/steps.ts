@@ -1,5 +1,5 @@
 import { ORDER_STATUS, OrderStatus } from '../../../db/models';
-import { productCounter } from '../catalog/cache';
+import { productCounter } from '../catalogue/cache';
 import { formatMoney } from '../../money';
 import type { StagedJob } from '../../queues/outbox';
 import type { UnitOfWork } from '../../unit-of-work';

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { ORDER_STATUS } from '../../../db/models';
-import { noteStockChanged } from '../catalog/cache';
+import { noteStockChanged } from '../catalogue/cache';
 import { cancelOrder } from '../orders/cancel';
 import type { Queues } from '../../queues';
 import { dispatchDeliveries, recordMerchantEvent } from '../merchant/webhooks/events';

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Store } from '../../../db/models';
 import { pageMeta } from '../../views';
-import type { Page } from '../catalog/storefront';
+import type { Page } from '../catalogue/storefront';
 
 /**
  * Published reviews of a store, public (spec: Reviews; the operator contract (docs/operations.md)). A review with a product is a

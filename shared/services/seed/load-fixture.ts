@@ -1,6 +1,6 @@
 import { STANDARD_VAT_RATE_BP } from '../invoices/amounts';
 import { bumpAfterCommit } from '../../cache/versioned';
-import { CATALOG_ALL } from '../catalog/cache';
+import { CATALOG_ALL } from '../catalogue/cache';
 import { LICENSE_ALL } from '../licenses/cache';
 import { syncFixtureOwner } from '../dashboard/accounts';
 import crypto from 'node:crypto';

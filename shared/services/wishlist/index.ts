@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { Customer, Product, Store } from '../../../db/models';
 import { InvalidError, NotFoundError, ValidationError } from '../../errors';
-import { productCards, ProductCard } from '../catalog/storefront';
+import { productCards, ProductCard } from '../catalogue/storefront';
 
 /**
  * A signed-in customer's wishlist in one store (spec: Wishlist, Wishlist errors). One entry per product:

@@ -1,4 +1,4 @@
-import { noteStockChanged } from '../../../shared/services/catalog/cache';
+import { noteStockChanged } from '../../../shared/services/catalogue/cache';
 import { expect } from 'chai';
 import { Store } from '../../../db/models';
 import { createCategory, createPaymentMethod, createProduct, createStore } from '../../helpers/builders';

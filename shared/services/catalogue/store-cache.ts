@@ -5,7 +5,7 @@ import { CATALOG_ALL, STORES } from './cache';
 
 /**
  * The store of an embed key or a storefront host, from this process's memory when no store changed since
- * it was read (counters `cat:v:all` and `cat:v:stores`, catalog/cache.ts): one MGET, no Postgres. A lookup
+ * it was read (counters `cat:v:all` and `cat:v:stores`, catalogue/cache.ts): one MGET, no Postgres. A lookup
  * does not know its store before reading, so any store's change invalidates every lookup; store rows,
  * domains and keys change rarely. Misses (unknown keys and hosts) are cached too, as `null`, so a flood of
  * one bad key costs no Postgres; the map is bounded, oldest out first. Each caller gets its own copy of the

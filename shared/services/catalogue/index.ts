@@ -135,7 +135,7 @@ export function customFieldViews(fields: readonly CustomField[], currency: strin
  */
 /**
  * productView from this process's memory while nothing it shows changed (counters `cat:v:all`, the
- * store's and the product's, catalog/cache.ts): one MGET, no Postgres. Stock is part of the answer, so the
+ * store's and the product's, catalogue/cache.ts): one MGET, no Postgres. Stock is part of the answer, so the
  * stock writers (reservation, sale, expiry) bump the product's counter and merchant writes the store's.
  * Unknown products are cached as null (bounded map).
  */
