@@ -21,6 +21,14 @@ export interface UnitOfWork {
 
 export type UnitOfWorkDeps = OutboxDeps & CacheDeps & { logger: CacheLogger };
 
+/** What a writer needs to open a unit of work (`deps.tx`, built in createDeps): pass `deps` down. */
+export interface TxDeps {
+  tx<T>(work: (uow: UnitOfWork) => Promise<T>): Promise<T>;
+}
+
+/** The part of a unit of work that cache invalidation uses (catalog/cache.ts, payments/status.ts...). */
+export type Bumps = Pick<UnitOfWork, 'bump'>;
+
 /** Runs `work` in one transaction of `deps.knex`, then its effects (after the outermost commit). */
 export async function unitOfWork<T>(deps: UnitOfWorkDeps, work: (uow: UnitOfWork) => Promise<T>): Promise<T> {
   const effects: (() => Promise<void>)[] = [];
