@@ -269,7 +269,7 @@ describe('hot reads: per-process caches invalidated across processes', function 
     });
   });
 
-  describe('license verify and merchant writes', () => {
+  describe('license verify', () => {
     it('a license refunded through the Merchant API on one process is revoked on the other at once', async () => {
       const store = await ownStore();
       const product = await licensedProduct(store, a.cipher);
@@ -279,15 +279,6 @@ describe('hot reads: per-process caches invalidated across processes', function 
       for (const server of [serverA, serverB, serverA, serverB]) {
         expect((await verify(server, body)).status).to.equal(200);
       }
-      // Product answer warm on B too: the merchant write below must invalidate its store.
-      const sold = await createProduct(store, { price_minor: 1_000, stock: 5 });
-      const read = () =>
-        serverB.request(`/api/embed/product/${sold.id}`, {
-          headers: { 'X-Embed-Key': store.embed_key, 'X-Forwarded-For': randomIp() },
-        });
-      for (let i = 0; i < 2; i += 1) expect((await read()).status).to.equal(200);
-      expect(await queriesDuring(b, async () => void (await read()))).to.equal(0);
-
       const token = await merchantToken(store);
       const res = await serverA.request(`/shawarma/orders/${orderId}`, {
         method: 'PUT',
@@ -297,7 +288,6 @@ describe('hot reads: per-process caches invalidated across processes', function 
       expect(res.status, res.text).to.equal(200);
 
       expectRefusal(await verify(serverB, body), 403, 'LICENSE_REVOKED');
-      expect(await queriesDuring(b, async () => void (await read()))).to.be.above(0);
     });
   });
 
