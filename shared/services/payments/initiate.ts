@@ -18,7 +18,8 @@ import { payLinkWithAmount, paypalSettings } from '../../providers/paypal';
 import { isHostedProvider } from '../../providers/types';
 import type { JobsOptions } from 'bullmq';
 import { enqueue, Queues } from '../../queues';
-import { dispatchAfterCommit, stageJob, StagedJob } from '../../queues/outbox';
+import { stageJob, StagedJob } from '../../queues/outbox';
+import type { TxDeps, UnitOfWork } from '../../unit-of-work';
 import { assertMayStartWork, RequestBudget } from '../../request-deadline';
 import { methodAccepts, PAYMENT_METHOD_NAMES, providerOffered, type MethodOffer } from '../payment-methods';
 import { createOrderFromCheckout } from '../orders/create-from-checkout';
@@ -35,7 +36,7 @@ export const METHOD_AMOUNT_OUT_OF_RANGE = 'This payment method is not available 
 /** A payment session still waiting for the customer is handed out again rather than opening another. */
 const REUSE_WINDOW_MS = 30 * 60 * 1000;
 
-export interface PaymentsDeps {
+export interface PaymentsDeps extends TxDeps {
   knex: Knex;
   queues: Queues;
   config: Pick<Config, 'publicBaseUrl' | 'sandboxEnabled'>;
@@ -208,7 +209,28 @@ export async function initiatePayment(
 ): Promise<Initiation> {
   const refs = new PaymentPageRefs(deps.appSecret);
   assertMayStartWork(deps.budget);
-  const planned = await deps.knex.transaction(async (trx): Promise<Planned> => {
+  // The payment and its session job commit together; the job goes to the queue once the unit of work has
+  // committed, or (Redis out of reach) with the outbox relay once Redis is back. Either way the request is
+  // answered as accepted, and the session is opened exactly once (a request refused before the commit
+  // left nothing behind).
+  const planned = await deps.tx(async (uow) => {
+    const plan = await planInitiation(deps, uow, selector, method, now, refs);
+    uow.stage(...plan.staged);
+    return plan;
+  });
+  return planned.initiation;
+}
+
+async function planInitiation(
+  deps: PaymentsDeps,
+  uow: UnitOfWork,
+  selector: CheckoutSelector,
+  method: PaymentMethodId,
+  now: Date,
+  refs: PaymentPageRefs,
+): Promise<Planned> {
+  const { trx } = uow;
+  {
     const checkout = await lockCheckout(trx, selector);
     const order = await Order.query(trx).findOne({ checkout_id: checkout.id });
     if (order) throw new InvalidError(ORDER_ALREADY_CREATED).withCode('order_already_created');
@@ -242,7 +264,7 @@ export async function initiatePayment(
     if (configured.provider === 'bank' || method === 'bank') {
       const details = bankDetails(configured.settings);
       if (!details) throw new InvalidError(METHOD_NOT_CONFIGURED).withCode('payment_method_not_configured');
-      const { payment, orderId } = await manualOrder(deps, trx, checkout, configured, null);
+      const { payment, orderId } = await manualOrder(deps, uow, checkout, configured, null);
       return {
         initiation: {
           kind: 'bank_transfer',
@@ -260,7 +282,7 @@ export async function initiatePayment(
     const paypal = paypalSettings(configured.settings);
     if (paypal.pay_link) {
       const link = payLinkWithAmount(paypal.pay_link, checkout.total_minor, checkout.currency);
-      const { payment, orderId } = await manualOrder(deps, trx, checkout, configured, link);
+      const { payment, orderId } = await manualOrder(deps, uow, checkout, configured, link);
       return {
         initiation: { kind: 'redirect', paymentId: payment.id, redirectUrl: link, orderId },
         staged: [],
@@ -268,7 +290,7 @@ export async function initiatePayment(
     }
     if (!paypal.email)
       throw new InvalidError(METHOD_NOT_CONFIGURED).withCode('payment_method_not_configured');
-    const { payment, orderId } = await manualOrder(deps, trx, checkout, configured, null);
+    const { payment, orderId } = await manualOrder(deps, uow, checkout, configured, null);
     return {
       initiation: {
         kind: 'paypal_manual',
@@ -281,13 +303,7 @@ export async function initiatePayment(
       },
       staged: [],
     };
-  });
-
-  // The payment is committed: its session job goes to the queue now, or (Redis out of reach) with the
-  // outbox relay once Redis is back. Either way the request is answered as accepted, and the session is
-  // opened exactly once (a request refused before the commit left nothing behind).
-  await dispatchAfterCommit(deps, deps.knex, planned.staged);
-  return planned.initiation;
+  }
 }
 
 /** The options of a session job: its id is the payment's, so every path asking for it adds one job. */
@@ -347,13 +363,13 @@ async function deadlineOf(trx: Knex.Transaction, storeId: number, now: Date): Pr
 
 async function manualOrder(
   deps: PaymentsDeps,
-  trx: Knex.Transaction,
+  uow: UnitOfWork,
   checkout: Checkout,
   configured: StorePaymentMethod,
   providerUrl: string | null,
 ): Promise<{ payment: Payment; orderId: number }> {
-  const payment = await newPayment(trx, checkout, configured, 'initiated', providerUrl);
-  const { order } = await createOrderFromCheckout(trx, checkout.id, {
+  const payment = await newPayment(uow.trx, checkout, configured, 'initiated', providerUrl);
+  const { order } = await createOrderFromCheckout(uow, checkout.id, {
     paymentId: payment.id,
     paymentMethod: configured.method,
     status: ORDER_STATUS.UNDER_REVIEW,
