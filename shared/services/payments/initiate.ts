@@ -230,73 +230,46 @@ async function planInitiation(
   refs: PaymentPageRefs,
 ): Promise<Planned> {
   const { trx } = uow;
-  {
-    const checkout = await lockCheckout(trx, selector);
-    const order = await Order.query(trx).findOne({ checkout_id: checkout.id });
-    if (order) throw new InvalidError(ORDER_ALREADY_CREATED).withCode('order_already_created');
-    const payable = checkout.status === 'created' || checkout.status === 'payment_initiated';
-    if (!payable || new Date(checkout.expires_at) <= now)
-      throw new NotFoundError(CHECKOUT_NOT_FOUND).withCode('checkout_not_found');
-    const configured = await checkMethod(trx, checkout, method, deps.config);
+  const checkout = await lockCheckout(trx, selector);
+  const order = await Order.query(trx).findOne({ checkout_id: checkout.id });
+  if (order) throw new InvalidError(ORDER_ALREADY_CREATED).withCode('order_already_created');
+  const payable = checkout.status === 'created' || checkout.status === 'payment_initiated';
+  if (!payable || new Date(checkout.expires_at) <= now)
+    throw new NotFoundError(CHECKOUT_NOT_FOUND).withCode('checkout_not_found');
+  const configured = await checkMethod(trx, checkout, method, deps.config);
 
-    if (isHostedProvider(configured.provider)) {
-      const open = await Payment.query(trx)
-        .where({ checkout_id: checkout.id, method, provider: configured.provider })
-        .whereIn('status', ['pending', 'initiated'])
-        .where('created_at', '>', new Date(now.getTime() - REUSE_WINDOW_MS))
-        .orderBy('id', 'desc')
-        .first();
-      const payment = open ?? (await newPayment(trx, checkout, configured, 'pending'));
-      await Checkout.query(trx)
-        .patch({ status: 'payment_initiated' })
-        .where({ id: checkout.id, status: 'created' });
-      return {
-        initiation: {
-          kind: 'redirect',
-          paymentId: payment.id,
-          redirectUrl: refs.url(deps.config.publicBaseUrl, payment.id),
-          orderId: null,
-        },
-        staged: payment.status === 'pending' ? [await stageSessionJob(trx, payment.id)] : [],
-      };
-    }
+  if (isHostedProvider(configured.provider)) {
+    const open = await Payment.query(trx)
+      .where({ checkout_id: checkout.id, method, provider: configured.provider })
+      .whereIn('status', ['pending', 'initiated'])
+      .where('created_at', '>', new Date(now.getTime() - REUSE_WINDOW_MS))
+      .orderBy('id', 'desc')
+      .first();
+    const payment = open ?? (await newPayment(trx, checkout, configured, 'pending'));
+    await Checkout.query(trx)
+      .patch({ status: 'payment_initiated' })
+      .where({ id: checkout.id, status: 'created' });
+    return {
+      initiation: {
+        kind: 'redirect',
+        paymentId: payment.id,
+        redirectUrl: refs.url(deps.config.publicBaseUrl, payment.id),
+        orderId: null,
+      },
+      staged: payment.status === 'pending' ? [await stageSessionJob(trx, payment.id)] : [],
+    };
+  }
 
-    if (configured.provider === 'bank' || method === 'bank') {
-      const details = bankDetails(configured.settings);
-      if (!details) throw new InvalidError(METHOD_NOT_CONFIGURED).withCode('payment_method_not_configured');
-      const { payment, orderId } = await manualOrder(deps, uow, checkout, configured, null);
-      return {
-        initiation: {
-          kind: 'bank_transfer',
-          paymentId: payment.id,
-          orderId,
-          details,
-          amountMinor: checkout.total_minor,
-          currency: checkout.currency,
-          deadline: await deadlineOf(trx, checkout.store_id, now),
-        },
-        staged: [],
-      };
-    }
-
-    const paypal = paypalSettings(configured.settings);
-    if (paypal.pay_link) {
-      const link = payLinkWithAmount(paypal.pay_link, checkout.total_minor, checkout.currency);
-      const { payment, orderId } = await manualOrder(deps, uow, checkout, configured, link);
-      return {
-        initiation: { kind: 'redirect', paymentId: payment.id, redirectUrl: link, orderId },
-        staged: [],
-      };
-    }
-    if (!paypal.email)
-      throw new InvalidError(METHOD_NOT_CONFIGURED).withCode('payment_method_not_configured');
+  if (configured.provider === 'bank' || method === 'bank') {
+    const details = bankDetails(configured.settings);
+    if (!details) throw new InvalidError(METHOD_NOT_CONFIGURED).withCode('payment_method_not_configured');
     const { payment, orderId } = await manualOrder(deps, uow, checkout, configured, null);
     return {
       initiation: {
-        kind: 'paypal_manual',
+        kind: 'bank_transfer',
         paymentId: payment.id,
         orderId,
-        email: paypal.email,
+        details,
         amountMinor: checkout.total_minor,
         currency: checkout.currency,
         deadline: await deadlineOf(trx, checkout.store_id, now),
@@ -304,6 +277,30 @@ async function planInitiation(
       staged: [],
     };
   }
+
+  const paypal = paypalSettings(configured.settings);
+  if (paypal.pay_link) {
+    const link = payLinkWithAmount(paypal.pay_link, checkout.total_minor, checkout.currency);
+    const { payment, orderId } = await manualOrder(deps, uow, checkout, configured, link);
+    return {
+      initiation: { kind: 'redirect', paymentId: payment.id, redirectUrl: link, orderId },
+      staged: [],
+    };
+  }
+  if (!paypal.email) throw new InvalidError(METHOD_NOT_CONFIGURED).withCode('payment_method_not_configured');
+  const { payment, orderId } = await manualOrder(deps, uow, checkout, configured, null);
+  return {
+    initiation: {
+      kind: 'paypal_manual',
+      paymentId: payment.id,
+      orderId,
+      email: paypal.email,
+      amountMinor: checkout.total_minor,
+      currency: checkout.currency,
+      deadline: await deadlineOf(trx, checkout.store_id, now),
+    },
+    staged: [],
+  };
 }
 
 /** The options of a session job: its id is the payment's, so every path asking for it adds one job. */
