@@ -108,7 +108,7 @@ export const STEPS: Readonly<Record<OrderStep, (ctx: StepContext) => Promise<Ste
     return refund ? { refundId: refund.id, data: { refund_id: refund.id } } : {};
   },
 
-  async withdraw({ deps, uow, order, target, now }) {
+  async withdraw({ uow, order, target, now }) {
     const outcome = target === ORDER_STATUS.CANCELLED ? 'cancelled' : 'refunded';
     // The payment is the refunds service's to move, once the money is back.
     const { licensesRevoked, events } = await withdrawOrder(uow, order, outcome, now, {

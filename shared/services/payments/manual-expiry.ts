@@ -54,7 +54,7 @@ export async function expireManualOrders(
 ): Promise<ManualExpiryResult> {
   const total: ManualExpiryResult = { expired: 0, releasedCodes: 0, releasedStock: 0, releasedCouponUses: 0 };
   for (;;) {
-    const { picked, result, products, deliveries } = await ctx.tx(async (uow) => {
+    const { picked, result, deliveries } = await ctx.tx(async (uow) => {
       const { trx } = uow;
       const due = await trx('orders as o')
         .join('stores as s', 's.id', 'o.store_id')
@@ -77,7 +77,7 @@ export async function expireManualOrders(
       for (const { id } of due) await expireOne(uow, id, now, batch, touched, sends);
       // The product answers show the codes and stock given back.
       noteStockChangedOn(uow, touched);
-      return { picked: due.length, result: batch, products: touched, deliveries: sends };
+      return { picked: due.length, result: batch, deliveries: sends };
     });
     for (const key of Object.keys(total) as (keyof ManualExpiryResult)[]) total[key] += result[key];
     // Recorded with the change; a delivery not enqueued now stays in merchant_webhook_deliveries.

@@ -46,7 +46,9 @@ describe('hot reads: each Merchant API write is seen by the other process at onc
     return res;
   };
   const read = (server: TestServer, id: number, key = store.embed_key) =>
-    server.request(`/api/embed/product/${id}`, { headers: { 'X-Embed-Key': key, 'X-Forwarded-For': randomIp() } });
+    server.request(`/api/embed/product/${id}`, {
+      headers: { 'X-Embed-Key': key, 'X-Forwarded-For': randomIp() },
+    });
   const viewOf = async (server: TestServer, id: number): Promise<any> => {
     const res = await read(server, id);
     expect(res.status, res.text).to.equal(200);
