@@ -291,6 +291,26 @@ describe('hot reads: per-process caches invalidated across processes', function 
     });
   });
 
+  describe('uow.bump', () => {
+    it('bumps once the unit of work commits, nothing before and nothing on rollback', async () => {
+      const counter = `test:v:${crypto.randomBytes(4).toString('hex')}`;
+      const value = () => readStamp(a, [counter]);
+      await a.tx(async (uow) => {
+        uow.bump([counter]);
+        expect(await value()).to.equal('0');
+      });
+      // The root unit waits for its effects before it returns.
+      expect(await value()).to.equal('1');
+      await a
+        .tx(async (uow) => {
+          uow.bump([counter]);
+          throw new Error('rolled back');
+        })
+        .catch(() => undefined);
+      expect(await value()).to.equal('1');
+    });
+  });
+
   describe('bumpAfterCommit', () => {
     it('bumps when the outermost transaction commits, not when a savepoint is released, and never on rollback', async () => {
       const counter = `test:v:${crypto.randomBytes(4).toString('hex')}`;
