@@ -1,6 +1,5 @@
 import { ForbiddenError } from '../shared/errors';
 import { LIMITS } from '../shared/rate-limits';
-import { noteStoreChanged } from '../shared/services/catalogue/cache';
 import type { Deps } from '../shared/deps';
 import type { AppContext, AppMiddleware } from './context';
 import { auditOtherWrite } from './merchant/audit-writes';
@@ -51,12 +50,10 @@ export function analyticsEventsLimit(events: (ctx: AppContext) => number): AppMi
 }
 
 /**
- * After a merchant request that may have written (any method but GET/HEAD/OPTIONS) and did not fail, the
- * store's cache counters move (catalogue/cache.ts): whatever it changed — store settings, domains, products,
- * prices, categories, plans, payment methods, code keys, stock given back by a cancellation — every web
- * process reads it afresh on the next request. Coarse on purpose: one rule covers every merchant writer,
- * present and future, and merchant writes are rare next to the reads. The handler's transaction has
- * committed by the time `next()` returns.
+ * After a merchant request that may have written (any method but GET/HEAD/OPTIONS) and did not fail: the
+ * read-your-writes note (the merchant's next read of the store goes to the primary) and the audit line.
+ * No cache is invalidated here: each writer bumps the counters of what it changed through its unit of
+ * work, after its commit (docs/caching.md).
  */
 function noteMerchantWrites(): AppMiddleware {
   return async (ctx, next) => {
@@ -65,7 +62,6 @@ function noteMerchantWrites(): AppMiddleware {
     if (store && !['GET', 'HEAD', 'OPTIONS'].includes(ctx.method)) {
       // Before the answer leaves: the merchant's next read of the store sees this write (read your writes).
       await ctx.deps.readKnex.noteWrite(store.id);
-      await noteStoreChanged(ctx.deps, store.id);
       await auditOtherWrite(ctx, ctx.deps.logger);
     }
   };

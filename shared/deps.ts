@@ -1,4 +1,4 @@
-import { HotCaches, registerCacheBus } from './cache/versioned';
+import { HotCaches } from './cache/versioned';
 import { createServices, type Services } from './create-services';
 import { unitOfWork, type UnitOfWork } from './unit-of-work';
 import knexFactory, { Knex } from 'knex';
@@ -207,7 +207,6 @@ export async function createDeps(
     guardRedis(queueRedis, breakers.redis);
   }
   // Services that receive only a knex bump the hot-read caches' counters through it (shared/cache).
-  registerCacheBus(knex, { redis, config, logger });
 
   const parts = {
     config,

@@ -21,6 +21,22 @@ export interface UnitOfWork {
 
 export type UnitOfWorkDeps = OutboxDeps & CacheDeps & { logger: CacheLogger };
 
+/** What a writer needs to open a unit of work (`deps.tx`, built in createDeps): pass `deps` down. */
+export interface TxDeps {
+  tx<T>(work: (uow: UnitOfWork) => Promise<T>): Promise<T>;
+}
+
+/** Where a writer runs: a unit of its own (`deps`), or the caller's (`{ uow }`), whose commit its effects wait for. */
+export type UnitOrDeps = TxDeps | { uow: UnitOfWork };
+
+/** Runs `work` in the caller's unit of work when given one, else in a new one of `deps.tx`. */
+export function inUnit<T>(db: UnitOrDeps, work: (uow: UnitOfWork) => Promise<T>): Promise<T> {
+  return 'uow' in db ? work(db.uow) : db.tx(work);
+}
+
+/** The part of a unit of work that cache invalidation uses (catalogue/cache.ts, payments/status.ts...). */
+export type Bumps = Pick<UnitOfWork, 'bump'>;
+
 /** Runs `work` in one transaction of `deps.knex`, then its effects (after the outermost commit). */
 export async function unitOfWork<T>(deps: UnitOfWorkDeps, work: (uow: UnitOfWork) => Promise<T>): Promise<T> {
   const effects: (() => Promise<void>)[] = [];

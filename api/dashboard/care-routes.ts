@@ -254,12 +254,7 @@ export const dashboardCareRoutes = [
       const { store } = dashboardOf(ctx);
       const published = formField(ctx, 'published') === '1';
       try {
-        await setReviewPublished(
-          { ...ctx.deps, logger: ctx.deps.logger },
-          store.id,
-          params.reviewId,
-          published,
-        );
+        await setReviewPublished(ctx.deps, store.id, params.reviewId, published);
       } catch (err) {
         if (err instanceof NotFoundError) return notFound(ctx);
         throw err;

@@ -167,13 +167,7 @@ export const dashboardCatalogueRoutes = [
       if (codes.length > MAX_KEYS || codes.some((c) => c.length > MAX_KEY_LENGTH)) {
         return page(422, null, shell.t.fieldErrors.tooManyCodes);
       }
-      const added = await addCodes(
-        ctx.deps.knex,
-        dashboardActor(store.id, s.user),
-        store.id,
-        product.id,
-        codes,
-      );
+      const added = await addCodes(ctx.deps, dashboardActor(store.id, s.user), store.id, product.id, codes);
       if (ctx.accepts('html', 'json') === 'json') {
         ctx.set('Cache-Control', 'no-store');
         ctx.status = 200;

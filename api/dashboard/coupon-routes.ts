@@ -15,7 +15,6 @@ import { categoriesView, CouponForm, couponFormView, couponsView, emptyCoupon } 
 import { categoryKeys, type CategoryInput } from '../../shared/services/catalogue/schema';
 import { createCategory, deleteCategory } from '../../shared/services/merchant/categories';
 import { listCategories } from '../../shared/services/merchant/catalogue';
-import { noteStoreChanged } from '../../shared/services/catalogue/cache';
 import type { Locale } from '../pay/i18n';
 import { DASHBOARD_STRINGS } from './i18n';
 import { sendPage } from './layout';
@@ -331,12 +330,11 @@ export const dashboardCouponRoutes = [
       );
       if (error) return again(Object.fromEntries(error.details.map((d) => [String(d.path[0]), [d.message]])));
       try {
-        await createCategory(ctx.deps.knex, dashboardActor(store.id, s.user), store.id, value);
+        await createCategory(ctx.deps, dashboardActor(store.id, s.user), store.id, value);
       } catch (err) {
         if (err instanceof ValidationError) return again(err.errors);
         throw err;
       }
-      await noteStoreChanged({ ...ctx.deps, logger: ctx.deps.logger }, store.id);
       sendPage(ctx, { status: 303, location: '/merchant/categories?done=added' });
     },
   }),
@@ -358,13 +356,12 @@ export const dashboardCouponRoutes = [
     handler: async (ctx, { params }) => {
       const { store, shell, signedIn: s } = dashboardOf(ctx);
       try {
-        await deleteCategory(ctx.deps.knex, dashboardActor(store.id, s.user), store.id, params.categoryId);
+        await deleteCategory(ctx.deps, dashboardActor(store.id, s.user), store.id, params.categoryId);
       } catch (err) {
         if (err instanceof NotFoundError)
           return sendPage(ctx, messagePage(shell, 404, shell.t.notFoundTitle, shell.t.notFound));
         throw err;
       }
-      await noteStoreChanged({ ...ctx.deps, logger: ctx.deps.logger }, store.id);
       sendPage(ctx, { status: 303, location: '/merchant/categories?done=deleted' });
     },
   }),

@@ -15,7 +15,6 @@ import {
 } from '../../shared/services/merchant/webhooks/endpoints';
 import { InvalidError, ValidationError } from '../../shared/errors';
 import { PAYMENT_METHOD_IDS } from '../../db/models';
-import { noteStoreChanged } from '../../shared/services/catalogue/cache';
 import { paymentMethodsSchema } from '../../shared/services/catalogue/store-schema';
 import { storeSettings, updateStoreSettings } from '../../shared/services/merchant/store-settings';
 import type { AppContext } from '../context';
@@ -475,7 +474,6 @@ export const dashboardPaymentRoutes = [
             : shell.t.checkField,
         );
       }
-      await noteStoreChanged({ ...ctx.deps, logger: ctx.deps.logger }, store.id);
       sendPage(ctx, {
         status: 303,
         location: `/merchant/payments?${remove ? 'removed' : 'saved'}=${method}`,

@@ -24,7 +24,6 @@ import {
   updateProduct,
 } from '../../shared/services/dashboard/products';
 import { can, permissionForStatus } from '../../shared/services/dashboard/roles';
-import { noteStoreChanged } from '../../shared/services/catalogue/cache';
 import { listOrders, orderDetail } from '../../shared/services/merchant/orders';
 import { storeStatistics } from '../../shared/services/merchant/statistics';
 import { TRANSITIONS, updateOrderStatus } from '../../shared/services/merchant/transitions';
@@ -874,7 +873,6 @@ export const dashboardStoreRoutes = [
         errors.domains = shell.t.errDomainTaken;
         return again();
       }
-      await noteStoreChanged({ ...ctx.deps, logger: ctx.deps.logger }, store.id);
       sendPage(ctx, { status: 303, location: '/merchant/settings?saved=1' });
     },
   }),
@@ -899,8 +897,7 @@ export const dashboardStoreRoutes = [
       if (formField(ctx, 'confirm') !== '1') {
         return sendPage(ctx, { status: 200, html: confirmRotateView(shell) });
       }
-      await rotateEmbedKey(ctx.deps.knex, dashboardActor(store.id, s.user), store.id);
-      await noteStoreChanged({ ...ctx.deps, logger: ctx.deps.logger }, store.id);
+      await rotateEmbedKey(ctx.deps, dashboardActor(store.id, s.user), store.id);
       sendPage(ctx, { status: 303, location: '/merchant/settings?rotated=1' });
     },
   }),

@@ -1,6 +1,4 @@
-import type { Knex } from 'knex';
 import type { RedisClient } from '../redis';
-import { afterCommit } from '../after-commit';
 
 /**
  * Hot reads without Postgres: every process keeps what it read in memory, stamped with version counters
@@ -68,41 +66,6 @@ export async function bumpSafely(
   } catch (err) {
     deps.logger?.warn({ err: (err as Error).message, counters }, 'cache counters not bumped');
   }
-}
-
-/**
- * Where services that only receive a knex (or a transaction of it) bump: the process registers its Redis
- * once per knex instance (createDeps), and `bumpAfterCommit` finds it from any transaction of that knex
- * (a transaction's client shares its knex's `config` object). A knex nobody registered bumps nothing
- * (scripts, tests with a bare knex); the TTL bounds what that leaves.
- */
-const buses = new WeakMap<object, CacheDeps & { logger?: CacheLogger }>();
-
-function clientConfig(knex: Knex): object | undefined {
-  const client = (knex as unknown as { client?: { config?: unknown } }).client;
-  return client && typeof client.config === 'object' && client.config !== null ? client.config : undefined;
-}
-
-export function registerCacheBus(knex: Knex, deps: CacheDeps & { logger?: CacheLogger }): void {
-  const config = clientConfig(knex);
-  if (config) buses.set(config, deps);
-}
-
-/**
- * Bumps `counters` once the transaction `knex` belongs to has committed (nothing on rollback), or at once
- * when `knex` is not a transaction: through `afterCommit` (shared/after-commit.ts), the path queue jobs
- * staged in the outbox take too. Does not wait for the commit: the caller is usually inside the
- * transaction. A nested transaction (a savepoint, e.g. cancelOrder inside the Merchant API's status
- * change) is walked up to the outermost one: releasing a savepoint commits nothing.
- *
- * The INCR is written to Redis from the commit's own continuation, before the code awaiting the
- * transaction resumes, so it is on its way before the writer answers anyone.
- */
-export function bumpAfterCommit(knex: Knex, counters: readonly string[]): Promise<void> {
-  const config = clientConfig(knex);
-  const bus = config ? buses.get(config) : undefined;
-  if (!bus || counters.length === 0) return Promise.resolve();
-  return afterCommit(knex, () => bumpSafely(bus, counters));
 }
 
 interface Entry<T> {

@@ -1,6 +1,5 @@
 import type { JobsOptions } from 'bullmq';
 import type { Knex } from 'knex';
-import { afterCommit, inTransaction } from '../after-commit';
 import { enqueue, JobPayloads, QueueName, Queues } from './index';
 
 /**
@@ -79,21 +78,6 @@ export async function dispatchStaged(deps: OutboxDeps, jobs: readonly StagedJob[
         'outbox rows not deleted; the relay enqueues them again (harmless)',
       ),
     );
-}
-
-/**
- * Dispatches after the commit of the transaction `knex` belongs to. Given the root knex (no transaction),
- * dispatches at once and waits. Given a transaction (a caller's, or a savepoint inside one), the jobs go
- * once the OUTERMOST transaction commits, and nothing happens if it rolls back; the caller cannot wait
- * for that from inside the transaction, so the promise settles at once.
- */
-export function dispatchAfterCommit(
-  deps: OutboxDeps,
-  knex: Knex | Knex.Transaction,
-  jobs: readonly StagedJob[],
-): Promise<void> {
-  const dispatched = afterCommit(knex, () => dispatchStaged(deps, jobs));
-  return inTransaction(knex) ? Promise.resolve() : dispatched;
 }
 
 /** Rows younger than this are left to the writer that staged them (it dispatches right after commit). */

@@ -10,7 +10,7 @@ export const maintenanceProcessor: QueueProcessor<'maintenance'> = {
     const { task, tick } = job.data;
     const run = MAINTENANCE_TASKS[task];
     if (!run) throw new UnrecoverableError(`Unknown maintenance task "${task}"`);
-    const result = await run(deps.knex, undefined, { queues: deps.queues, config: deps.config });
+    const result = await run(deps.knex, undefined, { queues: deps.queues, config: deps.config, tx: deps.tx });
     deps.logger.info(
       { queue: 'maintenance', jobId: job.id, task, tick, ...result },
       `maintenance ${task} done`,

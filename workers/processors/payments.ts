@@ -37,6 +37,7 @@ export function createPaymentsProcessor(options: PaymentsProcessorOptions = {}):
     async process(job, deps) {
       const ctx: PaymentsContext = {
         knex: deps.knex,
+        tx: deps.tx,
         queues: deps.queues,
         cipher: deps.cipher,
         logger: deps.logger,

@@ -61,7 +61,7 @@ export const merchantCategoryRoutes = [
     request: { body: createBody, example: { name: 'Games', slug: 'games' } },
     responses: { 201: merchantOk('The category.', CategoryDetail) },
     handler: async (ctx, { body }) =>
-      reply(await createCategory(ctx.deps.knex, actorOf(ctx), ctx.state.store!.id, body), {
+      reply(await createCategory(ctx.deps, actorOf(ctx), ctx.state.store!.id, body), {
         status: 201,
         message: 'Category created',
       }),
@@ -76,7 +76,7 @@ export const merchantCategoryRoutes = [
     request: { params: idParams, body: patchBody, example: { name: 'PC games' } },
     responses: { 200: merchantOk('The category.', CategoryDetail), 404: notFound },
     handler: async (ctx, { params, body }) =>
-      reply(await updateCategory(ctx.deps.knex, actorOf(ctx), ctx.state.store!.id, params.id, body), {
+      reply(await updateCategory(ctx.deps, actorOf(ctx), ctx.state.store!.id, params.id, body), {
         message: 'Category updated',
       }),
   }),
@@ -91,7 +91,7 @@ export const merchantCategoryRoutes = [
     request: { params: idParams },
     responses: { 200: merchantOk('Deleted.', { type: 'null' }), 404: notFound },
     handler: async (ctx, { params }) => {
-      await deleteCategory(ctx.deps.knex, actorOf(ctx), ctx.state.store!.id, params.id);
+      await deleteCategory(ctx.deps, actorOf(ctx), ctx.state.store!.id, params.id);
       return reply(null, { message: 'Category deleted' });
     },
   }),

@@ -176,7 +176,7 @@ export const merchantProductRoutes = [
     request: { params: idParams },
     responses: { 200: merchantOk('Taken off sale.', ProductArchived), 404: notFound },
     handler: async (ctx, { params }) =>
-      reply(await archiveProduct(ctx.deps.knex, actorOf(ctx), ctx.state.store!.id, params.id), {
+      reply(await archiveProduct(ctx.deps, actorOf(ctx), ctx.state.store!.id, params.id), {
         message: 'Product taken off sale',
       }),
   }),
@@ -231,7 +231,7 @@ export const merchantProductRoutes = [
       404: notFound,
     },
     handler: async (ctx, { params, body }) =>
-      reply(await addCodes(ctx.deps.knex, actorOf(ctx), ctx.state.store!.id, params.id, body.codes), {
+      reply(await addCodes(ctx.deps, actorOf(ctx), ctx.state.store!.id, params.id, body.codes), {
         message: 'Codes added',
       }),
   }),
@@ -265,7 +265,7 @@ export const merchantProductRoutes = [
     request: { params: idParams, body: schemas.withdrawBody, example: { codes: ['KEY-0002'] } },
     responses: { 200: merchantOk('Withdrawn.', CodesWithdrawn), 404: notFound },
     handler: async (ctx, { params, body }) =>
-      reply(await withdrawCodes(ctx.deps.knex, actorOf(ctx), ctx.state.store!.id, params.id, body), {
+      reply(await withdrawCodes(ctx.deps, actorOf(ctx), ctx.state.store!.id, params.id, body), {
         message: 'Codes withdrawn',
       }),
   }),

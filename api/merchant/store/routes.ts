@@ -102,7 +102,7 @@ export const merchantStoreRoutes = [
     guards: merchantGuards,
     responses: { 200: merchantOk('The new key.', EmbedKeyRotated) },
     handler: async (ctx) =>
-      reply(await rotateEmbedKey(ctx.deps.knex, actorOf(ctx), ctx.state.store!.id), {
+      reply(await rotateEmbedKey(ctx.deps, actorOf(ctx), ctx.state.store!.id), {
         message: 'Embed key rotated: the old key no longer works',
       }),
   }),

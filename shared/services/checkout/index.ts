@@ -1,4 +1,5 @@
-import { noteStockChanged } from '../catalogue/cache';
+import type { TxDeps, UnitOfWork } from '../../unit-of-work';
+import { noteStockChangedOn } from '../catalogue/cache';
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import {
@@ -70,7 +71,7 @@ export function maxPerOrderError(product: Pick<Product, 'max_per_order'>, quanti
   return quantity > max ? `At most ${max} of this product can be bought in one order.` : null;
 }
 
-export interface CheckoutDeps {
+export interface CheckoutDeps extends TxDeps {
   knex: Knex;
   queues: Queues;
   config: Pick<
@@ -202,13 +203,14 @@ async function choosePlan(
  * whether finite stock units were taken (the line's `reserved`).
  */
 async function reserve(
-  trx: Knex.Transaction,
+  uow: UnitOfWork,
   product: Product,
   checkoutId: number,
   quantity: number,
 ): Promise<boolean> {
+  const { trx } = uow;
   // The product answer shows stock: its counter moves once this reservation commits (catalogue/cache.ts).
-  void noteStockChanged(trx, [product.id]);
+  noteStockChangedOn(uow, [product.id]);
   if (product.type === 'code') {
     const ids = await trx('product_codes')
       .where({ product_id: product.id, status: 'available' })
@@ -427,7 +429,8 @@ export async function openCheckout(
   const stored = await storeUploads(deps.storage, lines[0]!.fields.uploads);
   let outcome: { checkout: Checkout; order: Order | null; staged: StagedJob[] };
   try {
-    outcome = await knex.transaction(async (trx) => {
+    outcome = await deps.tx(async (uow) => {
+      const { trx } = uow;
       const first = lines[0]!;
       // The checkout's own line columns describe its first line (see checkout_items).
       const checkout = await Checkout.query(trx).insertAndFetch({
@@ -463,7 +466,7 @@ export async function openCheckout(
       });
       let anyReserved = false;
       for (const [position, line] of lines.entries()) {
-        const reserved = await reserve(trx, line.product, checkout.id, line.quantity);
+        const reserved = await reserve(uow, line.product, checkout.id, line.quantity);
         anyReserved ||= reserved;
         await CheckoutItem.query(trx).insert({
           checkout_id: checkout.id,
@@ -506,7 +509,7 @@ export async function openCheckout(
       }
       if (!free) return { checkout, order: null, staged: [] };
       // Free orders are paid in full by their discount: the order goes straight to fulfilment.
-      const { order } = await createOrderFromCheckout(trx, checkout.id, {
+      const { order } = await createOrderFromCheckout(uow, checkout.id, {
         status: ORDER_STATUS.IN_PROGRESS,
         paymentMethod: null,
         paymentId: null,

@@ -5,7 +5,7 @@ import type { CacheLogger } from '../../cache/versioned';
 import { randomToken } from '../../crypto';
 import { NotFoundError, ValidationError } from '../../errors';
 import { formatMoney, parseMoney } from '../../money';
-import { noteStoreChanged } from '../catalogue/cache';
+import type { TxDeps } from '../../unit-of-work';
 import {
   productSchema,
   type ProductInput as MerchantProductInput,
@@ -235,7 +235,7 @@ async function freeSlug(knex: Knex, storeId: number, name: string): Promise<stri
  * `POST /shawarma/products`. A refusal is that service's ValidationError, naming the fields.
  */
 export async function createProduct(
-  deps: ProductSettingsDeps & { logger?: CacheLogger },
+  deps: ProductSettingsDeps & TxDeps & { logger?: CacheLogger },
   actor: Actor,
   store: { id: number; currency: string },
   input: ProductInput,
@@ -249,13 +249,12 @@ export async function createProduct(
   const { value, error } = productSchema('create').validate(keys, { abortEarly: false });
   if (error) throw joiToValidation(error);
   const created = await merchantCreateProduct(deps, actor, store, value as MerchantProductInput);
-  await noteStoreChanged(deps, store.id);
   return { id: Number(created.id) };
 }
 
 /** Saves the form through the Merchant API's update (PATCH semantics), then adds the new keys. */
 export async function updateProduct(
-  deps: ProductSettingsDeps & { logger?: CacheLogger },
+  deps: ProductSettingsDeps & TxDeps & { logger?: CacheLogger },
   actor: Actor,
   store: { id: number; currency: string },
   productId: number,
@@ -270,9 +269,8 @@ export async function updateProduct(
   await merchantUpdateProduct(deps, actor, store, productId, value as ProductPatch);
   let codesAdded = 0;
   if (input.type === 'code' && input.codes.length > 0) {
-    codesAdded = (await addCodes(deps.knex, actor, store.id, productId, input.codes)).added;
+    codesAdded = (await addCodes(deps, actor, store.id, productId, input.codes)).added;
   }
-  await noteStoreChanged(deps, store.id);
   return { codesAdded };
 }
 

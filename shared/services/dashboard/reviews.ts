@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { NotFoundError } from '../../errors';
-import { noteStoreChanged } from '../catalogue/cache';
-import type { CacheDeps, CacheLogger } from '../../cache/versioned';
+import { noteStoreContentChangedOn } from '../catalogue/cache';
+import type { TxDeps } from '../../unit-of-work';
 
 /**
  * Review moderation: a review a buyer leaves is hidden until the store publishes it (the Storefront API
@@ -70,15 +70,17 @@ export async function listStoreReviews(
 
 /** Publishes or hides one review of the store; the store's cached answers (ratings) are renewed. */
 export async function setReviewPublished(
-  deps: CacheDeps & { knex: Knex; logger?: CacheLogger },
+  deps: TxDeps,
   storeId: number,
   reviewId: number,
   published: boolean,
 ): Promise<void> {
-  const n = await deps
-    .knex('reviews')
-    .where({ id: reviewId, store_id: storeId })
-    .update({ published, updated_at: new Date() });
-  if (n === 0) throw new NotFoundError('Review not found');
-  await noteStoreChanged(deps, storeId);
+  await deps.tx(async (uow) => {
+    const n = await uow
+      .trx('reviews')
+      .where({ id: reviewId, store_id: storeId })
+      .update({ published, updated_at: new Date() });
+    if (n === 0) throw new NotFoundError('Review not found');
+    noteStoreContentChangedOn(uow, storeId);
+  });
 }

@@ -1,4 +1,5 @@
 import { sha256 } from '../../crypto';
+import type { Bumps } from '../../unit-of-work';
 import {
   bump,
   bumpSafely,
@@ -44,6 +45,16 @@ export async function noteLicensesChanged(
 /** Bumps a product's counter: call after its license settings (encryption, key, name) changed. */
 export async function noteLicenseProductChanged(deps: LicenseCacheDeps, productId: number): Promise<void> {
   await bump(deps, [productCounter(productId)]);
+}
+
+/** In a unit of work (after its commit): a product's license settings changed. */
+export function noteLicenseProductChangedOn(uow: Bumps, productId: number): void {
+  uow.bump([productCounter(productId)]);
+}
+
+/** In a unit of work (after its commit): these licenses changed (none given: any license). */
+export function noteLicensesChangedOn(uow: Bumps, licenseKeys?: readonly string[]): void {
+  uow.bump(licenseKeys === undefined ? [ALL] : licenseKeys.map(licenseCounter));
 }
 
 /**

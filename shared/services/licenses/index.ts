@@ -2,7 +2,8 @@ import type { Knex } from 'knex';
 import { Order, OrderItem, PlanDuration, Product } from '../../../db/models';
 import { NotFoundError } from '../../errors';
 import { afterCommit, inTransaction } from '../../after-commit';
-import { noteLicensesChangedSafely, type LicenseCacheDeps } from './cache';
+import type { UnitOfWork } from '../../unit-of-work';
+import { noteLicensesChangedOn, noteLicensesChangedSafely, type LicenseCacheDeps } from './cache';
 import { generateLicenseKey } from './keys';
 import { periodEnd } from './periods';
 
@@ -107,6 +108,12 @@ export async function revokeOrderLicenses(
     .where('order_id', orderId)
     .whereNot('status', 'revoked')
     .update({ status: 'revoked', updated_at: now });
+}
+
+/** In a unit of work: the verify cache counters of this order's licenses move after its commit. */
+export async function noteOrderLicensesChangedOn(uow: UnitOfWork, orderId: number): Promise<void> {
+  const keys = await uow.trx('licenses').where('order_id', orderId).pluck<string[]>('key');
+  noteLicensesChangedOn(uow, keys);
 }
 
 /**

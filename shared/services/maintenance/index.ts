@@ -1,4 +1,5 @@
-import { noteStockChanged } from '../catalogue/cache';
+import type { TxDeps } from '../../unit-of-work';
+import { noteStockChangedOn } from '../catalogue/cache';
 import type { Knex } from 'knex';
 import { relayOutbox } from '../../queues/outbox';
 import type { MaintenanceTask, Queues } from '../../queues';
@@ -94,18 +95,24 @@ export async function purgeIdempotency(knex: Knex, now: Date = new Date()): Prom
  * Rows are locked with SKIP LOCKED so a payment confirmation holding a checkout row wins: that checkout
  * is looked at again on the next tick, by which time it is paid and no longer matches.
  */
-export async function expireCheckouts(knex: Knex, now: Date = new Date()): Promise<MaintenanceResult> {
+export async function expireCheckouts(
+  _knex: Knex,
+  now: Date = new Date(),
+  ctx: Pick<MaintenanceContext, 'tx'>,
+): Promise<MaintenanceResult> {
   return repeatUntilDone(async () => {
-    const { rows } = await knex.raw<{
-      rows: {
-        expired: string;
-        released: string;
-        restocked: string;
-        coupon_uses: string;
-        products: number[] | null;
-      }[];
-    }>(
-      `with due as (
+    // One statement in a unit of work: the bump of the stock given back waits for its commit.
+    const { rows } = await ctx.tx(async (uow) => {
+      const result = await uow.trx.raw<{
+        rows: {
+          expired: string;
+          released: string;
+          restocked: string;
+          coupon_uses: string;
+          products: number[] | null;
+        }[];
+      }>(
+        `with due as (
          select id, product_id, quantity, reserved, coupon_id, coupon_reserved from checkouts
           where status in ('created', 'payment_initiated') and expires_at < :now
           order by id
@@ -153,12 +160,14 @@ export async function expireCheckouts(knex: Knex, now: Date = new Date()): Promi
               (select coalesce(sum(units), 0) from restocked) as restocked,
               (select coalesce(sum(uses), 0) from coupons_released) as coupon_uses,
               array(select product_id from released union select product_id from held) as products`,
-      { now, batch: BATCH },
-    );
+        { now, batch: BATCH },
+      );
+      // The product answers show the stock given back. The checkouts' payment status needs no bump: an
+      // unpaid checkout past expires_at already answers 404 by time.
+      noteStockChangedOn(uow, result.rows[0]?.products ?? []);
+      return result;
+    });
     const expired = Number(rows[0]?.expired ?? 0);
-    // Committed (one statement): the product answers show the stock given back. The checkouts' payment
-    // status needs no bump: an unpaid checkout past expires_at already answers 404 by time.
-    await noteStockChanged(knex, rows[0]?.products ?? []);
     return [
       expired,
       {
@@ -174,6 +183,8 @@ export async function expireCheckouts(knex: Knex, now: Date = new Date()): Promi
 /** What a task may use besides the database: the payments sweep enqueues reconcile jobs. */
 export interface MaintenanceContext {
   queues: Queues;
+  /** Units of work (`deps.tx`): the tasks that change what a cache shows bump its counters after commit. */
+  tx: TxDeps['tx'];
   /**
    * Merchant webhook settings, for tasks that record merchant events (subscriptions ending, manual orders
    * expiring); their deliveries are enqueued with them.

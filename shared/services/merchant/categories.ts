@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
 import { NotFoundError, ValidationError } from '../../errors';
+import type { TxDeps } from '../../unit-of-work';
+import { noteStoreContentChangedOn } from '../catalogue/cache';
 import type { CategoryInput } from '../catalogue/schema';
 import { type Actor, diff, recordAudit } from './audit';
 
@@ -51,13 +53,13 @@ const asSlugConflict = (err: unknown): unknown =>
 export const categoryDetail = view;
 
 export async function createCategory(
-  knex: Knex,
+  deps: TxDeps & { knex: Knex },
   actor: Actor,
   storeId: number,
   input: CategoryInput,
 ): Promise<CategoryView> {
-  const id = await knex
-    .transaction(async (trx) => {
+  const id = await deps
+    .tx(async ({ trx, bump }) => {
       await checkSlug(trx, storeId, input.slug, null);
       const position =
         input.position ??
@@ -68,23 +70,24 @@ export async function createCategory(
         .returning('id');
       const categoryId = Number((row as { id: number }).id);
       await recordAudit(trx, actor, 'category.created', { type: 'category', id: categoryId }, { ...input });
+      noteStoreContentChangedOn({ bump }, storeId);
       return categoryId;
     })
     .catch((err: unknown) => {
       throw asSlugConflict(err);
     });
-  return view(knex, storeId, id);
+  return view(deps.knex, storeId, id);
 }
 
 export async function updateCategory(
-  knex: Knex,
+  deps: TxDeps & { knex: Knex },
   actor: Actor,
   storeId: number,
   categoryId: number,
   patch: Partial<CategoryInput>,
 ): Promise<CategoryView> {
-  await knex
-    .transaction(async (trx) => {
+  await deps
+    .tx(async ({ trx, bump }) => {
       const row = await trx('categories').where({ id: categoryId, store_id: storeId }).forUpdate().first();
       if (!row) throw new NotFoundError(CATEGORY_NOT_FOUND);
       if (patch.slug !== undefined) await checkSlug(trx, storeId, patch.slug, categoryId);
@@ -92,23 +95,25 @@ export async function updateCategory(
       if (Object.keys(changes).length === 0) return;
       await trx('categories').where('id', categoryId).update(patch);
       await recordAudit(trx, actor, 'category.updated', { type: 'category', id: categoryId }, changes);
+      noteStoreContentChangedOn({ bump }, storeId);
     })
     .catch((err: unknown) => {
       throw asSlugConflict(err);
     });
-  return view(knex, storeId, categoryId);
+  return view(deps.knex, storeId, categoryId);
 }
 
 /** Deletes the category; its products stay, without it. */
 export async function deleteCategory(
-  knex: Knex,
+  deps: TxDeps,
   actor: Actor,
   storeId: number,
   categoryId: number,
 ): Promise<void> {
-  await knex.transaction(async (trx) => {
+  await deps.tx(async ({ trx, bump }) => {
     const deleted = await trx('categories').where({ id: categoryId, store_id: storeId }).delete();
     if (deleted === 0) throw new NotFoundError(CATEGORY_NOT_FOUND);
     await recordAudit(trx, actor, 'category.deleted', { type: 'category', id: categoryId }, {});
+    noteStoreContentChangedOn({ bump }, storeId);
   });
 }

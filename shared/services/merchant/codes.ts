@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { NotFoundError } from '../../errors';
-import { noteStockChanged } from '../catalogue/cache';
+import type { TxDeps } from '../../unit-of-work';
+import { noteStockChangedOn } from '../catalogue/cache';
 import { type Actor, recordAudit } from './audit';
 import { codeCounts, PRODUCT_NOT_FOUND } from './catalogue';
 import { paginate, type PageMeta, type PageRequest } from './pagination';
@@ -36,13 +37,14 @@ export interface CodesAdded {
 }
 
 export async function addCodes(
-  knex: Knex,
+  deps: TxDeps,
   actor: Actor,
   storeId: number,
   productId: number,
   codes: string[],
 ): Promise<CodesAdded> {
-  return knex.transaction(async (trx) => {
+  return deps.tx(async (uow) => {
+    const { trx } = uow;
     await codeProduct(trx, storeId, productId);
     const inserted = new Set(await insertCodes(trx, productId, codes));
     const skipped: string[] = [];
@@ -59,7 +61,7 @@ export async function addCodes(
         { type: 'product', id: productId },
         { added: inserted.size, skipped: skipped.length },
       );
-      void noteStockChanged(trx, [productId]);
+      noteStockChangedOn(uow, [productId]);
     }
     const { available } = await codeCounts(trx, productId);
     return {
@@ -144,13 +146,14 @@ export async function listCodes(
  * an unpaid checkout is left alone and counted in `not_withdrawn`.
  */
 export async function withdrawCodes(
-  knex: Knex,
+  deps: TxDeps,
   actor: Actor,
   storeId: number,
   productId: number,
   which: { codes?: string[]; all?: boolean },
 ): Promise<{ withdrawn: number; not_withdrawn: number; available: number }> {
-  return knex.transaction(async (trx) => {
+  return deps.tx(async (uow) => {
+    const { trx } = uow;
     await codeProduct(trx, storeId, productId);
     const query = trx('product_codes').where({ product_id: productId, status: 'available' });
     const named = [...new Set(which.codes ?? [])];
@@ -164,7 +167,7 @@ export async function withdrawCodes(
         { type: 'product', id: productId },
         { withdrawn },
       );
-      void noteStockChanged(trx, [productId]);
+      noteStockChangedOn(uow, [productId]);
     }
     const { available } = await codeCounts(trx, productId);
     return { withdrawn, not_withdrawn: which.all ? 0 : named.length - withdrawn, available };

@@ -3,6 +3,8 @@ import { readFile } from 'node:fs/promises';
 import type { Knex } from 'knex';
 import { NotFoundError, ValidationError } from '../../errors';
 import type { StorageDriver } from '../../storage';
+import type { TxDeps } from '../../unit-of-work';
+import { noteStoreContentChangedOn } from '../catalogue/cache';
 import { judgeUpload, MAX_UPLOAD_BYTES } from '../custom-fields/uploads';
 import { type Actor, recordAudit } from './audit';
 import { PRODUCT_NOT_FOUND } from './catalogue';
@@ -23,7 +25,7 @@ export interface IncomingImage {
 }
 
 export async function setProductImage(
-  deps: { knex: Knex; storage: StorageDriver; config: { publicBaseUrl: string } },
+  deps: TxDeps & { knex: Knex; storage: StorageDriver; config: { publicBaseUrl: string } },
   actor: Actor,
   productId: number,
   image: IncomingImage | undefined,
@@ -42,7 +44,8 @@ export async function setProductImage(
   const file = `${actor.storeId}-${productId}-${crypto.randomBytes(8).toString('hex')}.${verdict.kind}`;
   await deps.storage.put(`products/${file}`, image.tempPath, verdict.mime);
   const imageUrl = `${deps.config.publicBaseUrl}/media/products/${file}`;
-  await deps.knex.transaction(async (trx) => {
+  await deps.tx(async (uow) => {
+    const { trx } = uow;
     await trx('products')
       .where('id', productId)
       .update({ image_url: imageUrl, version: trx.raw('version + 1'), updated_at: trx.fn.now() });
@@ -55,6 +58,7 @@ export async function setProductImage(
         image_url: { from: product.image_url, to: imageUrl },
       },
     );
+    noteStoreContentChangedOn(uow, actor.storeId);
   });
   return { id: productId, image_url: imageUrl };
 }

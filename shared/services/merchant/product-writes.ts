@@ -1,11 +1,11 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import type { CustomField } from '../../../db/models';
-import { bumpAfterCommit } from '../../cache/versioned';
 import { ConflictError, FieldErrors, messagesOf, NotFoundError, ValidationError } from '../../errors';
 import { currencyExponent } from '../../currency';
 import { formatMoney, parseMoney } from '../../money';
-import { noteStockChanged } from '../catalogue/cache';
+import type { TxDeps } from '../../unit-of-work';
+import { noteStockChangedOn, noteStoreContentChangedOn } from '../catalogue/cache';
 import type {
   FieldInput,
   FivemCommandInput,
@@ -14,15 +14,16 @@ import type {
   ProductInput,
   ProductPatch,
 } from '../catalogue/schema';
+import { noteLicenseProductChangedOn } from '../licenses/cache';
 import type { ProductSettingsDeps } from '../licenses/product-settings';
 import { type Actor, diff, recordAudit, SECRET } from './audit';
 import { PRODUCT_NOT_FOUND, productDetail } from './catalogue';
 
 /**
  * Products written through the Merchant API: create, update (with an optional version check), take off
- * sale. Each write is one transaction on the locked product row, with its audit row; the catalogue caches
- * are told after commit (the Merchant guard bumps the store's counters for every write; the license
- * settings and stock counters are bumped here, where the product is known).
+ * sale. Each write is one unit of work (`deps.tx`) on the locked product row, with its audit row; it
+ * bumps, after its commit, the counters of what it changed: the store's product answers, the product's
+ * stock, its license settings (docs/caching.md).
  *
  * Concurrency: an update locks the row (`FOR UPDATE`) and merges the request into what is stored then, so
  * two updates of different keys both land. Two updates of the same key: the later commit wins, unless the
@@ -31,8 +32,6 @@ import { PRODUCT_NOT_FOUND, productDetail } from './catalogue';
 
 /** Postgres's unique-violation code: a slug taken between our check and our insert. */
 const UNIQUE_VIOLATION = '23505';
-
-const licenseCounter = (productId: number): string => `license:v:p:${productId}`;
 
 type Row = Record<string, unknown> & {
   id: number;
@@ -278,13 +277,14 @@ async function answer(deps: ProductSettingsDeps, storeId: number, currency: stri
 }
 
 export async function createProduct(
-  deps: ProductSettingsDeps,
+  deps: ProductSettingsDeps & TxDeps,
   actor: Actor,
   store: { id: number; currency: string },
   input: ProductInput,
 ): Promise<ProductAnswer> {
-  const id = await deps.knex
-    .transaction(async (trx) => {
+  const id = await deps
+    .tx(async (uow) => {
+      const { trx } = uow;
       await checkProduct(trx, store.id, input, null, [], store.currency);
       const secret = input.license?.encrypt ? freshLicenseSecret(deps) : null;
       const [row] = await trx('products')
@@ -312,7 +312,8 @@ export async function createProduct(
           ...(secret ? { license_encryption_key: SECRET } : {}),
         },
       );
-      void bumpAfterCommit(trx, [licenseCounter(productId)]);
+      noteStoreContentChangedOn(uow, store.id);
+      noteLicenseProductChangedOn(uow, productId);
       return productId;
     })
     .catch((err: unknown) => {
@@ -340,15 +341,16 @@ function checkVersion(row: Row, ifMatch: number | undefined): void {
 }
 
 export async function updateProduct(
-  deps: ProductSettingsDeps,
+  deps: ProductSettingsDeps & TxDeps,
   actor: Actor,
   store: { id: number; currency: string },
   productId: number,
   patch: ProductPatch,
   ifMatch?: number,
 ): Promise<ProductAnswer> {
-  await deps.knex
-    .transaction(async (trx) => {
+  await deps
+    .tx(async (uow) => {
+      const { trx } = uow;
       const row = await lockProduct(trx, store.id, productId);
       checkVersion(row, ifMatch);
       const before = await currentKeys(trx, row, store.currency);
@@ -373,8 +375,9 @@ export async function updateProduct(
       if (patch.plans) await writePlans(trx, productId, merged.plans, store.currency);
       if (patch.fivem_commands) await writeCommands(trx, productId, merged.fivem_commands);
       await recordAudit(trx, actor, 'product.updated', { type: 'product', id: productId }, changes);
-      void bumpAfterCommit(trx, [licenseCounter(productId)]);
-      if ('stock' in changes) void noteStockChanged(trx, [productId]);
+      noteStoreContentChangedOn(uow, store.id);
+      noteLicenseProductChangedOn(uow, productId);
+      if ('stock' in changes) noteStockChangedOn(uow, [productId]);
     })
     .catch((err: unknown) => {
       throw asUniqueViolation(err) ?? err;
@@ -388,12 +391,13 @@ export async function updateProduct(
  * (withdraw them first if they should go).
  */
 export async function archiveProduct(
-  knex: Knex,
+  deps: TxDeps,
   actor: Actor,
   storeId: number,
   productId: number,
 ): Promise<{ id: number; archived_at: string }> {
-  return knex.transaction(async (trx) => {
+  return deps.tx(async (uow) => {
+    const { trx } = uow;
     await lockProduct(trx, storeId, productId);
     const [row] = await trx('products')
       .where('id', productId)
@@ -405,7 +409,8 @@ export async function archiveProduct(
       })
       .returning(['id', 'archived_at']);
     await recordAudit(trx, actor, 'product.archived', { type: 'product', id: productId }, {});
-    void noteStockChanged(trx, [productId]);
+    noteStoreContentChangedOn(uow, storeId);
+    noteStockChangedOn(uow, [productId]);
     const out = row as { id: number; archived_at: Date };
     return { id: Number(out.id), archived_at: new Date(out.archived_at).toISOString() };
   });

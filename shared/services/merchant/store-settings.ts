@@ -12,6 +12,8 @@ import {
   type PaymentMethodsPatch,
   REQUIRED_CREDENTIAL,
 } from '../catalogue/store-schema';
+import type { TxDeps } from '../../unit-of-work';
+import { noteStoreChangedOn } from '../catalogue/cache';
 import { type Actor, type Changes, recordAudit, SECRET } from './audit';
 
 /**
@@ -269,13 +271,14 @@ async function writeBlockedPhones(
 const UNIQUE_VIOLATION = '23505';
 
 export async function updateStoreSettings(
-  deps: { knex: Knex; cipher: Cipher },
+  deps: TxDeps & { knex: Knex; cipher: Cipher },
   actor: Actor,
   storeId: number,
   patch: StoreSettingsPatch,
 ): Promise<StoreSettingsView> {
-  await deps.knex
-    .transaction(async (trx) => {
+  await deps
+    .tx(async (uow) => {
+      const { trx } = uow;
       const store = await trx('stores').where('id', storeId).forUpdate().first();
       const changes: Changes = {};
       const columns: Record<string, unknown> = {};
@@ -311,6 +314,8 @@ export async function updateStoreSettings(
       }
       if (Object.keys(changes).length > 0) {
         await recordAudit(trx, actor, 'store.updated', { type: 'store', id: storeId }, changes);
+        // The store lookups (embed key, host) and its product answers (currency, methods) read all this.
+        noteStoreChangedOn(uow, storeId);
       }
     })
     .catch((err: unknown) => {
@@ -323,13 +328,14 @@ export async function updateStoreSettings(
   return storeSettings(deps, storeId);
 }
 
-/** A new embed key; the old one is refused from the next request on (the guard bumps the store lookups). */
+/** A new embed key; the old one is refused from the next request on (the store lookups are bumped). */
 export async function rotateEmbedKey(
-  knex: Knex,
+  deps: TxDeps,
   actor: Actor,
   storeId: number,
 ): Promise<{ embed_key: string; previous_key_last4: string }> {
-  return knex.transaction(async (trx) => {
+  return deps.tx(async (uow) => {
+    const { trx } = uow;
     const store = await trx('stores').where('id', storeId).forUpdate().first('embed_key');
     const embedKey = randomToken(24, 'emb_pk_');
     await trx('stores').where('id', storeId).update({ embed_key: embedKey, updated_at: trx.fn.now() });
@@ -342,6 +348,7 @@ export async function rotateEmbedKey(
         embed_key: { from: `…${String(store.embed_key).slice(-4)}`, to: `…${embedKey.slice(-4)}` },
       },
     );
+    noteStoreChangedOn(uow, storeId);
     return { embed_key: embedKey, previous_key_last4: String(store.embed_key).slice(-4) };
   });
 }

@@ -1,8 +1,7 @@
-import type { Knex } from 'knex';
 import { ORDER_STATUS, Order, OrderStatus } from '../../../db/models';
 import { InvalidError, NotFoundError } from '../../errors';
-import type { LicenseCacheDeps } from '../licenses/cache';
-import { noteOrderLicensesChanged } from '../licenses';
+import { inUnit, type UnitOrDeps } from '../../unit-of-work';
+import { noteOrderLicensesChangedOn } from '../licenses';
 import { CancelOutcome, withdrawOrder } from './withdraw';
 
 export type { CancelOutcome } from './withdraw';
@@ -22,8 +21,8 @@ export interface CancelResult {
  * change runs the same step from its transition table (change-status.ts).
  */
 export async function cancelOrder(
-  // redis and config: the verify cache hears of the revoke (pass the process's Deps).
-  deps: { knex: Knex } & Partial<LicenseCacheDeps>,
+  // The process's deps (a unit of work of its own), or `{ uow }`: the caller's unit of work.
+  db: UnitOrDeps,
   orderId: number,
   outcome: CancelOutcome,
   now: Date = new Date(),
@@ -31,8 +30,8 @@ export async function cancelOrder(
   // provider has refunded it.
   opts: { movePayment?: boolean } = {},
 ): Promise<CancelResult> {
-  const result = await deps.knex.transaction(async (trx): Promise<CancelResult> => {
-    const order = await Order.query(trx).findById(orderId).forUpdate();
+  return inUnit(db, async (uow): Promise<CancelResult> => {
+    const order = await Order.query(uow.trx).findById(orderId).forUpdate();
     if (!order) throw new NotFoundError('Order not found');
     const target = outcome === 'cancelled' ? ORDER_STATUS.CANCELLED : ORDER_STATUS.REFUNDED;
     if (order.status === target) {
@@ -40,9 +39,9 @@ export async function cancelOrder(
     }
     if (order.status === ORDER_STATUS.REFUNDED)
       throw new InvalidError('A refunded order cannot be cancelled');
-    const { licensesRevoked } = await withdrawOrder(trx, order, outcome, now, opts);
+    const { licensesRevoked } = await withdrawOrder(uow, order, outcome, now, opts);
+    // The verify cache hears of the revoke once the unit of work commits.
+    if (licensesRevoked > 0) await noteOrderLicensesChangedOn(uow, orderId);
     return { orderId, status: target, changed: true, licensesRevoked };
   });
-  if (result.licensesRevoked > 0) await noteOrderLicensesChanged(deps, orderId);
-  return result;
 }

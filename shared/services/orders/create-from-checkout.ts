@@ -1,4 +1,5 @@
-import { noteStockChanged } from '../catalogue/cache';
+import type { UnitOfWork } from '../../unit-of-work';
+import { noteStockChangedOn } from '../catalogue/cache';
 import { notePaymentStatusChanged } from '../payments/status';
 import type { Knex } from 'knex';
 import {
@@ -55,10 +56,11 @@ export const COUPON_EXHAUSTED = 'Coupon has reached maximum uses';
  * because the customer has paid.
  */
 export async function createOrderFromCheckout(
-  trx: Knex.Transaction,
+  uow: UnitOfWork,
   checkoutId: number,
   opts: CreateOrderOptions,
 ): Promise<{ order: Order; created: boolean }> {
+  const { trx } = uow;
   const checkout = await Checkout.query(trx).findById(checkoutId).forUpdate();
   if (!checkout) throw new NotFoundError('Checkout not found');
 
@@ -136,9 +138,9 @@ export async function createOrderFromCheckout(
     .where('id', checkout.id);
   // Once this commits: the checkout's payment status has an order, and the lines' stock may have moved
   // (keys sold from available stock for a checkout that expired before its payment).
-  void notePaymentStatusChanged(trx, [checkout.id]);
-  void noteStockChanged(
-    trx,
+  notePaymentStatusChanged(uow, [checkout.id]);
+  noteStockChangedOn(
+    uow,
     lines.map((l) => l.product_id),
   );
   return { order, created: true };

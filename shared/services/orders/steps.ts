@@ -4,7 +4,7 @@ import { formatMoney } from '../../money';
 import type { StagedJob } from '../../queues/outbox';
 import type { UnitOfWork } from '../../unit-of-work';
 import { issueInvoiceForOrder } from '../invoices/issue';
-import { activateOrderLicenses, noteOrderLicensesChanged } from '../licenses';
+import { activateOrderLicenses, noteOrderLicensesChangedOn } from '../licenses';
 import type { LicenseCacheDeps } from '../licenses/cache';
 import type { MerchantEvent } from '../merchant/webhooks/events';
 import { transitionPayment } from '../payments/audit';
@@ -70,14 +70,14 @@ export const STEPS: Readonly<Record<OrderStep, (ctx: StepContext) => Promise<Ste
   },
 
   async 'confirm-manual-payment'(ctx) {
-    const job = await confirmLockedManualPayment(ctx.uow.trx, ctx.order, ctx.now);
+    const job = await confirmLockedManualPayment(ctx.uow, ctx.order, ctx.now);
     return { data: { payment_confirmed: true }, events: [paidEvent(ctx)], jobs: [job] };
   },
 
   async 'mark-paid'(ctx) {
     const { uow, order, now } = ctx;
     if (order.payment_id !== null) {
-      await transitionPayment(uow.trx, Number(order.payment_id), {
+      await transitionPayment(uow, Number(order.payment_id), {
         from: ['pending', 'initiated', 'failed', 'expired'],
         to: 'paid',
         source: 'merchant',
@@ -102,20 +102,20 @@ export const STEPS: Readonly<Record<OrderStep, (ctx: StepContext) => Promise<Ste
 
   async 'refund-payment'({ deps, uow, order, actor, refunds, now }) {
     // The money goes back through the refunds service: what is left of the payment, in full.
-    const refund = await addRefund(deps, uow.trx, order, { withdrawGoods: true }, actor, refunds, now, {
+    const refund = await addRefund(deps, uow, order, { withdrawGoods: true }, actor, refunds, now, {
       whole: true,
     });
     return refund ? { refundId: refund.id, data: { refund_id: refund.id } } : {};
   },
 
-  async withdraw({ deps, uow, order, target, now }) {
+  async withdraw({ uow, order, target, now }) {
     const outcome = target === ORDER_STATUS.CANCELLED ? 'cancelled' : 'refunded';
     // The payment is the refunds service's to move, once the money is back.
-    const { licensesRevoked, events } = await withdrawOrder(uow.trx, order, outcome, now, {
+    const { licensesRevoked, events } = await withdrawOrder(uow, order, outcome, now, {
       movePayment: false,
     });
     // The verify cache hears of the revoke once the unit of work commits.
-    if (licensesRevoked > 0) await noteOrderLicensesChanged({ ...deps, knex: uow.trx }, order.id);
+    if (licensesRevoked > 0) await noteOrderLicensesChangedOn(uow, order.id);
     // Code keys back on sale: the stock their products' answers show.
     const products = await uow
       .trx('order_items')

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { UnitOfWork } from '../../unit-of-work';
 import { ORDER_STATUS, Order } from '../../../db/models';
 import { withdrawOrderCommands } from '../fivem/lifecycle';
 import { revokeOrderLicenses } from '../licenses';
@@ -24,12 +25,13 @@ export interface Withdrawal {
  *   is false (the refunds service moves it once the money is back).
  */
 export async function withdrawOrder(
-  trx: Knex.Transaction,
+  uow: UnitOfWork,
   order: { id: number; payment_id: number | null },
   outcome: CancelOutcome,
   now: Date,
   opts: { movePayment?: boolean } = {},
 ): Promise<Withdrawal> {
+  const { trx } = uow;
   const orderId = order.id;
   const revoking = await trx('licenses')
     .where('order_id', orderId)
@@ -59,7 +61,7 @@ export async function withdrawOrder(
     )
     .update({ status: 'available', order_item_id: null, checkout_id: null, sold_at: null });
   if (outcome === 'refunded' && order.payment_id !== null && opts.movePayment !== false) {
-    await transitionPayment(trx, Number(order.payment_id), {
+    await transitionPayment(uow, Number(order.payment_id), {
       from: ['paid'],
       to: 'refunded',
       source: 'merchant',

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { UnitOfWork } from '../../unit-of-work';
 import { notePaymentStatusChanged } from './status';
 import { Payment, PaymentEvent, PaymentStatus } from '../../../db/models';
 
@@ -20,35 +21,34 @@ export interface Transition {
 }
 
 /**
- * Moves a payment to `to` only from one of the `from` statuses, and writes its audit row, in one
- * transaction (the caller's, when it passes one). The row is locked first, so two workers racing on one
+ * Moves a payment to `to` only from one of the `from` statuses, and writes its audit row, in the caller's
+ * unit of work (`deps.tx`, shared/unit-of-work.ts), which bumps the status poll's counter after it
+ * commits. The row is locked first, so two workers racing on one
  * payment serialise: the second sees the new status and changes nothing. Returns the updated payment, or
  * null when the payment was not in a `from` status (the move was someone else's to make, or already made).
  */
 export async function transitionPayment(
-  knex: Knex,
+  uow: UnitOfWork,
   paymentId: number,
   transition: Transition,
 ): Promise<Payment | null> {
-  const run = async (trx: Knex.Transaction): Promise<Payment | null> => {
-    const current = await Payment.query(trx).findById(paymentId).forUpdate();
-    if (!current || !transition.from.includes(current.status)) return null;
-    const updated = await Payment.query(trx).patchAndFetchById(paymentId, {
-      status: transition.to,
-      ...(transition.patch ?? {}),
-    });
-    await PaymentEvent.query(trx).insert({
-      payment_id: paymentId,
-      from_status: current.status,
-      to_status: transition.to,
-      source: transition.source,
-      data: transition.data ?? {},
-    });
-    // The payment status poll shows whether the checkout's payment is paid: its counter moves on commit.
-    void notePaymentStatusChanged(trx, [updated.checkout_id]);
-    return updated;
-  };
-  return knex.isTransaction ? run(knex as Knex.Transaction) : knex.transaction(run);
+  const { trx } = uow;
+  const current = await Payment.query(trx).findById(paymentId).forUpdate();
+  if (!current || !transition.from.includes(current.status)) return null;
+  const updated = await Payment.query(trx).patchAndFetchById(paymentId, {
+    status: transition.to,
+    ...(transition.patch ?? {}),
+  });
+  await PaymentEvent.query(trx).insert({
+    payment_id: paymentId,
+    from_status: current.status,
+    to_status: transition.to,
+    source: transition.source,
+    data: transition.data ?? {},
+  });
+  // The payment status poll shows whether the checkout's payment is paid: its counter moves on commit.
+  notePaymentStatusChanged(uow, [updated.checkout_id]);
+  return updated;
 }
 
 /** The audit row of a payment's creation (no previous status). */

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { TxDeps } from '../../unit-of-work';
 import type { Order, Payment } from '../../../db/models';
 import type { Config } from '../../config';
 import type { Cipher } from '../../crypto';
@@ -18,7 +19,7 @@ export interface ReconcileHooks {
 }
 
 /** What the worker side of payments needs: the process's wiring plus the provider adapters. */
-export interface PaymentsContext {
+export interface PaymentsContext extends TxDeps {
   knex: Knex;
   queues: Queues;
   cipher: Cipher;

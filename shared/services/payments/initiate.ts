@@ -18,7 +18,8 @@ import { payLinkWithAmount, paypalSettings } from '../../providers/paypal';
 import { isHostedProvider } from '../../providers/types';
 import type { JobsOptions } from 'bullmq';
 import { enqueue, Queues } from '../../queues';
-import { dispatchAfterCommit, stageJob, StagedJob } from '../../queues/outbox';
+import { stageJob, StagedJob } from '../../queues/outbox';
+import type { TxDeps, UnitOfWork } from '../../unit-of-work';
 import { assertMayStartWork, RequestBudget } from '../../request-deadline';
 import { methodAccepts, PAYMENT_METHOD_NAMES, providerOffered, type MethodOffer } from '../payment-methods';
 import { createOrderFromCheckout } from '../orders/create-from-checkout';
@@ -35,7 +36,7 @@ export const METHOD_AMOUNT_OUT_OF_RANGE = 'This payment method is not available 
 /** A payment session still waiting for the customer is handed out again rather than opening another. */
 const REUSE_WINDOW_MS = 30 * 60 * 1000;
 
-export interface PaymentsDeps {
+export interface PaymentsDeps extends TxDeps {
   knex: Knex;
   queues: Queues;
   config: Pick<Config, 'publicBaseUrl' | 'sandboxEnabled'>;
@@ -208,86 +209,98 @@ export async function initiatePayment(
 ): Promise<Initiation> {
   const refs = new PaymentPageRefs(deps.appSecret);
   assertMayStartWork(deps.budget);
-  const planned = await deps.knex.transaction(async (trx): Promise<Planned> => {
-    const checkout = await lockCheckout(trx, selector);
-    const order = await Order.query(trx).findOne({ checkout_id: checkout.id });
-    if (order) throw new InvalidError(ORDER_ALREADY_CREATED).withCode('order_already_created');
-    const payable = checkout.status === 'created' || checkout.status === 'payment_initiated';
-    if (!payable || new Date(checkout.expires_at) <= now)
-      throw new NotFoundError(CHECKOUT_NOT_FOUND).withCode('checkout_not_found');
-    const configured = await checkMethod(trx, checkout, method, deps.config);
+  // The payment and its session job commit together; the job goes to the queue once the unit of work has
+  // committed, or (Redis out of reach) with the outbox relay once Redis is back. Either way the request is
+  // answered as accepted, and the session is opened exactly once (a request refused before the commit
+  // left nothing behind).
+  const planned = await deps.tx(async (uow) => {
+    const plan = await planInitiation(deps, uow, selector, method, now, refs);
+    uow.stage(...plan.staged);
+    return plan;
+  });
+  return planned.initiation;
+}
 
-    if (isHostedProvider(configured.provider)) {
-      const open = await Payment.query(trx)
-        .where({ checkout_id: checkout.id, method, provider: configured.provider })
-        .whereIn('status', ['pending', 'initiated'])
-        .where('created_at', '>', new Date(now.getTime() - REUSE_WINDOW_MS))
-        .orderBy('id', 'desc')
-        .first();
-      const payment = open ?? (await newPayment(trx, checkout, configured, 'pending'));
-      await Checkout.query(trx)
-        .patch({ status: 'payment_initiated' })
-        .where({ id: checkout.id, status: 'created' });
-      return {
-        initiation: {
-          kind: 'redirect',
-          paymentId: payment.id,
-          redirectUrl: refs.url(deps.config.publicBaseUrl, payment.id),
-          orderId: null,
-        },
-        staged: payment.status === 'pending' ? [await stageSessionJob(trx, payment.id)] : [],
-      };
-    }
+async function planInitiation(
+  deps: PaymentsDeps,
+  uow: UnitOfWork,
+  selector: CheckoutSelector,
+  method: PaymentMethodId,
+  now: Date,
+  refs: PaymentPageRefs,
+): Promise<Planned> {
+  const { trx } = uow;
+  const checkout = await lockCheckout(trx, selector);
+  const order = await Order.query(trx).findOne({ checkout_id: checkout.id });
+  if (order) throw new InvalidError(ORDER_ALREADY_CREATED).withCode('order_already_created');
+  const payable = checkout.status === 'created' || checkout.status === 'payment_initiated';
+  if (!payable || new Date(checkout.expires_at) <= now)
+    throw new NotFoundError(CHECKOUT_NOT_FOUND).withCode('checkout_not_found');
+  const configured = await checkMethod(trx, checkout, method, deps.config);
 
-    if (configured.provider === 'bank' || method === 'bank') {
-      const details = bankDetails(configured.settings);
-      if (!details) throw new InvalidError(METHOD_NOT_CONFIGURED).withCode('payment_method_not_configured');
-      const { payment, orderId } = await manualOrder(deps, trx, checkout, configured, null);
-      return {
-        initiation: {
-          kind: 'bank_transfer',
-          paymentId: payment.id,
-          orderId,
-          details,
-          amountMinor: checkout.total_minor,
-          currency: checkout.currency,
-          deadline: await deadlineOf(trx, checkout.store_id, now),
-        },
-        staged: [],
-      };
-    }
-
-    const paypal = paypalSettings(configured.settings);
-    if (paypal.pay_link) {
-      const link = payLinkWithAmount(paypal.pay_link, checkout.total_minor, checkout.currency);
-      const { payment, orderId } = await manualOrder(deps, trx, checkout, configured, link);
-      return {
-        initiation: { kind: 'redirect', paymentId: payment.id, redirectUrl: link, orderId },
-        staged: [],
-      };
-    }
-    if (!paypal.email)
-      throw new InvalidError(METHOD_NOT_CONFIGURED).withCode('payment_method_not_configured');
-    const { payment, orderId } = await manualOrder(deps, trx, checkout, configured, null);
+  if (isHostedProvider(configured.provider)) {
+    const open = await Payment.query(trx)
+      .where({ checkout_id: checkout.id, method, provider: configured.provider })
+      .whereIn('status', ['pending', 'initiated'])
+      .where('created_at', '>', new Date(now.getTime() - REUSE_WINDOW_MS))
+      .orderBy('id', 'desc')
+      .first();
+    const payment = open ?? (await newPayment(trx, checkout, configured, 'pending'));
+    await Checkout.query(trx)
+      .patch({ status: 'payment_initiated' })
+      .where({ id: checkout.id, status: 'created' });
     return {
       initiation: {
-        kind: 'paypal_manual',
+        kind: 'redirect',
+        paymentId: payment.id,
+        redirectUrl: refs.url(deps.config.publicBaseUrl, payment.id),
+        orderId: null,
+      },
+      staged: payment.status === 'pending' ? [await stageSessionJob(trx, payment.id)] : [],
+    };
+  }
+
+  if (configured.provider === 'bank' || method === 'bank') {
+    const details = bankDetails(configured.settings);
+    if (!details) throw new InvalidError(METHOD_NOT_CONFIGURED).withCode('payment_method_not_configured');
+    const { payment, orderId } = await manualOrder(deps, uow, checkout, configured, null);
+    return {
+      initiation: {
+        kind: 'bank_transfer',
         paymentId: payment.id,
         orderId,
-        email: paypal.email,
+        details,
         amountMinor: checkout.total_minor,
         currency: checkout.currency,
         deadline: await deadlineOf(trx, checkout.store_id, now),
       },
       staged: [],
     };
-  });
+  }
 
-  // The payment is committed: its session job goes to the queue now, or (Redis out of reach) with the
-  // outbox relay once Redis is back. Either way the request is answered as accepted, and the session is
-  // opened exactly once (a request refused before the commit left nothing behind).
-  await dispatchAfterCommit(deps, deps.knex, planned.staged);
-  return planned.initiation;
+  const paypal = paypalSettings(configured.settings);
+  if (paypal.pay_link) {
+    const link = payLinkWithAmount(paypal.pay_link, checkout.total_minor, checkout.currency);
+    const { payment, orderId } = await manualOrder(deps, uow, checkout, configured, link);
+    return {
+      initiation: { kind: 'redirect', paymentId: payment.id, redirectUrl: link, orderId },
+      staged: [],
+    };
+  }
+  if (!paypal.email) throw new InvalidError(METHOD_NOT_CONFIGURED).withCode('payment_method_not_configured');
+  const { payment, orderId } = await manualOrder(deps, uow, checkout, configured, null);
+  return {
+    initiation: {
+      kind: 'paypal_manual',
+      paymentId: payment.id,
+      orderId,
+      email: paypal.email,
+      amountMinor: checkout.total_minor,
+      currency: checkout.currency,
+      deadline: await deadlineOf(trx, checkout.store_id, now),
+    },
+    staged: [],
+  };
 }
 
 /** The options of a session job: its id is the payment's, so every path asking for it adds one job. */
@@ -347,13 +360,13 @@ async function deadlineOf(trx: Knex.Transaction, storeId: number, now: Date): Pr
 
 async function manualOrder(
   deps: PaymentsDeps,
-  trx: Knex.Transaction,
+  uow: UnitOfWork,
   checkout: Checkout,
   configured: StorePaymentMethod,
   providerUrl: string | null,
 ): Promise<{ payment: Payment; orderId: number }> {
-  const payment = await newPayment(trx, checkout, configured, 'initiated', providerUrl);
-  const { order } = await createOrderFromCheckout(trx, checkout.id, {
+  const payment = await newPayment(uow.trx, checkout, configured, 'initiated', providerUrl);
+  const { order } = await createOrderFromCheckout(uow, checkout.id, {
     paymentId: payment.id,
     paymentMethod: configured.method,
     status: ORDER_STATUS.UNDER_REVIEW,

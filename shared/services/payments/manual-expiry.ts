@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { ORDER_STATUS } from '../../../db/models';
-import { noteStockChanged } from '../catalogue/cache';
+import type { TxDeps, UnitOfWork } from '../../unit-of-work';
+import { noteStockChangedOn } from '../catalogue/cache';
 import { cancelOrder } from '../orders/cancel';
 import type { Queues } from '../../queues';
 import { dispatchDeliveries, recordMerchantEvent } from '../merchant/webhooks/events';
@@ -41,17 +42,20 @@ export function manualPaymentDeadline(placedAt: Date, days: number): Date {
 /** Where the merchant's `order.status_changed` webhooks go once a batch has committed (the worker passes it). */
 export interface ManualExpiryContext {
   queues: Queues;
+  /** Each batch is one unit of work (`deps.tx`): the stock and payment-status bumps wait for its commit. */
+  tx: TxDeps['tx'];
   config?: { merchantWebhookRetryDelayMs: number };
 }
 
 export async function expireManualOrders(
   knex: Knex,
   now: Date = new Date(),
-  ctx?: ManualExpiryContext,
+  ctx: ManualExpiryContext,
 ): Promise<ManualExpiryResult> {
   const total: ManualExpiryResult = { expired: 0, releasedCodes: 0, releasedStock: 0, releasedCouponUses: 0 };
   for (;;) {
-    const { picked, result, products, deliveries } = await knex.transaction(async (trx) => {
+    const { picked, result, deliveries } = await ctx.tx(async (uow) => {
+      const { trx } = uow;
       const due = await trx('orders as o')
         .join('stores as s', 's.id', 'o.store_id')
         .where('o.status', ORDER_STATUS.UNDER_REVIEW)
@@ -70,13 +74,14 @@ export async function expireManualOrders(
       };
       const touched: number[] = [];
       const sends: number[] = [];
-      for (const { id } of due) await expireOne(trx, id, now, batch, touched, sends);
-      return { picked: due.length, result: batch, products: touched, deliveries: sends };
+      for (const { id } of due) await expireOne(uow, id, now, batch, touched, sends);
+      // The product answers show the codes and stock given back.
+      noteStockChangedOn(uow, touched);
+      return { picked: due.length, result: batch, deliveries: sends };
     });
     for (const key of Object.keys(total) as (keyof ManualExpiryResult)[]) total[key] += result[key];
-    await noteStockChanged(knex, products);
     // Recorded with the change; a delivery not enqueued now stays in merchant_webhook_deliveries.
-    if (ctx?.config && deliveries.length > 0) {
+    if (ctx.config && deliveries.length > 0) {
       await dispatchDeliveries({ queues: ctx.queues, config: ctx.config }, deliveries);
     }
     if (picked < BATCH) return total;
@@ -84,13 +89,14 @@ export async function expireManualOrders(
 }
 
 async function expireOne(
-  trx: Knex.Transaction,
+  uow: UnitOfWork,
   orderId: number,
   now: Date,
   out: ManualExpiryResult,
   touched: number[],
   deliveries: number[],
 ): Promise<void> {
+  const { trx } = uow;
   const order = await trx('orders').where('id', orderId).first();
   // Confirmed, cancelled or refunded meanwhile (under the lock this cannot change any more).
   if (!order || Number(order.status) !== ORDER_STATUS.UNDER_REVIEW) return;
@@ -107,7 +113,7 @@ async function expireOne(
     .whereNotNull('p.stock')
     .select<{ product_id: number; quantity: number }[]>('i.product_id', 'i.quantity');
 
-  await cancelOrder({ knex: trx }, orderId, 'cancelled', now);
+  await cancelOrder({ uow }, orderId, 'cancelled', now);
   for (const item of stocked) {
     await trx('products')
       .where('id', item.product_id)
@@ -129,7 +135,7 @@ async function expireOne(
   }
 
   if (order.payment_id !== null) {
-    await transitionPayment(trx, Number(order.payment_id), {
+    await transitionPayment(uow, Number(order.payment_id), {
       from: ['pending', 'initiated'],
       to: 'expired',
       source: 'sweep',

@@ -1,4 +1,4 @@
-import type { Knex } from 'knex';
+import type { UnitOfWork } from '../../unit-of-work';
 import { Checkout, ORDER_STATUS, Order, Payment } from '../../../db/models';
 import { formatMoney } from '../../money';
 import { NotFoundError } from '../../errors';
@@ -53,13 +53,15 @@ export async function reconcilePayment(
 
   if (state.status === 'pending') return { outcome: 'pending' };
   if (state.status === 'failed') {
-    await transitionPayment(ctx.knex, payment.id, {
-      from: ['pending', 'initiated'],
-      to: 'failed',
-      source,
-      data: { ...audit, reason: state.failureReason ?? null },
-      patch: { error_message: (state.failureReason ?? 'The payment was not completed.').slice(0, 500) },
-    });
+    await ctx.tx((uow) =>
+      transitionPayment(uow, payment.id, {
+        from: ['pending', 'initiated'],
+        to: 'failed',
+        source,
+        data: { ...audit, reason: state.failureReason ?? null },
+        patch: { error_message: (state.failureReason ?? 'The payment was not completed.').slice(0, 500) },
+      }),
+    );
     return { outcome: 'failed' };
   }
 
@@ -76,18 +78,21 @@ export async function reconcilePayment(
       { paymentId, checkoutId: checkout.id },
       `paid amount does not match the checkout: ${reason}`,
     );
-    await transitionPayment(ctx.knex, payment.id, {
-      from: ['pending', 'initiated'],
-      to: 'failed',
-      source,
-      data: { ...audit, reason, amount_minor: state.amountMinor, currency: state.currency },
-      patch: { error_message: 'The amount paid does not match the order total.' },
-    });
+    await ctx.tx((uow) =>
+      transitionPayment(uow, payment.id, {
+        from: ['pending', 'initiated'],
+        to: 'failed',
+        source,
+        data: { ...audit, reason, amount_minor: state.amountMinor, currency: state.currency },
+        patch: { error_message: 'The amount paid does not match the order total.' },
+      }),
+    );
     return { outcome: 'amount-mismatch' };
   }
 
-  const { orderId, orderCreated } = await ctx.knex.transaction(async (trx) => {
-    await transitionPayment(trx, payment.id, {
+  const { orderId, orderCreated } = await ctx.tx(async (uow) => {
+    const { trx } = uow;
+    await transitionPayment(uow, payment.id, {
       from: PAYABLE_FROM,
       to: 'paid',
       source,
@@ -101,13 +106,13 @@ export async function reconcilePayment(
         .where('id', payment.id)
         .update({ saved_token_encrypted: ctx.cipher.encrypt(state.savedToken) });
     }
-    const { order, created } = await createOrderFromCheckout(trx, payment.checkout_id, {
+    const { order, created } = await createOrderFromCheckout(uow, payment.checkout_id, {
       paymentId: payment.id,
       paymentMethod: payment.method,
       status: ORDER_STATUS.IN_PROGRESS,
       logger: ctx.logger,
     });
-    if (!created && order.payment_id !== payment.id) await settleSecondPayment(ctx, trx, order, payment);
+    if (!created && order.payment_id !== payment.id) await settleSecondPayment(ctx, uow, order, payment);
     if (created) await startOrderSubscriptions(trx, order);
     await ctx.hooks?.afterOrder?.(order, trx);
     return { orderId: order.id, orderCreated: created };
@@ -123,10 +128,11 @@ export async function reconcilePayment(
  */
 async function settleSecondPayment(
   ctx: PaymentsContext,
-  trx: Knex.Transaction,
+  uow: UnitOfWork,
   order: Order,
   payment: Payment,
 ): Promise<void> {
+  const { trx } = uow;
   if (order.status === ORDER_STATUS.UNDER_REVIEW) {
     const previous = order.payment_id;
     await Order.query(trx)
@@ -134,7 +140,7 @@ async function settleSecondPayment(
       .where({ id: order.id, status: ORDER_STATUS.UNDER_REVIEW });
     await issueInvoiceForOrder(trx, order.id);
     if (previous !== null) {
-      await transitionPayment(trx, previous, {
+      await transitionPayment(uow, previous, {
         from: ['pending', 'initiated'],
         to: 'expired',
         source: 'worker',

@@ -104,28 +104,32 @@ export async function createProviderSession(
   } catch (err) {
     const refused = err instanceof ProviderRejectedError;
     if (!revivable && (refused || (err instanceof ProviderUnavailableError && opts.finalAttempt))) {
-      await transitionPayment(ctx.knex, payment.id, {
-        from: ['pending'],
-        to: 'failed',
-        source: 'worker',
-        data: { reason: (err as Error).message },
-        patch: { error_message: refused ? PROVIDER_REFUSED_MESSAGE : PROVIDER_UNAVAILABLE_MESSAGE },
-      });
+      await ctx.tx((uow) =>
+        transitionPayment(uow, payment.id, {
+          from: ['pending'],
+          to: 'failed',
+          source: 'worker',
+          data: { reason: (err as Error).message },
+          patch: { error_message: refused ? PROVIDER_REFUSED_MESSAGE : PROVIDER_UNAVAILABLE_MESSAGE },
+        }),
+      );
     }
     throw err;
   }
 
-  const moved = await transitionPayment(ctx.knex, payment.id, {
-    from,
-    to: 'initiated',
-    source: 'worker',
-    data: { provider_payment_id: session.providerPaymentId, ...(revivable ? { retried: true } : {}) },
-    patch: {
-      provider_payment_id: session.providerPaymentId,
-      provider_url: session.redirectUrl,
-      error_message: null,
-    },
-  });
+  const moved = await ctx.tx((uow) =>
+    transitionPayment(uow, payment.id, {
+      from,
+      to: 'initiated',
+      source: 'worker',
+      data: { provider_payment_id: session.providerPaymentId, ...(revivable ? { retried: true } : {}) },
+      patch: {
+        provider_payment_id: session.providerPaymentId,
+        provider_url: session.redirectUrl,
+        error_message: null,
+      },
+    }),
+  );
   if (!moved) {
     ctx.logger.warn({ paymentId }, 'provider session created for a payment that is no longer pending');
   }

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import { bumpAfterCommit, readStamp, StampedCache, type HotReadDeps } from '../../cache/versioned';
+import { readStamp, StampedCache, type HotReadDeps } from '../../cache/versioned';
+import type { Bumps } from '../../unit-of-work';
 import { sha256 } from '../../crypto';
 import { NotFoundError } from '../../errors';
 
@@ -75,9 +76,9 @@ async function statusRow(knex: Knex, tokenHash: string): Promise<StatusRow | und
 const ALL = 'pay:v:all';
 const checkoutCounter = (checkoutId: number): string => `pay:v:c:${checkoutId}`;
 
-/** Bumps the status counters of these checkouts (none given: of every checkout) once `knex`'s transaction commits. */
-export function notePaymentStatusChanged(knex: Knex, checkoutIds?: readonly number[]): Promise<void> {
-  return bumpAfterCommit(knex, checkoutIds === undefined ? [ALL] : checkoutIds.map(checkoutCounter));
+/** Bumps the status counters of these checkouts (none given: of every checkout) after the unit's commit. */
+export function notePaymentStatusChanged(uow: Bumps, checkoutIds?: readonly number[]): void {
+  uow.bump(checkoutIds === undefined ? [ALL] : checkoutIds.map(checkoutCounter));
 }
 
 /**

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
+import type { UnitOfWork } from '../../unit-of-work';
 import { Refund, RefundKind } from '../../../db/models';
 import { ValidationError } from '../../errors';
 import type { Logger } from '../../logger';
@@ -144,7 +145,7 @@ export function manualRefundNote(method: string, amountMinor: number, currency: 
  */
 export async function addRefund(
   deps: Pick<RefundDeps, 'providers'>,
-  trx: Knex.Transaction,
+  uow: UnitOfWork,
   order: { id: number; store_id: number; payment_id: number | null },
   input: RefundInput,
   actor: { merchantTokenId: number | null },
@@ -152,6 +153,7 @@ export async function addRefund(
   now: Date,
   opts: { whole?: boolean } = {},
 ): Promise<Refund | null> {
+  const { trx } = uow;
   const refuse = (message: string): null => {
     if (opts.whole) return null;
     throw ValidationError.field('amount', message);
@@ -211,7 +213,7 @@ export async function addRefund(
   );
   if (kind === 'manual') {
     return settleRefund(
-      trx,
+      uow,
       inserted.id,
       { status: 'succeeded', providerStatus: 'manual' },
       'merchant',

@@ -57,7 +57,7 @@ export async function requestRefund(
           return { refund: earlier, created: false, status: Number(order.status) as OrderStatus };
         }
       }
-      const refund = (await addRefund(deps, trx, order, input, actor, refunds, now))!;
+      const refund = (await addRefund(deps, uow, order, input, actor, refunds, now))!;
       let status = Number(order.status) as OrderStatus;
       if (refund.withdraw_goods && WITHDRAWABLE.includes(status)) {
         const moved = await changeOrderStatus(deps, storeId, orderId, ORDER_STATUS.REFUNDED, {

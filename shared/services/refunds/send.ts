@@ -1,4 +1,5 @@
 import { Payment, Refund } from '../../../db/models';
+import type { TxDeps } from '../../unit-of-work';
 import type { Cipher } from '../../crypto';
 import { NotFoundError } from '../../errors';
 import { isRefundingProvider, ProviderRejectedError } from '../../providers/types';
@@ -41,7 +42,7 @@ export class RefundQueuedBehindError extends Error {
  * timeout, and a crash in between leaves nothing half-done (the provider's side is found on the retry).
  */
 export async function sendRefund(
-  deps: RefundDeps & { cipher: Cipher },
+  deps: RefundDeps & TxDeps & { cipher: Cipher },
   refundId: number,
   now: () => Date = () => new Date(),
 ): Promise<SendOutcome> {
@@ -61,7 +62,8 @@ export async function sendRefund(
     }
     const credentials = await credentialsFor(deps, payment);
     await deps.knex('refunds').where('id', refundId).increment('attempts', 1);
-    outcome = await deps.knex.transaction(async (trx): Promise<SendOutcome> => {
+    outcome = await deps.tx(async (uow): Promise<SendOutcome> => {
+      const { trx } = uow;
       await trx.raw('select pg_advisory_xact_lock(hashtext(?), ?)', ['refunds', payment.id]);
       const current = await Refund.query(trx).findById(refundId).forUpdate();
       if (!current || current.status !== 'pending') {
@@ -93,7 +95,7 @@ export async function sendRefund(
       }
       if (answer.status === 'failed') {
         await settleRefund(
-          trx,
+          uow,
           refundId,
           {
             status: 'failed',
@@ -107,7 +109,7 @@ export async function sendRefund(
         return { outcome: 'failed', reason: 'declined' };
       }
       await settleRefund(
-        trx,
+        uow,
         refundId,
         {
           status: 'succeeded',
@@ -123,8 +125,8 @@ export async function sendRefund(
   } catch (err) {
     if (!(err instanceof ProviderRejectedError)) throw err;
     // Refused as made: no retry can change that. The merchant hears of it and may refund again.
-    await deps.knex.transaction((trx) =>
-      settleRefund(trx, refundId, { status: 'failed', failureReason: err.message }, 'worker', effects, now()),
+    await deps.tx((uow) =>
+      settleRefund(uow, refundId, { status: 'failed', failureReason: err.message }, 'worker', effects, now()),
     );
     outcome = { outcome: 'failed', reason: err.message };
   }

@@ -1,4 +1,4 @@
-import type { Knex } from 'knex';
+import type { UnitOfWork } from '../../unit-of-work';
 import { Refund } from '../../../db/models';
 import { NotFoundError } from '../../errors';
 import { PaymentSource, transitionPayment } from '../payments/audit';
@@ -12,19 +12,20 @@ export type RefundSettlement =
   | { status: 'failed'; providerStatus?: string | null; failureReason: string };
 
 /**
- * Moves a pending refund to its end, in the caller's transaction: succeeded (the money is back: the
+ * Moves a pending refund to its end, in the caller's unit of work: succeeded (the money is back: the
  * payment becomes refunded once its refunds cover it, and the REFUND_SUCCEEDED_HOOKS run) or failed (the
  * provider refused it: its amount is refundable again). Records the merchant event either way. A refund
  * that is not pending any more is answered as it is.
  */
 export async function settleRefund(
-  trx: Knex.Transaction,
+  uow: UnitOfWork,
   refundId: number,
   settlement: RefundSettlement,
   source: PaymentSource,
   effects: RefundEffects,
   now: Date = new Date(),
 ): Promise<Refund> {
+  const { trx } = uow;
   const current = await Refund.query(trx).findById(refundId).forUpdate();
   if (!current) throw new NotFoundError(`refund ${refundId} does not exist`);
   if (current.status !== 'pending') return current;
@@ -53,7 +54,7 @@ export async function settleRefund(
       .first();
     const refunded = Number(back?.total ?? 0);
     if (payment && refunded >= Number(payment.amount_minor)) {
-      await transitionPayment(trx, refund.payment_id, {
+      await transitionPayment(uow, refund.payment_id, {
         from: ['paid'],
         to: 'refunded',
         source,

@@ -1,7 +1,7 @@
 import { STANDARD_VAT_RATE_BP } from '../invoices/amounts';
-import { bumpAfterCommit } from '../../cache/versioned';
-import { CATALOG_ALL } from '../catalogue/cache';
-import { LICENSE_ALL } from '../licenses/cache';
+import type { TxDeps } from '../../unit-of-work';
+import { noteCatalogChangedEverywhereOn } from '../catalogue/cache';
+import { noteLicensesChangedOn } from '../licenses/cache';
 import { syncFixtureOwner } from '../dashboard/accounts';
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
@@ -57,7 +57,7 @@ export interface Manifest {
   stores: Record<string, StoreManifest>;
 }
 
-export interface SeedDeps {
+export interface SeedDeps extends TxDeps {
   knex: Knex;
   cipher: Cipher;
   appSecret: string;
@@ -79,16 +79,18 @@ const SEED_LOCK = 'commerce-platform:seed';
  */
 export async function loadFixture(deps: SeedDeps, input: unknown): Promise<Manifest> {
   const fixture: Fixture = validateFixture(input);
-  const manifest = await deps.knex.transaction(async (trx) => {
+  const manifest = await deps.tx(async (uow) => {
+    const { trx } = uow;
     await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [SEED_LOCK]);
     const out: Manifest = { stores: {} };
     for (const [i, store] of fixture.stores.entries()) {
       out.stores[store.ref] = await new StoreSeeder(trx, deps, store, `stores[${i}]`).run();
     }
+    // Once committed: every web process's store, product and license caches read afresh (shared/cache).
+    noteCatalogChangedEverywhereOn(uow);
+    noteLicensesChangedOn(uow);
     return out;
   });
-  // Committed: every web process's store, product and license caches read afresh (shared/cache).
-  await bumpAfterCommit(deps.knex, [CATALOG_ALL, LICENSE_ALL]);
   deps.logger.info({ stores: Object.keys(manifest.stores) }, 'fixture loaded');
   return manifest;
 }

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { TxDeps } from '../../unit-of-work';
 import {
   Checkout,
   ORDER_STATUS,
@@ -64,7 +65,7 @@ export interface RenewalResult {
   order_id: number | null;
 }
 
-export interface RenewalDeps {
+export interface RenewalDeps extends TxDeps {
   knex: Knex;
   queues: Queues;
   cipher: Cipher;
@@ -276,15 +277,16 @@ async function settlePaid(
   state: ProviderPaymentState,
   now: Date,
 ): Promise<Plan> {
-  return deps.knex.transaction(async (trx): Promise<Plan> => {
-    await transitionPayment(trx, p.payment.id, {
+  return deps.tx(async (uow): Promise<Plan> => {
+    const { trx } = uow;
+    await transitionPayment(uow, p.payment.id, {
       from: ['pending', 'initiated', 'failed'],
       to: 'paid',
       source: 'worker',
       data: { provider_status: state.providerStatus, renewal_id: p.renewal.id },
       patch: { provider_payment_id: state.providerPaymentId, paid_at: now, error_message: null },
     });
-    const { order } = await createOrderFromCheckout(trx, p.payment.checkout_id, {
+    const { order } = await createOrderFromCheckout(uow, p.payment.checkout_id, {
       paymentId: p.payment.id,
       paymentMethod: p.payment.method,
       status: ORDER_STATUS.IN_PROGRESS,
@@ -306,8 +308,9 @@ async function settleFailed(
   reason: string,
   now: Date,
 ): Promise<Plan> {
-  return deps.knex.transaction(async (trx): Promise<Plan> => {
-    await transitionPayment(trx, p.payment.id, {
+  return deps.tx(async (uow): Promise<Plan> => {
+    const { trx } = uow;
+    await transitionPayment(uow, p.payment.id, {
       from: ['pending', 'initiated'],
       to: 'failed',
       source: 'worker',

@@ -83,7 +83,10 @@ describe('Analytics storage: day partitions, rollups, retention', function () {
       .returning('id');
     expect(await whereIs(Number(id))).to.equal('analytics_events_default');
 
-    const result = await MAINTENANCE_TASKS['analytics-partitions']!(knex, now, { queues: deps.queues });
+    const result = await MAINTENANCE_TASKS['analytics-partitions']!(knex, now, {
+      queues: deps.queues,
+      tx: deps.tx,
+    });
     expect(result.created).to.be.at.least(1);
     for (let i = -1; i <= 7; i += 1) {
       const name = partitionName(dayOf(new Date(daysAgo(0).getTime() + i * DAY)));
@@ -130,7 +133,10 @@ describe('Analytics storage: day partitions, rollups, retention', function () {
     expect(before.traffic.page_views_30_days).to.equal(8 * 8); // 8 days in the window, 8 page views each
     expect(before.traffic.visitors_30_days).to.equal(10);
 
-    const rolled = await MAINTENANCE_TASKS['analytics-rollup']!(knex, now, { queues: deps.queues });
+    const rolled = await MAINTENANCE_TASKS['analytics-rollup']!(knex, now, {
+      queues: deps.queues,
+      tx: deps.tx,
+    });
     expect(rolled.rolledDays).to.be.at.least(7);
     const daily = await knex('analytics_daily')
       .where({ store_id: store.id, day: dayOf(daysAgo(10)) })
@@ -140,6 +146,7 @@ describe('Analytics storage: day partitions, rollups, retention', function () {
 
     const dropped = await MAINTENANCE_TASKS['analytics-retention']!(knex, now, {
       queues: deps.queues,
+      tx: deps.tx,
       config: { merchantWebhookRetryDelayMs: 1, analyticsRetentionDays: 5 },
     });
     expect(dropped.deletedRows + dropped.droppedPartitions).to.be.at.least(1);

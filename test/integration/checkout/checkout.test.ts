@@ -602,7 +602,7 @@ describe('Embed checkout', () => {
       // Past its lifetime a checkout is not found even before the task has run.
       expect(await findLiveCheckout(Checkout.knex(), store.id, urls[0])).to.equal(null);
 
-      const result = await expireCheckouts(suite.deps.knex);
+      const result = await expireCheckouts(suite.deps.knex, undefined, suite.deps);
       expect(result.expired).to.be.at.least(3);
       expect(
         await suite.deps.knex('product_codes').where({ product_id: codes.id, status: 'available' }),
@@ -613,7 +613,7 @@ describe('Embed checkout', () => {
       expect(statuses).to.deep.equal(['expired', 'expired', 'expired']);
 
       // A second run finds nothing more to give back.
-      await expireCheckouts(suite.deps.knex);
+      await expireCheckouts(suite.deps.knex, undefined, suite.deps);
       expect((await Product.query().findById(limited.id))!.stock).to.equal(5);
     });
 

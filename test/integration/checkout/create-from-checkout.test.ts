@@ -24,8 +24,8 @@ describe('createOrderFromCheckout', () => {
   }
 
   const run = (checkoutId: number, status: 1 | 2 | 3 | 4 = 3, logger?: WarningSink) =>
-    suite.deps.knex.transaction((trx) =>
-      createOrderFromCheckout(trx, checkoutId, { status, paymentMethod: 'card', paymentId: null, logger }),
+    suite.deps.tx((uow) =>
+      createOrderFromCheckout(uow, checkoutId, { status, paymentMethod: 'card', paymentId: null, logger }),
     );
 
   it('creates the order with the checkout’s snapshot once, and returns it again after', async () => {
@@ -80,7 +80,7 @@ describe('createOrderFromCheckout', () => {
     await Checkout.query()
       .whereIn('id', lapsed)
       .patch({ expires_at: new Date(Date.now() - 1000) });
-    await expireCheckouts(suite.deps.knex);
+    await expireCheckouts(suite.deps.knex, undefined, suite.deps);
     const live: number[] = [];
     for (let i = 0; i < 5; i += 1)
       live.push(await openCheckout({ product_id: product.id, coupon_code: 'HALF' }));
@@ -142,7 +142,7 @@ describe('createOrderFromCheckout', () => {
     await Checkout.query()
       .findById(late)
       .patch({ expires_at: new Date(Date.now() - 1000) });
-    await expireCheckouts(suite.deps.knex);
+    await expireCheckouts(suite.deps.knex, undefined, suite.deps);
     expect(
       await suite.deps.knex('product_codes').where({ product_id: product.id, status: 'available' }),
     ).to.have.length(2);
@@ -162,7 +162,7 @@ describe('createOrderFromCheckout', () => {
     await Checkout.query()
       .findById(checkoutId)
       .patch({ expires_at: new Date(Date.now() - 1000) });
-    await expireCheckouts(suite.deps.knex);
+    await expireCheckouts(suite.deps.knex, undefined, suite.deps);
     expect((await Product.query().findById(product.id))!.stock).to.equal(4);
 
     await run(checkoutId);

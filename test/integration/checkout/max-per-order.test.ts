@@ -50,7 +50,7 @@ describe('max_per_order: units per checkout line', function () {
       .where('store_id', store.id)
       .whereIn('status', ['created', 'payment_initiated'])
       .update({ expires_at: new Date(Date.now() - 1000) });
-    await expireCheckouts(deps.knex);
+    await expireCheckouts(deps.knex, undefined, deps);
     await server.close();
   });
 

@@ -1,4 +1,4 @@
-import { noteStockChanged } from '../../../shared/services/catalogue/cache';
+import { noteStockChangedOn } from '../../../shared/services/catalogue/cache';
 import { expect } from 'chai';
 import { Store } from '../../../db/models';
 import { createCategory, createPaymentMethod, createProduct, createStore } from '../../helpers/builders';
@@ -139,10 +139,12 @@ describe('GET /api/embed/product/{productId}', () => {
       .orderBy('id')
       .limit(2)
       .pluck('id');
-    await suite.deps.knex('product_codes').whereIn('id', held).update({ status: 'reserved' });
-    // Written here by hand: bump the product's cache counter as every stock writer does after commit
-    // (docs/caching.md); otherwise the answer cached by the first read would stand for its TTL.
-    await noteStockChanged(suite.deps.knex, [product.id]);
+    // Written here by hand, in a unit of work that bumps the product's cache counter after commit as every
+    // stock writer does (docs/caching.md); otherwise the answer cached by the first read would stand for its TTL.
+    await suite.deps.tx(async (uow) => {
+      await uow.trx('product_codes').whereIn('id', held).update({ status: 'reserved' });
+      noteStockChangedOn(uow, [product.id]);
+    });
     data = dataOf(await api.get(`/api/embed/product/${product.id}`));
     expect(data.stock).to.deep.equal({ is_in_stock: true, quantity: 1 });
   });

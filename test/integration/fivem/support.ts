@@ -53,8 +53,8 @@ export async function paidOrder(
     customer_phone: '500009601',
   });
   const payment = await insertPaidPayment(checkout);
-  const { order } = await deps.knex.transaction((trx) =>
-    createOrderFromCheckout(trx, checkout.id, {
+  const { order } = await deps.tx((uow) =>
+    createOrderFromCheckout(uow, checkout.id, {
       status: ORDER_STATUS.COMPLETED,
       paymentId: payment.id,
       paymentMethod: 'card',

@@ -104,7 +104,7 @@ describe('coupon uses are reserved at checkout', function () {
       .knex('checkouts')
       .where('id', checkoutId)
       .update({ expires_at: new Date(Date.now() - 1000) });
-    const result = await expireCheckouts(suite.deps.knex);
+    const result = await expireCheckouts(suite.deps.knex, undefined, suite.deps);
     expect(result.releasedCouponUses).to.be.at.least(1);
     expect((await Coupon.query().findById(coupon.id))?.reserved_uses).to.equal(0);
 

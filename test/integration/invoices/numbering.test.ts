@@ -47,8 +47,8 @@ describe('tax invoices: gapless numbers under concurrency', function () {
     const doomed = new Set(ids.filter((_, i) => i % 6 === 5));
     const results = await Promise.allSettled(
       ids.map((checkoutId) =>
-        deps.knex.transaction(async (trx) => {
-          const { order } = await createOrderFromCheckout(trx, checkoutId, {
+        deps.tx(async (uow) => {
+          const { order } = await createOrderFromCheckout(uow, checkoutId, {
             status: ORDER_STATUS.IN_PROGRESS,
           });
           if (doomed.has(checkoutId)) throw new Error('the payment transaction failed after the invoice');
@@ -73,9 +73,7 @@ describe('tax invoices: gapless numbers under concurrency', function () {
     const [checkoutId] = await checkouts(1);
     await Promise.all(
       [1, 2, 3].map(() =>
-        deps.knex.transaction((trx) =>
-          createOrderFromCheckout(trx, checkoutId!, { status: ORDER_STATUS.IN_PROGRESS }),
-        ),
+        deps.tx((uow) => createOrderFromCheckout(uow, checkoutId!, { status: ORDER_STATUS.IN_PROGRESS })),
       ),
     );
     const invoices = await deps.knex('invoices').where({ store_id: store.id });
@@ -84,9 +82,9 @@ describe('tax invoices: gapless numbers under concurrency', function () {
 
   it('concurrent partial refunds: gapless credit-note numbers, never more than the invoice', async () => {
     const ids = await checkouts(1);
-    const orderId = await deps.knex.transaction(
-      async (trx) =>
-        (await createOrderFromCheckout(trx, ids[0]!, { status: ORDER_STATUS.IN_PROGRESS })).order.id,
+    const orderId = await deps.tx(
+      async (uow) =>
+        (await createOrderFromCheckout(uow, ids[0]!, { status: ORDER_STATUS.IN_PROGRESS })).order.id,
     );
     // 20 refunds of 10.00 against a 115.00 invoice: 11 fit, 9 are refused.
     const results = await Promise.allSettled(
@@ -104,9 +102,9 @@ describe('tax invoices: gapless numbers under concurrency', function () {
 
   it('the refunds hook credits at most what is left, and never fails a refund over its paperwork', async () => {
     const ids = await checkouts(1);
-    const orderId = await deps.knex.transaction(
-      async (trx) =>
-        (await createOrderFromCheckout(trx, ids[0]!, { status: ORDER_STATUS.IN_PROGRESS })).order.id,
+    const orderId = await deps.tx(
+      async (uow) =>
+        (await createOrderFromCheckout(uow, ids[0]!, { status: ORDER_STATUS.IN_PROGRESS })).order.id,
     );
     const now = new Date();
     await deps.knex.transaction((trx) =>

@@ -213,6 +213,7 @@ describe('License Verification API: POST /verify', () => {
       });
       const result = await MAINTENANCE_TASKS['expire-licenses']!(deps.knex, new Date(), {
         queues: deps.queues,
+        tx: deps.tx,
       });
       expect(result.expired).to.be.at.least(1);
       const statusOf = async (id: number): Promise<string> =>
@@ -456,13 +457,13 @@ describe('License Verification API: POST /verify', () => {
     });
 
     it('sees a revoke made inside a caller’s transaction once that transaction commits', async () => {
-      // How the Merchant API's order status change calls cancelOrder: within its own transaction.
+      // How a writer calls cancelOrder within its own unit of work (the manual-payment expiry does).
       const orderId = await insertOrder(deps.knex, store);
       const license = await insertLicense(plain, { order_id: orderId });
       const body = { product_id: plain.id, license_key: license.key };
       expect((await verify(server, body)).status).to.equal(200);
-      await deps.knex.transaction(async (trx) => {
-        await cancelOrder({ knex: trx, redis: deps.redis, config: deps.config }, orderId, 'cancelled');
+      await deps.tx(async (uow) => {
+        await cancelOrder({ uow }, orderId, 'cancelled');
         // Not committed yet: verify still reads (and caches) the active license.
         expect((await verify(server, body)).status).to.equal(200);
       });

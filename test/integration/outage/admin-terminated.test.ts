@@ -37,8 +37,8 @@ describe('outages: a job meets an admin-terminated connection', function () {
   it('defers the job without spending an attempt, then completes it', async () => {
     const { checkout } = await insertCheckout(store, product, { quantity: 1 });
     const payment = await insertPaidPayment(checkout);
-    const { order } = await deps.knex.transaction((trx) =>
-      createOrderFromCheckout(trx, checkout.id, {
+    const { order } = await deps.tx((uow) =>
+      createOrderFromCheckout(uow, checkout.id, {
         status: ORDER_STATUS.IN_PROGRESS,
         paymentId: payment.id,
         paymentMethod: 'card',

@@ -262,8 +262,8 @@ describe('outages: a refused request starts no work', function () {
       { product_id: product.id },
       { customer_phone: '500000701' },
     );
-    const { order } = await web.knex.transaction((trx) =>
-      createOrderFromCheckout(trx, checkout.checkoutId, {
+    const { order } = await web.tx((uow) =>
+      createOrderFromCheckout(uow, checkout.checkoutId, {
         status: ORDER_STATUS.UNDER_REVIEW,
         paymentId: null,
         paymentMethod: 'bank',

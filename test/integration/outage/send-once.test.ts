@@ -75,8 +75,8 @@ describe('messages are sent once: a retry after a crash between the send and its
     await deps.knex('product_codes').insert({ product_id: product.id, code: `ONCE-${store.id}-1` });
     const { checkout } = await insertCheckout(store, product, { customer_phone: '500000702' });
     const payment = await insertPaidPayment(checkout);
-    const { order } = await deps.knex.transaction((trx) =>
-      createOrderFromCheckout(trx, checkout.id, {
+    const { order } = await deps.tx((uow) =>
+      createOrderFromCheckout(uow, checkout.id, {
         status: ORDER_STATUS.IN_PROGRESS,
         paymentId: payment.id,
         paymentMethod: 'card',

@@ -63,8 +63,8 @@ describe('fulfilment: keys, licenses, subscriptions, FiveM, order status, cancel
       customer_phone: opts.phone ?? '500009501',
     });
     const payment = await insertPaidPayment(checkout);
-    const created = await deps.knex.transaction((trx) =>
-      createOrderFromCheckout(trx, checkout.id, {
+    const created = await deps.tx((uow) =>
+      createOrderFromCheckout(uow, checkout.id, {
         status: opts.status ?? ORDER_STATUS.IN_PROGRESS,
         paymentId: payment.id,
         paymentMethod: 'card',

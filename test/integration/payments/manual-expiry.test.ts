@@ -97,11 +97,15 @@ describe('Manual-payment orders expire after the store’s deadline', function (
     expect((await suite.deps.knex('coupons').where('id', coupon.id).first()).uses_count).to.equal(1);
 
     // Before the deadline (2 days): nothing moves.
-    const early = await expireManualOrders(suite.deps.knex, new Date(Date.now() + 2 * DAY - 60_000));
+    const early = await expireManualOrders(
+      suite.deps.knex,
+      new Date(Date.now() + 2 * DAY - 60_000),
+      suite.deps,
+    );
     expect(early.expired).to.equal(0);
 
     const later = new Date(Date.now() + 2 * DAY + 60_000);
-    const first = await expireManualOrders(suite.deps.knex, later);
+    const first = await expireManualOrders(suite.deps.knex, later, suite.deps);
     expect(first).to.deep.equal({ expired: 2, releasedCodes: 2, releasedStock: 3, releasedCouponUses: 1 });
     expect(await available()).to.equal(2);
     expect(await stock()).to.equal(5);
@@ -129,7 +133,7 @@ describe('Manual-payment orders expire after the store’s deadline', function (
     const again = await guestCheckout(suite.server, store, { product_id: keys.id, coupon_code: 'TENOFF' });
     expect(again.amount).to.equal('36.00');
 
-    const second = await expireManualOrders(suite.deps.knex, later);
+    const second = await expireManualOrders(suite.deps.knex, later, suite.deps);
     expect(second).to.deep.equal({ expired: 0, releasedCodes: 0, releasedStock: 0, releasedCouponUses: 0 });
     expect(await stock()).to.equal(5);
 
@@ -151,7 +155,9 @@ describe('Manual-payment orders expire after the store’s deadline', function (
 
     const later = new Date(Date.now() + 4 * DAY);
     // (Other tests' orders in this database may be due too: what is checked is this store's own.)
-    await Promise.all(Array.from({ length: 5 }, () => expireManualOrders(suite.deps.knex, later)));
+    await Promise.all(
+      Array.from({ length: 5 }, () => expireManualOrders(suite.deps.knex, later, suite.deps)),
+    );
     for (const { order } of orders) {
       expect((await Order.query().findById(order.id))!.status).to.equal(ORDER_STATUS.CANCELLED);
       const audit = await suite.deps.knex('order_status_events').where('order_id', order.id);

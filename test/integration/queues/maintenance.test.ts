@@ -82,7 +82,7 @@ describe('maintenance tasks', () => {
     const freshKey = await insertCode('KEY-2', fresh);
     const spareKey = await insertCode('KEY-3', null);
 
-    expect(await expireCheckouts(deps.knex)).to.deep.equal({
+    expect(await expireCheckouts(deps.knex, undefined, deps)).to.deep.equal({
       expired: 2,
       releasedCodes: 1,
       releasedStock: 0,
@@ -103,7 +103,7 @@ describe('maintenance tasks', () => {
       { id: spareKey, status: 'available', checkout_id: null },
     ]);
 
-    expect(await expireCheckouts(deps.knex)).to.deep.equal({
+    expect(await expireCheckouts(deps.knex, undefined, deps)).to.deep.equal({
       expired: 0,
       releasedCodes: 0,
       releasedStock: 0,

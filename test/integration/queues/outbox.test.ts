@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { afterCommit } from '../../../shared/after-commit';
 import type { Deps } from '../../../shared/deps';
-import { dispatchAfterCommit, relayOutbox, stageJob } from '../../../shared/queues/outbox';
+import { dispatchStaged, relayOutbox, stageJob } from '../../../shared/queues/outbox';
+import { inUnit } from '../../../shared/unit-of-work';
 import { isolatedDeps } from '../../helpers/deps';
 
 /**
@@ -39,15 +40,11 @@ describe('after commit: outbox jobs and effects', () => {
   });
 
   it('a job staged in a rolled-back transaction is neither kept nor enqueued', async () => {
-    await deps.knex
-      .transaction(async (trx) => {
-        const staged = await stageJob(
-          trx,
-          'fulfilment',
-          { orderId: 990001, event: 'paid' },
-          { jobId: 'ob-rb' },
+    await deps
+      .tx(async (uow) => {
+        uow.stage(
+          await stageJob(uow.trx, 'fulfilment', { orderId: 990001, event: 'paid' }, { jobId: 'ob-rb' }),
         );
-        await dispatchAfterCommit(deps, trx, [staged]);
         throw new Error('roll back');
       })
       .catch(() => undefined);
@@ -56,16 +53,12 @@ describe('after commit: outbox jobs and effects', () => {
     expect(await job('ob-rb')).to.equal(undefined);
   });
 
-  it('a job staged inside a caller’s transaction is enqueued once that commits, and its row removed', async () => {
-    await deps.knex.transaction(async (outer) => {
-      await outer.transaction(async (inner) => {
-        const staged = await stageJob(
-          inner,
-          'fulfilment',
-          { orderId: 990002, event: 'paid' },
-          { jobId: 'ob-c' },
+  it('a job staged by a writer in the caller’s unit of work is enqueued once that commits, and its row removed', async () => {
+    await deps.tx(async (outer) => {
+      await inUnit({ uow: outer }, async (uow) => {
+        uow.stage(
+          await stageJob(uow.trx, 'fulfilment', { orderId: 990002, event: 'paid' }, { jobId: 'ob-c' }),
         );
-        await dispatchAfterCommit(deps, inner, [staged]);
       });
       expect(await job('ob-c'), 'not before the outer commit').to.equal(undefined);
     });
@@ -85,7 +78,7 @@ describe('after commit: outbox jobs and effects', () => {
     expect((await relayOutbox(deps.knex, later, deps)).relayed).to.equal(1);
     expect(await outboxRows('ob-relay')).to.equal(0);
     // A writer that dispatches late after the relay adds nothing: same job id.
-    await dispatchAfterCommit(deps, deps.knex, [staged]);
+    await dispatchStaged(deps, [staged]);
     const jobs = (await deps.queues.fulfilment.getJobs(['waiting', 'delayed'])).filter(
       (j) => j.data.orderId === 990003,
     );

@@ -106,8 +106,8 @@ describe('operator retries from the dashboard', function () {
     await deps.knex('product_codes').insert({ product_id: product.id, code: `KEY-${phone}` });
     const { checkout } = await insertCheckout(store, product, { quantity: 1, customer_phone: phone });
     const payment = await insertPaidPayment(checkout);
-    const { order } = await deps.knex.transaction((trx) =>
-      createOrderFromCheckout(trx, checkout.id, {
+    const { order } = await deps.tx((uow) =>
+      createOrderFromCheckout(uow, checkout.id, {
         status: ORDER_STATUS.IN_PROGRESS,
         paymentId: payment.id,
         paymentMethod: 'card',
@@ -333,8 +333,8 @@ describe('operator retries after the worker lost its database', function () {
       customer_phone: '500000501',
     });
     const payment = await insertPaidPayment(checkout);
-    const { order } = await deps.knex.transaction((trx) =>
-      createOrderFromCheckout(trx, checkout.id, {
+    const { order } = await deps.tx((uow) =>
+      createOrderFromCheckout(uow, checkout.id, {
         status: ORDER_STATUS.IN_PROGRESS,
         paymentId: payment.id,
         paymentMethod: 'card',

@@ -297,13 +297,13 @@ describe('Storefront cart and multi-item checkout', function () {
     cartOf(await call(suite, shop, '/api/cart/add', { json: { product_id: crate.id, quantity: 3 }, cartId }));
     // The task sweeps the whole database: what other suites left unpaid is expired first, so the counts
     // below are this checkout's own.
-    await expireCheckouts(suite.deps.knex, new Date(Date.now() + 2 * 3600_000));
+    await expireCheckouts(suite.deps.knex, new Date(Date.now() + 2 * 3600_000), suite.deps);
     const opened = await call(suite, shop, '/api/checkout', { json: GUEST_WITH_PHONE, cartId });
     expect(opened.status, opened.text).to.equal(200);
     const stock = async (id: number) => (await Product.query(suite.deps.knex).findById(id))!.stock;
     expect([await stock(boxed.id), await stock(crate.id)]).to.deep.equal([3, 0]);
 
-    const result = await expireCheckouts(suite.deps.knex, new Date(Date.now() + 2 * 3600_000));
+    const result = await expireCheckouts(suite.deps.knex, new Date(Date.now() + 2 * 3600_000), suite.deps);
     expect(result).to.include({ releasedCodes: 2, releasedStock: 5 });
     expect([await stock(boxed.id), await stock(crate.id)]).to.deep.equal([5, 3]);
     expect(
