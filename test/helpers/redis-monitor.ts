@@ -5,7 +5,10 @@ import { waitFor } from '../integration/queues/support';
 import { testRedisUrl } from './env';
 
 export interface RedisMonitor {
-  /** The commands naming a key under the prefix that Redis ran while `fn` ran (MONITOR lines). */
+  /**
+   * The commands naming a key under the prefix that clients sent while `fn` ran (MONITOR lines; one per
+   * round trip, but a pipeline or MULTI shows each of its commands).
+   */
   commandsDuring(fn: () => Promise<void>): Promise<string[]>;
   /** The ids of the clients whose connection name contains `name`. */
   clientIds(name: string): Promise<string[]>;
@@ -28,7 +31,8 @@ export async function monitorRedis(prefix: string): Promise<RedisMonitor> {
   socket.on('data', (chunk: Buffer) => {
     const lines = (pending + chunk.toString()).split('\r\n');
     pending = lines.pop() ?? '';
-    for (const line of lines) if (line.includes(`"${prefix}:`)) seen.push(line);
+    // Commands a script runs are shown as from `lua`: they are part of the script's one round trip.
+    for (const line of lines) if (line.includes(`"${prefix}:`) && !/\[\d+ lua\]/.test(line)) seen.push(line);
   });
   socket.write('MONITOR\r\n');
 

@@ -61,9 +61,9 @@ describe('hot reads: version counters tracked by Redis (client-side caching)', f
     await waitFor('the drop noticed', async () => !b.caches.counters!.isLive || undefined);
     expect(b.caches.counters!.size).to.equal(0);
 
-    const untracked = await redis.commandsDuring(async () =>
-      expect(await readStamp(b, names)).to.equal('1.0'),
-    );
+    const untracked = await redis.commandsDuring(async () => {
+      expect(await readStamp(b, names)).to.equal('1.0');
+    });
     expect(untracked).to.have.length(1);
     expect(untracked[0]).to.match(/"mget"/i);
     await waitFor('tracking back', async () => b.caches.counters!.isLive || undefined);
