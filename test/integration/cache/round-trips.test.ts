@@ -71,4 +71,33 @@ describe('hot requests: Redis commands per request on a cache hit', function () 
     );
     expect(commands).to.deep.equal(['evalsha']);
   });
+
+  it('analytics collect: the rate-limit script per request; the requests of a few ms share one queue add', async () => {
+    const domain = `rt-${Date.now()}.example.test`;
+    await createStore({ domains: [domain] });
+    const collect = () =>
+      server.request('/api/storefront/analytics/collect', {
+        method: 'POST',
+        json: { type: 'pageview', path: '/' },
+        headers: {
+          Host: domain,
+          'X-Forwarded-For': randomIp(),
+          'User-Agent': 'Mozilla/5.0 (X11; Linux x86_64)',
+        },
+      });
+    for (let i = 0; i < 2; i++) expect((await collect()).status).to.equal(202);
+    const commands = await redis.commandsDuring(async () => {
+      const answers = await Promise.all(Array.from({ length: 20 }, collect));
+      for (const res of answers) expect(res.status, res.text).to.equal(202);
+    });
+    const limits = commands.filter((line) => line.includes(':{rl}:analytics_ip:'));
+    const adds = commands.filter((line) => !limits.includes(line));
+    expect(limits).to.have.length(20);
+    // Each queue add is one script of its own; fewer adds than requests, and every event is in a job.
+    expect(adds.length).to.be.within(1, 19);
+    for (const line of adds) expect(line).to.match(/"evalsha" .*:analytics:/);
+    const jobs = await deps.queues.analytics.getJobs(['waiting']);
+    expect(jobs).to.have.length(2 + adds.length);
+    expect(jobs.reduce((sum, job) => sum + job.data.events.length, 0)).to.equal(22);
+  });
 });
