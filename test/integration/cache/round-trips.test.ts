@@ -100,4 +100,38 @@ describe('hot requests: Redis commands per request on a cache hit', function () 
     expect(jobs).to.have.length(2 + adds.length);
     expect(jobs.reduce((sum, job) => sum + job.data.events.length, 0)).to.equal(22);
   });
+
+  it('auth/start: four Redis scripts, seven Postgres statements (two of them at once)', async () => {
+    const store = await createStore();
+    const product = await createProduct(store, { price_minor: 1_000, stock: 5 });
+    let phone = 5_500_000;
+    const start = () =>
+      server.request('/api/embed/auth/start', {
+        method: 'POST',
+        json: {
+          product_id: product.id,
+          country_code: '966',
+          phone: `55${String((phone += 1) % 10_000_000).padStart(7, '0')}`,
+        },
+        headers: { 'X-Embed-Key': store.embed_key, 'X-Forwarded-For': randomIp() },
+      });
+    expect((await start()).status).to.equal(200);
+    const statements: string[] = [];
+    const onQuery = (q: { sql: string }) => statements.push(q.sql);
+    deps.knex.on('query', onQuery);
+    const commands = await redis.commandsDuring(async () => {
+      const res = await start();
+      expect(res.status, res.text).to.equal(200);
+    });
+    deps.knex.off('query', onQuery);
+    // Redis: the Embed guards' limits, both start limits in one script, the store's message budget, the
+    // send job (before: the two start limits were two round trips).
+    expect(commands).to.have.length(4);
+    expect(commands.filter((line) => line.includes(':otp_start_'))).to.have.length(1);
+    expect(commands.find((line) => line.includes(':otp_start_ip:'))).to.include(':otp_start_phone:');
+    // Postgres: product and blocked phone read at once, the session inserted RETURNING its row (not read
+    // again), its send job staged in the same transaction and removed from the outbox once enqueued.
+    expect(statements).to.have.length(7);
+    expect(statements.filter((sql) => /^select "otp_sessions"/.test(sql))).to.deep.equal([]);
+  });
 });
