@@ -53,6 +53,11 @@ export interface Config {
    */
   readonly appSecret?: string;
   readonly logLevel: string;
+  /**
+   * The access log at high rates (api/middleware/access-log.ts): success lines beyond `fullPerSecond` a
+   * second are written one in `sampleOneIn`; errors always.
+   */
+  readonly accessLog: { readonly fullPerSecond: number; readonly sampleOneIn: number };
   readonly workerQueues?: readonly string[];
   /**
    * Jobs one worker process runs at once: `all` from WORKER_CONCURRENCY, `byQueue` from
@@ -171,6 +176,8 @@ const schema = Joi.object({
   DASHBOARD_PASSWORD: Joi.string().allow(''),
   APP_SECRET: Joi.string().min(32),
   LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
+  ACCESS_LOG_FULL_PER_SECOND: Joi.number().integer().min(0).default(100),
+  ACCESS_LOG_SAMPLE: positiveInt.max(1_000_000).default(100),
   WORKER_QUEUES: Joi.string().pattern(/^[a-z0-9_-]+(,[a-z0-9_-]+)*$/),
   WORKER_CONCURRENCY: positiveInt.max(1000),
   UPLOAD_DIR: Joi.string().default('.data/uploads'),
@@ -299,6 +306,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dashboardPassword: (v.DASHBOARD_PASSWORD as string | undefined) || undefined,
     appSecret: v.APP_SECRET as string | undefined,
     logLevel: String(v.LOG_LEVEL),
+    accessLog: Object.freeze({
+      fullPerSecond: Number(v.ACCESS_LOG_FULL_PER_SECOND),
+      sampleOneIn: Number(v.ACCESS_LOG_SAMPLE),
+    }),
     workerQueues: v.WORKER_QUEUES ? Object.freeze(String(v.WORKER_QUEUES).split(',')) : undefined,
     workerConcurrency,
     uploadDir: String(v.UPLOAD_DIR),

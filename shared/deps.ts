@@ -1,4 +1,4 @@
-import { HotCaches } from './cache/versioned';
+import { HotCaches, trackCounters } from './cache/versioned';
 import { createServices, type Services } from './create-services';
 import { unitOfWork, type UnitOfWork } from './unit-of-work';
 import knexFactory, { Knex } from 'knex';
@@ -208,6 +208,14 @@ export async function createDeps(
   }
   // Services that receive only a knex bump the hot-read caches' counters through it (shared/cache).
 
+  // Version counters answered from memory while Redis pushes their invalidations (not on a cluster).
+  const tracking = trackCounters(
+    target,
+    { redis, config, logger },
+    `${config.queuePrefix}:${opts.role}:tracking`,
+  );
+  const caches = new HotCaches(tracking);
+
   const parts = {
     config,
     role: opts.role,
@@ -223,7 +231,7 @@ export async function createDeps(
     storage: createStorage(config),
     appSecret,
     cipher: new Cipher(appSecret),
-    caches: new HotCaches(),
+    caches,
   };
   const deps: Deps = {
     ...parts,
@@ -231,6 +239,7 @@ export async function createDeps(
     tx: (work) => unitOfWork(deps, work),
     async close() {
       await closeQueues(queues);
+      await tracking?.close();
       await closeAll();
     },
   };

@@ -77,7 +77,7 @@ export function httpMetrics(app: object, deps: Deps): AppMiddleware {
   });
   registries.set(app, registry);
 
-  const log = accessLog(deps.logger);
+  const log = accessLog(deps.logger, deps.config.accessLog);
 
   return async (ctx, next) => {
     const started = process.hrtime.bigint();
@@ -96,7 +96,7 @@ export function httpMetrics(app: object, deps: Deps): AppMiddleware {
         status: String(failed ? 500 : ctx.status),
       };
       duration.observe(labels, seconds);
-      log?.(ctx, route, seconds);
+      log?.(ctx, route, seconds, failed);
     }
   };
 }

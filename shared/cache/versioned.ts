@@ -1,4 +1,5 @@
-import type { RedisClient } from '../redis';
+import { Redis } from 'ioredis';
+import { redisOptions, type RedisClient, type RedisTarget } from '../redis';
 
 /**
  * Hot reads without Postgres: every process keeps what it read in memory, stamped with version counters
@@ -34,10 +35,179 @@ export const MAX_ENTRIES = 20_000;
 export const counterKey = (deps: CacheDeps, name: string): string =>
   `${deps.config.queuePrefix}:{cache}:${name}`;
 
-/** A stamp of the counters that guard one cached value: equal stamps mean nothing changed in between. */
-export async function readStamp(deps: CacheDeps, counters: readonly string[]): Promise<string> {
-  const values = await deps.redis.mget(...counters.map((c) => counterKey(deps, c)));
+/**
+ * A stamp of the counters that guard one cached value: equal stamps mean nothing changed in between.
+ * With the process's counter tracking live (`deps.caches.counters`, TrackedCounters) the counters are
+ * answered from memory when every one of them is known; otherwise one MGET.
+ */
+export async function readStamp(
+  deps: CacheDeps & { caches?: HotCaches },
+  counters: readonly string[],
+): Promise<string> {
+  const keys = counters.map((c) => counterKey(deps, c));
+  const tracked = deps.caches?.counters;
+  const values = tracked ? await tracked.read(deps.redis, keys) : await deps.redis.mget(...keys);
   return values.map((v) => v ?? '0').join('.');
+}
+
+/**
+ * Redis server-assisted client-side caching of the version counters (Redis "client-side caching",
+ * broadcasting mode): one dedicated connection per process asks Redis to tell it about every write to a
+ * key under `<prefix>:{cache}:` (`CLIENT TRACKING ON REDIRECT <itself> BCAST PREFIX ...`, RESP2, the
+ * messages arriving on `__redis__:invalidate`). A counter read once is then kept in memory until Redis
+ * says it was written, so a cache hit asks Redis nothing.
+ *
+ * Correctness:
+ * - A counter is kept only while tracking is live: from the moment the connection has subscribed, until
+ *   it closes. Every (re)connection starts with an empty map; a close, an error or a failed setup empties
+ *   it and reads go back to one MGET each (the validated-stamp behaviour) until tracking is live again.
+ *   So a lost invalidation (the connection dropped, Redis restarted or killed the client for its output
+ *   buffer) never leaves a stale counter behind.
+ * - A value read by MGET is kept only when no invalidation arrived while it was in flight (the message
+ *   and the reply travel on two connections, in either order).
+ * - A counter is kept at most `maxAgeMs` (CACHE_TTL_MS) and then read again, and cached values expire
+ *   after CACHE_TTL_MS anyway: the bound on anything tracking could miss without closing the connection.
+ * - A FLUSHALL/FLUSHDB (an invalidation without keys) empties the map.
+ * A change is therefore seen by a process as soon as Redis's message reaches it (it is sent when the
+ * writer's INCR runs, before the writer gets its reply), at worst after CACHE_TTL_MS.
+ *
+ * Not on a Redis Cluster (REDIS_CLUSTER_NODES): tracking is per node and the counters' slot moves with a
+ * failover, so a cluster keeps the validated-stamp behaviour (one MGET per read); see docs/caching.md.
+ */
+export class TrackedCounters {
+  private readonly values = new Map<string, { value: string | null; at: number }>();
+  private live = false;
+  /** Moves with every invalidation and every change of connection. */
+  private generation = 0;
+  /** Moves with every change of connection only. */
+  private session = 0;
+  private closed = false;
+
+  constructor(
+    private readonly conn: Redis,
+    private readonly prefix: string,
+    private readonly logger?: CacheLogger,
+    private readonly maxAgeMs = CACHE_TTL_MS,
+    private readonly maxEntries = MAX_ENTRIES,
+  ) {
+    conn.on('messageBuffer', (_channel: Buffer, keys: unknown) => this.invalidate(keys));
+    conn.on('ready', () => void this.establish());
+    for (const event of ['close', 'end', 'reconnecting']) conn.on(event, () => this.drop());
+    conn.on('error', (err: Error) => {
+      this.drop();
+      this.logger?.warn({ err: err.message }, 'cache counter tracking: redis connection error');
+    });
+    if (conn.status === 'ready') void this.establish();
+  }
+
+  /** True while invalidations are being received (counters are answered from memory). */
+  get isLive(): boolean {
+    return this.live;
+  }
+
+  /** How many counters are known in memory. */
+  get size(): number {
+    return this.values.size;
+  }
+
+  /** The values of these counter keys: from memory when all are known and tracking is live, else one MGET. */
+  async read(redis: RedisClient, keys: readonly string[]): Promise<(string | null)[]> {
+    if (this.live) {
+      const now = Date.now();
+      const known: (string | null)[] = [];
+      for (const key of keys) {
+        const entry = this.values.get(key);
+        if (!entry || now - entry.at > this.maxAgeMs) break;
+        known.push(entry.value);
+      }
+      if (known.length === keys.length) return known;
+    }
+    const generation = this.generation;
+    const values = await redis.mget(...keys);
+    if (this.live && generation === this.generation) {
+      const now = Date.now();
+      keys.forEach((key, i) => {
+        if (this.values.size >= this.maxEntries && !this.values.has(key)) {
+          const oldest = this.values.keys().next().value;
+          if (oldest !== undefined) this.values.delete(oldest);
+        }
+        this.values.set(key, { value: values[i] ?? null, at: now });
+      });
+    }
+    return values;
+  }
+
+  /** Stops tracking and closes the connection. */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.drop();
+    await this.conn.quit().catch(() => undefined);
+    this.conn.disconnect();
+  }
+
+  private async establish(): Promise<void> {
+    this.drop();
+    const session = this.session;
+    try {
+      const id = await this.conn.client('ID');
+      await this.conn.call(
+        'CLIENT',
+        'TRACKING',
+        'ON',
+        'REDIRECT',
+        String(id),
+        'BCAST',
+        'PREFIX',
+        this.prefix,
+      );
+      await this.conn.subscribe('__redis__:invalidate');
+      // Anything read before this point was read without tracking: a new generation keeps it out.
+      if (session !== this.session || this.closed) return;
+      this.generation++;
+      this.live = true;
+    } catch (err) {
+      this.drop();
+      this.logger?.warn(
+        { err: (err as Error).message },
+        'cache counter tracking not set up: every cached read checks its counters in Redis',
+      );
+    }
+  }
+
+  private drop(): void {
+    this.live = false;
+    this.session++;
+    this.generation++;
+    this.values.clear();
+  }
+
+  private invalidate(keys: unknown): void {
+    this.generation++;
+    if (!Array.isArray(keys)) {
+      this.values.clear();
+      return;
+    }
+    for (const key of keys) this.values.delete(String(key));
+  }
+}
+
+/**
+ * The counter tracking of one process (TrackedCounters) on its own connection, or undefined on a Redis
+ * Cluster (validated stamps there: one MGET per read).
+ */
+export function trackCounters(
+  target: RedisTarget,
+  deps: CacheDeps & { logger?: CacheLogger },
+  name?: string,
+): TrackedCounters | undefined {
+  if (typeof target !== 'string') return undefined;
+  const conn = new Redis(target, {
+    ...redisOptions('general'),
+    protocol: 2,
+    autoResubscribe: false,
+    connectionName: name,
+  });
+  return new TrackedCounters(conn, counterKey(deps, ''), deps.logger);
 }
 
 /** Bumps these counters in one round trip. Call after the change committed. */
@@ -127,6 +297,9 @@ export class StampedCache<T> {
 export class HotCaches {
   private readonly byName = new Map<string, StampedCache<unknown>>();
   private readonly running = new Map<string, Promise<unknown>>();
+
+  /** @param counters this process's counter tracking (none: every read checks its counters in Redis). */
+  constructor(readonly counters?: TrackedCounters) {}
 
   /** The cache called `name` (made on first use with these bounds). */
   of<T>(name: string, ttlMs = CACHE_TTL_MS, maxEntries = MAX_ENTRIES): StampedCache<T> {

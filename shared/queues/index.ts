@@ -102,7 +102,8 @@ const STANDARD: Retention = {
 /**
  * Finished jobs kept per queue, each bounded by age and by count, so Redis holds a bounded number of jobs
  * whatever the traffic (docs/runbook.md, "Job retention"):
- * - `analytics`: a job carries its events (up to 30, each with up to 2 KB of properties) and a random id
+ * - `analytics`: a job carries the events a web process accepted for one store within a few milliseconds
+ *   (up to about 300, each with up to 2 KB of properties; shared/services/analytics/batcher.ts) and a random id
  *   nothing dedupes on: once written to Postgres its copy serves no one, so only the last 100 completed
  *   (an hour at most) stay for an operator to look at; failed ones a week, at most 1,000.
  * - `otp`: a code is worth nothing once its session expired (minutes): an hour of completed jobs covers

@@ -2,12 +2,13 @@ import { expect } from 'chai';
 import { ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import type { Deps } from '../../shared/deps';
-import { createProduct, createStore } from '../helpers/builders';
+import { createProduct, createStore, merchantToken } from '../helpers/builders';
 import { isolatedDeps } from '../helpers/deps';
 import { TEST_ENV } from '../helpers/env';
 import { randomIp } from '../helpers/otp';
 import { browse, hostedMethod, orderOf, paymentIdOf, sessionOf } from '../integration/payments/support';
 import { httpClient } from '../helpers/http';
+import { monitorRedis } from '../helpers/redis-monitor';
 import { waitFor } from '../integration/queues/support';
 import { freePort } from './support';
 
@@ -144,5 +145,63 @@ describe('hot-read caches across two web processes', function () {
     const order = await orderOf(opened.body.data.checkout_id as number, 20_000);
     expect(await status(web2)).to.deep.equal({ is_paid: true, order_id: order.id });
     expect(await status(web1)).to.deep.equal({ is_paid: true, order_id: order.id });
+  });
+
+  it('a cache hit asks Redis nothing; a price change is seen by both, also after their tracking connections dropped', async () => {
+    const [web1, web2] = [started[0]!.url, started[1]!.url];
+    const store = await createStore();
+    const product = await createProduct(store, { price_minor: 2_500, stock: 10 });
+    const key = { 'X-Embed-Key': store.embed_key };
+    const price = async (base: string) =>
+      ((await get(base, `/api/embed/product/${product.id}`, key)).body.data.price as { actual: number })
+        .actual;
+    const token = await merchantToken(store);
+    const setPrice = async (value: string) => {
+      const res = await fetch(`${web1}/shawarma/products/${product.id}`, {
+        method: 'PATCH',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+        body: JSON.stringify({ price: value }),
+      });
+      expect(res.status, await res.text()).to.equal(200);
+    };
+    const redis = await monitorRedis(deps.config.queuePrefix);
+    try {
+      for (const base of [web1, web2]) expect(await price(base)).to.equal(25);
+      // Warm: both answer from memory, and each hit sends Redis no command (rate limits are off here).
+      const hits = await redis.commandsDuring(async () => {
+        for (const base of [web1, web2, web1, web2]) expect(await price(base)).to.equal(25);
+      });
+      expect(hits).to.deep.equal([]);
+
+      await setPrice('30.00');
+      expect(await price(web2)).to.equal(30);
+      expect(await price(web1)).to.equal(30);
+
+      // Both web processes lose their tracking connection (and any invalidation on it); a change made
+      // right then is still seen at their next request.
+      const tracking = await redis.clientIds(`${deps.config.queuePrefix}:web:tracking`);
+      expect(tracking).to.have.length(2);
+      for (const id of tracking) await redis.kill(id);
+      await setPrice('35.00');
+      expect(await price(web2)).to.equal(35);
+      expect(await price(web1)).to.equal(35);
+
+      // Tracking comes back by itself: hits are free again and changes still arrive.
+      await waitFor(
+        'both tracking connections back',
+        async () =>
+          (await redis.clientIds(`${deps.config.queuePrefix}:web:tracking`)).length === 2 || undefined,
+      );
+      await setPrice('40.00');
+      for (const base of [web2, web1]) expect(await price(base)).to.equal(40);
+      await waitFor('hits free again', async () => {
+        const commands = await redis.commandsDuring(async () => {
+          for (const base of [web1, web2]) expect(await price(base)).to.equal(40);
+        });
+        return commands.length === 0 || undefined;
+      });
+    } finally {
+      redis.close();
+    }
   });
 });

@@ -10,7 +10,8 @@ import {
 import type { QueueProcessor } from './types';
 
 /**
- * The `analytics` queue: each job holds the events of one collect request. Jobs wait for the batch
+ * The `analytics` queue: each job holds the events one web process accepted for one store within a few
+ * milliseconds (shared/services/analytics/batcher.ts). Jobs wait for the batch
  * their rows joined (AnalyticsWriter: 10,000 rows, every running job waiting, the queue drained, or 1 s) and complete only once it is committed, so a
  * worker stopped at any point leaves its jobs to run again, and the ingest keys keep a re-run from
  * writing a row twice. Many jobs run at once so that one batch gathers many requests.

@@ -82,6 +82,7 @@ function collectDeps(ctx: AppContext) {
     knex: ctx.deps.knex,
     logger: ctx.deps.logger,
     salt: ctx.deps.services.analyticsSalt,
+    batcher: ctx.deps.services.analyticsBatcher,
   };
 }
 

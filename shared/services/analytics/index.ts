@@ -5,6 +5,7 @@ import { isbot } from 'isbot';
 import type { Store } from '../../../db/models';
 import { enqueue, Queues } from '../../queues';
 import { abandonJob } from '../../queues/outbox';
+import type { AnalyticsBatcher } from './batcher';
 
 /**
  * Analytics collection (spec: Analytics collection, Events; see CONTEXT.md). The API validates, turns
@@ -150,6 +151,8 @@ export interface CollectDeps {
   logger?: { warn(obj: object, msg: string): void };
   salt: DailySalt;
   now?: () => Date;
+  /** The process's micro-batch (batcher.ts): requests of the same few milliseconds share one add. */
+  batcher?: AnalyticsBatcher;
 }
 
 /**
@@ -169,7 +172,9 @@ export async function collectEvents(
   const hash = visitorHash(salt, store.id, client);
   const device = deviceClass(client.userAgent);
   const rows = events.map((e) => toRow(e, hash, device)).filter((r): r is EventRow => r !== null);
-  if (rows.length > 0) {
+  if (rows.length > 0 && deps.batcher) {
+    await deps.batcher.add(store.id, rows, now);
+  } else if (rows.length > 0) {
     const jobId = `ev-${crypto.randomUUID()}`;
     try {
       await enqueue(

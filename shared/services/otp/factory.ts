@@ -27,6 +27,9 @@ export function createOtpService(
     consumeLimit: async (def, key, cost) => {
       await limiter.enforce([{ def, key, cost }]);
     },
+    consumeLimits: async (uses) => {
+      await limiter.enforce(uses);
+    },
     guards: otpGuardsOf(deps),
   });
 }

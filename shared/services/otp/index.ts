@@ -52,6 +52,11 @@ export interface OtpDeps {
   appSecret: string;
   cipher: Cipher;
   consumeLimit: ConsumeLimit;
+  /**
+   * Consumes several limits in one Redis round trip (the rate limiter's script), refusing when any is
+   * exhausted; without it each is consumed with consumeLimit in turn.
+   */
+  consumeLimits?: (uses: readonly { def: LimitDefinition; key: string }[]) => Promise<void>;
   /** Where a send job that Redis could not take yet is reported (the outbox relay enqueues it). */
   logger?: { warn(obj: object, msg: string): void };
   guards: OtpGuards;
@@ -120,16 +125,27 @@ export class OtpService {
     }
     const limits = LIMITS_BY_CHANNEL[channel];
     // Keyed by the address alone: a client cannot multiply its allowance by the number of stores.
-    await this.deps.consumeLimit(limits.startIp, ip);
-    await this.deps.consumeLimit(limits.startPhone, phone.e164);
+    // Both limits in one round trip when the limiter can (a refused request counts in both buckets).
+    const uses = [
+      { def: limits.startIp, key: ip },
+      { def: limits.startPhone, key: phone.e164 },
+    ];
+    if (this.deps.consumeLimits) await this.deps.consumeLimits(uses);
+    else for (const use of uses) await this.deps.consumeLimit(use.def, use.key);
 
-    if (channel === 'embed') {
-      const product = await Product.query(this.deps.knex)
-        .findById(input.product_id ?? 0)
-        .where({ store_id: store.id, active: true });
-      if (!product) throw new NotFoundError('Product not found').withCode('product_not_found');
+    // The product and the blocked list are read at once; an unknown product is answered first.
+    const [product, blocked] = await Promise.all([
+      channel === 'embed'
+        ? Product.query(this.deps.knex)
+            .findById(input.product_id ?? 0)
+            .where({ store_id: store.id, active: true })
+        : Promise.resolve(null),
+      this.isBlocked(store, phone),
+    ]);
+    if (channel === 'embed' && !product) {
+      throw new NotFoundError('Product not found').withCode('product_not_found');
     }
-    await this.assertNotBlocked(store, phone);
+    if (blocked) throw new CodedError('PHONE_BLOCKED', 'This phone number is blocked.');
 
     // No code is issued (and sent) for a request whose client has gone or that outlived its budget.
     assertMayStartWork(budget);
@@ -142,20 +158,23 @@ export class OtpService {
     // before the commit leaves neither; a committed one gets its code sent exactly once, now or, Redis
     // being out of reach, by the outbox relay once it is back.
     const staged = await this.deps.knex.transaction(async (trx) => {
-      const session = await OtpSession.query(trx).insertAndFetch({
-        store_id: store.id,
-        channel,
-        product_id: input.product_id ?? null,
-        token_hash: tokenHash,
-        country_code: phone.countryCode,
-        phone: phone.national,
-        e164: phone.e164,
-        code_hmac: this.codeHmac(tokenHash, 1, code),
-        code_encrypted: this.deps.cipher.encrypt(code),
-        code_version: 1,
-        last_sent_at: now,
-        expires_at: new Date(now.getTime() + this.deps.config.otpTtlSeconds * 1000),
-      });
+      // RETURNING *: the row in the insert's own round trip (insertAndFetch reads it again).
+      const session = await OtpSession.query(trx)
+        .insert({
+          store_id: store.id,
+          channel,
+          product_id: input.product_id ?? null,
+          token_hash: tokenHash,
+          country_code: phone.countryCode,
+          phone: phone.national,
+          e164: phone.e164,
+          code_hmac: this.codeHmac(tokenHash, 1, code),
+          code_encrypted: this.deps.cipher.encrypt(code),
+          code_version: 1,
+          last_sent_at: now,
+          expires_at: new Date(now.getTime() + this.deps.config.otpTtlSeconds * 1000),
+        })
+        .returning('*');
       return [await this.stageSend(trx, session, 'whatsapp_first', locale)];
     });
     await dispatchStaged(this.outbox(), staged);
@@ -401,12 +420,12 @@ export class OtpService {
     return Math.max(0, Math.ceil((readyAt - Date.now()) / 1000));
   }
 
-  private async assertNotBlocked(store: Store, phone: Phone): Promise<void> {
+  private async isBlocked(store: Store, phone: Phone): Promise<boolean> {
     const blocked = await BlockedPhone.query(this.deps.knex)
       .where({ e164: phone.e164 })
       .where((q) => q.where({ store_id: store.id }).orWhereNull('store_id'))
       .first();
-    if (blocked) throw new CodedError('PHONE_BLOCKED', 'This phone number is blocked.');
+    return blocked !== undefined;
   }
 
   private stageSend(

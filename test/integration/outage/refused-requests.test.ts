@@ -341,7 +341,13 @@ describe('outages: a refused request starts no work', function () {
         await sleep(350);
         const events = [{ type: 'pageview', path } as CollectedEvent];
         const failed = await collectEvents(
-          { queues: web.queues, knex: web.knex, logger: web.logger, salt: web.services.analyticsSalt },
+          {
+            queues: web.queues,
+            knex: web.knex,
+            logger: web.logger,
+            salt: web.services.analyticsSalt,
+            batcher: web.services.analyticsBatcher,
+          },
           store,
           events,
           { ip: randomIp(), userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0 Safari/537.36' },
