@@ -1,6 +1,13 @@
 import type { StaffMember } from '../../shared/services/dashboard/accounts';
 import type { CustomerRow, HomeFigures, PaymentAttempt } from '../../shared/services/dashboard/home';
-import type { FormErrors, ProductForm, ProductRow } from '../../shared/services/dashboard/products';
+import type {
+  FieldRow,
+  FormErrors,
+  PlanRow,
+  ProductForm,
+  ProductRow,
+} from '../../shared/services/dashboard/products';
+import { BLANK_ROWS, FIELD_TYPES, PLAN_DURATIONS } from '../../shared/services/dashboard/products';
 import { FORM_TYPES } from '../../shared/services/dashboard/products';
 import { can } from '../../shared/services/dashboard/roles';
 import type { OrderSummary } from '../../shared/services/merchant/orders';
@@ -517,6 +524,7 @@ ${categoryBoxes}
 <div><label for="license_max">${esc(t.licenseMax)}</label>
 <input id="license_max" name="license_max" inputmode="numeric" maxlength="7" dir="ltr" value="${esc(v.license_max)}"${invalid('license_max', 'license_max-hint')}><span id="license_max-hint" class="hint">${esc(t.licenseMaxHint)}</span>${fieldError('license_max')}</div></div>
 </fieldset>
+${plansAndFields(s, opts)}
 <label for="fivem">${esc(t.fivemCommands)}</label>
 <textarea id="fivem" name="fivem" rows="3" dir="ltr"${invalid('fivem', 'fivem-hint')}>${esc(v.fivem)}</textarea>
 <span id="fivem-hint" class="hint">${esc(t.fivemHint)}</span>
@@ -525,6 +533,76 @@ ${fieldError('fivem')}
 <button type="submit">${esc(t.save)}</button>
 </form>`,
   );
+}
+
+/**
+ * The product form's repeated rows: the product's plans and custom fields, then BLANK_ROWS blank ones
+ * (saving shows two more). Plain inputs, no script: a blank row is ignored, a ticked "Remove" drops its row.
+ */
+function plansAndFields(
+  s: Shell,
+  opts: { values: ProductForm; errors: FormErrors; currency: string },
+): string {
+  const t = s.t;
+  const { values: v, errors: e } = opts;
+  const blankPlan: PlanRow = { id: '', name: '', price: '', duration: 'monthly', remove: false };
+  const blankField: FieldRow = { label: '', type: 'text', required: false, options: '', remove: false };
+  const plans = [...v.plans, ...Array.from({ length: BLANK_ROWS }, () => blankPlan)];
+  const fields = [...v.fields, ...Array.from({ length: BLANK_ROWS }, () => blankField)];
+  const groupError = (name: 'plans' | 'fields') =>
+    e[name]
+      ? `<p id="${name}-error" class="field-error" role="alert">${esc(t.fieldErrors[e[name] as string] ?? '')}</p>`
+      : '';
+  const invalid = (name: 'plans' | 'fields') => (e[name] ? ` aria-describedby="${name}-error"` : '');
+  const planRows = plans
+    .map((p, i) => {
+      const n = i + 1;
+      const durations = PLAN_DURATIONS.map(
+        (d) =>
+          `<option value="${d}"${p.duration === d ? ' selected' : ''}>${esc(t.durationName[d] ?? d)}</option>`,
+      ).join('');
+      return `<fieldset class="rowset"><legend>${esc(t.planN(n))}</legend>
+<input type="hidden" name="plan_id" value="${esc(p.id)}">
+<div class="cols"><div><label for="plan_name_${i}">${esc(t.planName)}</label>
+<input id="plan_name_${i}" name="plan_name" maxlength="200" value="${esc(p.name)}"></div>
+<div><label for="plan_price_${i}">${esc(t.price)} <span class="hint" style="display:inline">${esc(opts.currency)}</span></label>
+<input id="plan_price_${i}" name="plan_price" inputmode="decimal" maxlength="16" dir="ltr" value="${esc(p.price)}"></div>
+<div><label for="plan_duration_${i}">${esc(t.planInterval)}</label>
+<select id="plan_duration_${i}" name="plan_duration">${durations}</select></div></div>
+${p.id ? `<label class="check" for="plan_remove_${i}"><input type="checkbox" id="plan_remove_${i}" name="plan_remove" value="${i}"${p.remove ? ' checked' : ''}> ${esc(t.removeRow)}</label>` : ''}
+</fieldset>`;
+    })
+    .join('');
+  const fieldRows = fields
+    .map((f, i) => {
+      const n = i + 1;
+      const types = FIELD_TYPES.map(
+        (ft) =>
+          `<option value="${ft}"${f.type === ft ? ' selected' : ''}>${esc(t.fieldTypeName[ft] ?? ft)}</option>`,
+      ).join('');
+      return `<fieldset class="rowset"><legend>${esc(t.fieldN(n))}</legend>
+<div class="cols"><div><label for="field_label_${i}">${esc(t.fieldLabel)}</label>
+<input id="field_label_${i}" name="field_label" maxlength="200" value="${esc(f.label)}"></div>
+<div><label for="field_type_${i}">${esc(t.fieldKind)}</label>
+<select id="field_type_${i}" name="field_type">${types}</select></div></div>
+<label for="field_options_${i}">${esc(t.fieldOptions)}</label>
+<textarea id="field_options_${i}" name="field_options" rows="2" aria-describedby="field-options-hint">${esc(f.options)}</textarea>
+<label class="check" for="field_required_${i}"><input type="checkbox" id="field_required_${i}" name="field_required" value="${i}"${f.required ? ' checked' : ''}> ${esc(t.fieldRequired)}</label>
+${f.label ? `<label class="check" for="field_remove_${i}"><input type="checkbox" id="field_remove_${i}" name="field_remove" value="${i}"${f.remove ? ' checked' : ''}> ${esc(t.removeRow)}</label>` : ''}
+</fieldset>`;
+    })
+    .join('');
+  return `<fieldset class="plain"${invalid('plans')}><legend>${esc(t.plans)}</legend>
+<span class="hint">${esc(t.plansHint)}</span>
+${groupError('plans')}
+${planRows}
+</fieldset>
+<fieldset class="plain"${invalid('fields')}><legend>${esc(t.customFields)}</legend>
+<span class="hint">${esc(t.customFieldsHint)}</span>
+<span id="field-options-hint" class="hint">${esc(t.fieldOptionsHint)}</span>
+${groupError('fields')}
+${fieldRows}
+</fieldset>`;
 }
 
 // ---------------------------------------------------------------- staff

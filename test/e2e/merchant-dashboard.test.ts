@@ -992,6 +992,71 @@ describe('merchant dashboard in a browser', function () {
     expect(cats).to.deep.equal([categoryId]);
   });
 
+  it('makes a subscription with two plans and a custom field through the form; the Embed API shows them', async () => {
+    const seen = await withPage(async (page) => {
+      await openAsOwner(page, '/merchant/products/new?lang=en');
+      await page.getByLabel('Name', { exact: true }).fill('Server VIP');
+      await page.getByLabel('Type', { exact: true }).selectOption('subscription');
+      await page.getByLabel('Price', { exact: true }).fill('0');
+      await page.getByLabel('Plan name').nth(0).fill('Monthly VIP');
+      await page.getByLabel('Price SAR').nth(0).fill('19.99');
+      await page.getByLabel('Plan name').nth(1).fill('Yearly VIP');
+      await page.getByLabel('Price SAR').nth(1).fill('199.50');
+      await page.getByLabel('Billing interval').nth(1).selectOption('yearly');
+      await page.getByLabel('Label', { exact: true }).nth(0).fill('Player id');
+      await page.getByLabel('Required', { exact: true }).nth(0).check();
+      await page.getByLabel('Label', { exact: true }).nth(1).fill('Edition');
+      await page.getByLabel('Kind of answer').nth(1).selectOption('select');
+      await page.getByLabel('Options (select fields)').nth(1).fill('Standard\nDeluxe | 15.50');
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.waitForURL(/\/merchant\/products\/\d+\?saved=1/);
+      const productId = Number(/products\/(\d+)/.exec(page.url())![1]);
+      // The saved form shows both plans and both fields, then two blank rows of each.
+      const rows = await page.getByLabel('Plan name').count();
+      // The monthly plan removed, the edition field removed: the product keeps one of each.
+      await page.getByLabel('Remove').nth(0).check();
+      await page.getByLabel('Remove').nth(3).check();
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.waitForURL(/\/merchant\/products\/\d+\?saved=1/);
+      return { productId, rows, plans: await page.getByLabel('Plan name').count() };
+    });
+    expect(seen.rows).to.equal(4);
+    expect(seen.plans).to.equal(3);
+    const answer = await fetch(`${base}/api/embed/product/${seen.productId}`, {
+      headers: { 'X-Embed-Key': embedKey },
+    });
+    const data = (
+      (await answer.json()) as {
+        data: {
+          type: string;
+          subscription_plans: { name: string; price: string; duration: string }[];
+          fields: { label: string; type: string; required: boolean }[];
+        };
+      }
+    ).data;
+    expect(data.type).to.equal('subscription');
+    expect(data.subscription_plans.map((p) => [p.name, p.price, p.duration])).to.deep.equal([
+      ['Yearly VIP', '199.50', 'yearly'],
+    ]);
+    expect(data.fields.map((f) => [f.label, f.type, f.required])).to.deep.equal([
+      ['Player id', 'text', true],
+    ]);
+    const plans = await deps
+      .knex('product_plans')
+      .where({ product_id: seen.productId })
+      .orderBy('id')
+      .select('name', 'price_minor', 'active');
+    expect(plans.map((p) => [p.name, Number(p.price_minor), p.active])).to.deep.equal([
+      ['Monthly VIP', 1999, false],
+      ['Yearly VIP', 19950, true],
+    ]);
+    const audit = await deps
+      .knex('merchant_audit_events')
+      .where({ store_id: storeId, resource_type: 'product', resource_id: seen.productId })
+      .pluck('action');
+    expect(audit).to.include.members(['product.created', 'product.updated']);
+  });
+
   it('adds a FiveM server whose secret is shown once and reads the queue until it is revoked', async () => {
     const seen = await withPage(async (page) => {
       await openAsOwner(page, '/merchant/fivem?lang=en');

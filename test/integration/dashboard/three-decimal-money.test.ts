@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { Refund } from '../../../db/models';
 import type { Deps } from '../../../shared/deps';
+import { readProductForm, type ProductForm } from '../../../shared/services/dashboard/products';
 import { operatorActor } from '../../../shared/services/merchant/audit';
 import { couponDetail, createCoupon, listCoupons } from '../../../shared/services/merchant/coupons';
 import { manualRefundNote } from '../../../shared/services/refunds/create';
@@ -92,5 +93,41 @@ describe('three-decimal money in coupons and refunds', () => {
       pending: '0.000',
       refundable: '0.000',
     });
+  });
+
+  it('the product form reads plan prices and option prices in fils for a KWD store', () => {
+    const form: ProductForm = {
+      name: 'Club',
+      type: 'subscription',
+      price: '0',
+      sale_price: '',
+      stock: '',
+      description: '',
+      active: true,
+      codes: '',
+      categories: [],
+      license_on: false,
+      license_prefix: '',
+      license_lock: 'none',
+      license_max: '',
+      fivem: '',
+      plans: [
+        { id: '', name: 'Monthly', price: '1.250', duration: 'monthly', remove: false },
+        { id: '', name: '', price: '', duration: 'monthly', remove: false },
+      ],
+      fields: [{ label: 'Size', type: 'select', required: true, options: 'S\nL | 0.125', remove: false }],
+    };
+    const read = readProductForm(form, 'KWD');
+    expect(read.ok && read.input.plans).to.deep.equal([
+      { name: 'Monthly', price_minor: 1250, duration: 'monthly' },
+    ]);
+    expect(read.ok && read.input.fields[0]?.options).to.deep.equal([
+      { label: 'S', price_minor: 0 },
+      { label: 'L', price_minor: 125 },
+    ]);
+    const tooFine = readProductForm({ ...form, plans: [{ ...form.plans[0]!, price: '1.2505' }] }, 'KWD');
+    expect(tooFine).to.deep.equal({ ok: false, errors: { plans: 'badMoney' } });
+    const none = readProductForm({ ...form, plans: [] }, 'KWD');
+    expect(none).to.deep.equal({ ok: false, errors: { plans: 'planNeeded' } });
   });
 });
