@@ -36,6 +36,7 @@ import { requestRefund } from '../../shared/services/refunds';
 import { rotateEmbedKey, updateStoreSettings } from '../../shared/services/merchant/store-settings';
 import { domain as domainSchema } from '../../shared/services/catalogue/store-schema';
 import { formatAmount } from '../pay/i18n';
+import { listAudit } from '../../shared/services/merchant/audit';
 import type { AppContext } from '../context';
 import { defineRoute } from '../http/route';
 import { htmlResponse, redirectResponse } from '../openapi/components';
@@ -235,10 +236,11 @@ async function renderOrder(
     throw err;
   }
   const { knex, config } = ctx.deps;
-  const [attempts, refunds, document] = await Promise.all([
+  const [attempts, refunds, document, audit] = await Promise.all([
     paymentAttempts(knex, store.id, orderId),
     orderRefunds(knex, store.id, orderId),
     documentLink(knex, { appSecret: ctx.deps.appSecret, publicBaseUrl: config.publicBaseUrl }, orderId),
+    listAudit(knex, store.id, { resource_type: 'order', resource_id: orderId }, { page: 1, per_page: 50 }),
   ]);
   sendPage(ctx, {
     status,
@@ -246,6 +248,7 @@ async function renderOrder(
       refunds,
       document,
       refundForm,
+      audit: audit.items,
     }),
   });
 }

@@ -10,6 +10,7 @@ import type {
 import { BLANK_ROWS, FIELD_TYPES, PLAN_DURATIONS } from '../../shared/services/dashboard/products';
 import { FORM_TYPES } from '../../shared/services/dashboard/products';
 import { can } from '../../shared/services/dashboard/roles';
+import type { AuditEventView } from '../../shared/services/merchant/audit';
 import type { OrderSummary } from '../../shared/services/merchant/orders';
 import type { PageMeta } from '../../shared/services/merchant/pagination';
 import { formatMoney, parseMoney } from '../../shared/money';
@@ -289,12 +290,31 @@ ${fivem}
 ${refundable ? refundFormSection(s, o.id, money_, extra.refundForm) : ''}
 ${money_ && money_.refunds.length ? refundsSection(s, money_) : ''}
 ${extra.document ? `<section class="card"><h2>${esc(t.invoice)}</h2><p><a href="${esc(extra.document.url)}">${esc(t.openInvoice[extra.document.kind])}</a> · <a href="${esc(`${extra.document.url}/pdf`)}" download>${esc(t.invoicePdf)}</a></p></section>` : ''}
-<section class="card"><h2>${esc(t.history)}</h2><ul>${history}</ul></section>`,
+<section class="card"><h2>${esc(t.history)}</h2><ul>${history}</ul></section>
+${auditSection(s, extra.audit ?? [])}`,
   );
+}
+
+/** The Merchant API writes recorded against the order (merchant_audit_events): who, what, when. */
+function auditSection(s: Shell, events: AuditEventView[]): string {
+  const t = s.t;
+  const rows = events
+    .map(
+      (e) =>
+        `<tr><td class="num">${esc(formatDate(e.created_at, s.locale))}</td><td><bdi>${esc(e.token ? `${e.token.name}${e.token.last4 ? ` ••••${e.token.last4}` : ''}` : e.actor)}</bdi></td><td><code>${esc(e.action)}</code></td><td><code>${esc(JSON.stringify(e.changes).slice(0, 300))}</code></td></tr>`,
+    )
+    .join('');
+  return `<section class="card" data-audit><h2>${esc(t.auditTitle)}</h2>${
+    events.length
+      ? `<div class="table-wrap"><table><thead><tr><th scope="col">${esc(t.date)}</th><th scope="col">${esc(t.auditWho)}</th><th scope="col">${esc(t.auditWhat)}</th><th scope="col">${esc(t.auditChanges)}</th></tr></thead><tbody>${rows}</tbody></table></div>`
+      : `<p class="muted">${esc(t.auditNone)}</p>`
+  }</section>`;
 }
 
 export interface OrderExtras {
   refunds: OrderRefunds | null;
+  /** The order's merchant_audit_events rows, newest first. */
+  audit?: AuditEventView[];
   document: DocumentLink | null;
   /** The refund form as sent back with an error. */
   refundForm: { amount: string; reason: string; error: string } | null;
@@ -373,6 +393,22 @@ export function confirmStatusView(s: Shell, orderId: number, to: number): string
 
 // ---------------------------------------------------------------- customers
 
+/** A customer's latest orders, each a link to its page, and a link to all of them past the last one. */
+function customerOrders(s: Shell, c: CustomerRow): string {
+  if (c.recent_orders.length === 0) return '<span class="muted">—</span>';
+  const list = c.recent_orders
+    .map(
+      (o) =>
+        `<li><a href="/merchant/orders/${o.id}" class="num">#${o.id}</a> ${badge(s, o.status)} <span class="num">${esc(money(s, o.total_minor, o.currency))}</span> <span class="muted num">${esc(formatDate(o.created_at, s.locale))}</span></li>`,
+    )
+    .join('');
+  const more =
+    c.orders > c.recent_orders.length
+      ? `<li><a href="/merchant/orders?phone=${esc(c.phone)}">${esc(s.t.allOrders(c.orders))}</a></li>`
+      : '';
+  return `<ul class="plain" aria-label="${esc(s.t.ordersOf(`${c.first_name} ${c.last_name}`))}">${list}${more}</ul>`;
+}
+
 export function customersView(
   s: Shell,
   list: { items: CustomerRow[]; total: number; lastPage: number },
@@ -386,11 +422,12 @@ export function customersView(
         c,
       ) => `<tr><td><bdi>${esc(`${c.first_name} ${c.last_name}`)}</bdi><br><span class="muted"><bdi>${esc(c.email)}</bdi></span></td>
 <td><a class="tel" href="/merchant/orders?phone=${esc(c.phone)}">+${esc(c.country_code)} ${esc(c.phone)}</a></td>
-<td class="num">${c.orders}</td><td class="num">${esc(money(s, c.spent_minor, currency))}</td><td class="num">${esc(formatDate(c.created_at, s.locale))}</td></tr>`,
+<td class="num">${c.orders}</td><td class="num">${esc(money(s, c.spent_minor, currency))}</td><td class="num">${esc(formatDate(c.created_at, s.locale))}</td>
+<td>${customerOrders(s, c)}</td></tr>`,
     )
     .join('');
   const table = list.items.length
-    ? `<div class="table-wrap"><table><thead><tr><th scope="col">${esc(t.customer)}</th><th scope="col">${esc(t.phone)}</th><th scope="col">${esc(t.ordersCount)}</th><th scope="col">${esc(t.spent)}</th><th scope="col">${esc(t.joined)}</th></tr></thead><tbody>${rows}</tbody></table></div>`
+    ? `<div class="table-wrap"><table><thead><tr><th scope="col">${esc(t.customer)}</th><th scope="col">${esc(t.phone)}</th><th scope="col">${esc(t.ordersCount)}</th><th scope="col">${esc(t.spent)}</th><th scope="col">${esc(t.joined)}</th><th scope="col">${esc(t.latestOrders)}</th></tr></thead><tbody>${rows}</tbody></table></div>`
     : `<p class="muted">${esc(t.noCustomers)}</p>`;
   return shellPage(
     { ...s, current: 'customers' },

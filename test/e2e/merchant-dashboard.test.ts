@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { Page } from 'playwright-core';
 import { createApp } from '../../api/app';
+import { recordAudit } from '../../shared/services/merchant/audit';
 import { Store } from '../../db/models';
 import type { Deps } from '../../shared/deps';
 import { createSession, formToken } from '../../shared/services/dashboard/sessions';
@@ -1055,6 +1056,66 @@ describe('merchant dashboard in a browser', function () {
       .where({ store_id: storeId, resource_type: 'product', resource_id: seen.productId })
       .pluck('action');
     expect(audit).to.include.members(['product.created', 'product.updated']);
+  });
+
+  it('lists a customer’s latest orders on the customers page, and the order page shows its audit rows', async () => {
+    const [customer] = await deps
+      .knex('customers')
+      .insert({
+        store_id: storeId,
+        first_name: 'Noura',
+        last_name: 'Saad',
+        email: 'noura@example.com',
+        country_code: '966',
+        phone: '500000321',
+        e164: '966500000321',
+      })
+      .returning('id');
+    const customerId = (customer as { id: number }).id;
+    const orderIds: number[] = [];
+    for (const [status, total] of [
+      [4, 12_500],
+      [2, 3_000],
+    ]) {
+      const [row] = await deps
+        .knex('orders')
+        .insert({
+          store_id: storeId,
+          customer_id: customerId,
+          status,
+          customer_first_name: 'Noura',
+          customer_last_name: 'Saad',
+          customer_email: 'noura@example.com',
+          customer_country_code: '966',
+          customer_phone: '500000321',
+          subtotal_minor: total,
+          total_minor: total,
+          currency: 'SAR',
+        })
+        .returning('id');
+      orderIds.push((row as { id: number }).id);
+    }
+    // What the Merchant API's audit net records after an order write through a token.
+    await recordAudit(
+      deps.knex,
+      { storeId, tokenId: null, name: 'token:Fulfilment bot' },
+      'POST /shawarma/orders/:id/status',
+      { type: 'order', id: orderIds[0]! },
+      { request: { status: 4 } },
+    );
+    const seen = await withPage(async (page) => {
+      await openAsOwner(page, '/merchant/customers?lang=en');
+      const orders = await page.getByRole('list', { name: 'Orders of Noura Saad' }).innerText();
+      await page.getByRole('link', { name: `#${orderIds[0]}` }).click();
+      await page.waitForURL(new RegExp(`/merchant/orders/${orderIds[0]}`));
+      const audit = await page.locator('[data-audit]').innerText();
+      return { orders, audit };
+    });
+    expect(seen.orders).to.contain(`#${orderIds[0]}`).and.contain(`#${orderIds[1]}`);
+    expect(seen.orders).to.contain('125.00').and.contain('30.00');
+    expect(seen.audit).to.contain('token:Fulfilment bot');
+    expect(seen.audit).to.contain('POST /shawarma/orders/:id/status');
+    expect(seen.audit).to.contain('"status":4');
   });
 
   it('adds a FiveM server whose secret is shown once and reads the queue until it is revoked', async () => {
