@@ -460,6 +460,11 @@ const en = {
   snippetHint: 'Paste it into your page and put a product id in place of PRODUCT_ID. Select all to copy.',
   preview: 'How the button looks (light and dark page):',
   buyNow: 'Buy now',
+  livePreview: 'Try the button',
+  livePreviewHint: (product: string) =>
+    `The real widget with your embed key and “${product}”: click to open the dialog your buyers see. An order you complete here is a real order.`,
+  previewNeedsProduct: 'Put a product on sale to try the real button here.',
+  themeName: { light: 'light theme', dark: 'dark theme' } as Record<string, string>,
 };
 
 type DashboardStrings = typeof en;
@@ -873,6 +878,11 @@ const ar: DashboardStrings = {
   snippetHint: 'الصقه في صفحتك وضع رقم المنتج مكان PRODUCT_ID. حدّد الكل للنسخ.',
   preview: 'شكل الزر (صفحة فاتحة وداكنة):',
   buyNow: 'اشترِ الآن',
+  livePreview: 'جرّب الزر',
+  livePreviewHint: (product: string) =>
+    `الأداة الحقيقية بمفتاح التضمين الخاص بك و«${product}»: اضغط لفتح النافذة التي يراها المشترون. الطلب الذي تكمله هنا طلب حقيقي.`,
+  previewNeedsProduct: 'اعرض منتجاً للبيع لتجربة الزر الحقيقي هنا.',
+  themeName: { light: 'مظهر فاتح', dark: 'مظهر داكن' },
 };
 
 export const DASHBOARD_STRINGS: Readonly<Record<Locale, DashboardStrings>> = { en, ar };

@@ -1001,6 +1001,19 @@ function isOrigin(value: string): boolean {
   }
 }
 
+/** A product of the store on sale, for the live widget preview: the newest one. */
+async function previewProduct(
+  knex: AppContext['deps']['knex'],
+  storeId: number,
+): Promise<{ productId: number; productName: string } | null> {
+  const row = await knex('products')
+    .where({ store_id: storeId, active: true })
+    .whereNull('archived_at')
+    .orderBy('id', 'desc')
+    .first<{ id: number; name: string } | undefined>('id', 'name');
+  return row ? { productId: Number(row.id), productName: row.name } : null;
+}
+
 async function settingsPage(
   ctx: AppContext,
   shell: ReturnType<typeof dashboardOf>['shell'],
@@ -1023,5 +1036,6 @@ async function settingsPage(
     },
     form,
     `${ctx.deps.config.publicBaseUrl}/widget/v1.js`,
+    await previewProduct(ctx.deps.knex, store.id),
   );
 }

@@ -688,6 +688,31 @@ ${form.error ? `<p id="staff-error" class="field-error" role="alert">${esc(form.
 
 // ---------------------------------------------------------------- settings
 
+/**
+ * The real widget on the settings page: the script (/widget/v1.js, same origin, allowed by the page's
+ * script-src 'self'; its Embed API calls are same-origin, allowed by connect-src 'self') on two buttons, a
+ * light and a dark theme, with the store's embed key and one of its products on sale. Clicking opens the
+ * real dialog a buyer sees. Without a product on sale, the static look of the button and a hint.
+ */
+function livePreview(
+  s: Shell,
+  embedKey: string,
+  preview: { productId: number; productName: string } | null,
+): string {
+  const t = s.t;
+  if (!preview) {
+    return `<p class="muted">${esc(t.preview)}</p>
+<p class="preview"><span class="buy-preview light" aria-hidden="true">${esc(t.buyNow)}</span> <span class="buy-preview dark" aria-hidden="true">${esc(t.buyNow)}</span></p>
+<p class="hint">${esc(t.previewNeedsProduct)}</p>`;
+  }
+  const button = (theme: 'light' | 'dark') =>
+    `<button type="button" class="buy-preview ${theme}" data-matjar-product="${preview.productId}" data-matjar-key="${esc(embedKey)}" data-matjar-theme="${theme}">${esc(t.buyNow)} · ${esc(t.themeName[theme])}</button>`;
+  return `<h2 class="spaced">${esc(t.livePreview)}</h2>
+<p class="muted" id="live-preview-hint">${esc(t.livePreviewHint(preview.productName))}</p>
+<p class="preview" data-live-preview>${button('light')} ${button('dark')}</p>
+<script src="/widget/v1.js" async></script>`;
+}
+
 export function settingsView(
   s: Shell,
   store: { name: string; currency: string; embed_key: string; allowed_origins: string[]; domains: string[] },
@@ -700,6 +725,7 @@ export function settingsView(
     notice: string | null;
   },
   widgetUrl: string,
+  preview: { productId: number; productName: string } | null = null,
 ): string {
   const t = s.t;
   const snippet = `<script src="${widgetUrl}" async></script>\n<button data-matjar-product="PRODUCT_ID" data-matjar-key="${store.embed_key}">Buy now</button>`;
@@ -732,7 +758,6 @@ ${form.errors.domains ? `<p id="domains-error" class="field-error">${esc(form.er
 <h2 class="spaced"><label for="embed-snippet">${esc(t.embedSnippet)}</label></h2>
 <textarea id="embed-snippet" readonly rows="3" dir="ltr" class="mono" aria-describedby="snippet-hint">${esc(snippet)}</textarea>
 <span id="snippet-hint" class="hint">${esc(t.snippetHint)}</span>
-<p class="muted">${esc(t.preview)}</p>
-<p class="preview"><span class="buy-preview light" aria-hidden="true">${esc(t.buyNow)}</span> <span class="buy-preview dark" aria-hidden="true">${esc(t.buyNow)}</span></p></section>`,
+${livePreview(s, store.embed_key, preview)}</section>`,
   );
 }

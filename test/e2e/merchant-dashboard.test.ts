@@ -1118,6 +1118,28 @@ describe('merchant dashboard in a browser', function () {
     expect(seen.audit).to.contain('"status":4');
   });
 
+  it('the settings page’s live preview opens the real widget dialog with the store’s product', async () => {
+    const product = await deps
+      .knex('products')
+      .where({ store_id: storeId, active: true })
+      .whereNull('archived_at')
+      .orderBy('id', 'desc')
+      .first('id', 'name');
+    const seen = await withPage(async (page) => {
+      const refused: string[] = [];
+      page.on('console', (m) => {
+        if (/Content Security Policy|Refused/i.test(m.text())) refused.push(m.text());
+      });
+      await openAsOwner(page, '/merchant/settings?lang=en');
+      await page.getByRole('button', { name: 'Buy now · dark theme' }).click();
+      const dialog = page.getByRole('dialog');
+      await dialog.getByRole('heading', { name: product.name }).waitFor();
+      return { refused, visible: await dialog.isVisible() };
+    });
+    expect(seen.visible).to.equal(true);
+    expect(seen.refused).to.deep.equal([]);
+  });
+
   it('adds a FiveM server whose secret is shown once and reads the queue until it is revoked', async () => {
     const seen = await withPage(async (page) => {
       await openAsOwner(page, '/merchant/fivem?lang=en');
