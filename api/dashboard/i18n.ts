@@ -187,7 +187,7 @@ const en = {
   plans: 'Subscription plans',
   plansHint: 'For subscription products. Leave a row empty to skip it; removed plans stay on past orders.',
   planN: (n: number) => `Plan ${n}`,
-  planName: 'Plan name',
+  planName: 'Plan title',
   planInterval: 'Billing interval',
   durationName: {
     monthly: 'Monthly',
@@ -637,7 +637,7 @@ const ar: DashboardStrings = {
   plans: 'خطط الاشتراك',
   plansHint: 'لمنتجات الاشتراك. اترك الصف فارغاً لتجاهله؛ الخطط المحذوفة تبقى في الطلبات السابقة.',
   planN: (n: number) => `الخطة ${n}`,
-  planName: 'اسم الخطة',
+  planName: 'عنوان الخطة',
   planInterval: 'مدة الفوترة',
   durationName: { monthly: 'شهرياً', quarterly: 'كل 3 أشهر', yearly: 'سنوياً', lifetime: 'مدى الحياة' },
   customFields: 'حقول مخصصة',

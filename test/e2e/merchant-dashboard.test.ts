@@ -999,9 +999,9 @@ describe('merchant dashboard in a browser', function () {
       await page.getByLabel('Name', { exact: true }).fill('Server VIP');
       await page.getByLabel('Type', { exact: true }).selectOption('subscription');
       await page.getByLabel('Price', { exact: true }).fill('0');
-      await page.getByLabel('Plan name').nth(0).fill('Monthly VIP');
+      await page.getByLabel('Plan title').nth(0).fill('Monthly VIP');
       await page.getByLabel('Price SAR').nth(0).fill('19.99');
-      await page.getByLabel('Plan name').nth(1).fill('Yearly VIP');
+      await page.getByLabel('Plan title').nth(1).fill('Yearly VIP');
       await page.getByLabel('Price SAR').nth(1).fill('199.50');
       await page.getByLabel('Billing interval').nth(1).selectOption('yearly');
       await page.getByLabel('Label', { exact: true }).nth(0).fill('Player id');
@@ -1013,13 +1013,13 @@ describe('merchant dashboard in a browser', function () {
       await page.waitForURL(/\/merchant\/products\/\d+\?saved=1/);
       const productId = Number(/products\/(\d+)/.exec(page.url())![1]);
       // The saved form shows both plans and both fields, then two blank rows of each.
-      const rows = await page.getByLabel('Plan name').count();
+      const rows = await page.getByLabel('Plan title').count();
       // The monthly plan removed, the edition field removed: the product keeps one of each.
       await page.getByLabel('Remove').nth(0).check();
       await page.getByLabel('Remove').nth(3).check();
       await page.getByRole('button', { name: 'Save' }).click();
       await page.waitForURL(/\/merchant\/products\/\d+\?saved=1/);
-      return { productId, rows, plans: await page.getByLabel('Plan name').count() };
+      return { productId, rows, plans: await page.getByLabel('Plan title').count() };
     });
     expect(seen.rows).to.equal(4);
     expect(seen.plans).to.equal(3);
