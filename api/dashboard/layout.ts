@@ -119,6 +119,9 @@ pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f6f8fa;padding:.75re
 progress{width:100%;height:1rem}
 div.checks{display:grid;grid-template-columns:repeat(auto-fill,minmax(14rem,1fr));gap:0 1rem}div.checks .check{margin:.35rem 0;font-weight:400}
 fieldset.plain{border:0;padding:0;margin:.75rem 0 0}fieldset.plain legend{font-weight:600;padding:0}
+fieldset.rowset{border:1px solid #d8dee4;border-radius:8px;padding:.25rem .75rem .5rem;margin:.5rem 0;min-width:0}fieldset.rowset legend{font-weight:600;padding:0 .25rem}
+ul.plain{list-style:none;margin:0;padding:0}ul.plain li{margin:0 0 .25rem}
+.cols{display:grid;grid-template-columns:repeat(auto-fit,minmax(9rem,1fr));gap:0 .75rem}
 .preview{display:flex;flex-wrap:wrap;gap:1.25rem;align-items:center}.buy-preview.dark{background:#4493f8;color:#0d1117;box-shadow:0 0 0 .6rem #0d1117;margin:.6rem}
 .buy-preview{display:inline-block;padding:.6rem 1.2rem;border-radius:8px;font-weight:600;background:#0b5cd5;color:#fff}
 .narrow-only{display:none}

@@ -21,6 +21,7 @@ import {
   listProducts,
   ProductForm,
   readProductForm,
+  rowsOf,
   updateProduct,
 } from '../../shared/services/dashboard/products';
 import { can, permissionForStatus } from '../../shared/services/dashboard/roles';
@@ -34,6 +35,7 @@ import { requestRefund } from '../../shared/services/refunds';
 import { rotateEmbedKey, updateStoreSettings } from '../../shared/services/merchant/store-settings';
 import { domain as domainSchema } from '../../shared/services/catalogue/store-schema';
 import { formatAmount } from '../pay/i18n';
+import { listAudit } from '../../shared/services/merchant/audit';
 import type { AppContext } from '../context';
 import { defineRoute } from '../http/route';
 import { htmlResponse, redirectResponse } from '../openapi/components';
@@ -101,6 +103,8 @@ const emptyProduct: ProductForm = {
   license_lock: 'none',
   license_max: '',
   fivem: '',
+  plans: [],
+  fields: [],
 };
 
 /** The store's categories for the product form's checkboxes. */
@@ -138,8 +142,50 @@ function productFormOf(ctx: AppContext): ProductForm {
     license_lock: formField(ctx, 'license_lock'),
     license_max: formField(ctx, 'license_max'),
     fivem: formField(ctx, 'fivem'),
+    ...rowsFromForm(ctx),
   };
 }
+
+/**
+ * The plans and custom fields tables: parallel repeated inputs (`plan_name` once a row, and so on); the
+ * checkboxes (`plan_remove`, `field_required`, `field_remove`) send their row's index.
+ */
+function rowsFromForm(ctx: AppContext): Pick<ProductForm, 'plans' | 'fields'> {
+  const ticked = (name: string) => new Set(listField(ctx, name));
+  const planRemove = ticked('plan_remove');
+  const names = listField(ctx, 'plan_name');
+  const ids = listField(ctx, 'plan_id');
+  const prices = listField(ctx, 'plan_price');
+  const durations = listField(ctx, 'plan_duration');
+  const fieldRequired = ticked('field_required');
+  const fieldRemove = ticked('field_remove');
+  const labels = listField(ctx, 'field_label');
+  const types = listField(ctx, 'field_type');
+  const options = listField(ctx, 'field_options');
+  return {
+    plans: names.map((name, i) => ({
+      id: ids[i] ?? '',
+      name,
+      price: prices[i] ?? '',
+      duration: durations[i] ?? 'monthly',
+      remove: planRemove.has(String(i)),
+    })),
+    fields: labels.map((label, i) => ({
+      label,
+      type: types[i] ?? 'text',
+      required: fieldRequired.has(String(i)),
+      options: options[i] ?? '',
+      remove: fieldRemove.has(String(i)),
+    })),
+  };
+}
+
+/** A repeated input of the plans or fields table: one value, or one a row (at most 60 rows). */
+const rowList = (max: number) =>
+  Joi.alternatives(
+    Joi.string().allow('').max(max),
+    Joi.array().items(Joi.string().allow('').max(max)).max(60),
+  );
 
 const productFields = {
   name: Joi.string().allow('').max(400),
@@ -156,6 +202,16 @@ const productFields = {
   license_lock: Joi.string().allow('').valid('', 'none', 'hwid', 'ip'),
   license_max: Joi.string().allow('').max(10),
   fivem: Joi.string().allow('').max(60_000),
+  plan_id: rowList(12),
+  plan_name: rowList(400),
+  plan_price: rowList(40),
+  plan_duration: rowList(20),
+  plan_remove: rowList(4),
+  field_label: rowList(400),
+  field_type: rowList(20),
+  field_required: rowList(4),
+  field_options: rowList(20_000),
+  field_remove: rowList(4),
 };
 
 async function renderOrder(
@@ -179,10 +235,11 @@ async function renderOrder(
     throw err;
   }
   const { knex, config } = ctx.deps;
-  const [attempts, refunds, document] = await Promise.all([
+  const [attempts, refunds, document, audit] = await Promise.all([
     paymentAttempts(knex, store.id, orderId),
     orderRefunds(knex, store.id, orderId),
     documentLink(knex, { appSecret: ctx.deps.appSecret, publicBaseUrl: config.publicBaseUrl }, orderId),
+    listAudit(knex, store.id, { resource_type: 'order', resource_id: orderId }, { page: 1, per_page: 50 }),
   ]);
   sendPage(ctx, {
     status,
@@ -190,6 +247,7 @@ async function renderOrder(
       refunds,
       document,
       refundForm,
+      audit: audit.items,
     }),
   });
 }
@@ -602,6 +660,7 @@ export const dashboardStoreRoutes = [
         license_lock: extras.license.lock_type,
         license_max: extras.license.enabled ? String(extras.license.max_activations) : '',
         fivem: extras.fivem_commands.map((c) => String(c.command)).join('\n'),
+        ...rowsOf(extras),
       };
       sendPage(ctx, {
         status: 200,
@@ -911,9 +970,20 @@ export function dashboardActor(storeId: number, user: { e164: string }) {
 /** The write service's refusal as the form's errors: each named field of the form says "Check this value". */
 function formErrorsOf(err: ValidationError): FormErrors {
   const errors: FormErrors = {};
-  const known = ['name', 'type', 'price', 'sale_price', 'stock', 'description', 'codes'] as const;
+  const known = [
+    'name',
+    'type',
+    'price',
+    'sale_price',
+    'stock',
+    'description',
+    'codes',
+    'plans',
+    'fields',
+  ] as const;
   for (const key of Object.keys(err.errors)) {
-    const field = (known as readonly string[]).includes(key) ? (key as (typeof known)[number]) : 'name';
+    const top = key.split('.')[0] ?? key;
+    const field = (known as readonly string[]).includes(top) ? (top as (typeof known)[number]) : 'name';
     errors[field] = 'rejected';
   }
   return errors;
@@ -926,6 +996,19 @@ function isOrigin(value: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** A product of the store on sale, for the live widget preview: the newest one. */
+async function previewProduct(
+  knex: AppContext['deps']['knex'],
+  storeId: number,
+): Promise<{ productId: number; productName: string } | null> {
+  const row = await knex('products')
+    .where({ store_id: storeId, active: true })
+    .whereNull('archived_at')
+    .orderBy('id', 'desc')
+    .first<{ id: number; name: string } | undefined>('id', 'name');
+  return row ? { productId: Number(row.id), productName: row.name } : null;
 }
 
 async function settingsPage(
@@ -950,5 +1033,6 @@ async function settingsPage(
     },
     form,
     `${ctx.deps.config.publicBaseUrl}/widget/v1.js`,
+    await previewProduct(ctx.deps.knex, store.id),
   );
 }

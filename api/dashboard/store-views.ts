@@ -1,8 +1,16 @@
 import type { StaffMember } from '../../shared/services/dashboard/accounts';
 import type { CustomerRow, HomeFigures, PaymentAttempt } from '../../shared/services/dashboard/home';
-import type { FormErrors, ProductForm, ProductRow } from '../../shared/services/dashboard/products';
+import type {
+  FieldRow,
+  FormErrors,
+  PlanRow,
+  ProductForm,
+  ProductRow,
+} from '../../shared/services/dashboard/products';
+import { BLANK_ROWS, FIELD_TYPES, PLAN_DURATIONS } from '../../shared/services/dashboard/products';
 import { FORM_TYPES } from '../../shared/services/dashboard/products';
 import { can } from '../../shared/services/dashboard/roles';
+import type { AuditEventView } from '../../shared/services/merchant/audit';
 import type { OrderSummary } from '../../shared/services/merchant/orders';
 import type { PageMeta } from '../../shared/services/merchant/pagination';
 import { formatMoney, parseMoney } from '../../shared/money';
@@ -282,12 +290,31 @@ ${fivem}
 ${refundable ? refundFormSection(s, o.id, money_, extra.refundForm) : ''}
 ${money_ && money_.refunds.length ? refundsSection(s, money_) : ''}
 ${extra.document ? `<section class="card"><h2>${esc(t.invoice)}</h2><p><a href="${esc(extra.document.url)}">${esc(t.openInvoice[extra.document.kind])}</a> · <a href="${esc(`${extra.document.url}/pdf`)}" download>${esc(t.invoicePdf)}</a></p></section>` : ''}
-<section class="card"><h2>${esc(t.history)}</h2><ul>${history}</ul></section>`,
+<section class="card"><h2>${esc(t.history)}</h2><ul>${history}</ul></section>
+${auditSection(s, extra.audit ?? [])}`,
   );
+}
+
+/** The Merchant API writes recorded against the order (merchant_audit_events): who, what, when. */
+function auditSection(s: Shell, events: AuditEventView[]): string {
+  const t = s.t;
+  const rows = events
+    .map(
+      (e) =>
+        `<tr><td class="num">${esc(formatDate(e.created_at, s.locale))}</td><td><bdi>${esc(e.token ? `${e.token.name}${e.token.last4 ? ` ••••${e.token.last4}` : ''}` : e.actor)}</bdi></td><td><code>${esc(e.action)}</code></td><td><code>${esc(JSON.stringify(e.changes).slice(0, 300))}</code></td></tr>`,
+    )
+    .join('');
+  return `<section class="card" data-audit><h2>${esc(t.auditTitle)}</h2>${
+    events.length
+      ? `<div class="table-wrap"><table><thead><tr><th scope="col">${esc(t.date)}</th><th scope="col">${esc(t.auditWho)}</th><th scope="col">${esc(t.auditWhat)}</th><th scope="col">${esc(t.auditChanges)}</th></tr></thead><tbody>${rows}</tbody></table></div>`
+      : `<p class="muted">${esc(t.auditNone)}</p>`
+  }</section>`;
 }
 
 export interface OrderExtras {
   refunds: OrderRefunds | null;
+  /** The order's merchant_audit_events rows, newest first. */
+  audit?: AuditEventView[];
   document: DocumentLink | null;
   /** The refund form as sent back with an error. */
   refundForm: { amount: string; reason: string; error: string } | null;
@@ -366,6 +393,22 @@ export function confirmStatusView(s: Shell, orderId: number, to: number): string
 
 // ---------------------------------------------------------------- customers
 
+/** A customer's latest orders, each a link to its page, and a link to all of them past the last one. */
+function customerOrders(s: Shell, c: CustomerRow): string {
+  if (c.recent_orders.length === 0) return '<span class="muted">—</span>';
+  const list = c.recent_orders
+    .map(
+      (o) =>
+        `<li><a href="/merchant/orders/${o.id}" class="num">#${o.id}</a> ${badge(s, o.status)} <span class="num">${esc(money(s, o.total_minor, o.currency))}</span> <span class="muted num">${esc(formatDate(o.created_at, s.locale))}</span></li>`,
+    )
+    .join('');
+  const more =
+    c.orders > c.recent_orders.length
+      ? `<li><a href="/merchant/orders?phone=${esc(c.phone)}">${esc(s.t.allOrders(c.orders))}</a></li>`
+      : '';
+  return `<ul class="plain" aria-label="${esc(s.t.ordersOf(`${c.first_name} ${c.last_name}`))}">${list}${more}</ul>`;
+}
+
 export function customersView(
   s: Shell,
   list: { items: CustomerRow[]; total: number; lastPage: number },
@@ -379,11 +422,12 @@ export function customersView(
         c,
       ) => `<tr><td><bdi>${esc(`${c.first_name} ${c.last_name}`)}</bdi><br><span class="muted"><bdi>${esc(c.email)}</bdi></span></td>
 <td><a class="tel" href="/merchant/orders?phone=${esc(c.phone)}">+${esc(c.country_code)} ${esc(c.phone)}</a></td>
-<td class="num">${c.orders}</td><td class="num">${esc(money(s, c.spent_minor, currency))}</td><td class="num">${esc(formatDate(c.created_at, s.locale))}</td></tr>`,
+<td class="num">${c.orders}</td><td class="num">${esc(money(s, c.spent_minor, currency))}</td><td class="num">${esc(formatDate(c.created_at, s.locale))}</td>
+<td>${customerOrders(s, c)}</td></tr>`,
     )
     .join('');
   const table = list.items.length
-    ? `<div class="table-wrap"><table><thead><tr><th scope="col">${esc(t.customer)}</th><th scope="col">${esc(t.phone)}</th><th scope="col">${esc(t.ordersCount)}</th><th scope="col">${esc(t.spent)}</th><th scope="col">${esc(t.joined)}</th></tr></thead><tbody>${rows}</tbody></table></div>`
+    ? `<div class="table-wrap"><table><thead><tr><th scope="col">${esc(t.customer)}</th><th scope="col">${esc(t.phone)}</th><th scope="col">${esc(t.ordersCount)}</th><th scope="col">${esc(t.spent)}</th><th scope="col">${esc(t.joined)}</th><th scope="col">${esc(t.latestOrders)}</th></tr></thead><tbody>${rows}</tbody></table></div>`
     : `<p class="muted">${esc(t.noCustomers)}</p>`;
   return shellPage(
     { ...s, current: 'customers' },
@@ -517,6 +561,7 @@ ${categoryBoxes}
 <div><label for="license_max">${esc(t.licenseMax)}</label>
 <input id="license_max" name="license_max" inputmode="numeric" maxlength="7" dir="ltr" value="${esc(v.license_max)}"${invalid('license_max', 'license_max-hint')}><span id="license_max-hint" class="hint">${esc(t.licenseMaxHint)}</span>${fieldError('license_max')}</div></div>
 </fieldset>
+${plansAndFields(s, opts)}
 <label for="fivem">${esc(t.fivemCommands)}</label>
 <textarea id="fivem" name="fivem" rows="3" dir="ltr"${invalid('fivem', 'fivem-hint')}>${esc(v.fivem)}</textarea>
 <span id="fivem-hint" class="hint">${esc(t.fivemHint)}</span>
@@ -525,6 +570,76 @@ ${fieldError('fivem')}
 <button type="submit">${esc(t.save)}</button>
 </form>`,
   );
+}
+
+/**
+ * The product form's repeated rows: the product's plans and custom fields, then BLANK_ROWS blank ones
+ * (saving shows two more). Plain inputs, no script: a blank row is ignored, a ticked "Remove" drops its row.
+ */
+function plansAndFields(
+  s: Shell,
+  opts: { values: ProductForm; errors: FormErrors; currency: string },
+): string {
+  const t = s.t;
+  const { values: v, errors: e } = opts;
+  const blankPlan: PlanRow = { id: '', name: '', price: '', duration: 'monthly', remove: false };
+  const blankField: FieldRow = { label: '', type: 'text', required: false, options: '', remove: false };
+  const plans = [...v.plans, ...Array.from({ length: BLANK_ROWS }, () => blankPlan)];
+  const fields = [...v.fields, ...Array.from({ length: BLANK_ROWS }, () => blankField)];
+  const groupError = (name: 'plans' | 'fields') =>
+    e[name]
+      ? `<p id="${name}-error" class="field-error" role="alert">${esc(t.fieldErrors[e[name] as string] ?? '')}</p>`
+      : '';
+  const invalid = (name: 'plans' | 'fields') => (e[name] ? ` aria-describedby="${name}-error"` : '');
+  const planRows = plans
+    .map((p, i) => {
+      const n = i + 1;
+      const durations = PLAN_DURATIONS.map(
+        (d) =>
+          `<option value="${d}"${p.duration === d ? ' selected' : ''}>${esc(t.durationName[d] ?? d)}</option>`,
+      ).join('');
+      return `<fieldset class="rowset"><legend>${esc(t.planN(n))}</legend>
+<input type="hidden" name="plan_id" value="${esc(p.id)}">
+<div class="cols"><div><label for="plan_name_${i}">${esc(t.planName)}</label>
+<input id="plan_name_${i}" name="plan_name" maxlength="200" value="${esc(p.name)}"></div>
+<div><label for="plan_price_${i}">${esc(t.price)} <span class="hint" style="display:inline">${esc(opts.currency)}</span></label>
+<input id="plan_price_${i}" name="plan_price" inputmode="decimal" maxlength="16" dir="ltr" value="${esc(p.price)}"></div>
+<div><label for="plan_duration_${i}">${esc(t.planInterval)}</label>
+<select id="plan_duration_${i}" name="plan_duration">${durations}</select></div></div>
+${p.id ? `<label class="check" for="plan_remove_${i}"><input type="checkbox" id="plan_remove_${i}" name="plan_remove" value="${i}"${p.remove ? ' checked' : ''}> ${esc(t.removeRow)}</label>` : ''}
+</fieldset>`;
+    })
+    .join('');
+  const fieldRows = fields
+    .map((f, i) => {
+      const n = i + 1;
+      const types = FIELD_TYPES.map(
+        (ft) =>
+          `<option value="${ft}"${f.type === ft ? ' selected' : ''}>${esc(t.fieldTypeName[ft] ?? ft)}</option>`,
+      ).join('');
+      return `<fieldset class="rowset"><legend>${esc(t.fieldN(n))}</legend>
+<div class="cols"><div><label for="field_label_${i}">${esc(t.fieldLabel)}</label>
+<input id="field_label_${i}" name="field_label" maxlength="200" value="${esc(f.label)}"></div>
+<div><label for="field_type_${i}">${esc(t.fieldKind)}</label>
+<select id="field_type_${i}" name="field_type">${types}</select></div></div>
+<label for="field_options_${i}">${esc(t.fieldOptions)}</label>
+<textarea id="field_options_${i}" name="field_options" rows="2" aria-describedby="field-options-hint">${esc(f.options)}</textarea>
+<label class="check" for="field_required_${i}"><input type="checkbox" id="field_required_${i}" name="field_required" value="${i}"${f.required ? ' checked' : ''}> ${esc(t.fieldRequired)}</label>
+${f.label ? `<label class="check" for="field_remove_${i}"><input type="checkbox" id="field_remove_${i}" name="field_remove" value="${i}"${f.remove ? ' checked' : ''}> ${esc(t.removeRow)}</label>` : ''}
+</fieldset>`;
+    })
+    .join('');
+  return `<fieldset class="plain"${invalid('plans')}><legend>${esc(t.plans)}</legend>
+<span class="hint">${esc(t.plansHint)}</span>
+${groupError('plans')}
+${planRows}
+</fieldset>
+<fieldset class="plain"${invalid('fields')}><legend>${esc(t.customFields)}</legend>
+<span class="hint">${esc(t.customFieldsHint)}</span>
+<span id="field-options-hint" class="hint">${esc(t.fieldOptionsHint)}</span>
+${groupError('fields')}
+${fieldRows}
+</fieldset>`;
 }
 
 // ---------------------------------------------------------------- staff
@@ -573,6 +688,31 @@ ${form.error ? `<p id="staff-error" class="field-error" role="alert">${esc(form.
 
 // ---------------------------------------------------------------- settings
 
+/**
+ * The real widget on the settings page: the script (/widget/v1.js, same origin, allowed by the page's
+ * script-src 'self'; its Embed API calls are same-origin, allowed by connect-src 'self') on two buttons, a
+ * light and a dark theme, with the store's embed key and one of its products on sale. Clicking opens the
+ * real dialog a buyer sees. Without a product on sale, the static look of the button and a hint.
+ */
+function livePreview(
+  s: Shell,
+  embedKey: string,
+  preview: { productId: number; productName: string } | null,
+): string {
+  const t = s.t;
+  if (!preview) {
+    return `<p class="muted">${esc(t.preview)}</p>
+<p class="preview"><span class="buy-preview light" aria-hidden="true">${esc(t.buyNow)}</span> <span class="buy-preview dark" aria-hidden="true">${esc(t.buyNow)}</span></p>
+<p class="hint">${esc(t.previewNeedsProduct)}</p>`;
+  }
+  const button = (theme: 'light' | 'dark') =>
+    `<button type="button" class="buy-preview ${theme}" data-matjar-product="${preview.productId}" data-matjar-key="${esc(embedKey)}" data-matjar-theme="${theme}">${esc(t.buyNow)} · ${esc(t.themeName[theme])}</button>`;
+  return `<h2 class="spaced">${esc(t.livePreview)}</h2>
+<p class="muted" id="live-preview-hint">${esc(t.livePreviewHint(preview.productName))}</p>
+<p class="preview" data-live-preview>${button('light')} ${button('dark')}</p>
+<script src="/widget/v1.js" async></script>`;
+}
+
 export function settingsView(
   s: Shell,
   store: { name: string; currency: string; embed_key: string; allowed_origins: string[]; domains: string[] },
@@ -585,6 +725,7 @@ export function settingsView(
     notice: string | null;
   },
   widgetUrl: string,
+  preview: { productId: number; productName: string } | null = null,
 ): string {
   const t = s.t;
   const snippet = `<script src="${widgetUrl}" async></script>\n<button data-matjar-product="PRODUCT_ID" data-matjar-key="${store.embed_key}">Buy now</button>`;
@@ -617,7 +758,6 @@ ${form.errors.domains ? `<p id="domains-error" class="field-error">${esc(form.er
 <h2 class="spaced"><label for="embed-snippet">${esc(t.embedSnippet)}</label></h2>
 <textarea id="embed-snippet" readonly rows="3" dir="ltr" class="mono" aria-describedby="snippet-hint">${esc(snippet)}</textarea>
 <span id="snippet-hint" class="hint">${esc(t.snippetHint)}</span>
-<p class="muted">${esc(t.preview)}</p>
-<p class="preview"><span class="buy-preview light" aria-hidden="true">${esc(t.buyNow)}</span> <span class="buy-preview dark" aria-hidden="true">${esc(t.buyNow)}</span></p></section>`,
+${livePreview(s, store.embed_key, preview)}</section>`,
   );
 }

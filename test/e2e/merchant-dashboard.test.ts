@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { Page } from 'playwright-core';
 import { createApp } from '../../api/app';
+import { recordAudit } from '../../shared/services/merchant/audit';
 import { Store } from '../../db/models';
 import type { Deps } from '../../shared/deps';
 import { createSession, formToken } from '../../shared/services/dashboard/sessions';
@@ -990,6 +991,153 @@ describe('merchant dashboard in a browser', function () {
     expect(commands).to.deep.equal(['give {player} vip']);
     const cats = await deps.knex('product_categories').where({ product_id: productId }).pluck('category_id');
     expect(cats).to.deep.equal([categoryId]);
+  });
+
+  it('makes a subscription with two plans and a custom field through the form; the Embed API shows them', async () => {
+    const seen = await withPage(async (page) => {
+      await openAsOwner(page, '/merchant/products/new?lang=en');
+      await page.getByLabel('Name', { exact: true }).fill('Server VIP');
+      await page.getByLabel('Type', { exact: true }).selectOption('subscription');
+      await page.getByLabel('Price', { exact: true }).fill('0');
+      await page.getByLabel('Plan title').nth(0).fill('Monthly VIP');
+      await page.getByLabel('Price SAR').nth(0).fill('19.99');
+      await page.getByLabel('Plan title').nth(1).fill('Yearly VIP');
+      await page.getByLabel('Price SAR').nth(1).fill('199.50');
+      await page.getByLabel('Billing interval').nth(1).selectOption('yearly');
+      await page.getByLabel('Label', { exact: true }).nth(0).fill('Player id');
+      await page.getByLabel('Required', { exact: true }).nth(0).check();
+      await page.getByLabel('Label', { exact: true }).nth(1).fill('Edition');
+      await page.getByLabel('Kind of answer').nth(1).selectOption('select');
+      await page.getByLabel('Options (select fields)').nth(1).fill('Standard\nDeluxe | 15.50');
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.waitForURL(/\/merchant\/products\/\d+\?saved=1/);
+      const productId = Number(/products\/(\d+)/.exec(page.url())![1]);
+      // The saved form shows both plans and both fields, then two blank rows of each.
+      const rows = await page.getByLabel('Plan title').count();
+      // The monthly plan removed, the edition field removed: the product keeps one of each.
+      await page.getByLabel('Remove').nth(0).check();
+      await page.getByLabel('Remove').nth(3).check();
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.waitForURL(/\/merchant\/products\/\d+\?saved=1/);
+      return { productId, rows, plans: await page.getByLabel('Plan title').count() };
+    });
+    expect(seen.rows).to.equal(4);
+    expect(seen.plans).to.equal(3);
+    const answer = await fetch(`${base}/api/embed/product/${seen.productId}`, {
+      headers: { 'X-Embed-Key': embedKey },
+    });
+    const data = (
+      (await answer.json()) as {
+        data: {
+          type: string;
+          subscription_plans: { name: string; price: string; duration: string }[];
+          fields: { label: string; type: string; required: boolean }[];
+        };
+      }
+    ).data;
+    expect(data.type).to.equal('subscription');
+    expect(data.subscription_plans.map((p) => [p.name, p.price, p.duration])).to.deep.equal([
+      ['Yearly VIP', '199.50', 'yearly'],
+    ]);
+    expect(data.fields.map((f) => [f.label, f.type, f.required])).to.deep.equal([
+      ['Player id', 'text', true],
+    ]);
+    const plans = await deps
+      .knex('product_plans')
+      .where({ product_id: seen.productId })
+      .orderBy('id')
+      .select('name', 'price_minor', 'active');
+    expect(plans.map((p) => [p.name, Number(p.price_minor), p.active])).to.deep.equal([
+      ['Monthly VIP', 1999, false],
+      ['Yearly VIP', 19950, true],
+    ]);
+    const audit = await deps
+      .knex('merchant_audit_events')
+      .where({ store_id: storeId, resource_type: 'product', resource_id: seen.productId })
+      .pluck('action');
+    expect(audit).to.include.members(['product.created', 'product.updated']);
+  });
+
+  it('lists a customer’s latest orders on the customers page, and the order page shows its audit rows', async () => {
+    const [customer] = await deps
+      .knex('customers')
+      .insert({
+        store_id: storeId,
+        first_name: 'Noura',
+        last_name: 'Saad',
+        email: 'noura@example.com',
+        country_code: '966',
+        phone: '500000321',
+        e164: '966500000321',
+      })
+      .returning('id');
+    const customerId = (customer as { id: number }).id;
+    const orderIds: number[] = [];
+    for (const [status, total] of [
+      [4, 12_500],
+      [2, 3_000],
+    ]) {
+      const [row] = await deps
+        .knex('orders')
+        .insert({
+          store_id: storeId,
+          customer_id: customerId,
+          status,
+          customer_first_name: 'Noura',
+          customer_last_name: 'Saad',
+          customer_email: 'noura@example.com',
+          customer_country_code: '966',
+          customer_phone: '500000321',
+          subtotal_minor: total,
+          total_minor: total,
+          currency: 'SAR',
+        })
+        .returning('id');
+      orderIds.push((row as { id: number }).id);
+    }
+    // What the Merchant API's audit net records after an order write through a token.
+    await recordAudit(
+      deps.knex,
+      { storeId, tokenId: null, name: 'token:Fulfilment bot' },
+      'POST /shawarma/orders/:id/status',
+      { type: 'order', id: orderIds[0]! },
+      { request: { status: 4 } },
+    );
+    const seen = await withPage(async (page) => {
+      await openAsOwner(page, '/merchant/customers?lang=en');
+      const orders = await page.getByRole('list', { name: 'Orders of Noura Saad' }).innerText();
+      await page.getByRole('link', { name: `#${orderIds[0]}` }).click();
+      await page.waitForURL(new RegExp(`/merchant/orders/${orderIds[0]}`));
+      const audit = await page.locator('[data-audit]').innerText();
+      return { orders, audit };
+    });
+    expect(seen.orders).to.contain(`#${orderIds[0]}`).and.contain(`#${orderIds[1]}`);
+    expect(seen.orders).to.contain('125.00').and.contain('30.00');
+    expect(seen.audit).to.contain('token:Fulfilment bot');
+    expect(seen.audit).to.contain('POST /shawarma/orders/:id/status');
+    expect(seen.audit).to.contain('"status":4');
+  });
+
+  it('the settings page’s live preview opens the real widget dialog with the store’s product', async () => {
+    const product = await deps
+      .knex('products')
+      .where({ store_id: storeId, active: true })
+      .whereNull('archived_at')
+      .orderBy('id', 'desc')
+      .first('id', 'name');
+    const seen = await withPage(async (page) => {
+      const refused: string[] = [];
+      page.on('console', (m) => {
+        if (/Content Security Policy|Refused/i.test(m.text())) refused.push(m.text());
+      });
+      await openAsOwner(page, '/merchant/settings?lang=en');
+      await page.getByRole('button', { name: 'Buy now · dark theme' }).click();
+      const dialog = page.getByRole('dialog');
+      await dialog.getByRole('heading', { name: product.name }).waitFor();
+      return { refused, visible: await dialog.isVisible() };
+    });
+    expect(seen.visible).to.equal(true);
+    expect(seen.refused).to.deep.equal([]);
   });
 
   it('adds a FiveM server whose secret is shown once and reads the queue until it is revoked', async () => {

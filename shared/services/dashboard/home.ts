@@ -91,6 +91,63 @@ export interface CustomerRow {
   created_at: Date;
   orders: number;
   spent_minor: number;
+  /** The customer's latest orders (at most RECENT_ORDERS), newest first. */
+  recent_orders: CustomerOrder[];
+}
+
+export interface CustomerOrder {
+  id: number;
+  status: number;
+  total_minor: number;
+  currency: string;
+  created_at: Date;
+}
+
+/** Orders listed under each customer on the customers page; the rest are one link away. */
+export const RECENT_ORDERS = 5;
+
+/** The latest RECENT_ORDERS orders of each of the customers, in one query. */
+async function recentOrdersOf(
+  knex: Knex,
+  storeId: number,
+  customerIds: number[],
+): Promise<Map<number, CustomerOrder[]>> {
+  const out = new Map<number, CustomerOrder[]>();
+  if (customerIds.length === 0) return out;
+  const rows = (await knex
+    .select('*')
+    .from(
+      knex('orders')
+        .where('store_id', storeId)
+        .whereIn('customer_id', customerIds)
+        .select(
+          'id',
+          'customer_id',
+          'status',
+          'total_minor',
+          'currency',
+          'created_at',
+          knex.raw('row_number() over (partition by customer_id order by created_at desc, id desc) as n'),
+        )
+        .as('o'),
+    )
+    .where('n', '<=', RECENT_ORDERS)
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])) as (CustomerOrder & { customer_id: number })[];
+  for (const r of rows) {
+    const list = out.get(Number(r.customer_id)) ?? [];
+    list.push({
+      id: Number(r.id),
+      status: Number(r.status),
+      total_minor: Number(r.total_minor),
+      currency: r.currency,
+      created_at: r.created_at,
+    });
+    out.set(Number(r.customer_id), list);
+  }
+  return out;
 }
 
 /** The store's customers, newest first, with their order count and paid total. */
@@ -123,8 +180,17 @@ export async function listCustomers(
         '(select coalesce(sum(total_minor), 0)::bigint from orders o where o.customer_id = c.id and o.status in (3, 4)) as spent_minor',
       ),
     );
+  const recent = await recentOrdersOf(
+    knex,
+    storeId,
+    rows.map((r: CustomerRow) => Number(r.id)),
+  );
   return {
-    items: rows.map((r: CustomerRow) => ({ ...r, spent_minor: Number(r.spent_minor) })),
+    items: rows.map((r: CustomerRow) => ({
+      ...r,
+      spent_minor: Number(r.spent_minor),
+      recent_orders: recent.get(Number(r.id)) ?? [],
+    })),
     total,
     lastPage: Math.max(1, Math.ceil(total / perPage)),
   };

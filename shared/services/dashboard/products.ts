@@ -28,7 +28,43 @@ import {
  * counter, so the Embed and Storefront APIs show the change at once.
  */
 
-export const FORM_TYPES: readonly ProductType[] = ['product', 'code', 'service'];
+export const FORM_TYPES: readonly ProductType[] = ['product', 'code', 'service', 'subscription'];
+
+/** A subscription plan's billing intervals, as the Merchant API names them. */
+export const PLAN_DURATIONS = ['monthly', 'quarterly', 'yearly', 'lifetime'] as const;
+
+/** The buyer-facing field types a product may ask at checkout. */
+export const FIELD_TYPES = [
+  'text',
+  'number',
+  'date',
+  'datetime',
+  'color',
+  'select',
+  'image',
+  'file',
+] as const;
+
+/** Blank rows the form adds after the plans and fields a product has (saving adds more). */
+export const BLANK_ROWS = 2;
+
+/** One row of the plans table: `id` empty for a new plan; `remove` ticked drops it (deactivated). */
+export interface PlanRow {
+  id: string;
+  name: string;
+  price: string;
+  duration: string;
+  remove: boolean;
+}
+
+/** One row of the custom fields table; `options` one a line, "Label" or "Label | extra price". */
+export interface FieldRow {
+  label: string;
+  type: string;
+  required: boolean;
+  options: string;
+  remove: boolean;
+}
 
 export interface ProductRow {
   id: number;
@@ -63,6 +99,10 @@ export interface ProductForm {
   license_max: string;
   /** FiveM commands, one a line ({player} is the buyer's server id). */
   fivem: string;
+  /** Subscription plans (used when the type is subscription). */
+  plans: PlanRow[];
+  /** Custom fields the buyer fills in at checkout. */
+  fields: FieldRow[];
 }
 
 /** The product's extra settings as the Merchant API keeps them, for the edit form. */
@@ -76,6 +116,22 @@ export interface ProductExtras {
     encrypt: boolean;
   };
   fivem_commands: Record<string, unknown>[];
+  plans: { id: number; name: string; price: string; duration: string; active: boolean }[];
+  fields: { type: string; label: string; required: boolean; options: { label: string; price: string }[] }[];
+}
+
+export interface PlanInputRow {
+  id?: number;
+  name: string;
+  price_minor: number;
+  duration: (typeof PLAN_DURATIONS)[number];
+}
+
+export interface FieldInputRow {
+  type: (typeof FIELD_TYPES)[number];
+  label: string;
+  required: boolean;
+  options: { label: string; price_minor: number }[];
 }
 
 export interface ProductInput {
@@ -90,6 +146,8 @@ export interface ProductInput {
   categories: number[];
   license: { prefix: string; lock_type: string; max_activations: number } | null;
   fivem: string[];
+  plans: PlanInputRow[];
+  fields: FieldInputRow[];
 }
 
 /** Field errors keyed by form field; each value a message key of the dashboard's message files. */
@@ -148,6 +206,52 @@ export function readProductForm(
     .filter(Boolean);
   if (fivem.length > 50 || fivem.some((c) => c.length > 1000)) errors.fivem = 'tooLong';
   const categories = form.categories.filter((c) => /^\d{1,10}$/.test(c)).map(Number);
+  const plans: PlanInputRow[] = [];
+  for (const row of form.plans) {
+    const blank = !row.id && !row.name.trim() && !row.price.trim();
+    if (blank || row.remove) continue;
+    const planPrice = parseMoney(row.price.trim(), currency);
+    const duration = (PLAN_DURATIONS as readonly string[]).includes(row.duration) ? row.duration : null;
+    if (!row.name.trim() || row.name.trim().length > 200 || !row.price.trim())
+      errors.plans ??= 'planRequired';
+    else if (planPrice === null) errors.plans ??= 'badMoney';
+    else if (!duration || (row.id && !/^\d{1,10}$/.test(row.id))) errors.plans ??= 'rejected';
+    else {
+      plans.push({
+        ...(row.id ? { id: Number(row.id) } : {}),
+        name: row.name.trim(),
+        price_minor: planPrice,
+        duration: duration as PlanInputRow['duration'],
+      });
+    }
+  }
+  if (type === 'subscription' && plans.length === 0) errors.plans ??= 'planNeeded';
+  const fields: FieldInputRow[] = [];
+  for (const row of form.fields) {
+    if (row.remove || (!row.label.trim() && !row.options.trim())) continue;
+    const fieldType = (FIELD_TYPES as readonly string[]).includes(row.type) ? row.type : null;
+    const options: { label: string; price_minor: number }[] = [];
+    for (const line of row.options.split(/\r?\n/)) {
+      if (!line.trim()) continue;
+      const [label = '', extra = ''] = line.split('|').map((part) => part.trim());
+      const extraMinor = extra ? parseMoney(extra, currency) : 0;
+      if (!label || label.length > 200 || extraMinor === null) errors.fields ??= 'badOption';
+      else options.push({ label, price_minor: extraMinor });
+    }
+    if (!row.label.trim() || row.label.trim().length > 200) errors.fields ??= 'fieldLabel';
+    else if (!fieldType) errors.fields ??= 'rejected';
+    else if (fieldType === 'select' && options.length === 0) errors.fields ??= 'selectOptions';
+    else if (fieldType !== 'select' && options.length > 0) errors.fields ??= 'optionsOnSelect';
+    else {
+      fields.push({
+        type: fieldType as FieldInputRow['type'],
+        label: row.label.trim(),
+        required: row.required,
+        options,
+      });
+    }
+  }
+  if (plans.length > 50 || fields.length > 50) errors.plans ??= 'tooLong';
   if (Object.keys(errors).length > 0 || !type || price === null) return { ok: false, errors };
   return {
     ok: true,
@@ -163,6 +267,8 @@ export function readProductForm(
       categories,
       license,
       fivem,
+      plans: type === 'subscription' ? plans : [],
+      fields,
     },
   };
 }
@@ -207,7 +313,23 @@ function extraKeys(input: ProductInput, current: ProductExtras | null): Record<s
 
 /** The form's input as the Merchant API's product keys (decimal strings in the store's currency). */
 function merchantKeys(input: ProductInput, currency: string) {
+  const money = (minor: number) => formatMoney(minor, currency);
   return {
+    plans: input.plans.map((p) => ({
+      ...(p.id !== undefined ? { id: p.id } : {}),
+      name: p.name,
+      price: money(p.price_minor),
+      duration: p.duration,
+      active: true,
+    })),
+    fields: input.fields.map((f) => ({
+      type: f.type,
+      label: f.label,
+      required: f.required,
+      ...(f.type === 'select'
+        ? { options: f.options.map((o) => ({ label: o.label, price: money(o.price_minor) })) }
+        : {}),
+    })),
     name: input.name,
     type: input.type,
     description: input.description,
@@ -286,6 +408,27 @@ export async function productExtras(
     categories: cats.map((c) => Number(c.id)),
     license: detail.license as ProductExtras['license'],
     fivem_commands: (detail.fivem_commands as Record<string, unknown>[]) ?? [],
+    plans: (detail.plans as ProductExtras['plans']) ?? [],
+    fields: (detail.fields as ProductExtras['fields']) ?? [],
+  };
+}
+
+/** The form's rows for a product's plans (active ones; removed plans are kept deactivated) and fields. */
+export function rowsOf(extras: Pick<ProductExtras, 'plans' | 'fields'> | null): {
+  plans: PlanRow[];
+  fields: FieldRow[];
+} {
+  return {
+    plans: (extras?.plans ?? [])
+      .filter((p) => p.active)
+      .map((p) => ({ id: String(p.id), name: p.name, price: p.price, duration: p.duration, remove: false })),
+    fields: (extras?.fields ?? []).map((f) => ({
+      label: f.label,
+      type: f.type,
+      required: f.required,
+      options: f.options.map((o) => (Number(o.price) === 0 ? o.label : `${o.label} | ${o.price}`)).join('\n'),
+      remove: false,
+    })),
   };
 }
 

@@ -52,18 +52,24 @@ type Row = {
   updated_at: Date;
 };
 
-function toView(row: Row, products: number[]): CouponView {
+/** The store's currency: a fixed coupon's amount and every minimum order are money in it. */
+async function currencyOf(knex: Knex, storeId: number): Promise<string> {
+  const store = await knex('stores').where('id', storeId).first<{ currency: string } | undefined>('currency');
+  return store?.currency ?? 'SAR';
+}
+
+function toView(row: Row, products: number[], currency: string): CouponView {
   return {
     id: Number(row.id),
     code: row.code,
     type: row.type,
-    // Basis points and minor units both scale by 100: "10.00" percent, "5.00" money.
-    amount: formatMoney(Number(row.amount)),
+    // A percentage is basis points ("10.00"); a fixed amount is money in the store's currency ("1.250" KWD).
+    amount: formatMoney(Number(row.amount), row.type === 'fixed' ? currency : null),
     active: row.active,
     max_uses: row.max_uses,
     uses: Number(row.uses_count),
     reserved_uses: Number(row.reserved_uses),
-    min_order: row.min_order_minor == null ? null : formatMoney(Number(row.min_order_minor)),
+    min_order: row.min_order_minor == null ? null : formatMoney(Number(row.min_order_minor), currency),
     products,
     payment_restrictions: row.payment_restrictions ?? [],
     starts_at: iso(row.starts_at),
@@ -91,7 +97,7 @@ async function productsOf(knex: Knex, couponIds: number[]): Promise<Map<number, 
 export async function couponDetail(knex: Knex, storeId: number, id: number): Promise<CouponView> {
   const row = (await knex('coupons').where({ id, store_id: storeId }).first()) as Row | undefined;
   if (!row) throw new NotFoundError(COUPON_NOT_FOUND);
-  return toView(row, (await productsOf(knex, [row.id])).get(row.id) ?? []);
+  return toView(row, (await productsOf(knex, [row.id])).get(row.id) ?? [], await currencyOf(knex, storeId));
 }
 
 export interface CouponFilters {
@@ -113,10 +119,11 @@ export async function listCoupons(
     knex,
     rows.map((r) => Number(r.id)),
   );
-  return { items: rows.map((r) => toView(r, products.get(Number(r.id)) ?? [])), meta };
+  const currency = await currencyOf(knex, storeId);
+  return { items: rows.map((r) => toView(r, products.get(Number(r.id)) ?? [], currency)), meta };
 }
 
-const minor = (value: string): number => parseMoney(value) ?? 0;
+const minor = (value: string, currency?: string | null): number => parseMoney(value, currency) ?? 0;
 
 /** The checks joi cannot make: the merged coupon's ranges and the store's own rows. */
 async function checkCoupon(
@@ -160,14 +167,14 @@ async function checkCoupon(
   if (Object.keys(errors).length > 0) throw new ValidationError(errors);
 }
 
-function columns(coupon: CouponInput): Record<string, unknown> {
+function columns(coupon: CouponInput, currency: string): Record<string, unknown> {
   return {
     code: coupon.code,
     type: coupon.type,
-    amount: minor(coupon.amount),
+    amount: minor(coupon.amount, coupon.type === 'fixed' ? currency : null),
     active: coupon.active,
     max_uses: coupon.max_uses ?? null,
-    min_order_minor: coupon.min_order == null ? null : minor(coupon.min_order),
+    min_order_minor: coupon.min_order == null ? null : minor(coupon.min_order, currency),
     payment_restrictions: coupon.payment_restrictions,
     starts_at: coupon.starts_at ?? null,
     expires_at: coupon.expires_at ?? null,
@@ -194,7 +201,7 @@ export async function createCoupon(
     .transaction(async (trx) => {
       await checkCoupon(trx, storeId, input, null, 0);
       const [row] = await trx('coupons')
-        .insert({ ...columns(input), store_id: storeId })
+        .insert({ ...columns(input, await currencyOf(trx, storeId)), store_id: storeId })
         .returning('id');
       const couponId = Number((row as { id: number }).id);
       await writeProducts(trx, couponId, input.products);
@@ -219,7 +226,8 @@ export async function updateCoupon(
       const row = (await trx('coupons').where({ id: couponId, store_id: storeId }).forUpdate().first()) as
         Row | undefined;
       if (!row) throw new NotFoundError(COUPON_NOT_FOUND);
-      const current = toView(row, (await productsOf(trx, [couponId])).get(couponId) ?? []);
+      const currency = await currencyOf(trx, storeId);
+      const current = toView(row, (await productsOf(trx, [couponId])).get(couponId) ?? [], currency);
       const before: CouponInput = {
         code: current.code,
         type: current.type,
@@ -241,7 +249,7 @@ export async function updateCoupon(
       if (Object.keys(changes).length === 0) return;
       await trx('coupons')
         .where('id', couponId)
-        .update({ ...columns(merged), updated_at: trx.fn.now() });
+        .update({ ...columns(merged, currency), updated_at: trx.fn.now() });
       if (patch.products) await writeProducts(trx, couponId, merged.products);
       await recordAudit(trx, actor, 'coupon.updated', { type: 'coupon', id: couponId }, changes);
     })

@@ -127,7 +127,7 @@ const MANUAL_HOW: Record<string, { en: string; ar: string }> = {
 
 /** What a manual refund tells the merchant to do, in English and Arabic. */
 export function manualRefundNote(method: string, amountMinor: number, currency: string): string {
-  const amount = `${formatMoney(amountMinor)} ${currency}`;
+  const amount = `${formatMoney(amountMinor, currency)} ${currency}`;
   const how = MANUAL_HOW[method] ?? { en: 'yourself', ar: 'بنفسك' };
   return (
     `Manual refund: return ${amount} to the buyer ${how.en}; the platform does not move this money. ` +
@@ -178,8 +178,8 @@ export async function addRefund(
   if (amount > left) {
     throw ValidationError.field(
       'amount',
-      `At most ${formatMoney(left)} ${payment.currency} can be refunded: ${formatMoney(paid)} was paid ` +
-        `and ${formatMoney(paid - left)} is refunded or being refunded.`,
+      `At most ${formatMoney(left, payment.currency)} ${payment.currency} can be refunded: ` +
+        `${formatMoney(paid, payment.currency)} was paid and ${formatMoney(paid - left, payment.currency)} is refunded or being refunded.`,
     );
   }
 

@@ -13,7 +13,7 @@ export function refundMessage(
   orderId: number,
   storeName: string,
 ): string {
-  const amount = `${formatMoney(Number(refund.amount_minor))} ${refund.currency}`;
+  const amount = `${formatMoney(Number(refund.amount_minor), refund.currency)} ${refund.currency}`;
   const en =
     refund.kind === 'provider'
       ? `${storeName}: a refund of ${amount} for your order #${orderId} was sent back to your payment method. It may take a few days to appear.`

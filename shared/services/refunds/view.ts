@@ -29,7 +29,7 @@ export function refundView(r: Refund): RefundView {
   return {
     id: Number(r.id),
     order_id: Number(r.order_id),
-    amount: formatMoney(Number(r.amount_minor)),
+    amount: formatMoney(Number(r.amount_minor), r.currency),
     currency: r.currency,
     status: r.status,
     kind: r.kind,
@@ -76,10 +76,10 @@ export async function refundSummary(
   const pending = of('pending');
   return {
     currency: order.currency,
-    paid: formatMoney(paid),
-    refunded: formatMoney(refunded),
-    pending: formatMoney(pending),
-    refundable: formatMoney(Math.max(0, paid - refunded - pending)),
+    paid: formatMoney(paid, order.currency),
+    refunded: formatMoney(refunded, order.currency),
+    pending: formatMoney(pending, order.currency),
+    refundable: formatMoney(Math.max(0, paid - refunded - pending), order.currency),
   };
 }
 
