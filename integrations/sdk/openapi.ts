@@ -9826,6 +9826,11 @@ export interface operations {
                     categories?: string | string[];
                     codes?: string;
                     description?: string;
+                    field_label?: string | string[];
+                    field_options?: string | string[];
+                    field_remove?: string | string[];
+                    field_required?: string | string[];
+                    field_type?: string | string[];
                     fivem?: string;
                     /** @enum {string} */
                     license_lock?: "" | "none" | "hwid" | "ip";
@@ -9833,6 +9838,11 @@ export interface operations {
                     license_on?: string;
                     license_prefix?: string;
                     name?: string;
+                    plan_duration?: string | string[];
+                    plan_id?: string | string[];
+                    plan_name?: string | string[];
+                    plan_price?: string | string[];
+                    plan_remove?: string | string[];
                     price?: string;
                     sale_price?: string;
                     stock?: string;
@@ -9963,6 +9973,11 @@ export interface operations {
                     categories?: string | string[];
                     codes?: string;
                     description?: string;
+                    field_label?: string | string[];
+                    field_options?: string | string[];
+                    field_remove?: string | string[];
+                    field_required?: string | string[];
+                    field_type?: string | string[];
                     fivem?: string;
                     /** @enum {string} */
                     license_lock?: "" | "none" | "hwid" | "ip";
@@ -9970,6 +9985,11 @@ export interface operations {
                     license_on?: string;
                     license_prefix?: string;
                     name?: string;
+                    plan_duration?: string | string[];
+                    plan_id?: string | string[];
+                    plan_name?: string | string[];
+                    plan_price?: string | string[];
+                    plan_remove?: string | string[];
                     price?: string;
                     sale_price?: string;
                     stock?: string;

@@ -191,8 +191,12 @@ describe('merchant dashboard accounts', () => {
       row('d'.repeat(64), -10 * day, null), // live: kept
     ]);
     const task = MAINTENANCE_TASKS['purge-dashboard-sessions']!;
-    expect(await task(deps.knex, new Date(now), { queues: deps.queues, tx: deps.tx })).to.deep.equal({ deleted: 2 });
-    expect(await task(deps.knex, new Date(now), { queues: deps.queues, tx: deps.tx })).to.deep.equal({ deleted: 0 });
+    expect(await task(deps.knex, new Date(now), { queues: deps.queues, tx: deps.tx })).to.deep.equal({
+      deleted: 2,
+    });
+    expect(await task(deps.knex, new Date(now), { queues: deps.queues, tx: deps.tx })).to.deep.equal({
+      deleted: 0,
+    });
     const left = await deps.knex('dashboard_sessions').orderBy('token_hash').pluck('token_hash');
     expect(left.map((h: string) => h[0])).to.deep.equal(['b', 'd']);
   });
