@@ -316,12 +316,19 @@ describe('Redis Cluster: the platform on 3 masters + 3 replicas, a master failed
           ids.push(await buy(i, spare));
           if (ids.length === 3) {
             // The queues' master hands over to its replica (no write lost), then the rate limits' master
-            // (after that, whichever master holds {rl}) is killed outright.
+            // is killed outright. Replication is asynchronous, so a kill -9 of the master that holds the
+            // queues can lose a job added in its last milliseconds, which only the sweeps bring back
+            // (docs/scaling.md, "Redis Cluster"): when {rl} shares the queues' master, another master
+            // is the one killed.
             failovers = (async () => {
               await cluster.failover(queues.replica);
-              const limits = await cluster.ownerOf('{rl}');
-              await cluster.kill9(limits.master);
-              await cluster.untilPromoted(limits.replica);
+              const queuesNow = await cluster.ownerOf(`{${prefix}}`);
+              let victim = await cluster.ownerOf('{rl}');
+              for (let k = 0; victim.master === queuesNow.master; k++) {
+                victim = await cluster.ownerOf(`{other-${k}}`);
+              }
+              await cluster.kill9(victim.master);
+              await cluster.untilPromoted(victim.replica);
             })();
           }
         }
