@@ -108,8 +108,7 @@ const SIGNED_PATHS: ReadonlySet<string> = new Set([
  * as a signed License answer too, bound to an unknown request (every field null).
  */
 export function licenseAnswerBeforeRoute(): AppMiddleware {
-  return async (ctx, next) => {
-    if (ctx.method !== 'POST' || !SIGNED_PATHS.has(ctx.path)) return next();
+  const signed: AppMiddleware = async (ctx, next) => {
     try {
       await next();
     } catch (err) {
@@ -118,4 +117,5 @@ export function licenseAnswerBeforeRoute(): AppMiddleware {
       await answer(ctx, viewOf(ctx, err));
     }
   };
+  return (ctx, next) => (ctx.method !== 'POST' || !SIGNED_PATHS.has(ctx.path) ? next() : signed(ctx, next));
 }

@@ -117,9 +117,8 @@ const PLAIN_URL = /^[\x21-\x24\x26-\x7e]*$/;
 
 /** Before the body parser: the path and the query string, as raw bytes. */
 export function storableUrl(): AppMiddleware {
-  return async (ctx, next) => {
+  const check: AppMiddleware = async (ctx, next) => {
     const raw = ctx.url;
-    if (PLAIN_URL.test(raw)) return next();
     const q = raw.indexOf('?');
     const errors: FieldErrors = {};
     const pathProblem = urlPartProblem(q === -1 ? raw : raw.slice(0, q));
@@ -137,6 +136,7 @@ export function storableUrl(): AppMiddleware {
     if (Object.keys(errors).length > 0) throw new ValidationError(errors);
     await next();
   };
+  return (ctx, next) => (PLAIN_URL.test(ctx.url) ? next() : check(ctx, next));
 }
 
 /** After the body parser: every string of the parsed JSON or form body, and the raw text's encoding. */
