@@ -135,15 +135,20 @@ export function customFieldViews(fields: readonly CustomField[], currency: strin
  */
 /**
  * productView from this process's memory while nothing it shows changed (counters `cat:v:all`, the
- * store's and the product's, catalogue/cache.ts): one MGET, no Postgres. Stock is part of the answer, so the
- * stock writers (reservation, sale, expiry) bump the product's counter and merchant writes the store's.
- * Unknown products are cached as null (bounded map).
+ * store's and the product's, catalogue/cache.ts): no Postgres, and no Redis either while the process's
+ * counter tracking is live. Stock is part of the answer, so the stock writers (reservation, sale, expiry)
+ * bump the product's counter and merchant writes the store's. Unknown products are cached as null
+ * (bounded map). Requests that miss at the same moment share one read (`caches.once`).
+ *
+ * The view is handed out as it is cached, deeply frozen rather than copied per request (a copy was the
+ * largest cost of a hit, docs/performance.md): the route only serializes it, and a caller that tried to
+ * change it would throw instead of changing the next request's answer.
  */
 export async function cachedProductView(
   deps: HotReadDeps & { knex: Knex; config: MethodOffer },
   store: Store,
   rawId: unknown,
-): Promise<ProductView> {
+): Promise<Readonly<ProductView>> {
   const id = parseProductId(rawId);
   if (id === null) throw new NotFoundError('Product not found').withCode('product_not_found');
   const cache = deps.caches.of<ProductView | null>('product-view');
@@ -154,14 +159,25 @@ export async function cachedProductView(
   );
   let view = stamp === null ? undefined : cache.get(key, stamp);
   if (view === undefined) {
-    view = await productView(deps.knex, store, id, deps.config).catch((err: unknown) => {
-      if (err instanceof NotFoundError) return null;
-      throw err;
-    });
+    const read = () =>
+      productView(deps.knex, store, id, deps.config).then(deepFreeze, (err: unknown) => {
+        if (err instanceof NotFoundError) return null;
+        throw err;
+      });
+    view = stamp === null ? await read() : await deps.caches.once(`product-view|${key}|${stamp}`, read);
     if (stamp !== null) cache.set(key, stamp, view);
   }
   if (view === null) throw new NotFoundError('Product not found').withCode('product_not_found');
-  return structuredClone(view);
+  return view;
+}
+
+/** Freezes a plain JSON-like value and everything in it. */
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
 }
 
 export async function productView(

@@ -5,6 +5,9 @@ import { Product, Store } from '../../../db/models';
 import { CACHE_TTL_MS, readStamp } from '../../../shared/cache/versioned';
 import type { Deps } from '../../../shared/deps';
 import { cachedPaymentStatus } from '../../../shared/services/payments';
+import { cachedProductView } from '../../../shared/services/catalogue';
+import { bump } from '../../../shared/cache/versioned';
+import { productCounter } from '../../../shared/services/catalogue/cache';
 import { loadFixture } from '../../../shared/services/seed';
 import { createProduct, createStore, merchantToken } from '../../helpers/builders';
 import { guestCheckout } from '../../helpers/checkouts';
@@ -253,6 +256,32 @@ describe('hot reads: per-process caches invalidated across processes', function 
       await loadFixture(a, fixture({ price: '60.00', domains: [domain], key: newKey }));
       expect((await product(serverB, productId)).status).to.equal(401);
       expect(priceOf((await product(serverB, productId, newKey)).body)).to.equal(60);
+    });
+
+    it('requests missing at once share one Postgres read, and get the cached view frozen, not a copy', async () => {
+      const store = await ownStore();
+      const thing = await createProduct(store, { price_minor: 1_000, stock: 10 });
+      const view = () => cachedProductView(b, store, thing.id);
+      await view();
+      // A miss alone, then ten at the same moment, each after a change of the product's counters.
+      await bump(a, [productCounter(thing.id)]);
+      const one = await queriesDuring(b, async () => void (await view()));
+      await bump(a, [productCounter(thing.id)]);
+      let views: Awaited<ReturnType<typeof view>>[] = [];
+      const ten = await queriesDuring(b, async () => {
+        views = await Promise.all(Array.from({ length: 10 }, view));
+      });
+      expect(one).to.be.greaterThan(0);
+      expect(ten).to.equal(one);
+      expect(new Set(views).size).to.equal(1);
+      const [shared] = views;
+      expect(
+        Object.isFrozen(shared) && Object.isFrozen(shared.price) && Object.isFrozen(shared.payment_methods),
+      ).to.equal(true);
+      expect(() => {
+        (shared.price as { actual: number }).actual = 0;
+      }).to.throw(TypeError);
+      expect((await view()).price.actual).to.equal(10);
     });
 
     it('stock taken by a checkout on one process shows on the other at the very next read', async () => {
