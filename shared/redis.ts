@@ -84,7 +84,17 @@ export function createRedis(
 ): RedisClient {
   const options = redisOptions(role, commandTimeoutMs);
   if (typeof target === 'string') {
-    return new Redis(target, { ...options, connectionName: name, lazyConnect: false });
+    return new Redis(target, {
+      ...options,
+      // The general connection carries the hot requests' one command each (the rate-limit script): the
+      // commands issued in one turn of the event loop go out in one write (ioredis's auto-pipelining)
+      // instead of one write each. On loopback a write costs the sender the receiver's TCP work too, and was
+      // the largest single cost of a rate-limited request (docs/performance.md). Not on a cluster, whose
+      // failover timing (timeCommandsFromEntry) is set per command.
+      enableAutoPipelining: role === 'general',
+      connectionName: name,
+      lazyConnect: false,
+    });
   }
   const { retryStrategy: clusterRetryStrategy, enableOfflineQueue, ...nodeOptions } = options;
   const clusterOptions: ClusterOptions = {

@@ -87,7 +87,7 @@ function generate(d: Described, rnd: () => number, depth = 0): unknown {
         if (rnd() < (required ? 0.95 : 0.6)) out[name] = generate(child, rnd, depth + 1);
       }
       if (rnd() < 0.2) out.unknown_key = 'stripped';
-      if (rnd() < 0.05) out.constructor = 'x';
+      if (rnd() < 0.05) out[String('constructor')] = 'x';
       return out;
     }
     default:
