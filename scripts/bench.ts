@@ -43,7 +43,8 @@ import { freePort, sleep } from './lib/services';
  *
  * BENCH_SECONDS (default 8), BENCH_CONNECTIONS (default 50), BENCH_RATE (default 200, the fixed rate of
  * the auth/start and checkout scenarios), BENCH_MERCHANT_RATE (default 50, the Merchant reads),
- * BENCH_DASHBOARD_RATE (default 20, the dashboard pages), BENCH_ORDERS (default 100,000, the demo store's
+ * BENCH_DASHBOARD_RATE (default 20, the dashboard pages; BENCH_DASHBOARD_PAGES=home,orders reads only
+ * those of home, orders, order, products, product, customers, settings), BENCH_ORDERS (default 100,000, the demo store's
  * orders) and BENCH_INGEST_EVENTS (default 30,000) tune it. BENCH_QUICK=1
  * runs a short version (the test suite runs it once and checks only that every answer was right);
  * BENCH_ONLY=name,name runs some scenarios; BENCH_PROFILE=<dir> writes each web process's CPU profile.
@@ -106,6 +107,12 @@ interface Scenario {
   vary?: (n: number, request: Request) => Request;
   /** A fixed request rate instead of as fast as the connections go. */
   rate?: number;
+  /**
+   * The connections of a fixed-rate scenario (default: BENCH_CONNECTIONS, at most 20). autocannon starts
+   * them at once and gives each `rate / connections` requests a second on a timer of its own, so at one
+   * request a second per connection they all send at the same instant, every second: a burst, not a rate.
+   */
+  connections?: number;
   /** Statuses that count as a correct answer for this scenario. */
   expect: number[];
   goal?: Goal;
@@ -177,7 +184,7 @@ async function runScenario(
     headers: { 'content-type': 'application/json', ...headers },
     body,
     duration: seconds,
-    connections: scenario.rate ? Math.min(connections, 20) : connections,
+    connections: scenario.rate ? (scenario.connections ?? Math.min(connections, 20)) : connections,
     // At a fixed rate, autocannon "corrects" each latency for coordinated omission with an interval of
     // ceil(1 / per-connection rate) ms, which is 1 ms (seconds taken as milliseconds): it adds a made-up
     // sample at every millisecond below each real one, which halves the p50 and lowers the p99. The real
@@ -566,16 +573,20 @@ export async function main(): Promise<number> {
     };
     const newestOrder = (await deps.knex('orders').where({ store_id: store.id }).max('id as id').first())
       ?.id as number;
-    /** The pages a merchant opens most, by name, read in turn. */
-    const dashboardPages: [string, string][] = [
-      ['home', '/merchant'],
-      ['orders', '/merchant/orders'],
-      ['order', `/merchant/orders/${newestOrder}`],
-      ['products', '/merchant/products'],
-      ['product', `/merchant/products/${plain.id}`],
-      ['customers', '/merchant/customers'],
-      ['settings', '/merchant/settings'],
-    ];
+    /** The pages a merchant opens most, by name, read in turn (BENCH_DASHBOARD_PAGES=name,name: some). */
+    const pickedPages = process.env.BENCH_DASHBOARD_PAGES?.split(',');
+    const dashboardPages = (
+      [
+        ['home', '/merchant'],
+        ['orders', '/merchant/orders'],
+        ['order', `/merchant/orders/${newestOrder}`],
+        ['products', '/merchant/products'],
+        ['product', `/merchant/products/${plain.id}`],
+        ['customers', '/merchant/customers'],
+        ['settings', '/merchant/settings'],
+      ] as [string, string][]
+    ).filter(([page]) => !pickedPages || pickedPages.includes(page));
+    if (dashboardPages.length === 0) throw new Error('bench: BENCH_DASHBOARD_PAGES names no dashboard page');
 
     // The fixed-rate Embed scenarios run with limits on when their traffic stays within the spec's global
     // Embed limit (5,000 a minute, shared by every caller): two scenarios of `rate` a second.
@@ -735,6 +746,9 @@ export async function main(): Promise<number> {
           `at ${dashboardRate} req/s (target on Server-Timing \`app\`)`,
         target: 'limited',
         rate: dashboardRate,
+        // Ten pages a second per connection, each sent when the last has been answered: pages spread over
+        // the second (20 connections at one a second would be 20 pages at once, every second).
+        connections: Math.ceil(dashboardRate / 10),
         request: { method: 'GET', path: '/merchant', headers: dashboard },
         vary: (n, request) => ({ ...request, path: dashboardPages[n % dashboardPages.length][1] }),
         serverTiming: (at) => dashboardPages.find(([, page]) => page === at)?.[0] ?? at,
