@@ -3,9 +3,13 @@ import { dashboardCareRoutes } from './care-routes';
 import { dashboardCouponRoutes } from './coupon-routes';
 import { dashboardCatalogueRoutes } from './catalogue-routes';
 import { dashboardPaymentRoutes, dashboardSettingsRoutes } from './settings-routes';
+import { timed } from './server-timing';
 import { dashboardStoreRoutes } from './store-routes';
 
-/** The merchant dashboard at /merchant (docs/dashboard.md): sign-in and sign-up first, then the store's pages. */
+/**
+ * The merchant dashboard at /merchant (docs/dashboard.md): sign-in and sign-up first, then the store's pages,
+ * each answer with its Server-Timing.
+ */
 export const dashboardRoutes = [
   ...dashboardAuthRoutes,
   ...dashboardStoreRoutes,
@@ -14,4 +18,4 @@ export const dashboardRoutes = [
   ...dashboardSettingsRoutes,
   ...dashboardCouponRoutes,
   ...dashboardPaymentRoutes,
-];
+].map(timed);
