@@ -6,6 +6,7 @@ import { refundSummary } from '../refunds/view';
 import { orderFivemCommands } from './fivem-commands';
 import { ORDER_NOT_FOUND, STATUS_LABELS } from '../orders/lifecycle';
 import { paginate, PageMeta, PageRequest } from './pagination';
+import { countStoreOrders } from './rollups';
 import { iso } from '../../views';
 
 /**
@@ -115,11 +116,18 @@ export async function listOrders(
         .where('order_items.product_id', filters.product_id),
     );
   }
-  const { rows, meta } = await paginate<OrderRow>(base, page, (q) =>
-    q.orderBy([
-      { column: 'created_at', order: 'desc' },
-      { column: 'id', order: 'desc' },
-    ]),
+  // Filtered by status at most: the count comes from the order rollups, not from the store's orders.
+  const byStatusOnly =
+    !filters.from && !filters.to && !filters.email && !filters.phone && filters.product_id === undefined;
+  const { rows, meta } = await paginate<OrderRow>(
+    base,
+    page,
+    (q) =>
+      q.orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ]),
+    byStatusOnly ? () => countStoreOrders(knex, storeId, filters.status) : undefined,
   );
   const items = rows.length
     ? await knex<ItemRow>('order_items')

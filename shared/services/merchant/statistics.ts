@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Store } from '../../../db/models';
 import { formatMoney } from '../../money';
 import { dailyTraffic } from '../analytics/rollups';
+import { orderFigureRows, productSalesRows } from './rollups';
 
 /**
  * GET /shawarma/store/statics: the store's figures. Days are UTC days.
@@ -48,43 +49,65 @@ export function windowsOf(now: Date): { today: Date; d7: Date; d30: Date } {
   return { today, d7: new Date(now.getTime() - 7 * DAY_MS), d30: new Date(now.getTime() - 30 * DAY_MS) };
 }
 
-/** The order figures in one statement (the query the statistics test explains). */
+const dayOf = (d: Date): string => d.toISOString().slice(0, 10);
+
+/**
+ * The order figures per status in one statement, from the order rollups (rollups.ts): all time, today
+ * and the full UTC days of the rolling windows from the per-day rows; the first, partial day of a rolling
+ * window (from `now - 7 days` to its midnight) from the orders themselves, an index range of one day.
+ */
 export function orderFiguresQuery(knex: Knex, storeId: number, now: Date): Knex.QueryBuilder {
   const w = windowsOf(now);
-  return knex('orders')
-    .where('store_id', storeId)
+  const firstDayOf = (from: Date, kind: string) =>
+    knex('orders')
+      .where('store_id', storeId)
+      .where('created_at', '>=', from)
+      .where('created_at', '<', new Date(Date.parse(dayOf(from)) + DAY_MS))
+      .select(
+        knex.raw('? as kind', [kind]),
+        knex.raw('null::date as day'),
+        'status',
+        knex.raw('1 as orders'),
+        'total_minor',
+      );
+  const rows = knex
+    .select(knex.raw("'all' as kind"), 'day', 'status', 'orders', 'total_minor')
+    .from(orderFigureRows(knex, storeId).as('r'))
+    .unionAll([firstDayOf(w.d7, 'first_7'), firstDayOf(w.d30, 'first_30')]);
+  // Sums of the rows of a window: the rollup days it covers whole and, for a rolling one, its first day.
+  const sums = (n: string, total: string, days: string, bindings: string[]) => [
+    knex.raw(`coalesce(sum(orders) filter (where ${days}), 0)::int as ${n}`, bindings),
+    knex.raw(`coalesce(sum(total_minor) filter (where ${days}), 0)::bigint as ${total}`, bindings),
+  ];
+  return knex
+    .from(rows.as('f'))
     .groupBy('status')
     .select(
       'status',
-      knex.raw('count(*)::int as n'),
-      knex.raw('coalesce(sum(total_minor), 0)::bigint as total'),
-      knex.raw('count(*) filter (where created_at >= ?)::int as n_today', [w.today]),
-      knex.raw('coalesce(sum(total_minor) filter (where created_at >= ?), 0)::bigint as t_today', [w.today]),
-      knex.raw('count(*) filter (where created_at >= ?)::int as n_7', [w.d7]),
-      knex.raw('coalesce(sum(total_minor) filter (where created_at >= ?), 0)::bigint as t_7', [w.d7]),
-      knex.raw('count(*) filter (where created_at >= ?)::int as n_30', [w.d30]),
-      knex.raw('coalesce(sum(total_minor) filter (where created_at >= ?), 0)::bigint as t_30', [w.d30]),
+      ...sums('n', 'total', "kind = 'all'", []),
+      ...sums('n_today', 't_today', "kind = 'all' and day >= ?", [dayOf(w.today)]),
+      ...sums('n_7', 't_7', "(kind = 'all' and day > ?) or kind = 'first_7'", [dayOf(w.d7)]),
+      ...sums('n_30', 't_30', "(kind = 'all' and day > ?) or kind = 'first_30'", [dayOf(w.d30)]),
     );
 }
 
-/** The five products with most units in paid orders (the second query the statistics test explains). */
+/** The five products with most units in paid orders, from the product sales rollup (rollups.ts). */
 export function topProductsQuery(knex: Knex, storeId: number): Knex.QueryBuilder {
-  return knex('order_items as oi')
-    .join('orders as o', 'o.id', 'oi.order_id')
-    .leftJoin('products as p', 'p.id', 'oi.product_id')
-    .where('o.store_id', storeId)
-    .whereIn('o.status', PAID)
-    .whereNotNull('oi.product_id')
-    .groupBy('oi.product_id', 'p.name')
+  return knex
+    .from(productSalesRows(knex, storeId).as('s'))
+    .leftJoin('products as p', 'p.id', 's.product_id')
+    .groupBy('s.product_id', 'p.name')
+    // A product whose paid items are all gone (refunded, cancelled) is not a top product.
+    .havingRaw('sum(s.quantity) > 0')
     .select(
-      'oi.product_id',
+      's.product_id',
       'p.name',
-      knex.raw('sum(oi.quantity)::bigint as quantity'),
-      knex.raw('sum(oi.total_minor)::bigint as revenue'),
+      knex.raw('sum(s.quantity)::bigint as quantity'),
+      knex.raw('sum(s.revenue_minor)::bigint as revenue'),
     )
     .orderBy([
       { column: 'quantity', order: 'desc' },
-      { column: 'oi.product_id', order: 'asc' },
+      { column: 's.product_id', order: 'asc' },
     ])
     .limit(5);
 }
