@@ -8,9 +8,10 @@ import type { Knex } from 'knex';
  * A day counts as rolled up once it was rolled at least SETTLE_MS after it ended
  * (`analytics_rollup_days.rolled_at`): events reach Postgres through the `analytics` queue, seconds after
  * the API accepted them (their `occurred_at`), so a day is final once its last events have had time to be
- * written. Before that (today, and yesterday for the first hour), readers count the raw events, so a
- * rollup never changes an answer. Events written more than SETTLE_MS late (a queue backlog of that long)
- * are counted only if the day is rolled again before its raw events are dropped.
+ * written. Before that (today, and yesterday for the first hour), readers take the day's live counts,
+ * which a trigger on the raw events keeps equal to counting them, so a rollup never changes an answer.
+ * Events written more than SETTLE_MS late (a queue backlog of that long) are counted only if the day is
+ * rolled again before its raw events are dropped.
  */
 
 export const SETTLE_MS = 3_600_000;
@@ -40,6 +41,13 @@ export async function rollupDay(knex: Knex, day: string): Promise<void> {
        on conflict (day) do update set rolled_at = excluded.rolled_at`,
       [day],
     );
+    // Once the day is final, readers take it from the rollup, no longer from its live counts.
+    for (const table of ['analytics_live', 'analytics_live_visitors']) {
+      await trx.raw(
+        `delete from ${table} where day = ?::date and now() >= ?::date + interval '1 day' + make_interval(secs => ?)`,
+        [day, day, SETTLE_MS / 1000],
+      );
+    }
   });
 }
 
@@ -78,7 +86,8 @@ export interface DailyTraffic {
 
 /**
  * A store's traffic from `first` (a UTC day) to the day of `now`: finished days from the rollups, the
- * others from the raw events, with distinct visitors over the range counted exactly across both.
+ * others from their live counts (equal to counting their raw events), with distinct visitors over the
+ * range counted exactly across both.
  */
 export async function dailyTraffic(
   knex: Knex,
@@ -93,20 +102,21 @@ export async function dailyTraffic(
     .whereRaw("rolled_at >= day + interval '1 day' + make_interval(secs => ?)", [SETTLE_MS / 1000])
     .select<{ day: string }[]>(knex.raw("to_char(day, 'YYYY-MM-DD') as day"));
   const rolled = final.map((r) => r.day);
-  // The raw events needed: from the first day not rolled up (usually today: one partition).
-  let rawFrom = startOfDay(first);
+  // The days not rolled up (usually today): from the live counts, kept by a trigger on the raw events
+  // (migration 20261125000110_analytics_live.ts) so no call counts the day's events.
+  let liveFrom = startOfDay(first);
   const rolledSet = new Set(rolled);
-  while (rolledSet.has(dayOf(rawFrom)) && rawFrom.getTime() <= now.getTime()) {
-    rawFrom = new Date(rawFrom.getTime() + DAY_MS);
+  while (rolledSet.has(dayOf(liveFrom)) && liveFrom.getTime() <= now.getTime()) {
+    liveFrom = new Date(liveFrom.getTime() + DAY_MS);
   }
-  const rawEvents = () =>
-    knex('analytics_events')
+  const live = (table: string) =>
+    knex(table)
       .where('store_id', storeId)
-      .where('occurred_at', '>=', rawFrom)
+      .where('day', '>=', dayOf(liveFrom))
       // A Postgres array literal: knex would spread a JS array into a list of bindings.
-      .whereRaw("not ((occurred_at at time zone 'UTC')::date = any(?::date[]))", [`{${rolled.join(',')}}`]);
+      .whereRaw('not (day = any(?::date[]))', [`{${rolled.join(',')}}`]);
 
-  const [fromRollups, fromRaw, total] = await Promise.all([
+  const [fromRollups, fromLive, total] = await Promise.all([
     knex('analytics_daily')
       .where('store_id', storeId)
       .whereIn('day', rolled)
@@ -115,14 +125,22 @@ export async function dailyTraffic(
         'visitors',
         'page_views',
       ),
-    rawEvents()
-      .groupByRaw("date_trunc('day', occurred_at at time zone 'UTC')")
+    knex
+      .from(
+        live('analytics_live')
+          .select('day', 'page_views', knex.raw('0 as visitors'))
+          .unionAll(
+            live('analytics_live_visitors').groupBy('day').select('day', knex.raw('0'), knex.raw('count(*)')),
+          )
+          .as('l'),
+      )
+      .groupBy('day')
       .select<{ day: string; visitors: number; page_views: number }[]>(
-        knex.raw("to_char(date_trunc('day', occurred_at at time zone 'UTC'), 'YYYY-MM-DD') as day"),
-        knex.raw('count(distinct visitor_id)::int as visitors'),
-        knex.raw("count(*) filter (where type = 'pageview')::int as page_views"),
+        knex.raw("to_char(day, 'YYYY-MM-DD') as day"),
+        knex.raw('sum(visitors)::int as visitors'),
+        knex.raw('sum(page_views)::int as page_views'),
       ),
-    // Distinct visitors over the range: the rolled days' id lists and the raw days' ids, counted once.
+    // Distinct visitors over the range: the rolled days' id lists and the live days' ids, counted once.
     knex
       .from(
         knex
@@ -130,7 +148,7 @@ export async function dailyTraffic(
           .from('analytics_daily')
           .where('store_id', storeId)
           .whereIn('day', rolled)
-          .unionAll(rawEvents().select('visitor_id as v'))
+          .unionAll(live('analytics_live_visitors').select('visitor_id as v'))
           .as('ids'),
       )
       .first<{ v: number }>(knex.raw('count(distinct v)::int as v')),
@@ -138,7 +156,7 @@ export async function dailyTraffic(
 
   const days = new Map<string, { visitors: number; page_views: number }>();
   let pageViews = 0;
-  for (const row of [...fromRollups, ...fromRaw]) {
+  for (const row of [...fromRollups, ...fromLive]) {
     days.set(row.day, { visitors: Number(row.visitors), page_views: Number(row.page_views) });
     pageViews += Number(row.page_views);
   }

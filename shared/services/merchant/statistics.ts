@@ -13,13 +13,12 @@ import { orderFigureRows, productSalesRows } from './rollups';
  * - top_products: the five products with most units sold (paid orders, all time).
  * - new_customers: customers created today, in 7 and 30 days, all time.
  * - traffic: from the analytics events, per UTC day of the last 30 days: distinct visitors and page views;
- *   finished days come from the daily rollups, the others from the raw events (analytics/rollups.ts).
+ *   finished days come from the daily rollups, the others from their live counts (analytics/rollups.ts).
  *
- * Speed on a large store (100,000 orders): the order figures are one pass over the index
- * `orders_store_status (store_id, status, created_at desc) include (total_minor)`, an index-only scan (once
- * autovacuum has set the visibility map) already ordered by status; the other queries use (store_id, ...)
- * indexes. The statistics test seeds
- * 100,000 orders and prints the plan and time.
+ * Speed on a large store (100,000 orders; docs/performance.md, "Merchant reads on 100,000 orders"): the
+ * order figures and top products come from the order rollups (rollups.ts, CONTEXT.md "Order rollups"),
+ * a few thousand rows at most, exact; the orders themselves are read only for the first, partial day of
+ * a rolling window, by index range. The statistics test seeds 100,000 orders and prints the plans.
  */
 
 export interface SalesWindow {
@@ -93,23 +92,25 @@ export function orderFiguresQuery(knex: Knex, storeId: number, now: Date): Knex.
 
 /** The five products with most units in paid orders, from the product sales rollup (rollups.ts). */
 export function topProductsQuery(knex: Knex, storeId: number): Knex.QueryBuilder {
-  return knex
-    .from(productSalesRows(knex, storeId).as('s'))
-    .leftJoin('products as p', 'p.id', 's.product_id')
-    .groupBy('s.product_id', 'p.name')
-    // A product whose paid items are all gone (refunded, cancelled) is not a top product.
-    .havingRaw('sum(s.quantity) > 0')
-    .select(
-      's.product_id',
-      'p.name',
-      knex.raw('sum(s.quantity)::bigint as quantity'),
-      knex.raw('sum(s.revenue_minor)::bigint as revenue'),
-    )
-    .orderBy([
-      { column: 'quantity', order: 'desc' },
-      { column: 's.product_id', order: 'asc' },
-    ])
-    .limit(5);
+  return (
+    knex
+      .from(productSalesRows(knex, storeId).as('s'))
+      .leftJoin('products as p', 'p.id', 's.product_id')
+      .groupBy('s.product_id', 'p.name')
+      // A product whose paid items are all gone (refunded, cancelled) is not a top product.
+      .havingRaw('sum(s.quantity) > 0')
+      .select(
+        's.product_id',
+        'p.name',
+        knex.raw('sum(s.quantity)::bigint as quantity'),
+        knex.raw('sum(s.revenue_minor)::bigint as revenue'),
+      )
+      .orderBy([
+        { column: 'quantity', order: 'desc' },
+        { column: 's.product_id', order: 'asc' },
+      ])
+      .limit(5)
+  );
 }
 
 interface FigureRow {
