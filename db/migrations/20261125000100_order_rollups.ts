@@ -5,8 +5,9 @@ import type { Knex } from 'knex';
  * (shared/services/merchant/CONTEXT.md, "Order rollups"; docs/performance.md, "Merchant reads on 100,000
  * orders"), kept by the database itself so that no writer can forget them:
  *
- * - `order_figure_deltas` / `order_figures_daily`: orders and their totals per store, UTC day of
- *   `created_at` and status;
+ * - `order_figure_deltas` / `order_figures_daily` and `order_figures_total`: orders and their totals per
+ *   store, UTC day of `created_at` and status, and per store and status (all time, so that readers of
+ *   all-time figures add six rows, not one per day of the store's history);
  * - `product_sales_deltas` / `product_sales`: units and revenue of the items of paid orders (status 3 or 4)
  *   per store and product.
  *
@@ -37,6 +38,13 @@ export async function up(knex: Knex): Promise<void> {
       total_minor bigint not null,
       -- The readers sum a store's rows straight from the index.
       primary key (store_id, day, status) include (orders, total_minor)
+    );
+    create table order_figures_total (
+      store_id integer not null references stores (id) on delete cascade,
+      status smallint not null,
+      orders integer not null,
+      total_minor bigint not null,
+      primary key (store_id, status) include (orders, total_minor)
     );
     create table product_sales_deltas (
       id bigserial primary key,
@@ -151,6 +159,8 @@ export async function up(knex: Knex): Promise<void> {
     insert into order_figures_daily (store_id, day, status, orders, total_minor)
     select store_id, (created_at at time zone 'UTC')::date, status, count(*), sum(total_minor)
       from orders group by 1, 2, 3;
+    insert into order_figures_total (store_id, status, orders, total_minor)
+    select store_id, status, sum(orders), sum(total_minor) from order_figures_daily group by 1, 2;
     insert into product_sales (store_id, product_id, quantity, revenue_minor)
     select o.store_id, i.product_id, sum(i.quantity), sum(i.total_minor)
       from order_items i join orders o on o.id = i.order_id
@@ -174,6 +184,6 @@ export async function down(knex: Knex): Promise<void> {
     drop function order_sales_note_delete();
     drop function order_items_sales_note();
     drop function signed_rows(text);
-    drop table product_sales, product_sales_deltas, order_figures_daily, order_figure_deltas;
+    drop table product_sales, product_sales_deltas, order_figures_total, order_figures_daily, order_figure_deltas;
   `);
 }

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { countStoreOrders, orderFigureRows } from '../merchant/rollups';
+import { countStoreOrders, orderDayRows } from '../merchant/rollups';
 
 /**
  * The dashboard home's figures, from the store's own orders and customers, in UTC days like the Merchant
@@ -39,9 +39,8 @@ export async function homeFigures(
   // Whole UTC days from `since`: the order rollups answer them exactly (merchant/rollups.ts).
   const [orderRows, customerRow, reviewRow] = await Promise.all([
     knex
-      .from(orderFigureRows(knex, store.id).as('f'))
+      .from(orderDayRows(knex, store.id, dayOf(since)).as('f'))
       .whereIn('status', PAID)
-      .where('day', '>=', dayOf(since))
       .groupBy('day')
       .select(
         knex.raw("to_char(day, 'YYYY-MM-DD') as day"),

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Store } from '../../../db/models';
 import { formatMoney } from '../../money';
 import { dailyTraffic } from '../analytics/rollups';
-import { orderFigureRows, productSalesRows } from './rollups';
+import { orderDayRows, orderTotalRows, productSalesRows } from './rollups';
 
 /**
  * GET /shawarma/store/statics: the store's figures. Days are UTC days.
@@ -51,9 +51,10 @@ export function windowsOf(now: Date): { today: Date; d7: Date; d30: Date } {
 const dayOf = (d: Date): string => d.toISOString().slice(0, 10);
 
 /**
- * The order figures per status in one statement, from the order rollups (rollups.ts): all time, today
- * and the full UTC days of the rolling windows from the per-day rows; the first, partial day of a rolling
- * window (from `now - 7 days` to its midnight) from the orders themselves, an index range of one day.
+ * The order figures per status in one statement, from the order rollups (rollups.ts): all time from the
+ * per-status rows; today and the whole UTC days of the rolling windows from the per-day rows of the last
+ * 30 days; the first, partial day of a rolling window (from `now - 7 days` to its midnight) from the
+ * orders themselves, an index range of one day.
  */
 export function orderFiguresQuery(knex: Knex, storeId: number, now: Date): Knex.QueryBuilder {
   const w = windowsOf(now);
@@ -70,13 +71,19 @@ export function orderFiguresQuery(knex: Knex, storeId: number, now: Date): Knex.
         'total_minor',
       );
   const rows = knex
-    .select(knex.raw("'all' as kind"), 'day', 'status', 'orders', 'total_minor')
-    .from(orderFigureRows(knex, storeId).as('r'))
-    .unionAll([firstDayOf(w.d7, 'first_7'), firstDayOf(w.d30, 'first_30')]);
+    .select(knex.raw("'all' as kind"), knex.raw('null::date as day'), 'status', 'orders', 'total_minor')
+    .from(orderTotalRows(knex, storeId).as('t'))
+    .unionAll([
+      knex
+        .select(knex.raw("'day' as kind"), 'day', 'status', 'orders', 'total_minor')
+        .from(orderDayRows(knex, storeId, dayOf(w.d30)).as('d')),
+      firstDayOf(w.d7, 'first_7'),
+      firstDayOf(w.d30, 'first_30'),
+    ]);
   // Sums of the rows of a window: the rollup days it covers whole and, for a rolling one, its first day.
-  const sums = (n: string, total: string, days: string, bindings: string[]) => [
-    knex.raw(`coalesce(sum(orders) filter (where ${days}), 0)::int as ${n}`, bindings),
-    knex.raw(`coalesce(sum(total_minor) filter (where ${days}), 0)::bigint as ${total}`, bindings),
+  const sums = (n: string, total: string, rows: string, bindings: string[]) => [
+    knex.raw(`coalesce(sum(orders) filter (where ${rows}), 0)::int as ${n}`, bindings),
+    knex.raw(`coalesce(sum(total_minor) filter (where ${rows}), 0)::bigint as ${total}`, bindings),
   ];
   return knex
     .from(rows.as('f'))
@@ -84,9 +91,9 @@ export function orderFiguresQuery(knex: Knex, storeId: number, now: Date): Knex.
     .select(
       'status',
       ...sums('n', 'total', "kind = 'all'", []),
-      ...sums('n_today', 't_today', "kind = 'all' and day >= ?", [dayOf(w.today)]),
-      ...sums('n_7', 't_7', "(kind = 'all' and day > ?) or kind = 'first_7'", [dayOf(w.d7)]),
-      ...sums('n_30', 't_30', "(kind = 'all' and day > ?) or kind = 'first_30'", [dayOf(w.d30)]),
+      ...sums('n_today', 't_today', "kind = 'day' and day >= ?", [dayOf(w.today)]),
+      ...sums('n_7', 't_7', "(kind = 'day' and day > ?) or kind = 'first_7'", [dayOf(w.d7)]),
+      ...sums('n_30', 't_30', "(kind = 'day' and day > ?) or kind = 'first_30'", [dayOf(w.d30)]),
     );
 }
 

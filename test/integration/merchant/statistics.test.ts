@@ -199,6 +199,7 @@ describe('Merchant API: statistics on a store with 100,000 orders', function () 
         .map((r) => r['QUERY PLAN'])
         .join('\n');
     const figures = await explain(orderFiguresQuery(knex, big.store.id, new Date()));
+    expect(figures).to.match(/order_figures_total/);
     expect(figures).to.match(/order_figures_daily/);
     expect(figures).to.match(/Index (Only )?Scan using orders_store_(created|status) on orders/);
     expect(figures).to.not.match(/Seq Scan on orders/);
