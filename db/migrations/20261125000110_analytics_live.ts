@@ -7,7 +7,8 @@ import type { Knex } from 'knex';
  *
  * - `analytics_live`: page views per store and UTC day;
  * - `analytics_live_visitors`: the distinct visitor ids per store and UTC day (their count is the day's
- *   visitors; with the rolled days' id lists, the range's distinct visitors).
+ *   visitors; with the rolled days' id lists, the range's distinct visitors). An insert adds ids with
+ *   `on conflict do nothing`, so a returning visitor costs an index probe, not an update.
  *
  * Statement-level triggers on `analytics_events` add each statement's rows (the writer's batch: one
  * INSERT of up to 10,000 rows) in its transaction, in key order so two writers never deadlock, and take
@@ -28,8 +29,6 @@ export async function up(knex: Knex): Promise<void> {
       store_id integer not null,
       day date not null,
       visitor_id varchar(64) not null,
-      -- The visitor's events that day: an id leaves the day when its last event is deleted.
-      events integer not null,
       primary key (store_id, day, visitor_id)
     );
     create function analytics_live_note() returns trigger language plpgsql as $$
@@ -41,18 +40,24 @@ export async function up(knex: Knex): Promise<void> {
          group by 1, 2 order by 1, 2
         on conflict (store_id, day) do update set page_views = l.page_views + excluded.page_views
       $q$, signed_rows(tg_op));
-      execute format($q$
-        insert into analytics_live_visitors as v (store_id, day, visitor_id, events)
-        select store_id, (occurred_at at time zone 'UTC')::date, visitor_id, sum(sign)
-          from (%s) r where visitor_id is not null
-         group by 1, 2, 3 order by 1, 2, 3
-        on conflict (store_id, day, visitor_id) do update set events = v.events + excluded.events
-      $q$, signed_rows(tg_op));
+      if tg_op <> 'DELETE' then
+        insert into analytics_live_visitors (store_id, day, visitor_id)
+        select distinct store_id, (occurred_at at time zone 'UTC')::date, visitor_id
+          from new_rows where visitor_id is not null
+         order by 1, 2, 3
+        on conflict do nothing;
+      end if;
       if tg_op <> 'INSERT' then
+        -- A visitor leaves a day with its last event there (rare: the writer only inserts).
         delete from analytics_live_visitors v
-         using old_rows o
-         where v.store_id = o.store_id and v.day = (o.occurred_at at time zone 'UTC')::date
-           and v.visitor_id = o.visitor_id and v.events <= 0;
+         using (select distinct store_id, (occurred_at at time zone 'UTC')::date as day, visitor_id
+                  from old_rows where visitor_id is not null) o
+         where v.store_id = o.store_id and v.day = o.day and v.visitor_id = o.visitor_id
+           and not exists (
+             select 1 from analytics_events e
+              where e.store_id = o.store_id and e.visitor_id = o.visitor_id
+                and e.occurred_at >= o.day::timestamp at time zone 'UTC'
+                and e.occurred_at < (o.day + 1)::timestamp at time zone 'UTC');
       end if;
       return null;
     end $$;
@@ -74,8 +79,8 @@ export async function up(knex: Knex): Promise<void> {
           and r.rolled_at >= r.day + interval '1 day' + interval '1 hour');
     insert into analytics_live (store_id, day, page_views)
     select store_id, day, count(*) from live_days where type = 'pageview' group by 1, 2;
-    insert into analytics_live_visitors (store_id, day, visitor_id, events)
-    select store_id, day, visitor_id, count(*) from live_days where visitor_id is not null group by 1, 2, 3;
+    insert into analytics_live_visitors (store_id, day, visitor_id)
+    select distinct store_id, day, visitor_id from live_days where visitor_id is not null;
   `);
 }
 
