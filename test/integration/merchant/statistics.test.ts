@@ -1,5 +1,6 @@
 import os from 'node:os';
 import { expect } from 'chai';
+import type { Knex } from 'knex';
 import { ORDER_STATUS } from '../../../db/models';
 import { formatMoney } from '../../../shared/money';
 import {
@@ -8,6 +9,7 @@ import {
   topProductsQuery,
   windowsOf,
 } from '../../../shared/services/merchant/statistics';
+import { listOrders } from '../../../shared/services/merchant/orders';
 import { createProduct } from '../../helpers/builders';
 import { call, expectEnvelope, merchantStore, MerchantStore, seedOrder, useMerchantSuite } from './support';
 
@@ -77,6 +79,12 @@ describe('Merchant API: statistics on a store with 100,000 orders', function () 
       totalMinor: 999_999,
     });
   });
+
+  const indent = (t: string) =>
+    t
+      .split('\n')
+      .map((l) => `        ${l}`)
+      .join('\n');
 
   /** The figures computed here, from the seeding formulas. */
   function expected(now: Date) {
@@ -206,16 +214,46 @@ describe('Merchant API: statistics on a store with 100,000 orders', function () 
     const top = await explain(topProductsQuery(knex, big.store.id));
     expect(top).to.match(/product_sales/);
     expect(top).to.not.match(/on order(s|_items)\b/);
-    const indent = (t: string) =>
-      t
-        .split('\n')
-        .map((l) => `        ${l}`)
-        .join('\n');
     timings.sort((a, b) => a - b);
     console.log(
       `      GET /shawarma/store/statics on ${ORDERS} orders: median ${timings[2]!.toFixed(1)} ms (runs: ${timings.map((t) => t.toFixed(1)).join(', ')} ms; load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores)`,
     );
     console.log(`      order figures:\n${indent(figures)}`);
     console.log(`      top products:\n${indent(top)}`);
+  });
+  it('GET /orders answers the first page and the exact total without scanning the orders; plans printed', async () => {
+    const { knex } = suite.deps;
+    const res = await call(suite.server, big.token, 'GET', '/shawarma/orders?per_page=50');
+    expectEnvelope(res, 200);
+    const page = res.body.data as { data: { id: number }[]; meta: Record<string, number> };
+    expect(page.meta).to.deep.equal({ page: 1, per_page: 50, total: ORDERS, last_page: ORDERS / 50 });
+    const filtered = await call(suite.server, big.token, 'GET', '/shawarma/orders?per_page=50&status=3');
+    expectEnvelope(filtered, 200);
+    expect((filtered.body.data as { meta: { total: number } }).meta.total).to.equal(
+      expected(new Date()).orders_by_status['3'],
+    );
+    // The statements of one list call, explained: none scans the orders or counts them.
+    const statements: { sql: string; bindings: readonly unknown[] }[] = [];
+    const note = (q: { sql: string; bindings?: readonly unknown[] }) =>
+      statements.push({ sql: q.sql, bindings: q.bindings ?? [] });
+    knex.on('query', note);
+    try {
+      await listOrders(knex, big.store.id, {}, { page: 1, per_page: 50 });
+    } finally {
+      knex.removeListener('query', note);
+    }
+    const plans: string[] = [];
+    for (const { sql, bindings } of statements) {
+      const { rows } = await knex.raw<{ rows: { 'QUERY PLAN': string }[] }>(
+        `explain (analyze, buffers) ${sql.replace(/\$\d+/g, '?')}`,
+        bindings as Knex.RawBinding[],
+      );
+      plans.push(rows.map((r) => r['QUERY PLAN']).join('\n'));
+    }
+    const all = plans.join('\n');
+    expect(all).to.not.match(/Seq Scan on orders/);
+    expect(statements.filter((q) => /count\(/.test(q.sql) && /from "orders"/.test(q.sql))).to.deep.equal([]);
+    expect(all).to.match(/Index Scan using orders_store_created on orders/);
+    console.log(`      GET /shawarma/orders?per_page=50, its statements:\n${plans.map(indent).join('\n')}`);
   });
 });
