@@ -18,7 +18,6 @@ export const SETTLE_MS = 3_600_000;
 const DAY_MS = 86_400_000;
 
 const dayOf = (d: Date): string => d.toISOString().slice(0, 10);
-const startOfDay = (d: Date): Date => new Date(`${dayOf(d)}T00:00:00Z`);
 
 /** Rolls up one UTC day for every store, replacing what was there, in one transaction. */
 export async function rollupDay(knex: Knex, day: string): Promise<void> {
@@ -87,7 +86,7 @@ export interface DailyTraffic {
 /**
  * A store's traffic from `first` (a UTC day) to the day of `now`: finished days from the rollups, the
  * others from their live counts (equal to counting their raw events), with distinct visitors over the
- * range counted exactly across both.
+ * range counted exactly across both. One statement: the Merchant statistics call it on every request.
  */
 export async function dailyTraffic(
   knex: Knex,
@@ -95,70 +94,46 @@ export async function dailyTraffic(
   first: Date,
   now: Date,
 ): Promise<DailyTraffic> {
-  const firstDay = dayOf(first);
-  const final = await knex('analytics_rollup_days')
-    .where('day', '>=', firstDay)
-    .where('day', '<', dayOf(now))
-    .whereRaw("rolled_at >= day + interval '1 day' + make_interval(secs => ?)", [SETTLE_MS / 1000])
-    .select<{ day: string }[]>(knex.raw("to_char(day, 'YYYY-MM-DD') as day"));
-  const rolled = final.map((r) => r.day);
-  // The days not rolled up (usually today): from the live counts, kept by a trigger on the raw events
-  // (migration 20261125000110_analytics_live.ts) so no call counts the day's events.
-  let liveFrom = startOfDay(first);
-  const rolledSet = new Set(rolled);
-  while (rolledSet.has(dayOf(liveFrom)) && liveFrom.getTime() <= now.getTime()) {
-    liveFrom = new Date(liveFrom.getTime() + DAY_MS);
-  }
-  const live = (table: string) =>
-    knex(table)
-      .where('store_id', storeId)
-      .where('day', '>=', dayOf(liveFrom))
-      // A Postgres array literal: knex would spread a JS array into a list of bindings.
-      .whereRaw('not (day = any(?::date[]))', [`{${rolled.join(',')}}`]);
-
-  const [fromRollups, fromLive, total] = await Promise.all([
-    knex('analytics_daily')
-      .where('store_id', storeId)
-      .whereIn('day', rolled)
-      .select<{ day: string; visitors: number; page_views: number }[]>(
-        knex.raw("to_char(day, 'YYYY-MM-DD') as day"),
-        'visitors',
-        'page_views',
-      ),
-    knex
-      .from(
-        live('analytics_live')
-          .select('day', 'page_views', knex.raw('0 as visitors'))
-          .unionAll(
-            live('analytics_live_visitors').groupBy('day').select('day', knex.raw('0'), knex.raw('count(*)')),
-          )
-          .as('l'),
-      )
-      .groupBy('day')
-      .select<{ day: string; visitors: number; page_views: number }[]>(
-        knex.raw("to_char(day, 'YYYY-MM-DD') as day"),
-        knex.raw('sum(visitors)::int as visitors'),
-        knex.raw('sum(page_views)::int as page_views'),
-      ),
-    // Distinct visitors over the range: the rolled days' id lists and the live days' ids, counted once.
-    knex
-      .from(
-        knex
-          .select(knex.raw('unnest(visitor_ids) as v'))
-          .from('analytics_daily')
-          .where('store_id', storeId)
-          .whereIn('day', rolled)
-          .unionAll(live('analytics_live_visitors').select('visitor_id as v'))
-          .as('ids'),
-      )
-      .first<{ v: number }>(knex.raw('count(distinct v)::int as v')),
-  ]);
-
+  const { rows } = await knex.raw<{ rows: { day: string | null; visitors: number; page_views: number }[] }>(
+    `with final as (
+       select day from analytics_rollup_days
+        where day >= :first and day < :today
+          and rolled_at >= day + interval '1 day' + make_interval(secs => :settle)
+     ), rolled as (
+       select day, visitors, page_views, visitor_ids from analytics_daily
+        where store_id = :store and day in (select day from final)
+     ), live_visitors as (
+       select day, visitor_id from analytics_live_visitors
+        where store_id = :store and day >= :first and day not in (select day from final)
+     ), live as (
+       select day, sum(visitors) as visitors, sum(page_views) as page_views
+         from (select day, 0 as visitors, page_views from analytics_live
+                where store_id = :store and day >= :first and day not in (select day from final)
+               union all
+               select day, count(*), 0 from live_visitors group by day) l
+        group by day
+     )
+     select to_char(day, 'YYYY-MM-DD') as day, visitors::int, page_views::int from rolled
+     union all
+     select to_char(day, 'YYYY-MM-DD'), visitors::int, page_views::int from live
+     union all
+     -- The range's distinct visitors: the rolled days' id lists and the live days' ids, counted once.
+     select null, count(distinct v)::int, 0
+       from (select unnest(visitor_ids) as v from rolled
+             union all
+             select visitor_id from live_visitors) ids`,
+    { first: dayOf(first), today: dayOf(now), settle: SETTLE_MS / 1000, store: storeId },
+  );
   const days = new Map<string, { visitors: number; page_views: number }>();
+  let visitors = 0;
   let pageViews = 0;
-  for (const row of [...fromRollups, ...fromLive]) {
+  for (const row of rows) {
+    if (row.day === null) {
+      visitors = Number(row.visitors);
+      continue;
+    }
     days.set(row.day, { visitors: Number(row.visitors), page_views: Number(row.page_views) });
     pageViews += Number(row.page_views);
   }
-  return { days, visitors: Number(total?.v ?? 0), page_views: pageViews };
+  return { days, visitors, page_views: pageViews };
 }
