@@ -77,7 +77,8 @@ export type MaintenanceTask =
   | 'analytics-partitions'
   | 'analytics-rollup'
   | 'analytics-retention'
-  | 'purge-dashboard-sessions';
+  | 'purge-dashboard-sessions'
+  | 'order-rollups';
 
 /**
  * Retries with exponential back-off; completed jobs kept a day (so deterministic ids dedupe), at most

@@ -36,6 +36,8 @@ export const MAINTENANCE_SCHEDULE: readonly ScheduleEntry[] = [
   { task: 'analytics-retention', cron: '30 3 * * *' },
   // Dashboard sessions a week past their expiry or sign-out.
   { task: 'purge-dashboard-sessions', cron: '55 * * * *' },
+  // Merchant order rollups: the deltas the order triggers appended, folded (merchant/rollups.ts).
+  { task: 'order-rollups', cron: '* * * * *' },
 ];
 
 /** The scheduled minute a tick belongs to, whatever the millisecond the timer actually fired at. */

@@ -8,16 +8,16 @@ import type { Knex } from 'knex';
  * A day counts as rolled up once it was rolled at least SETTLE_MS after it ended
  * (`analytics_rollup_days.rolled_at`): events reach Postgres through the `analytics` queue, seconds after
  * the API accepted them (their `occurred_at`), so a day is final once its last events have had time to be
- * written. Before that (today, and yesterday for the first hour), readers count the raw events, so a
- * rollup never changes an answer. Events written more than SETTLE_MS late (a queue backlog of that long)
- * are counted only if the day is rolled again before its raw events are dropped.
+ * written. Before that (today, and yesterday for the first hour), readers take the day's live counts,
+ * which a trigger on the raw events keeps equal to counting them, so a rollup never changes an answer.
+ * Events written more than SETTLE_MS late (a queue backlog of that long) are counted only if the day is
+ * rolled again before its raw events are dropped.
  */
 
 export const SETTLE_MS = 3_600_000;
 const DAY_MS = 86_400_000;
 
 const dayOf = (d: Date): string => d.toISOString().slice(0, 10);
-const startOfDay = (d: Date): Date => new Date(`${dayOf(d)}T00:00:00Z`);
 
 /** Rolls up one UTC day for every store, replacing what was there, in one transaction. */
 export async function rollupDay(knex: Knex, day: string): Promise<void> {
@@ -40,6 +40,13 @@ export async function rollupDay(knex: Knex, day: string): Promise<void> {
        on conflict (day) do update set rolled_at = excluded.rolled_at`,
       [day],
     );
+    // Once the day is final, readers take it from the rollup, no longer from its live counts.
+    for (const table of ['analytics_live', 'analytics_live_visitors']) {
+      await trx.raw(
+        `delete from ${table} where day = ?::date and now() >= ?::date + interval '1 day' + make_interval(secs => ?)`,
+        [day, day, SETTLE_MS / 1000],
+      );
+    }
   });
 }
 
@@ -78,7 +85,8 @@ export interface DailyTraffic {
 
 /**
  * A store's traffic from `first` (a UTC day) to the day of `now`: finished days from the rollups, the
- * others from the raw events, with distinct visitors over the range counted exactly across both.
+ * others from their live counts (equal to counting their raw events), with distinct visitors over the
+ * range counted exactly across both. One statement: the Merchant statistics call it on every request.
  */
 export async function dailyTraffic(
   knex: Knex,
@@ -86,61 +94,46 @@ export async function dailyTraffic(
   first: Date,
   now: Date,
 ): Promise<DailyTraffic> {
-  const firstDay = dayOf(first);
-  const final = await knex('analytics_rollup_days')
-    .where('day', '>=', firstDay)
-    .where('day', '<', dayOf(now))
-    .whereRaw("rolled_at >= day + interval '1 day' + make_interval(secs => ?)", [SETTLE_MS / 1000])
-    .select<{ day: string }[]>(knex.raw("to_char(day, 'YYYY-MM-DD') as day"));
-  const rolled = final.map((r) => r.day);
-  // The raw events needed: from the first day not rolled up (usually today: one partition).
-  let rawFrom = startOfDay(first);
-  const rolledSet = new Set(rolled);
-  while (rolledSet.has(dayOf(rawFrom)) && rawFrom.getTime() <= now.getTime()) {
-    rawFrom = new Date(rawFrom.getTime() + DAY_MS);
-  }
-  const rawEvents = () =>
-    knex('analytics_events')
-      .where('store_id', storeId)
-      .where('occurred_at', '>=', rawFrom)
-      // A Postgres array literal: knex would spread a JS array into a list of bindings.
-      .whereRaw("not ((occurred_at at time zone 'UTC')::date = any(?::date[]))", [`{${rolled.join(',')}}`]);
-
-  const [fromRollups, fromRaw, total] = await Promise.all([
-    knex('analytics_daily')
-      .where('store_id', storeId)
-      .whereIn('day', rolled)
-      .select<{ day: string; visitors: number; page_views: number }[]>(
-        knex.raw("to_char(day, 'YYYY-MM-DD') as day"),
-        'visitors',
-        'page_views',
-      ),
-    rawEvents()
-      .groupByRaw("date_trunc('day', occurred_at at time zone 'UTC')")
-      .select<{ day: string; visitors: number; page_views: number }[]>(
-        knex.raw("to_char(date_trunc('day', occurred_at at time zone 'UTC'), 'YYYY-MM-DD') as day"),
-        knex.raw('count(distinct visitor_id)::int as visitors'),
-        knex.raw("count(*) filter (where type = 'pageview')::int as page_views"),
-      ),
-    // Distinct visitors over the range: the rolled days' id lists and the raw days' ids, counted once.
-    knex
-      .from(
-        knex
-          .select(knex.raw('unnest(visitor_ids) as v'))
-          .from('analytics_daily')
-          .where('store_id', storeId)
-          .whereIn('day', rolled)
-          .unionAll(rawEvents().select('visitor_id as v'))
-          .as('ids'),
-      )
-      .first<{ v: number }>(knex.raw('count(distinct v)::int as v')),
-  ]);
-
+  const { rows } = await knex.raw<{ rows: { day: string | null; visitors: number; page_views: number }[] }>(
+    `with final as (
+       select day from analytics_rollup_days
+        where day >= :first and day < :today
+          and rolled_at >= day + interval '1 day' + make_interval(secs => :settle)
+     ), rolled as (
+       select day, visitors, page_views, visitor_ids from analytics_daily
+        where store_id = :store and day in (select day from final)
+     ), live_visitors as (
+       select day, visitor_id from analytics_live_visitors
+        where store_id = :store and day >= :first and day not in (select day from final)
+     ), live as (
+       select day, sum(visitors) as visitors, sum(page_views) as page_views
+         from (select day, 0 as visitors, page_views from analytics_live
+                where store_id = :store and day >= :first and day not in (select day from final)
+               union all
+               select day, count(*), 0 from live_visitors group by day) l
+        group by day
+     )
+     select to_char(day, 'YYYY-MM-DD') as day, visitors::int, page_views::int from rolled
+     union all
+     select to_char(day, 'YYYY-MM-DD'), visitors::int, page_views::int from live
+     union all
+     -- The range's distinct visitors: the rolled days' id lists and the live days' ids, counted once.
+     select null, count(distinct v)::int, 0
+       from (select unnest(visitor_ids) as v from rolled
+             union all
+             select visitor_id from live_visitors) ids`,
+    { first: dayOf(first), today: dayOf(now), settle: SETTLE_MS / 1000, store: storeId },
+  );
   const days = new Map<string, { visitors: number; page_views: number }>();
+  let visitors = 0;
   let pageViews = 0;
-  for (const row of [...fromRollups, ...fromRaw]) {
+  for (const row of rows) {
+    if (row.day === null) {
+      visitors = Number(row.visitors);
+      continue;
+    }
     days.set(row.day, { visitors: Number(row.visitors), page_views: Number(row.page_views) });
     pageViews += Number(row.page_views);
   }
-  return { days, visitors: Number(total?.v ?? 0), page_views: pageViews };
+  return { days, visitors, page_views: pageViews };
 }

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { countStoreOrders, orderDayRows } from '../merchant/rollups';
 
 /**
  * The dashboard home's figures, from the store's own orders and customers, in UTC days like the Merchant
@@ -35,15 +36,15 @@ export async function homeFigures(
   const month = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
   const chartStart = new Date(today.getTime() - (CHART_DAYS - 1) * DAY_MS);
   const since = month < chartStart ? month : chartStart;
+  // Whole UTC days from `since`: the order rollups answer them exactly (merchant/rollups.ts).
   const [orderRows, customerRow, reviewRow] = await Promise.all([
-    knex('orders')
-      .where('store_id', store.id)
+    knex
+      .from(orderDayRows(knex, store.id, dayOf(since)).as('f'))
       .whereIn('status', PAID)
-      .where('created_at', '>=', since)
-      .groupByRaw("date_trunc('day', created_at at time zone 'UTC')")
+      .groupBy('day')
       .select(
-        knex.raw("to_char(date_trunc('day', created_at at time zone 'UTC'), 'YYYY-MM-DD') as day"),
-        knex.raw('count(*)::int as n'),
+        knex.raw("to_char(day, 'YYYY-MM-DD') as day"),
+        knex.raw('sum(orders)::int as n'),
         knex.raw('coalesce(sum(total_minor), 0)::bigint as total'),
       ) as Promise<{ day: string; n: number; total: string | number }[]>,
     knex('customers')
@@ -53,7 +54,7 @@ export async function homeFigures(
         knex.raw('count(*) filter (where created_at >= ?)::int as today', [today]),
         knex.raw('count(*) filter (where created_at >= ?)::int as month', [month]),
       ) as Promise<{ today: number; month: number } | undefined>,
-    knex('orders').where({ store_id: store.id, status: 2 }).count<{ n: string }[]>('* as n'),
+    countStoreOrders(knex, store.id, [2]),
   ]);
   const byDay = new Map(orderRows.map((r) => [r.day, { n: r.n, total: Number(r.total) }]));
   const sum = (from: Date): Figures => {
@@ -77,7 +78,7 @@ export async function homeFigures(
     today: { ...sum(today), new_customers: customerRow?.today ?? 0 },
     month: { ...sum(month), new_customers: customerRow?.month ?? 0 },
     days,
-    awaiting_review: Number(reviewRow[0]?.n ?? 0),
+    awaiting_review: reviewRow,
   };
 }
 

@@ -10,6 +10,7 @@ import { purgeDashboardSessions } from '../dashboard/sessions';
 import { renewSubscriptionsTask } from '../subscriptions/due';
 import { dropExpiredEvents, ensurePartitions } from '../analytics/partitions';
 import { rollupAnalytics } from '../analytics/rollups';
+import { compactOrderRollups } from '../merchant/rollups';
 
 /**
  * Periodic housekeeping run by the `maintenance` queue. Each task is one bounded set-based statement
@@ -218,4 +219,5 @@ export const MAINTENANCE_TASKS: Readonly<Partial<Record<MaintenanceTask, Mainten
       ctx.config?.analyticsRetentionDays ?? DEFAULT_ANALYTICS_RETENTION_DAYS,
     ),
   'purge-dashboard-sessions': (knex, now) => purgeDashboardSessions(knex, now),
+  'order-rollups': (knex) => compactOrderRollups(knex),
 };

@@ -6,6 +6,7 @@ import { refundSummary } from '../refunds/view';
 import { orderFivemCommands } from './fivem-commands';
 import { ORDER_NOT_FOUND, STATUS_LABELS } from '../orders/lifecycle';
 import { paginate, PageMeta, PageRequest } from './pagination';
+import { countStoreOrders } from './rollups';
 import { iso } from '../../views';
 
 /**
@@ -66,7 +67,27 @@ interface ItemRow {
   delivered_at: Date | null;
 }
 
-function customerOf(o: OrderRow) {
+/** The columns a list entry shows (summaryOf): a page of 50 parses no more than it answers. */
+const SUMMARY_COLUMNS = [
+  'id',
+  'status',
+  'total_minor',
+  'currency',
+  'payment_method',
+  'source',
+  'customer_id',
+  'customer_first_name',
+  'customer_last_name',
+  'customer_email',
+  'customer_country_code',
+  'customer_phone',
+  'created_at',
+] as const;
+
+type SummaryRow = Pick<OrderRow, (typeof SUMMARY_COLUMNS)[number]>;
+type SummaryItemRow = Pick<ItemRow, 'order_id' | 'product_id' | 'name' | 'quantity'>;
+
+function customerOf(o: SummaryRow) {
   return {
     id: o.customer_id,
     first_name: o.customer_first_name,
@@ -77,7 +98,7 @@ function customerOf(o: OrderRow) {
   };
 }
 
-function summaryOf(o: OrderRow, items: ItemRow[]) {
+function summaryOf(o: SummaryRow, items: SummaryItemRow[]) {
   return {
     id: o.id,
     status: o.status,
@@ -101,7 +122,9 @@ export async function listOrders(
   filters: OrderFilters,
   page: PageRequest,
 ): Promise<{ items: OrderSummary[]; meta: PageMeta }> {
-  const base = knex('orders').where('store_id', storeId).select('orders.*');
+  const base = knex('orders')
+    .where('store_id', storeId)
+    .select(SUMMARY_COLUMNS.map((c) => `orders.${c}`));
   if (filters.status?.length) base.whereIn('status', filters.status);
   if (filters.from) base.where('created_at', '>=', filters.from);
   if (filters.to) base.where('created_at', '<=', filters.to);
@@ -115,14 +138,22 @@ export async function listOrders(
         .where('order_items.product_id', filters.product_id),
     );
   }
-  const { rows, meta } = await paginate<OrderRow>(base, page, (q) =>
-    q.orderBy([
-      { column: 'created_at', order: 'desc' },
-      { column: 'id', order: 'desc' },
-    ]),
+  // Filtered by status at most: the count comes from the order rollups, not from the store's orders.
+  const byStatusOnly =
+    !filters.from && !filters.to && !filters.email && !filters.phone && filters.product_id === undefined;
+  const { rows, meta } = await paginate<SummaryRow>(
+    base,
+    page,
+    (q) =>
+      q.orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ]),
+    byStatusOnly ? () => countStoreOrders(knex, storeId, filters.status) : undefined,
   );
   const items = rows.length
     ? await knex<ItemRow>('order_items')
+        .select<SummaryItemRow[]>('order_id', 'product_id', 'name', 'quantity')
         .whereIn(
           'order_id',
           rows.map((r) => r.id),

@@ -22,14 +22,19 @@ export interface Paged<T> {
   meta: PageMeta;
 }
 
-/** Runs `query` for one page and a count of the same rows (the query must not be ordered yet for the count). */
+/**
+ * Runs `query` for one page and a count of the same rows (the query must not be ordered yet for the
+ * count), or `count` when the caller has a cheaper exact one (the order list: the order rollups).
+ */
 export async function paginate<Row>(
   base: Knex.QueryBuilder,
   page: PageRequest,
   order: (q: Knex.QueryBuilder) => Knex.QueryBuilder,
+  count?: () => Promise<number>,
 ): Promise<{ rows: Row[]; meta: PageMeta }> {
-  const [countRow] = await base.clone().clearSelect().clearOrder().count<{ n: number }[]>('* as n');
-  const total = Number(countRow?.n ?? 0);
+  const total = count
+    ? await count()
+    : Number((await base.clone().clearSelect().clearOrder().count<{ n: number }[]>('* as n'))[0]?.n ?? 0);
   const rows = (await order(base.clone())
     .limit(page.per_page)
     .offset((page.page - 1) * page.per_page)) as Row[];

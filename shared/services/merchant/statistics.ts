@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Store } from '../../../db/models';
 import { formatMoney } from '../../money';
 import { dailyTraffic } from '../analytics/rollups';
+import { orderDayRows, orderTotalRows, productSalesRows } from './rollups';
 
 /**
  * GET /shawarma/store/statics: the store's figures. Days are UTC days.
@@ -12,13 +13,12 @@ import { dailyTraffic } from '../analytics/rollups';
  * - top_products: the five products with most units sold (paid orders, all time).
  * - new_customers: customers created today, in 7 and 30 days, all time.
  * - traffic: from the analytics events, per UTC day of the last 30 days: distinct visitors and page views;
- *   finished days come from the daily rollups, the others from the raw events (analytics/rollups.ts).
+ *   finished days come from the daily rollups, the others from their live counts (analytics/rollups.ts).
  *
- * Speed on a large store (100,000 orders): the order figures are one pass over the index
- * `orders_store_status (store_id, status, created_at desc) include (total_minor)`, an index-only scan (once
- * autovacuum has set the visibility map) already ordered by status; the other queries use (store_id, ...)
- * indexes. The statistics test seeds
- * 100,000 orders and prints the plan and time.
+ * Speed on a large store (100,000 orders; docs/performance.md, "Merchant reads on 100,000 orders"): the
+ * order figures and top products come from the order rollups (rollups.ts, CONTEXT.md "Order rollups"),
+ * a few thousand rows at most, exact; the orders themselves are read only for the first, partial day of
+ * a rolling window, by index range. The statistics test seeds 100,000 orders and prints the plans.
  */
 
 export interface SalesWindow {
@@ -48,45 +48,76 @@ export function windowsOf(now: Date): { today: Date; d7: Date; d30: Date } {
   return { today, d7: new Date(now.getTime() - 7 * DAY_MS), d30: new Date(now.getTime() - 30 * DAY_MS) };
 }
 
-/** The order figures in one statement (the query the statistics test explains). */
+const dayOf = (d: Date): string => d.toISOString().slice(0, 10);
+
+/**
+ * The order figures per status in one statement, from the order rollups (rollups.ts): all time from the
+ * per-status rows; today and the whole UTC days of the rolling windows from the per-day rows of the last
+ * 30 days; the first, partial day of a rolling window (from `now - 7 days` to its midnight) from the
+ * orders themselves, an index range of one day.
+ */
 export function orderFiguresQuery(knex: Knex, storeId: number, now: Date): Knex.QueryBuilder {
   const w = windowsOf(now);
-  return knex('orders')
-    .where('store_id', storeId)
+  const firstDayOf = (from: Date, kind: string) =>
+    knex('orders')
+      .where('store_id', storeId)
+      .where('created_at', '>=', from)
+      .where('created_at', '<', new Date(Date.parse(dayOf(from)) + DAY_MS))
+      .select(
+        knex.raw('? as kind', [kind]),
+        knex.raw('null::date as day'),
+        'status',
+        knex.raw('1 as orders'),
+        'total_minor',
+      );
+  const rows = knex
+    .select(knex.raw("'all' as kind"), knex.raw('null::date as day'), 'status', 'orders', 'total_minor')
+    .from(orderTotalRows(knex, storeId).as('t'))
+    .unionAll([
+      knex
+        .select(knex.raw("'day' as kind"), 'day', 'status', 'orders', 'total_minor')
+        .from(orderDayRows(knex, storeId, dayOf(w.d30)).as('d')),
+      firstDayOf(w.d7, 'first_7'),
+      firstDayOf(w.d30, 'first_30'),
+    ]);
+  // Sums of the rows of a window: the rollup days it covers whole and, for a rolling one, its first day.
+  const sums = (n: string, total: string, rows: string, bindings: string[]) => [
+    knex.raw(`coalesce(sum(orders) filter (where ${rows}), 0)::int as ${n}`, bindings),
+    knex.raw(`coalesce(sum(total_minor) filter (where ${rows}), 0)::bigint as ${total}`, bindings),
+  ];
+  return knex
+    .from(rows.as('f'))
     .groupBy('status')
     .select(
       'status',
-      knex.raw('count(*)::int as n'),
-      knex.raw('coalesce(sum(total_minor), 0)::bigint as total'),
-      knex.raw('count(*) filter (where created_at >= ?)::int as n_today', [w.today]),
-      knex.raw('coalesce(sum(total_minor) filter (where created_at >= ?), 0)::bigint as t_today', [w.today]),
-      knex.raw('count(*) filter (where created_at >= ?)::int as n_7', [w.d7]),
-      knex.raw('coalesce(sum(total_minor) filter (where created_at >= ?), 0)::bigint as t_7', [w.d7]),
-      knex.raw('count(*) filter (where created_at >= ?)::int as n_30', [w.d30]),
-      knex.raw('coalesce(sum(total_minor) filter (where created_at >= ?), 0)::bigint as t_30', [w.d30]),
+      ...sums('n', 'total', "kind = 'all'", []),
+      ...sums('n_today', 't_today', "kind = 'day' and day >= ?", [dayOf(w.today)]),
+      ...sums('n_7', 't_7', "(kind = 'day' and day > ?) or kind = 'first_7'", [dayOf(w.d7)]),
+      ...sums('n_30', 't_30', "(kind = 'day' and day > ?) or kind = 'first_30'", [dayOf(w.d30)]),
     );
 }
 
-/** The five products with most units in paid orders (the second query the statistics test explains). */
+/** The five products with most units in paid orders, from the product sales rollup (rollups.ts). */
 export function topProductsQuery(knex: Knex, storeId: number): Knex.QueryBuilder {
-  return knex('order_items as oi')
-    .join('orders as o', 'o.id', 'oi.order_id')
-    .leftJoin('products as p', 'p.id', 'oi.product_id')
-    .where('o.store_id', storeId)
-    .whereIn('o.status', PAID)
-    .whereNotNull('oi.product_id')
-    .groupBy('oi.product_id', 'p.name')
-    .select(
-      'oi.product_id',
-      'p.name',
-      knex.raw('sum(oi.quantity)::bigint as quantity'),
-      knex.raw('sum(oi.total_minor)::bigint as revenue'),
-    )
-    .orderBy([
-      { column: 'quantity', order: 'desc' },
-      { column: 'oi.product_id', order: 'asc' },
-    ])
-    .limit(5);
+  return (
+    knex
+      .from(productSalesRows(knex, storeId).as('s'))
+      .leftJoin('products as p', 'p.id', 's.product_id')
+      .groupBy('s.product_id', 'p.name')
+      // A product whose paid items are all gone (refunded, cancelled) is not a top product.
+      .havingRaw('sum(s.quantity) > 0')
+      .select(
+        's.product_id',
+        'p.name',
+        knex.raw('sum(s.quantity)::bigint as quantity'),
+        knex.raw('sum(s.revenue_minor)::bigint as revenue'),
+      )
+      .orderBy([
+        { column: 'quantity', order: 'desc' },
+        { column: 's.product_id', order: 'asc' },
+      ])
+      .limit(5)
+  );
 }
 
 interface FigureRow {
