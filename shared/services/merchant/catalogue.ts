@@ -10,7 +10,6 @@ import { pageMeta } from '../../views';
 /** Products and categories as the merchant sees them: stock, sales, everything configured. */
 
 export const PRODUCT_NOT_FOUND = 'Product not found';
-const PAID = [3, 4];
 
 export interface ProductFilters {
   type?: string;
@@ -53,9 +52,14 @@ function productQuery(knex: Knex, storeId: number): Knex.QueryBuilder {
       knex.raw(
         `case when p.type = 'code' then (select count(*)::int from product_codes c where c.product_id = p.id and c.status = 'available') end as keys_left`,
       ),
+      // From the order rollups (rollups.ts: paid orders' units per product, folded and pending), not a
+      // sum over the product's order items: a product with 100,000 sales cost 70-110 ms a read.
       knex.raw(
-        `(select coalesce(sum(oi.quantity), 0)::int from order_items oi join orders o on o.id = oi.order_id
-           where oi.product_id = p.id and o.status in (${PAID.join(',')})) as units_sold`,
+        `(select coalesce(sum(s.quantity), 0)::int from (
+            select quantity from product_sales where store_id = p.store_id and product_id = p.id
+            union all
+            select quantity from product_sales_deltas where store_id = p.store_id and product_id = p.id
+          ) s) as units_sold`,
       ),
     );
 }

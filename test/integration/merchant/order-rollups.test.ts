@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import { ORDER_STATUS, type OrderStatus, type Product, type Store } from '../../../db/models';
 import { formatMoney } from '../../../shared/money';
 import { homeFigures } from '../../../shared/services/dashboard/home';
+import { listProducts } from '../../../shared/services/merchant/catalogue';
 import { listOrders } from '../../../shared/services/merchant/orders';
 import { compactOrderRollups, countStoreOrders } from '../../../shared/services/merchant/rollups';
 import { storeStatistics, windowsOf } from '../../../shared/services/merchant/statistics';
@@ -86,6 +87,7 @@ describe('Order rollups: figures equal the aggregate over the orders', function 
         quantity: Number(t.quantity),
         revenue: formatMoney(Number(t.revenue), 'SAR'),
       })),
+      units: top,
       total: orders.length,
       paid: orders.filter((o) => PAID.includes(o.status)).length,
       awaiting_review: byStatus['2'],
@@ -118,6 +120,10 @@ describe('Order rollups: figures equal the aggregate over the orders', function 
       const home = await homeFigures(knex, s, now);
       expect(home.awaiting_review, when).to.equal(want.awaiting_review);
       for (const day of home.days) expect(day.sales_minor, day.date).to.equal(want.days.get(day.date) ?? 0);
+      // Each product's sales_count (Merchant API and dashboard product pages): its units in paid orders.
+      const listed = await listProducts(knex, s, {}, { page: 1, per_page: 100 });
+      const units = new Map(want.units.map((t) => [t.product_id, Number(t.quantity)]));
+      for (const p of listed.items) expect(p.sales_count, `${when} ${p.name}`).to.equal(units.get(p.id) ?? 0);
     }
   }
 
