@@ -21,6 +21,7 @@ import { Customer, Product } from '../db/models';
 import { batchBody, measureIngest, singleBody } from './bench-analytics';
 import { readProcfile } from './lib/procfile';
 import { provision } from './lib/provision';
+import { runOpenLoop } from './lib/open-loop';
 import { freePort, sleep } from './lib/services';
 
 /**
@@ -106,14 +107,11 @@ interface Scenario {
   request: Request;
   /** Changes request n (another client address, another phone); applied to every request sent. */
   vary?: (n: number, request: Request) => Request;
-  /** A fixed request rate instead of as fast as the connections go. */
-  rate?: number;
   /**
-   * The connections of a fixed-rate scenario (default: BENCH_CONNECTIONS, at most 20). autocannon starts
-   * them at once and gives each `rate / connections` requests a second on a timer of its own, so at one
-   * request a second per connection they all send at the same instant, every second: a burst, not a rate.
+   * A fixed request rate instead of as fast as the connections go: requests due evenly, open loop, each
+   * latency from when it was due (runAtRate, scripts/lib/open-loop.ts).
    */
-  connections?: number;
+  rate?: number;
   /** Statuses that count as a correct answer for this scenario. */
   expect: number[];
   goal?: Goal;
@@ -168,6 +166,56 @@ const fromClient = (n: number, request: Request): Request => ({
   headers: { ...request.headers, 'x-forwarded-for': clientAddress(n) },
 });
 
+/**
+ * A fixed-rate scenario, open loop (scripts/lib/open-loop.ts): requests due evenly at `rate` a second, each
+ * latency measured from when it was due, so a server too slow for the rate shows in the latencies and as
+ * req/s below the rate.
+ */
+async function runAtRate(
+  bases: Record<Target, string>,
+  scenario: Scenario,
+  seconds: number,
+): Promise<Result> {
+  const first: Request = {
+    ...scenario.request,
+    headers: { 'content-type': 'application/json', ...scenario.request.headers },
+  };
+  const run = await runOpenLoop({
+    base: bases[scenario.target],
+    rate: scenario.rate!,
+    seconds,
+    requestFor: (n) => {
+      const next = scenario.vary ? scenario.vary(n, first) : first;
+      return { method: next.method, path: next.path, headers: next.headers ?? {}, body: next.body };
+    },
+  });
+  const expected = run.answers.filter((a) => scenario.expect.includes(a.status));
+  const times = scenario.serverTiming
+    ? expected.flatMap((a) => {
+        const ms = appDuration(a.headers['server-timing']);
+        return ms === null ? [] : [{ page: scenario.serverTiming!(a.request.path), ms }];
+      })
+    : [];
+  const untimed = scenario.serverTiming ? expected.length - times.length : 0;
+  const wrongBy: Record<string, number> = {};
+  for (const a of run.answers) {
+    if (!scenario.expect.includes(a.status)) wrongBy[a.status] = (wrongBy[a.status] ?? 0) + 1;
+  }
+  if (untimed) wrongBy['no Server-Timing'] = untimed;
+  if (run.errors) wrongBy.errors = run.errors;
+  const latencies = run.answers.map((a) => a.ms);
+  return {
+    scenario,
+    rps: Math.round(run.rps),
+    p50: Math.round(percentile(latencies, 50)),
+    p99: Math.round(percentile(latencies, 99)),
+    total: run.answers.length + run.errors,
+    wrong: run.answers.length - expected.length + untimed + run.errors,
+    wrongBy,
+    ...(scenario.serverTiming ? { server: serverTimesOf(times) } : {}),
+  };
+}
+
 async function runScenario(
   bases: Record<Target, string>,
   scenario: Scenario,
@@ -179,18 +227,14 @@ async function runScenario(
   const { vary, serverTiming } = scenario;
   const times: { page: string; ms: number }[] = [];
   let untimed = 0;
+  if (scenario.rate) return runAtRate(bases, scenario, seconds);
   const result = await autocannon({
     url: bases[scenario.target] + url,
     method,
     headers: { 'content-type': 'application/json', ...headers },
     body,
     duration: seconds,
-    connections: scenario.rate ? (scenario.connections ?? Math.min(connections, 20)) : connections,
-    // At a fixed rate, autocannon "corrects" each latency for coordinated omission with an interval of
-    // ceil(1 / per-connection rate) ms, which is 1 ms (seconds taken as milliseconds): it adds a made-up
-    // sample at every millisecond below each real one, which halves the p50 and lowers the p99. The real
-    // latencies are kept instead; a server too slow for the rate shows as req/s below it.
-    ...(scenario.rate ? { overallRate: scenario.rate, ignoreCoordinatedOmission: true } : {}),
+    connections,
     // Throughput of finished answers: no request is pipelined behind another.
     pipelining: 1,
     ...(vary || serverTiming
@@ -235,8 +279,6 @@ async function runScenario(
   const ok = Object.entries(result.statusCodeStats ?? {})
     .filter(([status]) => scenario.expect.includes(Number(status)))
     .reduce((sum, [, stats]) => sum + (stats as { count: number }).count, 0);
-  const pages = [...new Set(times.map((t) => t.page))];
-  const msOf = (page?: string) => times.filter((t) => !page || t.page === page).map((t) => t.ms);
   return {
     scenario,
     rps: result.requests.average,
@@ -254,23 +296,24 @@ async function runScenario(
       ...(result.errors ? { errors: result.errors } : {}),
       ...(result.timeouts ? { timeouts: result.timeouts } : {}),
     },
-    ...(serverTiming
-      ? {
-          server: {
-            p50: percentile(msOf(), 50),
-            p99: percentile(msOf(), 99),
-            // Slowest first: the page to look at is named on top.
-            byPage: pages
-              .map((page) => ({
-                page,
-                answers: msOf(page).length,
-                p50: percentile(msOf(page), 50),
-                p99: percentile(msOf(page), 99),
-              }))
-              .sort((a, b) => b.p99 - a.p99),
-          },
-        }
-      : {}),
+    ...(serverTiming ? { server: serverTimesOf(times) } : {}),
+  };
+}
+
+/** The answers' Server-Timing in all and per page, in ms; the slowest page first (the one to look at). */
+function serverTimesOf(times: { page: string; ms: number }[]): ServerTimes {
+  const msOf = (page?: string) => times.filter((t) => !page || t.page === page).map((t) => t.ms);
+  return {
+    p50: percentile(msOf(), 50),
+    p99: percentile(msOf(), 99),
+    byPage: [...new Set(times.map((t) => t.page))]
+      .map((page) => ({
+        page,
+        answers: msOf(page).length,
+        p50: percentile(msOf(page), 50),
+        p99: percentile(msOf(page), 99),
+      }))
+      .sort((a, b) => b.p99 - a.p99),
   };
 }
 
@@ -750,9 +793,6 @@ export async function main(): Promise<number> {
           `at ${dashboardRate} req/s (target on Server-Timing \`app\`)`,
         target: 'limited',
         rate: dashboardRate,
-        // Ten pages a second per connection, each sent when the last has been answered: pages spread over
-        // the second (20 connections at one a second would be 20 pages at once, every second).
-        connections: Math.ceil(dashboardRate / 10),
         request: { method: 'GET', path: '/merchant', headers: dashboard },
         vary: (n, request) => ({ ...request, path: dashboardPages[n % dashboardPages.length][1] }),
         serverTiming: (at) => dashboardPages.find(([, page]) => page === at)?.[0] ?? at,
