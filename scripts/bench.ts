@@ -21,6 +21,7 @@ import { Customer, Product } from '../db/models';
 import { batchBody, measureIngest, singleBody } from './bench-analytics';
 import { readProcfile } from './lib/procfile';
 import { provision } from './lib/provision';
+import { buildIsCurrent } from './lib/build-stamp';
 import { runOpenLoop } from './lib/open-loop';
 import { freePort, sleep } from './lib/services';
 
@@ -510,12 +511,16 @@ export async function main(): Promise<number> {
           ?.product_id as number)
       : null;
 
-    // The Procfile's processes run compiled: build dist/ from the sources being measured.
-    const build = spawnSync(process.execPath, [path.join(root, 'scripts', 'run.mjs'), 'prepare'], {
-      cwd: root,
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-    if (build.status !== 0) throw new Error('bench: the build failed (npm run build shows why)');
+    // The Procfile's processes run compiled: dist/ built from the sources being measured (skipped when the
+    // build stamp says it already is, as `npm start` does).
+    if (!buildIsCurrent(root)) {
+      const build = spawnSync(process.execPath, [path.join(root, 'scripts', 'run.mjs'), 'prepare'], {
+        cwd: root,
+        stdio: ['ignore', 'ignore', 'inherit'],
+      });
+      if (build.status !== 0 || !buildIsCurrent(root))
+        throw new Error('bench: the build failed (npm run build shows why)');
+    }
 
     // The processes run the Procfile's commands (node's own flags included), with this node binary.
     const entries = readProcfile(path.join(root, 'Procfile'));

@@ -84,7 +84,14 @@ function prepare() {
     say('prepare: the build reported errors (see above); `npm run build` shows them again');
   // The checkout widget (dist/widget/v1.js), which the API serves at /widget/v1.js.
   const widget = path.join(root, 'dist', 'scripts', 'build-widget.js');
-  if (fs.existsSync(widget)) spawnSync(process.execPath, [widget], { cwd: root, stdio: 'inherit' });
+  const widgetBuilt =
+    fs.existsSync(widget) &&
+    spawnSync(process.execPath, [widget], { cwd: root, stdio: 'inherit' }).status === 0;
+  // dist/ now matches the sources: `npm start` and the bench skip a build that would change nothing
+  // (scripts/lib/build-stamp.ts). Recorded after the build, which an install runs on sources nobody edits.
+  const stamp = path.join(root, 'dist', 'scripts', 'lib', 'build-stamp.js');
+  if (result.status === 0 && widgetBuilt && fs.existsSync(stamp))
+    createRequire(import.meta.url)(stamp).recordBuild(root);
   return 0;
 }
 

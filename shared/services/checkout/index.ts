@@ -433,37 +433,40 @@ export async function openCheckout(
       const { trx } = uow;
       const first = lines[0]!;
       // The checkout's own line columns describe its first line (see checkout_items).
-      const checkout = await Checkout.query(trx).insertAndFetch({
-        store_id: store.id,
-        token_hash: sha256(checkoutUrl),
-        source: input.source,
-        customer_id: buyer.customerId,
-        customer_first_name: buyer.firstName,
-        customer_last_name: buyer.lastName,
-        customer_email: buyer.email,
-        customer_country_code: buyer.countryCode,
-        customer_phone: buyer.phone,
-        locale: buyer.locale ?? null,
-        product_id: first.product.id,
-        plan_id: first.plan?.id ?? null,
-        quantity: first.quantity,
-        unit_price_minor: first.unitPriceMinor,
-        addons_minor: first.addonsMinor,
-        subtotal_minor: price.subtotalMinor,
-        discount_minor: price.discountMinor,
-        tax_minor: price.taxMinor,
-        tax_rate_bp: store.tax_mode === 'none' ? 0 : store.tax_rate_bp,
-        total_minor: price.totalMinor,
-        currency: store.currency,
-        coupon_id: coupon?.coupon.id ?? null,
-        customer_note: input.customer_note ?? null,
-        fields: first.fields.values,
-        status: 'created',
-        reserved: false,
-        coupon_reserved: coupon !== null,
-        client_ip: deps.clientIp ?? null,
-        expires_at: new Date(Date.now() + deps.config.checkoutTtlSeconds * 1000),
-      });
+      // RETURNING *: the row as stored in the same round trip (insertAndFetch would read it again).
+      const checkout = await Checkout.query(trx)
+        .insert({
+          store_id: store.id,
+          token_hash: sha256(checkoutUrl),
+          source: input.source,
+          customer_id: buyer.customerId,
+          customer_first_name: buyer.firstName,
+          customer_last_name: buyer.lastName,
+          customer_email: buyer.email,
+          customer_country_code: buyer.countryCode,
+          customer_phone: buyer.phone,
+          locale: buyer.locale ?? null,
+          product_id: first.product.id,
+          plan_id: first.plan?.id ?? null,
+          quantity: first.quantity,
+          unit_price_minor: first.unitPriceMinor,
+          addons_minor: first.addonsMinor,
+          subtotal_minor: price.subtotalMinor,
+          discount_minor: price.discountMinor,
+          tax_minor: price.taxMinor,
+          tax_rate_bp: store.tax_mode === 'none' ? 0 : store.tax_rate_bp,
+          total_minor: price.totalMinor,
+          currency: store.currency,
+          coupon_id: coupon?.coupon.id ?? null,
+          customer_note: input.customer_note ?? null,
+          fields: first.fields.values,
+          status: 'created',
+          reserved: false,
+          coupon_reserved: coupon !== null,
+          client_ip: deps.clientIp ?? null,
+          expires_at: new Date(Date.now() + deps.config.checkoutTtlSeconds * 1000),
+        })
+        .returning('*');
       let anyReserved = false;
       for (const [position, line] of lines.entries()) {
         const reserved = await reserve(uow, line.product, checkout.id, line.quantity);
