@@ -29,18 +29,20 @@ interface CheckResult {
   detail?: string;
 }
 
-let current: ReturnType<typeof spawn> | null = null;
+/** The tools running now (lint and the typecheck run side by side), stopped together on a signal. */
+const running = new Set<ReturnType<typeof spawn>>();
 
 function run(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   return new Promise((resolve) => {
     const child = spawn(argv[0], argv.slice(1), { cwd: root, env, stdio: ['ignore', 'inherit', 'inherit'] });
-    current = child;
+    running.add(child);
     child.once('error', (err) => {
+      running.delete(child);
       say(`could not run ${argv.join(' ')}: ${err.message}`);
       resolve(127);
     });
     child.once('close', (code, signal) => {
-      current = null;
+      running.delete(child);
       resolve(code ?? (signal ? 128 : 1));
     });
   });
@@ -67,7 +69,7 @@ export async function main(args: string[], startedAt = Date.now()): Promise<numb
   const onSignal = (signal: NodeJS.Signals): void => {
     interrupted = true;
     say(`\n${signal}: stopping the tests`);
-    current?.kill(signal);
+    for (const child of running) child.kill(signal);
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
@@ -119,25 +121,24 @@ export async function main(args: string[], startedAt = Date.now()): Promise<numb
     results.push({ name: 'lockfile', ok: lock.ok, seconds: lock.seconds });
 
     if (!interrupted) {
+      // Side by side: each is one single-threaded process, and the machine has two cores (about 25 s saved).
       results.push(
-        await check('lint', [
-          [process.execPath, bin('eslint/bin/eslint.js'), '.'],
-          [process.execPath, bin('prettier/bin/prettier.cjs'), '--check', '.'],
-        ]),
-      );
-    }
-    if (!interrupted) {
-      results.push(
-        await check('typecheck', [
-          [process.execPath, bin('typescript/bin/tsc'), '-p', 'tsconfig.json', '--noEmit'],
-          [process.execPath, bin('typescript/bin/tsc'), '-p', path.join('widget', 'tsconfig.json')],
-          [
-            process.execPath,
-            bin('typescript/bin/tsc'),
-            '-p',
-            path.join('integrations', 'sdk', 'tsconfig.json'),
-          ],
-        ]),
+        ...(await Promise.all([
+          check('lint', [
+            [process.execPath, bin('eslint/bin/eslint.js'), '.'],
+            [process.execPath, bin('prettier/bin/prettier.cjs'), '--check', '.'],
+          ]),
+          check('typecheck', [
+            [process.execPath, bin('typescript/bin/tsc'), '-p', 'tsconfig.json', '--noEmit'],
+            [process.execPath, bin('typescript/bin/tsc'), '-p', path.join('widget', 'tsconfig.json')],
+            [
+              process.execPath,
+              bin('typescript/bin/tsc'),
+              '-p',
+              path.join('integrations', 'sdk', 'tsconfig.json'),
+            ],
+          ]),
+        ])),
       );
     }
     if (!interrupted) {
