@@ -30,6 +30,7 @@ const LICENSE_SPECIFIC_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'HWID_REQUIRED',
   'ACTIVATION_LIMIT_REACHED',
   'RESET_LIMIT_REACHED',
+  'CERTIFICATE_VOID',
 ]);
 
 const withoutErrors = (extra: Record<string, unknown>): Record<string, unknown> => {

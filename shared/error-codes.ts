@@ -83,4 +83,5 @@ export const DEFAULT_ERROR_CODE: Record<ErrorCode, PublicErrorCode> = {
   HWID_REQUIRED: 'invalid_request',
   ACTIVATION_LIMIT_REACHED: 'forbidden',
   RESET_LIMIT_REACHED: 'forbidden',
+  CERTIFICATE_VOID: 'forbidden',
 };

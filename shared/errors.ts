@@ -30,7 +30,8 @@ export type ErrorCode =
   | 'LICENSE_NOT_ACTIVE'
   | 'HWID_REQUIRED'
   | 'ACTIVATION_LIMIT_REACHED'
-  | 'RESET_LIMIT_REACHED';
+  | 'RESET_LIMIT_REACHED'
+  | 'CERTIFICATE_VOID';
 
 /** Codes that the Embed envelope shows to clients as `error_code`. */
 export const PUBLIC_ERROR_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([

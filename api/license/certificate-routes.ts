@@ -8,7 +8,7 @@ import { licenseAnswer } from './answer';
 import { EXAMPLE_RESULT, refusal, signedStandard, verifyBody } from './routes';
 
 /** The key and hwid exactly as the client sent them (before trimming): what the certificate is bound to. */
-function asSent(body: unknown): { key: string; hwid: string | null } {
+export function asSent(body: unknown): { key: string; hwid: string | null } {
   const raw = (body ?? {}) as Record<string, unknown>;
   return {
     key: typeof raw.license_key === 'string' ? raw.license_key : '',
@@ -31,7 +31,9 @@ export const licenseCertificateRoutes = [
       'a JWS compact serialization (RFC 7515), header `{"alg":"EdDSA","typ":"JWT","kid"}`, signed with the ' +
       'Ed25519 key of `GET /verify/public-key` (the key named by `kid`), so the software checks it with the ' +
       'published key and no network. Claims: `product_id`, `license_key_sha256` (lowercase hex SHA-256 of ' +
-      'the key as sent), `hwid` (as sent, or null), `status`, `lock_type`, `iat` and `exp` (Unix seconds; ' +
+      'the key as sent), `hwid` (as sent, or null; null under an `ip` lock), `ip` (the activated address ' +
+      'under an `ip` lock, else null), `seat` (a floating license: `{id, generation}` of the seat it leases, ' +
+      'else null), `status`, `lock_type`, `iat` and `exp` (Unix seconds; ' +
       `\`exp\` at most ${CERTIFICATE_MAX_DAYS} days after \`iat\` and never after the license's expiry), ` +
       '`license_expires_at`, `not_before` (void the certificate when a later `/verify` answer carries a larger ' +
       'one) and `entitlements`. It activates a new hwid exactly as `/verify` does and is refused exactly as ' +
@@ -64,6 +66,13 @@ export const licenseCertificateRoutes = [
               product_id: { type: 'integer' },
               license_key_sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' },
               hwid: { type: ['string', 'null'] },
+              ip: { type: ['string', 'null'] },
+              seat: {
+                oneOf: [
+                  { type: 'null' },
+                  object({ id: { type: 'integer' }, generation: { type: 'integer' } }),
+                ],
+              },
               status: { type: 'string', enum: ['active', 'grace'] },
               lock_type: { type: 'string', enum: ['none', 'hwid', 'ip'] },
               iat: { type: 'integer' },
@@ -89,6 +98,8 @@ export const licenseCertificateRoutes = [
               product_id: 12,
               license_key_sha256: 'd0698dcec83d37de1d009b4f29e7a5fba77a24d3e294fe76df92a141fa8a175f',
               hwid: 'B7F3-99A1-PC',
+              ip: null,
+              seat: null,
               status: 'active',
               lock_type: 'hwid',
               iat: 1795478400,

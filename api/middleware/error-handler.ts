@@ -39,6 +39,7 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   HWID_REQUIRED: 400,
   ACTIVATION_LIMIT_REACHED: 403,
   RESET_LIMIT_REACHED: 403,
+  CERTIFICATE_VOID: 403,
 };
 
 interface HttpLikeError {

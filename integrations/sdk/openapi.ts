@@ -3144,7 +3144,7 @@ export interface paths {
         put?: never;
         /**
          * Issue an offline license certificate
-         * @description Takes the `/verify` body and, when `/verify` would answer with a result, answers `data.certificate`: a JWS compact serialization (RFC 7515), header `{"alg":"EdDSA","typ":"JWT","kid"}`, signed with the Ed25519 key of `GET /verify/public-key` (the key named by `kid`), so the software checks it with the published key and no network. Claims: `product_id`, `license_key_sha256` (lowercase hex SHA-256 of the key as sent), `hwid` (as sent, or null), `status`, `lock_type`, `iat` and `exp` (Unix seconds; `exp` at most 30 days after `iat` and never after the license's expiry), `license_expires_at`, `not_before` (void the certificate when a later `/verify` answer carries a larger one) and `entitlements`. It activates a new hwid exactly as `/verify` does and is refused exactly as `/verify` refuses (same statuses and error codes). The answer itself is signed, and encrypted for a product that encrypts, like every License answer. docs/license.md, "Offline certificates".
+         * @description Takes the `/verify` body and, when `/verify` would answer with a result, answers `data.certificate`: a JWS compact serialization (RFC 7515), header `{"alg":"EdDSA","typ":"JWT","kid"}`, signed with the Ed25519 key of `GET /verify/public-key` (the key named by `kid`), so the software checks it with the published key and no network. Claims: `product_id`, `license_key_sha256` (lowercase hex SHA-256 of the key as sent), `hwid` (as sent, or null; null under an `ip` lock), `ip` (the activated address under an `ip` lock, else null), `seat` (a floating license: `{id, generation}` of the seat it leases, else null), `status`, `lock_type`, `iat` and `exp` (Unix seconds; `exp` at most 30 days after `iat` and never after the license's expiry), `license_expires_at`, `not_before` (void the certificate when a later `/verify` answer carries a larger one) and `entitlements`. It activates a new hwid exactly as `/verify` does and is refused exactly as `/verify` refuses (same statuses and error codes). The answer itself is signed, and encrypted for a product that encrypts, like every License answer. docs/license.md, "Offline certificates".
          */
         post: operations["licenseCertificate"];
         delete?: never;
@@ -3164,7 +3164,7 @@ export interface paths {
         put?: never;
         /**
          * Take or keep a floating seat
-         * @description For a product whose license policy is `floating`: the machine named by `hwid` takes a seat (one of the license’s `max_activations`, 0 = unlimited) or keeps the one it has, until `seat.expires_at` (`heartbeat_seconds` after this beat). Beat again by `seat.next_heartbeat_at`; a machine that stops beating loses its seat after the interval, and another machine can take it. `release: true` gives the seat back at once. No seat free: 403 `ACTIVATION_LIMIT_REACHED`. The license is checked as by `/verify` (same refusals); a product that is not floating: 400. Signed (and encrypted) like every License answer.
+         * @description For a product whose license policy is `floating`: the machine named by `hwid` takes a seat (one of the license’s `max_activations`, 0 = unlimited) or keeps the one it has, until `seat.expires_at` (`heartbeat_seconds` after this beat). Beat again by `seat.next_heartbeat_at`; a machine that stops beating loses its seat after the interval, and another machine can take it. `release: true` gives the seat back at once, except that a seat a certificate leases stays taken until the certificate ends (`seat.expires_at`). `certificate`: the one the machine holds, checked against its seat. No seat free: 403 `ACTIVATION_LIMIT_REACHED`. The license is checked as by `/verify` (same refusals); a product that is not floating: 400. Signed (and encrypted) like every License answer.
          */
         post: operations["licenseHeartbeat"];
         delete?: never;
@@ -3474,7 +3474,7 @@ export interface components {
         };
         LicenseError: {
             /** @enum {string} */
-            error_code: "LICENSE_NOT_FOUND" | "LICENSE_EXPIRED" | "LICENSE_SUSPENDED" | "LICENSE_REVOKED" | "LICENSE_NOT_ACTIVE" | "HWID_REQUIRED" | "ACTIVATION_LIMIT_REACHED" | "RESET_LIMIT_REACHED" | "VALIDATION_FAILED" | "INVALID_REQUEST" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "SERVER_ERROR" | "REQUEST_FAILED";
+            error_code: "LICENSE_NOT_FOUND" | "LICENSE_EXPIRED" | "LICENSE_SUSPENDED" | "LICENSE_REVOKED" | "LICENSE_NOT_ACTIVE" | "HWID_REQUIRED" | "ACTIVATION_LIMIT_REACHED" | "RESET_LIMIT_REACHED" | "CERTIFICATE_VOID" | "VALIDATION_FAILED" | "INVALID_REQUEST" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "SERVER_ERROR" | "REQUEST_FAILED";
             errors?: components["schemas"]["FieldErrors"];
             message: string;
             /**
@@ -17499,12 +17499,17 @@ export interface operations {
                                 exp: number;
                                 hwid: string | null;
                                 iat: number;
+                                ip: string | null;
                                 license_expires_at: number | null;
                                 license_key_sha256: string;
                                 /** @enum {string} */
                                 lock_type: "none" | "hwid" | "ip";
                                 not_before: number;
                                 product_id: number;
+                                seat: null | {
+                                    generation: number;
+                                    id: number;
+                                };
                                 /** @enum {string} */
                                 status: "active" | "grace";
                             };
@@ -17598,6 +17603,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The offline certificate the machine holds (JWS compact): refused with `CERTIFICATE_VOID` unless its `seat` claim is the seat this machine holds now, at its current generation. */
+                    certificate?: string;
                     /** @description Hardware id: required by hwid locks, ignored otherwise. Stored only as an HMAC. */
                     hwid?: string | null;
                     /** @description The key, PREFIX-XXXX-XXXX-XXXX-XXXX; case and surrounding spaces do not matter. */
@@ -17629,8 +17636,12 @@ export interface operations {
                             seat: {
                                 /** Format: date-time */
                                 expires_at: string | null;
+                                /** @description Moves with each certificate minted for the seat and each release. */
+                                generation: number | null;
                                 heartbeat_seconds: number;
                                 held: boolean;
+                                /** @description The seat, as a certificate’s `seat.id` names it; null once freed. */
+                                id: number | null;
                                 /** @description 0: unlimited. */
                                 max: number;
                                 /** Format: date-time */
@@ -17662,7 +17673,7 @@ export interface operations {
                     "application/json": components["schemas"]["LicenseError"] | components["schemas"]["LicenseEncrypted"];
                 };
             };
-            /** @description `ACTIVATION_LIMIT_REACHED`: every seat is held; or the license’s state, as `/verify`. */
+            /** @description `ACTIVATION_LIMIT_REACHED`: every seat is held (a released seat whose certificate has not ended included); `CERTIFICATE_VOID`: the certificate handed in is not this seat’s current one; or the license’s state, as `/verify`. */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { sha256 } from '../../crypto';
 import type { Entitlements } from './entitlements';
+import { normalizeIp } from './identifiers';
 import { heartbeat } from './seats';
 import { signingKeys, type SigningKeys, type SigningKeysDeps } from './signing';
 import { verifyLicense, type LicenseResult, type VerifyDeps, type VerifyRequest } from './verify';
@@ -11,6 +12,11 @@ import { verifyLicense, type LicenseResult, type VerifyDeps, type VerifyRequest 
  * platform key that signs every License answer (GET /verify/public-key), so a program checks it with the
  * published key and no network. Issued only to a request that /verify itself would answer with a result:
  * the same checks, the same activation of a new hwid, the same refusals.
+ *
+ * A certificate certifies only what the license activated: under an `ip` lock the activated address (`ip`)
+ * and no machine (`hwid` null), under a `hwid` lock (or a floating seat) the machine. A floating license's
+ * certificate names its seat (`seat`: id and generation) and leases it (seats.ts): the seat is not freed,
+ * by a release or a silence, before the certificate ends.
  */
 
 /** Longest validity of a certificate; never past the license's own expiry either. */
@@ -21,8 +27,15 @@ export interface CertificateClaims {
   product_id: number;
   /** Lowercase hex SHA-256 of the license key exactly as sent (UTF-8). */
   license_key_sha256: string;
-  /** The hwid exactly as sent; null when none was. */
+  /**
+   * The machine certified: the hwid exactly as sent under a `hwid` lock or a floating seat; null under an
+   * `ip` lock (the address is what was activated) and when none was sent.
+   */
   hwid: string | null;
+  /** Under an `ip` lock: the activated client address; null otherwise. */
+  ip: string | null;
+  /** A floating license's seat: its id and the generation this certificate holds; null otherwise. */
+  seat: { id: number; generation: number } | null;
   /** `grace`: past the license's expiry, within the product's grace period (`exp` then ends with it). */
   status: LicenseResult['status'];
   lock_type: LicenseResult['lock_type'];
@@ -64,7 +77,13 @@ export function signCertificate(keys: SigningKeys, claims: CertificateClaims): s
 /** The claims of a license result, issued at `now`. */
 export function certificateClaims(
   result: LicenseResult,
-  bound: { productId: number; licenseKeyAsSent: string; hwidAsSent: string | null },
+  bound: {
+    productId: number;
+    licenseKeyAsSent: string;
+    hwidAsSent: string | null;
+    ip: string;
+    seat: CertificateClaims['seat'];
+  },
   now: Date,
 ): CertificateClaims {
   const iat = Math.max(Math.floor(now.getTime() / 1000), result.not_before);
@@ -73,10 +92,15 @@ export function certificateClaims(
   const days =
     result.checkin_days > 0 ? Math.min(result.checkin_days, CERTIFICATE_MAX_DAYS) : CERTIFICATE_MAX_DAYS;
   const exp = Math.min(iat + days * DAY_S, graceEnd ?? licenseExpiry ?? Number.MAX_SAFE_INTEGER);
+  // An ip-locked license activated an address, not a machine: its certificate names no machine. A floating
+  // seat is always a machine's (seats.ts), whatever the lock.
+  const ipLocked = result.lock_type === 'ip' && bound.seat === null;
   return {
     product_id: bound.productId,
     license_key_sha256: sha256(bound.licenseKeyAsSent),
-    hwid: bound.hwidAsSent,
+    hwid: ipLocked ? null : bound.hwidAsSent,
+    ip: ipLocked ? normalizeIp(bound.ip) : null,
+    seat: bound.seat,
     status: result.status,
     lock_type: result.lock_type,
     iat,
@@ -101,18 +125,28 @@ export async function issueCertificate(
     .first<{ floating: boolean } | undefined>('floating');
   let license: LicenseResult;
   let seatEnd: number | null = null;
+  let seatClaim: CertificateClaims['seat'] = null;
   if (policy) {
-    const beat = await heartbeat(deps, { ...req, now });
+    // Minted only for a seat the machine holds now; the certificate takes the seat's next generation.
+    const beat = await heartbeat(deps, { ...req, now, certify: true });
     const { seat, ...result } = beat;
     license = result;
     seatEnd = seat.expires_at ? Math.floor(Date.parse(seat.expires_at) / 1000) : null;
+    seatClaim =
+      seat.id !== null && seat.generation !== null ? { id: seat.id, generation: seat.generation } : null;
   } else {
     license = await verifyLicense(deps, { ...req, now });
   }
   const keys = await signingKeys(deps);
   const bound = certificateClaims(
     license,
-    { productId: req.productId, licenseKeyAsSent: req.licenseKeyAsSent, hwidAsSent: req.hwidAsSent },
+    {
+      productId: req.productId,
+      licenseKeyAsSent: req.licenseKeyAsSent,
+      hwidAsSent: req.hwidAsSent,
+      ip: req.ip,
+      seat: seatClaim,
+    },
     now,
   );
   const claims = seatEnd === null ? bound : { ...bound, exp: Math.min(bound.exp, seatEnd) };

@@ -10,6 +10,7 @@ export type LicenseErrorCode = Extract<
   | 'HWID_REQUIRED'
   | 'ACTIVATION_LIMIT_REACHED'
   | 'RESET_LIMIT_REACHED'
+  | 'CERTIFICATE_VOID'
 >;
 
 /** The answers of verify that are not a result; the License envelope shows `code` as `error_code`. */
@@ -23,6 +24,7 @@ export const LICENSE_MESSAGES: Record<LicenseErrorCode, string> = {
   HWID_REQUIRED: 'A hardware id (hwid) is required for this license',
   ACTIVATION_LIMIT_REACHED: 'Activation limit reached for this license',
   RESET_LIMIT_REACHED: 'No activation resets left for now',
+  CERTIFICATE_VOID: 'This certificate no longer holds a seat: drop it',
 };
 
 export class LicenseError extends DomainError {
