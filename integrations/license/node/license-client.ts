@@ -10,7 +10,10 @@
  *   one is expected, except the 429/503 that are never encrypted);
  * - offline certificates: fetched, checked (signature, binding, `exp`, `not_before`), cached on disk with
  *   their expiry, and used when the platform cannot be reached;
- * - floating seats: heartbeats at the time each answer names, and the seat given back on stop.
+ * - floating seats: heartbeats at the time each answer names, each handing in the cached certificate
+ *   (a certificate whose seat was released or re-certified is refused, `CERTIFICATE_VOID`, and dropped),
+ *   and the seat given back on stop, with the certificate dropped along with it;
+ * - an ip-locked license's certificate names no machine (`hwid` null, the activated `ip`).
  *
  * Every failure is a LicenseClientError with a `code`: the platform's `error_code` (LICENSE_EXPIRED, ...)
  * or one of the client's own (see ClientErrorCode).
@@ -87,12 +90,27 @@ export interface CertificateClaims {
   product_id: number;
   license_key_sha256: string;
   hwid: string | null;
+  /** Under an `ip` lock: the activated address (and `hwid` is null). */
+  ip?: string | null;
+  /** A floating license: the seat the certificate leases, at the generation it holds. */
+  seat?: { id: number; generation: number } | null;
+  lock_type?: string;
   status: string;
   iat: number;
   exp: number;
   not_before: number;
   entitlements: Record<string, boolean | number | string>;
   [claim: string]: unknown;
+}
+
+export interface HeartbeatAnswer extends LicenseResult {
+  seat: {
+    held: boolean;
+    next_heartbeat_at: string | null;
+    /** The seat and its generation, as a certificate's `seat` claim names them; null once freed. */
+    id: number | null;
+    generation: number | null;
+  };
 }
 
 export interface CheckResult {
@@ -212,11 +230,28 @@ export class LicenseClient {
     };
   }
 
-  /** POST /verify/heartbeat once: takes or keeps this machine's floating seat. */
-  async heartbeat(release = false): Promise<LicenseResult & { seat: { next_heartbeat_at: string | null } }> {
-    return (await this.call('/verify/heartbeat', release ? { release: true } : {})) as LicenseResult & {
-      seat: { next_heartbeat_at: string | null };
-    };
+  /**
+   * POST /verify/heartbeat once: takes or keeps this machine's floating seat, handing in the cached
+   * certificate so the platform checks it against the seat. A certificate the platform calls void (its seat
+   * was released or certified again) is dropped, and the beat goes on without it. A release drops the
+   * cached certificate too: it is handed back with the seat.
+   */
+  async heartbeat(release = false): Promise<HeartbeatAnswer> {
+    const extra: Record<string, unknown> = release ? { release: true } : {};
+    const cached = this.readCache().certificate;
+    let answer: HeartbeatAnswer;
+    try {
+      answer = (await this.call(
+        '/verify/heartbeat',
+        cached ? { ...extra, certificate: cached } : extra,
+      )) as HeartbeatAnswer;
+    } catch (err) {
+      if (!(cached && err instanceof LicenseClientError && err.code === 'CERTIFICATE_VOID')) throw err;
+      this.dropCertificate();
+      answer = (await this.call('/verify/heartbeat', extra)) as HeartbeatAnswer;
+    }
+    if (release) this.dropCertificate();
+    return answer;
   }
 
   /**
@@ -333,10 +368,12 @@ export class LicenseClient {
       throw new LicenseClientError('UNKNOWN_KEY', `certificate signed by key "${String(header.kid)}"`);
     if (!crypto.verify(null, Buffer.from(`${h}.${p}`, 'ascii'), key, Buffer.from(s, 'base64url')))
       throw new LicenseClientError('CERTIFICATE_INVALID', 'the certificate’s signature does not check');
+    // An ip-locked certificate certifies the activated address, no machine: it must name none.
+    const machine = claims.lock_type === 'ip' && !claims.seat ? null : this.opts.hwid;
     if (
       claims.product_id !== this.opts.productId ||
       claims.license_key_sha256 !== sha256(this.opts.licenseKey) ||
-      (claims.hwid ?? null) !== this.opts.hwid
+      (claims.hwid ?? null) !== machine
     )
       throw new LicenseClientError('WRONG_REQUEST', 'the certificate is for another product, key or machine');
     if (this.opts.now() / 1000 >= claims.exp)

@@ -226,4 +226,60 @@ describe('Node license client (integrations/license/node) against the running pl
     await a.stopHeartbeats(true);
     expect((await b.heartbeat()).seat.next_heartbeat_at).to.be.a('string');
   });
+
+  it('hands a floating certificate back with its seat, and drops one the platform calls void', async () => {
+    const floating = await licensedProduct(store, deps.cipher, {
+      license_lock_type: 'hwid',
+      license_max_activations: 1,
+    });
+    await deps
+      .knex('license_policies')
+      .insert({ product_id: floating.id, floating: true, heartbeat_seconds: 600 });
+    const license = await insertLicense(floating);
+    const opts = { productId: floating.id, encryptionKey: null };
+    const a = new LicenseClient(options(license.key, { ...opts, hwid: 'LEASE-A' }));
+    const claims = await a.renewCertificate();
+    expect(claims.seat, 'the certificate names its seat').to.be.an('object');
+    const beat = await a.heartbeat();
+    expect({ id: beat.seat.id, generation: beat.seat.generation }).to.deep.equal(claims.seat);
+
+    // Released: the certificate goes back with the seat, and the seat stays taken until it ends.
+    await a.heartbeat(true);
+    expect((await rejection(() => a.checkOffline())).code).to.equal('NO_CERTIFICATE');
+    const b = new LicenseClient(options(license.key, { ...opts, hwid: 'LEASE-B', certificateFile: null }));
+    expect((await rejection(b.renewCertificate())).code).to.equal('ACTIVATION_LIMIT_REACHED');
+
+    // A certificate whose seat moved on (the same machine certified again elsewhere) is void online: the
+    // client drops it and keeps beating; the current one stays.
+    const holder = new LicenseClient(
+      options(license.key, {
+        ...opts,
+        hwid: 'LEASE-A',
+        certificateFile: path.join(dir, `${license.key}-2.json`),
+      }),
+    );
+    await holder.renewCertificate();
+    await a.renewCertificate();
+    expect((await holder.heartbeat()).seat.held).to.equal(true);
+    expect((await rejection(() => holder.checkOffline())).code, 'the void one is dropped').to.equal(
+      'NO_CERTIFICATE',
+    );
+    expect((await a.heartbeat()).seat.held).to.equal(true);
+    expect(a.checkOffline().seat, 'the current one is kept').to.be.an('object');
+  });
+
+  it('accepts an ip-locked certificate that names no machine, even when this client sends a hwid', async () => {
+    const ipLocked = await licensedProduct(store, deps.cipher, {
+      license_lock_type: 'ip',
+      license_max_activations: 1,
+    });
+    const license = await insertLicense(ipLocked);
+    const client = new LicenseClient(
+      options(license.key, { productId: ipLocked.id, encryptionKey: null, hwid: 'ANY-MACHINE' }),
+    );
+    const claims = await client.renewCertificate();
+    expect(claims.hwid).to.equal(null);
+    expect(claims.ip).to.be.oneOf(['127.0.0.1', '::1']);
+    expect(client.checkOffline().lock_type).to.equal('ip');
+  });
 });
