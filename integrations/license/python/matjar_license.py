@@ -3,7 +3,8 @@
 Every check a License answer needs: a fresh nonce echoed by the answer and a server timestamp near the local
 clock (replays), the Ed25519 X-Signature over the exact body with a pinned key (by kid), the `request`
 binding (product, key hash, hwid), AES-256-GCM decryption for a product that encrypts, offline certificates
-(EdDSA JWS) cached on disk with their expiry and voided by `not_before`, and floating-seat heartbeats.
+(EdDSA JWS) cached on disk with their expiry and voided by `not_before`, and floating-seat heartbeats that
+hand the cached certificate in (a void one is dropped; a release drops it too).
 Every failure is a LicenseClientError with a `code` (the platform's error_code, or the client's own).
 
 Command line (used by the suite):
@@ -112,8 +113,24 @@ class LicenseClient:
                 "license": license, "certificate": claims}
 
     def heartbeat(self, release=False):
-        """Takes or keeps this machine's floating seat; beat again at data["seat"]["next_heartbeat_at"]."""
-        return self._call("/verify/heartbeat", {"release": True} if release else {})
+        """Takes or keeps this machine's floating seat; beat again at data["seat"]["next_heartbeat_at"].
+
+        Hands in the cached certificate, which the platform checks against the seat: a void one (its seat
+        was released or certified again) is dropped and the beat goes on without it. A release drops the
+        cached certificate too: it is handed back with the seat.
+        """
+        extra = {"release": True} if release else {}
+        cached = self._read_cache().get("certificate")
+        try:
+            data = self._call("/verify/heartbeat", dict(extra, certificate=cached) if cached else extra)
+        except LicenseClientError as err:
+            if not cached or err.code != "CERTIFICATE_VOID":
+                raise
+            self._drop_certificate()
+            data = self._call("/verify/heartbeat", extra)
+        if release:
+            self._drop_certificate()
+        return data
 
     # --- checks ---------------------------------------------------------------------------------
 
@@ -191,9 +208,11 @@ class LicenseClient:
             key.verify(_b64url_decode(parts[2]), f"{parts[0]}.{parts[1]}".encode("ascii"))
         except InvalidSignature:
             raise LicenseClientError("CERTIFICATE_INVALID", "the certificate's signature does not check")
+        # An ip-locked certificate certifies the activated address, no machine: it must name none.
+        machine = None if claims.get("lock_type") == "ip" and not claims.get("seat") else self.hwid
         if (claims.get("product_id") != self.product_id
                 or claims.get("license_key_sha256") != _sha256(self.license_key)
-                or claims.get("hwid") != self.hwid):
+                or claims.get("hwid") != machine):
             raise LicenseClientError("WRONG_REQUEST", "the certificate is for another product, key or machine")
         if self.now() >= claims["exp"]:
             raise LicenseClientError("CERTIFICATE_EXPIRED", "the certificate expired: go online to renew it")

@@ -189,4 +189,43 @@ describe('Python license client (integrations/license/python) against the runnin
     expect((await python(base('release', 'PY-A'))).code).to.equal(0);
     expect((await python(base('heartbeat', 'PY-B'))).code).to.equal(0);
   });
+
+  it('hands a floating certificate back with its seat, and accepts an ip-locked one naming no machine', async () => {
+    const floating = await licensedProduct(store, deps.cipher, {
+      license_lock_type: 'hwid',
+      license_max_activations: 1,
+    });
+    await deps
+      .knex('license_policies')
+      .insert({ product_id: floating.id, floating: true, heartbeat_seconds: 600 });
+    const license = await insertLicense(floating);
+    const base = (action: string, hwid: string, productId = floating.id, key = license.key): string[] => {
+      const a = args(action, key).filter((x) => x !== '--encryption-key' && x !== encryptionKey);
+      a[4] = String(productId);
+      a[8] = hwid;
+      return a;
+    };
+    const cert = await python(base('certificate', 'PY-A'));
+    expect(cert.code, JSON.stringify(cert.out)).to.equal(0);
+    expect(cert.out.seat, 'the certificate names its seat').to.be.an('object');
+    const beat = await python(base('heartbeat', 'PY-A'));
+    expect(beat.code, JSON.stringify(beat.out)).to.equal(0);
+    const seat = beat.out.seat as { id: number; generation: number };
+    expect({ id: seat.id, generation: seat.generation }).to.deep.equal(cert.out.seat);
+    expect((await python(base('release', 'PY-A'))).code).to.equal(0);
+    expect((await python(base('offline', 'PY-A'))).out.error, 'handed back').to.equal('NO_CERTIFICATE');
+    expect((await python(base('certificate', 'PY-B'))).out.error).to.equal('ACTIVATION_LIMIT_REACHED');
+
+    const ipLocked = await licensedProduct(store, deps.cipher, {
+      license_lock_type: 'ip',
+      license_max_activations: 1,
+    });
+    const ipLicense = await insertLicense(ipLocked);
+    const ipCert = await python(base('certificate', 'PY-ANY', ipLocked.id, ipLicense.key));
+    expect(ipCert.code, JSON.stringify(ipCert.out)).to.equal(0);
+    expect(ipCert.out.hwid).to.equal(null);
+    expect(ipCert.out.ip).to.be.oneOf(['127.0.0.1', '::1']);
+    const offline = await python(base('offline', 'PY-ANY', ipLocked.id, ipLicense.key));
+    expect(offline.code, JSON.stringify(offline.out)).to.equal(0);
+  });
 });
