@@ -227,8 +227,20 @@ matjar_status matjar_check_certificate(const char *jws, const matjar_key *keys, 
       member_string(claims, "status", out->status, sizeof out->status) != 1 || hw < 0)
     goto done;
   if (!member_int(claims, "not_before", &out->not_before)) out->not_before = 0;
-  if (pid != product_id || strcmp(keyhash, hash) != 0 || (hw == 0) != (hwid == NULL) ||
-      (hw == 1 && strcmp(text, hwid) != 0)) {
+  /* A floating license's seat: the program compares it with its heartbeat's `seat` when online. */
+  const char *seat = member(claims, "seat");
+  out->seat_id = -1;
+  out->seat_generation = -1;
+  if (seat && *seat == '{' &&
+      !(member_int(seat, "id", &out->seat_id) && member_int(seat, "generation", &out->seat_generation)))
+    goto done;
+  /* An ip-locked certificate certifies the activated address, no machine: it must name none. */
+  char lock[16];
+  const char *machine = hwid;
+  if (member_string(claims, "lock_type", lock, sizeof lock) == 1 && strcmp(lock, "ip") == 0 && out->seat_id < 0)
+    machine = NULL;
+  if (pid != product_id || strcmp(keyhash, hash) != 0 || (hw == 0) != (machine == NULL) ||
+      (hw == 1 && strcmp(text, machine) != 0)) {
     result = MATJAR_WRONG_REQUEST;
     goto done;
   }
@@ -285,7 +297,10 @@ int main(int argc, char **argv) {
   const char *hwid = strcmp(argv[6], "-") == 0 ? NULL : argv[6];
   matjar_status s = matjar_check_certificate(jws, &key, 1, strtoll(argv[4], NULL, 10), argv[5], hwid, now,
                                              not_before, &claims);
-  if (s == MATJAR_OK) printf("OK %s %lld\n", claims.status, (long long)claims.exp);
+  if (s == MATJAR_OK && claims.seat_id >= 0)
+    printf("OK %s %lld seat %lld %lld\n", claims.status, (long long)claims.exp, (long long)claims.seat_id,
+           (long long)claims.seat_generation);
+  else if (s == MATJAR_OK) printf("OK %s %lld\n", claims.status, (long long)claims.exp);
   else printf("%s\n", matjar_status_name(s));
   free(jws);
   free(pem);

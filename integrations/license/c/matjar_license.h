@@ -29,6 +29,10 @@ typedef struct {
   int64_t iat;
   int64_t exp;
   int64_t not_before;
+  /* A floating license's seat (-1: none): when online, the program drops a certificate whose seat is not
+     the one its heartbeat names (`seat.id`, `seat.generation`), or hands it in on the heartbeat. */
+  int64_t seat_id;
+  int64_t seat_generation;
 } matjar_claims;
 
 /* The error's name, as the other clients spell it (CERTIFICATE_EXPIRED, ...). */
@@ -37,6 +41,7 @@ const char *matjar_status_name(matjar_status status);
 /*
  * Checks `jws` against the pinned `keys`, the expected product, license key (exactly as the program sends
  * it) and hwid (NULL: none), the clock `now` (Unix seconds) and the largest `not_before` seen online.
+ * An ip-locked certificate names no machine: it is accepted whatever `hwid` is given.
  */
 matjar_status matjar_check_certificate(const char *jws, const matjar_key *keys, size_t nkeys,
                                        int64_t product_id, const char *license_key, const char *hwid,

@@ -106,4 +106,53 @@ describe('C certificate checker (integrations/license/c), built with the system 
     ]);
     expect(unknown.out).to.equal('UNKNOWN_KEY');
   });
+
+  it('reads a floating certificate’s seat, and accepts an ip-locked one that names no machine', async () => {
+    const store = await createStore();
+    const floating = await licensedProduct(store, deps.cipher, {
+      license_lock_type: 'hwid',
+      license_max_activations: 1,
+    });
+    await deps
+      .knex('license_policies')
+      .insert({ product_id: floating.id, floating: true, heartbeat_seconds: 600 });
+    const seatLicense = await insertLicense(floating);
+    const seated = await server.request('/verify/certificate', {
+      method: 'POST',
+      json: { product_id: floating.id, license_key: seatLicense.key, hwid: 'C-SEAT' },
+    });
+    expect(seated.status, seated.text).to.equal(200);
+    const seatData = seated.body.data as {
+      certificate: string;
+      claims: { exp: number; seat: { id: number; generation: number } };
+    };
+    const seatFile = path.join(dir, 'seat.jws');
+    fs.writeFileSync(seatFile, seatData.certificate);
+    const { id, generation } = seatData.claims.seat;
+    expect(
+      await run(bin, [seatFile, kid, pemFile, String(floating.id), seatLicense.key, 'C-SEAT']),
+    ).to.deep.equal({
+      code: 0,
+      out: `OK active ${seatData.claims.exp} seat ${id} ${generation}`,
+    });
+
+    const ipLocked = await licensedProduct(store, deps.cipher, {
+      license_lock_type: 'ip',
+      license_max_activations: 1,
+    });
+    const ipLicense = await insertLicense(ipLocked);
+    const res = await server.request('/verify/certificate', {
+      method: 'POST',
+      json: { product_id: ipLocked.id, license_key: ipLicense.key, hwid: 'C-ANY' },
+    });
+    expect(res.status, res.text).to.equal(200);
+    const data = res.body.data as { certificate: string; claims: { exp: number } };
+    const ipFile = path.join(dir, 'ip.jws');
+    fs.writeFileSync(ipFile, data.certificate);
+    for (const hwid of ['-', 'C-ANY', 'C-OTHER'])
+      expect(await run(bin, [ipFile, kid, pemFile, String(ipLocked.id), ipLicense.key, hwid])).to.deep.equal({
+        code: 0,
+        out: `OK active ${data.claims.exp}`,
+      });
+  });
 });
