@@ -4,40 +4,33 @@ import type { CertificateClaims } from './certificate';
 import { LicenseError } from './errors';
 import { publishedKeys } from './key-rotation';
 import type { CertificateView } from './seats';
-import type { SigningDeps } from './signing';
+import { signingKeys, type SigningDeps, type SigningKeysDeps } from './signing';
 
 /**
  * A certificate handed back to the License API (a heartbeat's `certificate`): read only when it is one the
  * platform signed (a published key, by `kid`) for this product, key and machine; anything else is void.
  */
 export async function readPresentedCertificate(
-  deps: SigningDeps,
+  deps: SigningDeps & SigningKeysDeps,
   token: string,
   bound: { productId: number; licenseKeyAsSent: string; hwidAsSent: string | null },
   now: Date,
 ): Promise<CertificateView> {
-  const parts = token.split('.');
   const voided = new LicenseError('CERTIFICATE_VOID');
+  const parts = token.split('.');
   if (parts.length !== 3) throw voided;
   const [h, p, s] = parts as [string, string, string];
-  let header: { alg?: unknown; kid?: unknown };
-  let claims: Partial<CertificateClaims>;
-  try {
-    header = JSON.parse(Buffer.from(h, 'base64url').toString('utf8')) as typeof header;
-    claims = JSON.parse(Buffer.from(p, 'base64url').toString('utf8')) as Partial<CertificateClaims>;
-  } catch {
-    throw voided;
-  }
-  if (header.alg !== 'EdDSA' || typeof header.kid !== 'string' || !claims || typeof claims !== 'object')
-    throw voided;
-  const key = (await publishedKeys(deps, now)).find((k) => k.kid === header.kid);
+  const header = jsonObject(h);
+  const claims = jsonObject(p) as Partial<CertificateClaims> | null;
+  if (!header || !claims || header.alg !== 'EdDSA' || typeof header.kid !== 'string') throw voided;
+  const key = await publicKeyOf(deps, header.kid, now);
   if (!key) throw voided;
-  const signed = crypto.verify(
-    null,
-    Buffer.from(`${h}.${p}`, 'ascii'),
-    crypto.createPublicKey(key.public_key_pem),
-    Buffer.from(s, 'base64url'),
-  );
+  let signed: boolean;
+  try {
+    signed = crypto.verify(null, Buffer.from(`${h}.${p}`, 'ascii'), key, Buffer.from(s, 'base64url'));
+  } catch {
+    signed = false;
+  }
   if (
     !signed ||
     claims.product_id !== bound.productId ||
@@ -47,8 +40,40 @@ export async function readPresentedCertificate(
     claims.exp <= Math.floor(now.getTime() / 1000)
   )
     throw voided;
-  const seat = claims.seat;
-  const valid =
-    seat && typeof seat === 'object' && Number.isInteger(seat.id) && Number.isInteger(seat.generation);
-  return { seat: valid ? { id: seat.id, generation: seat.generation } : null };
+  const seat = claims.seat as unknown;
+  if (!seat || typeof seat !== 'object') return { seat: null };
+  const { id, generation } = seat as { id?: unknown; generation?: unknown };
+  return {
+    seat:
+      typeof id === 'number' &&
+      Number.isInteger(id) &&
+      typeof generation === 'number' &&
+      Number.isInteger(generation)
+        ? { id, generation }
+        : null,
+  };
+}
+
+/** The public key named `kid`: this process's signing key, else one still published (a rotated key). */
+async function publicKeyOf(
+  deps: SigningDeps & SigningKeysDeps,
+  kid: string,
+  now: Date,
+): Promise<crypto.KeyObject | null> {
+  const own = await signingKeys(deps);
+  if (own.keyId === kid) return own.publicKey;
+  const published = (await publishedKeys(deps, now)).find((k) => k.kid === kid);
+  return published ? crypto.createPublicKey(published.public_key_pem) : null;
+}
+
+/** A base64url JSON object, or null for anything else. */
+function jsonObject(part: string): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
+    return value && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : null;
+  } catch {
+    return null;
+  }
 }

@@ -76,22 +76,29 @@ describe('License API: offline certificates hold no more machines than the licen
     expect(claims.seat, 'the certificate names its seat').to.be.an('object');
     expect(claims.hwid).to.equal('LAPTOP-A');
 
-    const released = seatOf(
-      await post('/verify/heartbeat', floating, license.key, { hwid: 'LAPTOP-A', release: true }),
-    );
+    // The release races six other machines asking for a certificate or a seat: none gets one while A's
+    // certificate is valid offline, whichever order Postgres takes them in.
+    const [release, ...others] = await Promise.all([
+      post('/verify/heartbeat', floating, license.key, { hwid: 'LAPTOP-A', release: true }),
+      ...Array.from({ length: 6 }, (_, i) =>
+        post(i % 2 === 0 ? '/verify/certificate' : '/verify/heartbeat', floating, license.key, {
+          hwid: `LAPTOP-${i + 1}`,
+        }),
+      ),
+    ]);
+    for (const res of others) expectRefusal(res!, 403, 'ACTIVATION_LIMIT_REACHED');
+    const released = seatOf(release!);
     expect(released.held).to.equal(false);
     expect(released.used, 'the leased seat still counts').to.equal(1);
     expect(Date.parse(released.expires_at!) / 1000, 'taken until the certificate ends').to.be.at.least(
       claims.exp,
     );
-
-    // Other machines, at once: none gets a certificate or a seat while A's certificate is valid offline.
-    const others = await times(6, (i) =>
-      post(i % 2 === 0 ? '/verify/certificate' : '/verify/heartbeat', floating, license.key, {
-        hwid: `LAPTOP-${i + 1}`,
-      }),
+    // And after the release, still none.
+    expectRefusal(
+      await post('/verify/certificate', floating, license.key, { hwid: 'LAPTOP-9' }),
+      403,
+      'ACTIVATION_LIMIT_REACHED',
     );
-    for (const res of others) expectRefusal(res, 403, 'ACTIVATION_LIMIT_REACHED');
   });
 
   it('refuses, online, a certificate of a released or re-certified seat (CERTIFICATE_VOID), and accepts the current one', async () => {
@@ -147,6 +154,12 @@ describe('License API: offline certificates hold no more machines than the licen
         hwid: 'DESK-1',
         certificate: `${h}.${p}.${foreign.toString('base64url')}`,
       }),
+      403,
+      'CERTIFICATE_VOID',
+    );
+    const nullHeader = `${Buffer.from('null').toString('base64url')}.${p}.${foreign.toString('base64url')}`;
+    expectRefusal(
+      await post('/verify/heartbeat', floating, license.key, { hwid: 'DESK-1', certificate: nullHeader }),
       403,
       'CERTIFICATE_VOID',
     );
