@@ -49,7 +49,7 @@ export const LIMITS = Object.freeze({
   dashboardCodeSendPerIp: def('dash_send_ip', 10, 900, 'ip'),
   dashboardCodeSendPerPhone: def('dash_send_phone', 5, 900, 'phone'),
   dashboardVerifyPerIp: def('dash_verify_ip', 20, 900, 'ip'),
-  dashboardVerifyPerPhone: def('dash_verify_phone', 8, 900, 'phone'),
+  dashboardVerifyPerPhone: def('dash_verify_phone', 10, 900, 'phone'),
 });
 
 export type LimitName = keyof typeof LIMITS;
