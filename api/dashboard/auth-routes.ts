@@ -159,15 +159,13 @@ async function startSession(ctx: AppContext, userId: number, storeId: number | n
 }
 
 /** The phone code was right and the person has a second factor: a challenge instead of a session. */
-async function startChallenge(
-  ctx: AppContext,
-  input: Parameters<typeof createChallenge>[1],
-): Promise<void> {
+async function startChallenge(ctx: AppContext, input: Parameters<typeof createChallenge>[1]): Promise<void> {
   const token = await createChallenge(ctx.deps.knex, input);
   setCookie(ctx, CHALLENGE_COOKIE, token, CHALLENGE_TTL_SECONDS);
   clearCookie(ctx, PENDING_COOKIE);
   clearCookie(ctx, SIGNUP_COOKIE);
-  const next = typeof ctx.query.next === 'string' ? `?next=${encodeURIComponent(safeNext(ctx.query.next))}` : '';
+  const next =
+    typeof ctx.query.next === 'string' ? `?next=${encodeURIComponent(safeNext(ctx.query.next))}` : '';
   sendPage(ctx, { status: 303, location: `/merchant/second-factor${next}` });
 }
 
@@ -532,7 +530,9 @@ export const dashboardAuthRoutes = [
       const p = publicContext(ctx);
       const knex = ctx.deps.knex;
       const challenge = await challengeOf(ctx);
-      const user = challenge ? await MerchantUser.query(knex).findById(challenge.merchant_user_id) : undefined;
+      const user = challenge
+        ? await MerchantUser.query(knex).findById(challenge.merchant_user_id)
+        : undefined;
       if (!challenge || !user) {
         clearCookie(ctx, CHALLENGE_COOKIE);
         return sendPage(ctx, { status: 303, location: '/merchant/signin' });

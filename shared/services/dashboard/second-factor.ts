@@ -45,7 +45,13 @@ export class SecondFactor {
     const row: UserRow | undefined = await this.deps
       .knex('merchant_users')
       .where({ id: userId })
-      .first('id', 'totp_secret_encrypted', 'totp_pending_secret_encrypted', 'totp_enabled_at', 'totp_last_step');
+      .first(
+        'id',
+        'totp_secret_encrypted',
+        'totp_pending_secret_encrypted',
+        'totp_enabled_at',
+        'totp_last_step',
+      );
     return row;
   }
 

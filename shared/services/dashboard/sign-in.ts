@@ -145,11 +145,16 @@ export class DashboardSignIn {
     decoy: boolean,
   ): { code_hmac: string; code_encrypted: string | null } {
     if (decoy) return { code_hmac: this.codeHmac(tokenHash, version, randomToken(32)), code_encrypted: null };
-    return { code_hmac: this.codeHmac(tokenHash, version, code), code_encrypted: this.deps.cipher.encrypt(code) };
+    return {
+      code_hmac: this.codeHmac(tokenHash, version, code),
+      code_encrypted: this.deps.cipher.encrypt(code),
+    };
   }
 
   /** Consumes the throttles in turn; the first refusal, with the seconds until it lifts, or null. */
-  private async limit(uses: [LimitDefinition, string][]): Promise<{ kind: 'rate_limited'; retryAfter: number } | null> {
+  private async limit(
+    uses: [LimitDefinition, string][],
+  ): Promise<{ kind: 'rate_limited'; retryAfter: number } | null> {
     try {
       for (const [def, key] of uses) await this.deps.consumeLimit(def, key);
       return null;
@@ -163,7 +168,10 @@ export class DashboardSignIn {
    * The per-IP and per-phone throttles of checking codes (docs/dashboard.md), for the phone code here and
    * for the second factor's codes in the sign-in routes: one point per code checked, before it is.
    */
-  async throttleCheck(ip: string, e164: string): Promise<{ kind: 'rate_limited'; retryAfter: number } | null> {
+  async throttleCheck(
+    ip: string,
+    e164: string,
+  ): Promise<{ kind: 'rate_limited'; retryAfter: number } | null> {
     return this.limit([
       [LIMITS.dashboardVerifyPerIp, ip],
       [LIMITS.dashboardVerifyPerPhone, e164],

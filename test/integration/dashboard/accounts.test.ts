@@ -194,6 +194,10 @@ describe('merchant dashboard accounts', () => {
       row('c'.repeat(64), -10 * day, 9 * day), // live but signed out 9 days ago: purged
       row('d'.repeat(64), -10 * day, null), // live: kept
     ]);
+    await deps.knex('dashboard_sign_in_challenges').insert([
+      { merchant_user_id: user.id, token_hash: 'e'.repeat(64), expires_at: new Date(now - 2 * day) },
+      { merchant_user_id: user.id, token_hash: 'f'.repeat(64), expires_at: new Date(now + 60_000) },
+    ]);
     const task = MAINTENANCE_TASKS['purge-dashboard-sessions']!;
     expect(await task(deps.knex, new Date(now), { queues: deps.queues, tx: deps.tx })).to.deep.equal({
       deleted: 2,
@@ -203,5 +207,8 @@ describe('merchant dashboard accounts', () => {
     });
     const left = await deps.knex('dashboard_sessions').orderBy('token_hash').pluck('token_hash');
     expect(left.map((h: string) => h[0])).to.deep.equal(['b', 'd']);
+    // Two-step sign-in challenges a day past expiry go too; a live one stays.
+    const challenges = await deps.knex('dashboard_sign_in_challenges').pluck('token_hash');
+    expect(challenges.map((h: string) => h[0])).to.deep.equal(['f']);
   });
 });
