@@ -2,6 +2,7 @@ import Joi from 'joi';
 import QRCode from 'qrcode';
 import type { Deps } from '../../shared/deps';
 import { SecondFactor } from '../../shared/services/dashboard/second-factor';
+import { revokeOtherSessions } from '../../shared/services/dashboard/sessions';
 import { otpauthUri } from '../../shared/services/dashboard/totp';
 import { DashboardSignIn } from '../../shared/services/dashboard/sign-in';
 import { otpGuardsOf } from '../../shared/services/otp/factory';
@@ -145,7 +146,8 @@ export const dashboardSecurityRoutes = [
     summary: 'Merchant dashboard: switch the authenticator app on',
     description:
       'Form fields `_csrf`, `code` (the app’s current code). Right: two-step sign-in is on and the page ' +
-      'shows the ten recovery codes, this once. Wrong: the page again, saying so.',
+      'shows the ten recovery codes, this once; every other session of this person ends. Wrong: the page ' +
+      'again, saying so.',
     guards: withSecurity,
     request: formBody({ code: Joi.string().allow('').max(20) }),
     responses: {
@@ -164,6 +166,7 @@ export const dashboardSecurityRoutes = [
       if (await throttled(ctx)) return;
       const codes = await factors.confirmEnrolment(s.user.id, formField(ctx, 'code').replace(/\s/g, ''));
       if (!codes) return render(ctx, 422, { error: shell.t.errAppCode });
+      await revokeOtherSessions(ctx.deps.knex, s.user.id, s.session.id);
       await render(ctx, 200, { recoveryCodes: codes, notice: shell.t.twoStepEnabled });
     },
   }),

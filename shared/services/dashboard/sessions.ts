@@ -77,6 +77,22 @@ export async function revokeSession(knex: Knex, sessionId: number): Promise<void
     .whereNull('revoked_at');
 }
 
+/**
+ * Every other session of this person ends (two-step sign-in just switched on: a session opened with the
+ * phone code alone, perhaps by someone else, does not outlive it).
+ */
+export async function revokeOtherSessions(
+  knex: Knex,
+  userId: number,
+  keepSessionId: number,
+): Promise<number> {
+  return DashboardSession.query(knex)
+    .patch({ revoked_at: new Date() })
+    .where({ merchant_user_id: userId })
+    .whereNot({ id: keepSessionId })
+    .whereNull('revoked_at');
+}
+
 /** Sign out everywhere: every session of this person, in every browser. */
 export async function revokeAllSessions(knex: Knex, userId: number): Promise<number> {
   return DashboardSession.query(knex)

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { Deps } from '../../../shared/deps';
 import { inviteStaff } from '../../../shared/services/dashboard/accounts';
+import { createSession } from '../../../shared/services/dashboard/sessions';
 import { base32Decode, hotp, TOTP_STEP_SECONDS } from '../../../shared/services/dashboard/totp';
 import { loadFixture } from '../../../shared/services/seed';
 import { isolatedDeps } from '../../helpers/deps';
@@ -257,6 +258,9 @@ describe('merchant dashboard sign-in, hardened', function () {
     expect(deps.cipher.decrypt(row.totp_pending_secret_encrypted)).to.equal(secret);
     const key = base32Decode(secret)!;
 
+    // A session opened elsewhere earlier, with the phone code alone.
+    const earlier = await createSession(deps.knex, row.id, storeId, 'elsewhere');
+
     // Not yet in force: a wrong first code keeps it off.
     const wrong = await owner.post('/merchant/security/totp/confirm?lang=en', {
       _csrf: formTokenOf(setup),
@@ -278,6 +282,12 @@ describe('merchant dashboard sign-in, hardened', function () {
       .pluck('code_hash');
     expect(stored).to.have.length(10);
     expect(stored.some((h: string) => recovery.some((c) => h.includes(c.replace('-', ''))))).to.equal(false);
+    // Switching it on ends every other session of the person, and keeps this one.
+    const elsewhereHome = await server.request('/merchant', {
+      headers: { Cookie: `matjar_merchant=${earlier}` },
+      redirect: 'manual',
+    });
+    expect(elsewhereHome.status).to.equal(302);
     const after = await owner.get('/merchant/security?lang=en');
     expect(after.text)
       .to.contain('Recovery codes left: 10')
