@@ -399,4 +399,37 @@ describe('merchant dashboard sign-in, hardened', function () {
     // Off again: the phone code alone signs in.
     expect((await phoneStep(new Browser(), STAFF)).headers.get('location')).to.equal('/merchant');
   });
+  it('ends a challenge after 5 wrong codes: that browser starts again from the phone', async () => {
+    const phone = '500000604';
+    await inviteStaff(deps.knex, storeId, null, {
+      name: 'Fourth',
+      country_code: '966',
+      phone,
+      role: 'owner',
+    });
+    const first = new Browser();
+    await phoneStep(first, phone);
+    const off = await first.get('/merchant/security');
+    await first.post('/merchant/security/totp', { _csrf: formTokenOf(off) });
+    const setup = await first.get('/merchant/security');
+    const key = base32Decode(/value="([A-Z2-7]+)" data-totp-secret/.exec(setup.text)![1])!;
+    const s0 = stepNow();
+    await first.post('/merchant/security/totp/confirm', { _csrf: formTokenOf(setup), code: hotp(key, s0) });
+
+    const guesser = new Browser();
+    expect((await phoneStep(guesser, phone)).headers.get('location')).to.equal('/merchant/second-factor');
+    const page = await guesser.get('/merchant/second-factor?lang=ar');
+    expect(page.text).to.contain('التحقق بخطوتين').and.contain('dir="rtl"');
+    const answers: TestResponse[] = [];
+    for (let i = 0; i < 5; i += 1) {
+      answers.push(await guesser.post('/merchant/second-factor?lang=en', { code: '000000' }));
+    }
+    expect(answers.map((r) => r.status)).to.deep.equal([422, 422, 422, 422, 422]);
+    expect(answers[0].text).to.contain('4 tries left');
+    expect(answers[4].text).to.contain('Too many wrong codes. Sign in again.');
+    expect(guesser.cookies.has('matjar_merchant_2fa')).to.equal(false);
+    const late = await guesser.post('/merchant/second-factor', { code: hotp(key, s0 + 1) });
+    expect([late.status, late.headers.get('location')]).to.deep.equal([303, '/merchant/signin']);
+    expect(guesser.cookies.has('matjar_merchant')).to.equal(false);
+  });
 });
