@@ -43,6 +43,13 @@ export const LIMITS = Object.freeze({
   // database lookup: Merchant API tokens and FiveM secrets share one bucket; dashboard logins have their own.
   credentialFailuresPerIp: def('cred_fail_ip', 20, 60, 'ip'),
   dashboardFailuresPerIp: def('dash_fail_ip', 10, 60, 'ip'),
+  // The merchant dashboard's sign-in (docs/dashboard.md), on top of the daily code limits it shares with
+  // the buyers: codes sent per IP and per phone in a quarter of an hour, and codes checked (phone codes,
+  // authenticator and recovery codes alike) per IP and per phone, counted before each comparison.
+  dashboardCodeSendPerIp: def('dash_send_ip', 10, 900, 'ip'),
+  dashboardCodeSendPerPhone: def('dash_send_phone', 5, 900, 'phone'),
+  dashboardVerifyPerIp: def('dash_verify_ip', 20, 900, 'ip'),
+  dashboardVerifyPerPhone: def('dash_verify_phone', 10, 900, 'phone'),
 });
 
 export type LimitName = keyof typeof LIMITS;

@@ -1,3 +1,4 @@
+import { DASHBOARD_CODE_LENGTH } from '../../shared/services/dashboard/sign-in';
 import { esc, PageContext, publicPage } from './layout';
 
 /** Sign-in, sign-up and the code page. Inputs carry the standard autocomplete tokens. */
@@ -109,12 +110,41 @@ ${notice}
 <p>${esc(p.t.codeSentTo(`\u2066${masked}\u2069`))}</p>
 <form method="post" action="/merchant/code${message.next ? `?next=${esc(encodeURIComponent(message.next))}` : ''}" novalidate>
 <label for="code">${esc(p.t.code)}</label>
-<input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]*" maxlength="4" required dir="ltr" autofocus${message.error ? ' aria-invalid="true" aria-describedby="code-error"' : ''}>
+<input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]*" maxlength="${DASHBOARD_CODE_LENGTH}" required dir="ltr" autofocus${message.error ? ' aria-invalid="true" aria-describedby="code-error"' : ''}>
 ${error}
 <button type="submit" class="wide">${esc(p.t.verify)}</button>
 </form>
 <form method="post" action="/merchant/code/resend"><button type="submit" class="secondary wide">${esc(p.t.resend)}</button></form>
 </div>
 <p><a href="${esc(back)}">${esc(p.t.otherNumber)}</a></p>`,
+  );
+}
+
+/** The second step for a person with an authenticator app: its code, or one of the recovery codes. */
+export function secondFactorView(p: PageContext, message: { error?: string; next?: string } = {}): string {
+  const error = message.error
+    ? `<p id="factor-error" class="field-error" role="alert">${esc(message.error)}</p>`
+    : '';
+  const action = `/merchant/second-factor${message.next ? `?next=${esc(encodeURIComponent(message.next))}` : ''}`;
+  const invalid = message.error ? ' aria-invalid="true" aria-describedby="factor-error"' : '';
+  return publicPage(
+    p,
+    p.t.secondFactorTitle,
+    `<div class="card"><h1>${esc(p.t.secondFactorTitle)}</h1>
+<p>${esc(p.t.secondFactorIntro)}</p>
+<form method="post" action="${action}" novalidate>
+<label for="code">${esc(p.t.authenticatorCode)}</label>
+<input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]*" maxlength="6" dir="ltr" autofocus${invalid}>
+${error}
+<button type="submit" class="wide">${esc(p.t.verify)}</button>
+</form>
+<details><summary>${esc(p.t.useRecoveryCode)}</summary>
+<form method="post" action="${action}" novalidate>
+<label for="recovery_code">${esc(p.t.recoveryCode)}</label>
+<input id="recovery_code" name="recovery_code" autocomplete="off" maxlength="20" dir="ltr">
+<button type="submit" class="secondary wide">${esc(p.t.verify)}</button>
+</form></details>
+</div>
+<p><a href="/merchant/signin">${esc(p.t.otherNumber)}</a></p>`,
   );
 }

@@ -53,7 +53,8 @@ export interface ShellContext extends PageContext {
     | 'webhooks'
     | 'categories'
     | 'payments'
-    | 'fivem';
+    | 'fivem'
+    | 'security';
 }
 
 export function pageContext(ctx: AppContext, locale: Locale): PageContext {
@@ -172,6 +173,8 @@ const NAV: ReadonlyArray<[ShellContext['current'], keyof DashboardStrings, strin
   ['tokens', 'tokens', '/merchant/tokens', 'settings.edit'],
   ['webhooks', 'webhooks', '/merchant/webhooks', 'settings.edit'],
   ['fivem', 'fivemServers', '/merchant/fivem', 'settings.edit'],
+  // The person's own sign-in, whatever their role.
+  ['security', 'security', '/merchant/security', null],
 ];
 
 /** A page of the signed-in dashboard: the top bar (store, language, sign out), the menu, the content. */

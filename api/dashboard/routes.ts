@@ -2,6 +2,7 @@ import { dashboardAuthRoutes } from './auth-routes';
 import { dashboardCareRoutes } from './care-routes';
 import { dashboardCouponRoutes } from './coupon-routes';
 import { dashboardCatalogueRoutes } from './catalogue-routes';
+import { dashboardSecurityRoutes } from './security-routes';
 import { dashboardPaymentRoutes, dashboardSettingsRoutes } from './settings-routes';
 import { timed } from './server-timing';
 import { dashboardStoreRoutes } from './store-routes';
@@ -18,4 +19,5 @@ export const dashboardRoutes = [
   ...dashboardSettingsRoutes,
   ...dashboardCouponRoutes,
   ...dashboardPaymentRoutes,
+  ...dashboardSecurityRoutes,
 ].map(timed);

@@ -21,6 +21,11 @@ import { esc, pageContext, PageContext, publicPage, sendPage, ShellContext } fro
 export const SESSION_COOKIE = 'matjar_merchant';
 /** The pending code: `<purpose>.<otp session token>`. */
 export const PENDING_COOKIE = 'matjar_merchant_otp';
+/**
+ * The half-signed-in state (docs/dashboard.md, "Two-step sign-in"): the phone code was right, the
+ * authenticator app's code is still to come. Only this browser holds the challenge's token.
+ */
+export const CHALLENGE_COOKIE = 'matjar_merchant_2fa';
 /** Sign-up's answers (store name, your name), kept until the code is confirmed. */
 export const SIGNUP_COOKIE = 'matjar_merchant_signup';
 

@@ -103,7 +103,8 @@ export const devRoutes = [
     summary: 'Messages sent by the outbox driver',
     description:
       'What the `outbox` messaging driver "sent" to one number, newest first (at most 100). An OTP body ' +
-      'holds the code as its only run of exactly 4 digits. Absent in production.',
+      'holds the code as its only run of exactly 4 digits; a merchant dashboard sign-in code is the ' +
+      'body’s only run of 4 to 8 digits (6 today). Absent in production.',
     request: {
       query: Joi.object<{ to: string }, true>({
         to: Joi.string()

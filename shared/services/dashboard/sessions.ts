@@ -77,6 +77,22 @@ export async function revokeSession(knex: Knex, sessionId: number): Promise<void
     .whereNull('revoked_at');
 }
 
+/**
+ * Every other session of this person ends (two-step sign-in just switched on: a session opened with the
+ * phone code alone, perhaps by someone else, does not outlive it).
+ */
+export async function revokeOtherSessions(
+  knex: Knex,
+  userId: number,
+  keepSessionId: number,
+): Promise<number> {
+  return DashboardSession.query(knex)
+    .patch({ revoked_at: new Date() })
+    .where({ merchant_user_id: userId })
+    .whereNot({ id: keepSessionId })
+    .whereNull('revoked_at');
+}
+
 /** Sign out everywhere: every session of this person, in every browser. */
 export async function revokeAllSessions(knex: Knex, userId: number): Promise<number> {
   return DashboardSession.query(knex)
@@ -103,13 +119,18 @@ const PURGE_BATCH = 1_000;
 
 /**
  * Maintenance task `purge-dashboard-sessions`: deletes sessions that expired or were revoked more than a
- * week ago, 1,000 rows a statement until none is left (safe to run twice, or at once on two workers).
+ * week ago, 1,000 rows a statement until none is left (safe to run twice, or at once on two workers), and
+ * two-step sign-in challenges a day past their expiry.
  */
 export async function purgeDashboardSessions(
   knex: Knex,
   now: Date = new Date(),
 ): Promise<{ deleted: number }> {
   const cutoff = new Date(now.getTime() - SESSION_RETENTION_MS);
+  // Two-step sign-in challenges live minutes (docs/dashboard.md): any a day past its expiry goes too.
+  await knex('dashboard_sign_in_challenges')
+    .where('expires_at', '<', new Date(now.getTime() - 86_400_000))
+    .delete();
   let deleted = 0;
   for (;;) {
     const n = await knex('dashboard_sessions')

@@ -4,25 +4,32 @@ import { Cipher, hmacSha256, randomDigits, randomToken, safeEqual, sha256 } from
 import { RateLimitedError } from '../../errors';
 import { maskPhone, parsePhone, Phone } from '../../phone';
 import { enqueue, Queues } from '../../queues';
-import { LIMITS } from '../../rate-limits';
-import { CODE_LENGTH, ConsumeLimit, MAX_ATTEMPTS } from '../otp';
+import { LimitDefinition, LIMITS } from '../../rate-limits';
+import { ConsumeLimit, MAX_ATTEMPTS } from '../otp';
 import { MAX_FAILURES_PER_PHONE_PER_DAY, OtpGuards } from '../otp/guards';
 
 /**
  * Dashboard sign-in and sign-up codes, on the platform's own OTP machinery: the same `otp_sessions`
  * rows (channel `dashboard`, no store: the code belongs to a person), the same code HMAC, the same
  * `otp` job that sends WhatsApp first and SMS when WhatsApp cannot deliver (the outbox driver in
- * development), the same per-IP and per-phone start limits, the same three attempts per code, and the
- * same cap of failed codes per phone and day as the buyers' sign-in (counted together with theirs).
+ * development), the same per-IP and per-phone daily start limits, the same three attempts per code, and
+ * the same cap of failed codes per phone and day as the buyers' sign-in (counted together with theirs).
+ *
+ * What guards a whole store is stronger than a buyer's code (docs/dashboard.md, "Signing in"): the code
+ * has DASHBOARD_CODE_LENGTH digits; codes sent and codes checked are also throttled per IP and per phone
+ * over a quarter of an hour; and a phone that belongs to no store is answered exactly as a merchant's
+ * (a decoy session: same row, same job, same pages, same limits) except that nothing is ever sent to it
+ * and no code matches, so the form does not tell who is a merchant.
  *
  * Outcomes are returned, not thrown: the pages say each one in the merchant's language.
  */
 export const DASHBOARD_CHANNEL = 'dashboard';
+/** The operator contract allows 4 to 8 digits for a dashboard code; the buyers' codes stay at 4. */
+export const DASHBOARD_CODE_LENGTH = 6;
 
 export type StartOutcome =
   | { kind: 'sent'; sessionToken: string; maskedPhone: string; phone: Phone }
   | { kind: 'invalid_phone' }
-  | { kind: 'no_account' }
   | { kind: 'rate_limited'; retryAfter: number };
 
 export type VerifyOutcome =
@@ -30,6 +37,7 @@ export type VerifyOutcome =
   | { kind: 'wrong'; remaining: number }
   | { kind: 'max_attempts' }
   | { kind: 'locked'; retryAfter: number }
+  | { kind: 'rate_limited'; retryAfter: number }
   | { kind: 'expired' };
 
 export type ResendOutcome =
@@ -57,6 +65,7 @@ interface SessionRow {
   e164: string;
   code_version: number;
   status: string;
+  decoy: boolean;
   last_sent_at: Date | null;
   expires_at: Date;
 }
@@ -65,8 +74,10 @@ export class DashboardSignIn {
   constructor(private readonly deps: DashboardSignInDeps) {}
 
   /**
-   * Sends a code to the phone. Sign-in sends only to a person who belongs to a store (no message to a
-   * number that could not use it); sign-up sends to any valid number.
+   * Sends a code to the phone. Sign-up sends to any valid number. Sign-in sends only to a person who
+   * belongs to a store; any other number gets a decoy session that goes through the same steps (limits,
+   * lookup, row, job) and the same answer, but whose job finds no code to send and whose code never
+   * matches (see the class comment).
    */
   async start(
     purpose: 'signin' | 'signup',
@@ -77,24 +88,25 @@ export class DashboardSignIn {
       parseInternational(input.phone) ??
       parsePhone(input.country_code, stripCountryCode(input.country_code, input.phone));
     if (!phone) return { kind: 'invalid_phone' };
-    try {
-      await this.deps.consumeLimit(LIMITS.otpStartPerIp, `${DASHBOARD_CHANNEL}:${ip}`);
-      await this.deps.consumeLimit(LIMITS.otpStartPerPhone, phone.e164);
-    } catch (err) {
-      if (err instanceof RateLimitedError) return { kind: 'rate_limited', retryAfter: err.retryAfterSeconds };
-      throw err;
-    }
+    const limited = await this.limit([
+      [LIMITS.otpStartPerIp, `${DASHBOARD_CHANNEL}:${ip}`],
+      [LIMITS.dashboardCodeSendPerIp, ip],
+      [LIMITS.otpStartPerPhone, phone.e164],
+      [LIMITS.dashboardCodeSendPerPhone, phone.e164],
+    ]);
+    if (limited) return limited;
+    let decoy = false;
     if (purpose === 'signin') {
       const member = await this.deps
         .knex('merchant_users as u')
         .join('store_members as m', 'm.merchant_user_id', 'u.id')
         .where('u.e164', phone.e164)
         .first('u.id');
-      if (!member) return { kind: 'no_account' };
+      decoy = !member;
     }
     const sessionToken = randomToken(32, 'ots_');
     const tokenHash = sha256(sessionToken);
-    const code = randomDigits(CODE_LENGTH);
+    const code = randomDigits(DASHBOARD_CODE_LENGTH);
     const now = new Date();
     const [row] = await this.deps
       .knex('otp_sessions')
@@ -105,8 +117,8 @@ export class DashboardSignIn {
         country_code: phone.countryCode,
         phone: phone.national,
         e164: phone.e164,
-        code_hmac: this.codeHmac(tokenHash, 1, code),
-        code_encrypted: this.deps.cipher.encrypt(code),
+        ...this.codeColumns(tokenHash, 1, code, decoy),
+        decoy,
         code_version: 1,
         last_sent_at: now,
         expires_at: new Date(now.getTime() + this.deps.config.otpTtlSeconds * 1000),
@@ -123,15 +135,61 @@ export class DashboardSignIn {
   }
 
   /**
+   * What a code row holds. A decoy's HMAC is of a random 256-bit value no typed code can equal, and it
+   * has no encrypted copy: the send job finds nothing to deliver (deliverOtp, "already-sent").
+   */
+  private codeColumns(
+    tokenHash: string,
+    version: number,
+    code: string,
+    decoy: boolean,
+  ): { code_hmac: string; code_encrypted: string | null } {
+    if (decoy) return { code_hmac: this.codeHmac(tokenHash, version, randomToken(32)), code_encrypted: null };
+    return {
+      code_hmac: this.codeHmac(tokenHash, version, code),
+      code_encrypted: this.deps.cipher.encrypt(code),
+    };
+  }
+
+  /** Consumes the throttles in turn; the first refusal, with the seconds until it lifts, or null. */
+  private async limit(
+    uses: [LimitDefinition, string][],
+  ): Promise<{ kind: 'rate_limited'; retryAfter: number } | null> {
+    try {
+      for (const [def, key] of uses) await this.deps.consumeLimit(def, key);
+      return null;
+    } catch (err) {
+      if (err instanceof RateLimitedError) return { kind: 'rate_limited', retryAfter: err.retryAfterSeconds };
+      throw err;
+    }
+  }
+
+  /**
+   * The per-IP and per-phone throttles of checking codes (docs/dashboard.md), for the phone code here and
+   * for the second factor's codes in the sign-in routes: one point per code checked, before it is.
+   */
+  async throttleCheck(
+    ip: string,
+    e164: string,
+  ): Promise<{ kind: 'rate_limited'; retryAfter: number } | null> {
+    return this.limit([
+      [LIMITS.dashboardVerifyPerIp, ip],
+      [LIMITS.dashboardVerifyPerPhone, e164],
+    ]);
+  }
+
+  /**
    * Checks a code. One failure slot of the phone's day is taken first and handed back unless the code
    * turns out wrong (past the cap even the right code is refused until the day is over); then an attempt
    * of the session is reserved atomically, so parallel guesses cannot pass either limit.
    */
-  async verify(sessionToken: string, code: string): Promise<VerifyOutcome> {
+  async verify(sessionToken: string, code: string, ip: string): Promise<VerifyOutcome> {
     const session = await this.find(sessionToken);
     if (!session || session.status !== 'pending' || session.expires_at.getTime() <= Date.now()) {
       return { kind: 'expired' };
     }
+    const limited = await this.throttleCheck(ip, session.e164);
+    if (limited) return limited;
     const slot = await this.deps.guards.takeFailureSlot(session.e164);
     let failed = false;
     try {
@@ -179,7 +237,7 @@ export class DashboardSignIn {
   }
 
   /** A new code by SMS (WhatsApp did not arrive), after the cooldown, under the per-phone resend limit. */
-  async resend(sessionToken: string): Promise<ResendOutcome> {
+  async resend(sessionToken: string, ip: string): Promise<ResendOutcome> {
     const session = await this.find(sessionToken);
     if (!session || session.status !== 'pending' || session.expires_at.getTime() <= Date.now()) {
       return { kind: 'expired' };
@@ -189,13 +247,12 @@ export class DashboardSignIn {
       ? Math.ceil((session.last_sent_at.getTime() + cooldownMs - Date.now()) / 1000)
       : 0;
     if (wait > 0) return { kind: 'cooldown', wait };
-    try {
-      await this.deps.consumeLimit(LIMITS.otpResendPerPhone, session.e164);
-    } catch (err) {
-      if (err instanceof RateLimitedError) return { kind: 'rate_limited', retryAfter: err.retryAfterSeconds };
-      throw err;
-    }
-    const code = randomDigits(CODE_LENGTH);
+    const limited = await this.limit([
+      [LIMITS.otpResendPerIp, `${DASHBOARD_CHANNEL}:${ip}`],
+      [LIMITS.otpResendPerPhone, session.e164],
+    ]);
+    if (limited) return limited;
+    const code = randomDigits(DASHBOARD_CODE_LENGTH);
     const version = session.code_version + 1;
     const now = new Date();
     const updated = await this.deps
@@ -203,8 +260,7 @@ export class DashboardSignIn {
       .where({ id: session.id, status: 'pending', code_version: session.code_version })
       .where('last_sent_at', '<=', new Date(now.getTime() - cooldownMs))
       .update({
-        code_hmac: this.codeHmac(session.token_hash, version, code),
-        code_encrypted: this.deps.cipher.encrypt(code),
+        ...this.codeColumns(session.token_hash, version, code, session.decoy),
         code_version: version,
         attempts: 0,
         resends: this.deps.knex.raw('resends + 1'),

@@ -7,7 +7,7 @@ import { otpGuardsOf } from '../../../shared/services/otp/factory';
 import { MAINTENANCE_TASKS } from '../../../shared/services/maintenance';
 import { createStore } from '../../helpers/builders';
 import { sharedDeps, truncateAll } from '../../helpers/deps';
-import { latestCode } from '../../helpers/otp';
+import { deliverQueuedOtps, latestDashboardCode } from '../../helpers/otp';
 
 /**
  * The dashboard's people against real Postgres: the fixture's store owner, staff with roles (a store
@@ -115,9 +115,12 @@ describe('merchant dashboard accounts', () => {
       consumeLimit: () => Promise.resolve(),
       guards: otpGuardsOf(deps),
     });
+    // A phone of no store is answered as a merchant's, but nothing is sent to it.
     expect(
       (await service.start('signin', { country_code: '966', phone: '500000099' }, '10.0.0.1')).kind,
-    ).to.equal('no_account');
+    ).to.equal('sent');
+    await deliverQueuedOtps(deps);
+    expect(await deps.knex('outbound_messages').where({ to: '966500000099' }).pluck('id')).to.deep.equal([]);
     const started = await service.start(
       'signin',
       { country_code: '966', phone: '+966 50 000 0031' },
@@ -125,9 +128,10 @@ describe('merchant dashboard accounts', () => {
     );
     if (started.kind !== 'sent') throw new Error(started.kind);
     expect(started.phone.e164).to.equal('966500000031');
-    const code = await latestCode(deps, '966500000031');
+    const code = await latestDashboardCode(deps, '966500000031');
+    expect(code).to.match(/^\d{6}$/);
     const outcomes = await Promise.all(
-      Array.from({ length: 5 }, () => service.verify(started.sessionToken, code)),
+      Array.from({ length: 5 }, () => service.verify(started.sessionToken, code, '10.0.0.1')),
     );
     expect(outcomes.filter((o) => o.kind === 'ok')).to.have.length(1);
   });
@@ -157,7 +161,7 @@ describe('merchant dashboard accounts', () => {
       const started = await service.start('signin', { country_code: '966', phone }, '10.0.0.2');
       if (started.kind !== 'sent') throw new Error(started.kind);
       for (let i = 0; i < 3 && wrong < 10; i += 1) {
-        const outcome = await service.verify(started.sessionToken, '0000');
+        const outcome = await service.verify(started.sessionToken, '000000', '10.0.0.2');
         expect(outcome.kind).to.be.oneOf(['wrong', 'max_attempts']);
         wrong += 1;
       }
@@ -165,8 +169,8 @@ describe('merchant dashboard accounts', () => {
     expect(await guards.failuresToday('966' + phone)).to.equal(10);
     const started = await service.start('signin', { country_code: '966', phone }, '10.0.0.2');
     if (started.kind !== 'sent') throw new Error(started.kind);
-    const code = await latestCode(deps, '966' + phone);
-    const refused = await service.verify(started.sessionToken, code);
+    const code = await latestDashboardCode(deps, '966' + phone);
+    const refused = await service.verify(started.sessionToken, code, '10.0.0.2');
     expect(refused.kind).to.equal('locked');
     expect(await guards.failuresToday('966' + phone)).to.equal(10);
   });
@@ -190,6 +194,10 @@ describe('merchant dashboard accounts', () => {
       row('c'.repeat(64), -10 * day, 9 * day), // live but signed out 9 days ago: purged
       row('d'.repeat(64), -10 * day, null), // live: kept
     ]);
+    await deps.knex('dashboard_sign_in_challenges').insert([
+      { merchant_user_id: user.id, token_hash: 'e'.repeat(64), expires_at: new Date(now - 2 * day) },
+      { merchant_user_id: user.id, token_hash: 'f'.repeat(64), expires_at: new Date(now + 60_000) },
+    ]);
     const task = MAINTENANCE_TASKS['purge-dashboard-sessions']!;
     expect(await task(deps.knex, new Date(now), { queues: deps.queues, tx: deps.tx })).to.deep.equal({
       deleted: 2,
@@ -199,5 +207,8 @@ describe('merchant dashboard accounts', () => {
     });
     const left = await deps.knex('dashboard_sessions').orderBy('token_hash').pluck('token_hash');
     expect(left.map((h: string) => h[0])).to.deep.equal(['b', 'd']);
+    // Two-step sign-in challenges a day past expiry go too; a live one stays.
+    const challenges = await deps.knex('dashboard_sign_in_challenges').pluck('token_hash');
+    expect(challenges.map((h: string) => h[0])).to.deep.equal(['f']);
   });
 });
