@@ -69,7 +69,7 @@ export function platformHostOf(publicBaseUrl: string): string {
   }
 }
 
-/** Each domain of the list that can never be a store domain, with why; the list's length against the cap. */
+/** Each domain of the list that can never be a store domain, with why (the cap is the caller's). */
 export function refusedDomains(
   domains: readonly string[],
   platformHost: string,
