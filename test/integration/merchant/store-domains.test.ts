@@ -1,4 +1,7 @@
 import { expect } from 'chai';
+import knexFactory from 'knex';
+import { knexConfig } from '../../../db/knexfile';
+import * as ownershipMigration from '../../../db/migrations/20261127100000_store_domain_ownership';
 import { rewire } from '../../../shared/create-services';
 import type { Deps } from '../../../shared/deps';
 import { createSession, formToken } from '../../../shared/services/dashboard/sessions';
@@ -8,6 +11,7 @@ import { Store } from '../../../db/models';
 import { loadFixture } from '../../../shared/services/seed';
 import { createProduct, merchantToken } from '../../helpers/builders';
 import { isolatedDeps } from '../../helpers/deps';
+import { TEST_DB_NAME, testDatabaseUrl } from '../../helpers/env';
 import { startServer, type TestResponse, type TestServer } from '../../helpers/http';
 import { call, expectEnvelope, merchantStore, type MerchantStore } from './support';
 
@@ -275,6 +279,48 @@ describe('Store domains: claimed pending, proven by DNS, refused when not the st
     for (const unknown of ['no-such-task', 'constructor', '__proto__']) {
       const res = await server.request(`/__dev/tasks/${unknown}`, { method: 'POST' });
       expect(res.status, unknown).to.equal(404);
+    }
+  });
+
+  it('the migration keeps every existing domain verified (it already served its store); new rows start pending', async () => {
+    const name = `${TEST_DB_NAME}_domains`;
+    await deps.knex.raw(`create database "${name}"`);
+    const scratch = knexFactory(knexConfig(testDatabaseUrl.replace(TEST_DB_NAME, name), { min: 0, max: 1 }));
+    try {
+      // Only what the migration reads, as the initial schema left it.
+      await scratch.schema.createTable('store_domains', (t) => {
+        t.increments('id');
+        t.integer('store_id').notNullable();
+        t.string('domain', 253).notNullable().unique();
+        t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(scratch.fn.now());
+      });
+      const added = new Date('2026-11-01T10:00:00Z');
+      await scratch('store_domains').insert([
+        { store_id: 1, domain: 'live.acme.test', created_at: added },
+        { store_id: 2, domain: 'other.acme.test', created_at: added },
+      ]);
+      await scratch.transaction((trx) => ownershipMigration.up(trx));
+      const rows = await scratch('store_domains').orderBy('id');
+      expect(rows.map((r) => new Date(r.verified_at).toISOString())).to.deep.equal([
+        added.toISOString(),
+        added.toISOString(),
+      ]);
+      expect(rows[0].txt_value).to.match(/^matjar-verify=[0-9a-f]{64}$/);
+      expect(rows[1].txt_value).to.not.equal(rows[0].txt_value);
+      await scratch('store_domains').insert({
+        store_id: 3,
+        domain: 'new.acme.test',
+        txt_value: 'matjar-verify=x',
+      });
+      expect((await scratch('store_domains').where('domain', 'new.acme.test').first()).verified_at).to.equal(
+        null,
+      );
+      await scratch.transaction((trx) => ownershipMigration.down(trx));
+      const [left] = await scratch('store_domains').count<{ n: string }[]>('* as n');
+      expect(Number(left!.n)).to.equal(3);
+    } finally {
+      await scratch.destroy();
+      await deps.knex.raw(`drop database if exists "${name}" with (force)`);
     }
   });
 
