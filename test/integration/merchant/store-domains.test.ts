@@ -252,6 +252,17 @@ describe('Store domains: claimed pending, proven by DNS, refused when not the st
     expectEnvelope(await api(a, 'PATCH', '/shawarma/store', { domains: [squatted] }), 200);
   });
 
+  it('POST /__dev/tasks/{name} does not exist in production', async () => {
+    const production = await startServer(await isolatedDeps({ NODE_ENV: 'production' }));
+    try {
+      const res = await production.request('/__dev/tasks/verify-domains', { method: 'POST' });
+      expect(res.status).to.equal(404);
+      expect(res.body).to.deep.equal({ error: { code: 'NOT_FOUND', message: 'Not found' } });
+    } finally {
+      await production.close();
+    }
+  });
+
   it('fixture domains count as verified: they serve at once, and a pending claim of the store is proven', async () => {
     const loaded = `fixture${n}.acme.test`;
     const claimed = `claimed${n}.acme.test`;
