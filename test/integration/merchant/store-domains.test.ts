@@ -99,6 +99,9 @@ describe('Store domains: claimed pending, proven by DNS, refused when not the st
     const served = await storefront(host);
     expect(served.status, served.text).to.equal(400);
     expect(served.text).to.not.contain('Shop item');
+    // Nor as the Origin of a storefront calling the API on a shared host.
+    const fromOrigin = await server.request('/api/products', { headers: { Origin: `https://${host}` } });
+    expect(fromOrigin.status, fromOrigin.text).to.equal(400);
   });
 
   it('the verify-domains task marks a domain verified when its TXT record holds the value; then it serves', async () => {
@@ -126,6 +129,8 @@ describe('Store domains: claimed pending, proven by DNS, refused when not the st
     const served = await storefront(host);
     expect(served.status, served.text).to.equal(200);
     expect(served.text).to.contain('Proven item');
+    const fromOrigin = await server.request('/api/products', { headers: { Origin: `https://${host}` } });
+    expect(fromOrigin.text).to.contain('Proven item');
     expect((await storefront(wrong)).status).to.equal(400);
   });
 
