@@ -15,6 +15,7 @@ import { createRedis, redactUrl, RedisClient, redisTarget, waitForRedis } from '
 import { resolveInstanceId } from './instance-id';
 import { resolveAppSecret } from './secrets';
 import { ReadReplicas } from './read-replicas';
+import { systemTxtResolver, type TxtResolver } from './dns';
 
 export type ProcessRole = 'web' | 'worker' | 'scheduler' | 'script' | 'test';
 
@@ -51,6 +52,8 @@ export interface Deps {
   readonly cipher: Cipher;
   /** This process's hot-read caches (shared/cache/versioned.ts), one per name. */
   readonly caches: HotCaches;
+  /** DNS TXT lookups (store domain verification, docs/merchant.md); tests give their own resolver. */
+  readonly resolveTxt: TxtResolver;
   /** The stateful services of this process, built once (shared/create-services.ts). */
   readonly services: Services;
   /** One unit of work: a transaction and its after-commit effects (shared/unit-of-work.ts). */
@@ -232,6 +235,7 @@ export async function createDeps(
     appSecret,
     cipher: new Cipher(appSecret),
     caches,
+    resolveTxt: systemTxtResolver(),
   };
   const deps: Deps = {
     ...parts,

@@ -478,6 +478,19 @@ const en = {
   domainsHint: 'Your storefront’s host names, one per line, e.g. shop.example.com.',
   errDomains: 'Each line must be a host name such as shop.example.com (at most 20).',
   errDomainTaken: 'One of these domains belongs to another store.',
+  errDomainReserved:
+    'A store domain is a public host name you own: not this platform’s own address, localhost or an IP address.',
+  domainStates: 'Domain verification',
+  domainProofHint:
+    'A new domain shows your store only once you prove it is yours: add this TXT record at your domain’s DNS provider, then press “Verify now”. We also check every few minutes.',
+  domainVerified: 'Verified: it shows your store',
+  domainPending: 'Waiting for the TXT record',
+  txtName: 'TXT record name',
+  txtValue: 'TXT record value',
+  verifyNow: 'Verify now',
+  domainNowVerified: 'The domain is verified: it now shows your store.',
+  domainStillPending:
+    'The TXT record was not found yet. DNS changes can take a while to spread; try again later.',
   // embed key
   rotateKey: 'Rotate embed key…',
   confirmRotate:
@@ -922,6 +935,17 @@ const ar: DashboardStrings = {
   domainsHint: 'أسماء نطاقات متجرك، نطاق في كل سطر، مثل shop.example.com.',
   errDomains: 'كل سطر يجب أن يكون اسم نطاق مثل shop.example.com (حتى 20).',
   errDomainTaken: 'أحد هذه النطاقات يتبع متجراً آخر.',
+  errDomainReserved: 'نطاق المتجر اسم نطاق عام تملكه: لا عنوان هذه المنصة نفسها ولا localhost ولا عنوان IP.',
+  domainStates: 'التحقق من النطاقات',
+  domainProofHint:
+    'لا يعرض النطاق الجديد متجرك إلا بعد إثبات ملكيتك له: أضف سجل TXT هذا لدى مزوّد DNS لنطاقك ثم اضغط «تحقّق الآن». ونتحقق نحن أيضاً كل بضع دقائق.',
+  domainVerified: 'تم التحقق: يعرض متجرك',
+  domainPending: 'بانتظار سجل TXT',
+  txtName: 'اسم سجل TXT',
+  txtValue: 'قيمة سجل TXT',
+  verifyNow: 'تحقّق الآن',
+  domainNowVerified: 'تم التحقق من النطاق: أصبح يعرض متجرك.',
+  domainStillPending: 'لم يُعثر على سجل TXT بعد. قد يستغرق انتشار تغييرات DNS بعض الوقت؛ حاول لاحقاً.',
   rotateKey: 'تغيير مفتاح التضمين…',
   confirmRotate:
     'تغيير مفتاح التضمين؟ يتوقف المفتاح الحالي فوراً، ويجب وضع المفتاح الجديد في كل صفحة تستخدمه.',

@@ -33,7 +33,13 @@ import { orderRefunds } from '../../shared/services/dashboard/refunds';
 import { documentLink } from '../../shared/services/invoices/read';
 import { requestRefund } from '../../shared/services/refunds';
 import { rotateEmbedKey, updateStoreSettings } from '../../shared/services/merchant/store-settings';
-import { domain as domainSchema } from '../../shared/services/catalogue/store-schema';
+import {
+  DOMAIN_LIMIT,
+  domainStates,
+  platformHostOf,
+  refusedDomains,
+  verifyStoreDomain,
+} from '../../shared/services/merchant/domains';
 import { formatAmount } from '../pay/i18n';
 import { listAudit } from '../../shared/services/merchant/audit';
 import type { AppContext } from '../context';
@@ -847,25 +853,41 @@ export const dashboardStoreRoutes = [
     operationId: 'dashboardSettings',
     summary: 'Merchant dashboard: settings',
     description:
-      'Store name and allowed origins (editable); currency, domains, embed key and the buy button snippet.',
+      'Store name, allowed origins and domains (editable; each pending domain with the DNS TXT record that ' +
+      'proves it and a verify button); currency, embed key and the buy button snippet.',
     guards: signedIn('settings.edit'),
     request: {
-      query: Joi.object<{ saved?: string; rotated?: string; lang?: string }, true>({
+      query: Joi.object<
+        { saved?: string; rotated?: string; domain?: 'verified' | 'pending'; lang?: string },
+        true
+      >({
         saved: Joi.string().max(2),
         rotated: Joi.string().max(2),
+        domain: Joi.string().valid('verified', 'pending'),
         lang: Joi.string().valid('ar', 'en'),
       }),
     },
     responses: { 200: htmlResponse('The settings page.'), ...guardedAnswers },
     handler: async (ctx, { query }) => {
       const { store, shell } = dashboardOf(ctx);
+      const t = shell.t;
+      const notice =
+        query.saved === '1'
+          ? t.saved
+          : query.rotated === '1'
+            ? t.keyRotated
+            : query.domain === 'verified'
+              ? t.domainNowVerified
+              : query.domain === 'pending'
+                ? t.domainStillPending
+                : null;
       sendPage(ctx, {
         status: 200,
         html: await settingsPage(ctx, shell, {
           name: store.name,
           origins: store.allowed_origins.join('\n'),
           errors: {},
-          notice: query.saved === '1' ? shell.t.saved : query.rotated === '1' ? shell.t.keyRotated : null,
+          notice,
         }),
       });
     },
@@ -877,8 +899,9 @@ export const dashboardStoreRoutes = [
     operationId: 'dashboardSettingsSave',
     summary: 'Merchant dashboard: save settings',
     description:
-      'Form fields `name`, `allowed_origins` (one origin a line), `domains` (one host name a line; left out: ' +
-      'unchanged). Written as `PATCH /shawarma/store` writes them, with its audit row. 303 back to settings.',
+      'Form fields `name`, `allowed_origins` (one origin a line), `domains` (one host name a line, the whole ' +
+      'list; left out: unchanged; new ones pending until proven). Written as `PATCH /shawarma/store` writes ' +
+      'them, with its audit row. 303 back to settings; 422 with the form naming a refused domain.',
     guards: signedIn('settings.edit'),
     request: formBody({
       name: Joi.string().allow('').max(400),
@@ -909,8 +932,11 @@ export const dashboardStoreRoutes = [
       const errors: { name?: string; origins?: string; domains?: string } = {};
       if (!name || name.length > STORE_NAME_MAX) errors.name = shell.t.errStoreName;
       if (origins.length > 50 || origins.some((o) => !isOrigin(o))) errors.origins = shell.t.errOrigins;
-      if (domainsGiven && (domains.length > 20 || domains.some((d) => domainSchema().validate(d).error))) {
-        errors.domains = shell.t.errDomains;
+      if (domainsGiven) {
+        const refused = refusedDomains(domains, platformHostOf(ctx.deps.config.publicBaseUrl));
+        if (domains.length > DOMAIN_LIMIT || refused.some((r) => r.reason === 'syntax')) {
+          errors.domains = shell.t.errDomains;
+        } else if (refused.length > 0) errors.domains = shell.t.errDomainReserved;
       }
       const again = () =>
         settingsPage(ctx, shell, {
@@ -933,6 +959,35 @@ export const dashboardStoreRoutes = [
         return again();
       }
       sendPage(ctx, { status: 303, location: '/merchant/settings?saved=1' });
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/merchant/settings/domains/verify',
+    interface: 'platform',
+    operationId: 'dashboardVerifyDomain',
+    summary: 'Merchant dashboard: verify a domain now',
+    description:
+      'Form field `domain`: looks its DNS TXT record up now, as `POST /shawarma/store/domains/{domain}/verify` ' +
+      'does. 303 to settings, saying whether the domain is verified; a domain the store does not hold is a 404.',
+    guards: signedIn('settings.edit'),
+    request: formBody({ domain: Joi.string().allow('').max(300) }),
+    responses: {
+      303: redirectResponse('Looked up: to settings, with the outcome.'),
+      404: htmlResponse('The store holds no such domain.'),
+      ...postAnswers,
+    },
+    handler: async (ctx) => {
+      const { store, signedIn: s } = dashboardOf(ctx);
+      const domain = formField(ctx, 'domain').trim().toLowerCase();
+      let state: Awaited<ReturnType<typeof verifyStoreDomain>>;
+      try {
+        state = await verifyStoreDomain(ctx.deps, dashboardActor(store.id, s.user), store.id, domain);
+      } catch (err) {
+        if (err instanceof NotFoundError) return notFound(ctx);
+        throw err;
+      }
+      sendPage(ctx, { status: 303, location: `/merchant/settings?domain=${state.status}` });
     },
   }),
   defineRoute({
@@ -1017,11 +1072,7 @@ async function settingsPage(
   form: Parameters<typeof settingsView>[2],
 ): Promise<string> {
   const { store } = dashboardOf(ctx);
-  const domains = (await ctx.deps
-    .knex('store_domains')
-    .where({ store_id: store.id })
-    .orderBy('id')
-    .pluck('domain')) as string[];
+  const domains = await domainStates(ctx.deps.knex, store.id);
   return settingsView(
     shell,
     {

@@ -11,6 +11,7 @@ import { BLANK_ROWS, FIELD_TYPES, PLAN_DURATIONS } from '../../shared/services/d
 import { FORM_TYPES } from '../../shared/services/dashboard/products';
 import { can } from '../../shared/services/dashboard/roles';
 import type { AuditEventView } from '../../shared/services/merchant/audit';
+import type { DomainStateView } from '../../shared/services/merchant/domains';
 import type { OrderSummary } from '../../shared/services/merchant/orders';
 import type { PageMeta } from '../../shared/services/merchant/pagination';
 import { formatMoney, parseMoney } from '../../shared/money';
@@ -713,9 +714,41 @@ function livePreview(
 <script src="/widget/v1.js" async></script>`;
 }
 
+/**
+ * Each domain's state; a pending one with the TXT record that proves it (name and value in read-only
+ * inputs, to select and copy) and a "verify now" button (docs/merchant.md, "Store domains").
+ */
+function domainStatesView(s: Shell, domains: DomainStateView[]): string {
+  if (domains.length === 0) return '';
+  const t = s.t;
+  const rows = domains.map((d, i) => {
+    if (d.status === 'verified') {
+      return `<li data-domain="${esc(d.domain)}" data-domain-status="verified"><strong dir="ltr">${esc(d.domain)}</strong>: ${esc(t.domainVerified)}</li>`;
+    }
+    return `<li data-domain="${esc(d.domain)}" data-domain-status="pending"><strong dir="ltr">${esc(d.domain)}</strong>: ${esc(t.domainPending)}
+<label for="txt-name-${i}">${esc(t.txtName)}</label>
+<input id="txt-name-${i}" readonly dir="ltr" class="mono" value="${esc(d.txt_name)}">
+<label for="txt-value-${i}">${esc(t.txtValue)}</label>
+<input id="txt-value-${i}" readonly dir="ltr" class="mono" value="${esc(d.txt_value)}">
+<form method="post" action="/merchant/settings/domains/verify">${tokenField(s.formToken)}<input type="hidden" name="domain" value="${esc(d.domain)}"><button type="submit" class="secondary">${esc(t.verifyNow)}</button></form></li>`;
+  });
+  return `<section class="card" aria-labelledby="domain-states">
+<h2 id="domain-states">${esc(t.domainStates)}</h2>
+${domains.some((d) => d.status === 'pending') ? `<p class="hint">${esc(t.domainProofHint)}</p>` : ''}
+<ul class="plain">
+${rows.join('\n')}
+</ul></section>`;
+}
+
 export function settingsView(
   s: Shell,
-  store: { name: string; currency: string; embed_key: string; allowed_origins: string[]; domains: string[] },
+  store: {
+    name: string;
+    currency: string;
+    embed_key: string;
+    allowed_origins: string[];
+    domains: DomainStateView[];
+  },
   form: {
     name: string;
     origins: string;
@@ -745,11 +778,12 @@ ${form.errors.name ? `<p id="name-error" class="field-error">${esc(form.errors.n
 <span id="origins-hint" class="hint">${esc(t.allowedOriginsHint)}</span>
 ${form.errors.origins ? `<p id="origins-error" class="field-error">${esc(form.errors.origins)}</p>` : ''}
 <label for="domains">${esc(t.domains)}</label>
-<textarea id="domains" name="domains" rows="2" dir="ltr" aria-describedby="domains-hint${form.errors.domains ? ' domains-error' : ''}"${form.errors.domains ? ' aria-invalid="true"' : ''}>${esc(form.domains ?? store.domains.join('\n'))}</textarea>
+<textarea id="domains" name="domains" rows="2" dir="ltr" aria-describedby="domains-hint${form.errors.domains ? ' domains-error' : ''}"${form.errors.domains ? ' aria-invalid="true"' : ''}>${esc(form.domains ?? store.domains.map((d) => d.domain).join('\n'))}</textarea>
 <span id="domains-hint" class="hint">${esc(t.domainsHint)}</span>
 ${form.errors.domains ? `<p id="domains-error" class="field-error">${esc(form.errors.domains)}</p>` : ''}
 <button type="submit">${esc(t.save)}</button>
 </form>
+${domainStatesView(s, store.domains)}
 <section class="card"><dl>
 <dt>${esc(t.currency)}</dt><dd>${esc(store.currency)}</dd>
 <dt>${esc(t.embedKey)}</dt><dd><code data-embed-key>${esc(store.embed_key)}</code>

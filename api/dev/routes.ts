@@ -4,6 +4,7 @@ import { defineRoute } from '../http/route';
 import { renewSubscription } from '../../shared/services/subscriptions/renew';
 import { SandboxGateway } from '../../shared/providers/sandbox';
 import { NotFoundError } from '../../shared/errors';
+import { maintenanceContext, maintenanceRunner } from '../../shared/services/maintenance';
 
 /** Newest messages kept by the outbox driver, for local development and end-to-end tests. */
 const OUTBOX_LIMIT = 100;
@@ -93,6 +94,37 @@ export const devRoutes = [
         body.decline_next,
       );
       ctx.body = { decline_next: body.decline_next };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/__dev/tasks/{name}',
+    interface: 'platform',
+    operationId: 'devRunMaintenanceTask',
+    summary: 'Run a maintenance task now',
+    description:
+      'Runs the scheduler’s maintenance task `name` (any task of the schedule, e.g. `verify-domains`, ' +
+      '`expire-checkouts`) once, now, in this process with its wiring (a test’s DNS resolver included), ' +
+      'and answers `{"ran": name}` once it has finished. An unknown name is a 404. Absent in production.',
+    request: {
+      params: Joi.object<{ name: string }, true>({
+        name: Joi.string().max(100).required().description('The task, as the schedule names it.'),
+      }),
+    },
+    responses: {
+      200: jsonResponse(
+        'The task has finished.',
+        { type: 'object', required: ['ran'], properties: { ran: { type: 'string' } } },
+        { ran: 'verify-domains' },
+      ),
+      404: 'PlatformError',
+    },
+    handler: async (ctx, { params }) => {
+      const run = maintenanceRunner(params.name);
+      if (!run) throw new NotFoundError(`No maintenance task is named "${params.name}"`);
+      const result = await run(ctx.deps.knex, undefined, maintenanceContext(ctx.deps));
+      ctx.deps.logger.info({ task: params.name, ...result }, `maintenance ${params.name} done (dev route)`);
+      ctx.body = { ran: params.name };
     },
   }),
   defineRoute({

@@ -448,6 +448,26 @@ export const Coupon = obj({
 
 export const CouponDeleted = obj({ id: int, deleted: bool, active: bool });
 
+/** The DNS TXT record that proves a store holds a domain (docs/merchant.md, "Store domains"). */
+const PendingDomain = obj({
+  domain: str,
+  txt_name: { type: 'string', description: 'The TXT record’s name: `_matjar-verify.` and the domain.' },
+  txt_value: { type: 'string', description: 'The value the record must hold, exactly.' },
+});
+
+export const DomainState = obj({
+  domain: str,
+  status: { type: 'string', enum: ['verified', 'pending'] },
+  txt_name: str,
+  txt_value: str,
+  verified_at: { type: ['string', 'null'], format: 'date-time' },
+  checked_at: {
+    type: ['string', 'null'],
+    format: 'date-time',
+    description: 'When the TXT record was last looked up.',
+  },
+});
+
 export const StoreSettings = obj({
   id: int,
   name: str,
@@ -456,7 +476,16 @@ export const StoreSettings = obj({
   plan: { type: 'string', enum: ['paid', 'free'] },
   embed_key: str,
   allowed_origins: { type: 'array', items: str },
-  domains: { type: 'array', items: str },
+  domains: {
+    type: 'array',
+    items: str,
+    description: 'Verified domains: they pick the store on the Storefront.',
+  },
+  pending_domains: {
+    type: 'array',
+    items: PendingDomain,
+    description: 'Domains added and not yet proven: each picks no store until its TXT record holds.',
+  },
   blocked_phones: { type: 'array', items: obj({ country_code: str, phone: str, reason: nstr }) },
   payment_methods: {
     type: 'array',

@@ -18,6 +18,9 @@ async function storeByDomain(deps: HotReadDeps & { knex: Knex }, host: string): 
       .select('stores.*')
       .join('store_domains', 'store_domains.store_id', 'stores.id')
       .where('store_domains.domain', domain)
+      // A pending domain is only a claim: it picks no store until its TXT record proves it
+      // (docs/merchant.md, "Store domains").
+      .whereNotNull('store_domains.verified_at')
       .first(),
   );
 }
@@ -34,7 +37,7 @@ function originHost(ctx: AppContext): string {
 
 /**
  * Finds the Storefront's store (docs/operations.md): the request's Host, port ignored, against the
- * store's domains; else the host part of Origin, for a storefront served from its own domain that calls
+ * store's verified domains; else the host part of Origin, for a storefront served from its own domain that calls
  * the API on a shared one. ctx.hostname already drops the port and, behind a trusted proxy only,
  * reads X-Forwarded-Host.
  */

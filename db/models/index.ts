@@ -100,6 +100,11 @@ export class StoreDomain extends BaseModel {
   id!: number;
   store_id!: number;
   domain!: string;
+  /** The TXT value that proves the domain (docs/merchant.md, "Store domains"). */
+  txt_value!: string;
+  /** Null while pending: a pending domain picks no store. */
+  verified_at!: Date | null;
+  checked_at!: Date | null;
   created_at!: Date;
 }
 

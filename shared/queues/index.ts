@@ -78,7 +78,8 @@ export type MaintenanceTask =
   | 'analytics-rollup'
   | 'analytics-retention'
   | 'purge-dashboard-sessions'
-  | 'order-rollups';
+  | 'order-rollups'
+  | 'verify-domains';
 
 /**
  * Retries with exponential back-off; completed jobs kept a day (so deterministic ids dedupe), at most

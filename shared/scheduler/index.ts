@@ -38,6 +38,9 @@ export const MAINTENANCE_SCHEDULE: readonly ScheduleEntry[] = [
   { task: 'purge-dashboard-sessions', cron: '55 * * * *' },
   // Merchant order rollups: the deltas the order triggers appended, folded (merchant/rollups.ts).
   { task: 'order-rollups', cron: '* * * * *' },
+  // Pending store domains: their DNS TXT records looked up every 5 minutes (docs/merchant.md, "Store
+  // domains"); claims never proven are dropped after a week.
+  { task: 'verify-domains', cron: '3-59/5 * * * *' },
 ];
 
 /** The scheduled minute a tick belongs to, whatever the millisecond the timer actually fired at. */

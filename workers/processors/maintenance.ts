@@ -1,5 +1,5 @@
 import { UnrecoverableError } from 'bullmq';
-import { MAINTENANCE_TASKS } from '../../shared/services/maintenance';
+import { maintenanceContext, maintenanceRunner } from '../../shared/services/maintenance';
 import type { QueueProcessor } from './types';
 
 /** Housekeeping enqueued by the scheduler, one task per job. */
@@ -8,9 +8,9 @@ export const maintenanceProcessor: QueueProcessor<'maintenance'> = {
   concurrency: 1,
   async process(job, deps) {
     const { task, tick } = job.data;
-    const run = MAINTENANCE_TASKS[task];
+    const run = maintenanceRunner(task);
     if (!run) throw new UnrecoverableError(`Unknown maintenance task "${task}"`);
-    const result = await run(deps.knex, undefined, { queues: deps.queues, config: deps.config, tx: deps.tx });
+    const result = await run(deps.knex, undefined, maintenanceContext(deps));
     deps.logger.info(
       { queue: 'maintenance', jobId: job.id, task, tick, ...result },
       `maintenance ${task} done`,

@@ -9,7 +9,6 @@ import {
 import {
   blockedPhoneSchema,
   currency,
-  domain,
   origin,
   paymentMethodsSchema,
 } from '../../../shared/services/catalogue/store-schema';
@@ -17,7 +16,15 @@ import { text } from '../../../shared/services/catalogue/schema';
 import { merchantGuards } from '../../guards';
 import { defineRoute, reply } from '../../http/route';
 import { actorOf, noQuery } from '../common';
-import { EmbedKeyRotated, merchantOk, Statistics, StoreSettings } from '../responses';
+import {
+  DomainState,
+  EmbedKeyRotated,
+  merchantOk,
+  merchantRefused,
+  Statistics,
+  StoreSettings,
+} from '../responses';
+import { verifyStoreDomain } from '../../../shared/services/merchant/domains';
 
 /** The store keys a merchant may change, in the fixture's format (the schemas the seed uses). */
 const patchBody = Joi.object<StoreSettingsPatch, true>({
@@ -25,7 +32,9 @@ const patchBody = Joi.object<StoreSettingsPatch, true>({
   locale: Joi.string().valid('ar', 'en'),
   currency: currency(),
   allowed_origins: Joi.array().items(origin()).max(50),
-  domains: Joi.array().items(domain()).max(20),
+  // Host names, checked by the domains service (shared/services/merchant/domains.ts) so every refusal,
+  // syntax included, names `domains` alike for the API and the dashboard form.
+  domains: Joi.array().items(Joi.string().trim().lowercase().max(300)).max(100),
   blocked_phones: Joi.array().items(blockedPhoneSchema).max(10_000),
   payment_methods: paymentMethodsSchema('patch'),
 })
@@ -42,7 +51,8 @@ export const merchantStoreRoutes = [
     summary: 'Store information and settings',
     description:
       'Name, currency, locale, plan, the `embed_key` (the public key of the widget and the Embed API), ' +
-      '`allowed_origins`, storefront `domains`, `blocked_phones`, the payment methods configured (method, ' +
+      '`allowed_origins`, storefront `domains` (verified: they pick the store for Storefront requests), ' +
+      '`pending_domains` (each `{domain, txt_name, txt_value}`: the TXT record to create), `blocked_phones`, the payment methods configured (method, ' +
       'provider, active, amount bounds, what buyers see, and each credential as `"set"`: credentials are ' +
       'never shown) and the tax setting (`mode` none, inclusive or exclusive; `rate` a percentage string).',
     guards: merchantGuards,
@@ -58,8 +68,11 @@ export const merchantStoreRoutes = [
     summary: 'Change store settings',
     description:
       'Any of `name`, `locale` (`ar`, `en`), `currency` (refused once the store has orders), ' +
-      '`allowed_origins` (origins allowed to call the Embed API from a browser), `domains` (storefront ' +
-      'hosts; a host of another store is a 422 naming it), `blocked_phones` (`{country_code, phone, ' +
+      '`allowed_origins` (origins allowed to call the Embed API from a browser), `domains` (the whole ' +
+      'list of storefront hosts the store wants, at most 20: one left out is removed, a new one is added ' +
+      'pending and listed in `pending_domains` with the DNS TXT record that proves it; a 422 naming ' +
+      '`domains` for the platform’s own host, `localhost`, an IP address, a name that is not a host name, ' +
+      'or a domain another store holds, verified or pending), `blocked_phones` (`{country_code, phone, ' +
       'reason}`: buyers refused at sign-in and checkout) and `payment_methods` in the fixture format: ' +
       '`card`, `mada`, `stcpay`, `applepay` (`{provider: sandbox|moyasar, secret_key, publishable_key, ' +
       'webhook_secret}`), `coinbase` (`{provider: sandbox|coinbase, api_key, webhook_secret}`), `paypal` ' +
@@ -89,6 +102,34 @@ export const merchantStoreRoutes = [
       reply(await updateStoreSettings(ctx.deps, actorOf(ctx), ctx.state.store!.id, body), {
         message: 'Store updated',
       }),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/shawarma/store/domains/{domain}/verify',
+    interface: 'merchant',
+    operationId: 'merchantVerifyDomain',
+    summary: 'Verify a store domain now',
+    description:
+      'Looks the DNS TXT record `txt_name` of a pending domain up now and marks the domain verified when ' +
+      'it holds `txt_value` (the `verify-domains` task does the same every few minutes). Answers the ' +
+      'domain’s state: `status` `verified` (it picks the store for Storefront requests from now on) or ' +
+      '`pending`. A domain the store does not hold is a 404.',
+    guards: merchantGuards,
+    request: {
+      params: Joi.object<{ domain: string }, true>({
+        domain: Joi.string().trim().lowercase().max(300).required().description('A domain of the store.'),
+      }),
+    },
+    responses: {
+      200: merchantOk('The domain’s state.', DomainState),
+      404: merchantRefused('The store holds no such domain.', 'This store holds no such domain'),
+    },
+    handler: async (ctx, { params }) => {
+      const state = await verifyStoreDomain(ctx.deps, actorOf(ctx), ctx.state.store!.id, params.domain);
+      return reply(state, {
+        message: state.status === 'verified' ? 'Domain verified' : 'The TXT record was not found yet',
+      });
+    },
   }),
   defineRoute({
     method: 'post',

@@ -11,6 +11,8 @@ import { renewSubscriptionsTask } from '../subscriptions/due';
 import { dropExpiredEvents, ensurePartitions } from '../analytics/partitions';
 import { rollupAnalytics } from '../analytics/rollups';
 import { compactOrderRollups } from '../merchant/rollups';
+import { verifyPendingDomains } from '../merchant/domains';
+import { systemTxtResolver, type TxtResolver } from '../../dns';
 
 /**
  * Periodic housekeeping run by the `maintenance` queue. Each task is one bounded set-based statement
@@ -191,6 +193,20 @@ export interface MaintenanceContext {
    * expiring); their deliveries are enqueued with them.
    */
   config?: { merchantWebhookRetryDelayMs: number; analyticsRetentionDays?: number };
+  /** DNS TXT lookups of `verify-domains` (`deps.resolveTxt`); the system's resolvers when left out. */
+  resolveTxt?: TxtResolver;
+}
+
+/** What every task is given besides the database, from the process's wiring (`deps`). */
+export function maintenanceContext(
+  deps: MaintenanceContext & { resolveTxt: TxtResolver },
+): MaintenanceContext {
+  return { queues: deps.queues, config: deps.config, tx: deps.tx, resolveTxt: deps.resolveTxt };
+}
+
+/** The runner of the task named `name`, or null when there is none (an own key only: never `toString`). */
+export function maintenanceRunner(name: string): MaintenanceRunner | null {
+  return Object.hasOwn(MAINTENANCE_TASKS, name) ? (MAINTENANCE_TASKS[name as MaintenanceTask] ?? null) : null;
 }
 
 export type MaintenanceRunner = (
@@ -220,4 +236,6 @@ export const MAINTENANCE_TASKS: Readonly<Partial<Record<MaintenanceTask, Mainten
     ),
   'purge-dashboard-sessions': (knex, now) => purgeDashboardSessions(knex, now),
   'order-rollups': (knex) => compactOrderRollups(knex),
+  'verify-domains': (knex, now, ctx) =>
+    verifyPendingDomains({ knex, tx: ctx.tx, resolveTxt: ctx.resolveTxt ?? systemTxtResolver() }, now),
 };

@@ -15,6 +15,14 @@ import {
 import type { TxDeps } from '../../unit-of-work';
 import { noteStoreChangedOn } from '../catalogue/cache';
 import { type Actor, type Changes, recordAudit, SECRET } from './audit';
+import {
+  domainsError,
+  type PendingDomainView,
+  platformHostOf,
+  storeDomainLists,
+  TAKEN_MESSAGE,
+  writeDomains,
+} from './domains';
 
 /**
  * The store's settings as its owner manages them through the Merchant API: name, locale, currency (only
@@ -57,7 +65,10 @@ export interface StoreSettingsView {
   plan: Store['plan'];
   embed_key: string;
   allowed_origins: string[];
+  /** Verified domains: the ones that pick the store for Storefront requests. */
   domains: string[];
+  /** Domains added and not yet proven, each with the DNS TXT record that proves it (domains.ts). */
+  pending_domains: PendingDomainView[];
   blocked_phones: { country_code: string; phone: string; reason: string | null }[];
   payment_methods: PaymentMethodView[];
   tax: { mode: Store['tax_mode']; rate: string };
@@ -93,7 +104,7 @@ export async function storeSettings(
   const { knex } = deps;
   const [store, domains, methods, blocked] = await Promise.all([
     knex('stores').where('id', storeId).first(),
-    knex('store_domains').where('store_id', storeId).orderBy('id').pluck('domain'),
+    storeDomainLists(knex, storeId),
     knex('store_payment_methods').where('store_id', storeId).orderBy(['position', 'id']) as Promise<
       MethodRow[]
     >,
@@ -107,7 +118,8 @@ export async function storeSettings(
     plan: store.plan,
     embed_key: store.embed_key,
     allowed_origins: store.allowed_origins ?? [],
-    domains: domains.map(String),
+    domains: domains.domains,
+    pending_domains: domains.pending_domains,
     blocked_phones: blocked.map((b: Record<string, unknown>) => ({
       country_code: String(b.country_code),
       phone: String(b.phone),
@@ -224,30 +236,6 @@ async function writePaymentMethods(
   return changes;
 }
 
-async function writeDomains(trx: Knex, storeId: number, domains: string[]): Promise<void> {
-  const wanted = [...new Set(domains)];
-  const taken = await trx('store_domains')
-    .whereIn('domain', wanted.length > 0 ? wanted : [''])
-    .whereNot('store_id', storeId)
-    .pluck('domain');
-  if (taken.length > 0) {
-    const errors: FieldErrors = {};
-    for (const d of taken) {
-      messagesOf(errors, `domains.${domains.indexOf(String(d))}`).push('belongs to another store');
-    }
-    throw new ValidationError(errors);
-  }
-  await trx('store_domains')
-    .where('store_id', storeId)
-    .whereNotIn('domain', wanted.length > 0 ? wanted : [''])
-    .delete();
-  const present = await trx('store_domains').where('store_id', storeId).pluck('domain');
-  const fresh = wanted.filter((d) => !present.includes(d));
-  if (fresh.length > 0) {
-    await trx('store_domains').insert(fresh.map((domain) => ({ store_id: storeId, domain })));
-  }
-}
-
 async function writeBlockedPhones(
   trx: Knex,
   storeId: number,
@@ -271,7 +259,7 @@ async function writeBlockedPhones(
 const UNIQUE_VIOLATION = '23505';
 
 export async function updateStoreSettings(
-  deps: TxDeps & { knex: Knex; cipher: Cipher },
+  deps: TxDeps & { knex: Knex; cipher: Cipher; config: { publicBaseUrl: string } },
   actor: Actor,
   storeId: number,
   patch: StoreSettingsPatch,
@@ -301,9 +289,8 @@ export async function updateStoreSettings(
           .update({ ...columns, updated_at: trx.fn.now() });
       }
       if (patch.domains !== undefined) {
-        const before = await trx('store_domains').where('store_id', storeId).orderBy('id').pluck('domain');
-        await writeDomains(trx, storeId, patch.domains);
-        changes.domains = { from: before, to: [...new Set(patch.domains)] };
+        const platformHost = platformHostOf(deps.config.publicBaseUrl);
+        changes.domains = await writeDomains(trx, storeId, patch.domains, platformHost);
       }
       if (patch.blocked_phones !== undefined) {
         await writeBlockedPhones(trx, storeId, patch.blocked_phones);
@@ -321,7 +308,7 @@ export async function updateStoreSettings(
     .catch((err: unknown) => {
       // Two stores claiming one domain at the same moment: the unique index decides.
       if ((err as { code?: string }).code === UNIQUE_VIOLATION) {
-        throw ValidationError.field('domains', 'a domain belongs to another store');
+        throw domainsError([`a domain ${TAKEN_MESSAGE}`]);
       }
       throw err;
     });

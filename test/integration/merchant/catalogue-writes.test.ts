@@ -635,7 +635,7 @@ describe('Merchant API: the write side', function () {
         name: 'Acme',
         locale: 'en',
         allowed_origins: ['https://shop.acme.test'],
-        domains: [`acme${a.store.id}.localhost`],
+        domains: [`acme${a.store.id}.example.test`],
         blocked_phones: [{ country_code: '966', phone: '500000099' }],
         payment_methods: {
           card: { provider: 'moyasar', secret_key: 'sk_test_verysecret', publishable_key: 'pk_test_x' },
@@ -656,9 +656,13 @@ describe('Merchant API: the write side', function () {
         locale: 'en',
         embed_key: a.store.embed_key,
         allowed_origins: ['https://shop.acme.test'],
-        domains: [`acme${a.store.id}.localhost`],
+        // Added, not yet proven: pending, with the TXT record that proves it (store-domains.test.ts).
+        domains: [],
         blocked_phones: [{ country_code: '966', phone: '500000099', reason: null }],
       });
+      expect(data.pending_domains.map((d: any) => d.domain)).to.deep.equal([
+        `acme${a.store.id}.example.test`,
+      ]);
       const card = data.payment_methods.find((m: any) => m.method === 'card');
       expect(card).to.deep.include({
         provider: 'moyasar',
@@ -705,9 +709,12 @@ describe('Merchant API: the write side', function () {
     });
 
     it('refuses bad settings naming each field, another store’s domain, and a currency change once there are orders', async () => {
-      await suite.deps
-        .knex('store_domains')
-        .insert({ store_id: b.store.id, domain: `b${b.store.id}.localhost` });
+      await suite.deps.knex('store_domains').insert({
+        store_id: b.store.id,
+        domain: `b${b.store.id}.example.test`,
+        txt_value: 'matjar-verify=test',
+        verified_at: new Date(),
+      });
       const bad = await api(a.token, 'PATCH', '/shawarma/store', {
         allowed_origins: ['https://shop.test/path'],
         locale: 'fr',
@@ -721,10 +728,10 @@ describe('Merchant API: the write side', function () {
         'payment_methods.bank.iban',
       );
       const taken = await api(a.token, 'PATCH', '/shawarma/store', {
-        domains: ['mine.localhost', `b${b.store.id}.localhost`],
+        domains: ['mine.example.test', `b${b.store.id}.example.test`],
       });
       expectEnvelope(taken, 422);
-      expect(errorsOf(taken)).to.have.keys('domains.1');
+      expect(errorsOf(taken)).to.have.keys('domains');
 
       expectEnvelope(await api(a.token, 'PATCH', '/shawarma/store', { currency: 'USD' }), 200);
       const product = await Product.query().insert({
@@ -738,25 +745,6 @@ describe('Merchant API: the write side', function () {
       const refused = await api(a.token, 'PATCH', '/shawarma/store', { currency: 'SAR' });
       expectEnvelope(refused, 422);
       expect(errorsOf(refused)).to.have.keys('currency');
-    });
-
-    it('a storefront domain added or removed is served or refused at once', async () => {
-      await api(a.token, 'POST', '/shawarma/products', {
-        name: 'On the shop',
-        slug: 'shop',
-        type: 'product',
-        price: '5.00',
-      });
-      const host = `shop${a.store.id}.localhost`;
-      const storefront = () =>
-        suite.server.request('/api/products', { headers: { Origin: `https://${host}` } });
-      expect((await storefront()).status).to.not.equal(200);
-      expectEnvelope(await api(a.token, 'PATCH', '/shawarma/store', { domains: [host] }), 200);
-      const served = await storefront();
-      expect(served.status, served.text).to.equal(200);
-      expect(served.text).to.contain('On the shop');
-      expectEnvelope(await api(a.token, 'PATCH', '/shawarma/store', { domains: [] }), 200);
-      expect((await storefront()).status).to.not.equal(200);
     });
 
     it('rotating the embed key refuses the old one at once', async () => {

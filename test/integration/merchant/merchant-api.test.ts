@@ -30,7 +30,12 @@ describe('Merchant API: guard, envelope, isolation, lists, bad input', function 
     const { knex } = suite.deps;
     a = await merchantStore({ name: 'Store A', currency: 'SAR', tax_mode: 'exclusive', tax_rate_bp: 1500 });
     b = await merchantStore({ name: 'Store B' });
-    await knex('store_domains').insert({ store_id: a.store.id, domain: `a${a.store.id}.localhost` });
+    await knex('store_domains').insert({
+      store_id: a.store.id,
+      domain: `a${a.store.id}.localhost`,
+      txt_value: 'matjar-verify=test',
+      verified_at: new Date(),
+    });
     await createPaymentMethod(a.store, {
       method: 'card',
       provider: 'sandbox',
