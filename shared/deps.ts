@@ -5,6 +5,7 @@ import knexFactory, { Knex } from 'knex';
 import { DatabaseTimeouts, knexConfig } from '../db/knexfile';
 import type { Config } from './config';
 import { Cipher } from './crypto';
+import { checkSealedData, WRONG_APP_SECRET } from './services/secrets/sealed-data';
 import { createLogger, Logger } from './logger';
 import { createMessenger, Messenger } from './messaging';
 import { createPaymentProviders, PaymentProviders } from './providers';
@@ -179,6 +180,24 @@ export async function createDeps(
       `The database is not ready (${(err as Error).message}); run \`npm run db:migrate\` first`,
     );
   }
+  const cipher = new Cipher(appSecret, config.appSecretPrevious);
+  // A process that serves (web, worker, scheduler) refuses to start on a database whose sealed values its
+  // secrets cannot open, naming APP_SECRET, instead of failing later on each one with a crypto error.
+  if (opts.role === 'web' || opts.role === 'worker' || opts.role === 'scheduler') {
+    let sealed: { ok: boolean };
+    try {
+      sealed = await checkSealedData(knex, cipher);
+    } catch (err) {
+      await closeAll();
+      throw new StartupError(
+        `The database is not ready (${(err as Error).message}); run \`npm run db:migrate\` first`,
+      );
+    }
+    if (!sealed.ok) {
+      await closeAll();
+      throw new StartupError(WRONG_APP_SECRET);
+    }
+  }
   const queues = createQueues(queueRedis, config.queuePrefix, instanceId);
   // A Queue re-emits its connection's errors; without a listener BullMQ prints each one with
   // console.error (one unstructured line per reconnect attempt while Redis is down). The connection's
@@ -230,7 +249,7 @@ export async function createDeps(
     providers: createPaymentProviders({ config, knex, appSecret }),
     storage: createStorage(config),
     appSecret,
-    cipher: new Cipher(appSecret),
+    cipher,
     caches,
   };
   const deps: Deps = {
