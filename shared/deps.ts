@@ -49,6 +49,11 @@ export interface Deps {
   readonly storage: StorageDriver;
   /** Platform secret (HMAC key material) and the at-rest cipher derived from it. */
   readonly appSecret: string;
+  /**
+   * Earlier platform secrets (APP_SECRET_PREVIOUS): what was sealed or keyed under them is still read
+   * (docs/security.md, "Rotating APP_SECRET"). The cipher reads through them already.
+   */
+  readonly appSecretPrevious: readonly string[];
   readonly cipher: Cipher;
   /** This process's hot-read caches (shared/cache/versioned.ts), one per name. */
   readonly caches: HotCaches;
@@ -249,6 +254,7 @@ export async function createDeps(
     providers: createPaymentProviders({ config, knex, appSecret }),
     storage: createStorage(config),
     appSecret,
+    appSecretPrevious: config.appSecretPrevious,
     cipher,
     caches,
   };

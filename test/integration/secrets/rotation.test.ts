@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import knexFactory, { type Knex } from 'knex';
 import { Model } from 'objection';
 import { migrateDatabase } from '../../../db/migrate';
-import { Store } from '../../../db/models';
+import { License, Product, Store } from '../../../db/models';
 import { Cipher } from '../../../shared/crypto';
 import { createDeps, Deps, StartupError } from '../../../shared/deps';
 import { encryptCredentials } from '../../../shared/providers/credentials';
@@ -18,6 +18,7 @@ import { createPaymentMethod, createStore } from '../../helpers/builders';
 import { testConfig } from '../../helpers/deps';
 import { TEST_ENV, TEST_QUEUE_PREFIX, testDatabaseUrl } from '../../helpers/env';
 import { startServer } from '../../helpers/http';
+import { expectRefusal, insertLicense, licensedProduct, verify } from '../license/support';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const SECRET_A = 'rotation-secret-A-'.padEnd(40, 'a');
@@ -83,18 +84,27 @@ describe('APP_SECRET rotation', function () {
     opened.push(deps);
     return deps;
   }
-  async function publicKey(deps: Deps): Promise<string> {
+  /** GET /verify/public-key; then POST /verify from each machine, answering the statuses. */
+  async function licenseApi(deps: Deps, machines: string[]): Promise<{ key: string; statuses: number[] }> {
     const server = await startServer(deps);
     try {
       const res = await server.request('/verify/public-key');
       expect(res.status, res.text).to.equal(200);
-      return (res.body.data as { public_key: string }).public_key;
+      const statuses: number[] = [];
+      for (const hwid of machines) {
+        const answer = await verify(server, { product_id: product.id, license_key: license.key, hwid });
+        if (answer.status !== 200) expectRefusal(answer, 403, 'ACTIVATION_LIMIT_REACHED');
+        statuses.push(answer.status);
+      }
+      return { key: (res.body.data as { public_key: string }).public_key, statuses };
     } finally {
       await server.close();
     }
   }
 
   let store: Store;
+  let product: Product;
+  let license: License;
   let keyA: string;
   let webhookSecret: string;
   let webhookId: number;
@@ -122,8 +132,16 @@ describe('APP_SECRET rotation', function () {
   it('seals under A: signing key, provider credentials (one in the envelope from before key ids), webhook secret', async () => {
     const a = await web({ APP_SECRET: SECRET_A });
     Model.knex(a.knex);
-    keyA = await publicKey(a);
     store = await createStore();
+    // One machine may hold the license; its hardware id is kept as a keyed hash under A.
+    product = await licensedProduct(store, a.cipher, {
+      license_lock_type: 'hwid',
+      license_max_activations: 1,
+    });
+    license = await insertLicense(product);
+    const first = await licenseApi(a, ['machine-1']);
+    expect(first.statuses).to.deep.equal([200]);
+    keyA = first.key;
     await createPaymentMethod(store, {
       method: 'card',
       provider: 'moyasar',
@@ -169,10 +187,14 @@ describe('APP_SECRET rotation', function () {
     expect(started.stderr).not.to.include('unable to authenticate');
   });
 
-  it('serves with APP_SECRET=B, APP_SECRET_PREVIOUS=A: same public key, credentials and webhook secret', async () => {
+  it('serves with APP_SECRET=B, APP_SECRET_PREVIOUS=A: same public key, activation, credentials, webhook secret', async () => {
     const ba = await web({ APP_SECRET: SECRET_B, APP_SECRET_PREVIOUS: SECRET_A });
-    expect(await publicKey(ba)).to.equal(keyA);
-    for (const method of ['card', 'mada'])
+    // machine-1 is still the license's one machine (found under A, re-keyed under B); machine-2 is refused.
+    expect(await licenseApi(ba, ['machine-1', 'machine-2'])).to.deep.equal({
+      key: keyA,
+      statuses: [200, 403],
+    });
+    for (const method of ['card', 'mada'] as const)
       expect(await credentialsFor(ba, { store_id: store.id, method, provider: 'moyasar' })).to.deep.equal(
         credentials,
       );
@@ -208,10 +230,13 @@ describe('APP_SECRET rotation', function () {
     expect(again.reduce((n, r) => n + r.current, 0)).to.equal(5);
   });
 
-  it('serves with APP_SECRET=B alone after the rotation: same public key, credentials and webhook secret', async () => {
+  it('serves with APP_SECRET=B alone after the rotation: same public key, activation, credentials, webhook secret', async () => {
     const b = await web({ APP_SECRET: SECRET_B });
-    expect(await publicKey(b)).to.equal(keyA);
-    for (const method of ['card', 'mada'])
+    expect(await licenseApi(b, ['machine-1', 'machine-2'])).to.deep.equal({
+      key: keyA,
+      statuses: [200, 403],
+    });
+    for (const method of ['card', 'mada'] as const)
       expect(await credentialsFor(b, { store_id: store.id, method, provider: 'moyasar' })).to.deep.equal(
         credentials,
       );
