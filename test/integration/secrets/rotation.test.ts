@@ -158,16 +158,25 @@ describe('APP_SECRET rotation', function () {
     });
     webhookSecret = endpoint.secret;
     webhookId = endpoint.id;
+    // A Merchant API order's idempotent answer, sealed inside a jsonb column.
+    await a.knex('idempotency_records').insert({
+      store_id: store.id,
+      scope: 'merchant-order',
+      request_hash: 'r'.repeat(64),
+      response: JSON.stringify({ sealed: a.cipher.encrypt(JSON.stringify({ order_id: 1 })) }),
+      expires_at: new Date(Date.now() + 86_400_000),
+    });
     const row = await a.knex('store_payment_methods').where({ store_id: store.id, method: 'card' }).first();
     expect(row.credentials_encrypted).to.match(new RegExp(`^v2\\.${a.cipher.keyId}\\.`));
   });
 
   it('a start with B alone, or with B and an unrelated previous secret, refuses naming APP_SECRET', async () => {
-    for (const secrets of [
-      { APP_SECRET: SECRET_B },
-      { APP_SECRET: SECRET_B, APP_SECRET_PREVIOUS: 'unrelated-secret-'.padEnd(40, 'u') },
-    ]) {
-      const err = await createDeps(testConfig(env(secrets)), { role: 'web', pool: { min: 0, max: 1 } }).then(
+    for (const [role, secrets] of [
+      ['web', { APP_SECRET: SECRET_B }],
+      ['worker', { APP_SECRET: SECRET_B }],
+      ['scheduler', { APP_SECRET: SECRET_B, APP_SECRET_PREVIOUS: 'unrelated-secret-'.padEnd(40, 'u') }],
+    ] as const) {
+      const err = await createDeps(testConfig(env(secrets)), { role, pool: { min: 0, max: 1 } }).then(
         () => null,
         (e: Error) => e,
       );
@@ -209,8 +218,8 @@ describe('APP_SECRET rotation', function () {
       LOG_LEVEL: 'error',
     });
     expect(rotated.code, rotated.stderr + rotated.stdout).to.equal(0);
-    // The check value, the signing key, two credentials, one webhook secret.
-    expect(rotated.stdout).to.match(/secrets:rotate: 5 re-sealed under APP_SECRET, 0 already under it/);
+    // The check value, the signing key, two credentials, one webhook secret, one idempotent answer.
+    expect(rotated.stdout).to.match(/secrets:rotate: 6 re-sealed under APP_SECRET, 0 already under it/);
     expect(rotated.stdout).to.include('store_payment_methods.credentials_encrypted: 2 re-sealed');
 
     const ba = opened[opened.length - 1]!;
@@ -222,12 +231,17 @@ describe('APP_SECRET rotation', function () {
         .select(c.column)) as Record<string, unknown>[];
       for (const row of rows) {
         const value = row[c.column];
-        if (typeof value === 'string' && !c.jsonField) expect(b.isCurrent(value), c.table).to.equal(true);
+        const sealed = c.jsonField ? (value as Record<string, string> | null)?.[c.jsonField] : value;
+        if (typeof sealed === 'string') expect(b.isCurrent(sealed), c.table).to.equal(true);
       }
     }
     const again = await resealAll(ba.knex, ba.cipher);
     expect(again.reduce((n, r) => n + r.resealed + r.changed + r.unreadable, 0)).to.equal(0);
-    expect(again.reduce((n, r) => n + r.current, 0)).to.equal(5);
+    expect(again.reduce((n, r) => n + r.current, 0)).to.equal(6);
+    const answer = await ba.knex('idempotency_records').where({ store_id: store.id }).first('response');
+    expect(JSON.parse(b.decrypt((answer.response as { sealed: string }).sealed))).to.deep.equal({
+      order_id: 1,
+    });
   });
 
   it('serves with APP_SECRET=B alone after the rotation: same public key, activation, credentials, webhook secret', async () => {
@@ -258,7 +272,7 @@ describe('APP_SECRET rotation', function () {
       .update({ credentials_encrypted: encryptCredentials(writer.cipher, fresh) });
     const rotation = resealAll(writer.knex, writer.cipher, { batchSize: 1 });
     // ...and the rotation's write of the old value waits on that row (a real lock wait in Postgres).
-    for (let i = 0; i < 200; i += 1) {
+    for (let i = 0; i < 800; i += 1) {
       const { rows } = await admin.raw<{ rows: unknown[] }>(
         "select 1 from pg_stat_activity where datname = ? and wait_event_type = 'Lock' and query ilike 'update%store_payment_methods%'",
         [dbName],
