@@ -258,6 +258,18 @@ describe('APP_SECRET rotation', function () {
     expect(b.cipher.decrypt(row.secret_encrypted)).to.equal(webhookSecret);
   });
 
+  it('the registry names every sealed column of the schema (an `_encrypted` column not listed fails here)', async () => {
+    const { rows } = await opened[0]!.knex.raw<{ rows: { table_name: string; column_name: string }[] }>(
+      "select table_name, column_name from information_schema.columns where table_schema = 'public' and column_name like '%\\_encrypted'",
+    );
+    expect(rows.length).to.be.greaterThan(0);
+    for (const { table_name: table, column_name: column } of rows)
+      expect(
+        SEALED_COLUMNS.some((c) => c.table === table && c.column === column),
+        `${table}.${column} is sealed: add it to shared/sealed-columns.ts`,
+      ).to.equal(true);
+  });
+
   it('a rotation that meets a concurrent write keeps the new value', async () => {
     const writer = await web({
       APP_SECRET: 'rotation-secret-C-'.padEnd(40, 'c'),
