@@ -18,6 +18,7 @@ import { createPaymentMethod, createStore } from '../../helpers/builders';
 import { testConfig } from '../../helpers/deps';
 import { TEST_ENV, TEST_QUEUE_PREFIX, testDatabaseUrl } from '../../helpers/env';
 import { startServer } from '../../helpers/http';
+import { embedClient, latestCode } from '../../helpers/otp';
 import { expectRefusal, insertLicense, licensedProduct, verify } from '../license/support';
 
 const ROOT = path.resolve(__dirname, '../../..');
@@ -108,6 +109,8 @@ describe('APP_SECRET rotation', function () {
   let keyA: string;
   let webhookSecret: string;
   let webhookId: number;
+  /** A buyer's sign-in code sent under A, entered after the restart with B. */
+  const otp = { token: '', code: '' };
   const credentials = { secret_key: 'sk_test_rotation', publishable_key: 'pk_test_rotation' };
 
   before(async () => {
@@ -158,6 +161,19 @@ describe('APP_SECRET rotation', function () {
     });
     webhookSecret = endpoint.secret;
     webhookId = endpoint.id;
+    const server = await startServer(a);
+    try {
+      const started = await embedClient(server, store.embed_key).post('/api/embed/auth/start', {
+        product_id: product.id,
+        country_code: '966',
+        phone: '551234567',
+      });
+      expect(started.status, started.text).to.equal(200);
+      otp.token = (started.body.data as { session_token: string }).session_token;
+      otp.code = await latestCode(a, '966551234567');
+    } finally {
+      await server.close();
+    }
     // A Merchant API order's idempotent answer, sealed inside a jsonb column.
     await a.knex('idempotency_records').insert({
       store_id: store.id,
@@ -209,6 +225,16 @@ describe('APP_SECRET rotation', function () {
       );
     const row = await ba.knex('merchant_webhook_endpoints').where({ id: webhookId }).first();
     expect(ba.cipher.decrypt(row.secret_encrypted)).to.equal(webhookSecret);
+    const server = await startServer(ba);
+    try {
+      const verified = await embedClient(server, store.embed_key).post('/api/embed/auth/verify', {
+        session_token: otp.token,
+        code: otp.code,
+      });
+      expect(verified.status, verified.text).to.equal(200);
+    } finally {
+      await server.close();
+    }
   });
 
   it('secrets:rotate re-seals everything under B; a second run re-seals nothing', async () => {
