@@ -52,6 +52,8 @@ export interface Config {
    * (shared/secrets.ts), never in the database.
    */
   readonly appSecret?: string;
+  /** Earlier APP_SECRET values, still read (docs/security.md, "Rotating APP_SECRET"); empty when unset. */
+  readonly appSecretPrevious: readonly string[];
   readonly logLevel: string;
   /**
    * The access log at high rates (api/middleware/access-log.ts): success lines beyond `fullPerSecond` a
@@ -175,6 +177,7 @@ const schema = Joi.object({
   DASHBOARD_USER: Joi.string().allow(''),
   DASHBOARD_PASSWORD: Joi.string().allow(''),
   APP_SECRET: Joi.string().min(32),
+  APP_SECRET_PREVIOUS: Joi.string(),
   LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
   ACCESS_LOG_FULL_PER_SECOND: Joi.number().integer().min(0).default(100),
   ACCESS_LOG_SAMPLE: positiveInt.max(1_000_000).default(100),
@@ -223,6 +226,21 @@ export const APP_SECRET_MISSING =
 /** The queue dashboard's password in production: long enough that the login limit makes guessing hopeless. */
 export const MIN_DASHBOARD_PASSWORD_LENGTH = 16;
 
+/** APP_SECRET_PREVIOUS: a comma list of earlier secrets, each as long as APP_SECRET must be. */
+function parseSecretList(raw: string | undefined): string[] {
+  if (raw === undefined) return [];
+  const secrets = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (secrets.some((s) => s.length < 32))
+    throw new ConfigError(
+      'APP_SECRET_PREVIOUS',
+      'must be a comma list of earlier APP_SECRET values, each at least 32 characters',
+    );
+  return secrets;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // Empty strings are treated as unset, as a shell `FOO=` usually means "no value".
   const cleaned: Record<string, string> = {};
@@ -262,6 +280,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const redisClusterNodes = parseClusterNodes(cleaned.REDIS_CLUSTER_NODES);
   const workerConcurrency = parseWorkerConcurrency(cleaned, v.WORKER_CONCURRENCY);
+  const appSecretPrevious = parseSecretList(v.APP_SECRET_PREVIOUS as string | undefined);
+  if (appSecretPrevious.length > 0 && !v.APP_SECRET)
+    throw new ConfigError(
+      'APP_SECRET_PREVIOUS',
+      'is set but APP_SECRET is not: set APP_SECRET to the new secret and keep the old ones here',
+    );
   const publicBaseUrl = String(v.PUBLIC_BASE_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
   if (v.NODE_ENV === 'production') {
     if (!v.APP_SECRET) throw new ConfigError('APP_SECRET', APP_SECRET_MISSING);
@@ -305,6 +329,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dashboardUser: (v.DASHBOARD_USER as string | undefined) || undefined,
     dashboardPassword: (v.DASHBOARD_PASSWORD as string | undefined) || undefined,
     appSecret: v.APP_SECRET as string | undefined,
+    appSecretPrevious: Object.freeze(appSecretPrevious.filter((old) => old !== v.APP_SECRET)),
     logLevel: String(v.LOG_LEVEL),
     accessLog: Object.freeze({
       fullPerSecond: Number(v.ACCESS_LOG_FULL_PER_SECOND),

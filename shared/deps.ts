@@ -5,6 +5,7 @@ import knexFactory, { Knex } from 'knex';
 import { DatabaseTimeouts, knexConfig } from '../db/knexfile';
 import type { Config } from './config';
 import { Cipher } from './crypto';
+import { checkSealedData, WRONG_APP_SECRET } from './services/secrets/sealed-data';
 import { createLogger, Logger } from './logger';
 import { createMessenger, Messenger } from './messaging';
 import { createPaymentProviders, PaymentProviders } from './providers';
@@ -49,6 +50,11 @@ export interface Deps {
   readonly storage: StorageDriver;
   /** Platform secret (HMAC key material) and the at-rest cipher derived from it. */
   readonly appSecret: string;
+  /**
+   * Earlier platform secrets (APP_SECRET_PREVIOUS): what was sealed or keyed under them is still read
+   * (docs/security.md, "Rotating APP_SECRET"). The cipher reads through them already.
+   */
+  readonly appSecretPrevious: readonly string[];
   readonly cipher: Cipher;
   /** This process's hot-read caches (shared/cache/versioned.ts), one per name. */
   readonly caches: HotCaches;
@@ -182,6 +188,24 @@ export async function createDeps(
       `The database is not ready (${(err as Error).message}); run \`npm run db:migrate\` first`,
     );
   }
+  const cipher = new Cipher(appSecret, config.appSecretPrevious);
+  // A process that serves (web, worker, scheduler) refuses to start on a database whose sealed values its
+  // secrets cannot open, naming APP_SECRET, instead of failing later on each one with a crypto error.
+  if (opts.role === 'web' || opts.role === 'worker' || opts.role === 'scheduler') {
+    let sealed: { ok: boolean };
+    try {
+      sealed = await checkSealedData(knex, cipher);
+    } catch (err) {
+      await closeAll();
+      throw new StartupError(
+        `The database is not ready (${(err as Error).message}); run \`npm run db:migrate\` first`,
+      );
+    }
+    if (!sealed.ok) {
+      await closeAll();
+      throw new StartupError(WRONG_APP_SECRET);
+    }
+  }
   const queues = createQueues(queueRedis, config.queuePrefix, instanceId);
   // A Queue re-emits its connection's errors; without a listener BullMQ prints each one with
   // console.error (one unstructured line per reconnect attempt while Redis is down). The connection's
@@ -233,7 +257,8 @@ export async function createDeps(
     providers: createPaymentProviders({ config, knex, appSecret }),
     storage: createStorage(config),
     appSecret,
-    cipher: new Cipher(appSecret),
+    appSecretPrevious: config.appSecretPrevious,
+    cipher,
     caches,
     resolveTxt: systemTxtResolver(),
   };

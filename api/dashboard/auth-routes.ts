@@ -70,6 +70,7 @@ function withSignIn(deps: Deps): AppMiddleware[] {
     knex: deps.knex,
     queues: deps.queues,
     appSecret: deps.appSecret,
+    appSecretPrevious: deps.appSecretPrevious,
     cipher: deps.cipher,
     consumeLimit: async (def, key, cost) => {
       await limiter.enforce([{ def, key, cost }]);

@@ -108,7 +108,10 @@ export function signedIn(permission: Permission | null) {
         return sendPage(ctx, messagePage(p, 403, p.t.badFormTitle, p.t.badForm));
       }
       if (ctx.method === 'POST') {
-        if (crossSite(ctx) || !formTokenMatches(deps.appSecret, found.session, formField(ctx, '_csrf'))) {
+        if (
+          crossSite(ctx) ||
+          !formTokenMatches(deps.appSecret, found.session, formField(ctx, '_csrf'), deps.appSecretPrevious)
+        ) {
           return sendPage(ctx, messagePage(p, 403, p.t.badFormTitle, p.t.badForm));
         }
       }

@@ -140,9 +140,18 @@ export const invoicePageRoutes = [
   }),
 ];
 
-export function urlDeps(deps: { appSecret: string; config: { publicBaseUrl: string } }): {
+export function urlDeps(deps: {
   appSecret: string;
+  appSecretPrevious?: readonly string[];
+  config: { publicBaseUrl: string };
+}): {
+  appSecret: string;
+  appSecretPrevious?: readonly string[];
   publicBaseUrl: string;
 } {
-  return { appSecret: deps.appSecret, publicBaseUrl: deps.config.publicBaseUrl };
+  return {
+    appSecret: deps.appSecret,
+    appSecretPrevious: deps.appSecretPrevious,
+    publicBaseUrl: deps.config.publicBaseUrl,
+  };
 }

@@ -146,7 +146,12 @@ export const payRoutes = [
       }
       const gateway = ctx.state.sandbox as SandboxGateway;
       const choice = await chooseSandboxOutcome(
-        { knex: ctx.deps.knex, appSecret: ctx.deps.appSecret, gateway },
+        {
+          knex: ctx.deps.knex,
+          appSecret: ctx.deps.appSecret,
+          appSecretPrevious: ctx.deps.appSecretPrevious,
+          gateway,
+        },
         params.paymentRef,
         outcome,
       );

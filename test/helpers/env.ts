@@ -2,7 +2,9 @@ import crypto from 'node:crypto';
 import knexFactory from 'knex';
 import { Redis } from 'ioredis';
 import { migrateDatabase } from '../../db/migrate';
+import { Cipher } from '../../shared/crypto';
 import { deleteKeysWithPrefix } from '../../shared/redis';
+import { checkSealedData } from '../../shared/services/secrets/sealed-data';
 
 /**
  * Each test run gets its own database and Redis key prefix, so it never touches anyone else's data and
@@ -57,6 +59,15 @@ async function withAdmin<T>(fn: (k: ReturnType<typeof knexFactory>) => Promise<T
 export async function createTestDatabase(): Promise<void> {
   await withAdmin((admin) => admin.raw(`create database "${TEST_DB_NAME}"`));
   await migrateDatabase(testDatabaseUrl);
+  // The sealed-data check value a first start leaves (docs/security.md, "Rotating APP_SECRET"), under the
+  // run's APP_SECRET: a process started later on this database checks it, not whichever sealed row (some
+  // suites store deliberately unreadable ones) it would otherwise probe.
+  const knex = knexFactory({ client: 'pg', connection: testDatabaseUrl, pool: { min: 0, max: 1 } });
+  try {
+    await checkSealedData(knex, new Cipher(String(TEST_ENV.APP_SECRET)));
+  } finally {
+    await knex.destroy();
+  }
 }
 
 export async function dropTestDatabase(): Promise<void> {

@@ -105,12 +105,15 @@ export function formToken(appSecret: string, session: Pick<DashboardSession, 'to
   return hmacSha256(appSecret, `dashboard-form:${session.token_hash}`);
 }
 
+/** `previous`: earlier secrets (APP_SECRET_PREVIOUS), so a form opened before a rotation still posts. */
 export function formTokenMatches(
   appSecret: string,
   session: Pick<DashboardSession, 'token_hash'>,
   given: unknown,
+  previous: readonly string[] = [],
 ): boolean {
-  return typeof given === 'string' && given.length > 0 && safeEqual(formToken(appSecret, session), given);
+  if (typeof given !== 'string' || given.length === 0) return false;
+  return [appSecret, ...previous].some((secret) => safeEqual(formToken(secret, session), given));
 }
 
 /** Ended sessions are kept this long after expiry or sign-out (what "signed out" pages can still explain). */

@@ -51,6 +51,8 @@ export interface DashboardSignInDeps {
   knex: Knex;
   queues: Queues;
   appSecret: string;
+  /** Earlier secrets (APP_SECRET_PREVIOUS): a code sent before a rotation still matches. */
+  appSecretPrevious?: readonly string[];
   cipher: Cipher;
   consumeLimit: ConsumeLimit;
   /** The per-phone daily cap of failed codes, shared with the Embed and Storefront sign-in. */
@@ -219,8 +221,13 @@ export class DashboardSignIn {
       .returning(['attempts', 'code_hmac', 'code_version']);
     if (reserved.length === 0) return { kind: 'max_attempts', compared: false };
     const attempt = reserved[0] as { attempts: number; code_hmac: string; code_version: number };
-    const expected = this.codeHmac(session.token_hash, attempt.code_version, code.trim());
-    if (!safeEqual(expected, attempt.code_hmac)) {
+    const matches = [this.deps.appSecret, ...(this.deps.appSecretPrevious ?? [])].some((secret) =>
+      safeEqual(
+        this.codeHmac(session.token_hash, attempt.code_version, code.trim(), secret),
+        attempt.code_hmac,
+      ),
+    );
+    if (!matches) {
       const remaining = MAX_ATTEMPTS - attempt.attempts;
       return remaining > 0 ? { kind: 'wrong', remaining } : { kind: 'max_attempts', compared: true };
     }
@@ -288,8 +295,8 @@ export class DashboardSignIn {
     return row;
   }
 
-  private codeHmac(tokenHash: string, version: number, code: string): string {
-    return hmacSha256(this.deps.appSecret, `otp:${tokenHash}:${version}:${code}`);
+  private codeHmac(tokenHash: string, version: number, code: string, secret = this.deps.appSecret): string {
+    return hmacSha256(secret, `otp:${tokenHash}:${version}:${code}`);
   }
 
   private async enqueueSend(

@@ -9,6 +9,8 @@ export const INVOICE_NOT_FOUND = 'Invoice not found';
 
 export interface UrlDeps {
   appSecret: string;
+  /** Earlier secrets (APP_SECRET_PREVIOUS): invoice page addresses built under them still open. */
+  appSecretPrevious?: readonly string[];
   publicBaseUrl: string;
 }
 
@@ -183,7 +185,7 @@ export async function documentPage(
   ref: string,
   creditNote?: number,
 ): Promise<DocumentPage> {
-  const refs = new InvoicePageRefs(deps.appSecret);
+  const refs = new InvoicePageRefs(deps.appSecret, deps.appSecretPrevious);
   const orderId = refs.parse(ref);
   if (orderId === null) return { kind: 'not_found' };
   const order = await knex('orders as o')

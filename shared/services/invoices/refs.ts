@@ -9,14 +9,20 @@ import { safeEqual } from '../../crypto';
  * it shows the invoice (a store with a VAT number) or the receipt, and the order's credit notes.
  */
 export class InvoicePageRefs {
-  private readonly key: Buffer;
+  private readonly keys: Buffer[];
 
-  constructor(appSecret: string) {
-    this.key = Buffer.from(crypto.hkdfSync('sha256', appSecret, 'commerce-platform', 'invoice-page', 32));
+  /**
+   * `previous`: earlier platform secrets (APP_SECRET_PREVIOUS), whose addresses still open; new ones are
+   * built with `appSecret` (docs/security.md, "Rotating APP_SECRET").
+   */
+  constructor(appSecret: string, previous: readonly string[] = []) {
+    this.keys = [appSecret, ...previous].map((secret) =>
+      Buffer.from(crypto.hkdfSync('sha256', secret, 'commerce-platform', 'invoice-page', 32)),
+    );
   }
 
-  private signature(orderId: number): string {
-    return crypto.createHmac('sha256', this.key).update(`order:${orderId}`).digest('hex').slice(0, 32);
+  private signature(orderId: number, key = this.keys[0]!): string {
+    return crypto.createHmac('sha256', key).update(`order:${orderId}`).digest('hex').slice(0, 32);
   }
 
   ref(orderId: number): string {
@@ -32,6 +38,6 @@ export class InvoicePageRefs {
     const match = /^(\d{1,12})-([0-9a-f]{32})$/.exec(ref);
     if (!match) return null;
     const id = Number(match[1]);
-    return safeEqual(match[2], this.signature(id)) ? id : null;
+    return this.keys.some((key) => safeEqual(match[2]!, this.signature(id, key))) ? id : null;
   }
 }

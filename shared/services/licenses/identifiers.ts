@@ -18,6 +18,22 @@ export function identifierHash(
   return hmacSha256(appSecret, `license-activation:${lockType}:${value}`);
 }
 
+/**
+ * The identifier's hash under every secret the process holds, the current one (APP_SECRET) first, then
+ * each of APP_SECRET_PREVIOUS: an activation recorded before a rotation is still found (docs/security.md,
+ * "Rotating APP_SECRET"). The value itself is never kept, so these hashes cannot be re-keyed by
+ * `secrets:rotate`; verify re-keys a row when its machine next verifies.
+ */
+export function identifierHashes(
+  secrets: { appSecret: string; appSecretPrevious?: readonly string[] },
+  lockType: Exclude<LockType, 'none'>,
+  value: string,
+): string[] {
+  return [secrets.appSecret, ...(secrets.appSecretPrevious ?? [])].map((secret) =>
+    identifierHash(secret, lockType, value),
+  );
+}
+
 /** The last characters of the value (the last IPv4 octet or IPv6 group), for the merchant's list. */
 export function identifierHint(lockType: Exclude<LockType, 'none'>, value: string): string {
   if (lockType === 'ip') {

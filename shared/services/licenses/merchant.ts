@@ -3,7 +3,7 @@ import type { LicenseStatus, LockType } from '../../../db/models';
 import { InvalidError, NotFoundError } from '../../errors';
 import { noteLicensesChanged, type LicenseCacheDeps } from './cache';
 import { recordLicenseEvent } from './history';
-import { identifierHash, identifierHint, normalizeIp } from './identifiers';
+import { identifierHashes, identifierHint, normalizeIp } from './identifiers';
 import { iso, pageMeta, type PageMeta } from '../../views';
 
 /**
@@ -15,6 +15,7 @@ import { iso, pageMeta, type PageMeta } from '../../views';
 export interface MerchantLicenseDeps extends LicenseCacheDeps {
   knex: Knex;
   appSecret: string;
+  appSecretPrevious?: readonly string[];
 }
 
 export interface MerchantLicense {
@@ -257,7 +258,7 @@ export async function resetActivations(
     if (input.hwid !== undefined) {
       const value = row.lock_type === 'ip' ? normalizeIp(input.hwid) : input.hwid.trim();
       const lock = row.lock_type === 'ip' ? 'ip' : 'hwid';
-      target.where('identifier', identifierHash(deps.appSecret, lock, value));
+      target.whereIn('identifier', identifierHashes(deps, lock, value));
     }
     const n = await target.delete();
     if (n > 0) {

@@ -1,6 +1,6 @@
 import { InvalidError } from '../../errors';
 import { LicenseError } from './errors';
-import { identifierHash, identifierHint } from './identifiers';
+import { identifierHashes, identifierHint } from './identifiers';
 import {
   buildResult,
   checkState,
@@ -84,7 +84,8 @@ export async function heartbeat(deps: VerifyDeps, req: SeatRequest): Promise<Hea
   if (!snap.floating) throw new InvalidError('This product’s licenses are not floating: use POST /verify');
   const raw = (req.hwid ?? '').trim();
   if (raw === '') throw new LicenseError('HWID_REQUIRED');
-  const hash = identifierHash(deps.appSecret, 'hwid', raw);
+  const hashes = identifierHashes(deps, 'hwid', raw);
+  const hash = hashes[0]!;
   const beatEnd = new Date(now.getTime() + snap.heartbeatSeconds * 1000);
 
   let outcome: { used: number; seat: SeatRow | null };
@@ -92,7 +93,8 @@ export async function heartbeat(deps: VerifyDeps, req: SeatRequest): Promise<Hea
     outcome = await deps.knex.transaction(async (trx) => {
       await trx('licenses').where({ id: snap.id }).forUpdate().first('id');
       await trx('license_seats').where('license_id', snap.id).where('expires_at', '<=', now).delete();
-      const own = trx('license_seats').where({ license_id: snap.id, identifier: hash });
+      // A seat taken before a rotation is still this machine's (docs/security.md, "Rotating APP_SECRET").
+      const own = trx('license_seats').where({ license_id: snap.id }).whereIn('identifier', hashes);
       const before = await own
         .clone()
         .first<SeatRow | undefined>('id', 'generation', 'expires_at', 'certified_until');

@@ -2,7 +2,7 @@ import { InvalidError } from '../../errors';
 import { noteLicensesChangedSafely } from './cache';
 import { LicenseError } from './errors';
 import { recordLicenseEvent } from './history';
-import { identifierHash, identifierHint, normalizeIp } from './identifiers';
+import { identifierHashes, identifierHint, normalizeIp } from './identifiers';
 import { checkState, loadSnapshot, remainingActivations, type VerifyDeps } from './verify';
 
 /**
@@ -78,7 +78,7 @@ export async function selfResetActivations(
     const target = trx('license_activations').where({ license_id: snap.id });
     if (hwid !== '') {
       const value = snap.lockType === 'ip' ? normalizeIp(hwid) : hwid;
-      target.where('identifier', identifierHash(deps.appSecret, snap.lockType as 'hwid' | 'ip', value));
+      target.whereIn('identifier', identifierHashes(deps, snap.lockType as 'hwid' | 'ip', value));
     }
     const removed = await target.delete();
     let used = window;

@@ -3,7 +3,7 @@ import type { LicenseStatus, LockType, PlanDuration } from '../../../db/models';
 import type { HotCaches } from '../../cache/versioned';
 import { noteLicensesChangedSafely, readStamp, type LicenseCacheDeps } from './cache';
 import { LicenseError } from './errors';
-import { identifierHash, identifierHint, normalizeIp } from './identifiers';
+import { identifierHashes, identifierHint, normalizeIp } from './identifiers';
 import type { Entitlements } from './entitlements';
 import { recordLicenseEvent } from './history';
 import { dayMonthYear, durationLabel, type DurationKey, type LicenseLocale } from './labels';
@@ -18,6 +18,8 @@ export interface VerifyDeps extends LicenseCacheDeps {
   caches: HotCaches;
   knex: Knex;
   appSecret: string;
+  /** Earlier secrets (APP_SECRET_PREVIOUS): activations recorded under them are still found. */
+  appSecretPrevious?: readonly string[];
   logger?: { warn(obj: object, msg: string): void };
 }
 
@@ -231,9 +233,30 @@ export async function admitIdentifier(
   hash: string,
   hint: string,
   now: Date,
+  earlier: readonly string[] = [],
 ): Promise<Admission> {
   try {
     return await knex.transaction(async (trx) => {
+      if (earlier.length > 0) {
+        // Recorded under a previous secret (APP_SECRET_PREVIOUS): the same machine, re-keyed under
+        // APP_SECRET now, so it outlives that secret's removal (docs/security.md, "Rotating APP_SECRET").
+        const rekeyed = await trx('license_activations')
+          .whereIn(
+            'id',
+            trx('license_activations')
+              .where('license_id', licenseId)
+              .whereIn('identifier', earlier)
+              .whereNotExists(
+                trx('license_activations')
+                  .where({ license_id: licenseId, identifier: hash })
+                  .select(trx.raw('1')),
+              )
+              .select('id')
+              .limit(1),
+          )
+          .update({ identifier: hash, last_seen_at: now });
+        if (rekeyed > 0) return { outcome: 'known' } as const;
+      }
       const { rows } = await trx.raw<{ rows: { inserted: boolean }[] }>(
         `insert into license_activations (license_id, identifier, hint, last_seen_at, created_at)
          values (?, ?, ?, ?, ?)
@@ -335,11 +358,12 @@ export async function verifyLicense(deps: VerifyDeps, req: VerifyRequest): Promi
     const raw = snap.lockType === 'hwid' ? (req.hwid ?? '').trim() : normalizeIp(req.ip);
     if (raw === '') throw new LicenseError('HWID_REQUIRED');
     const lockType = snap.lockType;
-    const hash = identifierHash(deps.appSecret, lockType, raw);
+    const hashes = identifierHashes(deps, lockType, raw);
+    const hash = hashes[0]!;
     if (!snap.known.has(hash)) {
       const licenseId = snap.id;
       const admission = await deps.caches.once(`license-admit|${licenseId}|${hash}|${stamp}`, () =>
-        admitIdentifier(deps.knex, licenseId, hash, identifierHint(lockType, raw), now),
+        admitIdentifier(deps.knex, licenseId, hash, identifierHint(lockType, raw), now, hashes.slice(1)),
       );
       if (admission.outcome === 'limit') {
         throw new LicenseError('ACTIVATION_LIMIT_REACHED', {});

@@ -14,7 +14,10 @@ export function otpGuardsOf(deps: Pick<Deps, 'config' | 'redis' | 'logger'>): Ot
 
 /** The process's OtpService (built once by createServices), consuming limits through its rate limiter. */
 export function createOtpService(
-  deps: Pick<Deps, 'config' | 'knex' | 'queues' | 'appSecret' | 'cipher' | 'logger' | 'redis'>,
+  deps: Pick<
+    Deps,
+    'config' | 'knex' | 'queues' | 'appSecret' | 'appSecretPrevious' | 'cipher' | 'logger' | 'redis'
+  >,
   limiter: RateLimiter,
 ): OtpService {
   return new OtpService({
@@ -22,6 +25,7 @@ export function createOtpService(
     knex: deps.knex,
     queues: deps.queues,
     appSecret: deps.appSecret,
+    appSecretPrevious: deps.appSecretPrevious,
     cipher: deps.cipher,
     logger: deps.logger,
     consumeLimit: async (def, key, cost) => {

@@ -50,6 +50,8 @@ export interface OtpDeps {
   knex: Knex;
   queues: Queues;
   appSecret: string;
+  /** Earlier secrets (APP_SECRET_PREVIOUS): a code sent before a rotation still matches. */
+  appSecretPrevious?: readonly string[];
   cipher: Cipher;
   consumeLimit: ConsumeLimit;
   /**
@@ -288,8 +290,10 @@ export class OtpService {
     }
     const attempt = reserved[0] as { attempts: number; code_hmac: string; code_version: number };
 
-    const expected = this.codeHmac(session.token_hash, attempt.code_version, code);
-    if (!safeEqual(expected, attempt.code_hmac)) {
+    const matches = [this.deps.appSecret, ...(this.deps.appSecretPrevious ?? [])].some((secret) =>
+      safeEqual(this.codeHmac(session.token_hash, attempt.code_version, code, secret), attempt.code_hmac),
+    );
+    if (!matches) {
       onFailure();
       const phoneRemaining = MAX_FAILURES_PER_PHONE_PER_DAY - phoneFailures;
       if (phoneRemaining <= 0) throw this.phoneLocked(channel, retryAfter);
@@ -367,8 +371,8 @@ export class OtpService {
     });
   }
 
-  private codeHmac(tokenHash: string, version: number, code: string): string {
-    return hmacSha256(this.deps.appSecret, `otp:${tokenHash}:${version}:${code}`);
+  private codeHmac(tokenHash: string, version: number, code: string, secret = this.deps.appSecret): string {
+    return hmacSha256(secret, `otp:${tokenHash}:${version}:${code}`);
   }
 
   private async findSession(store: Store, channel: OtpChannel, sessionToken: string): Promise<OtpSession> {

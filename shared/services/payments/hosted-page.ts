@@ -300,7 +300,7 @@ export async function paymentPage(
   opts: { returning: boolean },
   now = new Date(),
 ): Promise<PaymentPage> {
-  const paymentId = new PaymentPageRefs(deps.appSecret).parse(ref);
+  const paymentId = new PaymentPageRefs(deps.appSecret, deps.appSecretPrevious).parse(ref);
   const payment = paymentId === null ? undefined : await Payment.query(deps.knex).findById(paymentId);
   // Where the sandbox is off, its payments have no page: nothing there can mark one paid.
   if (!payment || !providerOffered(deps.config, payment.provider)) return { kind: 'not_found' };
@@ -361,7 +361,7 @@ export async function paymentPage(
 
 /** POST /pay/payments/:ref/retry: a new payment of the same checkout with the same method. */
 export async function retryPayment(deps: PaymentsDeps, ref: string): Promise<PageAction> {
-  const paymentId = new PaymentPageRefs(deps.appSecret).parse(ref);
+  const paymentId = new PaymentPageRefs(deps.appSecret, deps.appSecretPrevious).parse(ref);
   const payment = paymentId === null ? undefined : await Payment.query(deps.knex).findById(paymentId);
   if (!payment) return { kind: 'error', status: 404, message: CHECKOUT_NOT_FOUND };
   try {

@@ -41,6 +41,8 @@ export interface PaymentsDeps extends TxDeps {
   queues: Queues;
   config: Pick<Config, 'publicBaseUrl' | 'sandboxEnabled'>;
   appSecret: string;
+  /** Earlier secrets (APP_SECRET_PREVIOUS): payment page addresses built under them still open. */
+  appSecretPrevious?: readonly string[];
   logger: Logger;
   /** The HTTP request's budget: no payment is opened once it is spent. */
   budget?: RequestBudget;

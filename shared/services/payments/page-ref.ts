@@ -8,14 +8,20 @@ import { safeEqual } from '../../crypto';
  * cannot be guessed from an id: 128 bits of a key derived from the platform secret.
  */
 export class PaymentPageRefs {
-  private readonly key: Buffer;
+  private readonly keys: Buffer[];
 
-  constructor(appSecret: string) {
-    this.key = Buffer.from(crypto.hkdfSync('sha256', appSecret, 'commerce-platform', 'payment-page', 32));
+  /**
+   * `previous`: earlier platform secrets (APP_SECRET_PREVIOUS), whose addresses still open; new ones are
+   * built with `appSecret` (docs/security.md, "Rotating APP_SECRET").
+   */
+  constructor(appSecret: string, previous: readonly string[] = []) {
+    this.keys = [appSecret, ...previous].map((secret) =>
+      Buffer.from(crypto.hkdfSync('sha256', secret, 'commerce-platform', 'payment-page', 32)),
+    );
   }
 
-  private signature(paymentId: number): string {
-    return crypto.createHmac('sha256', this.key).update(`payment:${paymentId}`).digest('hex').slice(0, 32);
+  private signature(paymentId: number, key = this.keys[0]!): string {
+    return crypto.createHmac('sha256', key).update(`payment:${paymentId}`).digest('hex').slice(0, 32);
   }
 
   ref(paymentId: number): string {
@@ -31,6 +37,6 @@ export class PaymentPageRefs {
     const match = /^(\d{1,12})-([0-9a-f]{32})$/.exec(ref);
     if (!match) return null;
     const id = Number(match[1]);
-    return safeEqual(match[2], this.signature(id)) ? id : null;
+    return this.keys.some((key) => safeEqual(match[2]!, this.signature(id, key))) ? id : null;
   }
 }

@@ -36,12 +36,12 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
  * and both get the same event, which the platform keeps once per event id.
  */
 export async function chooseSandboxOutcome(
-  deps: { knex: Knex; appSecret: string; gateway: SandboxGateway },
+  deps: { knex: Knex; appSecret: string; appSecretPrevious?: readonly string[]; gateway: SandboxGateway },
   ref: string,
   outcome: 'paid' | 'failed',
   opts: SandboxChoiceOptions = {},
 ): Promise<SandboxChoice> {
-  const paymentId = new PaymentPageRefs(deps.appSecret).parse(ref);
+  const paymentId = new PaymentPageRefs(deps.appSecret, deps.appSecretPrevious).parse(ref);
   if (paymentId === null) return { kind: 'not_found' };
   const deadline = Date.now() + (opts.waitMs ?? 10_000);
   for (;;) {

@@ -12,16 +12,20 @@ import { safeEqual } from '../../crypto';
  *   is stored (checkouts.token_hash), as for every checkout.
  */
 export class SubscriptionLinks {
-  private readonly key: Buffer;
+  private readonly keys: Buffer[];
 
-  constructor(appSecret: string) {
-    this.key = Buffer.from(
-      crypto.hkdfSync('sha256', appSecret, 'commerce-platform', 'subscription-links', 32),
+  /**
+   * `previous`: earlier platform secrets (APP_SECRET_PREVIOUS), whose page addresses still open; every
+   * address and checkout secret is built with `appSecret` (docs/security.md, "Rotating APP_SECRET").
+   */
+  constructor(appSecret: string, previous: readonly string[] = []) {
+    this.keys = [appSecret, ...previous].map((secret) =>
+      Buffer.from(crypto.hkdfSync('sha256', secret, 'commerce-platform', 'subscription-links', 32)),
     );
   }
 
-  private mac(value: string): string {
-    return crypto.createHmac('sha256', this.key).update(value).digest('hex');
+  private mac(value: string, key = this.keys[0]!): string {
+    return crypto.createHmac('sha256', key).update(value).digest('hex');
   }
 
   ref(subscriptionId: number): string {
@@ -37,7 +41,9 @@ export class SubscriptionLinks {
     const match = /^(\d{1,12})-([0-9a-f]{32})$/.exec(ref);
     if (!match) return null;
     const id = Number(match[1]);
-    return safeEqual(match[2], this.mac(`subscription:${id}`).slice(0, 32)) ? id : null;
+    return this.keys.some((key) => safeEqual(match[2]!, this.mac(`subscription:${id}`, key).slice(0, 32)))
+      ? id
+      : null;
   }
 
   /** The secret checkout URL of a renewal's checkout (what the buyer's payment link carries). */

@@ -23,10 +23,10 @@ export type SubscriptionPage =
     };
 
 export async function subscriptionPage(
-  deps: { knex: Knex; appSecret: string },
+  deps: { knex: Knex; appSecret: string; appSecretPrevious?: readonly string[] },
   ref: string,
 ): Promise<SubscriptionPage> {
-  const id = new SubscriptionLinks(deps.appSecret).parse(ref);
+  const id = new SubscriptionLinks(deps.appSecret, deps.appSecretPrevious).parse(ref);
   if (id === null) return { kind: 'not_found' };
   const row = await deps
     .knex('subscriptions as s')
@@ -70,10 +70,16 @@ export async function subscriptionPage(
 
 /** The buyer's cancel button: at period end (a past-due subscription ends now: its period is unpaid). */
 export async function cancelFromPage(
-  deps: { knex: Knex; appSecret: string; queues: Queues; config: { merchantWebhookRetryDelayMs: number } },
+  deps: {
+    knex: Knex;
+    appSecret: string;
+    appSecretPrevious?: readonly string[];
+    queues: Queues;
+    config: { merchantWebhookRetryDelayMs: number };
+  },
   ref: string,
 ): Promise<SubscriptionPage> {
-  const id = new SubscriptionLinks(deps.appSecret).parse(ref);
+  const id = new SubscriptionLinks(deps.appSecret, deps.appSecretPrevious).parse(ref);
   if (id === null) return { kind: 'not_found' };
   const current = await subscriptionPage(deps, ref);
   if (current.kind === 'subscription' && current.cancellable) {

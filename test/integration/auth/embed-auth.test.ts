@@ -76,7 +76,7 @@ describe('Embed API authentication (phone OTP)', () => {
       expect(Object.keys(job!.data).sort()).to.deep.equal(['codeVersion', 'locale', 'otpSessionId', 'route']);
       const session = await OtpSession.query(deps.knex).findOne({ e164 });
       expect(session!.code_hmac).to.match(/^[0-9a-f]{64}$/);
-      expect(session!.code_encrypted).to.match(/^v1\./);
+      expect(session!.code_encrypted).to.match(/^v2\.[A-Za-z0-9_-]{11}\./);
       expect(session!.token_hash).to.equal(sha256(data.session_token as string));
     });
 

@@ -96,7 +96,7 @@ describe('License Verification API: signed and encrypted answers, rate limit', (
         const res = await verify(otherServer, { product_id: plain.id, license_key: license.key });
         expect(verifySignature(publicKey, res)).to.equal(true);
         const row = await deps.knex('platform_settings').where({ key: 'license_signing_key' }).first('value');
-        expect(String(row.value), 'private key sealed at rest').to.match(/^v1\./);
+        expect(String(row.value), 'private key sealed at rest').to.match(/^v2\.[A-Za-z0-9_-]{11}\./);
         expect(String(row.value)).to.not.include('PRIVATE KEY');
       } finally {
         await otherServer.close();
