@@ -22,6 +22,8 @@ export interface AppState {
   body?: unknown;
   query?: unknown;
   params?: unknown;
+  /** A read Postgres answers without Redis: its rate limits fall back to the process (cachedRead()). */
+  cachedRead?: boolean;
   /** Set by the request deadline middleware; handed to services that start work. */
   budget?: RequestBudget;
   [key: string]: unknown;

@@ -115,6 +115,24 @@ export interface Breakers {
 type RedisCommand = Parameters<Redis['sendCommand']>[0];
 
 /**
+ * ioredis's auto-pipelining sends the commands of one turn of the event loop as one pipeline, and holds
+ * the next turn's commands until that pipeline has its answers. While the breaker probes, the probe's
+ * pipeline waits out the command timeout on a frozen Redis, and every command issued meanwhile would wait
+ * behind it (up to DEPENDENCY_TIMEOUT_MS) before meeting the breaker. So the connection auto-pipelines only
+ * while the breaker is closed: open or probing, each command goes to `sendCommand` on its own, where the
+ * breaker admits the one probe and refuses the others at once (docs/outages.md, "The web tier").
+ */
+function bypassAutoPipelineUnlessClosed(redis: RedisClient, breaker: CircuitBreaker): void {
+  const options = redis.options as { enableAutoPipelining?: boolean };
+  if (!options.enableAutoPipelining) return;
+  Object.defineProperty(options, 'enableAutoPipelining', {
+    configurable: true,
+    enumerable: true,
+    get: () => breaker.state === 'closed',
+  });
+}
+
+/**
  * Every command of this connection goes through the breaker: refused at once while it is open, its
  * outcome reported when it settles. A pipeline (and MULTI) is admitted or refused as a whole, since
  * ioredis writes its commands only once all of them were handed over. Commands sent while the
@@ -122,6 +140,7 @@ type RedisCommand = Parameters<Redis['sendCommand']>[0];
  * fail at once anyway, and refusing the ready check would keep the connection from coming back.
  */
 export function guardRedis(redis: RedisClient, breaker: CircuitBreaker): void {
+  bypassAutoPipelineUnlessClosed(redis, breaker);
   const send = redis.sendCommand.bind(redis);
   const pipelines = new WeakMap<object, boolean>();
   redis.sendCommand = ((command: RedisCommand, stream?: unknown, node?: unknown) => {

@@ -114,7 +114,10 @@ export interface Config {
     readonly transientRetryMaxDelayMs: number;
     /** How long after it was added a job may wait out an outage; after that its failures spend attempts. */
     readonly transientDeferralLimitMs: number;
-    /** BullMQ job lock: a killed worker's jobs are taken over by another worker after about this long. */
+    /**
+     * BullMQ job lock (renewed every half of it); the stalled-job check runs every two thirds of it, so a
+     * killed worker's jobs are back in the wait list within 5/3 of it (25 s at the default 15 s).
+     */
     readonly jobLockMs: number;
   };
   /** First retry delay of a merchant webhook delivery (doubling, 12 attempts: about a day at 42 s). */
@@ -205,7 +208,7 @@ const schema = Joi.object({
     .min(0)
     .max(7 * 86_400_000)
     .default(86_400_000),
-  JOB_LOCK_DURATION_MS: positiveInt.min(1000).max(600000).default(30000),
+  JOB_LOCK_DURATION_MS: positiveInt.min(1000).max(600000).default(15000),
   MERCHANT_WEBHOOK_RETRY_DELAY_MS: positiveInt.max(3_600_000).default(42_000),
   REFUND_RETRY_DELAY_MS: positiveInt.max(3_600_000).default(30_000),
   MERCHANT_WEBHOOK_TIMEOUT_MS: positiveInt.max(60_000).default(10_000),

@@ -76,6 +76,24 @@ const TRANSIENT_FIRST_DELAY_MS = 1_000;
 const MAX_STALLED_COUNT = 10;
 
 /**
+ * How a killed worker's jobs come back (docs/outages.md, "Workers"). BullMQ renews a running job's lock every
+ * `lockDuration / 2` (whatever the job's length; only an event loop blocked that long would lose it) and a
+ * job stays in the active list after its worker died. The stalled-job check marks the active jobs, and at
+ * its next run moves every marked job whose lock has lapsed back to the wait list. A worker killed just
+ * after a renewal leaves a lock that lapses `lockDuration` later, and the check after that moves the job:
+ * back within `lockDuration + stalledInterval`, 25 s with the 15 s default.
+ */
+export function jobLockSettings(
+  lockMs: number,
+): Pick<WorkerOptions, 'lockDuration' | 'stalledInterval' | 'maxStalledCount'> {
+  return {
+    lockDuration: lockMs,
+    stalledInterval: Math.round((lockMs * 2) / 3),
+    maxStalledCount: MAX_STALLED_COUNT,
+  };
+}
+
+/**
  * The delay before the next try of a job whose dependency is out of reach: exponential in the number of
  * deferrals so far (starts that did not end in a counted attempt), capped.
  */
@@ -159,10 +177,7 @@ export class WorkerPool {
         }
       },
       {
-        maxStalledCount: MAX_STALLED_COUNT,
-        // The lock is renewed at half its duration; a killed worker's jobs are checked for at this interval.
-        lockDuration: deps.config.timeouts.jobLockMs,
-        stalledInterval: deps.config.timeouts.jobLockMs,
+        ...jobLockSettings(deps.config.timeouts.jobLockMs),
         ...extra,
         connection,
         prefix: bullPrefix(deps.config.queuePrefix),

@@ -1,6 +1,7 @@
 import type { LimitDefinition } from '../../shared/rate-limits';
 import { RateLimitedError, UnauthenticatedError } from '../../shared/errors';
 import { LimitUse, mostRestrictive, RateLimitUnavailableError } from '../../shared/services/rate-limiter';
+import type { Deps } from '../../shared/deps';
 import type { AppContext, AppMiddleware } from '../context';
 
 export interface RateLimitRule {
@@ -53,7 +54,8 @@ function setHeaders(
  * Consumes every rule's bucket for the request; when any is exhausted the request ends with 429
  * (RateLimitedError, formatted by the interface's envelope) and Retry-After. X-RateLimit-Limit and
  * X-RateLimit-Remaining describe the most restrictive bucket, on successes and 429s alike.
- * Redis being unreachable answers 503 rather than serving traffic unmetered.
+ * Redis being unreachable answers 503 rather than serving traffic unmetered, except on a cached read
+ * (`cachedRead`): there the same limits are counted in the process's memory (docs/outages.md).
  *
  * All the rules of one rateLimit() cost one Redis call (RateLimiter.consume). The two chains that pass two
  * of them keep both on purpose: the FiveM API's per-server bucket is known only once fivemSecret() has
@@ -76,6 +78,13 @@ export function rateLimit(rules: readonly RateLimitRule[]): AppMiddleware {
 
     const states = await limiter.consume(uses).catch((err: unknown) => {
       if (err instanceof RateLimitUnavailableError) {
+        if (ctx.state.cachedRead === true) {
+          ctx.deps.logger.warn(
+            { requestId: ctx.state.requestId },
+            'rate limits counted in this process: Redis unreachable',
+          );
+          return limiter.consumeLocally(uses);
+        }
         ctx.deps.logger.warn(
           { requestId: ctx.state.requestId },
           'rate limits unavailable: Redis unreachable',
@@ -132,4 +141,20 @@ export function failedAuthLimit(
       throw err;
     }
   };
+}
+
+/**
+ * Marks the route as one of the reads Postgres answers while Redis is out (docs/caching.md: the payment
+ * status and the embed product; not `/verify`, which may bind a hardware id, a write, and whose outage answer
+ * is documented in docs/license.md): during a Redis outage its rate limits are counted in this process
+ * (RateLimiter.consumeLocally) instead of refusing the request with 503. Every other route keeps the 503,
+ * and no read runs unmetered: an attacker who could take Redis down still meets the same limits per web
+ * process (docs/outages.md, "Rate limits during a Redis outage").
+ */
+export function cachedRead(guards: (deps: Deps) => AppMiddleware[]): (deps: Deps) => AppMiddleware[] {
+  const mark: AppMiddleware = async (ctx, next) => {
+    ctx.state.cachedRead = true;
+    await next();
+  };
+  return (deps) => [mark, ...guards(deps)];
 }

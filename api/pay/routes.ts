@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { requestDeps } from '../request-deps';
 import type { Deps } from '../../shared/deps';
-import { SandboxGateway } from '../../shared/providers/sandbox';
+import { SandboxGateway, sandboxGatewayFor } from '../../shared/providers/sandbox';
 import {
   checkoutPage,
   chooseSandboxOutcome,
@@ -51,7 +51,7 @@ function withSandboxGateway(deps: Deps): AppMiddleware[] {
         sendHtml(ctx, paymentPageView({ kind: 'not_found' }, viewOf(ctx)));
       },
     ];
-  const gateway = new SandboxGateway(deps.knex, deps.appSecret, deps.logger);
+  const gateway = sandboxGatewayFor(deps);
   return [
     ...paymentStatusGuards(deps),
     async (ctx, next) => {

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { SandboxGateway } from '../../shared/providers/sandbox';
+import { SandboxGateway, sandboxGatewayFor } from '../../shared/providers/sandbox';
 import type { Deps } from '../../shared/deps';
 import type { AppContext, AppMiddleware } from '../context';
 import { paymentStatusGuards } from '../guards';
@@ -16,7 +16,7 @@ export { sandboxWebhookTarget };
 
 /** The gateway is built once per app and handed to the handlers through ctx.state. */
 function withGateway(deps: Deps): AppMiddleware[] {
-  const gateway = new SandboxGateway(deps.knex, deps.appSecret, deps.logger);
+  const gateway = sandboxGatewayFor(deps);
   return [
     ...paymentStatusGuards(deps),
     async (ctx, next) => {

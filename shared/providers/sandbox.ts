@@ -225,6 +225,47 @@ export interface DeliveryOptions {
 
 const DEFAULT_RETRY_DELAYS_MS = [500, 1_000, 2_000, 4_000, 8_000];
 
+interface Delivery {
+  readonly event: SandboxEvent;
+  readonly url: string;
+  readonly controller: AbortController;
+  delivered: boolean;
+  run: Promise<void>;
+}
+
+/** Waits `ms`, or less when `signal` aborts. */
+function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = (): void => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+const gateways = new WeakMap<object, SandboxGateway>();
+
+/**
+ * The one gateway of an app's dependencies (the pages that take a choice share it), so the web process
+ * can hand its pending deliveries back at shutdown.
+ */
+export function sandboxGatewayFor(deps: {
+  readonly knex: Knex;
+  readonly appSecret: string;
+  readonly logger: Logger;
+}): SandboxGateway {
+  let gateway = gateways.get(deps);
+  if (!gateway) {
+    gateway = new SandboxGateway(deps.knex, deps.appSecret, deps.logger);
+    gateways.set(deps, gateway);
+  }
+  return gateway;
+}
+
 /**
  * The sandbox provider's own side. A real provider would run this on its servers; here it runs in the web
  * process, behind the pages in api/sandbox. Webhook deliveries are retried a few times with back-off; one
@@ -232,7 +273,8 @@ const DEFAULT_RETRY_DELAYS_MS = [500, 1_000, 2_000, 4_000, 8_000];
  */
 export class SandboxGateway {
   private readonly key: Buffer;
-  private readonly inFlight = new Set<Promise<void>>();
+  private readonly inFlight = new Set<Delivery>();
+  private stopping = false;
 
   constructor(
     private readonly knex: Knex,
@@ -292,8 +334,11 @@ export class SandboxGateway {
     return changed > 0;
   }
 
-  /** Posts the signed event to `webhookUrl`, retrying on failure; resolves with whether it was accepted. */
-  async deliver(event: SandboxEvent, webhookUrl: string): Promise<boolean> {
+  /**
+   * Posts the signed event to `webhookUrl`, retrying on failure; resolves with whether it was accepted.
+   * `signal` stops it between tries or mid-request (the process is stopping: `handBack`).
+   */
+  async deliver(event: SandboxEvent, webhookUrl: string, signal?: AbortSignal): Promise<boolean> {
     const raw = JSON.stringify(event);
     const headers = {
       'Content-Type': 'application/json',
@@ -301,13 +346,15 @@ export class SandboxGateway {
     };
     const delays = this.delivery.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
     for (let attempt = 0; attempt <= delays.length; attempt += 1) {
-      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, delays[attempt - 1]));
+      if (attempt > 0) await abortableSleep(delays[attempt - 1], signal);
+      if (signal?.aborted) return false;
       try {
+        const timeout = AbortSignal.timeout(this.delivery.timeoutMs ?? 5_000);
         const res = await fetch(webhookUrl, {
           method: 'POST',
           headers,
           body: raw,
-          signal: AbortSignal.timeout(this.delivery.timeoutMs ?? 5_000),
+          signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
         });
         await res.arrayBuffer();
         if (res.ok) return true;
@@ -316,6 +363,7 @@ export class SandboxGateway {
           'sandbox webhook refused',
         );
       } catch (err) {
+        if (signal?.aborted) return false;
         this.logger.warn(
           { event: event.id, error: (err as Error).message, attempt: attempt + 1 },
           'sandbox webhook delivery failed',
@@ -331,17 +379,73 @@ export class SandboxGateway {
 
   /** Starts a delivery without waiting for it (the customer's page answers first). */
   deliverInBackground(event: SandboxEvent, webhookUrl: string): void {
-    const run = this.deliver(event, webhookUrl).then(
-      () => undefined,
+    if (this.stopping) {
+      // Asked after the hand-back (a late answer's close): written for the next process straight away.
+      void this.persist([{ event, url: webhookUrl }]).catch((err: Error) =>
+        this.logger.error({ event: event.id, error: err.message }, 'sandbox webhook hand-back failed'),
+      );
+      return;
+    }
+    const controller = new AbortController();
+    const delivery: Delivery = {
+      event,
+      url: webhookUrl,
+      controller,
+      delivered: false,
+      run: Promise.resolve(),
+    };
+    delivery.run = this.deliver(event, webhookUrl, controller.signal).then(
+      (delivered) => {
+        delivery.delivered = delivered;
+      },
       (err: Error) =>
         this.logger.error({ event: event.id, error: err.message }, 'sandbox webhook delivery crashed'),
     );
-    this.inFlight.add(run);
-    void run.finally(() => this.inFlight.delete(run));
+    this.inFlight.add(delivery);
+    void delivery.run.finally(() => this.inFlight.delete(delivery));
   }
 
-  /** Resolves once every background delivery has finished (used at shutdown and by tests). */
+  /** Resolves once every background delivery has finished (used by tests). */
   async idle(): Promise<void> {
-    await Promise.allSettled([...this.inFlight]);
+    await Promise.allSettled([...this.inFlight].map((d) => d.run));
+  }
+
+  /**
+   * At shutdown (docs/operations.md, "Stopping"): stops every delivery still being tried or waiting for its
+   * next try and writes it to `sandbox_webhook_handbacks`, from where the next web process delivers it
+   * (`resumeHandedBack`), instead of dropping it with the process. Returns how many were handed back.
+   */
+  async handBack(): Promise<number> {
+    this.stopping = true;
+    const running = [...this.inFlight];
+    for (const delivery of running) delivery.controller.abort();
+    await Promise.allSettled(running.map((d) => d.run));
+    const undelivered = running.filter((d) => !d.delivered);
+    await this.persist(undelivered);
+    return undelivered.length;
+  }
+
+  /**
+   * At start: takes the deliveries a stopped process handed back (each row once, whichever process takes
+   * it: the rows are deleted as they are taken) and delivers them in the background. A delivery that
+   * cannot be made in time is handed back again at the next shutdown; the webhook carries its event id,
+   * so one delivered twice is kept once by the platform.
+   */
+  async resumeHandedBack(limit = 500): Promise<number> {
+    const taken = await this.knex.raw<{ rows: { url: string; body: string }[] }>(
+      `delete from sandbox_webhook_handbacks where id in (
+         select id from sandbox_webhook_handbacks order by id limit ? for update skip locked
+       ) returning url, body`,
+      [limit],
+    );
+    for (const row of taken.rows) this.deliverInBackground(JSON.parse(row.body) as SandboxEvent, row.url);
+    return taken.rows.length;
+  }
+
+  private async persist(deliveries: readonly Pick<Delivery, 'event' | 'url'>[]): Promise<void> {
+    if (deliveries.length === 0) return;
+    await this.knex('sandbox_webhook_handbacks').insert(
+      deliveries.map((d) => ({ event_id: d.event.id, url: d.url, body: JSON.stringify(d.event) })),
+    );
   }
 }

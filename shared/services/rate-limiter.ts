@@ -62,8 +62,43 @@ type WithConsumeCommand = RedisClient & {
  * by one Lua script in one round trip, atomically, so concurrent requests on many web processes never
  * over-admit.
  */
+/** Buckets the in-process fallback keeps at most (oldest out first): a bound on its memory. */
+export const LOCAL_BUCKETS_MAX = 20_000;
+
+/**
+ * Fixed-window buckets in this process's memory: the fallback of the reads Postgres answers without Redis
+ * (docs/outages.md, "Rate limits during a Redis outage"). Same limits and windows as in Redis, counted per
+ * process: N web processes let through at most N times a limit.
+ */
+class LocalBuckets {
+  private readonly buckets = new Map<string, { consumed: number; endsAt: number }>();
+
+  consume(bucket: string, cost: number, windowMs: number, now: number): { consumed: number; ttlMs: number } {
+    let entry = this.buckets.get(bucket);
+    if (!entry || entry.endsAt <= now) {
+      this.buckets.delete(bucket);
+      if (this.buckets.size >= LOCAL_BUCKETS_MAX) this.evict();
+      entry = { consumed: 0, endsAt: now + windowMs };
+      this.buckets.set(bucket, entry);
+    }
+    entry.consumed += cost;
+    return { consumed: entry.consumed, ttlMs: entry.endsAt - now };
+  }
+
+  /**
+   * Makes room by dropping the oldest bucket (a Map keeps insertion order, and a renewed window is
+   * inserted again): O(1) per new bucket, however many clients an attack brings. Expired ones are
+   * replaced when their key comes back.
+   */
+  private evict(): void {
+    const oldest = this.buckets.keys().next();
+    if (!oldest.done) this.buckets.delete(oldest.value);
+  }
+}
+
 export class RateLimiter {
   private readonly redis: WithConsumeCommand;
+  private readonly local = new LocalBuckets();
 
   constructor(
     redis: RedisClient,
@@ -123,6 +158,25 @@ export class RateLimiter {
         limit: use.def.points,
         remaining: Math.max(use.def.points - consumed, 0),
         resetSeconds: secondsUntil(ttl),
+        exceeded: consumed > use.def.points,
+      };
+    });
+  }
+
+  /**
+   * Consumes every use in this process's own buckets, without Redis: only for the reads that Postgres
+   * answers while Redis is out (the rateLimit middleware's `cachedRead` fallback; docs/outages.md).
+   */
+  consumeLocally(uses: readonly LimitUse[], now = Date.now()): LimitState[] {
+    return uses.map((use) => {
+      const cost = use.cost ?? 1;
+      const windowMs = this.windowSeconds(use.def) * 1000;
+      const { consumed, ttlMs } = this.local.consume(this.keyOf(use.def, use.key), cost, windowMs, now);
+      return {
+        def: use.def,
+        limit: use.def.points,
+        remaining: Math.max(use.def.points - consumed, 0),
+        resetSeconds: secondsUntil(ttlMs),
         exceeded: consumed > use.def.points,
       };
     });

@@ -9,6 +9,7 @@ import { defineRoute, RouteDefinition, RouteInput } from '../../http/route';
 import type { AppContext } from '../../context';
 import { customerAuth } from '../../middleware/customer-auth';
 import { embedGuards, paymentStatusGuards } from '../../guards';
+import { cachedRead } from '../../middleware/rate-limit';
 import { refused } from '../responses';
 import { EMBED_WITH_TOKEN } from '../security';
 
@@ -111,7 +112,7 @@ export const embedPaymentRoutes = [
       'the payment is confirmed and the order exists; `order_id` is null until then. A checkout with an order ' +
       'keeps answering after its lifetime; an unpaid one past it answers 404.',
     security: [],
-    guards: paymentStatusGuards,
+    guards: cachedRead(paymentStatusGuards),
     request: {
       params: Joi.object<{ checkoutUrl: string }, true>({
         checkoutUrl: Joi.string().max(200).required().description('The checkout_url of the checkout.'),

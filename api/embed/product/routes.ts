@@ -3,6 +3,7 @@ import { cachedProductView } from '../../../shared/services/catalogue';
 import { embedOk, schemaRef } from '../../openapi/components';
 import { defineRoute } from '../../http/route';
 import { embedGuards } from '../../guards';
+import { cachedRead } from '../../middleware/rate-limit';
 import { refused } from '../responses';
 
 export const embedProductRoutes = [
@@ -18,7 +19,7 @@ export const embedProductRoutes = [
       'the number of available keys), image, categories, custom fields with their options and add-on ' +
       'prices, active subscription plans, and the store’s active payment methods with their amount bounds. ' +
       'An unknown, inactive or foreign product, or an id that is not a number, answers 404 "Product not found".',
-    guards: embedGuards,
+    guards: cachedRead(embedGuards),
     request: {
       // Any text is accepted: an id that cannot name a product answers 404 like an unknown one.
       params: Joi.object<{ productId: string }, true>({

@@ -8,6 +8,7 @@ import { initiatePayment, initiationAnswer, cachedPaymentStatus } from '../../..
 import type { Deps } from '../../../shared/deps';
 import type { AppContext } from '../../context';
 import { storefrontGuards } from '../../guards';
+import { cachedRead } from '../../middleware/rate-limit';
 import {
   countryCodeDigits,
   customerName,
@@ -151,7 +152,7 @@ export const storefrontCheckoutRoutes = [
     operationId: 'storefrontPaymentStatus',
     summary: 'Payment status of a checkout',
     description: 'As GET /api/embed/payment/status/{checkoutUrl}: `is_paid` and `order_id`.',
-    guards: storefrontGuards,
+    guards: cachedRead(storefrontGuards),
     request: { params: Joi.object<{ checkoutUrl: string }, true>({ checkoutUrl: opaque().required() }) },
     responses: {
       200: storefrontOk('Paid or not.', schemaRef('PaymentStatus')),

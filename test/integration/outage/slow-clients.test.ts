@@ -18,7 +18,7 @@ describe('slow clients: header and body time limits', function () {
 
   before(async () => {
     const deps = await isolatedDeps({ HTTP_HEADERS_TIMEOUT_MS: '600', HTTP_REQUEST_TIMEOUT_MS: '1200' });
-    server = createHttpServer(createApp(deps), deps.config.timeouts);
+    server = createHttpServer(createApp(deps), deps.config.timeouts).server;
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     port = (server.address() as AddressInfo).port;
   });
