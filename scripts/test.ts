@@ -6,6 +6,7 @@ import { MochaSummary, summaryLine } from './mocha-reporter';
 import { buildWidget, describeBuild, WIDGET_GZIP_BUDGET } from './build-widget';
 import { checkLockFile } from './lib/lockfile';
 import { findOrInstallChromium, findOrInstallLua, provision, Provisioned } from './lib/provision';
+import { splitLanes } from './lib/test-lanes';
 
 /**
  * `npm test`: provide Postgres and Redis (and the Chromium of the browser tests), then ESLint + Prettier, the typecheck and the whole mocha suite.
@@ -32,10 +33,18 @@ interface CheckResult {
 /** The tools running now (lint and the typecheck run side by side), stopped together on a signal. */
 const running = new Set<ReturnType<typeof spawn>>();
 
-function run(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+function run(argv: string[], env: NodeJS.ProcessEnv = process.env, output?: string[]): Promise<number> {
   return new Promise((resolve) => {
-    const child = spawn(argv[0], argv.slice(1), { cwd: root, env, stdio: ['ignore', 'inherit', 'inherit'] });
+    const child = spawn(argv[0], argv.slice(1), {
+      cwd: root,
+      env,
+      stdio: ['ignore', output ? 'pipe' : 'inherit', output ? 'pipe' : 'inherit'],
+    });
     running.add(child);
+    if (output) {
+      child.stdout?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+      child.stderr?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+    }
     child.once('error', (err) => {
       running.delete(child);
       say(`could not run ${argv.join(' ')}: ${err.message}`);
@@ -57,6 +66,85 @@ async function check(name: string, commands: string[][], env?: NodeJS.ProcessEnv
     if ((await run(argv, env)) !== 0) ok = false;
   }
   return { name, ok, seconds: (Date.now() - started) / 1000 };
+}
+
+interface Lane {
+  name: string;
+  files: string[];
+  /** Mocha's parallel mode over TEST_JOBS worker processes (2 by default: the machine's cores). */
+  parallel: boolean;
+  env: NodeJS.ProcessEnv;
+  summaryFile: string;
+  /** Collects the lane's output instead of printing it as it comes (a lane running beside another). */
+  output?: string[];
+}
+
+/** One mocha process over `files`, its databases and Redis keys under a run id of its own. */
+async function runLane(lane: Lane): Promise<CheckResult> {
+  const started = Date.now();
+  const jobs = process.env.TEST_JOBS ?? '2';
+  const argv = [
+    process.execPath,
+    bin('mocha/bin/mocha.js'),
+    '--reporter',
+    path.join('scripts', 'mocha-reporter.ts'),
+    ...(lane.parallel ? ['--parallel', '--jobs', jobs] : []),
+    ...lane.files,
+  ];
+  const header = `\n── ${lane.name}: mocha${lane.parallel ? ` --parallel --jobs ${jobs}` : ''} (${lane.files.length === 1 ? lane.files[0] : `${lane.files.length} files`})`;
+  if (lane.output) lane.output.push(`${header}\n`);
+  else say(header);
+  const env = {
+    ...lane.env,
+    MOCHA_SUMMARY_FILE: lane.summaryFile,
+    TEST_RUN_ID: `${process.pid}_${lane.name.replace(/\W/g, '')}`,
+  };
+  const code = await run(argv, env, lane.output);
+  return { name: lane.name, ok: code === 0, seconds: (Date.now() - started) / 1000 };
+}
+
+/**
+ * The whole suite in two lanes side by side (scripts/lib/test-lanes.ts): the browser files one after
+ * another, every other file in Mocha's parallel mode. The browser lane's output is printed when both
+ * are done, so neither lane's lines are cut into the other's; the summary adds both lanes up.
+ */
+async function runLanes(env: NodeJS.ProcessEnv, summaryFile: string): Promise<CheckResult> {
+  const started = Date.now();
+  const lanes = splitLanes(root);
+  const browserOutput: string[] = [];
+  const files = { parallel: `${summaryFile}.parallel`, browser: `${summaryFile}.browser` };
+  const [parallel, browser] = await Promise.all([
+    runLane({ name: 'mocha', files: lanes.parallel, parallel: true, env, summaryFile: files.parallel }),
+    runLane({
+      name: 'mocha browser',
+      files: lanes.browser,
+      parallel: false,
+      env,
+      summaryFile: files.browser,
+      output: browserOutput,
+    }),
+  ]);
+  process.stdout.write(browserOutput.join(''));
+  say(`(browser lane: ${browser.seconds.toFixed(1)} s; parallel lane: ${parallel.seconds.toFixed(1)} s)`);
+  const summaries: MochaSummary[] = [];
+  for (const file of Object.values(files)) {
+    try {
+      summaries.push(JSON.parse(fs.readFileSync(file, 'utf8')) as MochaSummary);
+    } catch {
+      // A lane that did not run to its end wrote no summary: the run's summary is missing too, below.
+    }
+    fs.rmSync(file, { force: true });
+  }
+  if (summaries.length === 2) {
+    const total: MochaSummary = summaries.reduce((a, b) => ({
+      passed: a.passed + b.passed,
+      failed: a.failed + b.failed,
+      skipped: a.skipped + b.skipped,
+      durationMs: Math.max(a.durationMs, b.durationMs),
+    }));
+    fs.writeFileSync(summaryFile, JSON.stringify(total));
+  }
+  return { name: 'mocha', ok: parallel.ok && browser.ok, seconds: (Date.now() - started) / 1000 };
 }
 
 /** `startedAt`: when run.mjs began, so the total includes installing the dependencies. */
@@ -173,19 +261,10 @@ export async function main(args: string[], startedAt = Date.now()): Promise<numb
       } catch (err) {
         say(`lua: ${(err as Error).message}`);
       }
-      const result = await check(
-        'mocha',
-        [
-          [
-            process.execPath,
-            bin('mocha/bin/mocha.js'),
-            '--reporter',
-            path.join('scripts', 'mocha-reporter.ts'),
-            ...spec,
-          ],
-        ],
-        env,
-      );
+      const result =
+        args.length > 0
+          ? await runLane({ name: 'mocha', files: spec, parallel: false, env, summaryFile })
+          : await runLanes(env, summaryFile);
       try {
         mocha = JSON.parse(fs.readFileSync(summaryFile, 'utf8')) as MochaSummary;
         fs.rmSync(summaryFile, { force: true });

@@ -7,12 +7,25 @@ import { deleteKeysWithPrefix } from '../../shared/redis';
 import { checkSealedData } from '../../shared/services/secrets/sealed-data';
 
 /**
- * Each test run gets its own database and Redis key prefix, so it never touches anyone else's data and
- * two runs can share one server. TEST_DATABASE_URL / DATABASE_URL name the server to create it on.
+ * Each test run gets its own databases and Redis key prefix, so it never touches anyone else's data and
+ * two runs can share one server. TEST_DATABASE_URL / DATABASE_URL name the server to create them on.
+ *
+ * One run is several processes: `npm test` runs the suite in lanes (scripts/test.ts), and a lane in
+ * Mocha's parallel mode runs its files in worker processes. TEST_RUN_ID (set once by the first process
+ * and inherited by the processes it starts) names the run; each process gets a database of its own,
+ * cloned from the run's migrated template (made by the global fixture in setup.ts), and a Redis prefix of its
+ * own under the run's, so the end of the run removes all of them by the run's name.
  */
-const runId = `${process.pid}_${crypto.randomBytes(3).toString('hex')}`;
-export const TEST_DB_NAME = `commerce_test_${runId}`;
-export const TEST_QUEUE_PREFIX = `test_${runId}`;
+process.env.TEST_RUN_ID ??= `${process.pid}_${crypto.randomBytes(3).toString('hex')}`;
+const runId = process.env.TEST_RUN_ID;
+/** This process's part of the run: Mocha's worker number in parallel mode, else the process id. */
+const processPart =
+  process.env.MOCHA_WORKER_ID !== undefined ? `w${process.env.MOCHA_WORKER_ID}` : `p${process.pid}`;
+export const TEST_RUN_DB_PREFIX = `commerce_test_${runId}`;
+export const TEST_TEMPLATE_DB_NAME = `${TEST_RUN_DB_PREFIX}_template`;
+export const TEST_DB_NAME = `${TEST_RUN_DB_PREFIX}_${processPart}`;
+export const TEST_RUN_QUEUE_PREFIX = `test_${runId}`;
+export const TEST_QUEUE_PREFIX = `${TEST_RUN_QUEUE_PREFIX}_${processPart}`;
 
 function serverUrl(): URL {
   const base =
@@ -56,13 +69,15 @@ async function withAdmin<T>(fn: (k: ReturnType<typeof knexFactory>) => Promise<T
   }
 }
 
-export async function createTestDatabase(): Promise<void> {
-  await withAdmin((admin) => admin.raw(`create database "${TEST_DB_NAME}"`));
-  await migrateDatabase(testDatabaseUrl);
+/** The run's template: created and migrated once, before any test file runs (setup.ts). */
+export async function createTemplateDatabase(): Promise<void> {
+  await withAdmin((admin) => admin.raw(`create database "${TEST_TEMPLATE_DB_NAME}"`));
+  const url = urlForDatabase(TEST_TEMPLATE_DB_NAME);
+  await migrateDatabase(url);
   // The sealed-data check value a first start leaves (docs/security.md, "Rotating APP_SECRET"), under the
-  // run's APP_SECRET: a process started later on this database checks it, not whichever sealed row (some
+  // run's APP_SECRET: a process started later on a clone checks it, not whichever sealed row (some
   // suites store deliberately unreadable ones) it would otherwise probe.
-  const knex = knexFactory({ client: 'pg', connection: testDatabaseUrl, pool: { min: 0, max: 1 } });
+  const knex = knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: 1 } });
   try {
     await checkSealedData(knex, new Cipher(String(TEST_ENV.APP_SECRET)));
   } finally {
@@ -70,8 +85,32 @@ export async function createTestDatabase(): Promise<void> {
   }
 }
 
-export async function dropTestDatabase(): Promise<void> {
-  await withAdmin((admin) => admin.raw(`drop database if exists "${TEST_DB_NAME}" with (force)`));
+let created: Promise<void> | null = null;
+
+/**
+ * This process's database, cloned from the run's template on first use (a parallel worker runs many
+ * files, and each file's root hook asks again). A copy of a migrated template takes a fraction of what
+ * running the migrations does.
+ */
+export function createTestDatabase(): Promise<void> {
+  created ??= withAdmin((admin) =>
+    admin.raw(`create database "${TEST_DB_NAME}" template "${TEST_TEMPLATE_DB_NAME}"`),
+  ).then(() => undefined);
+  created.catch(() => {
+    created = null;
+  });
+  return created;
+}
+
+/** Drops every database of this run (the template and each process's clone). */
+export async function dropRunDatabases(): Promise<void> {
+  await withAdmin(async (admin) => {
+    const { rows } = await admin.raw<{ rows: { datname: string }[] }>(
+      'select datname from pg_database where datname like ?',
+      [`${TEST_RUN_DB_PREFIX.replace(/_/g, '\\_')}\\_%`],
+    );
+    for (const { datname } of rows) await admin.raw(`drop database if exists "${datname}" with (force)`);
+  });
 }
 
 export async function deleteRedisKeys(prefix: string): Promise<void> {

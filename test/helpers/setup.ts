@@ -1,10 +1,32 @@
 import { closeSharedBrowser } from './browser';
 import { closeSharedDeps } from './deps';
-import { createTestDatabase, deleteRedisKeys, dropTestDatabase, TEST_QUEUE_PREFIX } from './env';
+import {
+  createTemplateDatabase,
+  createTestDatabase,
+  deleteRedisKeys,
+  dropRunDatabases,
+  TEST_RUN_QUEUE_PREFIX,
+} from './env';
 
 /**
- * Mocha root hooks: one database and Redis prefix for the whole run, removed at the end; the shared
- * browser of the real-browser tests (test/helpers/browser.ts), when one was launched, is closed too.
+ * Mocha's global fixtures run once per run, in the process that runs Mocha, before any worker starts:
+ * the run's migrated template database, and at the end every database and Redis key of the run
+ * (test/helpers/env.ts names them). KEEP_TEST_DB keeps the databases for a look afterwards.
+ */
+export async function mochaGlobalSetup(): Promise<void> {
+  await createTemplateDatabase();
+}
+
+export async function mochaGlobalTeardown(): Promise<void> {
+  await deleteRedisKeys(TEST_RUN_QUEUE_PREFIX);
+  if (!process.env.KEEP_TEST_DB) await dropRunDatabases();
+}
+
+/**
+ * Mocha root hooks. In a serial run they wrap the whole run; in parallel mode they wrap each file, in the
+ * worker that runs it. Either way the process's database exists before the first test (cloned once per
+ * process), and the shared browser and connections of test/helpers are closed after, so a worker holds
+ * nothing open between files.
  */
 export const mochaHooks = {
   async beforeAll(this: Mocha.Context): Promise<void> {
@@ -15,7 +37,5 @@ export const mochaHooks = {
     this.timeout(60_000);
     await closeSharedBrowser();
     await closeSharedDeps();
-    await deleteRedisKeys(TEST_QUEUE_PREFIX);
-    if (!process.env.KEEP_TEST_DB) await dropTestDatabase();
   },
 };
