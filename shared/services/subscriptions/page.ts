@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { sha256 } from '../../crypto';
 import type { Queues } from '../../queues';
 import { cancelSubscription } from './cancel';
 import { SubscriptionLinks } from './links';
@@ -80,4 +81,22 @@ export async function cancelFromPage(
     await cancelSubscription(deps, null, id, { atPeriodEnd: current.status === 'active' });
   }
   return subscriptionPage(deps, ref);
+}
+
+/**
+ * Whether a payment link is a renewal's that cancelling its subscription voided (cancel.ts): its page says
+ * the subscription was cancelled and that it cannot be paid, instead of "not found".
+ */
+export async function isVoidedRenewalLink(knex: Knex, checkoutUrl: string): Promise<boolean> {
+  if (typeof checkoutUrl !== 'string' || !checkoutUrl.startsWith('rnw_') || checkoutUrl.length > 200) {
+    return false;
+  }
+  const row = await knex('checkouts as c')
+    .join('subscription_renewals as r', 'r.checkout_id', 'c.id')
+    .join('subscriptions as s', 's.id', 'r.subscription_id')
+    .where('c.token_hash', sha256(checkoutUrl))
+    .where('c.source', 'renewal')
+    .where('c.status', 'cancelled')
+    .first<{ id: number } | undefined>('c.id');
+  return row !== undefined;
 }
