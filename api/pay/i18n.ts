@@ -118,6 +118,9 @@ const en = {
     })[state] ?? state,
   subscriptionUntil: (date: string) => `Current period ends on ${date}.`,
   subscriptionEndsAt: (date: string) => `Cancelled: it stays active until ${date} and will not renew.`,
+  subscriptionPrice: (price: string) => `Your price: ${price} a period.`,
+  subscriptionNextPrice: (price: string, date: string) =>
+    `From the first renewal on or after ${date} the price is ${price}. Cancel before then if you do not agree.`,
   subscriptionCancelNow: 'Cancel renewal',
   subscriptionCancelled: 'Your subscription will not renew.',
   renewalCancelledTitle: 'Subscription cancelled',
@@ -204,6 +207,9 @@ const ar: Strings = {
     })[state] ?? state,
   subscriptionUntil: (date: string) => `تنتهي الفترة الحالية في ${date}.`,
   subscriptionEndsAt: (date: string) => `تم الإلغاء: يبقى مفعّلاً حتى ${date} ولن يتجدد.`,
+  subscriptionPrice: (price: string) => `سعرك: ${price} لكل فترة.`,
+  subscriptionNextPrice: (price: string, date: string) =>
+    `ابتداءً من أول تجديد في ${date} أو بعده يصبح السعر ${price}. ألغِ قبل ذلك إن لم توافق.`,
   subscriptionCancelNow: 'إلغاء التجديد',
   subscriptionCancelled: 'لن يتجدد اشتراكك.',
   renewalCancelledTitle: 'تم إلغاء الاشتراك',

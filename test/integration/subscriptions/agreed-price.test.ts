@@ -107,7 +107,10 @@ describe('Subscriptions: the agreed price, price notices, voided links and lost 
       headers: { 'X-Forwarded-For': randomIp() },
     });
     expect(page.status).to.equal(200);
-    expect(page.text).to.include('Cancel renewal');
+    expect(page.text).to.include('Cancel renewal').and.include('Your price: 10.00 SAR');
+    expect(page.text).to.match(
+      /data-next-price>From the first renewal on or after \d{4}-\d{2}-\d{2} the price is 15.00 SAR/,
+    );
     const arabicNotice = await waitFor('the Arabic price notice', async () =>
       (await outboxBodies(suite.server, `966${arabic}`)).find((b) => b.includes('سيتغير سعر')),
     );
