@@ -19,7 +19,7 @@ import {
 } from './support';
 
 let phoneSeq = 0;
-const nextPhone = (): string => `5000${String(80_000 + (phoneSeq += 1)).padStart(5, '0')}`;
+const nextPhone = (): string => `5001${String(20_000 + (phoneSeq += 1)).padStart(5, '0')}`;
 const DAY_MS = 86_400_000;
 
 interface SubscriptionView {
