@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import { Order, Store, Subscription, SubscriptionRenewal } from '../../../db/models';
 import { ProviderUnavailableError, type PaymentProvider } from '../../../shared/providers/types';
+import { updateProduct as dashboardUpdateProduct } from '../../../shared/services/dashboard/products';
+import { operatorActor } from '../../../shared/services/merchant/audit';
 import { sweepPayments } from '../../../shared/services/payments/sweep';
 import { renewSubscription } from '../../../shared/services/subscriptions/renew';
 import { createPaymentMethod, createStore, merchantToken } from '../../helpers/builders';
@@ -179,6 +181,37 @@ describe('Subscriptions: the agreed price, price notices, voided links and lost 
     );
     const staysBodies = await outboxBodies(suite.server, `966${staying}`);
     expect(staysBodies.filter((b) => b.includes('price of your'))).to.deep.equal([]);
+  });
+
+  it('announces a rise made from the dashboard’s product form too, and charges the agreed price meanwhile', async () => {
+    const p = await subscriptionProduct(store);
+    const phone = nextPhone();
+    const { subscription } = await subscribeThroughSandbox(suite.deps, suite.server, store, p.monthly, phone);
+    await dashboardUpdateProduct(suite.deps, operatorActor(store.id), store, p.product.id, {
+      name: p.product.name,
+      type: 'subscription',
+      price_minor: 1_000,
+      sale_price_minor: null,
+      stock: null,
+      description: null,
+      active: true,
+      codes: [],
+      categories: [],
+      license: null,
+      fivem: [],
+      plans: [
+        { id: p.monthly.id, name: 'Monthly', price_minor: 1_300, duration: 'monthly' },
+        { id: p.yearly.id, name: 'Yearly', price_minor: 10_000, duration: 'yearly' },
+      ],
+      fields: [{ type: 'text', label: 'Player ID', required: false, options: [] }],
+    });
+    const notice = await waitFor('the notice', async () =>
+      (await outboxBodies(suite.server, `966${phone}`)).find((b) => b.includes('price of your')),
+    );
+    expect(notice).to.include('from 10.00 SAR to 13.00 SAR').and.include('/pay/subscriptions/');
+    const renewal = await renew(suite.server, subscription.id);
+    expect(renewal.body.outcome).to.equal('renewed');
+    expect(await orderTotal(renewal.body.order_id as number)).to.equal('10.00');
   });
 
   it('announces a rise once when two price changes race, and never lets a renewal run beside them charge more', async () => {
