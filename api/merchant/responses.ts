@@ -346,7 +346,20 @@ export const SubscriptionSummary = obj({
   current_period: obj({ start: time, end: ntime }),
   current_period_end: ntime,
   cancel_at_period_end: bool,
-  next_plan_id: { ...nint, description: 'A plan change that takes effect at the next period.' },
+  next_plan_id: { ...nint, description: 'A plan change waiting for a renewal (see `next_price`).' },
+  price: {
+    ...nmoney,
+    description:
+      'The unit price the subscriber agreed to: what renewals charge (the plan’s price may differ).',
+  },
+  currency: nstr,
+  next_price: {
+    ...obj({ price: money, applies_from: ntime }),
+    type: ['object', 'null'],
+    description:
+      'A new unit price waiting: charged from the first renewal at or after `applies_from` (a rise is ' +
+      'announced to the buyer 7 days ahead; a drop waits for nothing).',
+  },
   payment_method: nstr,
   renews_by: {
     type: 'string',

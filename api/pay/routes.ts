@@ -224,6 +224,7 @@ export const payRoutes = [
       ...limited,
       200: htmlResponse('The page.'),
       404: htmlResponse('Unknown or expired checkout.'),
+      410: htmlResponse('A renewal’s payment link whose subscription was cancelled: it cannot be paid.'),
     },
     handler: async (ctx, { params }) => {
       const page = await checkoutPage(ctx.deps, params.checkoutUrl);
@@ -248,6 +249,7 @@ export const payRoutes = [
       303: redirectResponse('To the payment page (or the PayPal link).'),
       400: htmlResponse('Refused; the page says why.'),
       404: htmlResponse('Unknown or expired checkout.'),
+      410: htmlResponse('A renewal’s payment link whose subscription was cancelled: it cannot be paid.'),
       422: htmlResponse('Not a payment method id.'),
     },
     handler: async (ctx, { params }) => {

@@ -24,6 +24,15 @@ function pageView(result: SubscriptionPage, view: View, justCancelled = false): 
   if (date && result.cancelAtPeriodEnd) lines.push(`<p>${escapeHtml(t.subscriptionEndsAt(date))}</p>`);
   else if (date && (result.status === 'active' || result.status === 'past_due'))
     lines.push(`<p>${escapeHtml(t.subscriptionUntil(date))}</p>`);
+  if (result.price && (result.status === 'active' || result.status === 'past_due')) {
+    lines.push(`<p>${escapeHtml(t.subscriptionPrice(result.price))}</p>`);
+    if (result.nextPrice && !result.cancelAtPeriodEnd) {
+      const from = new Date(result.nextPrice.from).toISOString().slice(0, 10);
+      lines.push(
+        `<p data-next-price>${escapeHtml(t.subscriptionNextPrice(result.nextPrice.price, from))}</p>`,
+      );
+    }
+  }
   if (justCancelled) lines.push(`<p class="ok">${escapeHtml(t.subscriptionCancelled)}</p>`);
   if (result.cancellable) {
     lines.push(

@@ -78,6 +78,19 @@ function notFound(view: View): HtmlAnswer {
   };
 }
 
+/** A renewal's payment link voided by the subscription's cancellation: 410, it cannot be paid. */
+function subscriptionCancelled(view: View): HtmlAnswer {
+  const t = strings(view);
+  return {
+    status: 410,
+    html: page(
+      view,
+      t.renewalCancelledTitle,
+      `<h1>${escapeHtml(t.renewalCancelledTitle)}</h1><p class="error" data-renewal-cancelled>${escapeHtml(t.renewalCancelledText)}</p>`,
+    ),
+  };
+}
+
 function instructions(i: ManualInstructions, view: View): string {
   const t = strings(view);
   const amount = formatAmount(i.amountMinor, i.currency, view.locale);
@@ -140,6 +153,8 @@ export function checkoutPageView(result: CheckoutPage, view: View): HtmlAnswer {
   switch (result.kind) {
     case 'not_found':
       return notFound(view);
+    case 'subscription_cancelled':
+      return subscriptionCancelled(view);
     case 'paid':
       return successPage(view, result.summary, result.orderId, result.delivery, result.document);
     case 'under_review':
@@ -255,6 +270,8 @@ export function pageActionView(action: PageAction, view: View): HtmlAnswer {
   switch (action.kind) {
     case 'redirect':
       return { status: 303, location: action.url };
+    case 'subscription_cancelled':
+      return subscriptionCancelled(view);
     case 'manual':
       return {
         status: 200,

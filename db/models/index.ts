@@ -628,6 +628,12 @@ export class Subscription extends BaseModel {
   payment_token_encrypted!: string | null;
   cancel_at_period_end!: boolean;
   next_plan_id!: number | null;
+  /** The unit price the subscriber agreed to (minor units of `currency`): what renewals charge. */
+  price_minor!: number | null;
+  currency!: string | null;
+  /** A price waiting to apply (with `next_plan_id`): from the first renewal at or after `next_terms_from`. */
+  next_price_minor!: number | null;
+  next_terms_from!: Date | null;
   past_due_since!: Date | null;
   ended_at!: Date | null;
   created_at!: Date;

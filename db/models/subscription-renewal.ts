@@ -14,6 +14,10 @@ export class SubscriptionRenewal extends BaseModel {
   store_id!: number;
   period_start!: Date;
   plan_id!: number;
+  /** The unit price this renewal charges, fixed when it is first decided (null: rows from before it). */
+  price_minor!: number | null;
+  /** It took the subscription's waiting terms (a plan change or a new price). */
+  new_terms!: boolean;
   status!: RenewalStatus;
   attempts!: number;
   next_attempt_at!: Date | null;

@@ -21,7 +21,7 @@ export interface JobPayloads {
     | {
         kind: 'subscription';
         subscriptionId: number;
-        event: 'renewed' | 'payment_failed' | 'renewal_link' | 'expired' | 'cancelled';
+        event: 'renewed' | 'payment_failed' | 'renewal_link' | 'expired' | 'cancelled' | 'price_rise';
         renewalId: number | null;
         attempt: number;
       };

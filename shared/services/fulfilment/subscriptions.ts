@@ -21,7 +21,7 @@ export async function startSubscription(
   order: Pick<Order, 'id' | 'store_id' | 'customer_id'> &
     Partial<Pick<Order, 'payment_id' | 'payment_method'>>,
   item: Pick<OrderItem, 'id' | 'product_id'>,
-  plan: Pick<ProductPlan, 'id' | 'duration'>,
+  plan: Pick<ProductPlan, 'id' | 'duration' | 'price_minor'>,
   now: Date = new Date(),
 ): Promise<boolean> {
   if (item.product_id === null) return false;
@@ -35,6 +35,21 @@ export async function startSubscription(
             'saved_token_encrypted',
           )
       : undefined;
+  // The price the buyer agreed to: the plan's unit price on the checkout they paid (paid add-ons are not
+  // renewed), in the order's currency (docs/subscriptions.md, "The price a subscriber agreed to").
+  const bought = await knex('orders as o')
+    .leftJoin('checkouts as c', 'c.id', 'o.checkout_id')
+    .where('o.id', order.id)
+    .first<{ unit_price_minor: string | number | null; currency: string } | undefined>(
+      'o.currency',
+      knex.raw(
+        `coalesce(
+           (select ci.unit_price_minor from checkout_items ci
+             where ci.checkout_id = c.id and ci.plan_id = ? order by ci.position limit 1),
+           case when c.plan_id = ? then c.unit_price_minor end) as unit_price_minor`,
+        [plan.id, plan.id],
+      ),
+    );
   const inserted = await knex('subscriptions')
     .insert({
       store_id: order.store_id,
@@ -49,6 +64,9 @@ export async function startSubscription(
       payment_method: payment?.method ?? order.payment_method ?? null,
       provider: payment?.provider ?? null,
       payment_token_encrypted: payment?.saved_token_encrypted ?? null,
+      price_minor:
+        bought?.unit_price_minor != null ? Number(bought.unit_price_minor) : Number(plan.price_minor),
+      currency: bought?.currency ?? null,
     })
     .onConflict('order_item_id')
     .ignore()

@@ -18,6 +18,7 @@ import { noteLicenseProductChangedOn } from '../licenses/cache';
 import type { ProductSettingsDeps } from '../licenses/product-settings';
 import { type Actor, diff, recordAudit, SECRET } from './audit';
 import { PRODUCT_NOT_FOUND, productDetail } from './catalogue';
+import { announcePlanPrices, PlanPriceChange } from '../subscriptions/terms';
 
 /**
  * Products written through the Merchant API: create, update (with an optional version check), take off
@@ -215,9 +216,24 @@ async function writeCategories(trx: Knex, productId: number, ids: number[]): Pro
 /**
  * Plans named by id are updated in place and keep their id (orders, subscriptions and licenses point at
  * them); plans without an id are added; stored plans the request leaves out are deactivated, not deleted.
+ * Answers the plans whose price changed: their subscribers get the new price as new terms (a rise only
+ * after notice: subscriptions/terms.ts).
  */
-async function writePlans(trx: Knex, productId: number, plans: PlanInput[], currency: string): Promise<void> {
+async function writePlans(
+  trx: Knex,
+  productId: number,
+  plans: PlanInput[],
+  currency: string,
+): Promise<PlanPriceChange[]> {
   const kept: number[] = [];
+  const changed: PlanPriceChange[] = [];
+  const before = new Map(
+    (
+      await trx('product_plans')
+        .where('product_id', productId)
+        .select<{ id: number; price_minor: string | number }[]>('id', 'price_minor')
+    ).map((p) => [Number(p.id), Number(p.price_minor)]),
+  );
   for (const [position, plan] of plans.entries()) {
     const values = {
       name: plan.name,
@@ -229,6 +245,10 @@ async function writePlans(trx: Knex, productId: number, plans: PlanInput[], curr
     if (plan.id !== undefined) {
       await trx('product_plans').where({ id: plan.id, product_id: productId }).update(values);
       kept.push(plan.id);
+      const was = before.get(plan.id);
+      if (was !== undefined && was !== values.price_minor) {
+        changed.push({ planId: plan.id, priceMinor: values.price_minor });
+      }
     } else {
       const [row] = await trx('product_plans')
         .insert({ ...values, product_id: productId })
@@ -240,6 +260,7 @@ async function writePlans(trx: Knex, productId: number, plans: PlanInput[], curr
     .where('product_id', productId)
     .whereNotIn('id', kept.length > 0 ? kept : [0])
     .update({ active: false });
+  return changed;
 }
 
 async function writeCommands(trx: Knex, productId: number, commands: FivemCommandInput[]): Promise<void> {
@@ -322,11 +343,16 @@ export async function createProduct(
   return answer(deps, store.id, store.currency, id);
 }
 
+/**
+ * Locks the product for its write. FOR NO KEY UPDATE, not FOR UPDATE: rows that only reference the
+ * product (a renewal's checkout inserted under its subscription's lock) still go in meanwhile, so a price
+ * change that then locks those subscriptions (subscriptions/terms.ts) cannot deadlock with them.
+ */
 async function lockProduct(trx: Knex, storeId: number, productId: number): Promise<Row> {
   const row = (await trx('products')
     .where({ id: productId, store_id: storeId })
     .whereNull('archived_at')
-    .forUpdate()
+    .forNoKeyUpdate()
     .first()) as Row | undefined;
   if (!row) throw new NotFoundError(PRODUCT_NOT_FOUND);
   return row;
@@ -372,7 +398,9 @@ export async function updateProduct(
           updated_at: trx.fn.now(),
         });
       if (patch.categories) await writeCategories(trx, productId, merged.categories);
-      if (patch.plans) await writePlans(trx, productId, merged.plans, store.currency);
+      if (patch.plans) {
+        await announcePlanPrices(uow, await writePlans(trx, productId, merged.plans, store.currency));
+      }
       if (patch.fivem_commands) await writeCommands(trx, productId, merged.fivem_commands);
       await recordAudit(trx, actor, 'product.updated', { type: 'product', id: productId }, changes);
       noteStoreContentChangedOn(uow, store.id);

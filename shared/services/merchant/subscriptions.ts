@@ -57,6 +57,10 @@ interface SubscriptionRow {
   created_at: Date;
   cancel_at_period_end: boolean;
   next_plan_id: number | null;
+  price_minor: number | string | null;
+  currency: string | null;
+  next_price_minor: number | string | null;
+  next_terms_from: Date | null;
   payment_method: string | null;
   payment_token_encrypted: string | null;
   past_due_since: Date | null;
@@ -104,6 +108,15 @@ function viewOf(s: SubscriptionRow) {
     current_period_end: iso(s.current_period_end),
     cancel_at_period_end: s.cancel_at_period_end,
     next_plan_id: s.next_plan_id,
+    price: s.price_minor === null ? null : formatMoney(Number(s.price_minor), s.currency),
+    currency: s.currency,
+    next_price:
+      s.next_price_minor === null || s.next_terms_from === null
+        ? null
+        : {
+            price: formatMoney(Number(s.next_price_minor), s.currency),
+            applies_from: iso(s.next_terms_from),
+          },
     payment_method: s.payment_method,
     renews_by:
       s.current_period_end === null ||

@@ -5,6 +5,7 @@ import { withdrawOrderCommands } from '../fivem/lifecycle';
 import { revokeOrderLicenses } from '../licenses';
 import type { MerchantEvent } from '../merchant/webhooks/events';
 import { transitionPayment } from '../payments/audit';
+import { voidRenewalLinks } from '../subscriptions/lifecycle';
 
 export type CancelOutcome = 'cancelled' | 'refunded';
 
@@ -17,7 +18,8 @@ export interface Withdrawal {
 /**
  * What cancelling (5) or refunding (6) takes back, on an order row the caller has locked for update:
  * - every license of the order is revoked (spec, License: cancelled or refunded -> revoked);
- * - its subscriptions are cancelled (and ended: the cancellation took back what the period granted);
+ * - its subscriptions are cancelled (and ended: the cancellation took back what the period granted), and
+ *   their unpaid renewal links voided;
  * - its FiveM commands not yet executed are withdrawn and the products' `on_refund` commands queued where
  *   something was given (withdrawOrderCommands);
  * - code keys of items never delivered go back on sale (delivered keys stay with the customer);
@@ -53,6 +55,10 @@ export async function withdrawOrder(
     .where('order_id', orderId)
     .whereIn('status', ['active', 'past_due'])
     .update({ status: 'cancelled', cancelled_at: now, ended_at: now, updated_at: now });
+  await voidRenewalLinks(
+    trx,
+    cancelling.map((s: { id: number }) => Number(s.id)),
+  );
   await withdrawOrderCommands(trx, orderId, now);
   await trx('product_codes')
     .whereIn(

@@ -22,6 +22,7 @@ import { checkoutTitle } from '../checkout/lines';
 import { manualPaymentDeadline } from './manual-expiry';
 import { PaymentPageRefs } from './page-ref';
 import { recurringPlanOf } from '../subscriptions/plans';
+import { isVoidedRenewalLink } from '../subscriptions/page';
 
 /**
  * What the platform's hosted payment pages show, decided here and rendered as HTML by api/pay. Two pages:
@@ -80,6 +81,8 @@ export type ManualInstructions =
 
 export type CheckoutPage =
   | { kind: 'not_found' }
+  /** A renewal's payment link whose subscription was cancelled: it cannot be paid. */
+  | { kind: 'subscription_cancelled' }
   | { kind: 'choose'; summary: Summary; methods: { id: PaymentMethodId; name: string }[] }
   | { kind: 'paid'; summary: Summary; orderId: number; delivery: Delivery; document: DocumentLink | null }
   | { kind: 'under_review'; summary: Summary; orderId: number; instructions: ManualInstructions | null };
@@ -112,6 +115,7 @@ export type PaymentPage =
 export type PageAction =
   | { kind: 'redirect'; url: string }
   | { kind: 'manual'; summary: Summary; orderId: number; instructions: ManualInstructions }
+  | { kind: 'subscription_cancelled' }
   | { kind: 'error'; status: number; message: string };
 
 const GENERIC_FAILURE = 'The payment was not completed.';
@@ -206,7 +210,11 @@ export async function checkoutPage(
   now = new Date(),
 ): Promise<CheckoutPage> {
   const checkout = await findLiveCheckout(deps.knex, null, checkoutUrl, now);
-  if (!checkout) return { kind: 'not_found' };
+  if (!checkout) {
+    return (await isVoidedRenewalLink(deps.knex, checkoutUrl))
+      ? { kind: 'subscription_cancelled' }
+      : { kind: 'not_found' };
+  }
   const summary = await summaryOf(deps, checkout);
   const order = await Order.query(deps.knex).findOne({ checkout_id: checkout.id });
   if (order) {
@@ -274,6 +282,7 @@ export async function startFromCheckoutPage(
   method: string,
 ): Promise<PageAction> {
   if (!isPaymentMethod(method)) return { kind: 'error', status: 422, message: INVALID_PAYMENT_METHOD };
+  if (await isVoidedRenewalLink(deps.knex, checkoutUrl)) return { kind: 'subscription_cancelled' };
   try {
     const initiation = await initiatePayment(deps, { checkoutUrl, storeId: null, customerId: null }, method);
     const payment = await Payment.query(deps.knex).findById(initiation.paymentId);

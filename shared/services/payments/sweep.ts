@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { HOSTED_PROVIDERS } from '../../providers/types';
 import { enqueue, Queues } from '../../queues';
 import { sweepRefunds } from '../refunds/sweep';
+import { resumeLostCharges } from '../subscriptions/due';
 import { enqueueSessionJob } from './initiate';
 
 /** A payment still open this long after it was started is asked about (its webhook may have been lost). */
@@ -17,7 +18,8 @@ const BATCH = 500;
  * never recorded, the initiate job again). Job ids carry the minute, so two schedulers' runs of one tick
  * add each job once, and a payment is asked about at most once per tick. Payments past the horizon are
  * expired, with their audit rows, in one statement. Provider refunds still pending get their job back
- * when it was lost (sweepRefunds).
+ * when it was lost (sweepRefunds). A renewal's charge of a saved card is not a session: it is left out of
+ * both, and asked of its provider again when its answer was lost (resumeLostCharges).
  */
 export async function sweepPayments(
   knex: Knex,
@@ -29,6 +31,7 @@ export async function sweepPayments(
   const open = await knex('payments')
     .whereIn('status', ['pending', 'initiated'])
     .whereIn('provider', HOSTED_PROVIDERS)
+    .whereNotExists(renewalCharge(knex))
     .where('created_at', '<', new Date(now.getTime() - SWEEP_AFTER_MS))
     .where('created_at', '>', horizon)
     .orderBy('created_at')
@@ -56,6 +59,7 @@ export async function sweepPayments(
     `with due as (
        select id, status from payments
         where status in ('pending', 'initiated') and provider = any(:providers) and created_at <= :horizon
+          and not exists (select 1 from subscription_renewals r where r.payment_id = payments.id)
         order by id
         limit :batch
         for update skip locked
@@ -74,5 +78,14 @@ export async function sweepPayments(
     { providers: [...HOSTED_PROVIDERS], horizon, now, batch: BATCH },
   );
   const refunds = await sweepRefunds(knex, now, ctx);
-  return { reconcile, initiate, expired: Number(rows[0]?.expired ?? 0), refunds };
+  const renewals = await resumeLostCharges(knex, now, ctx.queues);
+  return { reconcile, initiate, expired: Number(rows[0]?.expired ?? 0), refunds, renewals };
+}
+
+/**
+ * A renewal's charge of a saved card (subscription_renewals.payment_id): it has no provider session to
+ * open or expire; its answer, when lost, is asked again under its own idempotency key (resumeLostCharges).
+ */
+function renewalCharge(knex: Knex): Knex.QueryBuilder {
+  return knex('subscription_renewals as r').whereRaw('r.payment_id = payments.id').select(knex.raw('1'));
 }

@@ -3,9 +3,10 @@ import { ProductPlan, Subscription } from '../../../db/models';
 import { InvalidError, NotFoundError, ValidationError } from '../../errors';
 import type { Queues } from '../../queues';
 import { dispatchDeliveries, recordMerchantEvent } from '../merchant/webhooks/events';
-import { endSubscription, lockSubscription, subscriptionEvent } from './lifecycle';
+import { endSubscription, lockSubscription, subscriptionEvent, voidRenewalLinks } from './lifecycle';
 import { enqueueSubscriptionMessage } from './messages';
 import { isRecurring } from './plans';
+import { proposeTerms } from './terms';
 
 export interface ChangeDeps {
   knex: Knex;
@@ -38,6 +39,8 @@ export async function cancelSubscription(
     if (!sub || (storeId !== null && sub.store_id !== storeId))
       throw new NotFoundError(SUBSCRIPTION_NOT_FOUND);
     if (sub.status === 'cancelled' || sub.status === 'expired') return { changed: false, deliveries: [] };
+    // No renewal is paid any more: an outstanding renewal link stops taking payments at once.
+    await voidRenewalLinks(trx, [sub.id]);
     if (opts.atPeriodEnd && sub.current_period_end !== null) {
       if (sub.cancel_at_period_end) return { changed: false, deliveries: [] };
       await Subscription.query(trx)
@@ -78,9 +81,10 @@ export async function cancelSubscription(
 }
 
 /**
- * A plan change (another recurring plan of the same product) takes effect at the next period: the next
- * renewal charges the new plan's price and runs for its duration. Choosing the current plan again
- * withdraws a waiting change.
+ * A plan change (another recurring plan of the same product): the renewal that takes it charges the new
+ * plan's price and runs for its duration. One that costs no more takes effect at the next period; a
+ * dearer one is announced to the buyer and waits for the first renewal PRICE_NOTICE_DAYS after the
+ * notice (terms.ts). Choosing the current plan again withdraws a waiting change.
  */
 export async function changeSubscriptionPlan(
   deps: ChangeDeps,
@@ -89,7 +93,7 @@ export async function changeSubscriptionPlan(
   planId: number,
   now: Date = new Date(),
 ): Promise<void> {
-  const deliveries = await deps.knex.transaction(async (trx) => {
+  const result = await deps.knex.transaction(async (trx) => {
     const sub = await lockSubscription(trx, id);
     if (!sub || sub.store_id !== storeId) throw new NotFoundError(SUBSCRIPTION_NOT_FOUND);
     if (sub.status === 'cancelled' || sub.status === 'expired') throw new InvalidError(SUBSCRIPTION_ENDED);
@@ -100,10 +104,15 @@ export async function changeSubscriptionPlan(
         'plan_id must be a monthly, quarterly or yearly plan of the subscription’s product',
       );
     }
+    const proposal = await proposeTerms(
+      trx,
+      sub,
+      { planId: plan.id, priceMinor: Number(plan.price_minor) },
+      now,
+    );
+    if (proposal.kind === 'unchanged') return { deliveries: [], noticeId: null };
     const next = plan.id === sub.plan_id ? null : plan.id;
-    if (next === sub.next_plan_id) return [];
-    await Subscription.query(trx).patch({ next_plan_id: next }).where('id', sub.id);
-    return recordMerchantEvent(
+    const deliveries = await recordMerchantEvent(
       trx,
       sub.store_id,
       subscriptionEvent('subscription.updated', `plan-${next ?? sub.plan_id}-${now.getTime()}`, sub, {
@@ -111,6 +120,10 @@ export async function changeSubscriptionPlan(
       }),
       now,
     );
+    return { deliveries, noticeId: proposal.kind === 'announced' ? proposal.noticeId : null };
   });
-  await dispatchDeliveries(deps, deliveries);
+  await dispatchDeliveries(deps, result.deliveries);
+  if (result.noticeId !== null) {
+    await enqueueSubscriptionMessage(deps.queues, id, 'price_rise', null, result.noticeId);
+  }
 }

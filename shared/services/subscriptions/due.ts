@@ -69,29 +69,60 @@ export async function enqueueDueRenewals(
 
   const retries = (await knex('subscription_renewals as r')
     .join('subscriptions as s', 's.id', 'r.subscription_id')
-    .where((q) =>
-      q
-        .where((f) => f.where('r.status', 'failed').where('r.next_attempt_at', '<=', now))
-        .orWhere((c) =>
-          c
-            .where('r.status', 'charging')
-            .where('r.updated_at', '<', new Date(now.getTime() - STUCK_CHARGE_MS)),
-        ),
-    )
+    .where('r.status', 'failed')
+    .where('r.next_attempt_at', '<=', now)
     .whereIn('s.status', ['active', 'past_due'])
     .limit(BATCH)
-    .select('r.subscription_id', 'r.period_start', 'r.attempts', 'r.status')) as {
+    .select('r.subscription_id', 'r.period_start', 'r.attempts')) as {
     subscription_id: number;
     period_start: Date;
     attempts: number;
-    status: string;
   }[];
   for (const r of retries) {
-    // A stuck charge is resumed under its own attempt number; a failed one goes on to the next.
-    const attempt = r.status === 'charging' ? Number(r.attempts) : Number(r.attempts) + 1;
-    await enqueueRenewal(ctx.queues, r.subscription_id, new Date(r.period_start), attempt);
+    // A failed attempt goes on to the next.
+    await enqueueRenewal(ctx.queues, r.subscription_id, new Date(r.period_start), Number(r.attempts) + 1);
   }
-  return { due: firsts.length, retries: retries.length };
+  const resumed = await resumeLostCharges(knex, now, ctx.queues);
+  return { due: firsts.length, retries: retries.length, resumed };
+}
+
+/**
+ * Renewal charges whose answer was lost: the attempt is still `charging` STUCK_CHARGE_MS after it was
+ * written (the provider call timed out and its job ran out of tries, or the worker died after sending).
+ * Each gets a `subscriptions` job that asks the provider again under the same attempt and idempotency key
+ * (renew.ts): the provider answers the charge it made, or makes the one it never received; either way
+ * the period is settled once. The job id carries the STUCK_CHARGE_MS tick, so a job of the attempt that
+ * failed or completed earlier does not swallow it, while two runs in one tick (this task and
+ * `sweep-payments`, or two schedulers) add one job. Answers how many were enqueued.
+ */
+export async function resumeLostCharges(knex: Knex, now: Date, queues: Queues): Promise<number> {
+  const stuck = (await knex('subscription_renewals as r')
+    .join('subscriptions as s', 's.id', 'r.subscription_id')
+    .where('r.status', 'charging')
+    .where('r.updated_at', '<', new Date(now.getTime() - STUCK_CHARGE_MS))
+    .whereIn('s.status', ['active', 'past_due'])
+    .orderBy('r.updated_at')
+    .limit(BATCH)
+    .select('r.subscription_id', 'r.period_start', 'r.attempts')) as {
+    subscription_id: number;
+    period_start: Date;
+    attempts: number;
+  }[];
+  const tick = Math.floor(now.getTime() / STUCK_CHARGE_MS);
+  for (const r of stuck) {
+    const periodStart = new Date(r.period_start);
+    await enqueue(
+      queues,
+      'subscriptions',
+      {
+        subscriptionId: r.subscription_id,
+        periodStart: periodStart.toISOString(),
+        attempt: Number(r.attempts),
+      },
+      { jobId: `${renewalJobId(r.subscription_id, periodStart, Number(r.attempts))}-resume-${tick}` },
+    );
+  }
+  return stuck.length;
 }
 
 /**

@@ -49,9 +49,33 @@ export async function lockSubscription(trx: Knex.Transaction, id: number): Promi
 }
 
 /**
+ * The unpaid renewal checkouts of a subscription (the payment links sent when there is no saved card, or
+ * after a declined charge) are cancelled: their page then answers that the subscription was cancelled
+ * (payments/hosted-page.ts) and no payment can start on them. Every way a subscription is cancelled calls
+ * this: the merchant or the buyer (cancel.ts), an order cancelled or refunded (orders/withdraw.ts).
+ */
+export async function voidRenewalLinks(
+  trx: Knex.Transaction,
+  subscriptionIds: readonly number[],
+): Promise<void> {
+  await trx('checkouts')
+    .whereIn(
+      'id',
+      trx('subscription_renewals')
+        .whereIn('subscription_id', subscriptionIds)
+        // Not `charging`: a charge in flight settles on its checkout (its answer decides).
+        .whereIn('status', ['pending', 'link_sent', 'failed'])
+        .whereNotNull('checkout_id')
+        .select('checkout_id'),
+    )
+    .whereIn('status', ['created', 'payment_initiated'])
+    .update({ status: 'cancelled', updated_at: trx.fn.now() });
+}
+
+/**
  * A renewal's order exists and is paid: the renewal is marked paid, and the subscription moves one period
- * on from the renewal's start (only while its period still ends there, so a repeat moves nothing), takes a
- * plan change that was waiting, and is active again. The licenses the subscription's first order item
+ * on from the renewal's start (only while its period still ends there, so a repeat moves nothing), takes the
+ * terms the renewal was charged at (a plan change or new price that was waiting), and is active again. The licenses the subscription's first order item
  * carries are extended to the new period end (and revived if a lapse had expired them meanwhile).
  * Answers null when the renewal was paid already.
  */
@@ -84,10 +108,10 @@ export async function applyPaidRenewal(
         current_period_start: renewal.period_start,
         current_period_end: end,
         plan_id: renewal.plan_id,
-        next_plan_id: sub.next_plan_id === renewal.plan_id ? null : sub.next_plan_id,
         status,
         past_due_since: null,
         ended_at: null,
+        ...termsAfter(sub, renewal),
       })
       .where('id', sub.id);
     if (sub.order_item_id !== null && end !== null) {
@@ -110,6 +134,27 @@ export async function applyPaidRenewal(
     );
   }
   return { deliveries, subscriptionId: sub.id, periodEnd: end };
+}
+
+/**
+ * The terms a paid renewal leaves: a renewal that took the waiting terms (terms.ts) makes its plan and
+ * price the agreed ones, and clears them when they are still the ones waiting (newer terms stay waiting).
+ */
+function termsAfter(
+  sub: Subscription,
+  renewal: SubscriptionRenewal,
+): Partial<Pick<Subscription, 'price_minor' | 'next_plan_id' | 'next_price_minor' | 'next_terms_from'>> {
+  if (!renewal.new_terms) {
+    return { next_plan_id: sub.next_plan_id === renewal.plan_id ? null : sub.next_plan_id };
+  }
+  const price = renewal.price_minor === null ? null : Number(renewal.price_minor);
+  const stillWaiting =
+    (sub.next_plan_id ?? sub.plan_id) === renewal.plan_id &&
+    (sub.next_price_minor === null ? null : Number(sub.next_price_minor)) === price;
+  return {
+    ...(price !== null ? { price_minor: price } : {}),
+    ...(stillWaiting ? { next_plan_id: null, next_price_minor: null, next_terms_from: null } : {}),
+  };
 }
 
 /**

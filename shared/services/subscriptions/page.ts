@@ -1,12 +1,14 @@
 import type { Knex } from 'knex';
+import { sha256 } from '../../crypto';
+import { formatMoney } from '../../money';
 import type { Queues } from '../../queues';
 import { cancelSubscription } from './cancel';
 import { SubscriptionLinks } from './links';
 
 /**
  * The buyer's page of one subscription, reached through the capability link in every renewal message
- * (no sign-in: the link is the key). It shows the plan, the state and the period, and cancels the renewal
- * (at period end: what was paid for runs out).
+ * (no sign-in: the link is the key). It shows the plan, the state, the period, the agreed price and a new
+ * one announced (terms.ts), and cancels the renewal (at period end: what was paid for runs out).
  */
 export type SubscriptionPage =
   | { kind: 'not_found' }
@@ -18,9 +20,15 @@ export type SubscriptionPage =
       status: string;
       periodEnd: Date | null;
       cancelAtPeriodEnd: boolean;
+      /** The agreed price of a period ("15.00 SAR"), and a new one waiting with the date it applies from. */
+      price: string | null;
+      nextPrice: { price: string; from: Date } | null;
       /** The buyer may still stop it renewing. */
       cancellable: boolean;
     };
+
+const money = (minor: string | number, currency: string | null): string =>
+  `${formatMoney(Number(minor), currency)} ${currency ?? ''}`.trim();
 
 export async function subscriptionPage(
   deps: { knex: Knex; appSecret: string; appSecretPrevious?: readonly string[] },
@@ -42,6 +50,10 @@ export async function subscriptionPage(
           status: string;
           current_period_end: Date | null;
           cancel_at_period_end: boolean;
+          price_minor: string | number | null;
+          currency: string | null;
+          next_price_minor: string | number | null;
+          next_terms_from: Date | null;
         }
       | undefined
     >(
@@ -51,6 +63,10 @@ export async function subscriptionPage(
       's.status',
       's.current_period_end',
       's.cancel_at_period_end',
+      's.price_minor',
+      's.currency',
+      's.next_price_minor',
+      's.next_terms_from',
     );
   if (!row) return { kind: 'not_found' };
   return {
@@ -61,6 +77,11 @@ export async function subscriptionPage(
     status: row.status,
     periodEnd: row.current_period_end,
     cancelAtPeriodEnd: row.cancel_at_period_end,
+    price: row.price_minor === null ? null : money(row.price_minor, row.currency),
+    nextPrice:
+      row.next_price_minor === null || row.next_terms_from === null
+        ? null
+        : { price: money(row.next_price_minor, row.currency), from: row.next_terms_from },
     cancellable:
       (row.status === 'active' || row.status === 'past_due') &&
       !row.cancel_at_period_end &&
@@ -86,4 +107,22 @@ export async function cancelFromPage(
     await cancelSubscription(deps, null, id, { atPeriodEnd: current.status === 'active' });
   }
   return subscriptionPage(deps, ref);
+}
+
+/**
+ * Whether a payment link is a renewal's that cancelling its subscription voided (cancel.ts): its page says
+ * the subscription was cancelled and that it cannot be paid, instead of "not found".
+ */
+export async function isVoidedRenewalLink(knex: Knex, checkoutUrl: string): Promise<boolean> {
+  if (typeof checkoutUrl !== 'string' || !checkoutUrl.startsWith('rnw_') || checkoutUrl.length > 200) {
+    return false;
+  }
+  const row = await knex('checkouts as c')
+    .join('subscription_renewals as r', 'r.checkout_id', 'c.id')
+    .join('subscriptions as s', 's.id', 'r.subscription_id')
+    .where('c.token_hash', sha256(checkoutUrl))
+    .where('c.source', 'renewal')
+    .where('c.status', 'cancelled')
+    .first<{ id: number } | undefined>('c.id');
+  return row !== undefined;
 }

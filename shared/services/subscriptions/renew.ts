@@ -32,6 +32,7 @@ import { credentialsFor } from '../payments/context';
 import { applyPaidRenewal, endSubscription, lockSubscription, subscriptionEvent } from './lifecycle';
 import { SubscriptionLinks } from './links';
 import { enqueueSubscriptionMessage } from './messages';
+import { termsFor } from './terms';
 
 /**
  * One renewal run: charge the subscription's saved card for the next period, or send the buyer the
@@ -116,7 +117,7 @@ function savedToken(deps: RenewalDeps, sub: Subscription): string | null {
   return deps.cipher.decrypt(sub.payment_token_encrypted);
 }
 
-/** The renewal's checkout: one line, the plan at its price, the first order's buyer and custom fields. */
+/** The renewal's checkout: one line, the plan at the renewal's agreed price, the first order's buyer and fields. */
 async function renewalCheckout(
   deps: RenewalDeps,
   trx: Knex.Transaction,
@@ -131,7 +132,9 @@ async function renewalCheckout(
   const item = sub.order_item_id ? await OrderItem.query(trx).findById(sub.order_item_id) : undefined;
   if (!first) throw new NotFoundError(`subscription ${sub.id} has no first order to renew from`);
   const quantity = item?.quantity ?? 1;
-  const subtotal = Number(plan.price_minor) * quantity;
+  // The price the subscriber agreed to, fixed on the renewal row (terms.ts); never the plan's of today.
+  const unitPrice = renewal.price_minor !== null ? Number(renewal.price_minor) : Number(plan.price_minor);
+  const subtotal = unitPrice * quantity;
   // The store's VAT setting of today, as a new checkout would price it.
   const store = await Store.query(trx).findById(sub.store_id);
   const { taxMinor, totalMinor } = applyTax(subtotal, {
@@ -152,7 +155,7 @@ async function renewalCheckout(
     product_id: sub.product_id,
     plan_id: plan.id,
     quantity,
-    unit_price_minor: Number(plan.price_minor),
+    unit_price_minor: unitPrice,
     addons_minor: 0,
     subtotal_minor: subtotal,
     discount_minor: 0,
@@ -169,18 +172,25 @@ async function renewalCheckout(
   return checkout;
 }
 
-/** Finds or creates the period's renewal row (unique per subscription and period start). */
+/**
+ * Finds or creates the period's renewal row (unique per subscription and period start). The row takes
+ * the plan and the unit price of the terms in force (terms.ts) when it is created, once.
+ */
 async function renewalRow(
   trx: Knex.Transaction,
   sub: Subscription,
   periodStart: Date,
+  now: Date,
 ): Promise<SubscriptionRenewal> {
+  const terms = termsFor(sub, periodStart, now);
   await trx('subscription_renewals')
     .insert({
       subscription_id: sub.id,
       store_id: sub.store_id,
       period_start: periodStart,
-      plan_id: sub.next_plan_id ?? sub.plan_id,
+      plan_id: terms.planId,
+      price_minor: terms.priceMinor,
+      new_terms: terms.newTerms,
     })
     .onConflict(['subscription_id', 'period_start'])
     .ignore();
@@ -210,9 +220,17 @@ async function plan(deps: RenewalDeps, id: number, now: Date, force: boolean): P
     }
     const token = savedToken(deps, sub);
     const window = token ? CARD_RENEWAL_WINDOW_MS : LINK_RENEWAL_WINDOW_MS;
-    if (!force && periodStart.getTime() - window > now.getTime()) return done('not_due');
+    if (!force && periodStart.getTime() - window > now.getTime()) {
+      // A charge already with the provider (its answer lost) is resolved whatever the clock says.
+      const inFlight = await SubscriptionRenewal.query(trx).findOne({
+        subscription_id: sub.id,
+        period_start: periodStart,
+        status: 'charging',
+      });
+      if (!inFlight) return done('not_due');
+    }
 
-    const renewal = await renewalRow(trx, sub, periodStart);
+    const renewal = await renewalRow(trx, sub, periodStart, now);
     if (renewal.status === 'paid') return done('renewed', renewal.order_id);
     const paidBefore = renewal.checkout_id
       ? await Order.query(trx).findOne({ checkout_id: renewal.checkout_id })

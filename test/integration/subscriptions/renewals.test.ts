@@ -319,23 +319,23 @@ describe('Subscriptions: renewals by saved card, dunning, links and cancellation
     expect(metrics.text).to.match(/subscription_renewals_due \d+/);
   });
 
-  it('changes the plan from the next period: the renewal charges the new plan and runs for its duration', async () => {
+  it('changes to a plan that costs no more from the next period: the renewal charges it and runs for its duration', async () => {
     const { monthly, yearly } = await subscriptionProduct(store);
     const { subscription } = await subscribeThroughSandbox(
       suite.deps,
       suite.server,
       store,
-      monthly,
+      yearly,
       nextPhone(),
     );
     const changed = await merchant.request(`/shawarma/subscriptions/${subscription.id}/plan`, {
       method: 'POST',
-      json: { plan_id: yearly.id },
+      json: { plan_id: monthly.id },
     });
     expect(changed.status, changed.text).to.equal(200);
     const data = changed.body.data as { next_plan_id: number; plan: { duration: string } };
-    expect(data.next_plan_id).to.equal(yearly.id);
-    expect(data.plan.duration).to.equal('monthly');
+    expect(data.next_plan_id).to.equal(monthly.id);
+    expect(data.plan.duration).to.equal('yearly');
 
     const res = await renew(suite.server, subscription.id);
     expect(res.body.outcome).to.equal('renewed');
@@ -343,15 +343,17 @@ describe('Subscriptions: renewals by saved card, dunning, links and cancellation
     const after = detail.body.data as {
       next_plan_id: number | null;
       plan: { duration: string };
+      price: string;
       current_period_end: string;
     };
-    expect(after.plan.duration).to.equal('yearly');
+    expect(after.plan.duration).to.equal('monthly');
     expect(after.next_plan_id).to.equal(null);
+    expect(after.price).to.equal('10.00');
     expect(after.current_period_end).to.equal(
-      addMonths(new Date(subscription.current_period_end!), 12).toISOString(),
+      addMonths(new Date(subscription.current_period_end!), 1).toISOString(),
     );
     const order = await merchant.request(`/shawarma/orders/${res.body.order_id as number}`);
-    expect((order.body.data as { total: string }).total).to.equal('100.00');
+    expect((order.body.data as { total: string }).total).to.equal('10.00');
   });
 
   it('lets the buyer pay a declined renewal by hand through the link: the period is settled and dunning stops', async () => {
