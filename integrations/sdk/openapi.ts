@@ -1200,7 +1200,7 @@ export interface paths {
         put?: never;
         /**
          * Merchant dashboard: confirm the code
-         * @description Form field `code`. Right: the session cookie is set and the answer is 303 to the dashboard (a sign-up first creates the store, free plan, with this person as owner). Wrong: the form again with the attempts left (3 per code).
+         * @description Form field `code` (6 digits). Right: the session cookie is set and the answer is 303 to the dashboard (a sign-up first creates the store, free plan, with this person as owner); for a person with an authenticator app, 303 to the second-factor page instead (no session yet). Wrong: the form again with the attempts left (3 per code). Codes checked are limited per IP and per phone (429 with Retry-After).
          */
         post: operations["dashboardCodeVerify"];
         delete?: never;
@@ -1733,6 +1733,110 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/merchant/second-factor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Merchant dashboard: the authenticator app’s code
+         * @description After the phone code, for a person who switched on an authenticator app: the app’s 6-digit code (`autocomplete="one-time-code"`) or a recovery code. Without a live challenge in this browser: 302 to the sign-in page.
+         */
+        get: operations["dashboardSecondFactorPage"];
+        put?: never;
+        /**
+         * Merchant dashboard: confirm the second factor
+         * @description Form field `code` (the authenticator app’s current code; each is accepted once) or `recovery_code` (one-time). Right: the session starts, 303 to the dashboard. Wrong: the form again with the attempts left (5 per challenge; then sign in again). Checks are limited per IP and per phone.
+         */
+        post: operations["dashboardSecondFactorVerify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/merchant/security": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Merchant dashboard: two-step sign-in
+         * @description Whether an authenticator app guards this person’s sign-in; while one is being set up, its otpauth:// URI, the key in base32 and a QR code, and the form for its first code.
+         */
+        get: operations["dashboardSecurity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/merchant/security/totp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Merchant dashboard: set up an authenticator app
+         * @description Form field `_csrf`. A new key to set up (not yet in force); 303 to the security page.
+         */
+        post: operations["dashboardSecurityTotpStart"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/merchant/security/totp/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Merchant dashboard: switch the authenticator app on
+         * @description Form fields `_csrf`, `code` (the app’s current code). Right: two-step sign-in is on and the page shows the ten recovery codes, this once; every other session of this person ends. Wrong: the page again, saying so.
+         */
+        post: operations["dashboardSecurityTotpConfirm"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/merchant/security/totp/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Merchant dashboard: switch the authenticator app off
+         * @description Form fields `_csrf`, `code` (a current code of the app, not used before). Right: two-step sign-in is off and the recovery codes are gone; 303 to the security page. Wrong: the page again.
+         */
+        post: operations["dashboardSecurityTotpDisable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/merchant/settings": {
         parameters: {
             query?: never;
@@ -1742,15 +1846,35 @@ export interface paths {
         };
         /**
          * Merchant dashboard: settings
-         * @description Store name and allowed origins (editable); currency, domains, embed key and the buy button snippet.
+         * @description Store name, allowed origins and domains (editable; each pending domain with the DNS TXT record that proves it and a verify button); currency, embed key and the buy button snippet.
          */
         get: operations["dashboardSettings"];
         put?: never;
         /**
          * Merchant dashboard: save settings
-         * @description Form fields `name`, `allowed_origins` (one origin a line), `domains` (one host name a line; left out: unchanged). Written as `PATCH /shawarma/store` writes them, with its audit row. 303 back to settings.
+         * @description Form fields `name`, `allowed_origins` (one origin a line), `domains` (one host name a line, the whole list; left out: unchanged; new ones pending until proven). Written as `PATCH /shawarma/store` writes them, with its audit row. 303 back to settings; 422 with the form naming a refused domain.
          */
         post: operations["dashboardSettingsSave"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/merchant/settings/domains/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Merchant dashboard: verify a domain now
+         * @description Form field `domain`: looks its DNS TXT record up now, as `POST /shawarma/store/domains/{domain}/verify` does. 303 to settings, saying whether the domain is verified; a domain the store does not hold is a 404.
+         */
+        post: operations["dashboardVerifyDomain"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1792,7 +1916,7 @@ export interface paths {
         put?: never;
         /**
          * Merchant dashboard: send a sign-in code
-         * @description Form fields `country_code`, `phone`. Sends a code to a phone that belongs to a store (same limits as buyer codes: per IP and per phone a day) and goes to the code page (303).
+         * @description Form fields `country_code`, `phone`. Sends a code to a phone that belongs to a store and goes to the code page (303). Any other valid phone gets the same answer, but no message (the form does not tell who is a merchant). Limits: per IP and per phone a day (shared with buyer codes) and a quarter hour.
          */
         post: operations["dashboardSignInStart"];
         delete?: never;
@@ -2822,7 +2946,7 @@ export interface paths {
         };
         /**
          * Store information and settings
-         * @description Name, currency, locale, plan, the `embed_key` (the public key of the widget and the Embed API), `allowed_origins`, storefront `domains`, `blocked_phones`, the payment methods configured (method, provider, active, amount bounds, what buyers see, and each credential as `"set"`: credentials are never shown) and the tax setting (`mode` none, inclusive or exclusive; `rate` a percentage string).
+         * @description Name, currency, locale, plan, the `embed_key` (the public key of the widget and the Embed API), `allowed_origins`, storefront `domains` (verified: they pick the store for Storefront requests), `pending_domains` (each `{domain, txt_name, txt_value}`: the TXT record to create), `blocked_phones`, the payment methods configured (method, provider, active, amount bounds, what buyers see, and each credential as `"set"`: credentials are never shown) and the tax setting (`mode` none, inclusive or exclusive; `rate` a percentage string).
          */
         get: operations["merchantGetStore"];
         put?: never;
@@ -2832,9 +2956,29 @@ export interface paths {
         head?: never;
         /**
          * Change store settings
-         * @description Any of `name`, `locale` (`ar`, `en`), `currency` (refused once the store has orders), `allowed_origins` (origins allowed to call the Embed API from a browser), `domains` (storefront hosts; a host of another store is a 422 naming it), `blocked_phones` (`{country_code, phone, reason}`: buyers refused at sign-in and checkout) and `payment_methods` in the fixture format: `card`, `mada`, `stcpay`, `applepay` (`{provider: sandbox|moyasar, secret_key, publishable_key, webhook_secret}`), `coinbase` (`{provider: sandbox|coinbase, api_key, webhook_secret}`), `paypal` (`{email}` or `{pay_link}`), `bank` (`{bank_name, account_name, account_number, iban}`); each may carry `active`, `min_amount`, `max_amount`. A method given replaces that method; `null` removes it; methods left out stay. Credentials are write-only and encrypted at rest: left out, the stored ones are kept while the provider stays the same. A list given replaces the stored list.
+         * @description Any of `name`, `locale` (`ar`, `en`), `currency` (refused once the store has orders), `allowed_origins` (origins allowed to call the Embed API from a browser), `domains` (the whole list of storefront hosts the store wants, at most 20: one left out is removed, a new one is added pending and listed in `pending_domains` with the DNS TXT record that proves it; a 422 naming `domains` for the platform’s own host, `localhost`, an IP address, a name that is not a host name, or a domain another store holds, verified or pending), `blocked_phones` (`{country_code, phone, reason}`: buyers refused at sign-in and checkout) and `payment_methods` in the fixture format: `card`, `mada`, `stcpay`, `applepay` (`{provider: sandbox|moyasar, secret_key, publishable_key, webhook_secret}`), `coinbase` (`{provider: sandbox|coinbase, api_key, webhook_secret}`), `paypal` (`{email}` or `{pay_link}`), `bank` (`{bank_name, account_name, account_number, iban}`); each may carry `active`, `min_amount`, `max_amount`. A method given replaces that method; `null` removes it; methods left out stay. Credentials are write-only and encrypted at rest: left out, the stored ones are kept while the provider stays the same. A list given replaces the stored list.
          */
         patch: operations["merchantUpdateStore"];
+        trace?: never;
+    };
+    "/shawarma/store/domains/{domain}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify a store domain now
+         * @description Looks the DNS TXT record `txt_name` of a pending domain up now and marks the domain verified when it holds `txt_value` (the `verify-domains` task does the same every few minutes). Answers the domain’s state: `status` `verified` (it picks the store for Storefront requests from now on) or `pending`. A domain the store does not hold is a 404.
+         */
+        post: operations["merchantVerifyDomain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/shawarma/store/embed-key": {
@@ -8329,7 +8473,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Signed in: to the dashboard (or back to sign-in when the code expired). */
+            /** @description Signed in: to the dashboard; or to the second-factor page; or back to sign-in when the code expired. */
             303: {
                 headers: {
                     /** @description Where the browser goes next. */
@@ -8352,6 +8496,17 @@ export interface operations {
             /** @description A wrong code (the form again with the attempts left). */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many codes checked for this phone or IP, or today’s wrong codes used up. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8408,7 +8563,7 @@ export interface operations {
                 };
             };
             422: components["responses"]["PlatformError"];
-            /** @description The cooldown or the resend limit (the code page, saying so). */
+            /** @description The cooldown or the resend limit (the code page, saying so, with Retry-After). */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -10358,9 +10513,367 @@ export interface operations {
             503: components["responses"]["PlatformDependencyUnavailable"];
         };
     };
+    dashboardSecondFactorPage: {
+        parameters: {
+            query?: {
+                /** @description The page language; remembered in a cookie. */
+                lang?: "ar" | "en";
+                /** @description Where to go once signed in (a /merchant page). */
+                next?: string;
+            };
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The second-factor form. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No challenge: to sign-in. */
+            302: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            422: components["responses"]["PlatformError"];
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    dashboardSecondFactorVerify: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    code?: string;
+                    recovery_code?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Signed in: to the dashboard; or to sign-in when the challenge is over. */
+            303: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A form posted from another site. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A wrong code (the form again with the attempts left, or the challenge spent). */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many codes checked for this phone or IP (with Retry-After). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    dashboardSecurity: {
+        parameters: {
+            query?: {
+                lang?: "ar" | "en";
+                off?: string;
+            };
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The security page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not signed in: to the sign-in page. */
+            302: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Belongs to no store. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    dashboardSecurityTotpStart: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    _csrf?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description To the security page, showing the key. */
+            303: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A missing or wrong form token, or a form from another site. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    dashboardSecurityTotpConfirm: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    _csrf?: string;
+                    code?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Switched on: the recovery codes. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Nothing being set up: to the security page. */
+            303: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A missing or wrong form token, or a form from another site. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A wrong code (the page again, saying so). */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many codes checked for this phone or IP (with Retry-After). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    dashboardSecurityTotpDisable: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    _csrf?: string;
+                    code?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Switched off (or nothing to switch off): to the security page. */
+            303: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A missing or wrong form token, or a form from another site. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A wrong code (the page again, saying so). */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many codes checked for this phone or IP (with Retry-After). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
     dashboardSettings: {
         parameters: {
             query?: {
+                domain?: "verified" | "pending";
                 lang?: "ar" | "en";
                 rotated?: string;
                 saved?: string;
@@ -10466,6 +10979,64 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    dashboardVerifyDomain: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    _csrf?: string;
+                    domain?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Looked up: to settings, with the outcome. */
+            303: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not allowed for this role, a missing or wrong form token, or a form from another site. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The store holds no such domain. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
             500: components["responses"]["PlatformInternalError"];
             503: components["responses"]["PlatformDependencyUnavailable"];
         };
@@ -10615,16 +11186,6 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description No store is registered to this phone (the form again, saying so). */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
             /** @description Not a valid phone for the country code (the form again, saying so). */
             422: {
                 headers: {
@@ -10635,7 +11196,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Too many codes for this phone or IP. */
+            /** @description Too many codes for this phone or IP (with Retry-After). */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -10787,7 +11348,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Too many codes for this phone or IP. */
+            /** @description Too many codes for this phone or IP (with Retry-After). */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -11617,6 +12178,16 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description A renewal’s payment link whose subscription was cancelled: it cannot be paid. */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
             422: components["responses"]["PlatformError"];
             /** @description Too many requests from this IP (120 per minute, shared with payment status polling). */
             429: {
@@ -11682,6 +12253,16 @@ export interface operations {
             };
             /** @description Unknown or expired checkout. */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A renewal’s payment link whose subscription was cancelled: it cannot be paid. */
+            410: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -15859,6 +16440,7 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                             currency: string;
+                            /** @description Verified domains: they pick the store on the Storefront. */
                             domains: string[];
                             embed_key: string;
                             id: number;
@@ -15877,6 +16459,14 @@ export interface operations {
                                 provider: string;
                                 /** @description What buyers see: PayPal address or link, bank details. */
                                 settings: Record<string, never>;
+                            }[];
+                            /** @description Domains added and not yet proven: each picks no store until its TXT record holds. */
+                            pending_domains: {
+                                domain: string;
+                                /** @description The TXT record’s name: `_matjar-verify.` and the domain. */
+                                txt_name: string;
+                                /** @description The value the record must hold, exactly. */
+                                txt_value: string;
                             }[];
                             /** @enum {string} */
                             plan: "paid" | "free";
@@ -16039,6 +16629,7 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                             currency: string;
+                            /** @description Verified domains: they pick the store on the Storefront. */
                             domains: string[];
                             embed_key: string;
                             id: number;
@@ -16058,6 +16649,14 @@ export interface operations {
                                 /** @description What buyers see: PayPal address or link, bank details. */
                                 settings: Record<string, never>;
                             }[];
+                            /** @description Domains added and not yet proven: each picks no store until its TXT record holds. */
+                            pending_domains: {
+                                domain: string;
+                                /** @description The TXT record’s name: `_matjar-verify.` and the domain. */
+                                txt_name: string;
+                                /** @description The value the record must hold, exactly. */
+                                txt_value: string;
+                            }[];
                             /** @enum {string} */
                             plan: "paid" | "free";
                             tax: {
@@ -16073,6 +16672,70 @@ export interface operations {
             401: components["responses"]["MerchantError"];
             403: components["responses"]["MerchantError"];
             415: components["responses"]["MerchantError"];
+            422: components["responses"]["MerchantValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["MerchantInternalError"];
+            503: components["responses"]["MerchantDependencyUnavailable"];
+        };
+    };
+    merchantVerifyDomain: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description A domain of the store. */
+                domain: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The domain’s state. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantSuccess"] & {
+                        data: {
+                            /**
+                             * Format: date-time
+                             * @description When the TXT record was last looked up.
+                             */
+                            checked_at: string | null;
+                            domain: string;
+                            /** @enum {string} */
+                            status: "verified" | "pending";
+                            txt_name: string;
+                            txt_value: string;
+                            /** Format: date-time */
+                            verified_at: string | null;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["MerchantError"];
+            403: components["responses"]["MerchantError"];
+            /** @description The store holds no such domain. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantError"];
+                };
+            };
             422: components["responses"]["MerchantValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["MerchantInternalError"];
@@ -16356,6 +17019,7 @@ export interface operations {
                                 cancelled_at: string | null;
                                 /** Format: date-time */
                                 created_at: string;
+                                currency: string | null;
                                 current_period: {
                                     /** Format: date-time */
                                     end: string | null;
@@ -16375,8 +17039,15 @@ export interface operations {
                                 /** Format: date-time */
                                 ended_at: string | null;
                                 id: number;
-                                /** @description A plan change that takes effect at the next period. */
+                                /** @description A plan change waiting for a renewal (see `next_price`). */
                                 next_plan_id: number | null;
+                                /** @description A new unit price waiting: charged from the first renewal at or after `applies_from` (a rise is announced to the buyer 7 days ahead; a drop waits for nothing). */
+                                next_price: {
+                                    /** Format: date-time */
+                                    applies_from: string | null;
+                                    /** @description Decimal string with the currency’s own decimals (ISO 4217: 2 for SAR, 3 for KWD, none for JPY). */
+                                    price: string;
+                                } | null;
                                 order_id: number | null;
                                 /** Format: date-time */
                                 past_due_since: string | null;
@@ -16387,6 +17058,8 @@ export interface operations {
                                     name: string | null;
                                     price: string | null;
                                 };
+                                /** @description The unit price the subscriber agreed to: what renewals charge (the plan’s price may differ). */
+                                price: string | null;
                                 product: {
                                     id: number;
                                     name: string | null;
@@ -16453,6 +17126,7 @@ export interface operations {
                             cancelled_at: string | null;
                             /** Format: date-time */
                             created_at: string;
+                            currency: string | null;
                             current_period: {
                                 /** Format: date-time */
                                 end: string | null;
@@ -16472,8 +17146,15 @@ export interface operations {
                             /** Format: date-time */
                             ended_at: string | null;
                             id: number;
-                            /** @description A plan change that takes effect at the next period. */
+                            /** @description A plan change waiting for a renewal (see `next_price`). */
                             next_plan_id: number | null;
+                            /** @description A new unit price waiting: charged from the first renewal at or after `applies_from` (a rise is announced to the buyer 7 days ahead; a drop waits for nothing). */
+                            next_price: {
+                                /** Format: date-time */
+                                applies_from: string | null;
+                                /** @description Decimal string with the currency’s own decimals (ISO 4217: 2 for SAR, 3 for KWD, none for JPY). */
+                                price: string;
+                            } | null;
                             order_id: number | null;
                             /** Format: date-time */
                             past_due_since: string | null;
@@ -16484,6 +17165,8 @@ export interface operations {
                                 name: string | null;
                                 price: string | null;
                             };
+                            /** @description The unit price the subscriber agreed to: what renewals charge (the plan’s price may differ). */
+                            price: string | null;
                             product: {
                                 id: number;
                                 name: string | null;
@@ -16577,6 +17260,7 @@ export interface operations {
                             cancelled_at: string | null;
                             /** Format: date-time */
                             created_at: string;
+                            currency: string | null;
                             current_period: {
                                 /** Format: date-time */
                                 end: string | null;
@@ -16596,8 +17280,15 @@ export interface operations {
                             /** Format: date-time */
                             ended_at: string | null;
                             id: number;
-                            /** @description A plan change that takes effect at the next period. */
+                            /** @description A plan change waiting for a renewal (see `next_price`). */
                             next_plan_id: number | null;
+                            /** @description A new unit price waiting: charged from the first renewal at or after `applies_from` (a rise is announced to the buyer 7 days ahead; a drop waits for nothing). */
+                            next_price: {
+                                /** Format: date-time */
+                                applies_from: string | null;
+                                /** @description Decimal string with the currency’s own decimals (ISO 4217: 2 for SAR, 3 for KWD, none for JPY). */
+                                price: string;
+                            } | null;
                             order_id: number | null;
                             /** Format: date-time */
                             past_due_since: string | null;
@@ -16608,6 +17299,8 @@ export interface operations {
                                 name: string | null;
                                 price: string | null;
                             };
+                            /** @description The unit price the subscriber agreed to: what renewals charge (the plan’s price may differ). */
+                            price: string | null;
                             product: {
                                 id: number;
                                 name: string | null;
@@ -16698,6 +17391,7 @@ export interface operations {
                             cancelled_at: string | null;
                             /** Format: date-time */
                             created_at: string;
+                            currency: string | null;
                             current_period: {
                                 /** Format: date-time */
                                 end: string | null;
@@ -16717,8 +17411,15 @@ export interface operations {
                             /** Format: date-time */
                             ended_at: string | null;
                             id: number;
-                            /** @description A plan change that takes effect at the next period. */
+                            /** @description A plan change waiting for a renewal (see `next_price`). */
                             next_plan_id: number | null;
+                            /** @description A new unit price waiting: charged from the first renewal at or after `applies_from` (a rise is announced to the buyer 7 days ahead; a drop waits for nothing). */
+                            next_price: {
+                                /** Format: date-time */
+                                applies_from: string | null;
+                                /** @description Decimal string with the currency’s own decimals (ISO 4217: 2 for SAR, 3 for KWD, none for JPY). */
+                                price: string;
+                            } | null;
                             order_id: number | null;
                             /** Format: date-time */
                             past_due_since: string | null;
@@ -16729,6 +17430,8 @@ export interface operations {
                                 name: string | null;
                                 price: string | null;
                             };
+                            /** @description The unit price the subscriber agreed to: what renewals charge (the plan’s price may differ). */
+                            price: string | null;
                             product: {
                                 id: number;
                                 name: string | null;

@@ -43,7 +43,19 @@ export async function isolatedDeps(overrides: NodeJS.ProcessEnv = {}): Promise<D
   return bindModels(deps);
 }
 
+const onClose: (() => void)[] = [];
+
+/**
+ * `forget` runs when the harness closes every deps (the root hook's afterAll: once a run, or once a file
+ * in parallel mode, where a worker process runs many files), so a helper's cache of deps or of things
+ * built on them starts afresh instead of handing out closed connections.
+ */
+export function forgetOnClose(forget: () => void): void {
+  onClose.push(forget);
+}
+
 export async function closeSharedDeps(): Promise<void> {
+  for (const forget of onClose) forget();
   const all = [...extra.splice(0)];
   if (shared) all.push(await shared);
   shared = null;

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Coupon, CustomField, Product, ProductPlan, Store, StorePaymentMethod } from '../../../db/models';
 import { createPaymentMethod, createProduct, createStore } from '../../helpers/builders';
 import type { Deps } from '../../../shared/deps';
-import { isolatedDeps } from '../../helpers/deps';
+import { forgetOnClose, isolatedDeps } from '../../helpers/deps';
 import { startServer, TestResponse, TestServer } from '../../helpers/http';
 import { randomIp } from '../../helpers/otp';
 
@@ -28,6 +28,7 @@ interface Wiring {
 }
 
 const wirings = new Map<string, Promise<Wiring>>();
+forgetOnClose(() => wirings.clear());
 
 async function wire(env: NodeJS.ProcessEnv): Promise<Wiring> {
   const uploadDir = await mkdtemp(path.join(os.tmpdir(), 'checkout-uploads-'));

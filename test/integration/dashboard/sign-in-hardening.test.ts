@@ -254,7 +254,7 @@ describe('merchant dashboard sign-in, hardened', function () {
       .knex('merchant_users')
       .where({ e164: `966${OWNER}` })
       .first();
-    expect(row.totp_pending_secret_encrypted).to.match(/^v1\./).and.not.contain(secret);
+    expect(row.totp_pending_secret_encrypted).to.match(/^v2\./).and.not.contain(secret);
     expect(deps.cipher.decrypt(row.totp_pending_secret_encrypted)).to.equal(secret);
     const key = base32Decode(secret)!;
 
