@@ -386,6 +386,7 @@ const en = {
   noEndpoints: 'No endpoint yet.',
   noDeliveries: 'No delivery yet.',
   errEndpoint: 'An http or https address, and at least one event.',
+  errEndpointHttps: 'The webhook address must use https.',
   // categories
   categories: 'Categories',
   categoryName: 'Category name',
@@ -810,6 +811,7 @@ const ar: DashboardStrings = {
   noEndpoints: 'لا توجد عناوين بعد.',
   noDeliveries: 'لا توجد إرسالات بعد.',
   errEndpoint: 'عنوان http أو https، وحدث واحد على الأقل.',
+  errEndpointHttps: 'يجب أن يبدأ عنوان الـ webhook بـ https.',
   categories: 'التصنيفات',
   categoryName: 'اسم التصنيف',
   categorySlug: 'الاسم في العنوان (slug)',
