@@ -227,7 +227,9 @@ const en = {
   invited: 'Invited. They sign in with their phone number.',
   remove: 'Remove',
   staffRoles:
-    'Owners do everything. Managers do everything but staff. Support sees orders and customers and can confirm and complete orders, but cannot cancel, refund or change settings.',
+    'Owners do everything. Managers do everything but staff. Support sees orders and customers and moves paid orders forward, but cannot cancel, refund or change settings, and confirms a payment only when an owner allows it below.',
+  grantConfirmPayment: 'May confirm bank transfers and PayPal payments (the goods are released)',
+  grantsSaved: 'Permissions saved.',
   errAlreadyStaff: 'This number is already on the staff.',
   errLastOwner: 'A store keeps at least one owner.',
   // settings
@@ -670,7 +672,9 @@ const ar: DashboardStrings = {
   invited: 'تمت الدعوة. يسجّل العضو دخوله برقم جواله.',
   remove: 'إزالة',
   staffRoles:
-    'المالك يفعل كل شيء. المدير كل شيء عدا الفريق. الدعم يرى الطلبات والعملاء ويؤكد الطلبات ويكملها، لكنه لا يلغي ولا يسترجع ولا يغيّر الإعدادات.',
+    'المالك يفعل كل شيء. المدير كل شيء عدا الفريق. الدعم يرى الطلبات والعملاء ويقدّم الطلبات المدفوعة، لكنه لا يلغي ولا يسترجع ولا يغيّر الإعدادات، ولا يؤكد دفعة إلا إذا سمح له المالك أدناه.',
+  grantConfirmPayment: 'يمكنه تأكيد التحويلات البنكية ومدفوعات PayPal (فتُسلَّم البضاعة)',
+  grantsSaved: 'حُفظت الصلاحيات.',
   errAlreadyStaff: 'هذا الرقم موجود في الفريق مسبقاً.',
   errLastOwner: 'يجب أن يبقى للمتجر مالك واحد على الأقل.',
   storeDetails: 'بيانات المتجر',

@@ -117,7 +117,7 @@ export function signedIn(permission: Permission | null, opts: { readBody?: AppMi
       }
       const store = await Store.query(deps.knex).findById(found.membership.store_id);
       if (!store) return sendPage(ctx, messagePage(p, 404, p.t.notFoundTitle, p.t.notFound));
-      if (permission && !can(found.membership.role, permission)) {
+      if (permission && !can(found.membership.role, permission, found.membership.grants)) {
         return sendPage(ctx, messagePage(p, 403, p.t.forbiddenTitle, p.t.forbidden));
       }
       if (post && opts.readBody) {
@@ -132,6 +132,7 @@ export function signedIn(permission: Permission | null, opts: { readBody?: AppMi
           ...p,
           storeName: store.name,
           role: found.membership.role,
+          grants: found.membership.grants,
           memberships: found.memberships,
           userName: found.user.name || `+${found.user.e164}`,
           formToken: formToken(deps.appSecret, found.session),
