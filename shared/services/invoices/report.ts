@@ -172,14 +172,14 @@ export const CSV_COLUMNS = [
  * decimals, a credit note's negative), never text anyone typed. They go out as they are, so a spreadsheet
  * reads -57.50 as a number; every other column is text and gets the formula guard of csvField.
  */
-const NUMERIC_COLUMNS: ReadonlySet<string> = new Set([
+const NUMERIC_COLUMNS: readonly string[] = [
   'number',
   'order_id',
   'invoice_number',
   'total_excl_vat',
   'vat',
   'total',
-]);
+];
 const NUMBER = /^-?\d+(\.\d+)?$/;
 
 /**
@@ -221,7 +221,7 @@ export async function* monthCsv(
     const batch = (await q) as Record<string, unknown>[];
     for (const r of batch) {
       const row = toRow(r, refs, deps);
-      yield `${CSV_COLUMNS.map((c) => csvField(row[c], NUMERIC_COLUMNS.has(c) ? 'number' : 'text')).join(',')}\r\n`;
+      yield `${CSV_COLUMNS.map((c) => csvField(row[c], NUMERIC_COLUMNS.includes(c) ? 'number' : 'text')).join(',')}\r\n`;
     }
     if (batch.length < batchSize) return;
     const last = batch[batch.length - 1]!;
