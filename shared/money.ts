@@ -17,6 +17,14 @@ export function parseMoney(value: string | number, currency?: string | null): nu
   return parseDecimal(value, currencyExponent(currency));
 }
 
+/**
+ * What a Merchant API or fixture field says when an amount has more decimals than its store's currency
+ * allows (ISO 4217): refused, never rounded or scaled, so "10.5" on a JPY store is not ¥10 or ¥1050.
+ */
+export function precisionMessage(currency: string): string {
+  return `must have at most ${currencyExponent(currency)} decimals in ${currency}`;
+}
+
 /** A decimal with at most `exponent` significant decimals, in units of 10^-exponent; null otherwise. */
 export function parseDecimal(value: string | number, exponent: number): number | null {
   const text = typeof value === 'number' ? String(value) : value.trim();

@@ -9,6 +9,7 @@ import { htmlResponse, schemaRef } from '../openapi/components';
 import { LIMITS } from '../../shared/rate-limits';
 import { failedAuthLimit } from '../middleware/rate-limit';
 import { dashboardAuth } from './basic-auth';
+import { sameOriginOnly } from './same-origin';
 
 export const DASHBOARD_PATH = '/admin/queues';
 
@@ -26,6 +27,8 @@ function dashboard(deps: Deps): AppMiddleware[] {
     options: { uiConfig: { boardTitle: 'Commerce queues' } },
   });
   return [
+    // Before the credentials: a cross-site action is refused whoever's browser sends it.
+    sameOriginOnly(),
     // A request without credentials is the browser's first, asking which realm (every page and file of
     // the board starts so): only wrong credentials are failed logins.
     failedAuthLimit(LIMITS.dashboardFailuresPerIp, dashboardAuth(deps.config, 'queues'), (ctx) =>
@@ -89,13 +92,20 @@ export const adminRoutes = [
     description:
       'bull-board UI over every queue: inspect jobs and retry failed ones. Everything below this path ' +
       '(the UI’s static files and its own JSON API) sits behind the same basic auth; with no ' +
-      'DASHBOARD_USER/DASHBOARD_PASSWORD configured it always answers 401.',
+      'DASHBOARD_USER/DASHBOARD_PASSWORD configured it always answers 401. Every request but GET, HEAD and ' +
+      'OPTIONS must come from the board’s own origin: a `Sec-Fetch-Site` other than `same-origin`, or an ' +
+      '`Origin` other than this one, is a 403 and nothing is done.',
     security: [{ DashboardBasic: [] }],
     guards: dashboard,
     responses: {
       200: htmlResponse('The dashboard (HTML).'),
       401: {
         description: 'Missing or wrong credentials (`WWW-Authenticate: Basic`).',
+        content: { 'application/json': { schema: schemaRef('PlatformError') } },
+      },
+      403: {
+        description:
+          'A request that changes something, sent from another origin (`Sec-Fetch-Site`, `Origin`).',
         content: { 'application/json': { schema: schemaRef('PlatformError') } },
       },
       404: 'PlatformError',

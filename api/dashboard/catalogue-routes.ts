@@ -106,7 +106,8 @@ export const dashboardCatalogueRoutes = [
       'multipart/form-data or a urlencoded form: `csv` (a CSV file, first column, optional `code` header) ' +
       'and/or `codes` (one key a line), `_csrf`. At most 10,000 keys of 500 characters. Keys the product ' +
       'has are skipped. `Accept: application/json` (the page’s script) answers the counts as JSON.',
-    guards: (deps) => [dashboardMultipart(), ...signedIn('products.edit')(deps)],
+    // The session, role and origin before the body is read; the form token (in the body) right after.
+    guards: signedIn('products.edit', { readBody: dashboardMultipart() }),
     request: {
       params: productParams,
       bodyTypes: ['multipart/form-data', 'application/x-www-form-urlencoded'],

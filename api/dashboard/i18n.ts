@@ -253,7 +253,9 @@ const en = {
   invited: 'Invited. They sign in with their phone number.',
   remove: 'Remove',
   staffRoles:
-    'Owners do everything. Managers do everything but staff. Support sees orders and customers and can confirm and complete orders, but cannot cancel, refund or change settings.',
+    'Owners do everything. Managers do everything but staff. Support sees orders and customers and moves paid orders forward, but cannot cancel, refund or change settings, and confirms a payment only when an owner allows it below.',
+  grantConfirmPayment: 'May confirm bank transfers and PayPal payments (the goods are released)',
+  grantsSaved: 'Permissions saved.',
   errAlreadyStaff: 'This number is already on the staff.',
   errLastOwner: 'A store keeps at least one owner.',
   // settings
@@ -412,6 +414,7 @@ const en = {
   noEndpoints: 'No endpoint yet.',
   noDeliveries: 'No delivery yet.',
   errEndpoint: 'An http or https address, and at least one event.',
+  errEndpointHttps: 'The webhook address must use https.',
   // categories
   categories: 'Categories',
   categoryName: 'Category name',
@@ -733,7 +736,9 @@ const ar: DashboardStrings = {
   invited: 'تمت الدعوة. يسجّل العضو دخوله برقم جواله.',
   remove: 'إزالة',
   staffRoles:
-    'المالك يفعل كل شيء. المدير كل شيء عدا الفريق. الدعم يرى الطلبات والعملاء ويؤكد الطلبات ويكملها، لكنه لا يلغي ولا يسترجع ولا يغيّر الإعدادات.',
+    'المالك يفعل كل شيء. المدير كل شيء عدا الفريق. الدعم يرى الطلبات والعملاء ويقدّم الطلبات المدفوعة، لكنه لا يلغي ولا يسترجع ولا يغيّر الإعدادات، ولا يؤكد دفعة إلا إذا سمح له المالك أدناه.',
+  grantConfirmPayment: 'يمكنه تأكيد التحويلات البنكية ومدفوعات PayPal (فتُسلَّم البضاعة)',
+  grantsSaved: 'حُفظت الصلاحيات.',
   errAlreadyStaff: 'هذا الرقم موجود في الفريق مسبقاً.',
   errLastOwner: 'يجب أن يبقى للمتجر مالك واحد على الأقل.',
   storeDetails: 'بيانات المتجر',
@@ -874,6 +879,7 @@ const ar: DashboardStrings = {
   noEndpoints: 'لا توجد عناوين بعد.',
   noDeliveries: 'لا توجد إرسالات بعد.',
   errEndpoint: 'عنوان http أو https، وحدث واحد على الأقل.',
+  errEndpointHttps: 'يجب أن يبدأ عنوان الـ webhook بـ https.',
   categories: 'التصنيفات',
   categoryName: 'اسم التصنيف',
   categorySlug: 'الاسم في العنوان (slug)',

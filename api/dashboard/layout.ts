@@ -36,6 +36,8 @@ export interface PageContext {
 export interface ShellContext extends PageContext {
   storeName: string;
   role: Membership['role'];
+  /** Permissions an owner granted on top of the role (shared/services/dashboard/roles.ts). */
+  grants: Membership['grants'];
   memberships: Membership[];
   userName: string;
   formToken: string;
@@ -180,7 +182,7 @@ const NAV: ReadonlyArray<[ShellContext['current'], keyof DashboardStrings, strin
 /** A page of the signed-in dashboard: the top bar (store, language, sign out), the menu, the content. */
 export function shellPage(s: ShellContext, title: string, body: string): string {
   const t = s.t;
-  const links = NAV.filter(([, , , perm]) => perm === null || can(s.role, perm))
+  const links = NAV.filter(([, , , perm]) => perm === null || can(s.role, perm, s.grants))
     .map(
       ([key, label, href]) =>
         `<li><a href="${href}"${key === s.current ? ' aria-current="page"' : ''}>${esc(String(t[label]))}</a></li>`,

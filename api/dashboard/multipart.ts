@@ -6,9 +6,10 @@ export const MAX_FORM_BYTES = 6 * 1024 * 1024;
 /**
  * multipart/form-data for the dashboard's key upload (the app's body parser leaves multipart alone). The
  * body, at most 6 MB, is read into memory and parsed by the platform's own FormData reader (undici, part of
- * Node): text parts become the form fields, a file part its UTF-8 text under the same name. Runs before the
- * session guard, so the form token travels in the form as on every other page. A body too large or not
- * parseable leaves the form empty: the guard then refuses it for its missing token (403 page).
+ * Node): text parts become the form fields, a file part its UTF-8 text under the same name. The session
+ * guard runs it (`signedIn(..., { readBody })`) only after the session, role and origin are checked, then
+ * checks the form token it carries. A body too large or not parseable leaves the form empty: the guard
+ * then refuses it for its missing token (403 page).
  */
 export function dashboardMultipart(): AppMiddleware {
   return async (ctx, next) => {

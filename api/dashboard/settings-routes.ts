@@ -19,7 +19,7 @@ import { paymentMethodsSchema } from '../../shared/services/catalogue/store-sche
 import { storeSettings, updateStoreSettings } from '../../shared/services/merchant/store-settings';
 import type { AppContext } from '../context';
 import { defineRoute } from '../http/route';
-import { createBody as endpointBody } from '../merchant/webhooks/schemas';
+import { createBody as endpointBody, webhookUrlRefusal } from '../merchant/webhooks/schemas';
 import { htmlResponse, redirectResponse } from '../openapi/components';
 import { sendPage } from './layout';
 import { dashboardOf, formField, messagePage, signedIn } from './session';
@@ -226,6 +226,16 @@ export const dashboardSettingsRoutes = [
           secret: null,
           notice: null,
           error: shell.t.errEndpoint,
+          url,
+          events,
+        });
+      }
+      // The Merchant API's rule (https only in production), so both ways in accept the same addresses.
+      if (webhookUrlRefusal(value.url, ctx.deps.config.nodeEnv)) {
+        return webhooksPage(ctx, 422, {
+          secret: null,
+          notice: null,
+          error: shell.t.errEndpointHttps,
           url,
           events,
         });

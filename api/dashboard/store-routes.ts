@@ -5,6 +5,7 @@ import {
   inviteStaff,
   listStaff,
   removeStaff,
+  setMemberGrants,
   STORE_NAME_MAX,
 } from '../../shared/services/dashboard/accounts';
 import {
@@ -24,7 +25,7 @@ import {
   rowsOf,
   updateProduct,
 } from '../../shared/services/dashboard/products';
-import { can, permissionForStatus } from '../../shared/services/dashboard/roles';
+import { can, type Permission, permissionForStatus } from '../../shared/services/dashboard/roles';
 import { listOrders, orderDetail } from '../../shared/services/merchant/orders';
 import { storeStatistics } from '../../shared/services/merchant/statistics';
 import { TRANSITIONS, updateOrderStatus } from '../../shared/services/merchant/transitions';
@@ -396,7 +397,8 @@ export const dashboardStoreRoutes = [
     description:
       'Form fields `status` (2 to 6) and `_csrf`. Cancel (5) and refund (6) first answer a confirmation page; ' +
       'the confirmed form adds `confirm=1`. Same rules and effects as `PUT /shawarma/orders/{id}`. Support ' +
-      'may not cancel or refund (403).',
+      'may not cancel or refund, nor confirm a payment (Awaiting payment or Under review to In progress or ' +
+      'Completed) unless an owner granted it on the staff page (403).',
     guards: signedIn('orders.view'),
     request: {
       params: idParam('orderId') as Joi.ObjectSchema<{ orderId: number }>,
@@ -412,7 +414,14 @@ export const dashboardStoreRoutes = [
       const { store, shell, membership } = dashboardOf(ctx);
       const target = Number(formField(ctx, 'status'));
       if (![2, 3, 4, 5, 6].includes(target)) return renderOrder(ctx, params.orderId, null, 422);
-      if (!can(membership.role, permissionForStatus(target))) {
+      // The move's permission depends on where the order is now: confirming a payment (Awaiting payment or
+      // Under review to In progress or Completed) is granted apart (shared/services/dashboard/roles.ts).
+      const current = await ctx.deps
+        .knex('orders')
+        .where({ id: params.orderId, store_id: store.id })
+        .first<{ status: number } | undefined>('status');
+      if (!current) return notFound(ctx);
+      if (!can(membership.role, permissionForStatus(target, Number(current.status)), membership.grants)) {
         return sendPage(ctx, messagePage(shell, 403, shell.t.forbiddenTitle, shell.t.forbidden));
       }
       if (
@@ -748,9 +757,11 @@ export const dashboardStoreRoutes = [
     summary: 'Merchant dashboard: staff',
     description: 'The store’s members and their roles, and the invite form. Owners only.',
     guards: signedIn('staff.manage'),
-    request: { query: Joi.object({ lang: Joi.string().valid('ar', 'en') }) },
+    request: {
+      query: Joi.object({ lang: Joi.string().valid('ar', 'en'), saved: Joi.string().valid('1') }),
+    },
     responses: { 200: htmlResponse('The staff page.'), ...guardedAnswers },
-    handler: async (ctx) => {
+    handler: async (ctx, { query }) => {
       const { store, shell } = dashboardOf(ctx);
       const staff = await listStaff(ctx.deps.knex, store.id);
       sendPage(ctx, {
@@ -758,7 +769,7 @@ export const dashboardStoreRoutes = [
         html: staffView(shell, staff, {
           values: { name: '', country_code: '966', phone: '', role: 'support' },
           error: null,
-          notice: null,
+          notice: (query as { saved?: string }).saved === '1' ? shell.t.grantsSaved : null,
         }),
       });
     },
@@ -816,6 +827,39 @@ export const dashboardStoreRoutes = [
         ? { name: '', country_code: values.country_code, phone: '', role: 'support' }
         : values;
       sendPage(ctx, { status, html: staffView(shell, staff, { values: shown, error, notice }) });
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/merchant/staff/{memberId}/grants',
+    interface: 'platform',
+    operationId: 'dashboardStaffGrants',
+    summary: 'Merchant dashboard: what a team member may do beyond their role',
+    description:
+      'Owners only. Form field `confirm_payment` (`1`, the checkbox ticked; absent, not): the member may ' +
+      'confirm bank transfers and PayPal payments, which releases the goods (support has it only so ' +
+      'granted; owners and managers by their role). Audited. 303 to the staff page.',
+    guards: signedIn('staff.manage'),
+    request: {
+      params: idParam('memberId') as Joi.ObjectSchema<{ memberId: number }>,
+      ...formBody({ confirm_payment: Joi.string().valid('1') }),
+    },
+    responses: {
+      303: redirectResponse('Saved: to the staff page.'),
+      404: htmlResponse('No such member in this store.'),
+      ...postAnswers,
+    },
+    handler: async (ctx, { params }) => {
+      const { store, signedIn: s } = dashboardOf(ctx);
+      const grants: Permission[] =
+        formField(ctx, 'confirm_payment') === '1' ? ['orders.confirm_payment'] : [];
+      try {
+        await setMemberGrants(ctx.deps.knex, dashboardActor(store.id, s.user), params.memberId, grants);
+      } catch (err) {
+        if (err instanceof NotFoundError) return notFound(ctx);
+        throw err;
+      }
+      sendPage(ctx, { status: 303, location: '/merchant/staff?saved=1' });
     },
   }),
   defineRoute({

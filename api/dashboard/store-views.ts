@@ -9,7 +9,7 @@ import type {
 } from '../../shared/services/dashboard/products';
 import { BLANK_ROWS, FIELD_TYPES, PLAN_DURATIONS } from '../../shared/services/dashboard/products';
 import { FORM_TYPES } from '../../shared/services/dashboard/products';
-import { can } from '../../shared/services/dashboard/roles';
+import { can, permissionForStatus } from '../../shared/services/dashboard/roles';
 import type { AuditEventView } from '../../shared/services/merchant/audit';
 import type { DomainStateView } from '../../shared/services/merchant/domains';
 import type { OrderSummary } from '../../shared/services/merchant/orders';
@@ -244,10 +244,10 @@ export function orderView(
     .join('');
   const money_ = extra.refunds;
   // With money left to refund, the refund form (full or partial) replaces the plain "Refund order" move.
-  const refundable = money_ !== null && money_.refundableMinor > 0 && can(s.role, 'orders.refund');
+  const refundable = money_ !== null && money_.refundableMinor > 0 && can(s.role, 'orders.refund', s.grants);
   const actions = allowed
     .filter((to) => !(to === 6 && refundable))
-    .filter((to) => can(s.role, to === 6 ? 'orders.refund' : to === 5 ? 'orders.cancel' : 'orders.advance'))
+    .filter((to) => can(s.role, permissionForStatus(to, o.status), s.grants))
     .map(
       (to) =>
         `<form method="post" action="/merchant/orders/${o.id}/status">${tokenField(s.formToken)}<input type="hidden" name="status" value="${to}"><button type="submit"${to >= 5 ? ' class="danger"' : ''}>${esc(t.moveTo[to] ?? String(to))}</button></form>`,
@@ -645,6 +645,13 @@ ${fieldRows}
 
 // ---------------------------------------------------------------- staff
 
+/** What an owner grants a support member on top of the role (shared/services/dashboard/roles.ts). */
+function grantsForm(s: Shell, m: StaffMember): string {
+  const id = `grant-confirm-${m.id}`;
+  const on = m.grants.includes('orders.confirm_payment');
+  return `<form method="post" action="/merchant/staff/${m.id}/grants" style="margin:.25rem 0 0">${tokenField(s.formToken)}<label for="${id}" style="font-weight:normal"><input type="checkbox" id="${id}" name="confirm_payment" value="1"${on ? ' checked' : ''}> ${esc(s.t.grantConfirmPayment)}</label> <button type="submit" class="secondary" style="margin:0">${esc(s.t.save)}</button></form>`;
+}
+
 export function staffView(
   s: Shell,
   staff: StaffMember[],
@@ -659,7 +666,7 @@ export function staffView(
     .map(
       (
         m,
-      ) => `<tr><td><bdi>${esc(m.name || '—')}</bdi></td><td><span class="tel">+${esc(m.country_code)} ${esc(m.phone)}</span></td><td>${esc(t.role[m.role] ?? m.role)}</td>
+      ) => `<tr><td><bdi>${esc(m.name || '—')}</bdi></td><td><span class="tel">+${esc(m.country_code)} ${esc(m.phone)}</span></td><td>${esc(t.role[m.role] ?? m.role)}${m.role === 'support' ? grantsForm(s, m) : ''}</td>
 <td><form method="post" action="/merchant/staff/${m.id}/remove">${tokenField(s.formToken)}<button type="submit" class="secondary" style="margin:0">${esc(t.remove)}</button></form></td></tr>`,
     )
     .join('');

@@ -12,7 +12,7 @@ import {
 import type { AppContext, AppMiddleware } from '../context';
 import { paymentStatusGuards } from '../guards';
 import { defineRoute, RouteDefinition } from '../http/route';
-import { htmlResponse, redirectResponse } from '../openapi/components';
+import { htmlResponse, redirectResponse, schemaRef } from '../openapi/components';
 import { sandboxWebhookTarget } from '../sandbox/webhook-target';
 import { sendHtml } from './html';
 import { LOCALES, pickLocale, STRINGS } from './i18n';
@@ -135,7 +135,15 @@ export const payRoutes = [
       405: htmlResponse('Not a sandbox payment.'),
       409: htmlResponse('Already decided the other way, or the payment is closed.'),
       422: htmlResponse('outcome is not paid or failed.'),
-      503: htmlResponse('The sandbox session is still being opened; try again (Retry-After).'),
+      503: {
+        description:
+          'The sandbox session is still being opened (the page, HTML), or a dependency (Postgres or Redis) ' +
+          'cannot be reached (the platform error envelope, JSON); either way try again after `Retry-After`.',
+        content: {
+          'text/html': { schema: { type: 'string' } },
+          'application/json': { schema: schemaRef('PlatformError') },
+        },
+      },
     },
     handler: async (ctx, { params }) => {
       const view = viewOf(ctx);

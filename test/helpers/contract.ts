@@ -114,7 +114,14 @@ export function checkAnswer(
       `${where}, a status the OpenAPI document does not list for it (${Object.keys(op.responses).join(', ')})`,
     );
   }
-  if (at === '' || !contentType?.includes('json')) return;
+  if (!contentType?.includes('json')) return;
+  if (at === '') {
+    // A server error is always the interface's JSON envelope (api/envelopes.ts); a document that gives the
+    // status only in another media type (or none) describes an answer that is never sent.
+    if (status >= 500)
+      throw new ContractViolation(`${where} with a JSON body the document does not describe`);
+    return;
+  }
   let body: unknown;
   try {
     body = JSON.parse(text);

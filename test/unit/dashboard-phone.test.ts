@@ -25,13 +25,28 @@ describe('dashboard roles', () => {
   it('lets support see orders and customers and move orders forward, never cancel, refund or change settings', () => {
     expect(can('support', 'orders.view')).to.equal(true);
     expect(can('support', 'customers.view')).to.equal(true);
-    expect(can('support', permissionForStatus(4))).to.equal(true);
-    expect(can('support', permissionForStatus(5))).to.equal(false);
-    expect(can('support', permissionForStatus(6))).to.equal(false);
+    expect(can('support', permissionForStatus(4, 3))).to.equal(true);
+    expect(can('support', permissionForStatus(5, 3))).to.equal(false);
+    expect(can('support', permissionForStatus(6, 3))).to.equal(false);
     expect(can('support', 'settings.edit')).to.equal(false);
     expect(can('support', 'products.edit')).to.equal(false);
     expect(can('manager', 'settings.edit')).to.equal(true);
     expect(can('manager', 'staff.manage')).to.equal(false);
     expect(can('owner', 'staff.manage')).to.equal(true);
+  });
+
+  it('confirming a payment is support’s only when an owner granted it; owners and managers have it', () => {
+    for (const from of [1, 2]) {
+      for (const to of [3, 4]) {
+        expect(permissionForStatus(to, from)).to.equal('orders.confirm_payment');
+        expect(can('support', permissionForStatus(to, from))).to.equal(false);
+        expect(can('support', permissionForStatus(to, from), ['orders.confirm_payment'])).to.equal(true);
+        expect(can('manager', permissionForStatus(to, from))).to.equal(true);
+        expect(can('owner', permissionForStatus(to, from))).to.equal(true);
+      }
+    }
+    expect(permissionForStatus(2, 1)).to.equal('orders.advance');
+    // A grant reaches no permission that is not grantable.
+    expect(can('support', 'orders.refund', ['orders.refund'])).to.equal(false);
   });
 });

@@ -28,7 +28,7 @@ const INITIATE_RULES =
   'appended when its currency is one PayPal.me takes); with only an e-mail, `paypal_manual`. **Bank transfer**: ' +
   '`bank_transfer` with the store’s details. For both the order is created at once in Under review (2) and ' +
   'waits for the merchant to confirm the payment: the answer carries its `order_id` and `reference` (`#id`, ' +
-  'as the merchant sees it), `payment/status` answers that `order_id` with `is_paid: false` until then, and a ' +
+  'as the merchant sees it), `payment/status` answers `is_paid: false` and `order_id: null` until then, and a ' +
   'further initiation answers 400 "Order already created for this checkout".' +
   '\n\n**Refusals**: 404 unknown or expired checkout (or, authenticated, a checkout of another customer); 400 ' +
   'order already created; 400 method not configured for the store; 400 a method outside the coupon’s ' +

@@ -10,7 +10,12 @@ import * as schemas from './schemas';
 
 const str: SchemaObject = { type: 'string' };
 const nstr: SchemaObject = { type: ['string', 'null'] };
-const money: SchemaObject = { type: 'string', pattern: '^\\d+\\.\\d{2}$', description: 'Decimal string.' };
+/** The currency's own decimals (ISO 4217): "10.50" SAR, "1.250" KWD, "10" JPY. */
+const money: SchemaObject = {
+  type: 'string',
+  pattern: '^\\d+(\\.\\d{2,3})?$',
+  description: 'Decimal string with the currency’s decimals.',
+};
 const ntime: SchemaObject = { type: ['string', 'null'], format: 'date-time' };
 
 export const RefundObject = obj({
@@ -97,7 +102,7 @@ export const merchantRefundRoutes = [
         ctx.deps,
         ctx.state.store!.id,
         params.id,
-        schemas.refundInput(body, ctx.state.idempotencyKey as string | undefined),
+        schemas.refundInput(body, ctx.state.idempotencyKey as string | undefined, ctx.state.store!.currency),
         { merchantTokenId: ctx.state.merchantToken?.id ?? null },
       );
       return reply(

@@ -1,20 +1,33 @@
 import Joi from 'joi';
-import { parseMoney } from '../../../shared/money';
+import { ValidationError } from '../../../shared/errors';
+import { parseDecimal, parseMoney, precisionMessage } from '../../../shared/money';
+import { MAX_EXPONENT } from '../../../shared/currency';
 import type { RefundInput } from '../../../shared/services/refunds';
 import type { PageRequest } from '../../../shared/services/merchant/pagination';
 import { listQuery } from '../common';
 
-/** The body of POST /shawarma/orders/{id}/refunds, validated (`amount` in minor units). */
+/** The body of POST /shawarma/orders/{id}/refunds, validated (`amount` still the decimal string sent). */
 export interface RefundBody {
-  amount?: number;
+  amount?: string;
   reason?: string | null;
   note?: string | null;
   withdraw_goods?: boolean;
 }
 
-export function refundInput(body: RefundBody, requestKey: string | undefined): RefundInput {
+/**
+ * The refund as the service takes it, `amount` read in the store's currency (an order is always in its
+ * store's currency, which cannot change once it has orders): "10" is ¥10 in JPY, "1.250" is 1.250 KWD, and
+ * more decimals than the currency has (ISO 4217) is a 422 naming `amount`, never a scaled amount.
+ */
+export function refundInput(body: RefundBody, requestKey: string | undefined, currency: string): RefundInput {
+  let amountMinor: number | undefined;
+  if (body.amount !== undefined) {
+    const minor = parseMoney(body.amount, currency);
+    if (minor === null) throw ValidationError.field('amount', precisionMessage(currency));
+    amountMinor = minor;
+  }
   return {
-    amountMinor: body.amount,
+    amountMinor,
     reason: body.reason || null,
     note: body.note || null,
     withdrawGoods: body.withdraw_goods,
@@ -26,18 +39,20 @@ const amount = Joi.string()
   .trim()
   .max(16)
   .custom((value: string, helpers) => {
-    const minor = parseMoney(value);
+    // Any currency's form here; the store's currency decides its decimals in refundInput.
+    const minor = parseDecimal(value, MAX_EXPONENT);
     if (minor === null) return helpers.error('money.format');
     if (minor <= 0) return helpers.error('money.positive');
-    return minor;
+    return value;
   })
   .messages({
-    'money.format': '{{#label}} must be a decimal string with at most two decimals, e.g. "10.50"',
-    'money.positive': '{{#label}} must be more than 0.00',
+    'money.format': '{{#label}} must be a decimal string with at most the currency’s decimals, e.g. "10.50"',
+    'money.positive': '{{#label}} must be more than 0',
   })
   .description(
-    'How much to refund, a decimal string in the order’s currency ("10.50"). Omitted: what is left of ' +
-      'the payment (a full refund).',
+    'How much to refund, a decimal string in the order’s currency with at most its decimals (ISO 4217: ' +
+      '"10.50" SAR, "1.250" KWD, "10" JPY); more decimals is a 422 naming `amount`. Omitted: what is ' +
+      'left of the payment (a full refund).',
   );
 
 export const refundBody = Joi.object({

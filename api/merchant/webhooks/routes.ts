@@ -51,9 +51,8 @@ export const merchantWebhookRoutes = [
       ),
     },
     handler: async (ctx, { body }) => {
-      if (ctx.deps.config.nodeEnv === 'production' && !body.url.startsWith('https://')) {
-        throw ValidationError.field('url', 'The webhook url must use https.');
-      }
+      const refusal = schemas.webhookUrlRefusal(body.url, ctx.deps.config.nodeEnv);
+      if (refusal) throw ValidationError.field('url', refusal);
       const endpoint = await createEndpoint(ctx.deps, ctx.state.store!.id, {
         url: body.url,
         events: body.events,

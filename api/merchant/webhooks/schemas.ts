@@ -23,6 +23,18 @@ export const createBody = Joi.object<{ url: string; events: string[]; descriptio
   .unknown(false)
   .messages({ 'url.credentials': '{{#label}} must not carry a user name or password' });
 
+export const HTTPS_REQUIRED = 'The webhook url must use https.';
+
+/**
+ * The one rule of where a webhook may point beyond the schema, for the Merchant API and the dashboard's
+ * webhooks page alike: in production (NODE_ENV=production) https only, so event payloads (buyers' names,
+ * order totals) and their signatures never cross the network in the clear (docs/security.md). Null when
+ * the url may be used, else the reason.
+ */
+export function webhookUrlRefusal(url: string, nodeEnv: string): string | null {
+  return nodeEnv === 'production' && !url.startsWith('https://') ? HTTPS_REQUIRED : null;
+}
+
 /** The event type of a test event: any type the API delivers (wildcards are for subscriptions only). */
 export const testBody = Joi.object<{ type: string }, true>({
   type: Joi.string()

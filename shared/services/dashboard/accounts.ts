@@ -3,6 +3,8 @@ import { MerchantUser, Store, StoreMember, StoreRole } from '../../../db/models'
 import { randomToken } from '../../crypto';
 import { ConflictError, InvalidError, NotFoundError, ValidationError } from '../../errors';
 import { parsePhone, Phone } from '../../phone';
+import { type Actor, recordAudit } from '../merchant/audit';
+import { GRANTABLE, type Permission } from './roles';
 
 /**
  * People who run stores (merchant users, one per phone) and their roles in stores (store members).
@@ -16,6 +18,8 @@ export interface Membership {
   store_id: number;
   store_name: string;
   role: StoreRole;
+  /** Permissions an owner granted on top of the role (roles.ts, GRANTABLE). */
+  grants: string[];
 }
 
 /** The person with this phone, created (with `name`) when new; a later non-empty name fills an empty one. */
@@ -40,7 +44,7 @@ export async function membershipsOf(knex: Knex, userId: number): Promise<Members
     .join('stores as s', 's.id', 'm.store_id')
     .where('m.merchant_user_id', userId)
     .orderBy('m.id')
-    .select('m.store_id', 's.name as store_name', 'm.role');
+    .select('m.store_id', 's.name as store_name', 'm.role', 'm.grants');
   return rows as Membership[];
 }
 
@@ -88,6 +92,7 @@ export interface StaffMember {
   country_code: string;
   phone: string;
   role: StoreRole;
+  grants: string[];
   created_at: Date;
 }
 
@@ -103,8 +108,44 @@ export async function listStaff(knex: Knex, storeId: number): Promise<StaffMembe
       'u.country_code',
       'u.phone',
       'm.role',
+      'm.grants',
       'm.created_at',
     )) as StaffMember[];
+}
+
+/**
+ * Sets what an owner grants a member on top of their role (only GRANTABLE permissions; shared/services/
+ * dashboard/roles.ts), with an audit row naming who changed it. Answers false when nothing changed.
+ */
+export async function setMemberGrants(
+  knex: Knex,
+  actor: Actor,
+  memberId: number,
+  grants: readonly Permission[],
+): Promise<boolean> {
+  const wanted = GRANTABLE.filter((p) => grants.includes(p));
+  return knex.transaction(async (trx) => {
+    const member = await trx('store_members')
+      .where({ id: memberId, store_id: actor.storeId })
+      .forUpdate()
+      .first('id', 'grants');
+    if (!member) throw new NotFoundError('Staff member not found');
+    const before = [...((member.grants as string[] | null) ?? [])].sort();
+    if (before.join(',') === [...wanted].sort().join(',')) return false;
+    await trx('store_members')
+      .where({ id: memberId })
+      .update({ grants: trx.raw('?::text[]', [wanted]) });
+    await recordAudit(
+      trx,
+      actor,
+      'staff.grants_changed',
+      { type: 'store_member', id: memberId },
+      {
+        grants: { from: before, to: wanted },
+      },
+    );
+    return true;
+  });
 }
 
 /** Adds a person (by phone) to the store with a role; they sign in with that phone. */

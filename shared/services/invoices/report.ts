@@ -167,11 +167,36 @@ export const CSV_COLUMNS = [
   'url',
 ] as const;
 
-/** RFC 4180 field: quoted when it holds a comma, quote or line break; a leading =+-@ is defused for spreadsheets. */
-export function csvField(value: unknown): string {
+/**
+ * The columns written as numbers: amounts and ids the platform formats itself (integers and the currency's
+ * decimals, a credit note's negative), never text anyone typed. They go out as they are, so a spreadsheet
+ * reads -57.50 as a number; every other column is text and gets the formula guard of csvField.
+ */
+const NUMERIC_COLUMNS: readonly string[] = [
+  'number',
+  'order_id',
+  'invoice_number',
+  'total_excl_vat',
+  'vat',
+  'total',
+];
+const NUMBER = /^-?\d+(\.\d+)?$/;
+
+/**
+ * RFC 4180 field: quoted when it holds a comma, quote or line break. A text cell beginning with = + - @,
+ * a tab or a carriage return is what a spreadsheet may run as a formula (OWASP "CSV Injection"), so it is
+ * written with a leading apostrophe, whatever follows (`-1+1+cmd|...` too: a text cell is never a number
+ * here, numbers have columns of their own). A numeric cell must be a plain number, or this throws (a
+ * programming error: user text in a numeric column).
+ */
+export function csvField(value: unknown, kind: 'text' | 'number' = 'text'): string {
   if (value === null || value === undefined) return '';
   let text = String(value);
-  if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text) && !/^-\d/.test(text)) text = `'${text}`;
+  if (kind === 'number') {
+    if (!NUMBER.test(text)) throw new TypeError(`not a number for a numeric CSV column: ${text}`);
+    return text;
+  }
+  if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
@@ -196,7 +221,7 @@ export async function* monthCsv(
     const batch = (await q) as Record<string, unknown>[];
     for (const r of batch) {
       const row = toRow(r, refs, deps);
-      yield `${CSV_COLUMNS.map((c) => csvField(row[c])).join(',')}\r\n`;
+      yield `${CSV_COLUMNS.map((c) => csvField(row[c], NUMERIC_COLUMNS.includes(c) ? 'number' : 'text')).join(',')}\r\n`;
     }
     if (batch.length < batchSize) return;
     const last = batch[batch.length - 1]!;

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { FieldErrors, messagesOf, NotFoundError, ValidationError } from '../../errors';
-import { formatMoney, parseMoney } from '../../money';
+import { formatMoney, parseMoney, precisionMessage } from '../../money';
 import type { CouponInput, CouponPatch } from '../catalogue/schema';
 import { type Actor, diff, recordAudit } from './audit';
 import { paginate, type PageMeta, type PageRequest } from './pagination';
@@ -125,15 +125,25 @@ export async function listCoupons(
 
 const minor = (value: string, currency?: string | null): number => parseMoney(value, currency) ?? 0;
 
-/** The checks joi cannot make: the merged coupon's ranges and the store's own rows. */
+/**
+ * The checks joi cannot make: the merged coupon's ranges, its amounts against the store currency's
+ * decimals (ISO 4217; joi took any currency's form), and the store's own rows.
+ */
 async function checkCoupon(
   trx: Knex,
   storeId: number,
   coupon: CouponInput,
   couponId: number | null,
   usesSoFar: number,
+  currency: string,
 ): Promise<void> {
   const errors: FieldErrors = {};
+  if (coupon.type === 'fixed' && parseMoney(coupon.amount, currency) === null) {
+    messagesOf(errors, 'amount').push(precisionMessage(currency));
+  }
+  if (coupon.min_order != null && parseMoney(coupon.min_order, currency) === null) {
+    messagesOf(errors, 'min_order').push(precisionMessage(currency));
+  }
   if (coupon.type === 'percentage' && minor(coupon.amount) > 10_000) {
     messagesOf(errors, 'amount').push('must be between 0 and 100 for a percentage coupon');
   }
@@ -199,9 +209,10 @@ export async function createCoupon(
 ): Promise<CouponView> {
   const id = await knex
     .transaction(async (trx) => {
-      await checkCoupon(trx, storeId, input, null, 0);
+      const currency = await currencyOf(trx, storeId);
+      await checkCoupon(trx, storeId, input, null, 0, currency);
       const [row] = await trx('coupons')
-        .insert({ ...columns(input, await currencyOf(trx, storeId)), store_id: storeId })
+        .insert({ ...columns(input, currency), store_id: storeId })
         .returning('id');
       const couponId = Number((row as { id: number }).id);
       await writeProducts(trx, couponId, input.products);
@@ -241,7 +252,7 @@ export async function updateCoupon(
         expires_at: row.expires_at,
       };
       const merged: CouponInput = { ...before, ...patch };
-      await checkCoupon(trx, storeId, merged, couponId, Number(row.uses_count));
+      await checkCoupon(trx, storeId, merged, couponId, Number(row.uses_count), currency);
       const changes = diff(
         before as unknown as Record<string, unknown>,
         merged as unknown as Record<string, unknown>,

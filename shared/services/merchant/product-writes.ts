@@ -2,8 +2,7 @@ import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import type { CustomField } from '../../../db/models';
 import { ConflictError, FieldErrors, messagesOf, NotFoundError, ValidationError } from '../../errors';
-import { currencyExponent } from '../../currency';
-import { formatMoney, parseMoney } from '../../money';
+import { formatMoney, parseMoney, precisionMessage } from '../../money';
 import type { TxDeps } from '../../unit-of-work';
 import { noteStockChangedOn, noteStoreContentChangedOn } from '../catalogue/cache';
 import type {
@@ -130,7 +129,7 @@ async function checkProduct(
   // The schema took any currency's form (up to three decimals); the store's currency has its own (ISO 4217).
   const tooPrecise = (value: string | null | undefined): boolean =>
     value !== null && value !== undefined && parseMoney(value, currency) === null;
-  const precision = `must have at most ${currencyExponent(currency)} decimals in ${currency}`;
+  const precision = precisionMessage(currency);
   if (tooPrecise(product.price)) messagesOf(errors, 'price').push(precision);
   if (tooPrecise(product.sale_price)) messagesOf(errors, 'sale_price').push(precision);
   product.plans.forEach((plan, i) => {

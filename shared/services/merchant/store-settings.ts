@@ -3,7 +3,7 @@ import { PAYMENT_METHOD_IDS, type PaymentMethodId, type Store } from '../../../d
 import type { Cipher } from '../../crypto';
 import { randomToken } from '../../crypto';
 import { FieldErrors, messagesOf, ValidationError } from '../../errors';
-import { formatMoney, parseMoney } from '../../money';
+import { formatMoney, parseMoney, precisionMessage } from '../../money';
 import { decryptCredentials, encryptCredentials } from '../../providers/credentials';
 import {
   CREDENTIAL_KEYS,
@@ -95,7 +95,8 @@ function credentialKeys(cipher: Cipher, sealed: string | null): Record<string, s
   }
 }
 
-const money = (v: string | number | null): string | null => (v == null ? null : formatMoney(Number(v)));
+const money = (v: string | number | null, currency: string): string | null =>
+  v == null ? null : formatMoney(Number(v), currency);
 
 export async function storeSettings(
   deps: { knex: Knex; cipher: Cipher },
@@ -129,8 +130,8 @@ export async function storeSettings(
       method: m.method,
       provider: m.provider,
       active: m.active,
-      min_amount: money(m.min_amount_minor),
-      max_amount: money(m.max_amount_minor),
+      min_amount: money(m.min_amount_minor, store.currency),
+      max_amount: money(m.max_amount_minor, store.currency),
       settings: m.settings ?? {},
       credentials: credentialKeys(deps.cipher, m.credentials_encrypted),
     })),
@@ -140,14 +141,22 @@ export async function storeSettings(
   };
 }
 
-const optionalMinor = (v: string | undefined): number | null =>
-  v === undefined ? null : (parseMoney(v) ?? 0);
+/**
+ * A method's bound in minor units of the store's currency (ISO 4217 decimals); the caller has refused an
+ * amount with more decimals than that, so nothing here is read with another currency's exponent.
+ */
+const optionalMinor = (v: string | undefined, currency: string): number | null =>
+  v === undefined ? null : (parseMoney(v, currency) ?? 0);
 
-/** Writes the payment methods named in `patch`; answers the audit's changes (credentials as "set"). */
+/**
+ * Writes the payment methods named in `patch`, their bounds read in `currency` (the store's, or the one
+ * the same patch sets); answers the audit's changes (credentials as "set").
+ */
 async function writePaymentMethods(
   trx: Knex,
   cipher: Cipher,
   storeId: number,
+  currency: string,
   patch: PaymentMethodsPatch,
 ): Promise<Changes> {
   const errors: FieldErrors = {};
@@ -165,8 +174,14 @@ async function writePaymentMethods(
       }
       continue;
     }
-    if (given.min_amount !== undefined && given.max_amount !== undefined) {
-      if ((parseMoney(given.max_amount) ?? 0) < (parseMoney(given.min_amount) ?? 0)) {
+    const precise = (['min_amount', 'max_amount'] as const).every((key) => {
+      const value = given[key];
+      if (value === undefined || parseMoney(value, currency) !== null) return true;
+      messagesOf(errors, `${at}.${key}`).push(precisionMessage(currency));
+      return false;
+    });
+    if (precise && given.min_amount !== undefined && given.max_amount !== undefined) {
+      if ((parseMoney(given.max_amount, currency) ?? 0) < (parseMoney(given.min_amount, currency) ?? 0)) {
         messagesOf(errors, `${at}.max_amount`).push('must not be below min_amount');
       }
     }
@@ -213,8 +228,8 @@ async function writePaymentMethods(
       provider,
       active: given.active,
       settings: JSON.stringify(settings),
-      min_amount_minor: optionalMinor(given.min_amount),
-      max_amount_minor: optionalMinor(given.max_amount),
+      min_amount_minor: optionalMinor(given.min_amount, currency),
+      max_amount_minor: optionalMinor(given.max_amount, currency),
       credentials_encrypted: credentials ? encryptCredentials(cipher, credentials) : null,
       updated_at: trx.fn.now(),
     };
@@ -297,7 +312,11 @@ export async function updateStoreSettings(
         changes.blocked_phones = { from: null, to: patch.blocked_phones };
       }
       if (patch.payment_methods !== undefined) {
-        Object.assign(changes, await writePaymentMethods(trx, deps.cipher, storeId, patch.payment_methods));
+        const currency = String(columns.currency ?? store.currency);
+        Object.assign(
+          changes,
+          await writePaymentMethods(trx, deps.cipher, storeId, currency, patch.payment_methods),
+        );
       }
       if (Object.keys(changes).length > 0) {
         await recordAudit(trx, actor, 'store.updated', { type: 'store', id: storeId }, changes);

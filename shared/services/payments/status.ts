@@ -23,9 +23,10 @@ interface StatusRow {
 /**
  * GET /api/embed/payment/status/{checkoutUrl}, polled every 2 to 3 seconds: one query on the unique
  * token_hash index (plus the unique orders.checkout_id and the payments primary key). `is_paid` is true
- * once an order exists and its payment is confirmed (a free order has none to confirm); an order waiting
- * for a bank transfer or PayPal confirmation is not paid yet: `is_paid` false with its `order_id`, the id
- * the initiate answer and the merchant show.
+ * once an order exists and its payment is confirmed (a free order has none to confirm), and `order_id` is
+ * null until then (the spec's "Payment status" answer: null until paid). An order waiting for a bank
+ * transfer or PayPal confirmation exists but is not paid yet: `is_paid` false and `order_id` null; the
+ * buyer already has its id and reference from the initiate answer.
  * A checkout with an order keeps answering after its lifetime; an unpaid one past it is not found.
  */
 export async function paymentStatus(
@@ -49,8 +50,8 @@ function viewOf(row: StatusRow, now: Date): PaymentStatusView {
     return { is_paid: false, order_id: null };
   }
   const paid = row.payment_id === null || row.payment_status === 'paid' || row.payment_status === 'refunded';
-  // An order waiting for a bank transfer or PayPal confirmation is named, unpaid (the id the buyer was given).
-  return { is_paid: paid, order_id: row.order_id };
+  // An order waiting for a bank transfer or PayPal confirmation is not named here until it is paid.
+  return { is_paid: paid, order_id: paid ? row.order_id : null };
 }
 
 async function statusRow(knex: Knex, tokenHash: string): Promise<StatusRow | undefined> {

@@ -93,6 +93,55 @@ describe('tax invoices: the month for the accountant', function () {
     expect(paged[0]!.startsWith('\uFEFFtype,')).to.equal(true);
   });
 
+  it('the CSV defuses every text cell a spreadsheet would run as a formula; amounts stay plain numbers', async () => {
+    const reasons = [
+      "-1+1+cmd|' /C calc'!A0",
+      '=HYPERLINK("http://example.invalid","x")',
+      '+SUM(A1:A2)',
+      '@SUM(A1)',
+      '\tcmd',
+      '\rcmd',
+      '-5',
+    ];
+    for (const [i, reason] of reasons.entries()) {
+      await creditRefund(suite.deps.knex, {
+        orderId: orders[0]!,
+        amountMinor: 115,
+        reason,
+        refundKey: `formula-${i}`,
+      });
+    }
+    const res = await merchantGet(suite, seeded.token, `/shawarma/invoices/export?month=${month}`);
+    expect(res.status).to.equal(200);
+    // The reasons hold no line break of their own but \r: split on the CSV's CRLF only.
+    const lines = res.text
+      .replace(/^\uFEFF/, '')
+      .split('\r\n')
+      .slice(1, -1);
+    const cells = (line: string): string[] => {
+      const out: string[] = [];
+      const re = /("(?:[^"]|"")*"|[^,]*)(,|$)/g;
+      for (let m = re.exec(line); m && out.length < 11; m = re.exec(line)) {
+        out.push(m[1]!.startsWith('"') ? m[1]!.slice(1, -1).replace(/""/g, '"') : m[1]!);
+      }
+      return out;
+    };
+    const notes = lines.filter((l) => {
+      const row = cells(l);
+      return row[0] === 'credit_note' && row[3] === String(orders[0]);
+    });
+    expect(notes).to.have.length(reasons.length);
+    expect(notes.map((l) => cells(l)[9])).to.deep.equal(reasons.map((r) => `'${r}`));
+    for (const line of notes) {
+      const row = cells(line);
+      // total_excl_vat, vat, total: negative numbers as they are, no apostrophe.
+      expect([row[6], row[7], row[8]]).to.deep.equal(['-1.00', '-0.15', '-1.15']);
+      // Every text column (all but number, order_id, invoice_number and the amounts) starts harmlessly.
+      const text = row.filter((_, i) => ![1, 3, 4, 6, 7, 8].includes(i));
+      for (const cell of text) expect(cell, line).to.not.match(/^[=+\-@\t\r]/);
+    }
+  });
+
   it('the fixture refuses a vat_number that is not 15 digits, naming its path', async () => {
     let error: unknown = null;
     try {

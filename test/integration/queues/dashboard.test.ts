@@ -100,6 +100,62 @@ describe('queue dashboard at /admin/queues', () => {
     });
   });
 
+  describe('cross-site requests', () => {
+    let deps: Deps;
+    let server: TestServer;
+    const auth = { Authorization: basic('ops', 'correct horse battery') };
+
+    before(async () => {
+      deps = await isolatedDeps({ DASHBOARD_USER: 'ops', DASHBOARD_PASSWORD: 'correct horse battery' });
+      server = await startServer(deps);
+    });
+    after(() => server.close());
+
+    it('refuses every action from another origin (403, nothing done); the board’s own origin retries', async () => {
+      // A job waiting an hour: promoting it is the action a forged request would take.
+      await enqueue(
+        deps.queues,
+        'maintenance',
+        { task: 'expire-licenses', tick: 'csrf' },
+        { jobId: 'csrf', delay: 3_600_000 },
+      );
+      const stateOf = async () => (await deps.queues.maintenance.getJob('csrf'))?.getState();
+      expect(await stateOf()).to.equal('delayed');
+      const promote = '/admin/queues/api/queues/maintenance/csrf/promote';
+      const crossSite: Record<string, string>[] = [
+        { Origin: 'https://evil.example' },
+        { Origin: 'null' },
+        { Origin: server.url.replace('127.0.0.1', 'localhost') },
+        { 'Sec-Fetch-Site': 'cross-site' },
+        { 'Sec-Fetch-Site': 'same-site' },
+        { 'Sec-Fetch-Site': 'none' },
+        { 'Sec-Fetch-Site': 'cross-site', Origin: server.url },
+      ];
+      for (const headers of crossSite) {
+        for (const method of ['PUT', 'POST']) {
+          const res = await server.request(promote, { method, headers: { ...auth, ...headers } });
+          expect(res.status, `${method} ${JSON.stringify(headers)}`).to.equal(403);
+          expect(res.body).to.deep.equal({
+            error: { code: 'FORBIDDEN', message: 'Cross-site request refused' },
+          });
+        }
+      }
+      expect(await stateOf()).to.equal('delayed');
+      // Reading stays open to the board's own page and to links.
+      const read = await server.request('/admin/queues/api/queues', {
+        headers: { ...auth, 'Sec-Fetch-Site': 'cross-site' },
+      });
+      expect(read.status).to.equal(200);
+
+      const own = await server.request(promote, {
+        method: 'PUT',
+        headers: { ...auth, Origin: server.url, 'Sec-Fetch-Site': 'same-origin' },
+      });
+      expect(own.status, own.text).to.equal(204);
+      expect(await stateOf()).to.equal('waiting');
+    });
+  });
+
   describe('with no credentials configured', () => {
     let server: TestServer;
 
