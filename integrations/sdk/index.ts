@@ -16,9 +16,9 @@
  */
 import crypto from 'node:crypto';
 import createClient, { type Client, type Middleware } from 'openapi-fetch';
-import type { components, paths } from './openapi';
+import type { components, paths } from './openapi.js';
 
-export type { components, operations, paths } from './openapi';
+export type { components, operations, paths } from './openapi.js';
 
 /** A named schema of the document: `Schema<'CheckoutSession'>`. */
 export type Schema<Name extends keyof components['schemas']> = components['schemas'][Name];

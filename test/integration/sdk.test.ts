@@ -10,7 +10,7 @@ import {
   retryingFetch,
   verifyLicenseAnswer,
   verifyWebhook,
-} from '../../integrations/sdk';
+} from '../../integrations/sdk/index';
 import { generateSdkTypes, SDK_TYPES_FILE } from '../../scripts/generate-sdk';
 import { signatureHeader } from '../../shared/services/merchant/webhooks/deliver';
 import { createProduct } from '../helpers/builders';
@@ -57,12 +57,12 @@ describe('SDK (integrations/sdk)', function () {
         for (const [i, block] of blocks.entries()) {
           const file = path.join(dir, `${path.basename(doc, '.md')}-${i}.ts`);
           // The snippets' free names (secrets, a request body) are declared; imports point at the SDK.
-          const source = block.replace(/from '\.\/(integrations\/)?sdk'/g, "from '../index'");
+          const source = block.replace(/from '\.\/(integrations\/)?sdk'/g, "from '../index.js'");
           const imports = source.match(/^import .*;$/gm) ?? [];
           const body = source.replace(/^import .*;$/gm, '');
           fs.writeFileSync(
             file,
-            `${imports.join('\n')}\nimport { createMatjarClient as _c } from '../index';\nvoid _c;\n` +
+            `${imports.join('\n')}\nimport { createMatjarClient as _c } from '../index.js';\nvoid _c;\n` +
               'declare const WEBHOOK_SECRET: string;\ndeclare const PINNED_PUBLIC_KEY_PEM: string;\n' +
               'declare const headers: Record<string, string>;\ndeclare const body: string;\n' +
               (/^export /m.test(body)
