@@ -17,13 +17,21 @@ interface Ran {
   stderr: string;
 }
 
+/**
+ * The environment without the `npm_*` variables an outer `npm test` sets (npm_config_prefix and the like),
+ * so the scratch project's npm works on the scratch project and never on the repository's node_modules.
+ */
+function withoutNpmSettings(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !/^npm_/i.test(name)));
+}
+
 /** Runs a command without blocking the event loop: the platform under test answers from this process. */
 function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<Ran> {
   return new Promise((resolve) => {
     execFile(
       command,
       args,
-      { cwd, env: { ...process.env, ...env }, maxBuffer: 10_000_000 },
+      { cwd, env: { ...withoutNpmSettings(process.env), ...env }, maxBuffer: 10_000_000 },
       (err, stdout, stderr) => resolve({ code: err ? Number(err.code ?? 1) || 1 : 0, stdout, stderr }),
     );
   });
@@ -68,6 +76,11 @@ describe('SDK package (npm pack, installed in a scratch project)', function () {
     // Inside the repository, so the scratch project finds TypeScript and @types/node in the root
     // node_modules as a customer's project finds its own; it installs nothing from a registry.
     scratch = fs.mkdtempSync(path.join(ROOT, '.sdk-scratch-'));
+    // A project of its own from the start, so no npm command run in it reaches the repository's.
+    fs.writeFileSync(
+      path.join(scratch, 'package.json'),
+      JSON.stringify({ name: 'sdk-scratch', private: true, type: 'module' }),
+    );
   });
   after(async () => {
     if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
@@ -91,25 +104,36 @@ describe('SDK package (npm pack, installed in a scratch project)', function () {
       ],
       scratch,
     );
-    const sdkPackage = JSON.parse(fs.readFileSync(path.join(SDK, 'package.json'), 'utf8')) as {
-      name: string;
-      version: string;
-    };
+    const manifest = (
+      dir: string,
+    ): { name: string; version: string; dependencies?: Record<string, string> } =>
+      JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
+    const sdkPackage = manifest(SDK);
+    const fetchVersion = manifest(path.join(ROOT, 'node_modules', 'openapi-fetch')).version;
+    const helpersVersion = manifest(path.join(ROOT, 'node_modules', 'openapi-typescript-helpers')).version;
+    expect(
+      sdkPackage.dependencies,
+      'integrations/sdk/package.json depends on the openapi-fetch the root lock file installs',
+    ).to.deep.equal({ 'openapi-fetch': fetchVersion });
     const tarball = `${sdkPackage.name.replace('@', '').replace('/', '-')}-${sdkPackage.version}.tgz`;
     const tarballs = fs.readdirSync(scratch).filter((f) => f.endsWith('.tgz'));
     expect(tarballs).to.have.members([
       tarball,
-      'openapi-fetch-0.17.0.tgz',
-      'openapi-typescript-helpers-0.1.0.tgz',
+      `openapi-fetch-${fetchVersion}.tgz`,
+      `openapi-typescript-helpers-${helpersVersion}.tgz`,
     ]);
 
-    fs.writeFileSync(
-      path.join(scratch, 'package.json'),
-      JSON.stringify({ name: 'sdk-scratch', private: true, type: 'module' }),
-    );
     await ok(
       npm,
-      ['install', ...tarballs.map((t) => `./${t}`), '--offline', '--no-audit', '--no-fund'],
+      [
+        'install',
+        ...tarballs.map((t) => `./${t}`),
+        '--prefix',
+        scratch,
+        '--offline',
+        '--no-audit',
+        '--no-fund',
+      ],
       scratch,
     );
     const installed = path.join(scratch, 'node_modules', '@matjar', 'sdk');
