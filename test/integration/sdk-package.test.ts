@@ -3,6 +3,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Customer, Order, Product, Store } from '../../db/models';
+import { signatureHeader } from '../../shared/services/merchant/webhooks/deliver';
 import { processors } from '../../workers/processors';
 import { WorkerPool } from '../../workers/worker-pool';
 import { createProduct, createStore } from '../helpers/builders';
@@ -55,7 +56,7 @@ const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
  * tarball, which a scratch project installs with no network and compiles a purchase against, once under
  * `moduleResolution: nodenext` and once under `bundler`; each build then buys for real from the platform
  * on a loopback port: OTP sign-in with the code from the development outbox, a guest checkout, the sandbox
- * payment, and the payment status until paid.
+ * payment, and the payment status until paid; and reads a signed webhook delivery as a typed event.
  */
 describe('SDK package (npm pack, installed in a scratch project)', function () {
   this.timeout(90_000);
@@ -88,7 +89,7 @@ describe('SDK package (npm pack, installed in a scratch project)', function () {
     await suite?.close();
   });
 
-  it('installs from its tarball and buys under nodenext and bundler resolution', async () => {
+  it('installs from its tarball, buys and reads a typed webhook under nodenext and bundler resolution', async () => {
     // The SDK's tarball (prepack builds dist/), and its one runtime dependency packed from the root
     // node_modules (the version the root lock file pins), so `npm install --offline` needs no cache.
     await ok(npm, ['pack', '--pack-destination', scratch, '--no-fund'], SDK);
@@ -145,7 +146,19 @@ describe('SDK package (npm pack, installed in a scratch project)', function () {
       'openapi.js',
     ]);
 
-    fs.copyFileSync(path.join(SDK, 'examples', 'purchase.ts'), path.join(scratch, 'purchase.ts'));
+    for (const example of ['purchase.ts', 'webhook-receiver.ts']) {
+      fs.copyFileSync(path.join(SDK, 'examples', example), path.join(scratch, example));
+    }
+    // A delivery as the platform signs it, and the same body altered.
+    const secret = 'whsec_scratch';
+    const delivery = JSON.stringify({
+      id: 'order.paid:1001',
+      type: 'order.paid',
+      created_at: new Date().toISOString(),
+      store_id: store.id,
+      data: { order_id: 1001, status: 3, total: '42.50', currency: 'SAR', source: 'embed' },
+    });
+    const signature = signatureHeader(secret, Math.floor(Date.now() / 1000), delivery);
     const builds = [
       // nodenext also checks the package's .d.ts files under a customer's strictest settings.
       { resolution: 'nodenext', module: 'nodenext', skipLibCheck: false, phone: '500000811' },
@@ -169,10 +182,24 @@ describe('SDK package (npm pack, installed in a scratch project)', function () {
             skipLibCheck: build.skipLibCheck,
             outDir: `out-${build.resolution}`,
           },
-          files: ['purchase.ts'],
+          files: ['purchase.ts', 'webhook-receiver.ts'],
         }),
       );
       await ok(process.execPath, [tsc, '-p', config], scratch);
+
+      const receiver = `out-${build.resolution}/webhook-receiver.js`;
+      const understood = await ok(process.execPath, [receiver], scratch, {
+        WEBHOOK_SECRET: secret,
+        WEBHOOK_BODY: delivery,
+        WEBHOOK_SIGNATURE: signature,
+      });
+      expect(understood, build.resolution).to.equal('order 1001 paid 42.50 SAR\n');
+      const altered = await ok(process.execPath, [receiver], scratch, {
+        WEBHOOK_SECRET: secret,
+        WEBHOOK_BODY: delivery.replace('42.50', '0.01'),
+        WEBHOOK_SIGNATURE: signature,
+      });
+      expect(altered, build.resolution).to.equal('refused\n');
 
       const stdout = await ok(process.execPath, [`out-${build.resolution}/purchase.js`], scratch, {
         MATJAR_BASE_URL: suite.server.url,
