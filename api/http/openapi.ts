@@ -12,6 +12,7 @@ import type {
   ResponseObject,
   SchemaObject,
 } from '../openapi/types';
+import { webhookEventSchemas, webhooksSection } from '../openapi/webhooks';
 import { INTERFACES, InterfaceName } from '../interfaces';
 import type { ResponseDoc, Route } from './route';
 import { MEDIA_CHECKED } from './mount';
@@ -271,13 +272,25 @@ export function buildOpenApiDocument(routes: readonly Route[], options: Document
     },
     jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
     servers: [{ url: options.publicBaseUrl, description: 'PUBLIC_BASE_URL of this deployment' }],
-    tags: (Object.keys(INTERFACES) as InterfaceName[])
-      .filter((n) => used.has(n))
-      .map((n) => INTERFACES[n].tag),
+    tags: [
+      ...(Object.keys(INTERFACES) as InterfaceName[])
+        .filter((n) => used.has(n))
+        .map((n) => INTERFACES[n].tag),
+      WEBHOOKS_TAG,
+    ],
     paths: Object.fromEntries(Object.entries(paths).sort(([a], [b]) => a.localeCompare(b))),
+    webhooks: webhooksSection(WEBHOOKS_TAG.name),
     components: componentsWithRequestId(),
   };
 }
+
+/** The `webhooks` section's tag: what the platform sends, rather than answers. */
+const WEBHOOKS_TAG = {
+  name: 'Merchant webhooks',
+  description:
+    'Events the platform POSTs to a store’s webhook endpoints (POST /shawarma/webhooks), signed with the ' +
+    'endpoint’s secret: docs/webhooks.md.',
+};
 
 /** The shared response components, each with the `X-Request-Id` every answer carries. */
 function componentsWithRequestId(): OpenApiDocument['components'] {
@@ -290,5 +303,5 @@ function componentsWithRequestId(): OpenApiDocument['components'] {
       },
     ]),
   );
-  return { ...components, responses };
+  return { ...components, schemas: { ...components.schemas, ...webhookEventSchemas() }, responses };
 }

@@ -122,6 +122,8 @@ export interface OpenApiDocument {
   servers: Array<{ url: string; description?: string }>;
   tags: TagObject[];
   paths: Record<string, PathItemObject>;
+  /** What the platform sends to merchants' endpoints (api/openapi/webhooks.ts). */
+  webhooks: Record<string, PathItemObject>;
   components: ComponentsObject;
 }
 

@@ -10,18 +10,32 @@
  * - retries of 429 and 503 answers that wait what `Retry-After` says, only for requests that are safe to
  *   repeat (GET, HEAD, or a request with an `Idempotency-Key`);
  * - checks of signed answers: `/verify` answers (Ed25519 `X-Signature`) and merchant webhooks
- *   (HMAC-SHA256 `X-Signature: t=...,v1=...`).
+ *   (HMAC-SHA256 `X-Signature: t=...,v1=...`), whose events are typed by the document's `webhooks`.
  *
  * See docs/sdk.md.
  */
 import crypto from 'node:crypto';
 import createClient, { type Client, type Middleware } from 'openapi-fetch';
-import type { components, paths } from './openapi';
+import type { components, paths, webhooks } from './openapi.js';
 
-export type { components, operations, paths } from './openapi';
+export type { components, operations, paths, webhooks } from './openapi.js';
 
 /** A named schema of the document: `Schema<'CheckoutSession'>`. */
 export type Schema<Name extends keyof components['schemas']> = components['schemas'][Name];
+
+type DeliveryBody<Item> = Item extends {
+  post: { requestBody: { content: { 'application/json': infer Body } } };
+}
+  ? Body
+  : never;
+
+/**
+ * A merchant webhook delivery's body, one member per event of the document's `webhooks` section: a
+ * `switch (event.type)` narrows `event.data` to that event's payload.
+ */
+export type WebhookEvent = { [Type in keyof webhooks]: DeliveryBody<webhooks[Type]> }[keyof webhooks];
+/** The name of a merchant webhook event: `'order.paid'`. */
+export type WebhookEventType = WebhookEvent['type'];
 
 export interface RetryOptions {
   /** Attempts after the first; default 2. */
@@ -167,10 +181,11 @@ export interface WebhookCheck {
 }
 
 /**
- * Checks a merchant webhook delivery: `v1` is the hex HMAC-SHA256, under the endpoint's secret, of
- * `<t>.<body>`, and `t` is recent. Compared in constant time.
+ * Checks a merchant webhook delivery and answers its event, or null when it is not one the platform
+ * signed: `v1` must be the hex HMAC-SHA256, under the endpoint's secret, of `<t>.<body>` (compared in
+ * constant time), `t` recent, and the body a JSON event. A `switch (event.type)` then narrows the payload.
  */
-export function verifyWebhook(check: WebhookCheck): boolean {
+export function verifyWebhook(check: WebhookCheck): WebhookEvent | null {
   const parts = new Map(
     (check.signature ?? '').split(',').map((part) => {
       const at = part.indexOf('=');
@@ -179,12 +194,26 @@ export function verifyWebhook(check: WebhookCheck): boolean {
   );
   const timestamp = Number(parts.get('t'));
   const given = parts.get('v1') ?? '';
-  if (!Number.isInteger(timestamp) || !/^[0-9a-f]{64}$/.test(given)) return false;
+  if (!Number.isInteger(timestamp) || !/^[0-9a-f]{64}$/.test(given)) return null;
   const now = check.now ?? Math.floor(Date.now() / 1000);
-  if (Math.abs(now - timestamp) > (check.toleranceSeconds ?? 300)) return false;
+  if (Math.abs(now - timestamp) > (check.toleranceSeconds ?? 300)) return null;
   const expected = crypto
     .createHmac('sha256', check.secret)
     .update(`${timestamp}.${check.body}`, 'utf8')
     .digest('hex');
-  return crypto.timingSafeEqual(Buffer.from(expected, 'hex'), Buffer.from(given, 'hex'));
+  if (!crypto.timingSafeEqual(Buffer.from(expected, 'hex'), Buffer.from(given, 'hex'))) return null;
+  try {
+    const event: unknown = JSON.parse(check.body);
+    // Signed by the platform: its shape is the document's. Only a body that is no event at all is refused.
+    return isEventLike(event) ? (event as WebhookEvent) : null;
+  } catch {
+    return null;
+  }
 }
+
+const isEventLike = (value: unknown): value is { type: string; data: object } =>
+  typeof value === 'object' &&
+  value !== null &&
+  typeof (value as { type?: unknown }).type === 'string' &&
+  typeof (value as { data?: unknown }).data === 'object' &&
+  (value as { data?: unknown }).data !== null;

@@ -3398,7 +3398,316 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "license.revoked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A license was revoked
+         * @description By a cancellation or a refund of its order.
+         *
+         *     Sent to every endpoint of the store subscribed to `license.revoked` or `license.*`. Verify `X-Signature` (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` under the endpoint’s secret) on the raw body before parsing it; see docs/webhooks.md.
+         */
+        post: operations["webhookLicenseRevoked"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An order was created
+         * @description Its first fulfilment job ran: a free order, a paid order or a confirmed manual payment.
+         *
+         *     Sent to every endpoint of the store subscribed to `order.created` or `order.*`. Verify `X-Signature` (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` under the endpoint’s secret) on the raw body before parsing it; see docs/webhooks.md.
+         */
+        post: operations["webhookOrderCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.paid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An order was paid
+         * @description A provider payment, or the merchant confirmed a manual payment.
+         *
+         *     Sent to every endpoint of the store subscribed to `order.paid` or `order.*`. Verify `X-Signature` (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` under the endpoint’s secret) on the raw body before parsing it; see docs/webhooks.md.
+         */
+        post: operations["webhookOrderPaid"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.status_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An order’s status changed
+         * @description The merchant changed it, or an unpaid manual payment passed its deadline (`reason`).
+         *
+         *     Sent to every endpoint of the store subscribed to `order.status_changed` or `order.*`. Verify `X-Signature` (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` under the endpoint’s secret) on the raw body before parsing it; see docs/webhooks.md.
+         */
+        post: operations["webhookOrderStatusChanged"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "refund.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A refund was asked for
+         * @description Through the Merchant API, or by the status change to Refunded.
+         *
+         *     Sent to every endpoint of the store subscribed to `refund.created` or `refund.*`. Verify `X-Signature` (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` under the endpoint’s secret) on the raw body before parsing it; see docs/webhooks.md.
+         */
+        post: operations["webhookRefundCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "refund.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A refund was refused
+         * @description The provider refused it (`failure_reason`).
+         *
+         *     Sent to every endpoint of the store subscribed to `refund.failed` or `refund.*`. Verify `X-Signature` (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` under the endpoint’s secret) on the raw body before parsing it; see docs/webhooks.md.
+         */
+        post: operations["webhookRefundFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "refund.succeeded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A refund went through
+         * @description The provider refunded it, or a manual refund was recorded.
+         *
+         *     Sent to every endpoint of the store subscribed to `refund.succeeded` or `refund.*`. Verify `X-Signature` (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` under the endpoint’s secret) on the raw body before parsing it; see docs/webhooks.md.
+         */
+        post: operations["webhookRefundSucceeded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "subscription.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A subscription was cancelled
+         * @description A cancellation or a refund of its order ended it.
+         *
+         *     Sent to every endpoint of the store subscribed to `subscription.cancelled` or `subscription.*`. Verify `X-Signature` (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` under the endpoint’s secret) on the raw body before parsing it; see docs/webhooks.md.
+         */
+        post: operations["webhookSubscriptionCancelled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "subscription.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A subscription started
+         * @description Fulfilment of its first order started it.
+         *
+         *     Sent to every endpoint of the store subscribed to `subscription.created` or `subscription.*`. Verify `X-Signature` (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` under the endpoint’s secret) on the raw body before parsing it; see docs/webhooks.md.
+         */
+        post: operations["webhookSubscriptionCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "subscription.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A subscription expired
+         * @description The last dunning try failed, or the renewal link was never paid.
+         *
+         *     Sent to every endpoint of the store subscribed to `subscription.expired` or `subscription.*`. Verify `X-Signature` (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` under the endpoint’s secret) on the raw body before parsing it; see docs/webhooks.md.
+         */
+        post: operations["webhookSubscriptionExpired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "subscription.payment_failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A renewal charge was declined
+         * @description The subscription is now `past_due`; dunning tries again.
+         *
+         *     Sent to every endpoint of the store subscribed to `subscription.payment_failed` or `subscription.*`. Verify `X-Signature` (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` under the endpoint’s secret) on the raw body before parsing it; see docs/webhooks.md.
+         */
+        post: operations["webhookSubscriptionPaymentFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "subscription.renewal_link_sent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A renewal link was sent
+         * @description The buyer has no saved card and was sent the link to pay the next period.
+         *
+         *     Sent to every endpoint of the store subscribed to `subscription.renewal_link_sent` or `subscription.*`. Verify `X-Signature` (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` under the endpoint’s secret) on the raw body before parsing it; see docs/webhooks.md.
+         */
+        post: operations["webhookSubscriptionRenewalLinkSent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "subscription.renewed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A subscription period was paid
+         * @description With the saved card or the buyer’s renewal link.
+         *
+         *     Sent to every endpoint of the store subscribed to `subscription.renewed` or `subscription.*`. Verify `X-Signature` (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` under the endpoint’s secret) on the raw body before parsing it; see docs/webhooks.md.
+         */
+        post: operations["webhookSubscriptionRenewed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "subscription.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A subscription was changed
+         * @description Set to cancel at the period’s end, or a plan change for the next period.
+         *
+         *     Sent to every endpoint of the store subscribed to `subscription.updated` or `subscription.*`. Verify `X-Signature` (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` under the endpoint’s secret) on the raw body before parsing it; see docs/webhooks.md.
+         */
+        post: operations["webhookSubscriptionUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** @description Analytics collection answer (no success/data wrapper). */
@@ -3699,6 +4008,30 @@ export interface components {
              */
             status: "active" | "grace";
         };
+        /** @description A license was revoked: By a cancellation or a refund of its order. */
+        LicenseRevokedEvent: {
+            /** Format: date-time */
+            created_at: string;
+            data: {
+                key: string;
+                /** @description The license. */
+                license_id: number;
+                /** @description The order it came with. */
+                order_id: number;
+                /** @enum {string} */
+                previous_status: "generated" | "active" | "expired" | "suspended" | "revoked";
+                /** @description Its product. */
+                product_id: number;
+            };
+            /** @description The event, the same on every retry (X-Webhook-Id): drop a second delivery of it. A test event’s begins `test_`. */
+            id: string;
+            /** @description The store the event is about. */
+            store_id: number;
+            /** @description Present (true) on a test event only. */
+            test?: boolean;
+            /** @constant */
+            type: "license.revoked";
+        };
         /** @description A License API failure outside the signed answers (an unexpected error): `success: false`, `message` and `error_code`. */
         LicenseServerError: {
             /**
@@ -3754,6 +4087,93 @@ export interface components {
              */
             error_code?: string;
             message: string;
+        };
+        /** @description An order was created: Its first fulfilment job ran: a free order, a paid order or a confirmed manual payment. */
+        OrderCreatedEvent: {
+            /** Format: date-time */
+            created_at: string;
+            data: {
+                /** @description ISO 4217 code. */
+                currency: string;
+                /** @description The order, as GET /shawarma/orders/{id} names it. */
+                order_id: number;
+                /** @enum {string} */
+                source: "embed" | "storefront" | "merchant" | "renewal";
+                /**
+                 * @description Order status code (1 awaiting payment ... 6 refunded).
+                 * @enum {integer}
+                 */
+                status: 1 | 2 | 3 | 4 | 5 | 6;
+                /** @description What the order cost, in major units. */
+                total: string;
+            };
+            /** @description The event, the same on every retry (X-Webhook-Id): drop a second delivery of it. A test event’s begins `test_`. */
+            id: string;
+            /** @description The store the event is about. */
+            store_id: number;
+            /** @description Present (true) on a test event only. */
+            test?: boolean;
+            /** @constant */
+            type: "order.created";
+        };
+        /** @description An order was paid: A provider payment, or the merchant confirmed a manual payment. */
+        OrderPaidEvent: {
+            /** Format: date-time */
+            created_at: string;
+            data: {
+                /** @description ISO 4217 code. */
+                currency: string;
+                /** @description The order, as GET /shawarma/orders/{id} names it. */
+                order_id: number;
+                /** @enum {string} */
+                source: "embed" | "storefront" | "merchant" | "renewal";
+                /**
+                 * @description Order status code (1 awaiting payment ... 6 refunded).
+                 * @enum {integer}
+                 */
+                status: 1 | 2 | 3 | 4 | 5 | 6;
+                /** @description What the order cost, in major units. */
+                total: string;
+            };
+            /** @description The event, the same on every retry (X-Webhook-Id): drop a second delivery of it. A test event’s begins `test_`. */
+            id: string;
+            /** @description The store the event is about. */
+            store_id: number;
+            /** @description Present (true) on a test event only. */
+            test?: boolean;
+            /** @constant */
+            type: "order.paid";
+        };
+        /** @description An order’s status changed: The merchant changed it, or an unpaid manual payment passed its deadline (`reason`). */
+        OrderStatusChangedEvent: {
+            /** Format: date-time */
+            created_at: string;
+            data: {
+                /**
+                 * @description Order status code (1 awaiting payment ... 6 refunded).
+                 * @enum {integer}
+                 */
+                from: 1 | 2 | 3 | 4 | 5 | 6;
+                /** @description The order. */
+                order_id: number;
+                /** @example manual_payment_deadline */
+                reason?: string;
+                /** @description The new status, in English. */
+                status_label: string;
+                /**
+                 * @description Order status code (1 awaiting payment ... 6 refunded).
+                 * @enum {integer}
+                 */
+                to: 1 | 2 | 3 | 4 | 5 | 6;
+            };
+            /** @description The event, the same on every retry (X-Webhook-Id): drop a second delivery of it. A test event’s begins `test_`. */
+            id: string;
+            /** @description The store the event is about. */
+            store_id: number;
+            /** @description Present (true) on a test event only. */
+            test?: boolean;
+            /** @constant */
+            type: "order.status_changed";
         };
         OtpSession: {
             /** @description Seconds until the session expires (OTP_TTL_SECONDS). */
@@ -3842,6 +4262,105 @@ export interface components {
             /** @enum {string} */
             status: "ok" | "unavailable";
         };
+        /** @description A refund was asked for: Through the Merchant API, or by the status change to Refunded. */
+        RefundCreatedEvent: {
+            /** Format: date-time */
+            created_at: string;
+            data: {
+                /** @description The amount refunded, in major units. */
+                amount: string;
+                /** Format: date-time */
+                created_at?: string;
+                /** @description ISO 4217 code. */
+                currency: string;
+                /** @description Why the provider refused it. */
+                failure_reason?: string | null;
+                /** @description The refund. */
+                id: number;
+                /** @enum {string} */
+                kind: "provider" | "manual";
+                /** @description The refunded order. */
+                order_id: number;
+                provider?: string | null;
+                reason?: string | null;
+                /** @enum {string} */
+                status: "pending" | "succeeded" | "failed";
+            };
+            /** @description The event, the same on every retry (X-Webhook-Id): drop a second delivery of it. A test event’s begins `test_`. */
+            id: string;
+            /** @description The store the event is about. */
+            store_id: number;
+            /** @description Present (true) on a test event only. */
+            test?: boolean;
+            /** @constant */
+            type: "refund.created";
+        };
+        /** @description A refund was refused: The provider refused it (`failure_reason`). */
+        RefundFailedEvent: {
+            /** Format: date-time */
+            created_at: string;
+            data: {
+                /** @description The amount refunded, in major units. */
+                amount: string;
+                /** Format: date-time */
+                created_at?: string;
+                /** @description ISO 4217 code. */
+                currency: string;
+                /** @description Why the provider refused it. */
+                failure_reason?: string | null;
+                /** @description The refund. */
+                id: number;
+                /** @enum {string} */
+                kind: "provider" | "manual";
+                /** @description The refunded order. */
+                order_id: number;
+                provider?: string | null;
+                reason?: string | null;
+                /** @enum {string} */
+                status: "pending" | "succeeded" | "failed";
+            };
+            /** @description The event, the same on every retry (X-Webhook-Id): drop a second delivery of it. A test event’s begins `test_`. */
+            id: string;
+            /** @description The store the event is about. */
+            store_id: number;
+            /** @description Present (true) on a test event only. */
+            test?: boolean;
+            /** @constant */
+            type: "refund.failed";
+        };
+        /** @description A refund went through: The provider refunded it, or a manual refund was recorded. */
+        RefundSucceededEvent: {
+            /** Format: date-time */
+            created_at: string;
+            data: {
+                /** @description The amount refunded, in major units. */
+                amount: string;
+                /** Format: date-time */
+                created_at?: string;
+                /** @description ISO 4217 code. */
+                currency: string;
+                /** @description Why the provider refused it. */
+                failure_reason?: string | null;
+                /** @description The refund. */
+                id: number;
+                /** @enum {string} */
+                kind: "provider" | "manual";
+                /** @description The refunded order. */
+                order_id: number;
+                provider?: string | null;
+                reason?: string | null;
+                /** @enum {string} */
+                status: "pending" | "succeeded" | "failed";
+            };
+            /** @description The event, the same on every retry (X-Webhook-Id): drop a second delivery of it. A test event’s begins `test_`. */
+            id: string;
+            /** @description The store the event is about. */
+            store_id: number;
+            /** @description Present (true) on a test event only. */
+            test?: boolean;
+            /** @constant */
+            type: "refund.succeeded";
+        };
         Registered: {
             customer: components["schemas"]["Customer"];
             token: string;
@@ -3865,6 +4384,202 @@ export interface components {
             message: string | null;
             /** @constant */
             success: true;
+        };
+        /** @description A subscription was cancelled: A cancellation or a refund of its order ended it. */
+        SubscriptionCancelledEvent: {
+            /** Format: date-time */
+            created_at: string;
+            data: {
+                /** @description The buyer, when signed in. */
+                customer_id: number | null;
+                /** @description The order that started the subscription. */
+                order_id: number | null;
+                /** @description The plan of the current period. */
+                plan_id: number;
+                /** @description The product subscribed to. */
+                product_id: number;
+                /** @enum {string} */
+                status?: "active" | "past_due" | "cancelled" | "expired";
+                /** @description The subscription. */
+                subscription_id: number;
+            };
+            /** @description The event, the same on every retry (X-Webhook-Id): drop a second delivery of it. A test event’s begins `test_`. */
+            id: string;
+            /** @description The store the event is about. */
+            store_id: number;
+            /** @description Present (true) on a test event only. */
+            test?: boolean;
+            /** @constant */
+            type: "subscription.cancelled";
+        };
+        /** @description A subscription started: Fulfilment of its first order started it. */
+        SubscriptionCreatedEvent: {
+            /** Format: date-time */
+            created_at: string;
+            data: {
+                /** @description The order that started it. */
+                order_id: number;
+                /** @description Its plan. */
+                plan_id: number;
+                /** @description The product subscribed to. */
+                product_id: number;
+                /** @description The subscription. */
+                subscription_id: number;
+            };
+            /** @description The event, the same on every retry (X-Webhook-Id): drop a second delivery of it. A test event’s begins `test_`. */
+            id: string;
+            /** @description The store the event is about. */
+            store_id: number;
+            /** @description Present (true) on a test event only. */
+            test?: boolean;
+            /** @constant */
+            type: "subscription.created";
+        };
+        /** @description A subscription expired: The last dunning try failed, or the renewal link was never paid. */
+        SubscriptionExpiredEvent: {
+            /** Format: date-time */
+            created_at: string;
+            data: {
+                /** @description The buyer, when signed in. */
+                customer_id: number | null;
+                /** @description The order that started the subscription. */
+                order_id: number | null;
+                /** @description The plan of the current period. */
+                plan_id: number;
+                /** @description The product subscribed to. */
+                product_id: number;
+                /** @enum {string} */
+                status: "active" | "past_due" | "cancelled" | "expired";
+                /** @description The subscription. */
+                subscription_id: number;
+            };
+            /** @description The event, the same on every retry (X-Webhook-Id): drop a second delivery of it. A test event’s begins `test_`. */
+            id: string;
+            /** @description The store the event is about. */
+            store_id: number;
+            /** @description Present (true) on a test event only. */
+            test?: boolean;
+            /** @constant */
+            type: "subscription.expired";
+        };
+        /** @description A renewal charge was declined: The subscription is now `past_due`; dunning tries again. */
+        SubscriptionPaymentFailedEvent: {
+            /** Format: date-time */
+            created_at: string;
+            data: {
+                attempt: number;
+                /** @description The buyer, when signed in. */
+                customer_id: number | null;
+                /** @description The order that started the subscription. */
+                order_id: number | null;
+                /** @description The plan of the current period. */
+                plan_id: number;
+                /** @description The product subscribed to. */
+                product_id: number;
+                reason: string;
+                /** @enum {string} */
+                status: "active" | "past_due" | "cancelled" | "expired";
+                /** @description The subscription. */
+                subscription_id: number;
+            };
+            /** @description The event, the same on every retry (X-Webhook-Id): drop a second delivery of it. A test event’s begins `test_`. */
+            id: string;
+            /** @description The store the event is about. */
+            store_id: number;
+            /** @description Present (true) on a test event only. */
+            test?: boolean;
+            /** @constant */
+            type: "subscription.payment_failed";
+        };
+        /** @description A renewal link was sent: The buyer has no saved card and was sent the link to pay the next period. */
+        SubscriptionRenewalLinkSentEvent: {
+            /** Format: date-time */
+            created_at: string;
+            data: {
+                /** @description The buyer, when signed in. */
+                customer_id: number | null;
+                /** @description The order that started the subscription. */
+                order_id: number | null;
+                /** @description The plan of the current period. */
+                plan_id: number;
+                /** @description The product subscribed to. */
+                product_id: number;
+                /** @enum {string} */
+                status: "active" | "past_due" | "cancelled" | "expired";
+                /** @description The subscription. */
+                subscription_id: number;
+            };
+            /** @description The event, the same on every retry (X-Webhook-Id): drop a second delivery of it. A test event’s begins `test_`. */
+            id: string;
+            /** @description The store the event is about. */
+            store_id: number;
+            /** @description Present (true) on a test event only. */
+            test?: boolean;
+            /** @constant */
+            type: "subscription.renewal_link_sent";
+        };
+        /** @description A subscription period was paid: With the saved card or the buyer’s renewal link. */
+        SubscriptionRenewedEvent: {
+            /** Format: date-time */
+            created_at: string;
+            data: {
+                /** Format: date-time */
+                current_period_end: string | null;
+                /** @description The buyer, when signed in. */
+                customer_id: number | null;
+                /** @description The order that started the subscription. */
+                order_id: number | null;
+                /** @description The plan of the current period. */
+                plan_id: number;
+                /** @description The product subscribed to. */
+                product_id: number;
+                /** @description The renewal’s order. */
+                renewal_order_id: number;
+                /** @enum {string} */
+                status: "active" | "past_due" | "cancelled" | "expired";
+                /** @description The subscription. */
+                subscription_id: number;
+            };
+            /** @description The event, the same on every retry (X-Webhook-Id): drop a second delivery of it. A test event’s begins `test_`. */
+            id: string;
+            /** @description The store the event is about. */
+            store_id: number;
+            /** @description Present (true) on a test event only. */
+            test?: boolean;
+            /** @constant */
+            type: "subscription.renewed";
+        };
+        /** @description A subscription was changed: Set to cancel at the period’s end, or a plan change for the next period. */
+        SubscriptionUpdatedEvent: {
+            /** Format: date-time */
+            created_at: string;
+            data: {
+                cancel_at_period_end?: boolean;
+                /** Format: date-time */
+                current_period_end?: string;
+                /** @description The buyer, when signed in. */
+                customer_id: number | null;
+                /** @description The plan of the next period. */
+                next_plan_id?: number | null;
+                /** @description The order that started the subscription. */
+                order_id: number | null;
+                /** @description The plan of the current period. */
+                plan_id: number;
+                /** @description The product subscribed to. */
+                product_id: number;
+                /** @enum {string} */
+                status: "active" | "past_due" | "cancelled" | "expired";
+                /** @description The subscription. */
+                subscription_id: number;
+            };
+            /** @description The event, the same on every retry (X-Webhook-Id): drop a second delivery of it. A test event’s begins `test_`. */
+            id: string;
+            /** @description The store the event is about. */
+            store_id: number;
+            /** @description Present (true) on a test event only. */
+            test?: boolean;
+            /** @constant */
+            type: "subscription.updated";
         };
         /** @description A 422 answer: `message` and `errors`, inside the envelope of the interface (`success: false` on the Embed and Storefront APIs; `data`, `api`, `timestamp` and `error` on the Merchant API). */
         ValidationError: {
@@ -18690,6 +19405,482 @@ export interface operations {
             422: components["responses"]["PlatformError"];
             500: components["responses"]["PlatformInternalError"];
             503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    webhookLicenseRevoked: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`. */
+                "X-Signature": string;
+                /** @description The event id, the same on every retry. */
+                "X-Webhook-Id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LicenseRevokedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 s delivers the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer) is retried with back-off for about a day. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookOrderCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`. */
+                "X-Signature": string;
+                /** @description The event id, the same on every retry. */
+                "X-Webhook-Id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 s delivers the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer) is retried with back-off for about a day. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookOrderPaid: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`. */
+                "X-Signature": string;
+                /** @description The event id, the same on every retry. */
+                "X-Webhook-Id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderPaidEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 s delivers the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer) is retried with back-off for about a day. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookOrderStatusChanged: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`. */
+                "X-Signature": string;
+                /** @description The event id, the same on every retry. */
+                "X-Webhook-Id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderStatusChangedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 s delivers the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer) is retried with back-off for about a day. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookRefundCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`. */
+                "X-Signature": string;
+                /** @description The event id, the same on every retry. */
+                "X-Webhook-Id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RefundCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 s delivers the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer) is retried with back-off for about a day. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookRefundFailed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`. */
+                "X-Signature": string;
+                /** @description The event id, the same on every retry. */
+                "X-Webhook-Id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RefundFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 s delivers the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer) is retried with back-off for about a day. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookRefundSucceeded: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`. */
+                "X-Signature": string;
+                /** @description The event id, the same on every retry. */
+                "X-Webhook-Id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RefundSucceededEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 s delivers the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer) is retried with back-off for about a day. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookSubscriptionCancelled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`. */
+                "X-Signature": string;
+                /** @description The event id, the same on every retry. */
+                "X-Webhook-Id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SubscriptionCancelledEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 s delivers the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer) is retried with back-off for about a day. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookSubscriptionCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`. */
+                "X-Signature": string;
+                /** @description The event id, the same on every retry. */
+                "X-Webhook-Id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SubscriptionCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 s delivers the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer) is retried with back-off for about a day. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookSubscriptionExpired: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`. */
+                "X-Signature": string;
+                /** @description The event id, the same on every retry. */
+                "X-Webhook-Id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SubscriptionExpiredEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 s delivers the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer) is retried with back-off for about a day. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookSubscriptionPaymentFailed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`. */
+                "X-Signature": string;
+                /** @description The event id, the same on every retry. */
+                "X-Webhook-Id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SubscriptionPaymentFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 s delivers the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer) is retried with back-off for about a day. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookSubscriptionRenewalLinkSent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`. */
+                "X-Signature": string;
+                /** @description The event id, the same on every retry. */
+                "X-Webhook-Id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SubscriptionRenewalLinkSentEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 s delivers the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer) is retried with back-off for about a day. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookSubscriptionRenewed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`. */
+                "X-Signature": string;
+                /** @description The event id, the same on every retry. */
+                "X-Webhook-Id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SubscriptionRenewedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 s delivers the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer) is retried with back-off for about a day. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookSubscriptionUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`. */
+                "X-Signature": string;
+                /** @description The event id, the same on every retry. */
+                "X-Webhook-Id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SubscriptionUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 s delivers the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer) is retried with back-off for about a day. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }

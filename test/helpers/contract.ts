@@ -142,3 +142,25 @@ export function checkAnswer(
     );
   }
 }
+
+/**
+ * Throws a ContractViolation when a merchant webhook delivery body is not what the document's `webhooks`
+ * section declares for its `type` (api/openapi/webhooks.ts), or names an event the section lacks.
+ */
+export function checkWebhookEvent(nodeEnv: Config['nodeEnv'], text: string): void {
+  const { doc, ajv } = load(nodeEnv);
+  const body = JSON.parse(text) as { type?: unknown };
+  const type = String(body.type);
+  if (!doc.webhooks[type]?.post) throw new ContractViolation(`webhook event ${type} is not in the document`);
+  const at = pointer('webhooks', type, 'post', 'requestBody', 'content', 'application/json', 'schema');
+  const cache = validators.get(ajv) ?? new Map<string, ValidateFunction>();
+  validators.set(ajv, cache);
+  const validate = cache.get(at) ?? ajv.getSchema(`${DOC_ID}${at}`);
+  if (!validate) throw new ContractViolation(`webhook event ${type}: no schema at ${at}`);
+  cache.set(at, validate);
+  if (!validate(body)) {
+    throw new ContractViolation(
+      `webhook event ${type} with a body the document does not allow: ${ajv.errorsText(validate.errors)}\n${text.slice(0, 500)}`,
+    );
+  }
+}

@@ -105,12 +105,16 @@ describe('OpenAPI document under Redocly and Spectral', function () {
     });
   }
 
-  it('has an example on every request body and on a 2xx answer of every operation with a JSON one', () => {
+  it('has an example on every request body (webhook events too) and on a 2xx answer of every operation with a JSON one', () => {
     const { doc } = documents[0]!;
     const missing: string[] = [];
     const hasExample = (content: Record<string, MediaTypeObject> | undefined): boolean =>
       Object.values(content ?? {}).some((m) => m.example !== undefined);
-    for (const [where, item] of Object.entries(doc.paths)) {
+    const items = [
+      ...Object.entries(doc.paths),
+      ...Object.entries(doc.webhooks).map(([event, item]) => [`webhook ${event}`, item] as const),
+    ];
+    for (const [where, item] of items) {
       for (const method of HTTP_METHODS) {
         const op = item[method];
         if (!op) continue;

@@ -10,12 +10,16 @@ import {
   retryingFetch,
   verifyLicenseAnswer,
   verifyWebhook,
-} from '../../integrations/sdk';
+  type WebhookEvent,
+} from '../../integrations/sdk/index';
 import { generateSdkTypes, SDK_TYPES_FILE } from '../../scripts/generate-sdk';
 import { signatureHeader } from '../../shared/services/merchant/webhooks/deliver';
+import { MERCHANT_EVENT_TYPES } from '../../shared/services/merchant/webhooks/events';
+import { buildOpenApiDocument } from '../../api/http/openapi';
+import { allRoutes } from '../../api/routes';
 import { createProduct } from '../helpers/builders';
 import { GUEST_BUYER } from '../helpers/checkouts';
-import { checkAnswer } from '../helpers/contract';
+import { checkAnswer, checkWebhookEvent } from '../helpers/contract';
 import { randomIp } from '../helpers/otp';
 import { merchantStore } from './merchant/support';
 import {
@@ -34,6 +38,36 @@ import {
  * it drives a purchase (Embed guest checkout paid with the sandbox provider) and a merchant refund against
  * the running platform, every answer checked against the document as the other tests' are.
  */
+/** How the documents import the SDK: the package, or (older examples) its folder. */
+const SDK_IMPORT = /from '(?:@matjar\/sdk|\.\/(?:integrations\/)?sdk)'/;
+
+/** The delivery bodies recorded for an endpoint (merchant_webhook_deliveries.payload), oldest first. */
+async function deliveredBodies(suite: PaymentsSuite, endpointId: number): Promise<string[]> {
+  const rows = await suite.deps
+    .knex('merchant_webhook_deliveries')
+    .where({ endpoint_id: endpointId })
+    .orderBy('id')
+    .select<{ payload: unknown }[]>('payload');
+  return rows.map((r) => (typeof r.payload === 'string' ? r.payload : JSON.stringify(r.payload)));
+}
+
+/** What a receiver does with a verified event: `event.type` narrows `event.data` (checked by tsc). */
+function describeEvent(event: WebhookEvent): string {
+  switch (event.type) {
+    case 'order.created':
+    case 'order.paid':
+      return `${event.type} ${event.data.order_id} ${event.data.total} ${event.data.currency}`;
+    case 'refund.created':
+    case 'refund.succeeded':
+    case 'refund.failed':
+      return `${event.type} ${event.data.order_id} ${event.data.amount} ${event.data.status}`;
+    case 'order.status_changed':
+      return `${event.type} ${event.data.order_id} ${event.data.from}->${event.data.to}`;
+    default:
+      return `${event.type} ${JSON.stringify(event.data)}`;
+  }
+}
+
 describe('SDK (integrations/sdk)', function () {
   this.timeout(60_000);
 
@@ -49,20 +83,20 @@ describe('SDK (integrations/sdk)', function () {
     const dir = fs.mkdtempSync(path.join(root, 'integrations', 'sdk', '.examples-'));
     try {
       const files: string[] = [];
-      for (const doc of ['docs/sdk.md', 'docs/merchant.md', 'README.md']) {
+      for (const doc of ['docs/sdk.md', 'docs/merchant.md', 'README.md', 'integrations/sdk/README.md']) {
         const text = fs.readFileSync(path.join(root, doc), 'utf8');
         const blocks = [...text.matchAll(/```ts\n([\s\S]*?)```/g)]
           .map((m) => m[1]!)
-          .filter((b) => /from '\.\/(integrations\/)?sdk'/.test(b));
+          .filter((b) => SDK_IMPORT.test(b));
         for (const [i, block] of blocks.entries()) {
-          const file = path.join(dir, `${path.basename(doc, '.md')}-${i}.ts`);
+          const file = path.join(dir, `${doc.replace(/\W+/g, '-')}-${i}.ts`);
           // The snippets' free names (secrets, a request body) are declared; imports point at the SDK.
-          const source = block.replace(/from '\.\/(integrations\/)?sdk'/g, "from '../index'");
+          const source = block.replace(new RegExp(SDK_IMPORT.source, 'g'), "from '../index.js'");
           const imports = source.match(/^import .*;$/gm) ?? [];
           const body = source.replace(/^import .*;$/gm, '');
           fs.writeFileSync(
             file,
-            `${imports.join('\n')}\nimport { createMatjarClient as _c } from '../index';\nvoid _c;\n` +
+            `${imports.join('\n')}\nimport { createMatjarClient as _c } from '../index.js';\nvoid _c;\n` +
               'declare const WEBHOOK_SECRET: string;\ndeclare const PINNED_PUBLIC_KEY_PEM: string;\n' +
               'declare const headers: Record<string, string>;\ndeclare const body: string;\n' +
               (/^export /m.test(body)
@@ -124,6 +158,11 @@ describe('SDK (integrations/sdk)', function () {
     after(async () => suite?.close());
 
     it('buys as a guest with the sandbox provider, then the merchant refunds part of it', async () => {
+      const merchant = client({ merchantToken: token });
+      const hook = await merchant.POST('/shawarma/webhooks', {
+        body: { url: 'https://hooks.example.com/matjar', events: ['order.*', 'refund.*'] },
+      });
+      const endpoint = hook.data!.data;
       const embed = client({ embedKey: store.embed_key });
       const opened = await embed.POST('/api/embed/guest/checkout', {
         body: { product_id: product.id, quantity: 1, ...GUEST_BUYER, customer_phone: '500000301' },
@@ -155,7 +194,6 @@ describe('SDK (integrations/sdk)', function () {
       });
       expect(status.data!.data).to.deep.equal({ is_paid: true, order_id: order.id });
 
-      const merchant = client({ merchantToken: token });
       const detail = await merchant.GET('/shawarma/orders/{id}', { params: { path: { id: order.id } } });
       expect(detail.data!.data.total).to.equal('50.00');
       expect(detail.data!.data.refunds.refundable).to.equal('50.00');
@@ -180,12 +218,59 @@ describe('SDK (integrations/sdk)', function () {
       const after = await merchant.GET('/shawarma/orders/{id}', { params: { path: { id: order.id } } });
       expect(after.data!.data.refunds).to.include({ refunded: '20.00', refundable: '30.00' });
 
+      // The events this purchase and refund sent are the document's `webhooks`, and the SDK reads them.
+      const bodies = await waitFor('the order and refund events', async () => {
+        const all = await deliveredBodies(suite, endpoint.id);
+        const types = all.map((b) => (JSON.parse(b) as { type: string }).type);
+        return ['order.created', 'order.paid', 'refund.created', 'refund.succeeded'].every((t) =>
+          types.includes(t),
+        )
+          ? all
+          : undefined;
+      });
+      const now = Math.floor(Date.now() / 1000);
+      const read = bodies.map((body) => {
+        checkWebhookEvent(suite.deps.config.nodeEnv, body);
+        const event = verifyWebhook({
+          body,
+          signature: signatureHeader(endpoint.secret, now, body),
+          secret: endpoint.secret,
+          now,
+        });
+        expect(event, body).to.not.equal(null);
+        return describeEvent(event!);
+      });
+      expect(read).to.include.members([
+        `order.paid ${order.id} 50.00 SAR`,
+        `refund.succeeded ${order.id} 20.00 succeeded`,
+      ]);
+
       // An error answer is typed by its envelope too.
       const missing = await merchant.GET('/shawarma/orders/{id}', {
         params: { path: { id: 2_000_000_000 } },
       });
       expect(missing.response.status).to.equal(404);
       expect(missing.error).to.include({ error: true, data: null, api: 'merchant' });
+    });
+
+    it('sends test events of every type that match the `webhooks` section', async () => {
+      const merchant = client({ merchantToken: token });
+      const hook = await merchant.POST('/shawarma/webhooks', {
+        body: { url: 'https://hooks.example.com/tests', events: ['license.*'] },
+      });
+      const endpoint = hook.data!.data;
+      for (const type of MERCHANT_EVENT_TYPES) {
+        const sent = await merchant.POST('/shawarma/webhooks/{id}/test', {
+          params: { path: { id: endpoint.id } },
+          body: { type },
+        });
+        expect(sent.response.status, type).to.equal(202);
+      }
+      const bodies = await deliveredBodies(suite, endpoint.id);
+      expect(bodies.map((b) => (JSON.parse(b) as { type: string }).type)).to.deep.equal([
+        ...MERCHANT_EVENT_TYPES,
+      ]);
+      for (const body of bodies) checkWebhookEvent(suite.deps.config.nodeEnv, body);
     });
 
     it('checks /verify signatures with the published key', async () => {
@@ -205,16 +290,34 @@ describe('SDK (integrations/sdk)', function () {
     });
   });
 
-  it('checks a merchant webhook’s signature as the platform makes it, and refuses old or altered ones', () => {
+  it('checks a merchant webhook’s signature as the platform makes it, answers the typed event, and refuses old or altered ones', () => {
     const secret = 'whsec_test';
-    const body = JSON.stringify({ event: 'order.completed', data: { id: 1 } });
+    const body = JSON.stringify({
+      id: 'order.paid:1',
+      type: 'order.paid',
+      created_at: '2026-11-27T12:00:00.000Z',
+      store_id: 3,
+      data: { order_id: 1, status: 3, total: '50.00', currency: 'SAR', source: 'embed' },
+    });
     const now = 1_795_000_000;
     const signature = signatureHeader(secret, now, body);
-    expect(verifyWebhook({ body, signature, secret, now })).to.equal(true);
-    expect(verifyWebhook({ body: body + ' ', signature, secret, now })).to.equal(false);
-    expect(verifyWebhook({ body, signature, secret: 'other', now })).to.equal(false);
-    expect(verifyWebhook({ body, signature, secret, now: now + 301 })).to.equal(false);
-    expect(verifyWebhook({ body, signature: null, secret, now })).to.equal(false);
+    const event = verifyWebhook({ body, signature, secret, now });
+    expect(event).to.deep.equal(JSON.parse(body));
+    expect(event && describeEvent(event)).to.equal('order.paid 1 50.00 SAR');
+    expect(verifyWebhook({ body: body + ' ', signature, secret, now })).to.equal(null);
+    expect(verifyWebhook({ body, signature, secret: 'other', now })).to.equal(null);
+    expect(verifyWebhook({ body, signature, secret, now: now + 301 })).to.equal(null);
+    expect(verifyWebhook({ body, signature: null, secret, now })).to.equal(null);
+    const notAnEvent = '[1,2]';
+    const signedNonEvent = signatureHeader(secret, now, notAnEvent);
+    expect(verifyWebhook({ body: notAnEvent, signature: signedNonEvent, secret, now })).to.equal(null);
+  });
+
+  it('declares every merchant webhook event in the OpenAPI `webhooks` section', () => {
+    const doc = buildOpenApiDocument(allRoutes({ nodeEnv: 'production' }), {
+      publicBaseUrl: 'https://matjar.example',
+    });
+    expect(Object.keys(doc.webhooks).sort()).to.deep.equal([...MERCHANT_EVENT_TYPES].sort());
   });
 
   it('retries a 429 or 503 after Retry-After only when the request is safe to repeat', async () => {

@@ -7,20 +7,28 @@ import { ENDPOINT_NOT_FOUND } from './endpoints';
 import { dispatchDeliveries, MERCHANT_EVENT_TYPES, MerchantEventType } from './events';
 
 /** A sample `data` of each event type, shaped as the real event's (docs/merchant.md, "Webhooks to merchants"). */
-const ORDER = { order_id: 1001, status: 2, total: '50.00', currency: 'SAR', source: 'embed' };
-const SUBSCRIPTION = { subscription_id: 301, product_id: 12, plan_id: 4, order_id: 1001 };
+const ORDER = { order_id: 1001, status: 3, total: '50.00', currency: 'SAR', source: 'embed' };
+/** What every subscription event but `created` carries (subscriptionEvent in shared/services/subscriptions). */
+const SUBSCRIPTION = {
+  subscription_id: 301,
+  status: 'active',
+  product_id: 12,
+  plan_id: 4,
+  customer_id: 9,
+  order_id: 1001,
+};
 const REFUND = {
   id: 77,
   order_id: 1001,
   amount: '50.00',
   currency: 'SAR',
   status: 'succeeded',
-  kind: 'full',
+  kind: 'provider',
 };
 export const SAMPLE_DATA: Record<MerchantEventType, Record<string, unknown>> = {
   'order.created': ORDER,
   'order.paid': ORDER,
-  'order.status_changed': { order_id: 1001, from: 2, to: 3, status_label: 'Completed' },
+  'order.status_changed': { order_id: 1001, from: 3, to: 4, status_label: 'Completed' },
   'license.revoked': {
     license_id: 55,
     key: 'XXXX-XXXX-XXXX-XXXX',
@@ -28,18 +36,21 @@ export const SAMPLE_DATA: Record<MerchantEventType, Record<string, unknown>> = {
     order_id: 1001,
     previous_status: 'active',
   },
-  'subscription.created': SUBSCRIPTION,
-  'subscription.cancelled': { ...SUBSCRIPTION, customer_id: 9 },
+  'subscription.created': { subscription_id: 301, product_id: 12, plan_id: 4, order_id: 1001 },
+  'subscription.cancelled': { ...SUBSCRIPTION, status: 'cancelled' },
   'subscription.renewed': {
-    subscription_id: 301,
-    status: 'active',
+    ...SUBSCRIPTION,
     renewal_order_id: 1002,
     current_period_end: '2026-12-24T00:00:00.000Z',
   },
-  'subscription.payment_failed': { subscription_id: 301, status: 'past_due', attempt: 1, reason: 'declined' },
-  'subscription.renewal_link_sent': { subscription_id: 301, status: 'active' },
-  'subscription.updated': { subscription_id: 301, cancel_at_period_end: true },
-  'subscription.expired': { subscription_id: 301, status: 'expired' },
+  'subscription.payment_failed': { ...SUBSCRIPTION, status: 'past_due', attempt: 1, reason: 'declined' },
+  'subscription.renewal_link_sent': SUBSCRIPTION,
+  'subscription.updated': {
+    ...SUBSCRIPTION,
+    cancel_at_period_end: true,
+    current_period_end: '2026-12-24T00:00:00.000Z',
+  },
+  'subscription.expired': { ...SUBSCRIPTION, status: 'expired' },
   'refund.created': { ...REFUND, status: 'pending' },
   'refund.succeeded': REFUND,
   'refund.failed': { ...REFUND, status: 'failed', failure_reason: 'declined' },
