@@ -12,7 +12,7 @@ export interface paths {
         };
         /**
          * Queue dashboard
-         * @description bull-board UI over every queue: inspect jobs and retry failed ones. Everything below this path (the UI’s static files and its own JSON API) sits behind the same basic auth; with no DASHBOARD_USER/DASHBOARD_PASSWORD configured it always answers 401.
+         * @description bull-board UI over every queue: inspect jobs and retry failed ones. Everything below this path (the UI’s static files and its own JSON API) sits behind the same basic auth; with no DASHBOARD_USER/DASHBOARD_PASSWORD configured it always answers 401. Every request but GET, HEAD and OPTIONS must come from the board’s own origin: a `Sec-Fetch-Site` other than `same-origin`, or an `Origin` other than this one, is a 403 and nothing is done.
          */
         get: operations["getQueueDashboard"];
         put?: never;
@@ -498,7 +498,7 @@ export interface paths {
          * Start paying a checkout (guest)
          * @description The API never calls a provider while answering. For a hosted-page provider (sandbox, Moyasar for card, mada, Apple Pay and STC Pay, Coinbase Commerce for crypto) it records a pending payment and answers `redirect` with the platform’s payment page (`/pay/payments/{ref}`), which forwards to the provider as soon as the provider session exists (a worker creates it), and shows the error with a Retry button if the provider refused or could not be reached. Initiating again while that session is open returns the same page.
          *
-         *     **PayPal**: with a pay-by-link configured, `redirect` to that link (a PayPal.me link gets the amount appended when its currency is one PayPal.me takes); with only an e-mail, `paypal_manual`. **Bank transfer**: `bank_transfer` with the store’s details. For both the order is created at once in Under review (2) and waits for the merchant to confirm the payment: the answer carries its `order_id` and `reference` (`#id`, as the merchant sees it), `payment/status` answers that `order_id` with `is_paid: false` until then, and a further initiation answers 400 "Order already created for this checkout".
+         *     **PayPal**: with a pay-by-link configured, `redirect` to that link (a PayPal.me link gets the amount appended when its currency is one PayPal.me takes); with only an e-mail, `paypal_manual`. **Bank transfer**: `bank_transfer` with the store’s details. For both the order is created at once in Under review (2) and waits for the merchant to confirm the payment: the answer carries its `order_id` and `reference` (`#id`, as the merchant sees it), `payment/status` answers `is_paid: false` and `order_id: null` until then, and a further initiation answers 400 "Order already created for this checkout".
          *
          *     **Refusals**: 404 unknown or expired checkout (or, authenticated, a checkout of another customer); 400 order already created; 400 method not configured for the store; 400 a method outside the coupon’s `payment_restrictions`; 400 a method whose minimum or maximum amount excludes the total; 422 a `payment_method` that is not one of the seven ids.
          */
@@ -522,7 +522,7 @@ export interface paths {
          * Start paying a checkout (authenticated)
          * @description The API never calls a provider while answering. For a hosted-page provider (sandbox, Moyasar for card, mada, Apple Pay and STC Pay, Coinbase Commerce for crypto) it records a pending payment and answers `redirect` with the platform’s payment page (`/pay/payments/{ref}`), which forwards to the provider as soon as the provider session exists (a worker creates it), and shows the error with a Retry button if the provider refused or could not be reached. Initiating again while that session is open returns the same page.
          *
-         *     **PayPal**: with a pay-by-link configured, `redirect` to that link (a PayPal.me link gets the amount appended when its currency is one PayPal.me takes); with only an e-mail, `paypal_manual`. **Bank transfer**: `bank_transfer` with the store’s details. For both the order is created at once in Under review (2) and waits for the merchant to confirm the payment: the answer carries its `order_id` and `reference` (`#id`, as the merchant sees it), `payment/status` answers that `order_id` with `is_paid: false` until then, and a further initiation answers 400 "Order already created for this checkout".
+         *     **PayPal**: with a pay-by-link configured, `redirect` to that link (a PayPal.me link gets the amount appended when its currency is one PayPal.me takes); with only an e-mail, `paypal_manual`. **Bank transfer**: `bank_transfer` with the store’s details. For both the order is created at once in Under review (2) and waits for the merchant to confirm the payment: the answer carries its `order_id` and `reference` (`#id`, as the merchant sees it), `payment/status` answers `is_paid: false` and `order_id: null` until then, and a further initiation answers 400 "Order already created for this checkout".
          *
          *     **Refusals**: 404 unknown or expired checkout (or, authenticated, a checkout of another customer); 400 order already created; 400 method not configured for the store; 400 a method outside the coupon’s `payment_restrictions`; 400 a method whose minimum or maximum amount excludes the total; 422 a `payment_method` that is not one of the seven ids.
          */
@@ -1552,7 +1552,7 @@ export interface paths {
         put?: never;
         /**
          * Merchant dashboard: change an order’s status
-         * @description Form fields `status` (2 to 6) and `_csrf`. Cancel (5) and refund (6) first answer a confirmation page; the confirmed form adds `confirm=1`. Same rules and effects as `PUT /shawarma/orders/{id}`. Support may not cancel or refund (403).
+         * @description Form fields `status` (2 to 6) and `_csrf`. Cancel (5) and refund (6) first answer a confirmation page; the confirmed form adds `confirm=1`. Same rules and effects as `PUT /shawarma/orders/{id}`. Support may not cancel or refund, nor confirm a payment (Awaiting payment or Under review to In progress or Completed) unless an owner granted it on the staff page (403).
          */
         post: operations["dashboardOrderStatus"];
         delete?: never;
@@ -1987,6 +1987,26 @@ export interface paths {
          * @description Form fields `name`, `country_code`, `phone`, `role` (owner, manager, support). They sign in with that phone.
          */
         post: operations["dashboardStaffInvite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/merchant/staff/{memberId}/grants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Merchant dashboard: what a team member may do beyond their role
+         * @description Owners only. Form field `confirm_payment` (`1`, the checkbox ticked; absent, not): the member may confirm bank transfers and PayPal payments, which releases the goods (support has it only so granted; owners and managers by their role). Audited. 303 to the staff page.
+         */
+        post: operations["dashboardStaffGrants"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4986,6 +5006,16 @@ export interface operations {
             };
             /** @description Missing or wrong credentials (`WWW-Authenticate: Basic`). */
             401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformError"];
+                };
+            };
+            /** @description A request that changes something, sent from another origin (`Sec-Fetch-Site`, `Origin`). */
+            403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -12082,6 +12112,7 @@ export interface operations {
         parameters: {
             query?: {
                 lang?: "ar" | "en";
+                saved?: "1";
             };
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
@@ -12195,6 +12226,67 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    dashboardStaffGrants: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                memberId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    _csrf?: string;
+                    /** @constant */
+                    confirm_payment?: "1";
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Saved: to the staff page. */
+            303: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not allowed for this role, a missing or wrong form token, or a form from another site. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No such member in this store. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
             500: components["responses"]["PlatformInternalError"];
             503: components["responses"]["PlatformDependencyUnavailable"];
         };
@@ -13158,7 +13250,7 @@ export interface operations {
                 };
             };
             500: components["responses"]["PlatformInternalError"];
-            /** @description The sandbox session is still being opened; try again (Retry-After). */
+            /** @description The sandbox session is still being opened (the page, HTML), or a dependency (Postgres or Redis) cannot be reached (the platform error envelope, JSON); either way try again after `Retry-After`. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -13166,6 +13258,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/json": components["schemas"]["PlatformError"];
                     "text/html": string;
                 };
             };
@@ -15507,7 +15600,7 @@ export interface operations {
                         data: {
                             current_page: number;
                             data: {
-                                /** @description Decimal string. */
+                                /** @description Decimal string with the currency’s decimals. */
                                 amount: string;
                                 /** @description Times the worker has tried to send it to the provider. */
                                 attempts: number;
@@ -15550,13 +15643,13 @@ export interface operations {
                         } & {
                             summary: {
                                 currency: string;
-                                /** @description Decimal string. */
+                                /** @description Decimal string with the currency’s decimals. */
                                 paid: string;
-                                /** @description Decimal string. */
+                                /** @description Decimal string with the currency’s decimals. */
                                 pending: string;
-                                /** @description Decimal string. */
+                                /** @description Decimal string with the currency’s decimals. */
                                 refundable: string;
-                                /** @description Decimal string. */
+                                /** @description Decimal string with the currency’s decimals. */
                                 refunded: string;
                             };
                         };
@@ -15603,7 +15696,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description How much to refund, a decimal string in the order’s currency ("10.50"). Omitted: what is left of the payment (a full refund). */
+                    /** @description How much to refund, a decimal string in the order’s currency with at most its decimals (ISO 4217: "10.50" SAR, "1.250" KWD, "10" JPY); more decimals is a 422 naming `amount`. Omitted: what is left of the payment (a full refund). */
                     amount?: string;
                     /** @description Your note; a manual refund without one gets the instructions for its payment method. */
                     note?: string | null;
@@ -15630,7 +15723,7 @@ export interface operations {
                             /** @description The order’s status after it. */
                             order_status: number;
                             refund: {
-                                /** @description Decimal string. */
+                                /** @description Decimal string with the currency’s decimals. */
                                 amount: string;
                                 /** @description Times the worker has tried to send it to the provider. */
                                 attempts: number;
@@ -15679,7 +15772,7 @@ export interface operations {
                             /** @description The order’s status after it. */
                             order_status: number;
                             refund: {
-                                /** @description Decimal string. */
+                                /** @description Decimal string with the currency’s decimals. */
                                 amount: string;
                                 /** @description Times the worker has tried to send it to the provider. */
                                 attempts: number;
