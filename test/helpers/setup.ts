@@ -1,5 +1,5 @@
 import { closeSharedBrowser } from './browser';
-import { closeSharedDeps } from './deps';
+import { closeSharedDeps, sharedDeps } from './deps';
 import {
   createTemplateDatabase,
   createTestDatabase,
@@ -32,6 +32,10 @@ export const mochaHooks = {
   async beforeAll(this: Mocha.Context): Promise<void> {
     this.timeout(60_000);
     await createTestDatabase();
+    // Binds the models of the data builders (test/helpers/builders.ts) to this process's database, for
+    // files that build rows before (or without) asking for deps themselves; in parallel mode the previous
+    // file's afterAll closed the connections they were bound to.
+    await sharedDeps();
   },
   async afterAll(this: Mocha.Context): Promise<void> {
     this.timeout(60_000);

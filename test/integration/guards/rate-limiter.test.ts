@@ -5,6 +5,7 @@ import { LIMITS, LimitDefinition } from '../../../shared/rate-limits';
 import { createRedis, waitForRedis } from '../../../shared/redis';
 import { LimitState, RateLimiter } from '../../../shared/services/rate-limiter';
 import { TEST_QUEUE_PREFIX, testRedisUrl } from '../../helpers/env';
+import { monitorRedis } from '../../helpers/redis-monitor';
 
 const bucket = (name: string, points: number, durationSeconds = 60): LimitDefinition =>
   Object.freeze({ name, points, durationSeconds, scope: 'ip' as const });
@@ -94,30 +95,21 @@ describe('rate limiter: every bucket of a request in one Redis call', () => {
     // Once before watching: the first call on a fresh Redis may need EVAL after a NOSCRIPT.
     await limiter.consume(uses);
 
-    // What the server received from the limiter's connection, read from MONITOR. Other test runs may share
-    // this Redis, so only this connection's address counts; commands a script runs show as source "lua".
-    const info = String(await redis.call('CLIENT', 'INFO'));
-    const address = /\baddr=(\S+)/.exec(info)?.[1];
-    expect(address).to.be.a('string');
-    const monitor = await (await connect()).monitor();
-    const seen: string[][] = [];
-    const marker = `rate-limiter-test-${crypto.randomBytes(4).toString('hex')}`;
-    const markerSeen = new Promise<void>((resolve) => {
-      monitor.on('monitor', (_time: string, args: string[], source: string) => {
-        if (source !== address) return;
-        if (args[0]?.toLowerCase() === 'echo' && args[1] === marker) resolve();
-        else seen.push(args);
-      });
-    });
+    // What the server received, read from MONITOR on a raw socket (test/helpers/redis-monitor.ts): only the
+    // commands naming this test's own key prefix count, since other test processes share this Redis, and
+    // commands a script runs show as from "lua" and are left out.
+    const monitor = await monitorRedis(prefix);
     try {
-      const states = await limiter.consume(uses);
-      await redis.echo(marker);
-      await markerSeen;
+      let states: LimitState[] = [];
+      const seen = await monitor.commandsDuring(async () => {
+        states = await limiter.consume(uses);
+      });
 
       expect(states.map((s) => s.limit)).to.deep.equal([30, 200, 500, 5000]);
       expect(states.map((s) => s.remaining)).to.deep.equal([28, 198, 498, 4998]);
       expect(seen).to.have.length(1);
-      const [command, , numberOfKeys, ...keys] = seen[0];
+      const args = [...seen[0].matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1]);
+      const [command, , numberOfKeys, ...keys] = args;
       expect(command.toLowerCase()).to.equal('evalsha');
       expect(numberOfKeys).to.equal('4');
       // One hash tag for every key: a multi-key script on Redis Cluster needs them in one slot.
@@ -128,7 +120,7 @@ describe('rate limiter: every bucket of a request in one Redis call', () => {
         `${prefix}:{rl}:embed_global_min:all`,
       ]);
     } finally {
-      monitor.disconnect();
+      monitor.close();
     }
   });
 });
