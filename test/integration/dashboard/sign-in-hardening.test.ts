@@ -20,9 +20,9 @@ describe('merchant dashboard sign-in, hardened', function () {
   let deps: Deps;
   let server: TestServer;
   let storeId: number;
-  const OWNER = '500000601';
-  const STAFF = '500000602';
-  const MANAGER = '500000603';
+  const OWNER = '500990601';
+  const STAFF = '500990602';
+  const MANAGER = '500990603';
 
   before(async () => {
     deps = await isolatedDeps({ TRUST_PROXY: '1' });
@@ -140,7 +140,7 @@ describe('merchant dashboard sign-in, hardened', function () {
   it('answers a phone of no store exactly as a merchant’s, and sends it nothing', async () => {
     const merchant = new Browser();
     const stranger = new Browser();
-    const STRANGER = '500000699';
+    const STRANGER = '500990699';
     const a = await merchant.post('/merchant/signin', { country_code: '966', phone: STAFF });
     const b = await stranger.post('/merchant/signin', { country_code: '966', phone: STRANGER });
     expect([a.status, a.headers.get('location')]).to.deep.equal([303, '/merchant/code']);
@@ -400,7 +400,7 @@ describe('merchant dashboard sign-in, hardened', function () {
     expect((await phoneStep(new Browser(), STAFF)).headers.get('location')).to.equal('/merchant');
   });
   it('ends a challenge after 5 wrong codes: that browser starts again from the phone', async () => {
-    const phone = '500000604';
+    const phone = '500990604';
     await inviteStaff(deps.knex, storeId, null, {
       name: 'Fourth',
       country_code: '966',
