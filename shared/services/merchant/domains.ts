@@ -152,23 +152,25 @@ export async function writeDomains(
   platformHost: string,
 ): Promise<{ from: string[]; to: string[] }> {
   const list = [...new Set(wanted)];
-  const messages = refusedDomains(list, platformHost).map((r) => `${r.domain} ${REFUSAL_TEXT[r.reason]}`);
-  if (list.length > DOMAIN_LIMIT) messages.push(`a store holds at most ${DOMAIN_LIMIT} domains`);
-  if (messages.length > 0) throw domainsError(messages);
-  const taken = (await trx('store_domains')
-    .whereIn('domain', list.length > 0 ? list : [''])
-    .whereNot('store_id', storeId)
-    .pluck('domain')) as string[];
-  if (taken.length > 0) throw domainsError(taken.map((d) => `${d} ${TAKEN_MESSAGE}`));
   const before = (await trx('store_domains')
     .where('store_id', storeId)
     .orderBy('id')
     .pluck('domain')) as string[];
+  // Only a new claim is checked: a domain the store already holds stays (a fixture's `localhost` in
+  // development, say), so saving the list with one more domain never trips over the ones it had.
+  const fresh = list.filter((d) => !before.includes(d));
+  const messages = refusedDomains(fresh, platformHost).map((r) => `${r.domain} ${REFUSAL_TEXT[r.reason]}`);
+  if (list.length > DOMAIN_LIMIT) messages.push(`a store holds at most ${DOMAIN_LIMIT} domains`);
+  if (messages.length > 0) throw domainsError(messages);
+  const taken = (await trx('store_domains')
+    .whereIn('domain', fresh.length > 0 ? fresh : [''])
+    .whereNot('store_id', storeId)
+    .pluck('domain')) as string[];
+  if (taken.length > 0) throw domainsError(taken.map((d) => `${d} ${TAKEN_MESSAGE}`));
   await trx('store_domains')
     .where('store_id', storeId)
     .whereNotIn('domain', list.length > 0 ? list : [''])
     .delete();
-  const fresh = list.filter((d) => !before.includes(d));
   if (fresh.length > 0) {
     // Two stores claiming one domain at once: the unique index on `domain` lets one insert through; the
     // other fails with a unique violation, answered as the same refusal by the caller.

@@ -9,7 +9,7 @@ import { sha256 } from '../../../shared/crypto';
 import { PENDING_DOMAIN_DAYS } from '../../../shared/services/merchant/domains';
 import { Store } from '../../../db/models';
 import { loadFixture } from '../../../shared/services/seed';
-import { createProduct, merchantToken } from '../../helpers/builders';
+import { createProduct, createStore, merchantToken } from '../../helpers/builders';
 import { isolatedDeps } from '../../helpers/deps';
 import { TEST_DB_NAME, testDatabaseUrl } from '../../helpers/env';
 import { startServer, type TestResponse, type TestServer } from '../../helpers/http';
@@ -183,6 +183,21 @@ describe('Store domains: claimed pending, proven by DNS, refused when not the st
     refusedNamingDomains(await api(a, 'PATCH', '/shawarma/store', { domains: tooMany }));
     // Nothing of a refused list was written.
     expect(await domainsOf(a)).to.deep.include({ domains: [], pending_domains: [] });
+  });
+
+  it('keeps a domain the store already holds (a fixture’s local name), checking only the new claims', async () => {
+    const local = `keep${n}.localhost`;
+    const store = await createStore({ name: 'Local fixture store', domains: [local] });
+    const owner = { store, token: await merchantToken(store) };
+    const added = `added${n}.acme.test`;
+    expectEnvelope(await api(owner, 'PATCH', '/shawarma/store', { domains: [local, added] }), 200);
+    const lists = await domainsOf(owner);
+    expect(lists.domains).to.deep.equal([local]);
+    expect(lists.pending_domains.map((d) => d.domain)).to.deep.equal([added]);
+    // A new local name is still refused beside the kept one.
+    refusedNamingDomains(
+      await api(owner, 'PATCH', '/shawarma/store', { domains: [local, `new${n}.localhost`] }),
+    );
   });
 
   it('refuses a domain another store holds, pending or verified', async () => {
