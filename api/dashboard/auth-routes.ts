@@ -3,6 +3,7 @@ import Joi from 'joi';
 import type { Deps } from '../../shared/deps';
 import {
   createStoreWithOwner,
+  findUserById,
   findUserByPhone,
   membershipsOf,
   STORE_NAME_MAX,
@@ -29,7 +30,6 @@ import {
   DashboardSignIn,
   StartOutcome,
 } from '../../shared/services/dashboard/sign-in';
-import { MerchantUser } from '../../db/models';
 import type { AppContext, AppMiddleware } from '../context';
 import { defineRoute } from '../http/route';
 import { htmlResponse, redirectResponse } from '../openapi/components';
@@ -531,9 +531,7 @@ export const dashboardAuthRoutes = [
       const p = publicContext(ctx);
       const knex = ctx.deps.knex;
       const challenge = await challengeOf(ctx);
-      const user = challenge
-        ? await MerchantUser.query(knex).findById(challenge.merchant_user_id)
-        : undefined;
+      const user = challenge ? await findUserById(knex, challenge.merchant_user_id) : undefined;
       if (!challenge || !user) {
         clearCookie(ctx, CHALLENGE_COOKIE);
         return sendPage(ctx, { status: 303, location: '/merchant/signin' });

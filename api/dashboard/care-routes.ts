@@ -9,6 +9,7 @@ import {
   showLicense,
   suspendLicense,
 } from '../../shared/services/licenses/merchant';
+import { productName } from '../../shared/services/catalogue/choices';
 import type { AppContext } from '../context';
 import { defineRoute } from '../http/route';
 import { htmlResponse, redirectResponse } from '../openapi/components';
@@ -57,10 +58,10 @@ async function renderLicense(
     if (err instanceof NotFoundError) return notFound(ctx);
     throw err;
   }
-  const product = await ctx.deps.knex('products').where({ id: license.product_id }).first('name');
+  const product_name = await productName(ctx.deps.knex, license.product_id);
   sendPage(ctx, {
     status,
-    html: licenseView(shell, { ...license, product_name: String(product?.name ?? '') }, message, error),
+    html: licenseView(shell, { ...license, product_name }, message, error),
   });
 }
 

@@ -3,6 +3,7 @@ import { NotFoundError } from '../../shared/errors';
 import {
   issueTokenFor,
   listMerchantTokens,
+  merchantTokenName,
   revokeTokenOf,
   TokenScope,
 } from '../../shared/services/merchant/tokens';
@@ -141,15 +142,13 @@ export const dashboardSettingsRoutes = [
     },
     handler: async (ctx, { params }) => {
       const { store, shell, signedIn: s } = dashboardOf(ctx);
-      const row = await ctx.deps
-        .knex('merchant_tokens')
-        .where({ id: params.tokenId, store_id: store.id })
-        .first('name');
-      if (!row) return sendPage(ctx, messagePage(shell, 404, shell.t.notFoundTitle, shell.t.notFound));
+      const name = await merchantTokenName(ctx.deps.knex, store.id, params.tokenId);
+      if (name === null)
+        return sendPage(ctx, messagePage(shell, 404, shell.t.notFoundTitle, shell.t.notFound));
       if (formField(ctx, 'confirm') !== '1') {
         return sendPage(ctx, {
           status: 200,
-          html: confirmRevokeView(shell, params.tokenId, String(row.name)),
+          html: confirmRevokeView(shell, params.tokenId, name),
         });
       }
       try {

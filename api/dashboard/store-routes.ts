@@ -26,7 +26,12 @@ import {
   updateProduct,
 } from '../../shared/services/dashboard/products';
 import { can, type Permission, permissionForStatus } from '../../shared/services/dashboard/roles';
+import {
+  categoryChoices as storeCategoryChoices,
+  newestProductOnSale,
+} from '../../shared/services/catalogue/choices';
 import { listOrders, orderDetail } from '../../shared/services/merchant/orders';
+import { orderStatusOf } from '../../shared/services/orders/status-of';
 import { storeStatistics } from '../../shared/services/merchant/statistics';
 import { TRANSITIONS, updateOrderStatus } from '../../shared/services/merchant/transitions';
 import { formatMoney, parseMoney } from '../../shared/money';
@@ -115,15 +120,8 @@ const emptyProduct: ProductForm = {
 };
 
 /** The store's categories for the product form's checkboxes. */
-async function categoryChoices(ctx: AppContext): Promise<{ id: number; name: string }[]> {
-  const { store } = dashboardOf(ctx);
-  const rows = await ctx.deps
-    .knex('categories')
-    .where('store_id', store.id)
-    .orderBy(['position', 'id'])
-    .limit(200)
-    .select('id', 'name');
-  return rows.map((r) => ({ id: Number(r.id), name: String(r.name) }));
+function categoryChoices(ctx: AppContext): Promise<{ id: number; name: string }[]> {
+  return storeCategoryChoices(ctx.deps.knex, dashboardOf(ctx).store.id);
 }
 
 /** A repeated form field (checkboxes): every value given, strings only. */
@@ -416,12 +414,9 @@ export const dashboardStoreRoutes = [
       if (![2, 3, 4, 5, 6].includes(target)) return renderOrder(ctx, params.orderId, null, 422);
       // The move's permission depends on where the order is now: confirming a payment (Awaiting payment or
       // Under review to In progress or Completed) is granted apart (shared/services/dashboard/roles.ts).
-      const current = await ctx.deps
-        .knex('orders')
-        .where({ id: params.orderId, store_id: store.id })
-        .first<{ status: number } | undefined>('status');
-      if (!current) return notFound(ctx);
-      if (!can(membership.role, permissionForStatus(target, Number(current.status)), membership.grants)) {
+      const current = await orderStatusOf(ctx.deps.knex, store.id, params.orderId);
+      if (current === null) return notFound(ctx);
+      if (!can(membership.role, permissionForStatus(target, current), membership.grants)) {
         return sendPage(ctx, messagePage(shell, 403, shell.t.forbiddenTitle, shell.t.forbidden));
       }
       if (
@@ -1097,19 +1092,6 @@ function isOrigin(value: string): boolean {
   }
 }
 
-/** A product of the store on sale, for the live widget preview: the newest one. */
-async function previewProduct(
-  knex: AppContext['deps']['knex'],
-  storeId: number,
-): Promise<{ productId: number; productName: string } | null> {
-  const row = await knex('products')
-    .where({ store_id: storeId, active: true })
-    .whereNull('archived_at')
-    .orderBy('id', 'desc')
-    .first<{ id: number; name: string } | undefined>('id', 'name');
-  return row ? { productId: Number(row.id), productName: row.name } : null;
-}
-
 async function settingsPage(
   ctx: AppContext,
   shell: ReturnType<typeof dashboardOf>['shell'],
@@ -1128,6 +1110,6 @@ async function settingsPage(
     },
     form,
     `${ctx.deps.config.publicBaseUrl}/widget/v1.js`,
-    await previewProduct(ctx.deps.knex, store.id),
+    await newestProductOnSale(ctx.deps.knex, store.id),
   );
 }
