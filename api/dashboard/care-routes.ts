@@ -10,38 +10,23 @@ import {
   suspendLicense,
 } from '../../shared/services/licenses/merchant';
 import { productName } from '../../shared/services/catalogue/choices';
+import { formBody, guardedAnswers, notFound, postAnswers } from './forms';
 import type { AppContext } from '../context';
 import { defineRoute } from '../http/route';
 import { htmlResponse, redirectResponse } from '../openapi/components';
 import { licensesView, licenseView, reviewsView } from './care-views';
 import { sendPage } from './layout';
-import { dashboardOf, formField, messagePage, signedIn } from './session';
+import { dashboardOf, formField, signedIn } from './session';
 
 /**
  * After-sale pages: the store's licenses (suspend, reactivate, reset activations through the Merchant API's
  * own functions, so verify sees a change at once) and review moderation. Owners and managers.
  */
 
-const formBody = (fields: Record<string, Joi.Schema>) => ({
-  bodyTypes: ['application/x-www-form-urlencoded' as const],
-  body: Joi.object({ _csrf: Joi.string().max(200), ...fields }).unknown(true),
-});
-const guardedAnswers = {
-  302: redirectResponse('Not signed in: to the sign-in page.'),
-  403: htmlResponse('Not allowed for this role, or (POST) a missing or wrong form token.'),
-};
-const postAnswers = {
-  403: htmlResponse('Not allowed for this role, a missing or wrong form token, or a form from another site.'),
-};
 const lang = Joi.string().valid('ar', 'en');
 const licenseParams = Joi.object({
   licenseId: Joi.number().integer().min(1).max(2_147_483_647).required(),
 }) as Joi.ObjectSchema<{ licenseId: number }>;
-
-function notFound(ctx: AppContext) {
-  const { shell } = dashboardOf(ctx);
-  return sendPage(ctx, messagePage(shell, 404, shell.t.notFoundTitle, shell.t.notFound));
-}
 
 async function renderLicense(
   ctx: AppContext,

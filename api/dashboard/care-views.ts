@@ -4,7 +4,7 @@ import type { ReviewRow } from '../../shared/services/dashboard/reviews';
 import type { MerchantActivation, MerchantLicense } from '../../shared/services/licenses/merchant';
 import { formatDate } from './i18n';
 import { esc, shellPage, ShellContext, tokenField } from './layout';
-import { pager } from './store-views';
+import { pager } from './view-parts';
 
 /** After-sale pages: licenses (with their activations) and review moderation. */
 

@@ -8,6 +8,7 @@ import {
   updateCoupon,
   type CouponView,
 } from '../../shared/services/merchant/coupons';
+import { dashboardActor, fieldErrors, formBody } from './forms';
 import type { AppContext } from '../context';
 import { defineRoute } from '../http/route';
 import { htmlResponse, redirectResponse } from '../openapi/components';
@@ -15,11 +16,8 @@ import { categoriesView, CouponForm, couponFormView, couponsView, emptyCoupon } 
 import { categoryKeys, type CategoryInput } from '../../shared/services/catalogue/schema';
 import { createCategory, deleteCategory } from '../../shared/services/merchant/categories';
 import { listCategories } from '../../shared/services/merchant/catalogue';
-import type { Locale } from '../pay/i18n';
-import { DASHBOARD_STRINGS } from './i18n';
 import { sendPage } from './layout';
 import { dashboardOf, formField, messagePage, signedIn } from './session';
-import { dashboardActor } from './store-routes';
 
 /**
  * Coupons: list, create, edit, disable. The form is read into the Merchant API's coupon input and checked
@@ -27,10 +25,6 @@ import { dashboardActor } from './store-routes';
  * (shared/services/merchant/coupons.ts), so a coupon made here follows every rule of one made by API.
  */
 
-const formBody = (fields: Record<string, Joi.Schema>) => ({
-  bodyTypes: ['application/x-www-form-urlencoded' as const],
-  body: Joi.object({ _csrf: Joi.string().max(200), ...fields }).unknown(true),
-});
 const couponFields = {
   code: Joi.string().allow('').max(200),
   type: Joi.string().allow('').max(20),
@@ -102,14 +96,6 @@ function readForm(
       Object.fromEntries(error.details.map((d) => [String(d.path[0]), [d.message]])),
     ),
   };
-}
-
-/** In Arabic the field's generic message; in English the rule the write service states. */
-function fieldErrors(locale: Locale, errors: Record<string, string[]>): Record<string, string> {
-  const t = DASHBOARD_STRINGS[locale];
-  return Object.fromEntries(
-    Object.entries(errors).map(([k, m]) => [k, locale === 'en' && m[0] ? m[0] : t.checkField]),
-  );
 }
 
 async function page(ctx: AppContext, notice: string | null) {

@@ -6,6 +6,7 @@ import { revokeOtherSessions } from '../../shared/services/dashboard/sessions';
 import { otpauthUri } from '../../shared/services/dashboard/totp';
 import { DashboardSignIn } from '../../shared/services/dashboard/sign-in';
 import { otpGuardsOf } from '../../shared/services/otp/factory';
+import { formBody } from './forms';
 import type { AppContext, AppMiddleware } from '../context';
 import { defineRoute } from '../http/route';
 import { htmlResponse, redirectResponse } from '../openapi/components';
@@ -52,11 +53,6 @@ function withSecurity(deps: Deps): AppMiddleware[] {
 }
 
 const servicesOf = (ctx: AppContext): SecurityServices => ctx.state.security as SecurityServices;
-
-const formBody = (fields: Record<string, Joi.Schema>) => ({
-  bodyTypes: ['application/x-www-form-urlencoded' as const],
-  body: Joi.object({ _csrf: Joi.string().max(200), ...fields }).unknown(true),
-});
 
 async function render(
   ctx: AppContext,
