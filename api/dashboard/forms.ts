@@ -31,6 +31,8 @@ export const pageQuery = Joi.object<{ page: number; lang?: string }, true>({
   page: Joi.number().integer().min(1).max(100_000).default(1),
   lang: Joi.string().valid('ar', 'en'),
 });
+/** The page language a link may name (`?lang=ar`); the choice is remembered in a cookie. */
+export const langParam = Joi.string().valid('ar', 'en');
 export const idParam = (name: string) =>
   Joi.object({ [name]: Joi.number().integer().min(1).max(2_147_483_647).required() });
 

@@ -1,7 +1,12 @@
-import { dashboardAuthRoutes } from './auth-routes';
-import { dashboardCareRoutes } from './care-routes';
-import { dashboardCouponRoutes } from './coupon-routes';
-import { dashboardCatalogueRoutes } from './catalogue-routes';
+import { dashboardCategoryRoutes } from './pages/categories/routes';
+import { dashboardCouponRoutes } from './pages/coupons/routes';
+import { dashboardLicenseRoutes } from './pages/licenses/routes';
+import { dashboardCatalogueRoutes } from './pages/product-keys/routes';
+import { dashboardReviewRoutes } from './pages/reviews/routes';
+import { dashboardSecondFactorRoutes } from './pages/second-factor/routes';
+import { dashboardSecurityRoutes } from './pages/security/routes';
+import { dashboardSessionRoutes } from './pages/session/routes';
+import { dashboardSignInRoutes } from './pages/sign-in/routes';
 import { dashboardCustomerRoutes } from './pages/customers/routes';
 import { dashboardFivemRoutes } from './pages/fivem/routes';
 import { dashboardHomeRoutes } from './pages/home/routes';
@@ -12,7 +17,6 @@ import { dashboardSettingsRoutes } from './pages/settings/routes';
 import { dashboardStaffRoutes } from './pages/staff/routes';
 import { dashboardTokenRoutes } from './pages/tokens/routes';
 import { dashboardWebhookRoutes } from './pages/webhooks/routes';
-import { dashboardSecurityRoutes } from './security-routes';
 import { timed } from './server-timing';
 
 /**
@@ -21,18 +25,22 @@ import { timed } from './server-timing';
  * its view); the form helpers they share are forms.ts.
  */
 export const dashboardRoutes = [
-  ...dashboardAuthRoutes,
+  ...dashboardSignInRoutes,
+  ...dashboardSecondFactorRoutes,
+  ...dashboardSessionRoutes,
   ...dashboardHomeRoutes,
   ...dashboardOrderRoutes,
   ...dashboardCustomerRoutes,
   ...dashboardProductRoutes,
   ...dashboardStaffRoutes,
   ...dashboardSettingsRoutes,
-  ...dashboardCareRoutes,
+  ...dashboardLicenseRoutes,
+  ...dashboardReviewRoutes,
   ...dashboardCatalogueRoutes,
   ...dashboardTokenRoutes,
   ...dashboardWebhookRoutes,
   ...dashboardCouponRoutes,
+  ...dashboardCategoryRoutes,
   ...dashboardPaymentRoutes,
   ...dashboardFivemRoutes,
   ...dashboardSecurityRoutes,

@@ -31,3 +31,7 @@ ${meta.page < meta.last_page ? link(meta.page + 1, s.t.next, 'next') : ''}</nav>
 
 export const badge = (s: Shell, status: number): string =>
   `<span class="badge s${status}">${esc(s.t.statusName[status] ?? String(status))}</span>`;
+
+/** A page's one-line notice (a move done, a form saved), read out by screen readers. */
+export const notice = (text: string | null) =>
+  text ? `<p class="notice" role="status">${esc(text)}</p>` : '';

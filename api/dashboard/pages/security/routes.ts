@@ -1,18 +1,18 @@
 import Joi from 'joi';
 import QRCode from 'qrcode';
-import type { Deps } from '../../shared/deps';
-import { SecondFactor } from '../../shared/services/dashboard/second-factor';
-import { revokeOtherSessions } from '../../shared/services/dashboard/sessions';
-import { otpauthUri } from '../../shared/services/dashboard/totp';
-import { DashboardSignIn } from '../../shared/services/dashboard/sign-in';
-import { otpGuardsOf } from '../../shared/services/otp/factory';
-import { formBody } from './forms';
-import type { AppContext, AppMiddleware } from '../context';
-import { defineRoute } from '../http/route';
-import { htmlResponse, redirectResponse } from '../openapi/components';
-import { sendPage } from './layout';
-import { SecurityPage, securityView } from './security-views';
-import { dashboardOf, formField, signedIn } from './session';
+import type { Deps } from '../../../../shared/deps';
+import { SecondFactor } from '../../../../shared/services/dashboard/second-factor';
+import { revokeOtherSessions } from '../../../../shared/services/dashboard/sessions';
+import { otpauthUri } from '../../../../shared/services/dashboard/totp';
+import { DashboardSignIn } from '../../../../shared/services/dashboard/sign-in';
+import { otpGuardsOf } from '../../../../shared/services/otp/factory';
+import { formBody } from '../../forms';
+import type { AppContext, AppMiddleware } from '../../../context';
+import { defineRoute } from '../../../http/route';
+import { htmlResponse, redirectResponse } from '../../../openapi/components';
+import { sendPage } from '../../layout';
+import { SecurityPage, securityView } from './view';
+import { dashboardOf, formField, signedIn } from '../../session';
 
 /**
  * The person's own two-step sign-in (docs/dashboard.md, "Two-step sign-in"): an authenticator app is

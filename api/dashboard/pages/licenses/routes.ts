@@ -1,29 +1,27 @@
 import Joi from 'joi';
-import type { LicenseStatus } from '../../db/models';
-import { InvalidError, NotFoundError } from '../../shared/errors';
-import { LICENSE_STATUSES, listStoreLicenses } from '../../shared/services/dashboard/licenses';
-import { listStoreReviews, setReviewPublished } from '../../shared/services/dashboard/reviews';
+import type { LicenseStatus } from '../../../../db/models';
+import { InvalidError, NotFoundError } from '../../../../shared/errors';
+import { LICENSE_STATUSES, listStoreLicenses } from '../../../../shared/services/dashboard/licenses';
 import {
   reactivateLicense,
   resetActivations,
   showLicense,
   suspendLicense,
-} from '../../shared/services/licenses/merchant';
-import { productName } from '../../shared/services/catalogue/choices';
-import { formBody, guardedAnswers, notFound, postAnswers } from './forms';
-import type { AppContext } from '../context';
-import { defineRoute } from '../http/route';
-import { htmlResponse, redirectResponse } from '../openapi/components';
-import { licensesView, licenseView, reviewsView } from './care-views';
-import { sendPage } from './layout';
-import { dashboardOf, formField, signedIn } from './session';
+} from '../../../../shared/services/licenses/merchant';
+import { productName } from '../../../../shared/services/catalogue/choices';
+import { formBody, guardedAnswers, langParam, notFound, postAnswers } from '../../forms';
+import type { AppContext } from '../../../context';
+import { defineRoute } from '../../../http/route';
+import { htmlResponse } from '../../../openapi/components';
+import { sendPage } from '../../layout';
+import { dashboardOf, formField, signedIn } from '../../session';
+import { licensesView, licenseView } from './view';
 
 /**
  * After-sale pages: the store's licenses (suspend, reactivate, reset activations through the Merchant API's
  * own functions, so verify sees a change at once) and review moderation. Owners and managers.
  */
 
-const lang = Joi.string().valid('ar', 'en');
 const licenseParams = Joi.object({
   licenseId: Joi.number().integer().min(1).max(2_147_483_647).required(),
 }) as Joi.ObjectSchema<{ licenseId: number }>;
@@ -95,7 +93,7 @@ function licenseMove(
   });
 }
 
-export const dashboardCareRoutes = [
+export const dashboardLicenseRoutes = [
   defineRoute({
     method: 'get',
     path: '/merchant/licenses',
@@ -113,7 +111,7 @@ export const dashboardCareRoutes = [
           .valid(...LICENSE_STATUSES)
           .empty(''),
         key: Joi.string().trim().max(200).empty(''),
-        lang,
+        lang: langParam,
       }),
     },
     responses: { 200: htmlResponse('The licenses list.'), ...guardedAnswers },
@@ -139,7 +137,7 @@ export const dashboardCareRoutes = [
     summary: 'Merchant dashboard: one license',
     description: 'The license, its activations (device or address hints) and the moves its status allows.',
     guards: signedIn('licenses.manage'),
-    request: { params: licenseParams, query: Joi.object({ lang }) },
+    request: { params: licenseParams, query: Joi.object({ lang: langParam }) },
     responses: {
       200: htmlResponse('The license.'),
       404: htmlResponse('No such license in this store.'),
@@ -180,76 +178,4 @@ export const dashboardCareRoutes = [
       return dashboardOf(ctx).shell.t.activationsRemoved(result.removed);
     },
   ),
-  defineRoute({
-    method: 'get',
-    path: '/merchant/reviews',
-    interface: 'platform',
-    operationId: 'dashboardReviews',
-    summary: 'Merchant dashboard: reviews',
-    description:
-      '`show`: `waiting` (default: not yet published), `published` or `all`; 20 a page. Each can be ' +
-      'published or hidden.',
-    guards: signedIn('reviews.moderate'),
-    request: {
-      query: Joi.object<
-        { page: number; show: 'waiting' | 'published' | 'all'; done?: string; lang?: string },
-        true
-      >({
-        page: Joi.number().integer().min(1).max(100_000).default(1),
-        show: Joi.string().valid('waiting', 'published', 'all').default('waiting'),
-        done: Joi.string().valid('published', 'hidden'),
-        lang,
-      }),
-    },
-    responses: { 200: htmlResponse('The reviews.'), ...guardedAnswers },
-    handler: async (ctx, { query }) => {
-      const { store, shell } = dashboardOf(ctx);
-      const list = await listStoreReviews(ctx.deps.knex, store.id, query.show, query.page);
-      const message =
-        query.done === 'published'
-          ? shell.t.reviewPublished
-          : query.done === 'hidden'
-            ? shell.t.reviewHidden
-            : null;
-      sendPage(ctx, { status: 200, html: reviewsView(shell, list, query.page, query.show, message) });
-    },
-  }),
-  defineRoute({
-    method: 'post',
-    path: '/merchant/reviews/{reviewId}',
-    interface: 'platform',
-    operationId: 'dashboardReviewModerate',
-    summary: 'Merchant dashboard: publish or hide a review',
-    description: 'Form fields `published` (`1` publish, `0` hide), `show` (the list to go back to). 303.',
-    guards: signedIn('reviews.moderate'),
-    request: {
-      params: Joi.object({
-        reviewId: Joi.number().integer().min(1).max(2_147_483_647).required(),
-      }) as Joi.ObjectSchema<{ reviewId: number }>,
-      ...formBody({
-        published: Joi.string().valid('0', '1').required(),
-        show: Joi.string().valid('waiting', 'published', 'all'),
-      }),
-    },
-    responses: {
-      303: redirectResponse('Done: back to the list.'),
-      404: htmlResponse('No such review in this store.'),
-      ...postAnswers,
-    },
-    handler: async (ctx, { params }) => {
-      const { store } = dashboardOf(ctx);
-      const published = formField(ctx, 'published') === '1';
-      try {
-        await setReviewPublished(ctx.deps, store.id, params.reviewId, published);
-      } catch (err) {
-        if (err instanceof NotFoundError) return notFound(ctx);
-        throw err;
-      }
-      const show = formField(ctx, 'show') || 'waiting';
-      sendPage(ctx, {
-        status: 303,
-        location: `/merchant/reviews?show=${encodeURIComponent(show)}&done=${published ? 'published' : 'hidden'}`,
-      });
-    },
-  }),
 ];

@@ -1,4 +1,4 @@
-import type { AppMiddleware } from '../context';
+import type { AppMiddleware } from '../../../context';
 
 /** A key upload may be this large: 10,000 keys of up to 500 characters, with line ends and the form. */
 export const MAX_FORM_BYTES = 6 * 1024 * 1024;

@@ -1,16 +1,16 @@
 import Joi from 'joi';
-import { NotFoundError } from '../../shared/errors';
-import { findProduct } from '../../shared/services/dashboard/products';
-import { addCodes, codesFromCsv } from '../../shared/services/merchant/codes';
-import { dashboardActor } from './forms';
-import type { AppContext } from '../context';
-import { defineRoute } from '../http/route';
-import { htmlResponse, redirectResponse } from '../openapi/components';
-import { keysView } from './catalogue-views';
-import { KEYS_SCRIPT } from './keys-script';
-import { sendPage } from './layout';
+import { NotFoundError } from '../../../../shared/errors';
+import { findProduct } from '../../../../shared/services/dashboard/products';
+import { addCodes, codesFromCsv } from '../../../../shared/services/merchant/codes';
+import { dashboardActor } from '../../forms';
+import type { AppContext } from '../../../context';
+import { defineRoute } from '../../../http/route';
+import { htmlResponse, redirectResponse } from '../../../openapi/components';
+import { keysView } from './view';
+import { KEYS_SCRIPT } from './script';
+import { sendPage } from '../../layout';
 import { dashboardMultipart } from './multipart';
-import { dashboardOf, formField, messagePage, signedIn } from './session';
+import { dashboardOf, formField, messagePage, signedIn } from '../../session';
 
 /** Keys one upload request may add (the plain form sends the whole file; the page's script parts of 500). */
 const MAX_KEYS = 10_000;

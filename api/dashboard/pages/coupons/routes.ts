@@ -1,23 +1,20 @@
 import Joi from 'joi';
-import { NotFoundError, ValidationError } from '../../shared/errors';
-import { couponSchema, type CouponInput } from '../../shared/services/catalogue/schema';
+import { NotFoundError, ValidationError } from '../../../../shared/errors';
+import { couponSchema, type CouponInput } from '../../../../shared/services/catalogue/schema';
 import {
   couponDetail,
   createCoupon,
   listCoupons,
   updateCoupon,
   type CouponView,
-} from '../../shared/services/merchant/coupons';
-import { dashboardActor, fieldErrors, formBody } from './forms';
-import type { AppContext } from '../context';
-import { defineRoute } from '../http/route';
-import { htmlResponse, redirectResponse } from '../openapi/components';
-import { categoriesView, CouponForm, couponFormView, couponsView, emptyCoupon } from './coupon-views';
-import { categoryKeys, type CategoryInput } from '../../shared/services/catalogue/schema';
-import { createCategory, deleteCategory } from '../../shared/services/merchant/categories';
-import { listCategories } from '../../shared/services/merchant/catalogue';
-import { sendPage } from './layout';
-import { dashboardOf, formField, messagePage, signedIn } from './session';
+} from '../../../../shared/services/merchant/coupons';
+import { dashboardActor, fieldErrors, formBody, guardedAnswers } from '../../forms';
+import type { AppContext } from '../../../context';
+import { defineRoute } from '../../../http/route';
+import { htmlResponse, redirectResponse } from '../../../openapi/components';
+import { sendPage } from '../../layout';
+import { dashboardOf, formField, messagePage, signedIn } from '../../session';
+import { type CouponForm, emptyCoupon, couponsView, couponFormView } from './view';
 
 /**
  * Coupons: list, create, edit, disable. The form is read into the Merchant API's coupon input and checked
@@ -33,10 +30,6 @@ const couponFields = {
   min_order: Joi.string().allow('').max(40),
   expires_on: Joi.string().allow('').max(20),
   active: Joi.string().allow('').max(5),
-};
-const guarded = {
-  302: redirectResponse('Not signed in: to the sign-in page.'),
-  403: htmlResponse('Not allowed for this role, or (POST) a missing or wrong form token.'),
 };
 const couponParams = Joi.object({
   couponId: Joi.number().integer().min(1).max(2_147_483_647).required(),
@@ -114,7 +107,7 @@ export const dashboardCouponRoutes = [
     description: 'The store’s coupons, newest first (100), each with edit and disable or enable.',
     guards: signedIn('products.edit'),
     request: { query: lang },
-    responses: { 200: htmlResponse('The coupons.'), ...guarded },
+    responses: { 200: htmlResponse('The coupons.'), ...guardedAnswers },
     handler: (ctx, { query }) =>
       page(ctx, (query as { saved?: string }).saved === '1' ? dashboardOf(ctx).shell.t.couponSaved : null),
   }),
@@ -126,7 +119,7 @@ export const dashboardCouponRoutes = [
     summary: 'Merchant dashboard: new coupon form',
     guards: signedIn('products.edit'),
     request: { query: lang },
-    responses: { 200: htmlResponse('The empty form.'), ...guarded },
+    responses: { 200: htmlResponse('The empty form.'), ...guardedAnswers },
     handler: (ctx) => {
       const { store, shell } = dashboardOf(ctx);
       sendPage(ctx, {
@@ -147,7 +140,7 @@ export const dashboardCouponRoutes = [
     responses: {
       303: redirectResponse('Created.'),
       422: htmlResponse('The form again, naming each bad field.'),
-      ...guarded,
+      ...guardedAnswers,
     },
     handler: async (ctx) => {
       const { store, shell, signedIn: s } = dashboardOf(ctx);
@@ -176,7 +169,7 @@ export const dashboardCouponRoutes = [
     summary: 'Merchant dashboard: edit a coupon',
     guards: signedIn('products.edit'),
     request: { params: couponParams, query: lang },
-    responses: { 200: htmlResponse('The form.'), 404: htmlResponse('No such coupon.'), ...guarded },
+    responses: { 200: htmlResponse('The form.'), 404: htmlResponse('No such coupon.'), ...guardedAnswers },
     handler: async (ctx, { params }) => {
       const { store, shell } = dashboardOf(ctx);
       let coupon: CouponView;
@@ -211,7 +204,7 @@ export const dashboardCouponRoutes = [
       303: redirectResponse('Saved.'),
       404: htmlResponse('No such coupon.'),
       422: htmlResponse('The form again, naming each bad field.'),
-      ...guarded,
+      ...guardedAnswers,
     },
     handler: async (ctx, { params }) => {
       const { store, shell, signedIn: s } = dashboardOf(ctx);
@@ -249,7 +242,7 @@ export const dashboardCouponRoutes = [
     description: 'Form field `active` (`0` disables, `1` enables). 303 to the list.',
     guards: signedIn('products.edit'),
     request: { params: couponParams, ...formBody({ active: Joi.string().valid('0', '1').required() }) },
-    responses: { 303: redirectResponse('Done.'), 404: htmlResponse('No such coupon.'), ...guarded },
+    responses: { 303: redirectResponse('Done.'), 404: htmlResponse('No such coupon.'), ...guardedAnswers },
     handler: async (ctx, { params }) => {
       const { store, shell, signedIn: s } = dashboardOf(ctx);
       try {
@@ -264,107 +257,4 @@ export const dashboardCouponRoutes = [
       sendPage(ctx, { status: 303, location: '/merchant/coupons?saved=1' });
     },
   }),
-  defineRoute({
-    method: 'get',
-    path: '/merchant/categories',
-    interface: 'platform',
-    operationId: 'dashboardCategories',
-    summary: 'Merchant dashboard: categories',
-    description: 'The store’s categories with their product counts, the add form and delete.',
-    guards: signedIn('products.edit'),
-    request: {
-      query: Joi.object<{ done?: string; lang?: string }, true>({
-        done: Joi.string().valid('added', 'deleted'),
-        lang: Joi.string().valid('ar', 'en'),
-      }),
-    },
-    responses: { 200: htmlResponse('The categories.'), ...guarded },
-    handler: async (ctx, { query }) => {
-      const { shell } = dashboardOf(ctx);
-      const notice =
-        query.done === 'added'
-          ? shell.t.categoryAdded
-          : query.done === 'deleted'
-            ? shell.t.categoryDeleted
-            : null;
-      await categoriesPage(ctx, 200, { notice, errors: {}, name: '', slug: '' });
-    },
-  }),
-  defineRoute({
-    method: 'post',
-    path: '/merchant/categories',
-    interface: 'platform',
-    operationId: 'dashboardCategoryCreate',
-    summary: 'Merchant dashboard: add a category',
-    description: 'Form fields `name`, `slug`, checked as `POST /shawarma/categories` checks them. 303.',
-    guards: signedIn('products.edit'),
-    request: formBody({ name: Joi.string().allow('').max(400), slug: Joi.string().allow('').max(400) }),
-    responses: {
-      303: redirectResponse('Added.'),
-      422: htmlResponse('The form again, naming each bad field.'),
-      ...guarded,
-    },
-    handler: async (ctx) => {
-      const { store, shell, signedIn: s } = dashboardOf(ctx);
-      const name = formField(ctx, 'name').trim();
-      const slug = formField(ctx, 'slug').trim();
-      const again = (errors: Record<string, string[]>) =>
-        categoriesPage(ctx, 422, { notice: null, errors: fieldErrors(shell.locale, errors), name, slug });
-      const { value, error } = Joi.object<CategoryInput>(categoryKeys('create')).validate(
-        { name, slug },
-        { abortEarly: false },
-      );
-      if (error) return again(Object.fromEntries(error.details.map((d) => [String(d.path[0]), [d.message]])));
-      try {
-        await createCategory(ctx.deps, dashboardActor(store.id, s.user), store.id, value);
-      } catch (err) {
-        if (err instanceof ValidationError) return again(err.errors);
-        throw err;
-      }
-      sendPage(ctx, { status: 303, location: '/merchant/categories?done=added' });
-    },
-  }),
-  defineRoute({
-    method: 'post',
-    path: '/merchant/categories/{categoryId}/delete',
-    interface: 'platform',
-    operationId: 'dashboardCategoryDelete',
-    summary: 'Merchant dashboard: delete a category',
-    description: 'The category goes; its products stay. 303.',
-    guards: signedIn('products.edit'),
-    request: {
-      params: Joi.object({
-        categoryId: Joi.number().integer().min(1).max(2_147_483_647).required(),
-      }) as Joi.ObjectSchema<{ categoryId: number }>,
-      ...formBody({}),
-    },
-    responses: { 303: redirectResponse('Deleted.'), 404: htmlResponse('No such category.'), ...guarded },
-    handler: async (ctx, { params }) => {
-      const { store, shell, signedIn: s } = dashboardOf(ctx);
-      try {
-        await deleteCategory(ctx.deps, dashboardActor(store.id, s.user), store.id, params.categoryId);
-      } catch (err) {
-        if (err instanceof NotFoundError)
-          return sendPage(ctx, messagePage(shell, 404, shell.t.notFoundTitle, shell.t.notFound));
-        throw err;
-      }
-      sendPage(ctx, { status: 303, location: '/merchant/categories?done=deleted' });
-    },
-  }),
 ];
-
-async function categoriesPage(
-  ctx: AppContext,
-  status: number,
-  opts: Parameters<typeof categoriesView>[2],
-): Promise<void> {
-  const { store, shell } = dashboardOf(ctx);
-  const list = await listCategories(ctx.deps.knex, store.id, { page: 1, per_page: 100 });
-  const items = list.items.map((c) => ({
-    id: Number(c.id),
-    name: String(c.name),
-    slug: String(c.slug),
-    product_count: Number(c.product_count ?? 0),
-  }));
-  sendPage(ctx, { status, html: categoriesView(shell, items, opts) });
-}

@@ -1,17 +1,15 @@
-import type { LicenseRow } from '../../shared/services/dashboard/licenses';
-import { LICENSE_STATUSES } from '../../shared/services/dashboard/licenses';
-import type { ReviewRow } from '../../shared/services/dashboard/reviews';
-import type { MerchantActivation, MerchantLicense } from '../../shared/services/licenses/merchant';
-import { formatDate } from './i18n';
-import { esc, shellPage, ShellContext, tokenField } from './layout';
-import { pager } from './view-parts';
+import type { LicenseRow } from '../../../../shared/services/dashboard/licenses';
+import { LICENSE_STATUSES } from '../../../../shared/services/dashboard/licenses';
+import type { MerchantActivation, MerchantLicense } from '../../../../shared/services/licenses/merchant';
+import { formatDate } from '../../i18n';
+import { esc, shellPage, ShellContext, tokenField } from '../../layout';
+import { notice, pager } from '../../view-parts';
 
 /** After-sale pages: licenses (with their activations) and review moderation. */
 
 type Shell = Omit<ShellContext, 'current'>;
 
 const maskKey = (key: string): string => (key.length <= 6 ? key : `…${key.slice(-6)}`);
-const notice = (text: string | null) => (text ? `<p class="notice" role="status">${esc(text)}</p>` : '');
 
 export function licensesView(
   s: Shell,
@@ -85,42 +83,5 @@ ${notice(message)}${error ? `<p class="alert" role="alert">${esc(error)}</p>` : 
 </dl></section>
 <section class="card actions"><h2>${esc(t.actions)}</h2>${moves || `<p class="muted">${esc(t.noActions)}</p>`}</section>
 <section class="card"><h2>${esc(t.activations)}</h2>${activations}</section>`,
-  );
-}
-
-export function reviewsView(
-  s: Shell,
-  list: { items: ReviewRow[]; lastPage: number },
-  page: number,
-  filter: string,
-  message: string | null,
-): string {
-  const t = s.t;
-  const tabs = (['waiting', 'published', 'all'] as const)
-    .map(
-      (f) =>
-        `<a href="/merchant/reviews?show=${f}"${f === filter ? ' aria-current="true"' : ''}>${esc(t[f])}</a>`,
-    )
-    .join(' · ');
-  const rows = list.items
-    .map(
-      (
-        r,
-      ) => `<tr><td class="num" aria-label="${esc(t.stars(r.rating))}">${'★'.repeat(r.rating)}${'☆'.repeat(5 - r.rating)}</td>
-<td>${r.comment ? `<bdi>${esc(r.comment)}</bdi>` : '—'}<br><span class="muted"><bdi>${esc(r.customer_name)}</bdi>${r.product_name ? ` · <bdi>${esc(r.product_name)}</bdi>` : ''} · <span class="num">${esc(formatDate(r.created_at, s.locale))}</span></span></td>
-<td>${esc(r.published ? t.published : t.waiting)}</td>
-<td><form method="post" action="/merchant/reviews/${r.id}">${tokenField(s.formToken)}<input type="hidden" name="published" value="${r.published ? '0' : '1'}"><input type="hidden" name="show" value="${esc(filter)}"><button type="submit" class="${r.published ? 'secondary' : ''}" aria-label="${esc(`${r.published ? t.hide : t.publish} #${r.id}`)}">${esc(r.published ? t.hide : t.publish)}</button></form></td></tr>`,
-    )
-    .join('');
-  return shellPage(
-    { ...s, current: 'reviews' },
-    t.reviews,
-    `<h1>${esc(t.reviews)}</h1>${notice(message)}
-<nav class="card" aria-label="${esc(t.show)}">${tabs}</nav>
-<section class="card">${
-      list.items.length
-        ? `<div class="table-wrap"><table><thead><tr><th scope="col">${esc(t.rating)}</th><th scope="col">${esc(t.comment)}</th><th scope="col">${esc(t.status)}</th><th scope="col"><span class="muted">${esc(t.actions)}</span></th></tr></thead><tbody>${rows}</tbody></table></div>`
-        : `<p class="muted">${esc(t.noReviews)}</p>`
-    }${pager(s, '/merchant/reviews', new URLSearchParams({ show: filter }), { page, last_page: list.lastPage })}</section>`,
   );
 }

@@ -1,4 +1,4 @@
-import { esc, shellPage, ShellContext, tokenField } from './layout';
+import { esc, shellPage, ShellContext, tokenField } from '../../layout';
 
 type Shell = Omit<ShellContext, 'current'>;
 

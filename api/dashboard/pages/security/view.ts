@@ -1,5 +1,5 @@
-import type { SecondFactorStatus } from '../../shared/services/dashboard/second-factor';
-import { esc, shellPage, ShellContext, tokenField } from './layout';
+import type { SecondFactorStatus } from '../../../../shared/services/dashboard/second-factor';
+import { esc, shellPage, ShellContext, tokenField } from '../../layout';
 
 type Shell = Omit<ShellContext, 'current'>;
 
