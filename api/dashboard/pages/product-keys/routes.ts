@@ -31,7 +31,7 @@ async function codeProductOf(ctx: AppContext, productId: number) {
   }
 }
 
-function notFound(ctx: AppContext) {
+function keysNotFound(ctx: AppContext) {
   const { shell } = dashboardOf(ctx);
   return sendPage(ctx, messagePage(shell, 404, shell.t.notFoundTitle, shell.t.keysNotCode));
 }
@@ -84,7 +84,7 @@ export const dashboardCatalogueRoutes = [
     handler: async (ctx, { params }) => {
       const { shell } = dashboardOf(ctx);
       const product = await codeProductOf(ctx, params.productId);
-      if (!product) return notFound(ctx);
+      if (!product) return keysNotFound(ctx);
       sendPage(ctx, {
         status: 200,
         html: keysView(
@@ -145,7 +145,7 @@ export const dashboardCatalogueRoutes = [
     handler: async (ctx, { params }) => {
       const { store, shell, signedIn: s } = dashboardOf(ctx);
       const product = await codeProductOf(ctx, params.productId);
-      if (!product) return notFound(ctx);
+      if (!product) return keysNotFound(ctx);
       const codes = [
         ...codesFromCsv(formField(ctx, 'csv').replace(/^\uFEFF/, '')),
         ...lines(formField(ctx, 'codes')),

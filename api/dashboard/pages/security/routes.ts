@@ -88,7 +88,7 @@ async function throttled(ctx: AppContext): Promise<boolean> {
   return true;
 }
 
-const postAnswers = {
+const securityPostAnswers = {
   403: htmlResponse('A missing or wrong form token, or a form from another site.'),
 };
 
@@ -128,7 +128,7 @@ export const dashboardSecurityRoutes = [
     description: 'Form field `_csrf`. A new key to set up (not yet in force); 303 to the security page.',
     guards: withSecurity,
     request: formBody({}),
-    responses: { 303: redirectResponse('To the security page, showing the key.'), ...postAnswers },
+    responses: { 303: redirectResponse('To the security page, showing the key.'), ...securityPostAnswers },
     handler: async (ctx) => {
       await servicesOf(ctx).factors.beginEnrolment(dashboardOf(ctx).signedIn.user.id);
       sendPage(ctx, { status: 303, location: '/merchant/security' });
@@ -151,7 +151,7 @@ export const dashboardSecurityRoutes = [
       303: redirectResponse('Nothing being set up: to the security page.'),
       422: htmlResponse('A wrong code (the page again, saying so).'),
       429: htmlResponse('Too many codes checked for this phone or IP (with Retry-After).'),
-      ...postAnswers,
+      ...securityPostAnswers,
     },
     handler: async (ctx) => {
       const { signedIn: s, shell } = dashboardOf(ctx);
@@ -181,7 +181,7 @@ export const dashboardSecurityRoutes = [
       303: redirectResponse('Switched off (or nothing to switch off): to the security page.'),
       422: htmlResponse('A wrong code (the page again, saying so).'),
       429: htmlResponse('Too many codes checked for this phone or IP (with Retry-After).'),
-      ...postAnswers,
+      ...securityPostAnswers,
     },
     handler: async (ctx) => {
       const { signedIn: s, shell } = dashboardOf(ctx);
