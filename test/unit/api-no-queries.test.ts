@@ -6,7 +6,7 @@ import ts from 'typescript';
 const ROOT = path.resolve(__dirname, '../..');
 
 /**
- * The rule (docs/dashboard.md, "Where the code lives"): no SQL is written in api/. An interface file may hold
+ * The rule (docs/dashboard.md, "Code"): no SQL is written in api/. An interface file may hold
  * a connection and hand it to a service in shared/services (`listOrders(ctx.deps.knex, ...)`,
  * `readKnex.run(id, (knex) => listProducts(knex, ...))`), but it may not:
  * - import knex, objection or pg (type imports included: a file that needs their types builds queries);
