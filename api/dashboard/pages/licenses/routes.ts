@@ -18,8 +18,8 @@ import { dashboardOf, formField, signedIn } from '../../session';
 import { licensesView, licenseView } from './view';
 
 /**
- * After-sale pages: the store's licenses (suspend, reactivate, reset activations through the Merchant API's
- * own functions, so verify sees a change at once) and review moderation. Owners and managers.
+ * The store's licenses: suspend, reactivate, reset activations through the Merchant API's own functions, so
+ * verify sees a change at once. Owners and managers.
  */
 
 const licenseParams = Joi.object({

@@ -5,7 +5,7 @@ import { formatDate } from '../../i18n';
 import { esc, shellPage, ShellContext, tokenField } from '../../layout';
 import { notice, pager } from '../../view-parts';
 
-/** After-sale pages: licenses (with their activations) and review moderation. */
+/** The licenses pages' content: the list and a license with its activations. */
 
 type Shell = Omit<ShellContext, 'current'>;
 

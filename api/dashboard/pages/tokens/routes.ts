@@ -14,7 +14,10 @@ import { dashboardOf, formField, messagePage, signedIn } from '../../session';
 import { tokensView, confirmRevokeView } from './view';
 import { formBody, postAnswers, dashboardActor } from '../../forms';
 
-/** The Merchant API tokens page. */
+/**
+ * The Merchant API tokens page, through the Merchant API's own token service (the token shown once, only its
+ * hash kept, every change in the audit log). Owners and managers.
+ */
 
 export const dashboardTokenRoutes = [
   defineRoute({
