@@ -1,23 +1,50 @@
-import { dashboardAuthRoutes } from './auth-routes';
-import { dashboardCareRoutes } from './care-routes';
-import { dashboardCouponRoutes } from './coupon-routes';
-import { dashboardCatalogueRoutes } from './catalogue-routes';
-import { dashboardSecurityRoutes } from './security-routes';
-import { dashboardPaymentRoutes, dashboardSettingsRoutes } from './settings-routes';
+import { dashboardCategoryRoutes } from './pages/categories/routes';
+import { dashboardCouponRoutes } from './pages/coupons/routes';
+import { dashboardLicenseRoutes } from './pages/licenses/routes';
+import { dashboardCatalogueRoutes } from './pages/product-keys/routes';
+import { dashboardReviewRoutes } from './pages/reviews/routes';
+import { dashboardSecondFactorRoutes } from './pages/second-factor/routes';
+import { dashboardSecurityRoutes } from './pages/security/routes';
+import { dashboardSessionRoutes } from './pages/session/routes';
+import { dashboardSignInRoutes } from './pages/sign-in/routes';
+import { dashboardCustomerRoutes } from './pages/customers/routes';
+import { dashboardFivemRoutes } from './pages/fivem/routes';
+import { dashboardHomeRoutes } from './pages/home/routes';
+import { dashboardOrderRoutes } from './pages/orders/routes';
+import { dashboardPaymentRoutes } from './pages/payments/routes';
+import { dashboardProductRoutes } from './pages/products/routes';
+import { dashboardSettingsRoutes } from './pages/settings/routes';
+import { dashboardStaffRoutes } from './pages/staff/routes';
+import { dashboardTokenRoutes } from './pages/tokens/routes';
+import { dashboardWebhookRoutes } from './pages/webhooks/routes';
 import { timed } from './server-timing';
-import { dashboardStoreRoutes } from './store-routes';
 
 /**
  * The merchant dashboard at /merchant (docs/dashboard.md): sign-in and sign-up first, then the store's pages,
- * each answer with its Server-Timing.
+ * each answer with its Server-Timing. Reads and writes go through the same services as the Merchant API
+ * (orders, transitions), so a status the dashboard sets is the one the API reports, with the same audit row
+ * and webhooks; each page names the permission it needs (shared/services/dashboard/roles.ts). Each page
+ * lives in a folder of its own under pages/ (its routes and its view); the form helpers they share are
+ * forms.ts.
  */
 export const dashboardRoutes = [
-  ...dashboardAuthRoutes,
-  ...dashboardStoreRoutes,
-  ...dashboardCareRoutes,
-  ...dashboardCatalogueRoutes,
+  ...dashboardSignInRoutes,
+  ...dashboardSecondFactorRoutes,
+  ...dashboardSessionRoutes,
+  ...dashboardHomeRoutes,
+  ...dashboardOrderRoutes,
+  ...dashboardCustomerRoutes,
+  ...dashboardProductRoutes,
+  ...dashboardStaffRoutes,
   ...dashboardSettingsRoutes,
+  ...dashboardLicenseRoutes,
+  ...dashboardReviewRoutes,
+  ...dashboardCatalogueRoutes,
+  ...dashboardTokenRoutes,
+  ...dashboardWebhookRoutes,
   ...dashboardCouponRoutes,
+  ...dashboardCategoryRoutes,
   ...dashboardPaymentRoutes,
+  ...dashboardFivemRoutes,
   ...dashboardSecurityRoutes,
 ].map(timed);

@@ -1,4 +1,5 @@
-import { Store } from '../../db/models';
+import type { Store } from '../../db/models';
+import { storeById } from '../../shared/services/stores/lookup';
 import type { Deps } from '../../shared/deps';
 import type { Membership } from '../../shared/services/dashboard/accounts';
 import { can, Permission } from '../../shared/services/dashboard/roles';
@@ -121,7 +122,7 @@ export function signedIn(permission: Permission | null, opts: { readBody?: AppMi
       if (!found.membership) {
         return sendPage(ctx, messagePage(p, 403, p.t.forbiddenTitle, p.t.noStore));
       }
-      const store = await Store.query(deps.knex).findById(found.membership.store_id);
+      const store = await storeById(deps.knex, found.membership.store_id);
       if (!store) return sendPage(ctx, messagePage(p, 404, p.t.notFoundTitle, p.t.notFound));
       if (permission && !can(found.membership.role, permission, found.membership.grants)) {
         return sendPage(ctx, messagePage(p, 403, p.t.forbiddenTitle, p.t.forbidden));

@@ -4,6 +4,8 @@ import { defineRoute } from '../http/route';
 import { renewSubscription } from '../../shared/services/subscriptions/renew';
 import { SandboxGateway } from '../../shared/providers/sandbox';
 import { NotFoundError } from '../../shared/errors';
+import { outboxMessages } from '../../shared/messaging/outbox';
+import { sandboxCardOf } from '../../shared/services/subscriptions/sandbox-card';
 import { maintenanceContext, maintenanceRunner } from '../../shared/services/maintenance';
 
 /** Newest messages kept by the outbox driver, for local development and end-to-end tests. */
@@ -79,20 +81,10 @@ export const devRoutes = [
       404: 'PlatformError',
     },
     handler: async (ctx, { params, body }) => {
-      const sub = await ctx.deps
-        .knex('subscriptions')
-        .where('id', params.id)
-        .first<{ provider: string | null; payment_token_encrypted: string | null } | undefined>(
-          'provider',
-          'payment_token_encrypted',
-        );
-      if (!sub || sub.provider !== 'sandbox' || !sub.payment_token_encrypted)
-        throw new NotFoundError('This subscription has no saved sandbox card');
+      const card = await sandboxCardOf(ctx.deps.knex, params.id);
+      if (!card) throw new NotFoundError('This subscription has no saved sandbox card');
       const gateway = new SandboxGateway(ctx.deps.knex, ctx.deps.appSecret, ctx.deps.logger);
-      await gateway.declineNextCharges(
-        ctx.deps.cipher.decrypt(sub.payment_token_encrypted),
-        body.decline_next,
-      );
+      await gateway.declineNextCharges(ctx.deps.cipher.decrypt(card), body.decline_next);
       ctx.body = { decline_next: body.decline_next };
     },
   }),
@@ -181,20 +173,7 @@ export const devRoutes = [
       ),
     },
     handler: async (ctx, { query }) => {
-      const rows = await ctx.deps
-        .knex('outbound_messages')
-        .where({ to: query.to, driver: 'outbox' })
-        .orderBy([
-          { column: 'created_at', order: 'desc' },
-          { column: 'id', order: 'desc' },
-        ])
-        .limit(OUTBOX_LIMIT)
-        .select<{ to: string; channel: string; body: string | null; created_at: Date }[]>(
-          'to',
-          'channel',
-          'body',
-          'created_at',
-        );
+      const rows = await outboxMessages(ctx.deps.knex, query.to, OUTBOX_LIMIT);
       ctx.body = {
         messages: rows.map((r) => ({
           to: r.to,

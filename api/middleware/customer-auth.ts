@@ -1,4 +1,4 @@
-import { CustomerAccessToken } from '../../db/models';
+import { touchCustomerToken } from '../../shared/services/tokens/touch';
 import { ForbiddenError, UnauthenticatedError } from '../../shared/errors';
 import {
   bearerToken,
@@ -58,9 +58,7 @@ export function customerAuth(options: CustomerAuthOptions): AppMiddleware {
     }
 
     if (needsTouch(token.last_used_at)) {
-      await CustomerAccessToken.query(ctx.deps.knex)
-        .patch({ last_used_at: new Date() })
-        .where('id', token.id);
+      await touchCustomerToken(ctx.deps.knex, token.id);
     }
     ctx.state.customer = token.customer;
     ctx.state.customerToken = token;

@@ -1,5 +1,5 @@
-import { Store } from '../../db/models';
 import { cachedStore } from '../../shared/services/catalogue/store-cache';
+import { storeByEmbedKey } from '../../shared/services/stores/lookup';
 import { UnauthenticatedError } from '../../shared/errors';
 import type { AppContext, AppMiddleware } from '../context';
 
@@ -27,7 +27,7 @@ export function embedKey(): AppMiddleware {
     if (!key) throw new UnauthenticatedError('Embed key is required').withCode('embed_key_required');
     const store =
       key.length <= MAX_KEY_LENGTH
-        ? await cachedStore(ctx.deps, `key:${key}`, (knex) => Store.query(knex).findOne({ embed_key: key }))
+        ? await cachedStore(ctx.deps, `key:${key}`, (knex) => storeByEmbedKey(knex, key))
         : undefined;
     if (!store) throw new UnauthenticatedError('Invalid embed key').withCode('embed_key_invalid');
     ctx.state.store = store;

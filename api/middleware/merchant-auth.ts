@@ -1,6 +1,6 @@
-import { MerchantToken } from '../../db/models';
 import { ForbiddenError, UnauthenticatedError } from '../../shared/errors';
 import { bearerToken, findMerchantToken } from '../../shared/services/tokens';
+import { touchMerchantToken } from '../../shared/services/tokens/touch';
 import type { AppMiddleware } from '../context';
 import { needsTouch, UNAUTHENTICATED_MESSAGE } from './customer-auth';
 
@@ -16,7 +16,7 @@ export function merchantAuth(): AppMiddleware {
       throw new ForbiddenError(PAID_PLAN_MESSAGE).withCode('merchant_plan_required');
 
     if (needsTouch(token.last_used_at)) {
-      await MerchantToken.query(ctx.deps.knex).patch({ last_used_at: new Date() }).where('id', token.id);
+      await touchMerchantToken(ctx.deps.knex, token.id);
     }
     ctx.state.store = token.store;
     ctx.state.merchantToken = token;

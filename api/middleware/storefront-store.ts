@@ -1,7 +1,7 @@
-import type { Knex } from 'knex';
-import { Store } from '../../db/models';
+import type { Store } from '../../db/models';
 import type { HotReadDeps } from '../../shared/cache/versioned';
 import { cachedStore } from '../../shared/services/catalogue/store-cache';
+import { storeByVerifiedDomain } from '../../shared/services/stores/lookup';
 import { InvalidError } from '../../shared/errors';
 import type { AppContext, AppMiddleware } from '../context';
 
@@ -10,19 +10,15 @@ export const STORE_UNRESOLVED_MESSAGE = 'Store could not be resolved from the re
 /** Host names are at most 253 characters; anything longer cannot be a store domain. */
 const MAX_HOST_LENGTH = 253;
 
-async function storeByDomain(deps: HotReadDeps & { knex: Knex }, host: string): Promise<Store | undefined> {
+async function storeByDomain(
+  deps: HotReadDeps & AppContext['deps'],
+  host: string,
+): Promise<Store | undefined> {
   if (!host || host.length > MAX_HOST_LENGTH) return undefined;
   const domain = host.toLowerCase();
-  return cachedStore(deps, `host:${domain}`, (knex) =>
-    Store.query(knex)
-      .select('stores.*')
-      .join('store_domains', 'store_domains.store_id', 'stores.id')
-      .where('store_domains.domain', domain)
-      // A pending domain is only a claim: it picks no store until its TXT record proves it
-      // (docs/merchant.md, "Store domains").
-      .whereNotNull('store_domains.verified_at')
-      .first(),
-  );
+  // A pending domain is only a claim: it picks no store until its TXT record proves it
+  // (docs/merchant.md, "Store domains").
+  return cachedStore(deps, `host:${domain}`, (knex) => storeByVerifiedDomain(knex, domain));
 }
 
 function originHost(ctx: AppContext): string {

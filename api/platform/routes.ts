@@ -4,6 +4,7 @@ import { metricsAccess } from '../metrics/access';
 import { registryFor } from '../metrics/http-metrics';
 import { RETRY_AFTER_SECONDS } from '../../shared/dependency-errors';
 import { NotFoundError } from '../../shared/errors';
+import { pingDatabase } from '../../shared/services/health';
 
 /** Settles with the check, or rejects once `ms` have passed. */
 function bounded(check: Promise<unknown>, ms: number): Promise<unknown> {
@@ -54,7 +55,7 @@ export const platformRoutes = [
       const { knex, redis, config } = ctx.deps;
       // Each check within DEPENDENCY_TIMEOUT_MS: a frozen dependency must not hold the probe.
       const ms = config.timeouts.dependencyMs;
-      const checks = await Promise.allSettled([bounded(knex.raw('select 1'), ms), bounded(redis.ping(), ms)]);
+      const checks = await Promise.allSettled([bounded(pingDatabase(knex), ms), bounded(redis.ping(), ms)]);
       const [postgres, redisCheck] = checks.map((c) => (c.status === 'fulfilled' ? 'ok' : 'unreachable'));
       const ready = postgres === 'ok' && redisCheck === 'ok';
       ctx.status = ready ? 200 : 503;

@@ -48,3 +48,24 @@ export class OutboxMessenger implements Messenger {
     return row.id;
   }
 }
+
+/** The newest messages the outbox driver wrote to one number, newest first (GET /__dev/outbox). */
+export async function outboxMessages(
+  knex: Knex,
+  to: string,
+  limit: number,
+): Promise<{ to: string; channel: string; body: string | null; created_at: Date }[]> {
+  return knex('outbound_messages')
+    .where({ to, driver: 'outbox' })
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .limit(limit)
+    .select<{ to: string; channel: string; body: string | null; created_at: Date }[]>(
+      'to',
+      'channel',
+      'body',
+      'created_at',
+    );
+}

@@ -1,7 +1,6 @@
 import Joi from 'joi';
-import { createFivemServer, listFivemServers } from '../../../shared/services/fivem';
-import { NotFoundError } from '../../../shared/errors';
-import { recordAudit } from '../../../shared/services/merchant/audit';
+import { listFivemServers } from '../../../shared/services/fivem';
+import { registerFivemServer, revokeFivemServer } from '../../../shared/services/fivem/merchant-writes';
 import {
   issueTokenFor,
   listMerchantTokens,
@@ -121,20 +120,8 @@ export const merchantTokenRoutes = [
     responses: { 201: merchantOk('The game server, with its secret.', CreatedFivemServer) },
     handler: async (ctx, { body }) => {
       const actor = actorOf(ctx);
-      const out = await ctx.deps.knex.transaction(async (trx) => {
-        const issued = await createFivemServer(trx, actor.storeId, body.name);
-        await recordAudit(
-          trx,
-          actor,
-          'fivem_server.created',
-          { type: 'fivem_server', id: issued.id },
-          {
-            name: issued.name,
-          },
-        );
-        const row = await trx('fivem_servers').where('id', issued.id).first();
-        return { ...fivemView(row), secret: issued.secret };
-      });
+      const { row, secret } = await registerFivemServer(ctx.deps.knex, actor, body.name);
+      const out = { ...fivemView(row), secret };
       return reply(out, {
         status: 201,
         message: 'Game server registered: keep the secret, it is shown once',
@@ -155,26 +142,7 @@ export const merchantTokenRoutes = [
     },
     handler: async (ctx, { params }) => {
       const actor = actorOf(ctx);
-      const out = await ctx.deps.knex.transaction(async (trx) => {
-        const row = await trx('fivem_servers')
-          .where({ id: params.id, store_id: actor.storeId })
-          .forUpdate()
-          .first();
-        if (!row) throw new NotFoundError('Game server not found');
-        if (!row.revoked_at) {
-          await trx('fivem_servers').where('id', params.id).update({ revoked_at: new Date() });
-          await recordAudit(
-            trx,
-            actor,
-            'fivem_server.revoked',
-            { type: 'fivem_server', id: params.id },
-            {
-              name: row.name,
-            },
-          );
-        }
-        return fivemView(await trx('fivem_servers').where('id', params.id).first());
-      });
+      const out = fivemView(await revokeFivemServer(ctx.deps.knex, actor, params.id));
       return reply(out, { message: 'Game server secret revoked' });
     },
   }),

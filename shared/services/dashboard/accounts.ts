@@ -38,6 +38,10 @@ export async function findUserByPhone(knex: Knex, e164: string): Promise<Merchan
   return MerchantUser.query(knex).findOne({ e164 });
 }
 
+export async function findUserById(knex: Knex, id: number): Promise<MerchantUser | undefined> {
+  return MerchantUser.query(knex).findById(id);
+}
+
 /** The stores this person may act on, oldest membership first. */
 export async function membershipsOf(knex: Knex, userId: number): Promise<Membership[]> {
   const rows = await knex('store_members as m')

@@ -101,6 +101,18 @@ export async function issueTokenFor(
   });
 }
 
+/** A store's own token's name, or null when the store has no such token (the revoke confirmation names it). */
+export async function merchantTokenName(
+  knex: Knex,
+  storeId: number,
+  tokenId: number,
+): Promise<string | null> {
+  const row = await knex('merchant_tokens')
+    .where({ id: tokenId, store_id: storeId })
+    .first<{ name: string } | undefined>('name');
+  return row ? String(row.name) : null;
+}
+
 /** A store's own token, revoked; another store's id is not found. Revoking twice answers the same. */
 export async function revokeTokenOf(knex: Knex, actor: Actor, tokenId: number): Promise<MerchantTokenInfo> {
   return knex.transaction(async (trx) => {

@@ -1,0 +1,219 @@
+import type {
+  FieldRow,
+  FormErrors,
+  PlanRow,
+  ProductForm,
+  ProductRow,
+} from '../../../../shared/services/dashboard/products';
+import { BLANK_ROWS, FIELD_TYPES, PLAN_DURATIONS } from '../../../../shared/services/dashboard/products';
+import { FORM_TYPES } from '../../../../shared/services/dashboard/products';
+import type { PageMeta } from '../../../../shared/services/merchant/pagination';
+import { esc, shellPage, tokenField } from '../../layout';
+import { type Shell, money, pager } from '../../view-parts';
+
+/** The products pages' content: the list and the product form. */
+
+// ---------------------------------------------------------------- products
+
+export function productsView(
+  s: Shell,
+  list: { items: ProductRow[]; meta: PageMeta },
+  currency: string,
+): string {
+  const t = s.t;
+  const rows = list.items
+    .map(
+      (
+        p,
+      ) => `<tr><td><a href="/merchant/products/${p.id}"><bdi>${esc(p.name)}</bdi></a><br><span class="muted">${esc(t.productId)} <span class="num" data-product-id="${p.id}">${p.id}</span></span></td>
+<td>${esc(t.typeName[p.type] ?? p.type)}</td>
+<td class="num">${esc(money(s, p.sale_price_minor ?? p.price_minor, currency))}${p.sale_price_minor !== null ? ` <s class="muted">${esc(money(s, p.price_minor, currency))}</s>` : ''}</td>
+<td class="num">${p.stock === null ? esc(t.unlimited) : p.stock}</td><td>${esc(p.active ? t.yes : t.no)}</td></tr>`,
+    )
+    .join('');
+  const table = list.items.length
+    ? `<div class="table-wrap"><table><thead><tr><th scope="col">${esc(t.name)}</th><th scope="col">${esc(t.type)}</th><th scope="col">${esc(t.price)}</th><th scope="col">${esc(t.stock)}</th><th scope="col">${esc(t.active)}</th></tr></thead><tbody>${rows}</tbody></table></div>`
+    : `<p class="muted">${esc(t.noProducts)}</p>`;
+  return shellPage(
+    { ...s, current: 'products' },
+    t.products,
+    `<h1>${esc(t.products)}</h1>
+<p><a class="button" href="/merchant/products/new" style="margin-top:0">${esc(t.newProduct)}</a></p>
+<section class="card">${table}${pager(s, '/merchant/products', new URLSearchParams(), list.meta)}</section>`,
+  );
+}
+
+export function productFormView(
+  s: Shell,
+  opts: {
+    productId: number | null;
+    values: ProductForm;
+    errors: FormErrors;
+    notice: string | null;
+    availableCodes: number | null;
+    currency: string;
+    categories?: { id: number; name: string }[];
+  },
+): string {
+  const t = s.t;
+  const { values: v, errors: e } = opts;
+  const categoryBoxes = (opts.categories ?? []).length
+    ? `<fieldset class="plain"><legend>${esc(t.categories)}</legend><div class="checks">${(
+        opts.categories ?? []
+      )
+        .map(
+          (c) =>
+            `<label class="check"><input type="checkbox" name="categories" value="${c.id}"${v.categories.includes(String(c.id)) ? ' checked' : ''}> <bdi>${esc(c.name)}</bdi></label>`,
+        )
+        .join('')}</div></fieldset>`
+    : '';
+  const lockOptions = ['none', 'hwid', 'ip']
+    .map(
+      (l) => `<option value="${l}"${v.license_lock === l ? ' selected' : ''}>${esc(t.lockName[l])}</option>`,
+    )
+    .join('');
+  const fieldError = (name: keyof ProductForm) =>
+    e[name]
+      ? `<p id="${name}-error" class="field-error">${esc(t.fieldErrors[e[name] as string] ?? '')}</p>`
+      : '';
+  const invalid = (name: keyof ProductForm, described = '') =>
+    e[name]
+      ? ` aria-invalid="true" aria-describedby="${name}-error${described ? ` ${described}` : ''}"`
+      : described
+        ? ` aria-describedby="${described}"`
+        : '';
+  const title = opts.productId ? t.editProduct : t.newProduct;
+  const action = opts.productId ? `/merchant/products/${opts.productId}` : '/merchant/products';
+  const types = FORM_TYPES.map(
+    (type) =>
+      `<option value="${type}"${v.type === type ? ' selected' : ''}>${esc(t.typeName[type])}</option>`,
+  ).join('');
+  const stockNote =
+    opts.availableCodes !== null && v.type === 'code'
+      ? `<p class="muted">${esc(t.keysInStock(opts.availableCodes))} · <a href="/merchant/products/${opts.productId}/keys">${esc(t.uploadKeys)}</a></p>`
+      : '';
+  return shellPage(
+    { ...s, current: 'products' },
+    title,
+    `<p><a href="/merchant/products">${s.t.dir === 'rtl' ? '→' : '←'} ${esc(t.products)}</a></p>
+<h1>${esc(title)}${opts.productId ? ` <span class="muted num">#${opts.productId}</span>` : ''}</h1>
+${opts.notice ? `<p class="notice" role="status">${esc(opts.notice)}</p>` : ''}
+${Object.keys(e).length ? `<p class="error" role="alert">${esc(t.fixErrors)}</p>` : ''}
+<form method="post" action="${action}" class="card" novalidate>
+${tokenField(s.formToken)}
+<label for="name">${esc(t.name)}</label>
+<input id="name" name="name" required maxlength="200" value="${esc(v.name)}"${invalid('name')}>
+${fieldError('name')}
+<label for="type">${esc(t.type)}</label>
+<select id="type" name="type"${invalid('type')}>${types}</select>
+${fieldError('type')}
+<div class="row">
+<div><label for="price">${esc(t.price)}</label>
+<input id="price" name="price" inputmode="decimal" required maxlength="16" dir="ltr" value="${esc(v.price)}"${invalid('price', 'price-hint')}>
+<span id="price-hint" class="hint">${esc(opts.currency)}</span>
+${fieldError('price')}</div>
+<div><label for="sale_price">${esc(t.salePrice)} <span class="hint" style="display:inline">${esc(t.optional)}</span></label>
+<input id="sale_price" name="sale_price" inputmode="decimal" maxlength="16" dir="ltr" value="${esc(v.sale_price)}"${invalid('sale_price')}>
+${fieldError('sale_price')}</div>
+</div>
+<label for="stock">${esc(t.stock)}</label>
+<input id="stock" name="stock" inputmode="numeric" maxlength="9" dir="ltr" value="${esc(v.stock)}"${invalid('stock', 'stock-hint')}>
+<span id="stock-hint" class="hint">${esc(t.stockHint)}</span>
+${fieldError('stock')}
+<label for="description">${esc(t.description)}</label>
+<textarea id="description" name="description" rows="4" maxlength="10000"${invalid('description')}>${esc(v.description)}</textarea>
+${fieldError('description')}
+<label for="codes">${esc(t.codes)}</label>
+<textarea id="codes" name="codes" rows="4" dir="ltr"${invalid('codes', 'codes-hint')}>${esc(v.codes)}</textarea>
+<span id="codes-hint" class="hint">${esc(t.codesHint)}</span>
+${stockNote}
+${fieldError('codes')}
+${categoryBoxes}
+<fieldset class="plain"><legend>${esc(t.licenseSettings)}</legend>
+<label class="check" for="license_on"><input type="checkbox" id="license_on" name="license_on" value="1"${v.license_on ? ' checked' : ''}> ${esc(t.licenseOn)}</label>
+<div class="row"><div><label for="license_prefix">${esc(t.licensePrefix)}</label>
+<input id="license_prefix" name="license_prefix" maxlength="20" dir="ltr" autocomplete="off" value="${esc(v.license_prefix)}"${invalid('license_prefix')}>${fieldError('license_prefix')}</div>
+<div><label for="license_lock">${esc(t.licenseLock)}</label><select id="license_lock" name="license_lock">${lockOptions}</select></div>
+<div><label for="license_max">${esc(t.licenseMax)}</label>
+<input id="license_max" name="license_max" inputmode="numeric" maxlength="7" dir="ltr" value="${esc(v.license_max)}"${invalid('license_max', 'license_max-hint')}><span id="license_max-hint" class="hint">${esc(t.licenseMaxHint)}</span>${fieldError('license_max')}</div></div>
+</fieldset>
+${plansAndFields(s, opts)}
+<label for="fivem">${esc(t.fivemCommands)}</label>
+<textarea id="fivem" name="fivem" rows="3" dir="ltr"${invalid('fivem', 'fivem-hint')}>${esc(v.fivem)}</textarea>
+<span id="fivem-hint" class="hint">${esc(t.fivemHint)}</span>
+${fieldError('fivem')}
+<label class="check" for="active"><input type="checkbox" id="active" name="active" value="1"${v.active ? ' checked' : ''}> ${esc(t.active)}</label>
+<button type="submit">${esc(t.save)}</button>
+</form>`,
+  );
+}
+
+/**
+ * The product form's repeated rows: the product's plans and custom fields, then BLANK_ROWS blank ones
+ * (saving shows two more). Plain inputs, no script: a blank row is ignored, a ticked "Remove" drops its row.
+ */
+function plansAndFields(
+  s: Shell,
+  opts: { values: ProductForm; errors: FormErrors; currency: string },
+): string {
+  const t = s.t;
+  const { values: v, errors: e } = opts;
+  const blankPlan: PlanRow = { id: '', name: '', price: '', duration: 'monthly', remove: false };
+  const blankField: FieldRow = { label: '', type: 'text', required: false, options: '', remove: false };
+  const plans = [...v.plans, ...Array.from({ length: BLANK_ROWS }, () => blankPlan)];
+  const fields = [...v.fields, ...Array.from({ length: BLANK_ROWS }, () => blankField)];
+  const groupError = (name: 'plans' | 'fields') =>
+    e[name]
+      ? `<p id="${name}-error" class="field-error" role="alert">${esc(t.fieldErrors[e[name] as string] ?? '')}</p>`
+      : '';
+  const invalid = (name: 'plans' | 'fields') => (e[name] ? ` aria-describedby="${name}-error"` : '');
+  const planRows = plans
+    .map((p, i) => {
+      const n = i + 1;
+      const durations = PLAN_DURATIONS.map(
+        (d) =>
+          `<option value="${d}"${p.duration === d ? ' selected' : ''}>${esc(t.durationName[d] ?? d)}</option>`,
+      ).join('');
+      return `<fieldset class="rowset"><legend>${esc(t.planN(n))}</legend>
+<input type="hidden" name="plan_id" value="${esc(p.id)}">
+<div class="cols"><div><label for="plan_name_${i}">${esc(t.planName)}</label>
+<input id="plan_name_${i}" name="plan_name" maxlength="200" value="${esc(p.name)}"></div>
+<div><label for="plan_price_${i}">${esc(t.price)} <span class="hint" style="display:inline">${esc(opts.currency)}</span></label>
+<input id="plan_price_${i}" name="plan_price" inputmode="decimal" maxlength="16" dir="ltr" value="${esc(p.price)}"></div>
+<div><label for="plan_duration_${i}">${esc(t.planInterval)}</label>
+<select id="plan_duration_${i}" name="plan_duration">${durations}</select></div></div>
+${p.id ? `<label class="check" for="plan_remove_${i}"><input type="checkbox" id="plan_remove_${i}" name="plan_remove" value="${i}"${p.remove ? ' checked' : ''}> ${esc(t.removeRow)}</label>` : ''}
+</fieldset>`;
+    })
+    .join('');
+  const fieldRows = fields
+    .map((f, i) => {
+      const n = i + 1;
+      const types = FIELD_TYPES.map(
+        (ft) =>
+          `<option value="${ft}"${f.type === ft ? ' selected' : ''}>${esc(t.fieldTypeName[ft] ?? ft)}</option>`,
+      ).join('');
+      return `<fieldset class="rowset"><legend>${esc(t.fieldN(n))}</legend>
+<div class="cols"><div><label for="field_label_${i}">${esc(t.fieldLabel)}</label>
+<input id="field_label_${i}" name="field_label" maxlength="200" value="${esc(f.label)}"></div>
+<div><label for="field_type_${i}">${esc(t.fieldKind)}</label>
+<select id="field_type_${i}" name="field_type">${types}</select></div></div>
+<label for="field_options_${i}">${esc(t.fieldOptions)}</label>
+<textarea id="field_options_${i}" name="field_options" rows="2" aria-describedby="field-options-hint">${esc(f.options)}</textarea>
+<label class="check" for="field_required_${i}"><input type="checkbox" id="field_required_${i}" name="field_required" value="${i}"${f.required ? ' checked' : ''}> ${esc(t.fieldRequired)}</label>
+${f.label ? `<label class="check" for="field_remove_${i}"><input type="checkbox" id="field_remove_${i}" name="field_remove" value="${i}"${f.remove ? ' checked' : ''}> ${esc(t.removeRow)}</label>` : ''}
+</fieldset>`;
+    })
+    .join('');
+  return `<fieldset class="plain"${invalid('plans')}><legend>${esc(t.plans)}</legend>
+<span class="hint">${esc(t.plansHint)}</span>
+${groupError('plans')}
+${planRows}
+</fieldset>
+<fieldset class="plain"${invalid('fields')}><legend>${esc(t.customFields)}</legend>
+<span class="hint">${esc(t.customFieldsHint)}</span>
+<span id="field-options-hint" class="hint">${esc(t.fieldOptionsHint)}</span>
+${groupError('fields')}
+${fieldRows}
+</fieldset>`;
+}
