@@ -428,6 +428,24 @@ describe('Store domains: claimed pending, proven by DNS, refused when not the st
       expect(unknown.status).to.equal(404);
     });
 
+    it('saves the list with a domain the store already holds (a fixture’s local name) and one more', async () => {
+      const local = `form${n}.localhost`;
+      const store = await createStore({ name: 'Local form store', domains: [local] });
+      const owner = { store, token: await merchantToken(store) };
+      const { cookie, csrf } = await session(owner);
+      const added = `formadded${n}.acme.test`;
+      const res = await post('/merchant/settings', cookie, {
+        _csrf: csrf,
+        name: 'Local form store',
+        allowed_origins: '',
+        domains: `${local}\n${added}`,
+      });
+      expect(res.status, res.text).to.equal(303);
+      const lists = await domainsOf(owner);
+      expect(lists.domains).to.deep.equal([local]);
+      expect(lists.pending_domains.map((d) => d.domain)).to.deep.equal([added]);
+    });
+
     it('refuses the platform host, localhost or another store’s domain as a field error', async () => {
       const { cookie, csrf } = await session(a);
       const theirs = `theirs${n}.acme.test`;

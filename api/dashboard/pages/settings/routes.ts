@@ -139,7 +139,12 @@ export const dashboardSettingsRoutes = [
       if (!name || name.length > STORE_NAME_MAX) errors.name = shell.t.errStoreName;
       if (origins.length > 50 || origins.some((o) => !isOrigin(o))) errors.origins = shell.t.errOrigins;
       if (domainsGiven) {
-        const refused = refusedDomains(domains, platformHostOf(ctx.deps.config.publicBaseUrl));
+        // Only new claims are checked, as the service does: a domain the store holds stays.
+        const held = new Set((await domainStates(ctx.deps.knex, store.id)).map((d) => d.domain));
+        const refused = refusedDomains(
+          domains.filter((d) => !held.has(d)),
+          platformHostOf(ctx.deps.config.publicBaseUrl),
+        );
         if (domains.length > DOMAIN_LIMIT || refused.some((r) => r.reason === 'syntax')) {
           errors.domains = shell.t.errDomains;
         } else if (refused.length > 0) errors.domains = shell.t.errDomainReserved;
