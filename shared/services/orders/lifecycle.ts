@@ -81,7 +81,9 @@ export function refusalMessage(from: OrderStatus): string {
 export function planStatusChange(
   from: OrderStatus,
   to: OrderStatus,
-  opts: { refundAdded?: boolean } = {},
+  // refundAdded: the refunds service asked (it added the refund); fulfilling: the fulfilment job asked (it
+  // is the fulfilment: no job of its own is staged).
+  opts: { refundAdded?: boolean; fulfilling?: boolean } = {},
 ): StatusChangePlan {
   if (from === to) return { kind: 'unchanged', status: from };
   if (!TRANSITIONS[from].includes(to)) {
@@ -97,6 +99,7 @@ export function planStatusChange(
   if (paid) steps.push(from === ORDER_STATUS.UNDER_REVIEW ? 'confirm-manual-payment' : 'mark-paid');
   else if (to === ORDER_STATUS.UNDER_REVIEW) steps.push('review');
   if (to === ORDER_STATUS.COMPLETED) steps.push('complete');
-  if (to === ORDER_STATUS.IN_PROGRESS || to === ORDER_STATUS.COMPLETED) steps.push('fulfil');
+  if ((to === ORDER_STATUS.IN_PROGRESS || to === ORDER_STATUS.COMPLETED) && !opts.fulfilling)
+    steps.push('fulfil');
   return { kind: 'change', from, to, steps, paid };
 }
