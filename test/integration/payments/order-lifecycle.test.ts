@@ -41,7 +41,7 @@ describe('Order status changes by providers and workers go through the order lif
     ]);
     await suite.deps.knex('merchant_webhook_endpoints').insert({
       store_id: store.id,
-      url: 'https://hooks.lifecycle.test/matjar',
+      url: 'http://127.0.0.1:9/lifecycle',
       events: ['order.status_changed'],
       secret_encrypted: suite.deps.cipher.encrypt('whsec_lifecycle'),
     });
