@@ -60,10 +60,10 @@ export interface ChangeStatusOptions {
   onlyFrom?: readonly OrderStatus[];
   /**
    * Inside another writer's unit of work (a payment's reconciliation, the manual-payment expiry, the
-   * refunds service): its effects wait for that unit's commit. The refunds service has locked the order row
-   * and added the refund (`refundAdded`); its refunds' provider jobs are its own.
+   * refunds service): its effects wait for that unit's commit; the refunds service's refund effects are its
+   * own (`refunds`).
    */
-  within?: { uow: UnitOfWork; refunds?: RefundEffects; refundAdded?: boolean };
+  within?: { uow: UnitOfWork; refunds?: RefundEffects };
   /** The fulfilment job is the caller (it completes the order it fulfils): no fulfilment job is staged. */
   fulfilling?: boolean;
 }
@@ -88,10 +88,7 @@ export async function changeOrderStatus(
     if (opts.onlyFrom && !opts.onlyFrom.includes(from)) {
       return { ...base, status: from, status_label: STATUS_LABELS[from], changed: false };
     }
-    const plan = planStatusChange(from, target, {
-      refundAdded: opts.within?.refundAdded,
-      fulfilling: opts.fulfilling,
-    });
+    const plan = planStatusChange(from, target, { fulfilling: opts.fulfilling });
     if (plan.kind === 'unchanged') {
       return { ...base, status: from, status_label: STATUS_LABELS[from], changed: false };
     }

@@ -106,6 +106,14 @@ export const STEPS: Readonly<Record<OrderStep, (ctx: StepContext) => Promise<Ste
   },
 
   async 'refund-payment'({ deps, uow, order, actor, refunds, now }) {
+    // A refund that takes the goods back returns the money already (the refunds service moves the order
+    // once it has succeeded, or the merchant sets Refunded while it is pending): no second refund.
+    const taking = await uow
+      .trx('refunds')
+      .where({ order_id: order.id, withdraw_goods: true })
+      .whereIn('status', ['pending', 'succeeded'])
+      .first<{ id: number } | undefined>('id');
+    if (taking) return { data: { refund_id: Number(taking.id) } };
     // The money goes back through the refunds service: what is left of the payment, in full.
     const by = { merchantTokenId: actor.merchantTokenId ?? null };
     const refund = await addRefund(deps, uow, order, { withdrawGoods: true }, by, refunds, now, {

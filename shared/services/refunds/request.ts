@@ -47,7 +47,7 @@ export async function withdrawAfterRefund(
     reason: 'refund_succeeded',
     onlyFrom: WITHDRAWABLE,
     now,
-    within: { uow, refunds, refundAdded: true },
+    within: { uow, refunds },
   });
   return moved.status;
 }

@@ -343,6 +343,27 @@ describe('Merchant API: refunds', function () {
     expect(await knex('refunds').where('order_id', order.id)).to.have.length(1);
   });
 
+  it('a refund request and a status change to Refunded at once: one refund, one withdrawal', async () => {
+    const { knex } = suite.deps;
+    for (let round = 0; round < 3; round += 1) {
+      const order = await moyasarOrder(3_300);
+      const [refund, change] = await Promise.all([
+        post(order.id, {}),
+        call(suite.server, m.token, 'PUT', `/shawarma/orders/${order.id}`, { status: ORDER_STATUS.REFUNDED }),
+      ]);
+      expectEnvelope(change, 200);
+      expect([201, 422]).to.include(refund.status);
+      const rows = await knex('refunds').where('order_id', order.id);
+      expect(rows, 'one refund of the order').to.have.length(1);
+      await settled(Number(rows[0].id));
+      expect(refundsAtStub(order.moyasarPaymentId).map((c) => c.amount)).to.deep.equal([3_300]);
+      expect(await orderStatus(order.id)).to.equal(ORDER_STATUS.REFUNDED);
+      const history = await knex('order_status_events').where('order_id', order.id);
+      expect(history.map((h) => [h.from_status, h.to_status])).to.deep.equal([[4, 6]]);
+      expect(await licenseStatus(order.id)).to.equal('revoked');
+    }
+  });
+
   it('over-refunds are a 422 naming amount; bad amounts too; nothing is sent', async () => {
     const order = await moyasarOrder(5_000);
     const first = await post(order.id, { amount: '30.00' });
