@@ -277,12 +277,14 @@ const en = {
   refundButton: 'Refund…',
   confirmRefundAmount: (amount: string, id: number, full: boolean) =>
     full
-      ? `Refund ${amount}, all that is left of the payment for order #${id}? The order becomes Refunded and its licenses are revoked.`
+      ? `Refund ${amount}, all that is left of the payment for order #${id}? The order becomes Refunded and its licenses are revoked once the refund has gone through (at once for a manual refund).`
       : `Refund ${amount} of order #${id}? The order keeps its status.`,
   refundDone: (amount: string) => `Refund of ${amount} recorded.`,
   errRefundAmount: (left: string) => `An amount above zero and at most ${left}.`,
   refunds: 'Refunds',
   refundState: { pending: 'Being sent', succeeded: 'Refunded', failed: 'Failed' } as Record<string, string>,
+  refundDeclined:
+    'The payment provider declined this refund: the order and its goods are as they were, and the amount can be refunded again.',
   refundKind: { provider: 'through the payment provider', manual: 'manual: you return the money' } as Record<
     string,
     string
@@ -757,12 +759,13 @@ const ar: DashboardStrings = {
   refundButton: 'استرجاع…',
   confirmRefundAmount: (amount, id, full) =>
     full
-      ? `استرجاع ${amount}، كل ما تبقّى من دفعة الطلب رقم ${id}؟ يصبح الطلب مسترجعاً وتُلغى تراخيصه.`
+      ? `استرجاع ${amount}، كل ما تبقّى من دفعة الطلب رقم ${id}؟ يصبح الطلب مسترجعاً وتُلغى تراخيصه بعد إتمام الاسترجاع (فوراً للاسترجاع اليدوي).`
       : `استرجاع ${amount} من الطلب رقم ${id}؟ تبقى حالة الطلب كما هي.`,
   refundDone: (amount) => `سُجّل استرجاع ${amount}.`,
   errRefundAmount: (left) => `مبلغ أكبر من صفر ولا يتجاوز ${left}.`,
   refunds: 'المبالغ المسترجعة',
   refundState: { pending: 'قيد الإرسال', succeeded: 'مسترجع', failed: 'فشل' },
+  refundDeclined: 'رفض مزوّد الدفع هذا الاسترجاع: بقي الطلب وبضاعته كما كانا، ويمكن استرجاع المبلغ مجدداً.',
   refundKind: { provider: 'عبر مزوّد الدفع', manual: 'يدوي: تعيد المبلغ بنفسك' },
   paidRefunded: (paid, refunded) => `المدفوع ${paid} · المسترجع ${refunded}`,
   invoice: 'الفاتورة',

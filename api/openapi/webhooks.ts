@@ -94,7 +94,10 @@ export const WEBHOOK_EVENTS: Readonly<Record<MerchantEventType, WebhookEventDecl
   'order.status_changed': {
     schema: 'OrderStatusChangedEvent',
     summary: 'An order’s status changed',
-    description: 'The merchant changed it, or an unpaid manual payment passed its deadline (`reason`).',
+    description:
+      'The merchant changed it, a payment provider confirmed the payment (`reason` payment_confirmed), ' +
+      'fulfilment completed it (fulfilled), or an unpaid manual payment passed its deadline ' +
+      '(manual_payment_deadline).',
     data: object(
       {
         order_id: id('The order.'),

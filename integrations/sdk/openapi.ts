@@ -3496,7 +3496,7 @@ export interface webhooks {
         put?: never;
         /**
          * An order’s status changed
-         * @description The merchant changed it, or an unpaid manual payment passed its deadline (`reason`).
+         * @description The merchant changed it, a payment provider confirmed the payment (`reason` payment_confirmed), fulfilment completed it (fulfilled), or an unpaid manual payment passed its deadline (manual_payment_deadline).
          *
          *     Sent to every endpoint of the store subscribed to `order.status_changed` or `order.*`. Verify `X-Signature` (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` under the endpoint’s secret) on the raw body before parsing it; see docs/webhooks.md.
          */
@@ -4164,7 +4164,7 @@ export interface components {
             /** @constant */
             type: "order.paid";
         };
-        /** @description An order’s status changed: The merchant changed it, or an unpaid manual payment passed its deadline (`reason`). */
+        /** @description An order’s status changed: The merchant changed it, a payment provider confirmed the payment (`reason` payment_confirmed), fulfilment completed it (fulfilled), or an unpaid manual payment passed its deadline (manual_payment_deadline). */
         OrderStatusChangedEvent: {
             /** Format: date-time */
             created_at: string;

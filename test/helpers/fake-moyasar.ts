@@ -50,6 +50,11 @@ export interface FakeInvoice {
  */
 export class FakeMoyasar extends FakeServer {
   readonly invoices = new Map<string, FakeInvoice>();
+  /**
+   * Payments whose next refund Moyasar declines: a 400 `invalid_request_error` "Payment cannot be
+   * refunded", as its API answers a payment it will not refund (the issuer refuses, the card is closed).
+   */
+  readonly declineNextRefund = new Set<string>();
   /** Refunds carried out, one entry per successful POST /v1/payments/{id}/refund. */
   readonly refundCalls: { paymentId: string; amount: number }[] = [];
   readonly tokens = new Map<string, FakeToken>();
@@ -150,7 +155,7 @@ export class FakeMoyasar extends FakeServer {
     const body = this.json(req.body) ?? {};
     const left = payment.amount - payment.refunded;
     const amount = body.amount === undefined ? left : body.amount;
-    if (payment.status === 'failed' || left <= 0) {
+    if (payment.status === 'failed' || left <= 0 || this.declineNextRefund.delete(paymentId)) {
       return {
         status: 400,
         body: { type: 'invalid_request_error', message: 'Payment cannot be refunded', errors: null },

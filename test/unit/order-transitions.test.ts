@@ -53,13 +53,14 @@ describe('order lifecycle table', () => {
     expect(steps(3, 4)).to.deep.equal(['complete', 'fulfil']);
   });
 
-  it('takes back what was given on cancel and refund, refunding the money unless a refund asked', () => {
+  it('takes back what was given on cancel and refund, refunding the money on refund', () => {
     expect(steps(1, ORDER_STATUS.CANCELLED)).to.deep.equal(['withdraw', 'return-stock']);
     expect(steps(4, ORDER_STATUS.REFUNDED)).to.deep.equal(['refund-payment', 'withdraw', 'return-stock']);
-    expect(steps(2, ORDER_STATUS.REFUNDED, { refundAdded: true })).to.deep.equal([
-      'withdraw',
-      'return-stock',
-    ]);
+    expect(steps(2, ORDER_STATUS.REFUNDED)).to.deep.equal(['refund-payment', 'withdraw', 'return-stock']);
+  });
+
+  it('stages no fulfilment job when the fulfilment job itself completes the order', () => {
+    expect(steps(3, 4, { fulfilling: true })).to.deep.equal(['complete']);
   });
 
   it('marks only the moves out of Awaiting payment or Under review into In progress/Completed as paid', () => {

@@ -36,13 +36,7 @@ export function createPaymentsProcessor(options: PaymentsProcessorOptions = {}):
     concurrency: 10,
     async process(job, deps) {
       const ctx: PaymentsContext = {
-        knex: deps.knex,
-        tx: deps.tx,
-        queues: deps.queues,
-        cipher: deps.cipher,
-        logger: deps.logger,
-        config: deps.config,
-        appSecret: deps.appSecret,
+        ...deps,
         providers: options.providers ? options.providers(deps) : deps.providers,
         hooks: options.hooks,
       };

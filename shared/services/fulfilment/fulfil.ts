@@ -1,25 +1,20 @@
-import type { Knex } from 'knex';
 import { ORDER_STATUS, Order, OrderItem, OrderStatus, Product, ProductPlan } from '../../../db/models';
 import { NotFoundError } from '../../errors';
-import type { Logger } from '../../logger';
-import { enqueue, JobPayloads, Queues } from '../../queues';
+import { enqueue, JobPayloads } from '../../queues';
 import {
   activateOrderLicenses,
   generateItemLicenses,
   noteOrderLicensesChanged,
   revokeOrderLicenses,
 } from '../licenses';
-import type { LicenseCacheDeps } from '../licenses/cache';
+import { changeOrderStatus, type ChangeStatusDeps } from '../orders/change-status';
 import { isDigital, isFulfillable, statusAfterFulfilment } from './rules';
 import { applyRenewalOrder, startSubscription } from './subscriptions';
 
 export type FulfilmentEvent = JobPayloads['fulfilment']['event'];
 
-export interface FulfilmentDeps extends Partial<LicenseCacheDeps> {
-  knex: Knex;
-  queues: Queues;
-  logger: Logger;
-}
+/** The process's deps: the order lifecycle's (it completes an order through changeOrderStatus). */
+export type FulfilmentDeps = ChangeStatusDeps;
 
 export interface FulfilmentResult {
   orderId: number;
@@ -100,14 +95,21 @@ export async function fulfilOrder(
     order.status === ORDER_STATUS.IN_PROGRESS &&
     statusAfterFulfilment(digital) === ORDER_STATUS.COMPLETED
   ) {
-    await Order.query(knex)
-      .patch({ status: ORDER_STATUS.COMPLETED, completed_at: now })
-      .where({ id: orderId, status: ORDER_STATUS.IN_PROGRESS });
+    // Through the order lifecycle (its status event and order.status_changed), only while the order is
+    // still In progress: a merchant who cancelled it meanwhile wins.
+    const change = await changeOrderStatus(deps, order.store_id, orderId, ORDER_STATUS.COMPLETED, {
+      actor: { kind: 'system' },
+      reason: 'fulfilled',
+      onlyFrom: [ORDER_STATUS.IN_PROGRESS],
+      fulfilling: true,
+      now,
+    });
+    result.licensesActivated += change.licenses_activated;
   }
   const current = (await Order.query(knex).findById(orderId))?.status ?? order.status;
   result.status = current;
   if (current === ORDER_STATUS.COMPLETED) {
-    result.licensesActivated = await activateOrderLicenses(knex, orderId, now);
+    result.licensesActivated += await activateOrderLicenses(knex, orderId, now);
     if (result.licensesActivated > 0) await noteOrderLicensesChanged(deps, orderId);
   }
 

@@ -4,6 +4,7 @@ import type { Knex } from 'knex';
 import { relayOutbox } from '../../queues/outbox';
 import type { MaintenanceTask, Queues } from '../../queues';
 import { expireManualOrders } from '../payments/manual-expiry';
+import type { ChangeStatusDeps } from '../orders/change-status';
 import { sweepPayments } from '../payments/sweep';
 import { sweepWebhooks } from '../payments/webhooks';
 import { purgeDashboardSessions } from '../dashboard/sessions';
@@ -195,13 +196,24 @@ export interface MaintenanceContext {
   config?: { merchantWebhookRetryDelayMs: number; analyticsRetentionDays?: number };
   /** DNS TXT lookups of `verify-domains` (`deps.resolveTxt`); the system's resolvers when left out. */
   resolveTxt?: TxtResolver;
+  /**
+   * The process's deps, for tasks that change an order's status: they go through the order lifecycle
+   * (shared/services/orders/change-status.ts), which records the status event and stages its webhooks.
+   */
+  orders?: ChangeStatusDeps & TxDeps;
 }
 
 /** What every task is given besides the database, from the process's wiring (`deps`). */
 export function maintenanceContext(
-  deps: MaintenanceContext & { resolveTxt: TxtResolver },
+  deps: MaintenanceContext & ChangeStatusDeps & { resolveTxt: TxtResolver },
 ): MaintenanceContext {
-  return { queues: deps.queues, config: deps.config, tx: deps.tx, resolveTxt: deps.resolveTxt };
+  return { queues: deps.queues, config: deps.config, tx: deps.tx, resolveTxt: deps.resolveTxt, orders: deps };
+}
+
+/** The order lifecycle's deps of a task that changes orders' statuses (the worker's wiring gives them). */
+function orderDeps(ctx: MaintenanceContext, task: MaintenanceTask): ChangeStatusDeps & TxDeps {
+  if (!ctx.orders) throw new Error(`maintenance task ${task} needs the process's deps (ctx.orders)`);
+  return ctx.orders;
 }
 
 /** The runner of the task named `name`, or null when there is none (an own key only: never `toString`). */
@@ -225,7 +237,8 @@ export const MAINTENANCE_TASKS: Readonly<Partial<Record<MaintenanceTask, Mainten
   'sweep-webhooks': sweepWebhooks,
   'renew-subscriptions': (knex, now, ctx) => renewSubscriptionsTask(knex, now, ctx),
   'relay-outbox': (knex, now, ctx) => relayOutbox(knex, now, ctx),
-  'expire-manual-orders': expireManualOrders,
+  'expire-manual-orders': (knex, now, ctx) =>
+    expireManualOrders(knex, now, orderDeps(ctx, 'expire-manual-orders')),
   'analytics-partitions': (knex, now) => ensurePartitions(knex, now),
   'analytics-rollup': (knex, now) => rollupAnalytics(knex, now),
   'analytics-retention': (knex, now, ctx) =>

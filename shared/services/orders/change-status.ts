@@ -10,12 +10,24 @@ import { ORDER_NOT_FOUND, planStatusChange, STATUS_LABELS } from './lifecycle';
 import { LockedOrder, StepDeps, StepEffects, STEPS } from './steps';
 
 /**
- * An order's status change, the one place it happens (the Merchant API's PUT /shawarma/orders/{id}, the
- * dashboard, the refunds service): the order row read and locked once, the steps of the lifecycle table
+ * An order's status change, the one place it happens, whoever asks (the Merchant API's PUT
+ * /shawarma/orders/{id}, the dashboard, the refunds service, a provider's payment confirmation, the
+ * fulfilment job, the manual-payment expiry; test/unit/order-status-writes.test.ts keeps it so): the order row read and locked once, the steps of the lifecycle table
  * (lifecycle.ts) run in order (steps.ts), and what they did recorded once: one `order_status_events`
  * audit row, the merchant webhook events, the follow-up jobs staged in the outbox. Effects outside
  * Postgres (jobs, provider refunds, cache counters) go out after the commit (shared/unit-of-work.ts).
  */
+
+/**
+ * Who changed the status (the status event's `source`, shown in the order's history): the merchant (the
+ * Merchant API with its token, the dashboard), the buyer, a payment provider's confirmation, or the
+ * platform itself (fulfilment, the manual-payment expiry). Absent `kind`: the merchant.
+ */
+export type OrderActorKind = 'merchant' | 'buyer' | 'provider' | 'system';
+export interface OrderActor {
+  kind?: OrderActorKind;
+  merchantTokenId?: number | null;
+}
 
 export interface ChangeStatusDeps extends StepDeps {
   queues: Queues;
@@ -36,13 +48,24 @@ export interface StatusChange {
 }
 
 export interface ChangeStatusOptions {
-  actor: { merchantTokenId: number | null };
+  actor: OrderActor;
+  /** Why, kept in the status event's data (`reason`) and the `order.status_changed` webhook. */
+  reason?: string;
   now?: Date;
   /**
-   * Inside another writer's unit of work (the refunds service, when a refund takes the goods back): it has
-   * locked the order row and added the refund (`refundAdded`); its refunds' provider jobs are its own.
+   * Only from these statuses: an order found in another (someone else moved it first) is left as it is and
+   * answered unchanged, instead of refused. Workers and providers use it (fulfilment completes only an
+   * order still In progress; the manual-payment expiry cancels only one still Under review).
    */
-  within?: { uow: UnitOfWork; refunds: RefundEffects; refundAdded: boolean };
+  onlyFrom?: readonly OrderStatus[];
+  /**
+   * Inside another writer's unit of work (a payment's reconciliation, the manual-payment expiry, the
+   * refunds service): its effects wait for that unit's commit; the refunds service's refund effects are its
+   * own (`refunds`).
+   */
+  within?: { uow: UnitOfWork; refunds?: RefundEffects };
+  /** The fulfilment job is the caller (it completes the order it fulfils): no fulfilment job is staged. */
+  fulfilling?: boolean;
 }
 
 export async function changeOrderStatus(
@@ -62,7 +85,10 @@ export async function changeOrderStatus(
     if (!order) throw new NotFoundError(ORDER_NOT_FOUND);
     const from = Number(order.status) as OrderStatus;
     const base = { id: orderId, previous_status: from, licenses_revoked: 0, licenses_activated: 0 };
-    const plan = planStatusChange(from, target, { refundAdded: opts.within?.refundAdded });
+    if (opts.onlyFrom && !opts.onlyFrom.includes(from)) {
+      return { ...base, status: from, status_label: STATUS_LABELS[from], changed: false };
+    }
+    const plan = planStatusChange(from, target, { fulfilling: opts.fulfilling });
     if (plan.kind === 'unchanged') {
       return { ...base, status: from, status_label: STATUS_LABELS[from], changed: false };
     }
@@ -72,9 +98,15 @@ export async function changeOrderStatus(
     for (const step of plan.steps) {
       done.push(await STEPS[step]({ deps, uow, order, target, now, actor: opts.actor, refunds }));
     }
-    return record(deps, uow, { storeId, order, from, target, now, actor: opts.actor }, done, base);
+    const change = { storeId, order, from, target, now, actor: opts.actor, reason: opts.reason };
+    return record(deps, uow, change, done, base);
   };
-  if (opts.within) return run(opts.within.uow, opts.within.refunds);
+  if (opts.within?.refunds) return run(opts.within.uow, opts.within.refunds);
+  if (opts.within) {
+    const refunds = newRefundEffects();
+    opts.within.uow.after(() => afterRefunds(deps, refunds));
+    return run(opts.within.uow, refunds);
+  }
   const refunds = newRefundEffects();
   return unitOfWork(deps, (uow) => {
     // The refunds' provider jobs first, then the staged jobs (in the order the unit was asked for).
@@ -93,7 +125,8 @@ async function record(
     from: OrderStatus;
     target: OrderStatus;
     now: Date;
-    actor: { merchantTokenId: number | null };
+    actor: OrderActor;
+    reason?: string;
   },
   done: StepEffects[],
   base: Pick<StatusChange, 'id' | 'previous_status'>,
@@ -106,6 +139,7 @@ async function record(
   const data: Record<string, unknown> = Object.assign({}, ...done.map((e) => e.data ?? {}), {
     licenses_revoked: licensesRevoked,
     licenses_activated: licensesActivated,
+    ...(change.reason !== undefined ? { reason: change.reason } : {}),
   });
   const [audit] = await trx('order_status_events')
     .insert({
@@ -113,8 +147,8 @@ async function record(
       order_id: order.id,
       from_status: from,
       to_status: target,
-      source: 'merchant',
-      merchant_token_id: change.actor.merchantTokenId,
+      source: change.actor.kind ?? 'merchant',
+      merchant_token_id: change.actor.merchantTokenId ?? null,
       data: JSON.stringify(data),
       created_at: now,
     })
@@ -125,7 +159,13 @@ async function record(
     {
       id: `order.status_changed:${auditId}`,
       type: 'order.status_changed' as const,
-      data: { order_id: order.id, from, to: target, status_label: STATUS_LABELS[target] },
+      data: {
+        order_id: order.id,
+        from,
+        to: target,
+        status_label: STATUS_LABELS[target],
+        ...(change.reason !== undefined ? { reason: change.reason } : {}),
+      },
     },
   ];
   const deliveries: number[] = [];

@@ -42,8 +42,9 @@ export const TRANSITIONS: Readonly<Record<OrderStatus, readonly OrderStatus[]>> 
  *   with its audit row, In progress, tax invoice, fulfilment job);
  * - `mark-paid`: 1 -> 3/4, the payment (if any) paid by the merchant's word, In progress, tax invoice;
  * - `complete`: -> 4, Completed and the order's generated licenses active;
- * - `refund-payment`: -> 6, what is left of a paid payment refunded through the refunds service (not when
- *   the refunds service itself asked for the change: it added the refund already);
+ * - `refund-payment`: -> 6, what is left of a paid payment refunded through the refunds service, unless a
+ *   refund that takes the goods back is pending or succeeded already (that refund returns the money the
+ *   merchant chose: the refunds service moves the order when it succeeds);
  * - `withdraw`: -> 5/6, licenses revoked, subscriptions cancelled, FiveM commands withdrawn, undelivered
  *   code keys back on sale, the status set;
  * - `return-stock`: -> 5/6, units of undelivered finite-stock items back in stock;
@@ -81,7 +82,8 @@ export function refusalMessage(from: OrderStatus): string {
 export function planStatusChange(
   from: OrderStatus,
   to: OrderStatus,
-  opts: { refundAdded?: boolean } = {},
+  // fulfilling: the fulfilment job asked (it is the fulfilment: no job of its own is staged).
+  opts: { fulfilling?: boolean } = {},
 ): StatusChangePlan {
   if (from === to) return { kind: 'unchanged', status: from };
   if (!TRANSITIONS[from].includes(to)) {
@@ -89,7 +91,7 @@ export function planStatusChange(
   }
   const steps: OrderStep[] = [];
   if (to === ORDER_STATUS.CANCELLED || to === ORDER_STATUS.REFUNDED) {
-    if (to === ORDER_STATUS.REFUNDED && !opts.refundAdded) steps.push('refund-payment');
+    if (to === ORDER_STATUS.REFUNDED) steps.push('refund-payment');
     steps.push('withdraw', 'return-stock');
     return { kind: 'change', from, to, steps, paid: false };
   }
@@ -97,6 +99,7 @@ export function planStatusChange(
   if (paid) steps.push(from === ORDER_STATUS.UNDER_REVIEW ? 'confirm-manual-payment' : 'mark-paid');
   else if (to === ORDER_STATUS.UNDER_REVIEW) steps.push('review');
   if (to === ORDER_STATUS.COMPLETED) steps.push('complete');
-  if (to === ORDER_STATUS.IN_PROGRESS || to === ORDER_STATUS.COMPLETED) steps.push('fulfil');
+  if ((to === ORDER_STATUS.IN_PROGRESS || to === ORDER_STATUS.COMPLETED) && !opts.fulfilling)
+    steps.push('fulfil');
   return { kind: 'change', from, to, steps, paid };
 }

@@ -10,6 +10,7 @@ import type { MerchantEvent } from '../merchant/webhooks/events';
 import { transitionPayment } from '../payments/audit';
 import { confirmLockedManualPayment } from '../payments/manual';
 import { addRefund, RefundDeps, RefundEffects } from '../refunds/create';
+import type { OrderActor } from './change-status';
 import type { OrderStep } from './lifecycle';
 import { returnUndeliveredStock, withdrawOrder } from './withdraw';
 
@@ -32,7 +33,7 @@ export interface StepContext {
   order: LockedOrder;
   target: OrderStatus;
   now: Date;
-  actor: { merchantTokenId: number | null };
+  actor: OrderActor;
   /** Refunds added in this unit of work (their provider jobs go out after the commit). */
   refunds: RefundEffects;
 }
@@ -70,8 +71,12 @@ export const STEPS: Readonly<Record<OrderStep, (ctx: StepContext) => Promise<Ste
   },
 
   async 'confirm-manual-payment'(ctx) {
-    const job = await confirmLockedManualPayment(ctx.uow, ctx.order, ctx.now);
-    return { data: { payment_confirmed: true }, events: [paidEvent(ctx)], jobs: [job] };
+    await confirmLockedManualPayment(ctx.uow, ctx.order, ctx.now);
+    await ctx.uow
+      .trx('orders')
+      .where('id', ctx.order.id)
+      .update({ status: ORDER_STATUS.IN_PROGRESS, updated_at: ctx.now });
+    return { data: { payment_confirmed: true }, events: [paidEvent(ctx)] };
   },
 
   async 'mark-paid'(ctx) {
@@ -101,8 +106,17 @@ export const STEPS: Readonly<Record<OrderStep, (ctx: StepContext) => Promise<Ste
   },
 
   async 'refund-payment'({ deps, uow, order, actor, refunds, now }) {
+    // A refund that takes the goods back returns the money already (the refunds service moves the order
+    // once it has succeeded, or the merchant sets Refunded while it is pending): no second refund.
+    const taking = await uow
+      .trx('refunds')
+      .where({ order_id: order.id, withdraw_goods: true })
+      .whereIn('status', ['pending', 'succeeded'])
+      .first<{ id: number } | undefined>('id');
+    if (taking) return { data: { refund_id: Number(taking.id) } };
     // The money goes back through the refunds service: what is left of the payment, in full.
-    const refund = await addRefund(deps, uow, order, { withdrawGoods: true }, actor, refunds, now, {
+    const by = { merchantTokenId: actor.merchantTokenId ?? null };
+    const refund = await addRefund(deps, uow, order, { withdrawGoods: true }, by, refunds, now, {
       whole: true,
     });
     return refund ? { refundId: refund.id, data: { refund_id: refund.id } } : {};

@@ -7,6 +7,7 @@ import type { Logger } from '../../logger';
 import { decryptCredentials } from '../../providers/credentials';
 import type { PaymentProviders, ProviderCredentials } from '../../providers/types';
 import type { Queues } from '../../queues';
+import type { ChangeStatusDeps } from '../orders/change-status';
 
 /**
  * Test seams of reconciliation, passed through the constructor of the payments processor: a test injects
@@ -18,13 +19,16 @@ export interface ReconcileHooks {
   afterOrder?(order: Order, trx: Knex.Transaction): Promise<void>;
 }
 
-/** What the worker side of payments needs: the process's wiring plus the provider adapters. */
-export interface PaymentsContext extends TxDeps {
+/**
+ * What the worker side of payments needs: the process's wiring plus the provider adapters; a confirmed
+ * payment moves its order through the order lifecycle (shared/services/orders/change-status.ts).
+ */
+export interface PaymentsContext extends TxDeps, ChangeStatusDeps {
   knex: Knex;
   queues: Queues;
   cipher: Cipher;
   logger: Logger;
-  config: Pick<Config, 'publicBaseUrl'>;
+  config: Pick<Config, 'publicBaseUrl'> & ChangeStatusDeps['config'];
   appSecret: string;
   providers: PaymentProviders;
   hooks?: ReconcileHooks;

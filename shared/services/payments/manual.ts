@@ -1,23 +1,23 @@
 import { ORDER_STATUS, Order } from '../../../db/models';
 import { InvalidError, NotFoundError } from '../../errors';
-import { stageJob, StagedJob } from '../../queues/outbox';
-import type { TxDeps, UnitOfWork } from '../../unit-of-work';
+import type { UnitOfWork } from '../../unit-of-work';
 import { issueInvoiceForOrder } from '../invoices/issue';
+import { changeOrderStatus, type ChangeStatusDeps } from '../orders/change-status';
 import { transitionPayment } from './audit';
 
 export const NOT_UNDER_REVIEW = 'Only an order under review can be confirmed';
 
 /**
- * The money of a manual payment arrived, on an order row the caller has locked (it is Under review): the
- * payment becomes paid with its audit row, the order In progress, with its tax invoice; returns the
- * fulfilment job, written to the outbox with the change, for the caller to `uow.stage` (dispatched once
- * its unit of work has committed).
+ * The money of a manual payment arrived, on an order row the order lifecycle has locked (it is Under
+ * review): the payment becomes paid with its audit row, and the order's tax invoice is issued. The
+ * `confirm-manual-payment` step of shared/services/orders/steps.ts, which moves the status itself and
+ * stages the fulfilment job with the change.
  */
 export async function confirmLockedManualPayment(
   uow: UnitOfWork,
   order: { id: number; payment_id: number | null },
   now: Date = new Date(),
-): Promise<StagedJob> {
+): Promise<void> {
   const { trx } = uow;
   if (order.payment_id !== null) {
     await transitionPayment(uow, Number(order.payment_id), {
@@ -27,35 +27,27 @@ export async function confirmLockedManualPayment(
       patch: { paid_at: now, error_message: null },
     });
   }
-  await Order.query(trx).patch({ status: ORDER_STATUS.IN_PROGRESS }).where({ id: order.id });
-  await issueInvoiceForOrder(trx, order.id);
-  return stageJob(
-    trx,
-    'fulfilment',
-    { orderId: order.id, event: 'paid' },
-    { jobId: `order-paid-${order.id}` },
-  );
+  await issueInvoiceForOrder(trx, order.id, now);
 }
 
 /**
- * The merchant confirms that a bank transfer or PayPal payment arrived, outside the Merchant API's status
- * change (which runs `confirmLockedManualPayment` as a step of its own unit of work: the order lifecycle,
- * shared/services/orders). One unit of work (`deps.tx`): the fulfilment job is staged in the outbox with
- * the change and dispatched once it has committed. Confirming twice is harmless.
+ * The merchant confirms that a bank transfer or PayPal payment arrived: Under review -> In progress through
+ * the order lifecycle (shared/services/orders/change-status.ts), with its status event, its webhook events
+ * and the fulfilment job staged with the change. Confirming twice is harmless.
  */
 export async function confirmManualPayment(
-  deps: TxDeps,
+  deps: ChangeStatusDeps,
   orderId: number,
 ): Promise<{ orderId: number; confirmed: boolean }> {
-  const confirmed = await deps.tx(async (uow) => {
-    const order = await Order.query(uow.trx).findById(orderId).forUpdate();
-    if (!order) throw new NotFoundError('Order not found');
-    if (order.status !== ORDER_STATUS.UNDER_REVIEW) {
-      if (order.status === ORDER_STATUS.IN_PROGRESS || order.status === ORDER_STATUS.COMPLETED) return false;
-      throw new InvalidError(NOT_UNDER_REVIEW);
-    }
-    uow.stage(await confirmLockedManualPayment(uow, order));
-    return true;
+  const order = await Order.query(deps.knex).findById(orderId);
+  if (!order) throw new NotFoundError('Order not found');
+  const change = await changeOrderStatus(deps, order.store_id, orderId, ORDER_STATUS.IN_PROGRESS, {
+    actor: { kind: 'merchant', merchantTokenId: null },
+    onlyFrom: [ORDER_STATUS.UNDER_REVIEW],
   });
-  return { orderId, confirmed };
+  if (change.changed) return { orderId, confirmed: true };
+  if (change.status === ORDER_STATUS.IN_PROGRESS || change.status === ORDER_STATUS.COMPLETED) {
+    return { orderId, confirmed: false };
+  }
+  throw new InvalidError(NOT_UNDER_REVIEW);
 }

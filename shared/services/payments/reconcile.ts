@@ -5,7 +5,7 @@ import { NotFoundError } from '../../errors';
 import { isHostedProvider } from '../../providers/types';
 import { enqueueFulfilment } from '../fulfilment/enqueue';
 import { startOrderSubscriptions } from '../fulfilment/subscriptions';
-import { issueInvoiceForOrder } from '../invoices/issue';
+import { changeOrderStatus } from '../orders/change-status';
 import { createOrderFromCheckout } from '../orders/create-from-checkout';
 import { PaymentSource, transitionPayment } from './audit';
 import { credentialsFor, PaymentsContext } from './context';
@@ -106,19 +106,34 @@ export async function reconcilePayment(
         .where('id', payment.id)
         .update({ saved_token_encrypted: ctx.cipher.encrypt(state.savedToken) });
     }
+    // The order is placed Awaiting payment and moved to In progress by the order lifecycle, as the
+    // provider's word: its status event (source `provider`), order.paid and order.status_changed, the tax
+    // invoice and the fulfilment job staged with the change.
     const { order, created } = await createOrderFromCheckout(uow, payment.checkout_id, {
       paymentId: payment.id,
       paymentMethod: payment.method,
-      status: ORDER_STATUS.IN_PROGRESS,
+      status: ORDER_STATUS.AWAITING_PAYMENT,
       logger: ctx.logger,
     });
+    if (created) await providerConfirmed(ctx, uow, order);
     if (!created && order.payment_id !== payment.id) await settleSecondPayment(ctx, uow, order, payment);
     if (created) await startOrderSubscriptions(trx, order);
     await ctx.hooks?.afterOrder?.(order, trx);
     return { orderId: order.id, orderCreated: created };
   });
-  await enqueueFulfilment(ctx.queues, orderId);
+  // A new order's fulfilment job was staged with its status change; an order found already there (another
+  // reconciliation made it) gets its job again, harmlessly, in case that one's was lost.
+  if (!orderCreated) await enqueueFulfilment(ctx.queues, orderId);
   return { outcome: 'paid', orderId, orderCreated };
+}
+
+/** The provider confirmed the order's payment: In progress, through the order lifecycle. */
+async function providerConfirmed(ctx: PaymentsContext, uow: UnitOfWork, order: Order): Promise<void> {
+  await changeOrderStatus(ctx, order.store_id, order.id, ORDER_STATUS.IN_PROGRESS, {
+    actor: { kind: 'provider' },
+    reason: 'payment_confirmed',
+    within: { uow },
+  });
 }
 
 /**
@@ -136,9 +151,11 @@ async function settleSecondPayment(
   if (order.status === ORDER_STATUS.UNDER_REVIEW) {
     const previous = order.payment_id;
     await Order.query(trx)
-      .patch({ payment_id: payment.id, payment_method: payment.method, status: ORDER_STATUS.IN_PROGRESS })
+      .patch({ payment_id: payment.id, payment_method: payment.method })
       .where({ id: order.id, status: ORDER_STATUS.UNDER_REVIEW });
-    await issueInvoiceForOrder(trx, order.id);
+    // The manual payment's confirmation step finds the provider's payment paid already (it moves it only
+    // from an unpaid status) and issues the invoice.
+    await providerConfirmed(ctx, uow, order);
     if (previous !== null) {
       await transitionPayment(uow, previous, {
         from: ['pending', 'initiated'],

@@ -1,9 +1,9 @@
 import { ORDER_STATUS, OrderStatus, Refund } from '../../../db/models';
 import { ConflictError, NotFoundError } from '../../errors';
-import { unitOfWork } from '../../unit-of-work';
-import { changeOrderStatus, type ChangeStatusDeps } from '../orders/change-status';
+import { unitOfWork, type UnitOfWork } from '../../unit-of-work';
+import { changeOrderStatus, type ChangeStatusDeps, type OrderActor } from '../orders/change-status';
 import { ORDER_NOT_FOUND } from '../orders/lifecycle';
-import { addRefund, afterRefunds, newRefundEffects, RefundInput } from './create';
+import { addRefund, afterRefunds, newRefundEffects, RefundEffects, RefundInput } from './create';
 import { refundView, RefundView } from './view';
 
 /** Statuses whose goods a refund can still take back (a cancelled or refunded order has none left). */
@@ -20,15 +20,49 @@ export interface RefundRequestResult {
   order_status: OrderStatus;
 }
 
+/**
+ * A refund that takes the goods back has succeeded (the provider took it, or a manual refund was
+ * recorded): the order moves to Refunded through the order lifecycle, in the caller's unit of work, which
+ * settled the refund under its lock (so this runs once per refund). An order whose goods are gone already
+ * (Cancelled, Refunded) or never paid is left as it is. Returns the order's status after.
+ */
+export async function withdrawAfterRefund(
+  deps: ChangeStatusDeps,
+  uow: UnitOfWork,
+  refund: Pick<Refund, 'store_id' | 'order_id' | 'withdraw_goods' | 'status'>,
+  refunds: RefundEffects,
+  actor: OrderActor,
+  now: Date,
+): Promise<OrderStatus> {
+  const order = await uow
+    .trx('orders')
+    .where('id', refund.order_id)
+    .forUpdate()
+    .first<{ status: number }>('status');
+  const status = Number(order?.status) as OrderStatus;
+  if (!refund.withdraw_goods || refund.status !== 'succeeded' || !WITHDRAWABLE.includes(status))
+    return status;
+  const moved = await changeOrderStatus(deps, refund.store_id, refund.order_id, ORDER_STATUS.REFUNDED, {
+    actor,
+    reason: 'refund_succeeded',
+    onlyFrom: WITHDRAWABLE,
+    now,
+    within: { uow, refunds },
+  });
+  return moved.status;
+}
+
 function isUniqueViolation(err: unknown): boolean {
   return (err as { code?: unknown } | null)?.code === '23505';
 }
 
 /**
- * POST /shawarma/orders/{id}/refunds: adds the refund (full, or partial by amount) and, when it takes the
- * goods back, moves the order to Refunded with every side effect of that status change, all in one
- * transaction on the locked order row. The provider is called afterwards by the payments worker; the
- * answer carries the refund `pending` (a manual refund: `succeeded`).
+ * POST /shawarma/orders/{id}/refunds: adds the refund (full, or partial by amount) in one transaction on
+ * the locked order row. A refund that takes the goods back moves the order to Refunded (with every side
+ * effect of that status change) only once the money is back: at once for a manual refund (recorded
+ * `succeeded`), and for a provider refund when the provider has taken it (`withdrawAfterRefund`, run by the
+ * payments worker's `refund` job with the refund's settlement). A declined refund leaves the order and its
+ * goods as they were. The answer carries the refund `pending` (a manual refund: `succeeded`).
  */
 export async function requestRefund(
   deps: ChangeStatusDeps,
@@ -59,13 +93,15 @@ export async function requestRefund(
       }
       const refund = (await addRefund(deps, uow, order, input, actor, refunds, now))!;
       let status = Number(order.status) as OrderStatus;
-      if (refund.withdraw_goods && WITHDRAWABLE.includes(status)) {
-        const moved = await changeOrderStatus(deps, storeId, orderId, ORDER_STATUS.REFUNDED, {
-          actor,
+      if (refund.status === 'succeeded') {
+        status = await withdrawAfterRefund(
+          deps,
+          uow,
+          refund,
+          refunds,
+          { merchantTokenId: actor.merchantTokenId },
           now,
-          within: { uow, refunds, refundAdded: true },
-        });
-        status = moved.status;
+        );
       }
       return { refund: (await Refund.query(trx).findById(refund.id))!, created: true, status };
     });

@@ -5,7 +5,9 @@ import { NotFoundError } from '../../errors';
 import { isRefundingProvider, ProviderRejectedError } from '../../providers/types';
 import { credentialsFor } from '../payments/context';
 import { afterRefunds, newRefundEffects, RefundDeps } from './create';
+import { withdrawAfterRefund } from './request';
 import { settleRefund } from './settle';
+import type { ChangeStatusDeps } from '../orders/change-status';
 
 export type SendOutcome =
   | { outcome: 'succeeded'; replayed: boolean }
@@ -42,7 +44,7 @@ export class RefundQueuedBehindError extends Error {
  * timeout, and a crash in between leaves nothing half-done (the provider's side is found on the retry).
  */
 export async function sendRefund(
-  deps: RefundDeps & TxDeps & { cipher: Cipher },
+  deps: ChangeStatusDeps & RefundDeps & TxDeps & { cipher: Cipher },
   refundId: number,
   now: () => Date = () => new Date(),
 ): Promise<SendOutcome> {
@@ -108,7 +110,7 @@ export async function sendRefund(
         );
         return { outcome: 'failed', reason: 'declined' };
       }
-      await settleRefund(
+      const settled = await settleRefund(
         uow,
         refundId,
         {
@@ -120,6 +122,9 @@ export async function sendRefund(
         effects,
         now(),
       );
+      // The money is back: now, and only now, a refund that takes the goods back takes them (the refund
+      // row was pending under its lock, so this happens once).
+      await withdrawAfterRefund(deps, uow, settled, effects, { kind: 'provider' }, now());
       return { outcome: 'succeeded', replayed: answer.replayed };
     });
   } catch (err) {

@@ -3,10 +3,11 @@ import { ORDER_STATUS, OrderStatus, Product } from '../../../db/models';
 import { randomToken, sha256 } from '../../../shared/crypto';
 import type { SandboxProvider } from '../../../shared/providers/sandbox';
 import { sweepPayments } from '../../../shared/services/payments';
-import { refundJobId } from '../../../shared/services/refunds';
+import { refundJobId, sendRefund } from '../../../shared/services/refunds';
 import { createProduct } from '../../helpers/builders';
 import type { TestResponse } from '../../helpers/http';
 import { FakeMoyasar } from '../../helpers/fake-moyasar';
+import { dashboardLogin } from '../dashboard/support';
 import { hostedMethod, paymentsSuite, PaymentsSuite, waitFor } from '../payments/support';
 import { call, expectEnvelope, merchantStore, MerchantStore, seedOrder } from './support';
 
@@ -228,7 +229,7 @@ describe('Merchant API: refunds', function () {
     expect((detail.body.data as { refunds: unknown }).refunds).to.deep.equal(listed(page).summary);
   });
 
-  it('a full refund withdraws the goods: order Refunded, license revoked, payment refunded', async () => {
+  it('a full refund withdraws the goods once Moyasar has taken it: order Refunded, license revoked, payment refunded', async () => {
     const order = await moyasarOrder(8_000);
     const res = await post(order.id, {});
     expectEnvelope(res, 201);
@@ -237,26 +238,130 @@ describe('Merchant API: refunds', function () {
       withdraw_goods: true,
       status: 'pending',
     });
-    expect(created(res).order_status).to.equal(ORDER_STATUS.REFUNDED);
+    // Nothing is taken back before the provider has said yes.
+    expect(created(res).order_status).to.equal(ORDER_STATUS.COMPLETED);
+    await settled(created(res).refund.id);
     expect(await orderStatus(order.id)).to.equal(ORDER_STATUS.REFUNDED);
     expect(await licenseStatus(order.id)).to.equal('revoked');
-    await settled(created(res).refund.id);
     expect(refundsAtStub(order.moyasarPaymentId).map((c) => c.amount)).to.deep.equal([8_000]);
     expect((await suite.deps.knex('payments').where('id', order.paymentId).first()).status).to.equal(
       'refunded',
     );
+    const history = await suite.deps.knex('order_status_events').where('order_id', order.id);
+    expect(history.map((h) => [h.from_status, h.to_status, h.source, h.data.reason])).to.deep.equal([
+      [4, 6, 'provider', 'refund_succeeded'],
+    ]);
   });
 
-  it('a partial refund takes the goods back when the merchant asks', async () => {
+  it('a partial refund takes the goods back when the merchant asks, once the provider took it', async () => {
     const order = await moyasarOrder(6_000);
     const res = await post(order.id, { amount: '10.00', withdraw_goods: true });
     expectEnvelope(res, 201);
-    expect(created(res).order_status).to.equal(ORDER_STATUS.REFUNDED);
-    expect(await licenseStatus(order.id)).to.equal('revoked');
+    expect(created(res).order_status).to.equal(ORDER_STATUS.COMPLETED);
     await settled(created(res).refund.id);
+    expect(await orderStatus(order.id)).to.equal(ORDER_STATUS.REFUNDED);
+    expect(await licenseStatus(order.id)).to.equal('revoked');
     // Part of the money is still the merchant's: the payment stays paid, and the rest can be refunded later.
     expect((await suite.deps.knex('payments').where('id', order.paymentId).first()).status).to.equal('paid');
     expect(listed(await list(order.id)).summary.refundable).to.equal('50.00');
+  });
+
+  it('a refund Moyasar declines leaves the order, its license and its keys as they were, and tells the merchant', async () => {
+    const { knex } = suite.deps;
+    await knex('merchant_webhook_endpoints').insert({
+      store_id: m.store.id,
+      url: 'http://127.0.0.1:9/declined',
+      events: ['refund.failed', 'order.status_changed'],
+      secret_encrypted: suite.deps.cipher.encrypt('whsec_declined'),
+    });
+    const order = await moyasarOrder(7_000);
+    const key = await knex('product_codes')
+      .insert({
+        product_id: product.id,
+        code: `DECL-${order.id}`,
+        status: 'sold',
+        order_item_id: order.itemId,
+      })
+      .returning('id');
+    moyasar.declineNextRefund.add(order.moyasarPaymentId);
+    const res = await post(order.id, {});
+    expectEnvelope(res, 201);
+    const done = await settled(created(res).refund.id);
+    expect(done.status).to.equal('failed');
+    expect(done.failure_reason).to.contain('Payment cannot be refunded');
+    expect(refundsAtStub(order.moyasarPaymentId)).to.have.length(0);
+
+    expect(await orderStatus(order.id)).to.equal(ORDER_STATUS.COMPLETED);
+    expect(await licenseStatus(order.id)).to.equal('active');
+    const code = await knex('product_codes')
+      .where('id', (key[0] as { id: number }).id)
+      .first();
+    expect([code.status, code.order_item_id]).to.deep.equal(['sold', order.itemId]);
+    expect((await knex('payments').where('id', order.paymentId).first()).status).to.equal('paid');
+    expect(await knex('order_status_events').where('order_id', order.id)).to.have.length(0);
+    expect(listed(await list(order.id)).summary.refundable).to.equal('70.00');
+    const hooks = await knex('merchant_webhook_deliveries')
+      .where({ store_id: m.store.id })
+      .whereIn('event_type', ['refund.failed', 'order.status_changed']);
+    expect(hooks.filter((h) => h.payload.data.order_id === order.id).map((h) => h.event_type)).to.deep.equal([
+      'refund.failed',
+    ]);
+    await knex('merchant_webhook_endpoints').where('url', 'http://127.0.0.1:9/declined').del();
+    // The dashboard's order page says so, in English and Arabic.
+    const owner = await dashboardLogin(knex, suite.deps.appSecret, m.store.id, 'owner');
+    const en = await suite.server.request(`/merchant/orders/${order.id}?lang=en`, {
+      headers: { cookie: owner.cookie },
+    });
+    expect(en.status).to.equal(200);
+    expect(en.text).to.contain(
+      'The payment provider declined this refund: the order and its goods are as they were',
+    );
+    const ar = await suite.server.request(`/merchant/orders/${order.id}?lang=ar`, {
+      headers: { cookie: owner.cookie },
+    });
+    expect(ar.text).to.contain('رفض مزوّد الدفع هذا الاسترجاع');
+  });
+
+  it('the refund job run many times at once refunds once and withdraws once', async () => {
+    const { knex } = suite.deps;
+    const order = await moyasarOrder(4_000);
+    const res = await post(order.id, {});
+    expectEnvelope(res, 201);
+    const refundId = created(res).refund.id;
+    // The worker's own job, and five more runs of it beside it (a redelivered job, a sweep).
+    const runs = await Promise.allSettled(
+      Array.from({ length: 5 }, () => sendRefund({ ...suite.deps }, refundId)),
+    );
+    expect(runs.every((r) => r.status === 'fulfilled' || /waits for refund/.test(String(r.reason)))).to.equal(
+      true,
+    );
+    await settled(refundId);
+    expect(refundsAtStub(order.moyasarPaymentId).map((c) => c.amount)).to.deep.equal([4_000]);
+    expect(await orderStatus(order.id)).to.equal(ORDER_STATUS.REFUNDED);
+    const history = await knex('order_status_events').where('order_id', order.id);
+    expect(history.map((h) => [h.from_status, h.to_status])).to.deep.equal([[4, 6]]);
+    expect(await knex('refunds').where('order_id', order.id)).to.have.length(1);
+  });
+
+  it('a refund request and a status change to Refunded at once: one refund, one withdrawal', async () => {
+    const { knex } = suite.deps;
+    for (let round = 0; round < 3; round += 1) {
+      const order = await moyasarOrder(3_300);
+      const [refund, change] = await Promise.all([
+        post(order.id, {}),
+        call(suite.server, m.token, 'PUT', `/shawarma/orders/${order.id}`, { status: ORDER_STATUS.REFUNDED }),
+      ]);
+      expectEnvelope(change, 200);
+      expect([201, 422]).to.include(refund.status);
+      const rows = await knex('refunds').where('order_id', order.id);
+      expect(rows, 'one refund of the order').to.have.length(1);
+      await settled(Number(rows[0].id));
+      expect(refundsAtStub(order.moyasarPaymentId).map((c) => c.amount)).to.deep.equal([3_300]);
+      expect(await orderStatus(order.id)).to.equal(ORDER_STATUS.REFUNDED);
+      const history = await knex('order_status_events').where('order_id', order.id);
+      expect(history.map((h) => [h.from_status, h.to_status])).to.deep.equal([[4, 6]]);
+      expect(await licenseStatus(order.id)).to.equal('revoked');
+    }
   });
 
   it('over-refunds are a 422 naming amount; bad amounts too; nothing is sent', async () => {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { ORDER_STATUS, Order, Payment, Product, Store } from '../../../db/models';
 import { expireManualOrders } from '../../../shared/services/payments/manual-expiry';
-import { MAINTENANCE_TASKS } from '../../../shared/services/maintenance';
+import { maintenanceContext, maintenanceRunner } from '../../../shared/services/maintenance';
 import { MAINTENANCE_SCHEDULE } from '../../../shared/scheduler';
 import { createPaymentMethod, createProduct, createStore } from '../../helpers/builders';
 import { createCoupon } from '../checkout/support';
@@ -115,7 +115,7 @@ describe('Manual-payment orders expire after the store’s deadline', function (
       expect(now!.status).to.equal(ORDER_STATUS.CANCELLED);
       expect((await Payment.query().findById(order.payment_id!))!.status).to.equal('expired');
       const audit = await suite.deps.knex('order_status_events').where('order_id', order.id);
-      expect(audit.map((a) => [a.from_status, a.to_status, a.source])).to.deep.equal([[2, 5, 'maintenance']]);
+      expect(audit.map((a) => [a.from_status, a.to_status, a.source])).to.deep.equal([[2, 5, 'system']]);
     }
     const sent = await suite.deps
       .knex('merchant_webhook_deliveries')
@@ -168,8 +168,10 @@ describe('Manual-payment orders expire after the store’s deadline', function (
     expect(await available()).to.equal(1);
   });
 
-  it('is a maintenance task the scheduler enqueues', () => {
-    expect(MAINTENANCE_TASKS['expire-manual-orders']).to.equal(expireManualOrders);
+  it('is a maintenance task the scheduler enqueues, run with the worker’s deps', async () => {
+    const run = maintenanceRunner('expire-manual-orders')!;
+    const result = await run(suite.deps.knex, new Date(), maintenanceContext(suite.deps));
+    expect(result).to.have.keys(['expired', 'releasedCodes', 'releasedStock', 'releasedCouponUses']);
     expect(MAINTENANCE_SCHEDULE.map((e) => e.task)).to.include('expire-manual-orders');
   });
 });
