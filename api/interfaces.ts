@@ -75,8 +75,8 @@ export const INTERFACES: Record<InterfaceName, InterfaceDoc> = {
         '120 events per minute per IP, every event of a batch counting.',
     },
     security: [],
-    invalid: 'PlatformError',
-    limited: 'RateLimited',
+    invalid: 'AnalyticsError',
+    limited: 'AnalyticsRateLimited',
   },
   merchant: {
     tag: {

@@ -1,6 +1,7 @@
 import { ref, schemaRef } from '../openapi/components';
 import { object } from '../openapi/component-helpers';
 import type { ResponseObject, SchemaObject } from '../openapi/types';
+import type { PublicErrorCode } from '../../shared/error-codes';
 
 /** Answers of the Merchant API: the envelope around each resource, and the resources' shapes. */
 
@@ -20,13 +21,24 @@ export const replayed = (response: ResponseObject): ResponseObject => ({
   headers: { ...response.headers, 'Idempotent-Replayed': ref('headers', 'Idempotent-Replayed') },
 });
 
-/** A Merchant error answer with its own description and an example message. */
-export const merchantRefused = (description: string, message: string): ResponseObject => ({
+/** A Merchant error answer: its example code (docs/errors.md), its own description and an example message. */
+export const merchantRefused = (
+  errorCode: PublicErrorCode,
+  description: string,
+  message: string,
+): ResponseObject => ({
   description,
   content: {
     'application/json': {
       schema: schemaRef('MerchantError'),
-      example: { message, data: null, api: 'merchant', timestamp: 1795000000, error: true },
+      example: {
+        message,
+        data: null,
+        api: 'merchant',
+        timestamp: 1795000000,
+        error: true,
+        error_code: errorCode,
+      },
     },
   },
 });

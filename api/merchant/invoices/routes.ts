@@ -138,6 +138,7 @@ const vatBody = Joi.object<
   .messages({ 'object.min': 'give at least one of legal_name, vat_number, address' });
 
 const notFound = merchantRefused(
+  'not_found',
   'No invoice: another store’s order, an order not paid, or a store without a VAT number.',
   'Invoice not found',
 );
@@ -258,7 +259,7 @@ export const merchantInvoiceRoutes = [
     },
     responses: {
       200: merchantOk('The settings now.', VatSettings),
-      400: merchantRefused('The body is not a JSON object.', 'Malformed JSON body'),
+      400: merchantRefused('malformed_json', 'The body is not a JSON object.', 'Malformed JSON body'),
     },
     handler: async (ctx, { body }) => {
       return updateVatSettings(ctx.deps, ctx.state.store!.id, body);

@@ -56,6 +56,7 @@ const CreatedRefund = obj({
 });
 
 const notFound = merchantRefused(
+  'not_found',
   'No such order in this store (another store’s order too).',
   'Order not found',
 );
@@ -90,9 +91,10 @@ export const merchantRefundRoutes = [
       200: replayed(
         merchantOk('The same Idempotency-Key was used before: that refund, nothing new.', CreatedRefund),
       ),
-      400: merchantRefused('The body is not a JSON object.', 'Malformed JSON body'),
+      400: merchantRefused('malformed_json', 'The body is not a JSON object.', 'Malformed JSON body'),
       404: notFound,
       409: merchantRefused(
+        'conflict',
         'The Idempotency-Key was used for another refund.',
         'This Idempotency-Key was already used for another refund',
       ),

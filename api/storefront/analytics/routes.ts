@@ -88,19 +88,13 @@ function collectDeps(ctx: AppContext) {
 
 const client = (ctx: AppContext) => ({ ip: ctx.ip, userAgent: ctx.get('User-Agent') });
 
-const statusError: SchemaObject = {
-  type: 'object',
-  required: ['status', 'message'],
-  properties: {
-    status: { const: 'error' },
-    message: { type: 'string' },
-    errors: schemaRef('FieldErrors'),
-  },
-};
+/** The one error object (docs/errors.md), as api/envelopes.ts answers every analytics failure. */
+const statusError: SchemaObject = schemaRef('AnalyticsError');
 
 const commonAnswers = {
   400: jsonResponse('The store could not be resolved from Host or Origin.', statusError),
-  422: jsonResponse('A field breaks its type or length limit.', statusError),
+  // The interface's answer to invalid input (api/interfaces.ts): a field breaks its type or length limit.
+  422: 'AnalyticsError',
 };
 
 export const storefrontAnalyticsRoutes = [
