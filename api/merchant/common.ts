@@ -35,7 +35,14 @@ export const noQuery = Joi.object<Record<string, never>, true>({})
  * A page as the Merchant API answers it: the rows in `data`, the totals in `meta`, plus the paginator
  * fields Laravel clients read (current_page, per_page, total, last_page).
  */
-export function pageBody<T>(paged: Paged<T> | { items: T[]; meta: PageMeta }): Record<string, unknown> {
+export function pageBody<T>(paged: Paged<T> | { items: T[]; meta: PageMeta }): {
+  data: T[];
+  meta: PageMeta;
+  current_page: number;
+  per_page: number;
+  total: number;
+  last_page: number;
+} {
   return {
     data: paged.items,
     meta: paged.meta,

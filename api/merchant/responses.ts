@@ -2,10 +2,17 @@ import { ref, schemaRef } from '../openapi/components';
 import { object } from '../openapi/component-helpers';
 import type { ResponseObject, SchemaObject } from '../openapi/types';
 import type { PublicErrorCode } from '../../shared/error-codes';
+import type { Infer } from '../../shared/json-schema';
+import type { TypedResponse } from '../http/route';
 
 /** Answers of the Merchant API: the envelope around each resource, and the resources' shapes. */
 
-export function merchantOk(description: string, data: SchemaObject, example?: unknown): ResponseObject {
+/** The Merchant envelope around `data`; the route's handler must return what `data` describes. */
+export function merchantOk<const S extends SchemaObject>(
+  description: string,
+  data: S,
+  example?: unknown,
+): TypedResponse<Infer<S>> {
   const schema: SchemaObject = {
     allOf: [schemaRef('MerchantSuccess'), { type: 'object', required: ['data'], properties: { data } }],
   };
@@ -16,7 +23,7 @@ export function merchantOk(description: string, data: SchemaObject, example?: un
 }
 
 /** The answer of an `Idempotency-Key` replay: it says so in `Idempotent-Replayed`. */
-export const replayed = (response: ResponseObject): ResponseObject => ({
+export const replayed = <T extends ResponseObject>(response: T): T => ({
   ...response,
   headers: { ...response.headers, 'Idempotent-Replayed': ref('headers', 'Idempotent-Replayed') },
 });
