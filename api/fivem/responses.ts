@@ -1,4 +1,6 @@
 import { object, ref, schemaRef } from '../openapi/component-helpers';
+import type { Infer } from '../../shared/json-schema';
+import type { TypedResponse } from '../http/route';
 import type { ResponseObject, SchemaObject } from '../openapi/types';
 
 /**
@@ -94,7 +96,11 @@ export const nextCheckSchema: SchemaObject = {
   description: 'Seconds until the resource should ask again.',
 };
 
-export const fivemOk = (description: string, data: SchemaObject, example?: unknown): ResponseObject => ({
+export const fivemOk = <const S extends SchemaObject>(
+  description: string,
+  data: S,
+  example?: unknown,
+): TypedResponse<Infer<S>> => ({
   description,
   content: json(
     { type: 'object', required: ['success', 'data'], properties: { success: { const: true }, data } },

@@ -12,6 +12,8 @@ import { object, ref, schemaRef } from './component-helpers';
 import { sharedSchemas } from './schemas';
 import { licenseResponses, licenseSchemas } from './license-schemas';
 import { ERROR_CODES } from '../../shared/error-codes';
+import type { Infer } from '../../shared/json-schema';
+import type { TypedResponse } from '../http/route';
 import { SPEC_EMBED_ERROR_CODES } from '../envelopes';
 
 export { object, ref, schemaRef };
@@ -454,6 +456,7 @@ export function jsonBody(schema: SchemaObject, example?: unknown): RequestBodyOb
   return { required: true, content: json(schema, example) };
 }
 
+/** A JSON answer as sent, envelope included: untyped, since each interface's envelope wraps `data` its own way. */
 export function jsonResponse(description: string, schema: SchemaObject, example?: unknown): ResponseObject {
   return { description, content: json(schema, example) };
 }
@@ -467,12 +470,20 @@ export const successOf = (envelope: string, data: SchemaObject): SchemaObject =>
 });
 
 /** `{success: true, data: <data>}` of the Embed API (the rate-limit headers are added by the generator). */
-export function embedOk(description: string, data: SchemaObject, example?: unknown): ResponseObject {
+export function embedOk<const S extends SchemaObject>(
+  description: string,
+  data: S,
+  example?: unknown,
+): TypedResponse<Infer<S>> {
   return { description, content: json(successOf('EmbedSuccess', data), example) };
 }
 
 /** `{success: true, data: <data>, message}` of the Storefront API. */
-export function storefrontOk(description: string, data: SchemaObject, example?: unknown): ResponseObject {
+export function storefrontOk<const S extends SchemaObject>(
+  description: string,
+  data: S,
+  example?: unknown,
+): TypedResponse<Infer<S>> {
   return { description, content: json(successOf('StorefrontSuccess', data), example) };
 }
 
