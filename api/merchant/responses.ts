@@ -1,3 +1,4 @@
+import { pageMetaSchema } from '../../shared/views';
 import { ref, schemaRef } from '../openapi/components';
 import { object } from '../openapi/component-helpers';
 import type { ResponseObject, SchemaObject } from '../openapi/types';
@@ -73,7 +74,7 @@ export const obj = object;
 export function pageOf(item: SchemaObject): SchemaObject {
   return obj({
     data: { type: 'array', items: item },
-    meta: obj({ page: int, per_page: int, total: int, last_page: int }),
+    meta: pageMetaSchema,
     current_page: int,
     per_page: int,
     total: int,

@@ -1,3 +1,4 @@
+import { pageMetaSchema } from '../../../shared/views';
 import Joi from 'joi';
 import { Readable } from 'node:stream';
 import { merchantInvoice } from '../../../shared/services/invoices/read';
@@ -181,7 +182,7 @@ export const merchantInvoiceRoutes = [
           month: str,
           totals: { type: 'array', items: MonthTotals },
           data: { type: 'array', items: TaxDocument },
-          meta: obj({ page: int, per_page: int, total: int, last_page: int }),
+          meta: pageMetaSchema,
           current_page: int,
           per_page: int,
           total: int,
