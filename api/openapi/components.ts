@@ -12,6 +12,7 @@ import { object, ref, schemaRef } from './component-helpers';
 import { sharedSchemas } from './schemas';
 import { licenseResponses, licenseSchemas } from './license-schemas';
 import { ERROR_CODES } from '../../shared/error-codes';
+import { customerSchema } from '../../shared/services/customers/schema';
 import type { Infer } from '../../shared/json-schema';
 import type { TypedResponse } from '../http/route';
 import { SPEC_EMBED_ERROR_CODES } from '../envelopes';
@@ -204,18 +205,7 @@ const schemas: Record<string, SchemaObject> = {
     'Errors of the platform routes (health, docs, dashboard, payment pages, webhooks, development): the ' +
       'one error object.',
   ),
-  Customer: {
-    type: 'object',
-    required: ['id', 'firstName', 'lastName', 'email', 'phone', 'country_code'],
-    properties: {
-      id: { type: 'integer' },
-      firstName: { type: 'string', maxLength: 100 },
-      lastName: { type: 'string', maxLength: 100 },
-      email: { type: 'string', format: 'email' },
-      phone: { type: 'string', description: 'Number without country code.' },
-      country_code: { type: 'string', description: 'Digits, no plus sign.' },
-    },
-  },
+  Customer: customerSchema,
 };
 
 const headers: ComponentsObject['headers'] = {

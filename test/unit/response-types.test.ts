@@ -5,6 +5,9 @@ import { Refund } from '../../db/models/refund';
 import { defineRoute } from '../../api/http/route';
 import { merchantOk } from '../../api/merchant/responses';
 import { type Infer, object, type SchemaObject } from '../../shared/json-schema';
+import type { CustomerView } from '../../shared/services/customers';
+import { customerSchema } from '../../shared/services/customers/schema';
+import type { PageMeta } from '../../shared/views';
 import { refundSchema, refundSummarySchema } from '../../shared/services/refunds/schema';
 import { refundView, type RefundSummary, type RefundView } from '../../shared/services/refunds/view';
 
@@ -80,6 +83,33 @@ describe('response schemas are the response types', () => {
         { currency: string; paid: string; refunded: string; pending: string; refundable: string }
       >(true),
     ).to.equal(true);
+  });
+
+  it('types CustomerView and PageMeta by their documented schemas', () => {
+    expect(
+      same<
+        CustomerView,
+        {
+          id: number;
+          firstName: string;
+          lastName: string;
+          email: string;
+          phone: string;
+          country_code: string;
+        }
+      >(true),
+    ).to.equal(true);
+    expect(
+      same<PageMeta, { page: number; per_page: number; total: number; last_page: number }>(true),
+    ).to.equal(true);
+    expect(customerSchema.required).to.have.members([
+      'id',
+      'firstName',
+      'lastName',
+      'email',
+      'phone',
+      'country_code',
+    ]);
   });
 
   it('refundView() returns exactly the members of its schema, each as the schema says', () => {
