@@ -19,11 +19,9 @@ export const idParams = Joi.object<{ id: number }, true>({ id: id().required().d
 export function listQuery<T extends object>(
   keys: Joi.PartialSchemaMap<T>,
 ): Joi.ObjectSchema<T & PageRequest> {
-  return Joi.object({ ...pagination, ...keys })
+  return Joi.object<T & PageRequest>({ ...pagination, ...keys })
     .unknown(false)
-    .messages({ 'object.unknown': '{{#label}} is not a known parameter' }) as unknown as Joi.ObjectSchema<
-    T & PageRequest
-  >;
+    .messages({ 'object.unknown': '{{#label}} is not a known parameter' });
 }
 
 /** A query that takes no parameters at all. */

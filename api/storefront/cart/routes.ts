@@ -37,12 +37,12 @@ const OWNER =
   '`X-Cart-Id` header: the first add answers a new `cart_id` (also in `X-Cart-Id`) for the client to keep. ' +
   'Sent with a token, an anonymous `X-Cart-Id` of this store is merged into the customer’s cart.';
 
-const fields = Joi.object()
+const fields = Joi.object<Record<string, unknown>>()
   .pattern(/^\d{1,6}$/, Joi.any())
   .unknown(false)
   .description(
     'Custom field values keyed by field index, as in the Embed checkout. Image and file fields cannot go in a cart.',
-  ) as unknown as Joi.ObjectSchema<Record<string, unknown>>;
+  );
 
 const addBody = Joi.object<AddToCartInput, true>({
   product_id: id().required().description('An active product of this store.'),
