@@ -89,10 +89,10 @@ function collectDeps(ctx: AppContext) {
 const client = (ctx: AppContext) => ({ ip: ctx.ip, userAgent: ctx.get('User-Agent') });
 
 /** The one error object (docs/errors.md), as api/envelopes.ts answers every analytics failure. */
-const statusError: SchemaObject = schemaRef('AnalyticsError');
+const analyticsError: SchemaObject = schemaRef('AnalyticsError');
 
 const commonAnswers = {
-  400: jsonResponse('The store could not be resolved from Host or Origin.', statusError),
+  400: jsonResponse('The store could not be resolved from Host or Origin.', analyticsError),
   // The interface's answer to invalid input (api/interfaces.ts): a field breaks its type or length limit.
   422: 'AnalyticsError',
 };
@@ -127,7 +127,7 @@ export const storefrontAnalyticsRoutes = [
     request: { body: batch, example: { events: [{ type: 'pageview', path: '/' }] } },
     responses: {
       202: jsonResponse('Accepted.', schemaRef('AnalyticsAccepted'), { status: 'ok', processed: 1 }),
-      400: jsonResponse('The store could not be resolved, or `events` is missing or empty.', statusError),
+      400: jsonResponse('The store could not be resolved, or `events` is missing or empty.', analyticsError),
       422: commonAnswers[422],
     },
     handler: async (ctx, { body }) => {
