@@ -33,6 +33,30 @@ const LICENSE_SPECIFIC_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'CERTIFICATE_VOID',
 ]);
 
+/**
+ * The one error object (docs/errors.md, "One error object"): what an interface whose error shape the spec
+ * leaves open answers (the platform routes, analytics collection, the FiveM API). The interfaces whose
+ * envelopes the spec fixes (Embed, Storefront, Merchant, License) keep them, with `error_code`, `message`
+ * and `errors` under the same names.
+ */
+export interface ErrorObject {
+  error_code: PublicErrorCode;
+  message: string;
+  errors?: FieldErrors;
+  /** Where docs/errors.md describes the code (served at /docs/errors.md). */
+  doc_url: string;
+}
+
+/** The page, and the code as its anchor, that explains a failure (the code is a row of that page). */
+export const docUrlOf = (code: string): string => `/docs/errors.md#${code.toLowerCase()}`;
+
+const errorObject = (e: ErrorView): ErrorObject => ({
+  error_code: e.errorCode,
+  message: e.message,
+  ...(e.errors ? { errors: e.errors } : {}),
+  doc_url: docUrlOf(e.errorCode),
+});
+
 const withoutErrors = (extra: Record<string, unknown>): Record<string, unknown> => {
   const { errors: _errors, ...rest } = extra;
   return rest;
@@ -69,14 +93,10 @@ const storefront: Envelope = {
     },
 };
 
+/** The spec gives analytics errors as "status codes only": the body is the one error object, 429 too. */
 const analytics: Envelope = {
   ok: () => ({ status: 'ok' }),
-  error: (e) => ({
-    status: 'error',
-    message: e.message,
-    error_code: e.errorCode,
-    ...(e.errors ? { errors: e.errors } : {}),
-  }),
+  error: errorObject,
 };
 
 const merchant: Envelope = {
@@ -98,15 +118,26 @@ const merchant: Envelope = {
     },
 };
 
-/** License errors carry `error_code` like the Embed envelope; the platform's general codes get stable names. */
-const LICENSE_GENERAL_CODES: Partial<Record<ErrorCode, string>> = {
+/**
+ * License errors carry `error_code` like the Embed envelope: the License API's own codes, and stable
+ * upper-case names for the platform's general failures (docs/license.md, "Errors").
+ */
+const LICENSE_GENERAL_CODES = {
   VALIDATION_FAILED: 'VALIDATION_FAILED',
   INVALID: 'INVALID_REQUEST',
   NOT_FOUND: 'NOT_FOUND',
   PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
   UNSUPPORTED_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
   UNAVAILABLE: 'SERVER_ERROR',
-};
+} as const satisfies Partial<Record<ErrorCode, string>>;
+
+/** A License failure of no code above (an unauthenticated or forbidden request, a conflict). */
+const LICENSE_FALLBACK_CODE = 'REQUEST_FAILED';
+
+const licenseGeneralCode = (code: ErrorCode): string =>
+  Object.hasOwn(LICENSE_GENERAL_CODES, code)
+    ? LICENSE_GENERAL_CODES[code as keyof typeof LICENSE_GENERAL_CODES]
+    : LICENSE_FALLBACK_CODE;
 
 const license: Envelope = {
   ok: (data) => ({ success: true, data }),
@@ -114,31 +145,42 @@ const license: Envelope = {
     messageOnlyOn429(e) ?? {
       success: false,
       message: e.message,
-      error_code: LICENSE_SPECIFIC_CODES.has(e.code)
-        ? e.code
-        : (LICENSE_GENERAL_CODES[e.code] ?? 'REQUEST_FAILED'),
+      error_code: LICENSE_SPECIFIC_CODES.has(e.code) ? e.code : licenseGeneralCode(e.code),
       ...(LICENSE_SPECIFIC_CODES.has(e.code) ? withoutErrors(e.extra) : {}),
       ...(e.errors ? { errors: e.errors } : {}),
     },
 };
 
-/** A 429 tells the game-server resource when to come back, as every success does (`next_check`). */
+/**
+ * The one error object after `success: false` (the game-server resource branches on `success`); a 429
+ * tells the resource when to come back, as every success does (`next_check`).
+ */
 const fivem: Envelope = {
   ok: (data) => ({ success: true, data }),
   error: (e) => ({
     success: false,
-    message: e.message,
-    ...(e.errors ? { errors: e.errors } : {}),
+    ...errorObject(e),
     ...(e.status === 429 && Number.isFinite(Number(e.extra.retry_after))
       ? { next_check: Number(e.extra.retry_after) }
       : {}),
   }),
 };
 
+/** The platform routes (health, docs, dashboard, payment pages, webhooks, development): the one error object. */
 const platform: Envelope = {
   ok: (data) => data,
-  error: (e) => ({ error: { code: e.code, message: e.message, ...(e.errors ? { errors: e.errors } : {}) } }),
+  error: errorObject,
 };
+
+/** Every `error_code` the Embed and Storefront envelopes can send that is not a lower_snake_case one. */
+export const SPEC_EMBED_ERROR_CODES: readonly string[] = [...PUBLIC_ERROR_CODES, 'RATE_LIMIT_EXCEEDED'];
+
+/** Every `error_code` the License envelope can send (docs/license.md, "Errors"). */
+export const LICENSE_ERROR_CODES: readonly string[] = [
+  ...LICENSE_SPECIFIC_CODES,
+  ...Object.values(LICENSE_GENERAL_CODES),
+  LICENSE_FALLBACK_CODE,
+];
 
 export const envelopes: Record<InterfaceName, Envelope> = {
   embed,

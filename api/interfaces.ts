@@ -75,8 +75,8 @@ export const INTERFACES: Record<InterfaceName, InterfaceDoc> = {
         '120 events per minute per IP, every event of a batch counting.',
     },
     security: [],
-    invalid: 'PlatformError',
-    limited: 'RateLimited',
+    invalid: 'AnalyticsError',
+    limited: 'AnalyticsRateLimited',
   },
   merchant: {
     tag: {
@@ -108,8 +108,9 @@ export const INTERFACES: Record<InterfaceName, InterfaceDoc> = {
       name: 'FiveM',
       description:
         'The command queue a game-server resource polls, with the store’s secret in `X-FiveM-Secret` ' +
-        '(one per game server; `npm run fivem-secret`). Every answer is `{success, data}` or ' +
-        '`{success: false, message}`; see [docs/fivem.md](/docs/fivem.md).',
+        '(one per game server; `npm run fivem-secret`). Every answer is `{success, data}`, or `success: false` ' +
+        'with the one error object of [docs/errors.md](/docs/errors.md) (`error_code`, `message`, `doc_url`); ' +
+        'see [docs/fivem.md](/docs/fivem.md).',
     },
     security: [{ FiveMSecret: [] }],
     invalid: FIVEM_INVALID,

@@ -1,28 +1,42 @@
 import { object, ref, schemaRef } from '../openapi/component-helpers';
+import type { Infer } from '../../shared/json-schema';
+import type { TypedResponse } from '../http/route';
 import type { ResponseObject, SchemaObject } from '../openapi/types';
 
 /**
  * The FiveM API's answers as the OpenAPI document shows them: `{success, data}` on success,
- * `{success: false, message}` (plus `errors` on invalid input, `next_check` on a rate limit) on failure.
+ * `{success: false}` and the one error object of docs/errors.md (`error_code`, `message`, `doc_url`, plus
+ * `errors` on invalid input) on failure, with `next_check` on a rate limit.
  */
 
 const json = (schema: SchemaObject, example?: unknown): ResponseObject['content'] => ({
   'application/json': example === undefined ? { schema } : { schema, example },
 });
 
-/** `{success: false, message}`, plus `errors` on invalid input and `next_check` on a rate limit. */
+/** `{success: false, error_code, message, doc_url}`, plus `errors` on invalid input, `next_check` on a 429. */
 export const fivemErrorSchema: SchemaObject = schemaRef('FiveMError');
 
-export const fivemRefused = (description: string, message: string): ResponseObject => ({
+export const fivemRefused = (description: string, errorCode: string, message: string): ResponseObject => ({
   description,
-  content: json(fivemErrorSchema, { success: false, message }),
+  content: json(fivemErrorSchema, {
+    success: false,
+    error_code: errorCode,
+    message,
+    doc_url: `/docs/errors.md#${errorCode}`,
+  }),
 });
 
 export const FIVEM_INVALID: ResponseObject = {
   description: 'Invalid request: every invalid field with its messages.',
   content: json(
     { allOf: [fivemErrorSchema, object({ errors: schemaRef('FieldErrors') })] },
-    { success: false, message: 'Invalid request', errors: { 'ids.0': ['ids[0] must be an integer'] } },
+    {
+      success: false,
+      error_code: 'validation_failed',
+      message: 'Invalid request',
+      errors: { 'ids.0': ['ids[0] must be an integer'] },
+      doc_url: '/docs/errors.md#validation_failed',
+    },
   ),
 };
 
@@ -37,7 +51,9 @@ export const FIVEM_LIMITED: ResponseObject = {
   },
   content: json(fivemErrorSchema, {
     success: false,
+    error_code: 'rate_limited',
     message: 'Too many requests. Please try again later.',
+    doc_url: '/docs/errors.md#rate_limited',
     next_check: 42,
   }),
 };
@@ -45,6 +61,7 @@ export const FIVEM_LIMITED: ResponseObject = {
 export const FIVEM_UNAUTHENTICATED = fivemRefused(
   'The `X-FiveM-Secret` header is missing, or is not a live secret of a game server (merchant tokens and ' +
     'embed keys are refused too).',
+  'unauthenticated',
   'Invalid FiveM secret',
 );
 
@@ -79,7 +96,11 @@ export const nextCheckSchema: SchemaObject = {
   description: 'Seconds until the resource should ask again.',
 };
 
-export const fivemOk = (description: string, data: SchemaObject, example?: unknown): ResponseObject => ({
+export const fivemOk = <const S extends SchemaObject>(
+  description: string,
+  data: S,
+  example?: unknown,
+): TypedResponse<Infer<S>> => ({
   description,
   content: json(
     { type: 'object', required: ['success', 'data'], properties: { success: { const: true }, data } },

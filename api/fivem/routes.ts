@@ -107,6 +107,7 @@ export const fivemRoutes = [
       }),
       404: fivemRefused(
         'No command was ever queued for this player in this store.',
+        'not_found',
         'Unknown player: no command was ever queued for this player',
       ),
     },
@@ -156,8 +157,8 @@ export const fivemRoutes = [
           data: { executed: [41], ignored: [{ id: 42, reason: 'executed' }], next_check: 30 },
         },
       ),
-      400: fivemRefused('The body is not JSON.', 'Malformed JSON body'),
-      413: fivemRefused('The body is larger than 64 kB.', 'Request body is too large'),
+      400: fivemRefused('The body is not JSON.', 'malformed_json', 'Malformed JSON body'),
+      413: fivemRefused('The body is larger than 64 kB.', 'payload_too_large', 'Request body is too large'),
     },
     handler: (ctx, { body }) =>
       acknowledgeCommands(ctx.deps.knex, fivemServerOf(ctx), body.ids, ctx.deps.config.fivem),

@@ -39,6 +39,18 @@ export const reply = <T>(data: T, options: ConstructorParameters<typeof Reply>[1
  */
 export type ResponseDoc = ResponseObject | Reference | string;
 
+declare const answerData: unique symbol;
+
+/**
+ * A response whose `data` has a type: the schema it documents, read by `Infer` (shared/json-schema.ts).
+ * Declared as a route's 200 or 201, it types what the handler returns, as the joi schemas type its input:
+ * a handler that returns anything else does not compile. The member exists only for the typecheck.
+ */
+export type TypedResponse<T> = ResponseObject & { readonly [answerData]?: T };
+
+/** What a handler returns: the answer's data, a Reply of it, or nothing when it wrote ctx.body itself. */
+export type Answer<R> = R | Reply<R> | undefined | void;
+
 export interface RouteRequest<P, Q, B> {
   params?: Joi.ObjectSchema<P>;
   query?: Joi.ObjectSchema<Q>;
@@ -58,7 +70,7 @@ export interface RouteRequest<P, Q, B> {
  */
 export type HeaderParameter = 'IdempotencyKey' | 'CartId';
 
-export interface RouteDefinition<P = unknown, Q = unknown, B = unknown> {
+export interface RouteDefinition<P = unknown, Q = unknown, B = unknown, R = unknown> {
   method: RouteMethod;
   /** The full path in OpenAPI form: `/api/embed/product/{productId}`. */
   path: string;
@@ -86,14 +98,17 @@ export interface RouteDefinition<P = unknown, Q = unknown, B = unknown> {
    * Answers by status. The interface's standard errors (422 where input is validated, 429 where it is
    * rate limited, ...) are added by the generator and need not be listed.
    */
-  responses: Record<number, ResponseDoc>;
+  responses: Record<number, ResponseDoc> & {
+    200?: TypedResponse<R> | Reference | string;
+    201?: TypedResponse<R> | Reference | string;
+  };
   /** Leave out of the OpenAPI document's standard answers (for example a route with no 429). */
   omitStandard?: readonly number[];
   /**
    * Returns the answer's data (written in the interface's envelope, status 200), a Reply, or undefined
    * when the handler wrote ctx.body itself (HTML pages, redirects, files).
    */
-  handler: (ctx: AppContext, input: RouteInput<P, Q, B>) => Promise<unknown> | unknown;
+  handler: (ctx: AppContext, input: RouteInput<P, Q, B>) => Promise<Answer<NoInfer<R>>> | Answer<NoInfer<R>>;
 }
 
 /**
@@ -101,14 +116,14 @@ export interface RouteDefinition<P = unknown, Q = unknown, B = unknown> {
  * handler meet, and erased here so routes of different shapes share one array.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type Route = RouteDefinition<any, any, any>;
+export type Route = RouteDefinition<any, any, any, any>;
 
 /**
  * Declares an operation. P, Q and B are inferred from the joi schemas (`Joi.object<T, true>({...})`
  * ties a schema's keys to T at compile time), so the handler's input is typed by what was validated.
  */
-export function defineRoute<P = Record<string, never>, Q = Record<string, never>, B = undefined>(
-  definition: RouteDefinition<P, Q, B>,
+export function defineRoute<P = Record<string, never>, Q = Record<string, never>, B = undefined, R = unknown>(
+  definition: RouteDefinition<P, Q, B, R>,
 ): Route {
   return definition;
 }

@@ -2,7 +2,7 @@ import Joi from 'joi';
 import { documentPage, type DocumentPage } from '../../shared/services/invoices/read';
 import type { AppContext } from '../context';
 import { paymentStatusGuards } from '../guards';
-import { defineRoute, RouteDefinition } from '../http/route';
+import { defineRoute, type ResponseDoc } from '../http/route';
 import { htmlResponse } from '../openapi/components';
 import type { ResponseObject } from '../openapi/types';
 import { sendHtml } from '../pay/html';
@@ -24,7 +24,7 @@ const noteParams = Joi.object<{ ref: string; number: number }, true>({
   number: Joi.number().integer().min(1).max(2_147_483_647).required().description('The note number.'),
 });
 
-const limited: RouteDefinition['responses'] = {
+const limited: Record<number, ResponseDoc> = {
   429: {
     description: 'Too many requests from this IP (120 per minute, shared with the payment pages).',
     content: { 'application/json': { schema: { $ref: '#/components/schemas/PlatformError' } } },

@@ -19,11 +19,9 @@ export const idParams = Joi.object<{ id: number }, true>({ id: id().required().d
 export function listQuery<T extends object>(
   keys: Joi.PartialSchemaMap<T>,
 ): Joi.ObjectSchema<T & PageRequest> {
-  return Joi.object({ ...pagination, ...keys })
+  return Joi.object<T & PageRequest>({ ...pagination, ...keys })
     .unknown(false)
-    .messages({ 'object.unknown': '{{#label}} is not a known parameter' }) as unknown as Joi.ObjectSchema<
-    T & PageRequest
-  >;
+    .messages({ 'object.unknown': '{{#label}} is not a known parameter' });
 }
 
 /** A query that takes no parameters at all. */
@@ -35,7 +33,14 @@ export const noQuery = Joi.object<Record<string, never>, true>({})
  * A page as the Merchant API answers it: the rows in `data`, the totals in `meta`, plus the paginator
  * fields Laravel clients read (current_page, per_page, total, last_page).
  */
-export function pageBody<T>(paged: Paged<T> | { items: T[]; meta: PageMeta }): Record<string, unknown> {
+export function pageBody<T>(paged: Paged<T> | { items: T[]; meta: PageMeta }): {
+  data: T[];
+  meta: PageMeta;
+  current_page: number;
+  per_page: number;
+  total: number;
+  last_page: number;
+} {
   return {
     data: paged.items,
     meta: paged.meta,

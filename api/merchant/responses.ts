@@ -1,10 +1,19 @@
+import { pageMetaSchema } from '../../shared/views';
 import { ref, schemaRef } from '../openapi/components';
 import { object } from '../openapi/component-helpers';
 import type { ResponseObject, SchemaObject } from '../openapi/types';
+import type { PublicErrorCode } from '../../shared/error-codes';
+import type { Infer } from '../../shared/json-schema';
+import type { TypedResponse } from '../http/route';
 
 /** Answers of the Merchant API: the envelope around each resource, and the resources' shapes. */
 
-export function merchantOk(description: string, data: SchemaObject, example?: unknown): ResponseObject {
+/** The Merchant envelope around `data`; the route's handler must return what `data` describes. */
+export function merchantOk<const S extends SchemaObject>(
+  description: string,
+  data: S,
+  example?: unknown,
+): TypedResponse<Infer<S>> {
   const schema: SchemaObject = {
     allOf: [schemaRef('MerchantSuccess'), { type: 'object', required: ['data'], properties: { data } }],
   };
@@ -15,18 +24,29 @@ export function merchantOk(description: string, data: SchemaObject, example?: un
 }
 
 /** The answer of an `Idempotency-Key` replay: it says so in `Idempotent-Replayed`. */
-export const replayed = (response: ResponseObject): ResponseObject => ({
+export const replayed = <T extends ResponseObject>(response: T): T => ({
   ...response,
   headers: { ...response.headers, 'Idempotent-Replayed': ref('headers', 'Idempotent-Replayed') },
 });
 
-/** A Merchant error answer with its own description and an example message. */
-export const merchantRefused = (description: string, message: string): ResponseObject => ({
+/** A Merchant error answer: its example code (docs/errors.md), its own description and an example message. */
+export const merchantRefused = (
+  errorCode: PublicErrorCode,
+  description: string,
+  message: string,
+): ResponseObject => ({
   description,
   content: {
     'application/json': {
       schema: schemaRef('MerchantError'),
-      example: { message, data: null, api: 'merchant', timestamp: 1795000000, error: true },
+      example: {
+        message,
+        data: null,
+        api: 'merchant',
+        timestamp: 1795000000,
+        error: true,
+        error_code: errorCode,
+      },
     },
   },
 });
@@ -54,7 +74,7 @@ export const obj = object;
 export function pageOf(item: SchemaObject): SchemaObject {
   return obj({
     data: { type: 'array', items: item },
-    meta: obj({ page: int, per_page: int, total: int, last_page: int }),
+    meta: pageMetaSchema,
     current_page: int,
     per_page: int,
     total: int,

@@ -8,13 +8,4 @@ export const ref = (kind: keyof ComponentsObject, name: string): Reference => ({
 export const schemaRef = (name: string): SchemaObject => ({ $ref: `#/components/schemas/${name}` });
 
 /** Shorthand for an object schema whose listed properties are all required unless named in `optional`. */
-export function object(
-  properties: Record<string, SchemaObject>,
-  optional: readonly string[] = [],
-): SchemaObject {
-  return {
-    type: 'object',
-    properties,
-    required: Object.keys(properties).filter((k) => !optional.includes(k)),
-  };
-}
+export { object } from '../../shared/json-schema';

@@ -11,6 +11,11 @@ import type {
 import { object, ref, schemaRef } from './component-helpers';
 import { sharedSchemas } from './schemas';
 import { licenseResponses, licenseSchemas } from './license-schemas';
+import { ERROR_CODES } from '../../shared/error-codes';
+import { customerSchema } from '../../shared/services/customers/schema';
+import type { Infer } from '../../shared/json-schema';
+import type { TypedResponse } from '../http/route';
+import { SPEC_EMBED_ERROR_CODES } from '../envelopes';
 
 export { object, ref, schemaRef };
 
@@ -34,13 +39,41 @@ export const EMBED_ERROR_CODES = [
 
 /**
  * A stable, machine-readable name of the failure (docs/errors.md), on every error envelope; clients
- * branch on it rather than on `message`, which is for people and may be translated.
+ * branch on it rather than on `message`, which is for people and may be translated. Each interface's
+ * schema lists exactly the codes its envelope can send (api/envelopes.ts).
  */
-const errorCode: SchemaObject = {
+const STABLE_CODES: string[] = Object.values(ERROR_CODES);
+
+const errorCode = (codes: readonly string[], description?: string): SchemaObject => ({
   type: 'string',
-  description: 'Stable name of the failure (docs/errors.md); `message` is for people and may be translated.',
-  examples: ['RATE_LIMIT_EXCEEDED'],
+  description:
+    description ??
+    'Stable name of the failure (docs/errors.md); `message` is for people and may be translated.',
+  enum: [...codes],
+});
+
+const docUrl: SchemaObject = {
+  type: 'string',
+  format: 'uri-reference',
+  description: 'Where docs/errors.md explains the code: `/docs/errors.md#<code>`.',
+  examples: ['/docs/errors.md#not_found'],
 };
+
+/** The one error object's members (docs/errors.md, "One error object"), for the interfaces that answer it. */
+const errorObjectProperties = {
+  error_code: errorCode(STABLE_CODES),
+  message: { type: 'string' },
+  errors: schemaRef('FieldErrors'),
+  doc_url: docUrl,
+} satisfies Record<string, SchemaObject>;
+
+const errorObject = (description: string): SchemaObject => ({
+  type: 'object',
+  description,
+  required: ['error_code', 'message', 'doc_url'],
+  properties: errorObjectProperties,
+  additionalProperties: false,
+});
 
 const fieldErrors: SchemaObject = {
   type: 'object',
@@ -65,10 +98,10 @@ const schemas: Record<string, SchemaObject> = {
     properties: {
       success: { const: false },
       message: { type: 'string' },
-      error_code: {
-        ...errorCode,
-        description: `The spec's codes (${EMBED_ERROR_CODES.join(', ')}), else a stable lower_snake_case code of docs/errors.md.`,
-      },
+      error_code: errorCode(
+        [...SPEC_EMBED_ERROR_CODES, ...STABLE_CODES],
+        `The spec's codes (${EMBED_ERROR_CODES.join(', ')}), else a stable lower_snake_case code of docs/errors.md.`,
+      ),
       retry_after: {
         type: 'integer',
         description: 'Seconds to wait (RATE_LIMIT_EXCEEDED, COOLDOWN_ACTIVE).',
@@ -95,12 +128,12 @@ const schemas: Record<string, SchemaObject> = {
   StorefrontError: {
     type: 'object',
     description: 'Storefront API error envelope (a 429 is `MessageOnly`).',
-    required: ['success', 'data', 'message'],
+    required: ['success', 'data', 'message', 'error_code'],
     properties: {
       success: { const: false },
       data: { type: 'null' },
       message: { type: 'string' },
-      error_code: errorCode,
+      error_code: errorCode([...SPEC_EMBED_ERROR_CODES, ...STABLE_CODES]),
       errors: schemaRef('FieldErrors'),
     },
   },
@@ -118,14 +151,14 @@ const schemas: Record<string, SchemaObject> = {
   MerchantError: {
     type: 'object',
     description: 'Merchant API error envelope: `data` is null and `error` true (a 429 is `MessageOnly`).',
-    required: ['message', 'data', 'api', 'timestamp', 'error'],
+    required: ['message', 'data', 'api', 'timestamp', 'error', 'error_code'],
     properties: {
       message: { type: 'string' },
       data: { type: 'null' },
       api: { type: 'string', const: 'merchant' },
       timestamp: { type: 'integer', description: 'Unix time in seconds.' },
       error: { const: true },
-      error_code: errorCode,
+      error_code: errorCode(STABLE_CODES),
       errors: schemaRef('FieldErrors'),
     },
   },
@@ -135,72 +168,44 @@ const schemas: Record<string, SchemaObject> = {
     required: ['status'],
     properties: { status: { const: 'ok' }, processed: { type: 'integer' } },
   },
-  AnalyticsError: {
-    type: 'object',
-    description: 'Analytics collection error (a 429 is `MessageOnly`).',
-    required: ['status', 'message'],
-    properties: {
-      status: { const: 'error' },
-      message: { type: 'string' },
-      error_code: errorCode,
-      errors: schemaRef('FieldErrors'),
-    },
-  },
+  AnalyticsError: errorObject(
+    'Analytics collection error, 429 included: the one error object (the spec gives status codes only).',
+  ),
   LicenseServerError: {
     type: 'object',
     description:
       'A License API failure outside the signed answers (an unexpected error): `success: false`, `message` ' +
       'and `error_code`.',
-    required: ['success', 'message'],
-    properties: { success: { const: false }, message: { type: 'string' }, error_code: errorCode },
-  },
-  FiveMError: {
-    type: 'object',
-    description: 'FiveM API error envelope.',
-    required: ['success', 'message'],
+    required: ['success', 'message', 'error_code'],
     properties: {
       success: { const: false },
       message: { type: 'string' },
-      error_code: errorCode,
-      errors: schemaRef('FieldErrors'),
+      error_code: errorCode(['SERVER_ERROR']),
+    },
+  },
+  FiveMError: {
+    type: 'object',
+    description: 'FiveM API error envelope: `success: false` and the one error object.',
+    required: ['success', 'error_code', 'message', 'doc_url'],
+    properties: {
+      success: { const: false },
+      ...errorObjectProperties,
       next_check: { type: 'integer', description: 'On a 429: seconds to wait before the next request.' },
     },
+    additionalProperties: false,
   },
   MessageOnly: {
     type: 'object',
-    description: 'The 429 body of the Merchant, Storefront and License APIs.',
+    description: 'The 429 body of the Merchant, Storefront and License APIs (spec, "Rate limit responses").',
     required: ['message'],
-    properties: { message: { type: 'string' }, error_code: errorCode },
+    properties: { message: { type: 'string' } },
+    additionalProperties: false,
   },
-  PlatformError: {
-    type: 'object',
-    description: 'Errors of the platform routes (health, docs, dashboard, dev).',
-    required: ['error'],
-    properties: {
-      error_code: errorCode,
-      error: {
-        type: 'object',
-        required: ['code', 'message'],
-        properties: {
-          code: { type: 'string' },
-          message: { type: 'string' },
-          errors: schemaRef('FieldErrors'),
-        },
-      },
-    },
-  },
-  Customer: {
-    type: 'object',
-    required: ['id', 'firstName', 'lastName', 'email', 'phone', 'country_code'],
-    properties: {
-      id: { type: 'integer' },
-      firstName: { type: 'string', maxLength: 100 },
-      lastName: { type: 'string', maxLength: 100 },
-      email: { type: 'string', format: 'email' },
-      phone: { type: 'string', description: 'Number without country code.' },
-      country_code: { type: 'string', description: 'Digits, no plus sign.' },
-    },
-  },
+  PlatformError: errorObject(
+    'Errors of the platform routes (health, docs, dashboard, payment pages, webhooks, development): the ' +
+      'one error object.',
+  ),
+  Customer: customerSchema,
 };
 
 const headers: ComponentsObject['headers'] = {
@@ -284,7 +289,7 @@ const responses: Record<string, ResponseObject> = {
     }),
   },
   RateLimited: {
-    description: 'Too many requests: a message only (Merchant, Storefront, License and Analytics).',
+    description: 'Too many requests: a message only (Merchant, Storefront and License).',
     headers: rateLimitHeaders,
     content: json(schemaRef('MessageOnly'), { message: 'Too many requests' }),
   },
@@ -326,8 +331,25 @@ const responses: Record<string, ResponseObject> = {
     content: json(schemaRef('MerchantError')),
   },
   PlatformError: {
-    description: 'Refused; see `error.message`.',
-    content: json(schemaRef('PlatformError')),
+    description: 'Refused; see `error_code` and `message`.',
+    content: json(schemaRef('PlatformError'), {
+      error_code: 'not_found',
+      message: 'Not found',
+      doc_url: '/docs/errors.md#not_found',
+    }),
+  },
+  AnalyticsError: {
+    description: 'Refused; see `error_code` and `message` (and `errors` per field on a 422).',
+    content: json(schemaRef('AnalyticsError')),
+  },
+  AnalyticsRateLimited: {
+    description: 'More than 120 events in a minute from one IP (`rate_limited`), with `Retry-After`.',
+    headers: rateLimitHeaders,
+    content: json(schemaRef('AnalyticsError'), {
+      error_code: 'rate_limited',
+      message: 'Too many requests. Please try again later.',
+      doc_url: '/docs/errors.md#rate_limited',
+    }),
   },
 };
 
@@ -424,6 +446,7 @@ export function jsonBody(schema: SchemaObject, example?: unknown): RequestBodyOb
   return { required: true, content: json(schema, example) };
 }
 
+/** A JSON answer as sent, envelope included: untyped, since each interface's envelope wraps `data` its own way. */
 export function jsonResponse(description: string, schema: SchemaObject, example?: unknown): ResponseObject {
   return { description, content: json(schema, example) };
 }
@@ -437,12 +460,20 @@ export const successOf = (envelope: string, data: SchemaObject): SchemaObject =>
 });
 
 /** `{success: true, data: <data>}` of the Embed API (the rate-limit headers are added by the generator). */
-export function embedOk(description: string, data: SchemaObject, example?: unknown): ResponseObject {
+export function embedOk<const S extends SchemaObject>(
+  description: string,
+  data: S,
+  example?: unknown,
+): TypedResponse<Infer<S>> {
   return { description, content: json(successOf('EmbedSuccess', data), example) };
 }
 
 /** `{success: true, data: <data>, message}` of the Storefront API. */
-export function storefrontOk(description: string, data: SchemaObject, example?: unknown): ResponseObject {
+export function storefrontOk<const S extends SchemaObject>(
+  description: string,
+  data: S,
+  example?: unknown,
+): TypedResponse<Infer<S>> {
   return { description, content: json(successOf('StorefrontSuccess', data), example) };
 }
 

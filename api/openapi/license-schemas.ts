@@ -1,4 +1,5 @@
 import { object, schemaRef } from './component-helpers';
+import { LICENSE_ERROR_CODES } from '../envelopes';
 import type { HeaderObject, MediaTypeObject, ResponseObject, SchemaObject } from './types';
 
 /**
@@ -6,25 +7,6 @@ import type { HeaderObject, MediaTypeObject, ResponseObject, SchemaObject } from
  * encrypted (`LicenseEncrypted`) when the product says so, so each is documented as "the plain document or
  * its encryption".
  */
-
-export const LICENSE_ERROR_CODES = [
-  'LICENSE_NOT_FOUND',
-  'LICENSE_EXPIRED',
-  'LICENSE_SUSPENDED',
-  'LICENSE_REVOKED',
-  'LICENSE_NOT_ACTIVE',
-  'HWID_REQUIRED',
-  'ACTIVATION_LIMIT_REACHED',
-  'RESET_LIMIT_REACHED',
-  'CERTIFICATE_VOID',
-  'VALIDATION_FAILED',
-  'INVALID_REQUEST',
-  'NOT_FOUND',
-  'PAYLOAD_TOO_LARGE',
-  'UNSUPPORTED_MEDIA_TYPE',
-  'SERVER_ERROR',
-  'REQUEST_FAILED',
-] as const;
 
 const stamp = {
   request: schemaRef('LicenseRequestBinding'),

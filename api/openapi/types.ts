@@ -3,37 +3,12 @@
  * silently vanishing from the docs. Schemas are JSON Schema 2020-12 (OpenAPI 3.1's dialect).
  */
 
-export type JsonType = 'object' | 'array' | 'string' | 'integer' | 'number' | 'boolean' | 'null';
+export type { JsonType, SchemaObject } from '../../shared/json-schema';
+import type { SchemaObject } from '../../shared/json-schema';
 
 export interface Reference {
   $ref: string;
   description?: string;
-}
-
-export interface SchemaObject {
-  $ref?: string;
-  type?: JsonType | JsonType[];
-  title?: string;
-  description?: string;
-  format?: string;
-  properties?: Record<string, SchemaObject>;
-  required?: string[];
-  additionalProperties?: boolean | SchemaObject;
-  items?: SchemaObject;
-  enum?: ReadonlyArray<string | number | boolean | null>;
-  const?: string | number | boolean | null;
-  default?: unknown;
-  examples?: unknown[];
-  minimum?: number;
-  maximum?: number;
-  minLength?: number;
-  maxLength?: number;
-  minItems?: number;
-  maxItems?: number;
-  pattern?: string;
-  oneOf?: SchemaObject[];
-  anyOf?: SchemaObject[];
-  allOf?: SchemaObject[];
 }
 
 export interface HeaderObject {

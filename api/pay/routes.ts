@@ -11,7 +11,7 @@ import {
 } from '../../shared/services/payments';
 import type { AppContext, AppMiddleware } from '../context';
 import { paymentStatusGuards } from '../guards';
-import { defineRoute, RouteDefinition } from '../http/route';
+import { defineRoute, type ResponseDoc } from '../http/route';
 import { htmlResponse, redirectResponse, schemaRef } from '../openapi/components';
 import { sandboxWebhookTarget } from '../sandbox/webhook-target';
 import { sendHtml } from './html';
@@ -72,7 +72,7 @@ const paymentRefParam = Joi.object<{ paymentRef: string }, true>({
   paymentRef: Joi.string().max(200).required().description('The payment id and its signature, as issued.'),
 });
 
-const limited: RouteDefinition['responses'] = {
+const limited: Record<number, ResponseDoc> = {
   429: {
     description: 'Too many requests from this IP (120 per minute, shared with payment status polling).',
     content: { 'application/json': { schema: { $ref: '#/components/schemas/PlatformError' } } },

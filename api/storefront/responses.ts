@@ -1,4 +1,5 @@
 import { object, schemaRef } from '../openapi/components';
+import type { PublicErrorCode } from '../../shared/error-codes';
 import type { ResponseObject, SchemaObject, SecurityRequirement } from '../openapi/types';
 
 /** Answer schemas and helpers of the Storefront routes (products, cart, wishlist, reviews). */
@@ -13,19 +14,24 @@ const decimal = (description: string): SchemaObject => ({
   description: `${description} With the currency's own decimals (ISO 4217): 2 for SAR, 3 for KWD, none for JPY.`,
 });
 
-/** An error answer of the Storefront envelope with its own description and an example message. */
-export const storefrontRefused = (description: string, message: string): ResponseObject => ({
+/** An error answer of the Storefront envelope with its own description, an example code and message. */
+export const storefrontRefused = (
+  description: string,
+  errorCode: PublicErrorCode,
+  message: string,
+): ResponseObject => ({
   description,
   content: {
     'application/json': {
       schema: schemaRef('StorefrontError'),
-      example: { success: false, data: null, message },
+      example: { success: false, data: null, message, error_code: errorCode },
     },
   },
 });
 
 export const unauthenticated = storefrontRefused(
   'No token, an invalid or expired one, a token of another store, or an Embed token.',
+  'unauthenticated',
   'Unauthenticated.',
 );
 

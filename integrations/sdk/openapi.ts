@@ -3736,17 +3736,21 @@ export interface components {
             /** @constant */
             status: "ok";
         };
-        /** @description Analytics collection error (a 429 is `MessageOnly`). */
+        /** @description Analytics collection error, 429 included: the one error object (the spec gives status codes only). */
         AnalyticsError: {
             /**
-             * @description Stable name of the failure (docs/errors.md); `message` is for people and may be translated.
-             * @example RATE_LIMIT_EXCEEDED
+             * Format: uri-reference
+             * @description Where docs/errors.md explains the code: `/docs/errors.md#<code>`.
+             * @example /docs/errors.md#not_found
              */
-            error_code?: string;
+            doc_url: string;
+            /**
+             * @description Stable name of the failure (docs/errors.md); `message` is for people and may be translated.
+             * @enum {string}
+             */
+            error_code: "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
             errors?: components["schemas"]["FieldErrors"];
             message: string;
-            /** @constant */
-            status: "error";
         };
         CheckoutSession: {
             /** @description Total payable. With the currency's own decimals (ISO 4217): 2 for SAR, 3 for KWD, none for JPY. */
@@ -3835,9 +3839,9 @@ export interface components {
             cooldown_seconds?: number | null;
             /**
              * @description The spec's codes (PHONE_BLOCKED, RATE_LIMIT_EXCEEDED, COOLDOWN_ACTIVE, SESSION_EXPIRED, INVALID_CODE, MAX_ATTEMPTS_REACHED), else a stable lower_snake_case code of docs/errors.md.
-             * @example RATE_LIMIT_EXCEEDED
+             * @enum {string}
              */
-            error_code?: string;
+            error_code?: "PHONE_BLOCKED" | "COOLDOWN_ACTIVE" | "SESSION_EXPIRED" | "INVALID_CODE" | "MAX_ATTEMPTS_REACHED" | "RATE_LIMIT_EXCEEDED" | "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
             errors?: components["schemas"]["FieldErrors"];
             message: string;
             /** @description INVALID_CODE only. */
@@ -3918,13 +3922,19 @@ export interface components {
         FieldErrors: {
             [key: string]: string[];
         };
-        /** @description FiveM API error envelope. */
+        /** @description FiveM API error envelope: `success: false` and the one error object. */
         FiveMError: {
             /**
-             * @description Stable name of the failure (docs/errors.md); `message` is for people and may be translated.
-             * @example RATE_LIMIT_EXCEEDED
+             * Format: uri-reference
+             * @description Where docs/errors.md explains the code: `/docs/errors.md#<code>`.
+             * @example /docs/errors.md#not_found
              */
-            error_code?: string;
+            doc_url: string;
+            /**
+             * @description Stable name of the failure (docs/errors.md); `message` is for people and may be translated.
+             * @enum {string}
+             */
+            error_code: "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
             errors?: components["schemas"]["FieldErrors"];
             message: string;
             /** @description On a 429: seconds to wait before the next request. */
@@ -4056,9 +4066,9 @@ export interface components {
         LicenseServerError: {
             /**
              * @description Stable name of the failure (docs/errors.md); `message` is for people and may be translated.
-             * @example RATE_LIMIT_EXCEEDED
+             * @enum {string}
              */
-            error_code?: string;
+            error_code: "SERVER_ERROR";
             message: string;
             /** @constant */
             success: false;
@@ -4082,9 +4092,9 @@ export interface components {
             error: true;
             /**
              * @description Stable name of the failure (docs/errors.md); `message` is for people and may be translated.
-             * @example RATE_LIMIT_EXCEEDED
+             * @enum {string}
              */
-            error_code?: string;
+            error_code: "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
             errors?: components["schemas"]["FieldErrors"];
             message: string;
             /** @description Unix time in seconds. */
@@ -4099,13 +4109,8 @@ export interface components {
             /** @description Unix time in seconds. */
             timestamp: number;
         };
-        /** @description The 429 body of the Merchant, Storefront and License APIs. */
+        /** @description The 429 body of the Merchant, Storefront and License APIs (spec, "Rate limit responses"). */
         MessageOnly: {
-            /**
-             * @description Stable name of the failure (docs/errors.md); `message` is for people and may be translated.
-             * @example RATE_LIMIT_EXCEEDED
-             */
-            error_code?: string;
             message: string;
         };
         /** @description An order was created: Its first fulfilment job ran: a free order, a paid order or a confirmed manual payment. */
@@ -4259,18 +4264,21 @@ export interface components {
             is_paid: boolean;
             order_id: number | null;
         };
-        /** @description Errors of the platform routes (health, docs, dashboard, dev). */
+        /** @description Errors of the platform routes (health, docs, dashboard, payment pages, webhooks, development): the one error object. */
         PlatformError: {
-            error: {
-                code: string;
-                errors?: components["schemas"]["FieldErrors"];
-                message: string;
-            };
+            /**
+             * Format: uri-reference
+             * @description Where docs/errors.md explains the code: `/docs/errors.md#<code>`.
+             * @example /docs/errors.md#not_found
+             */
+            doc_url: string;
             /**
              * @description Stable name of the failure (docs/errors.md); `message` is for people and may be translated.
-             * @example RATE_LIMIT_EXCEEDED
+             * @enum {string}
              */
-            error_code?: string;
+            error_code: "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
+            errors?: components["schemas"]["FieldErrors"];
+            message: string;
         };
         Readiness: {
             checks: {
@@ -4390,9 +4398,9 @@ export interface components {
             data: null;
             /**
              * @description Stable name of the failure (docs/errors.md); `message` is for people and may be translated.
-             * @example RATE_LIMIT_EXCEEDED
+             * @enum {string}
              */
-            error_code?: string;
+            error_code: "PHONE_BLOCKED" | "COOLDOWN_ACTIVE" | "SESSION_EXPIRED" | "INVALID_CODE" | "MAX_ATTEMPTS_REACHED" | "RATE_LIMIT_EXCEEDED" | "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
             errors?: components["schemas"]["FieldErrors"];
             message: string;
             /** @constant */
@@ -4631,9 +4639,33 @@ export interface components {
                 "application/json": components["schemas"]["AnalyticsError"];
             };
         };
+        /** @description Refused; see `error_code` and `message` (and `errors` per field on a 422). */
+        AnalyticsError: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["AnalyticsError"];
+            };
+        };
         /** @description Unexpected failure, in the interface’s error envelope with a generic message and no detail; the server log has it under the `X-Request-Id` of the answer. */
         AnalyticsInternalError: {
             headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["AnalyticsError"];
+            };
+        };
+        /** @description More than 120 events in a minute from one IP (`rate_limited`), with `Retry-After`. */
+        AnalyticsRateLimited: {
+            headers: {
+                "Retry-After": components["headers"]["Retry-After"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
@@ -4863,7 +4895,7 @@ export interface components {
                 "application/json": components["schemas"]["PlatformError"];
             };
         };
-        /** @description Refused; see `error.message`. */
+        /** @description Refused; see `error_code` and `message`. */
         PlatformError: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4883,7 +4915,7 @@ export interface components {
                 "application/json": components["schemas"]["PlatformError"];
             };
         };
-        /** @description Too many requests: a message only (Merchant, Storefront, License and Analytics). */
+        /** @description Too many requests: a message only (Merchant, Storefront and License). */
         RateLimited: {
             headers: {
                 "Retry-After": components["headers"]["Retry-After"];
@@ -8029,32 +8061,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        errors?: components["schemas"]["FieldErrors"];
-                        message: string;
-                        /** @constant */
-                        status: "error";
-                    };
+                    "application/json": components["schemas"]["AnalyticsError"];
                 };
             };
-            /** @description A field breaks its type or length limit. */
-            422: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        errors?: components["schemas"]["FieldErrors"];
-                        message: string;
-                        /** @constant */
-                        status: "error";
-                    };
-                };
-            };
-            429: components["responses"]["RateLimited"];
+            422: components["responses"]["AnalyticsError"];
+            429: components["responses"]["AnalyticsRateLimited"];
             500: components["responses"]["AnalyticsInternalError"];
             503: components["responses"]["AnalyticsDependencyUnavailable"];
         };
@@ -8118,32 +8129,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        errors?: components["schemas"]["FieldErrors"];
-                        message: string;
-                        /** @constant */
-                        status: "error";
-                    };
+                    "application/json": components["schemas"]["AnalyticsError"];
                 };
             };
-            /** @description A field breaks its type or length limit. */
-            422: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        errors?: components["schemas"]["FieldErrors"];
-                        message: string;
-                        /** @constant */
-                        status: "error";
-                    };
-                };
-            };
-            429: components["responses"]["RateLimited"];
+            422: components["responses"]["AnalyticsError"];
+            429: components["responses"]["AnalyticsRateLimited"];
             500: components["responses"]["AnalyticsInternalError"];
             503: components["responses"]["AnalyticsDependencyUnavailable"];
         };

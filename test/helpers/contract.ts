@@ -164,3 +164,24 @@ export function checkWebhookEvent(nodeEnv: Config['nodeEnv'], text: string): voi
     );
   }
 }
+
+/**
+ * Throws a ContractViolation when `body` is not allowed by the document's schema `name`
+ * (`#/components/schemas/{name}`): for answers to paths no operation documents (an unknown path), which
+ * still carry their interface's error envelope.
+ */
+export function checkSchema(nodeEnv: Config['nodeEnv'], name: string, body: unknown): void {
+  const { doc, ajv } = load(nodeEnv);
+  if (!doc.components.schemas[name]) throw new ContractViolation(`no schema ${name} in the document`);
+  const at = pointer('components', 'schemas', name);
+  const cache = validators.get(ajv) ?? new Map<string, ValidateFunction>();
+  validators.set(ajv, cache);
+  const validate = cache.get(at) ?? ajv.getSchema(`${DOC_ID}${at}`);
+  if (!validate) throw new ContractViolation(`no schema at ${at}`);
+  cache.set(at, validate);
+  if (!validate(body)) {
+    throw new ContractViolation(
+      `a body schema ${name} does not allow: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 500)}`,
+    );
+  }
+}

@@ -17,7 +17,7 @@ const patchBody = Joi.object<Partial<CategoryInput>>(categoryKeys('patch'))
   .min(1)
   .required()
   .messages({ 'object.min': 'name at least one of name, slug, position' });
-const notFound = merchantRefused('No such category in this store.', 'Category not found');
+const notFound = merchantRefused('not_found', 'No such category in this store.', 'Category not found');
 
 export const merchantCategoryRoutes = [
   defineRoute({

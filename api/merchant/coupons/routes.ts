@@ -23,7 +23,7 @@ const couponsQuery = listQuery<CouponFilters>({
   active: Joi.boolean().truthy('1').falsy('0'),
   code: Joi.string().max(100),
 });
-const notFound = merchantRefused('No such coupon in this store.', 'Coupon not found');
+const notFound = merchantRefused('not_found', 'No such coupon in this store.', 'Coupon not found');
 
 const RULES =
   'Keys: `code` (letters, digits, - and _; unique in the store whatever the case: a code already used is ' +

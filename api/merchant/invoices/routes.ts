@@ -1,3 +1,4 @@
+import { pageMetaSchema } from '../../../shared/views';
 import Joi from 'joi';
 import { Readable } from 'node:stream';
 import { merchantInvoice } from '../../../shared/services/invoices/read';
@@ -138,6 +139,7 @@ const vatBody = Joi.object<
   .messages({ 'object.min': 'give at least one of legal_name, vat_number, address' });
 
 const notFound = merchantRefused(
+  'not_found',
   'No invoice: another store’s order, an order not paid, or a store without a VAT number.',
   'Invoice not found',
 );
@@ -180,7 +182,7 @@ export const merchantInvoiceRoutes = [
           month: str,
           totals: { type: 'array', items: MonthTotals },
           data: { type: 'array', items: TaxDocument },
-          meta: obj({ page: int, per_page: int, total: int, last_page: int }),
+          meta: pageMetaSchema,
           current_page: int,
           per_page: int,
           total: int,
@@ -258,7 +260,7 @@ export const merchantInvoiceRoutes = [
     },
     responses: {
       200: merchantOk('The settings now.', VatSettings),
-      400: merchantRefused('The body is not a JSON object.', 'Malformed JSON body'),
+      400: merchantRefused('malformed_json', 'The body is not a JSON object.', 'Malformed JSON body'),
     },
     handler: async (ctx, { body }) => {
       return updateVatSettings(ctx.deps, ctx.state.store!.id, body);

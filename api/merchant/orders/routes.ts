@@ -19,11 +19,19 @@ import {
   StatusChange,
 } from '../responses';
 import * as schemas from './schemas';
+import type { SchemaObject } from '../../openapi/types';
 
 const notFound = merchantRefused(
+  'not_found',
   'No such order in this store (another store’s order too).',
   'Order not found',
 );
+
+/**
+ * The order detail's schema, read without its type: orderDetail() (shared/services/merchant/orders.ts)
+ * returns an untyped record, so this answer is held to its schema by the contract tests alone.
+ */
+const orderDetailAnswer: SchemaObject = OrderDetail;
 
 export const merchantOrderRoutes = [
   defineRoute({
@@ -79,10 +87,12 @@ export const merchantOrderRoutes = [
         merchantOk('The same request was made before: the same ids, nothing created.', CreatedOrder),
       ),
       400: merchantRefused(
+        'invalid_request',
         'Coupon refused, insufficient stock, no payment method, or a body that is not a JSON object.',
         'Insufficient stock',
       ),
       409: merchantRefused(
+        'conflict',
         'The Idempotency-Key was used with another body, or an identical request is still running.',
         'This Idempotency-Key was already used with a different request body',
       ),
@@ -117,7 +127,7 @@ export const merchantOrderRoutes = [
       'receipt for a store without a VAT number).',
     guards: merchantGuards,
     request: { params: idParams },
-    responses: { 200: merchantOk('The order.', OrderDetail), 404: notFound },
+    responses: { 200: merchantOk('The order.', orderDetailAnswer), 404: notFound },
     handler: async (ctx, { params }) => ({
       ...(await orderDetail(ctx.deps.knex, ctx.state.store!.id, params.id, ctx.deps.config.publicBaseUrl)),
       invoice_url: await documentUrl(ctx.deps.knex, urlDeps(ctx.deps), params.id),
@@ -141,7 +151,7 @@ export const merchantOrderRoutes = [
     request: { params: idParams, body: schemas.statusBody, example: { status: 4 } },
     responses: {
       200: merchantOk('The change (or none).', StatusChange),
-      400: merchantRefused('The body is not a JSON object.', 'Malformed JSON body'),
+      400: merchantRefused('malformed_json', 'The body is not a JSON object.', 'Malformed JSON body'),
       404: notFound,
     },
     handler: async (ctx, { params, body }) => {
@@ -167,7 +177,7 @@ export const merchantOrderRoutes = [
         description: 'The file.',
         content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
       },
-      404: merchantRefused('No such order, or no file in that field.', 'Upload not found'),
+      404: merchantRefused('not_found', 'No such order, or no file in that field.', 'Upload not found'),
     },
     handler: async (ctx, { params }) => {
       const file = await orderUpload(ctx.deps.knex, ctx.state.store!.id, params.id, params.index);

@@ -48,13 +48,9 @@ export type ListQuery = OrderFilters & PageRequest;
 export const ordersQuery = listQuery<ListQuery>({
   status: Joi.alternatives()
     .try(Joi.number().integer().min(1).max(6), statusList)
-    .description('A status code, or a comma list: `2,3`.') as unknown as Joi.ArraySchema<number[]>,
-  from: dateOrDateTime.description(
-    'From this instant, or this UTC day (YYYY-MM-DD).',
-  ) as unknown as Joi.DateSchema,
-  to: dateOrDateTime.description(
-    'Up to this instant, or the end of this UTC day.',
-  ) as unknown as Joi.DateSchema,
+    .description('A status code, or a comma list: `2,3`.'),
+  from: dateOrDateTime.description('From this instant, or this UTC day (YYYY-MM-DD).'),
+  to: dateOrDateTime.description('Up to this instant, or the end of this UTC day.'),
   email: Joi.string().trim().email().max(254).description('The customer’s e-mail (any case).'),
   phone: Joi.string()
     .trim()
@@ -77,13 +73,7 @@ export const ordersQuery = listQuery<ListQuery>({
 export const createBody = guestCheckoutBody as unknown as Joi.ObjectSchema<MerchantOrderBody>;
 
 export const statusBody = Joi.object<{ status: OrderStatus }, true>({
-  status: Joi.number()
-    .integer()
-    .strict()
-    .min(1)
-    .max(6)
-    .required()
-    .description('The new order status code.') as unknown as Joi.NumberSchema<OrderStatus>,
+  status: Joi.number().integer().strict().min(1).max(6).required().description('The new order status code.'),
 })
   .unknown(false)
   .messages({ 'number.base': '{{#label}} must be an order status code (integer 1 to 6)' });

@@ -53,7 +53,7 @@ const EXAMPLE = {
   ],
 };
 
-const notFound = merchantRefused('No such product in this store.', 'Product not found');
+const notFound = merchantRefused('not_found', 'No such product in this store.', 'Product not found');
 
 const productsQuery = listQuery<ProductFilters>({
   type: Joi.string().valid('product', 'code', 'service', 'subscription'),
@@ -96,7 +96,7 @@ export const merchantProductRoutes = [
     request: { params: idParams },
     responses: {
       200: merchantOk('The product.', ProductDetail),
-      404: merchantRefused('No such product in this store.', 'Product not found'),
+      404: merchantRefused('not_found', 'No such product in this store.', 'Product not found'),
     },
     handler: async (ctx, { params }) => {
       const product = await productDetail(ctx.deps, ctx.state.store!, params.id);
@@ -146,6 +146,7 @@ export const merchantProductRoutes = [
       200: merchantOk('The product as stored now.', ProductDetail),
       404: notFound,
       409: merchantRefused(
+        'conflict',
         '`If-Match` names an older version.',
         'The product changed since version 3 (it is at version 4): read it again and retry',
       ),

@@ -2,60 +2,22 @@ import { findStoreOrder } from '../../../shared/services/merchant/orders';
 import { listOrderRefunds, refundSummary, requestRefund } from '../../../shared/services/refunds';
 import { merchantGuards } from '../../guards';
 import { defineRoute, reply } from '../../http/route';
-import type { SchemaObject } from '../../openapi/types';
+import { refundSchema, refundSummarySchema } from '../../../shared/services/refunds/schema';
 import { idParams, PAGINATION_NOTE, pageBody } from '../common';
 import { idempotencyKey } from '../orders/schemas';
 import { merchantOk, merchantRefused, obj, pageOf, replayed } from '../responses';
 import * as schemas from './schemas';
 
-const str: SchemaObject = { type: 'string' };
-const nstr: SchemaObject = { type: ['string', 'null'] };
-/** The currency's own decimals (ISO 4217): "10.50" SAR, "1.250" KWD, "10" JPY. */
-const money: SchemaObject = {
-  type: 'string',
-  pattern: '^\\d+(\\.\\d{2,3})?$',
-  description: 'Decimal string with the currency’s decimals.',
-};
-const ntime: SchemaObject = { type: ['string', 'null'], format: 'date-time' };
-
-export const RefundObject = obj({
-  id: { type: 'integer' },
-  order_id: { type: 'integer' },
-  amount: money,
-  currency: str,
-  status: {
-    type: 'string',
-    enum: ['pending', 'succeeded', 'failed'],
-    description:
-      '`pending`: the provider has not answered yet (retried while it is out of reach); `succeeded`: ' +
-      'the money is on its way back (a manual refund: recorded); `failed`: the provider refused it, and ' +
-      'its amount may be refunded again.',
-  },
-  kind: {
-    type: 'string',
-    enum: ['provider', 'manual'],
-    description: '`provider`: sent to the provider that took the payment; `manual`: you return the money.',
-  },
-  provider: str,
-  reason: nstr,
-  note: nstr,
-  withdraw_goods: { type: 'boolean' },
-  provider_refund_id: nstr,
-  provider_status: nstr,
-  failure_reason: nstr,
-  attempts: { type: 'integer', description: 'Times the worker has tried to send it to the provider.' },
-  created_at: { type: 'string', format: 'date-time' },
-  succeeded_at: ntime,
-  failed_at: ntime,
-});
-
-const Summary = obj({ currency: str, paid: money, refunded: money, pending: money, refundable: money });
+/** The refund and the order's money, declared once with their types (shared/services/refunds/schema.ts). */
+export const RefundObject = refundSchema;
+const Summary = refundSummarySchema;
 const CreatedRefund = obj({
   refund: RefundObject,
   order_status: { type: 'integer', minimum: 1, maximum: 6, description: 'The order’s status after it.' },
 });
 
 const notFound = merchantRefused(
+  'not_found',
   'No such order in this store (another store’s order too).',
   'Order not found',
 );
@@ -90,9 +52,10 @@ export const merchantRefundRoutes = [
       200: replayed(
         merchantOk('The same Idempotency-Key was used before: that refund, nothing new.', CreatedRefund),
       ),
-      400: merchantRefused('The body is not a JSON object.', 'Malformed JSON body'),
+      400: merchantRefused('malformed_json', 'The body is not a JSON object.', 'Malformed JSON body'),
       404: notFound,
       409: merchantRefused(
+        'conflict',
         'The Idempotency-Key was used for another refund.',
         'This Idempotency-Key was already used for another refund',
       ),

@@ -55,7 +55,7 @@ const amount = Joi.string()
       'left of the payment (a full refund).',
   );
 
-export const refundBody = Joi.object({
+export const refundBody = Joi.object<RefundBody, true>({
   amount,
   reason: Joi.string()
     .trim()
@@ -74,7 +74,7 @@ export const refundBody = Joi.object({
         'commands withdrawn, undelivered keys and stock returned). Default: true for a refund of ' +
         'everything that is left, false for a partial one.',
     ),
-}).unknown(false) as unknown as Joi.ObjectSchema<RefundBody>;
+}).unknown(false);
 
 export const refundsQuery = listQuery<Record<string, never>>({});
 export type RefundsQuery = PageRequest;

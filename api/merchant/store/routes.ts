@@ -122,7 +122,7 @@ export const merchantStoreRoutes = [
     },
     responses: {
       200: merchantOk('The domain’s state.', DomainState),
-      404: merchantRefused('The store holds no such domain.', 'This store holds no such domain'),
+      404: merchantRefused('not_found', 'The store holds no such domain.', 'This store holds no such domain'),
     },
     handler: async (ctx, { params }) => {
       const state = await verifyStoreDomain(ctx.deps, actorOf(ctx), ctx.state.store!.id, params.domain);

@@ -49,7 +49,7 @@ export const merchantSubscriptionRoutes = [
     request: { params: idParams },
     responses: {
       200: merchantOk('The subscription.', SubscriptionDetail),
-      404: merchantRefused('No such subscription in this store.', 'Subscription not found'),
+      404: merchantRefused('not_found', 'No such subscription in this store.', 'Subscription not found'),
     },
     handler: (ctx, { params }) => subscriptionDetail(ctx.deps.knex, ctx.state.store!.id, params.id),
   }),
@@ -76,7 +76,7 @@ export const merchantSubscriptionRoutes = [
     },
     responses: {
       200: merchantOk('The subscription after the change.', SubscriptionDetail),
-      404: merchantRefused('No such subscription in this store.', 'Subscription not found'),
+      404: merchantRefused('not_found', 'No such subscription in this store.', 'Subscription not found'),
     },
     handler: async (ctx, { params, body }) => {
       const storeId = ctx.state.store!.id;
@@ -104,8 +104,8 @@ export const merchantSubscriptionRoutes = [
     },
     responses: {
       200: merchantOk('The subscription after the change.', SubscriptionDetail),
-      400: merchantRefused('The subscription has ended.', 'The subscription has ended'),
-      404: merchantRefused('No such subscription in this store.', 'Subscription not found'),
+      400: merchantRefused('invalid_request', 'The subscription has ended.', 'The subscription has ended'),
+      404: merchantRefused('not_found', 'No such subscription in this store.', 'Subscription not found'),
     },
     handler: async (ctx, { params, body }) => {
       const storeId = ctx.state.store!.id;

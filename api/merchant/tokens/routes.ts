@@ -90,7 +90,7 @@ export const merchantTokenRoutes = [
     request: { params: idParams },
     responses: {
       200: merchantOk('Revoked.', MerchantTokenInfo),
-      404: merchantRefused('No such token in this store.', 'Token not found'),
+      404: merchantRefused('not_found', 'No such token in this store.', 'Token not found'),
     },
     handler: async (ctx, { params }) =>
       reply(await revokeTokenOf(ctx.deps.knex, actorOf(ctx), params.id), { message: 'Token revoked' }),
@@ -138,7 +138,7 @@ export const merchantTokenRoutes = [
     request: { params: idParams },
     responses: {
       200: merchantOk('Revoked.', FivemServerInfo),
-      404: merchantRefused('No such game server in this store.', 'Game server not found'),
+      404: merchantRefused('not_found', 'No such game server in this store.', 'Game server not found'),
     },
     handler: async (ctx, { params }) => {
       const actor = actorOf(ctx);

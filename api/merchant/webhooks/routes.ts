@@ -46,6 +46,7 @@ export const merchantWebhookRoutes = [
     responses: {
       201: merchantOk('The endpoint, with its secret.', CreatedWebhookEndpoint),
       400: merchantRefused(
+        'invalid_request',
         'The store has 10 endpoints already.',
         'A store can have at most 10 webhook endpoints',
       ),
@@ -88,7 +89,11 @@ export const merchantWebhookRoutes = [
     request: { params: idParams },
     responses: {
       200: merchantOk('Deleted.', { type: 'null' }),
-      404: merchantRefused('No such endpoint in this store.', 'Webhook endpoint not found'),
+      404: merchantRefused(
+        'webhook_endpoint_not_found',
+        'No such endpoint in this store.',
+        'Webhook endpoint not found',
+      ),
     },
     handler: async (ctx, { params }) => {
       await deleteEndpoint(ctx.deps.knex, ctx.state.store!.id, params.id);
@@ -110,8 +115,16 @@ export const merchantWebhookRoutes = [
     request: { params: idParams, body: schemas.testBody, example: { type: 'order.paid' } },
     responses: {
       202: merchantOk('Queued for delivery.', WebhookTestSent),
-      400: merchantRefused('Not an event type.', 'Unknown event type: order.shipped'),
-      404: merchantRefused('No such endpoint in this store.', 'Webhook endpoint not found'),
+      400: merchantRefused(
+        'webhook_event_type_invalid',
+        'Not an event type.',
+        'Unknown event type: order.shipped',
+      ),
+      404: merchantRefused(
+        'webhook_endpoint_not_found',
+        'No such endpoint in this store.',
+        'Webhook endpoint not found',
+      ),
     },
     handler: async (ctx, { params, body }) =>
       reply(await sendTestEvent(ctx.deps, ctx.state.store!.id, params.id, body.type), {
@@ -134,7 +147,11 @@ export const merchantWebhookRoutes = [
     request: { params: idParams, query: listQuery<object>({}) },
     responses: {
       200: merchantOk('One page of deliveries.', pageOf(WebhookDelivery)),
-      404: merchantRefused('No such endpoint in this store.', 'Webhook endpoint not found'),
+      404: merchantRefused(
+        'webhook_endpoint_not_found',
+        'No such endpoint in this store.',
+        'Webhook endpoint not found',
+      ),
     },
     handler: async (ctx, { params, query }) =>
       pageBody(await listDeliveries(ctx.deps.knex, ctx.state.store!.id, params.id, query)),

@@ -88,19 +88,13 @@ function collectDeps(ctx: AppContext) {
 
 const client = (ctx: AppContext) => ({ ip: ctx.ip, userAgent: ctx.get('User-Agent') });
 
-const statusError: SchemaObject = {
-  type: 'object',
-  required: ['status', 'message'],
-  properties: {
-    status: { const: 'error' },
-    message: { type: 'string' },
-    errors: schemaRef('FieldErrors'),
-  },
-};
+/** The one error object (docs/errors.md), as api/envelopes.ts answers every analytics failure. */
+const analyticsError: SchemaObject = schemaRef('AnalyticsError');
 
 const commonAnswers = {
-  400: jsonResponse('The store could not be resolved from Host or Origin.', statusError),
-  422: jsonResponse('A field breaks its type or length limit.', statusError),
+  400: jsonResponse('The store could not be resolved from Host or Origin.', analyticsError),
+  // The interface's answer to invalid input (api/interfaces.ts): a field breaks its type or length limit.
+  422: 'AnalyticsError',
 };
 
 export const storefrontAnalyticsRoutes = [
@@ -133,7 +127,7 @@ export const storefrontAnalyticsRoutes = [
     request: { body: batch, example: { events: [{ type: 'pageview', path: '/' }] } },
     responses: {
       202: jsonResponse('Accepted.', schemaRef('AnalyticsAccepted'), { status: 'ok', processed: 1 }),
-      400: jsonResponse('The store could not be resolved, or `events` is missing or empty.', statusError),
+      400: jsonResponse('The store could not be resolved, or `events` is missing or empty.', analyticsError),
       422: commonAnswers[422],
     },
     handler: async (ctx, { body }) => {

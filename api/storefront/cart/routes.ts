@@ -37,12 +37,12 @@ const OWNER =
   '`X-Cart-Id` header: the first add answers a new `cart_id` (also in `X-Cart-Id`) for the client to keep. ' +
   'Sent with a token, an anonymous `X-Cart-Id` of this store is merged into the customer’s cart.';
 
-const fields = Joi.object()
+const fields = Joi.object<Record<string, unknown>>()
   .pattern(/^\d{1,6}$/, Joi.any())
   .unknown(false)
   .description(
     'Custom field values keyed by field index, as in the Embed checkout. Image and file fields cannot go in a cart.',
-  ) as unknown as Joi.ObjectSchema<Record<string, unknown>>;
+  );
 
 const addBody = Joi.object<AddToCartInput, true>({
   product_id: id().required().description('An active product of this store.'),
@@ -57,7 +57,7 @@ const cartOk: ResponseObject = {
   headers: { 'X-Cart-Id': ref('headers', 'X-Cart-Id') },
 };
 const common = { 200: cartOk, 401: unauthenticated };
-const itemNotFound = storefrontRefused('No such line in this cart.', CART_MESSAGES.itemNotFound);
+const itemNotFound = storefrontRefused('No such line in this cart.', 'not_found', CART_MESSAGES.itemNotFound);
 
 export const storefrontCartRoutes = [
   defineRoute({
@@ -93,7 +93,11 @@ export const storefrontCartRoutes = [
     request: { body: addBody, example: { product_id: 10, quantity: 2 } },
     responses: {
       ...common,
-      400: storefrontRefused('Not enough stock, or the cart holds 50 lines.', INSUFFICIENT_STOCK),
+      400: storefrontRefused(
+        'Not enough stock, or the cart holds 50 lines.',
+        'out_of_stock',
+        INSUFFICIENT_STOCK,
+      ),
     },
     handler: async (ctx, { body }) => answer(await addToCart(...args(ctx), body)),
   }),
@@ -112,7 +116,7 @@ export const storefrontCartRoutes = [
     },
     responses: {
       ...common,
-      400: storefrontRefused('Not enough stock.', INSUFFICIENT_STOCK),
+      400: storefrontRefused('Not enough stock.', 'out_of_stock', INSUFFICIENT_STOCK),
       404: itemNotFound,
     },
     handler: async (ctx, { params, body }) =>
@@ -149,7 +153,11 @@ export const storefrontCartRoutes = [
     },
     responses: {
       ...common,
-      400: storefrontRefused('The coupon cannot be used, or the cart is empty.', 'Invalid coupon'),
+      400: storefrontRefused(
+        'The coupon cannot be used, or the cart is empty.',
+        'coupon_invalid',
+        'Invalid coupon',
+      ),
     },
     handler: async (ctx, { body }) => answer(await applyCartCoupon(...args(ctx), body.code)),
   }),

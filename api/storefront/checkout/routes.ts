@@ -97,6 +97,7 @@ export const storefrontCheckoutRoutes = [
       200: storefrontOk('A checkout session.', schemaRef('CheckoutSession')),
       400: storefrontRefused(
         'Empty cart, a line no longer available, not enough stock, a coupon that cannot be used, or no payment method.',
+        'invalid_request',
         CART_MESSAGES.empty,
       ),
       401: unauthenticated,
@@ -128,10 +129,15 @@ export const storefrontCheckoutRoutes = [
       200: storefrontOk('How to pay.', schemaRef('PaymentInitiation')),
       400: storefrontRefused(
         'Order already created, or a method not configured, not allowed by the coupon or outside its bounds.',
+        'order_already_created',
         'Order already created for this checkout',
       ),
       401: unauthenticated,
-      404: storefrontRefused('Unknown or expired checkout.', 'Checkout session expired or not found'),
+      404: storefrontRefused(
+        'Unknown or expired checkout.',
+        'checkout_not_found',
+        'Checkout session expired or not found',
+      ),
     },
     handler: async (ctx, { body }) => {
       const selector = {
@@ -156,7 +162,7 @@ export const storefrontCheckoutRoutes = [
     request: { params: Joi.object<{ checkoutUrl: string }, true>({ checkoutUrl: opaque().required() }) },
     responses: {
       200: storefrontOk('Paid or not.', schemaRef('PaymentStatus')),
-      404: storefrontRefused('Unknown checkout.', 'Checkout not found'),
+      404: storefrontRefused('Unknown checkout.', 'checkout_not_found', 'Checkout not found'),
     },
     handler: (ctx, { params }) => cachedPaymentStatus(ctx.deps, params.checkoutUrl),
   }),

@@ -70,7 +70,11 @@ export const storefrontProductRoutes = [
     },
     responses: {
       200: storefrontOk('The product.', schemaRef('EmbedProduct')),
-      404: storefrontRefused('No such active product in this store.', 'Product not found'),
+      404: storefrontRefused(
+        'No such active product in this store.',
+        'product_not_found',
+        'Product not found',
+      ),
     },
     handler: (ctx, { params }) =>
       ctx.deps.readKnex.run(ctx.state.store!.id, (knex) =>

@@ -71,7 +71,7 @@ export const storefrontWishlistRoutes = [
     request: { body: productIdBody, example: { product_id: 10 } },
     responses: {
       200: done(WISHLIST_MESSAGES.added),
-      400: storefrontRefused('Already in the wishlist.', WISHLIST_MESSAGES.already),
+      400: storefrontRefused('Already in the wishlist.', 'wishlist_already_added', WISHLIST_MESSAGES.already),
       401: unauthenticated,
     },
     handler: async (ctx, { body }) => {
@@ -139,7 +139,7 @@ export const storefrontWishlistRoutes = [
     responses: {
       200: done(WISHLIST_MESSAGES.removed),
       401: unauthenticated,
-      404: storefrontRefused('Not in the wishlist.', WISHLIST_MESSAGES.notIn),
+      404: storefrontRefused('Not in the wishlist.', 'wishlist_item_not_found', WISHLIST_MESSAGES.notIn),
     },
     handler: async (ctx, { params }) => {
       const productId = parseProductId(params.productId);

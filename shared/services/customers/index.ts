@@ -1,15 +1,10 @@
 import type { Knex } from 'knex';
 import { Customer } from '../../../db/models';
+import type { Infer } from '../../json-schema';
+import type { customerSchema } from './schema';
 
-/** The customer object of the Embed and Storefront APIs (spec: Resources, Customer). */
-export interface CustomerView {
-  id: number;
-  firstName: string;
-  lastName: string;
-  email: string;
-  phone: string;
-  country_code: string;
-}
+/** The customer object of the Embed and Storefront APIs (spec: Resources, Customer): its schema's type. */
+export type CustomerView = Infer<typeof customerSchema>;
 
 export function customerView(c: Customer): CustomerView {
   return {

@@ -61,7 +61,8 @@ export interface StoreSettingsView {
   id: number;
   name: string;
   currency: string;
-  locale: string;
+  /** What the write side accepts (api/merchant/store/routes.ts): the column holds nothing else. */
+  locale: 'ar' | 'en';
   plan: Store['plan'];
   embed_key: string;
   allowed_origins: string[];

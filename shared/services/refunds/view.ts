@@ -3,27 +3,11 @@ import type { Refund } from '../../../db/models';
 import { formatMoney } from '../../money';
 import { paginate, PageMeta, PageRequest } from '../merchant/pagination';
 import { iso } from '../../views';
+import type { Infer } from '../../json-schema';
+import type { refundSchema, refundSummarySchema } from './schema';
 
-/** A refund as the Merchant API and the merchant webhook events show it. */
-export interface RefundView {
-  id: number;
-  order_id: number;
-  amount: string;
-  currency: string;
-  status: Refund['status'];
-  kind: Refund['kind'];
-  provider: string;
-  reason: string | null;
-  note: string | null;
-  withdraw_goods: boolean;
-  provider_refund_id: string | null;
-  provider_status: string | null;
-  failure_reason: string | null;
-  attempts: number;
-  created_at: string;
-  succeeded_at: string | null;
-  failed_at: string | null;
-}
+/** A refund as the Merchant API and the merchant webhook events show it: its schema's type. */
+export type RefundView = Infer<typeof refundSchema>;
 
 export function refundView(r: Refund): RefundView {
   return {
@@ -48,13 +32,7 @@ export function refundView(r: Refund): RefundView {
 }
 
 /** The money of an order's payment: paid, refunded (succeeded), pending, and what may still be refunded. */
-export interface RefundSummary {
-  currency: string;
-  paid: string;
-  refunded: string;
-  pending: string;
-  refundable: string;
-}
+export type RefundSummary = Infer<typeof refundSummarySchema>;
 
 export async function refundSummary(
   knex: Knex,

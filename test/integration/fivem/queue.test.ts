@@ -42,14 +42,21 @@ describe('FiveM API: queue, leases and acknowledgements', function () {
       expect(missing.status).to.equal(401);
       expect(missing.body).to.deep.equal({
         success: false,
+        error_code: 'unauthenticated',
         message: 'The FiveM secret is required (X-FiveM-Secret)',
+        doc_url: '/docs/errors.md#unauthenticated',
       });
 
       const mt = await merchantToken(store);
       for (const wrong of ['fvm_not-a-secret', mt, store.embed_key, 'x'.repeat(500)]) {
         const res = await new FivemClient(suite.server, wrong).queue();
         expect(res.status, wrong).to.equal(401);
-        expect(res.body).to.deep.equal({ success: false, message: 'Invalid FiveM secret' });
+        expect(res.body).to.deep.equal({
+          success: false,
+          error_code: 'unauthenticated',
+          message: 'Invalid FiveM secret',
+          doc_url: '/docs/errors.md#unauthenticated',
+        });
       }
       const bearer = await suite.server.request('/api/fivem/queue', {
         headers: { Authorization: `Bearer ${mt}`, 'X-Embed-Key': store.embed_key },
@@ -153,7 +160,9 @@ describe('FiveM API: queue, leases and acknowledgements', function () {
       expect(unknown.status).to.equal(404);
       expect(unknown.body).to.deep.equal({
         success: false,
+        error_code: 'not_found',
         message: 'Unknown player: no command was ever queued for this player',
+        doc_url: '/docs/errors.md#not_found',
       });
 
       const theirIds = (await FivemCommand.query().where('order_id', theirs.id)).map((r) => r.id);
@@ -313,7 +322,12 @@ describe('FiveM API: queue, leases and acknowledgements', function () {
         headers: { 'X-FiveM-Secret': client.secret, 'Content-Type': 'application/json' },
       });
       expect(malformed.status).to.equal(400);
-      expect(malformed.body).to.deep.equal({ success: false, message: 'Malformed JSON body' });
+      expect(malformed.body).to.deep.equal({
+        success: false,
+        error_code: 'malformed_json',
+        message: 'Malformed JSON body',
+        doc_url: '/docs/errors.md#malformed_json',
+      });
 
       const huge = await suite.server.request('/api/fivem/queue', {
         method: 'DELETE',

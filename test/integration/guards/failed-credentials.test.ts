@@ -113,7 +113,7 @@ describe('failed credentials throttled per IP', function () {
     expect(await statuses(11, (i) => dashboard(ip, `wrong-${i}`))).to.deep.equal(Array(11).fill(401));
     const refused = await dashboard(ip, DASHBOARD.password);
     expect(refused.status, refused.text).to.equal(429);
-    expect(refused.body).to.have.nested.property('error.code', 'RATE_LIMITED');
+    expect(refused.body).to.have.property('error_code', 'rate_limited');
     expect(Number(refused.headers.get('retry-after'))).to.be.within(1, 60);
     expect((await dashboard(randomIp(), DASHBOARD.password)).status).to.equal(200);
   });

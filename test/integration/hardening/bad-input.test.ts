@@ -113,7 +113,7 @@ describe('bad input is a 4xx in the envelope, never a 500', () => {
       headers: { 'X-Forwarded-For': randomIp() },
     });
     expect(sandbox.status).to.equal(422);
-    expect(sandbox.body).to.have.nested.property('error.errors.path');
+    expect(sandbox.body).to.have.nested.property('errors.path');
     const status = await server.request('/api/embed/payment/status/abc%00def', {
       headers: { 'X-Forwarded-For': randomIp() },
     });
@@ -127,7 +127,7 @@ describe('bad input is a 4xx in the envelope, never a 500', () => {
       headers: { 'Content-Type': 'application/json', 'X-Forwarded-For': randomIp() },
     });
     expect(res.status, res.text).to.equal(422);
-    expect(res.body).to.have.nested.property('error.errors');
+    expect(res.body).to.have.property('errors');
   });
 
   it('refuses bytes that are not UTF-8 in the body, the query string and the path', async () => {

@@ -485,7 +485,7 @@ function envelopeOk(iface: InterfaceName, status: number, body: Record<string, u
     case 'storefront':
       return messageOnly429 || (body.success === false && body.data === null && message && errorsOk);
     case 'analytics':
-      return body.status === 'error' && message;
+      return typeof body.error_code === 'string' && typeof body.doc_url === 'string' && message;
     case 'merchant':
       return (
         messageOnly429 || (body.error === true && body.api === 'merchant' && body.data === null && message)
@@ -493,10 +493,8 @@ function envelopeOk(iface: InterfaceName, status: number, body: Record<string, u
     case 'license':
       return messageOnly429 || (body.success === false && message);
     case 'fivem':
-      return body.success === false && message;
-    default: {
-      const error = body.error as Record<string, unknown> | undefined;
-      return typeof error?.code === 'string' && typeof error.message === 'string';
-    }
+      return body.success === false && typeof body.error_code === 'string' && message;
+    default:
+      return typeof body.error_code === 'string' && typeof body.doc_url === 'string' && message;
   }
 }

@@ -277,7 +277,11 @@ describe('Store domains: claimed pending, proven by DNS, refused when not the st
     try {
       const res = await production.request('/__dev/tasks/verify-domains', { method: 'POST' });
       expect(res.status).to.equal(404);
-      expect(res.body).to.deep.equal({ error: { code: 'NOT_FOUND', message: 'Not found' } });
+      expect(res.body).to.deep.equal({
+        error_code: 'not_found',
+        message: 'Not found',
+        doc_url: '/docs/errors.md#not_found',
+      });
     } finally {
       await production.close();
     }

@@ -63,9 +63,8 @@ describe('GET /__dev/outbox', () => {
       for (const query of ['?to=%2B966500000777', '?to=abc', '']) {
         const res = await server.request(`/__dev/outbox${query}`);
         expect(res.status, query).to.equal(422);
-        const error = (res.body as { error: { code: string; errors: Record<string, string[]> } }).error;
-        expect(error.code).to.equal('VALIDATION_FAILED');
-        expect(Object.keys(error.errors)).to.deep.equal(['to']);
+        expect(res.body.error_code).to.equal('validation_failed');
+        expect(Object.keys(res.body.errors as Record<string, string[]>)).to.deep.equal(['to']);
       }
     });
   });
@@ -81,7 +80,11 @@ describe('GET /__dev/outbox', () => {
     it('does not exist', async () => {
       const res = await server.request('/__dev/outbox?to=966500000777');
       expect(res.status).to.equal(404);
-      expect(res.body).to.deep.equal({ error: { code: 'NOT_FOUND', message: 'Not found' } });
+      expect(res.body).to.deep.equal({
+        error_code: 'not_found',
+        message: 'Not found',
+        doc_url: '/docs/errors.md#not_found',
+      });
     });
   });
 });

@@ -82,7 +82,9 @@ describe('Moyasar: checkout to fulfilled order', function () {
     const forged = await postWebhook(moyasar.webhook(invoiceId, 'whsec_guess'));
     expect(forged.status).to.equal(401);
     expect(forged.body).to.deep.equal({
-      error: { code: 'UNAUTHENTICATED', message: 'Invalid webhook signature' },
+      error_code: 'unauthenticated',
+      message: 'Invalid webhook signature',
+      doc_url: '/docs/errors.md#unauthenticated',
     });
     const kept = WebhookEvent.query()
       .where('provider', 'moyasar')

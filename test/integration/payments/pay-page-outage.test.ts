@@ -54,7 +54,11 @@ describe('POST /pay/payments/{paymentRef}: 503 as the document describes it', ()
     expect(res.status, res.text).to.equal(503);
     expect(res.headers.get('content-type')).to.match(/application\/json/);
     expect(res.headers.get('retry-after')).to.match(/^\d+$/);
-    expect(res.body).to.have.nested.property('error.code').that.is.a('string');
-    expect(res.body).to.have.nested.property('error.message').that.is.a('string');
+    expect(res.body).to.deep.equal({
+      error_code: 'service_unavailable',
+      message: res.body.message,
+      doc_url: '/docs/errors.md#service_unavailable',
+    });
+    expect(res.body.message).to.be.a('string');
   });
 });

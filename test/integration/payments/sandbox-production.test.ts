@@ -137,7 +137,7 @@ describe('sandbox provider in production', function () {
       },
     });
     expect(webhook.status, webhook.text).to.equal(404);
-    expect(webhook.body).to.have.nested.property('error.code', 'NOT_FOUND');
+    expect(webhook.body).to.have.property('error_code', 'not_found');
     const payment = await Payment.query().findById(started.payment.id);
     expect(payment?.status).to.not.equal('paid');
     expect(await Order.query().where({ checkout_id: started.checkout.checkoutId })).to.have.length(0);

@@ -34,7 +34,9 @@ describe('queue dashboard at /admin/queues', () => {
         expect(res.status, JSON.stringify(headers)).to.equal(401);
         expect(res.headers.get('www-authenticate')).to.equal('Basic realm="queues"');
         expect(res.body).to.deep.equal({
-          error: { code: 'UNAUTHENTICATED', message: 'Authentication required' },
+          error_code: 'unauthenticated',
+          message: 'Authentication required',
+          doc_url: '/docs/errors.md#unauthenticated',
         });
       }
       // The JSON API behind the UI is guarded as well.
@@ -136,7 +138,9 @@ describe('queue dashboard at /admin/queues', () => {
           const res = await server.request(promote, { method, headers: { ...auth, ...headers } });
           expect(res.status, `${method} ${JSON.stringify(headers)}`).to.equal(403);
           expect(res.body).to.deep.equal({
-            error: { code: 'FORBIDDEN', message: 'Cross-site request refused' },
+            error_code: 'forbidden',
+            message: 'Cross-site request refused',
+            doc_url: '/docs/errors.md#forbidden',
           });
         }
       }

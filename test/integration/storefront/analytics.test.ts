@@ -173,7 +173,10 @@ describe('Storefront analytics collection', function () {
     expect((await collect({ event_name: 'big', properties: atLimit })).status).to.equal(202);
     const over = await collect({ event_name: 'big', properties: { k: 'x'.repeat(2041) } });
     expect(over.status, over.text).to.equal(422);
-    expect(over.body.status).to.equal('error');
+    expect(over.body).to.include({
+      error_code: 'validation_failed',
+      doc_url: '/docs/errors.md#validation_failed',
+    });
     expect(over.body.errors).to.have.property('properties');
     // Bytes, not characters: 1,000 Arabic letters are 2,000 bytes and more with the key.
     const arabic = await collect({ properties: { k: 'ع'.repeat(1_100) } });
@@ -195,7 +198,8 @@ describe('Storefront analytics collection', function () {
     for (const json of [{}, { events: [] }, { events: null }, { events: 'x' }]) {
       const res = await batch(json);
       expect(res.status, JSON.stringify(json)).to.equal(400);
-      expect(res.body.status).to.equal('error');
+      expect(res.body.error_code, res.text).to.be.a('string');
+      expect(res.body.doc_url).to.equal(`/docs/errors.md#${String(res.body.error_code)}`);
     }
   });
 
