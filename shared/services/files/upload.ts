@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { Transform, type Readable, type TransformCallback } from 'node:stream';
+import { pipeline, Transform, type Readable, type TransformCallback } from 'node:stream';
 import type { Knex } from 'knex';
 import { ValidationError } from '../../errors';
 import type { StorageDriver } from '../../storage';
@@ -135,9 +135,10 @@ export async function addProductFile(
 ): Promise<ProductFileView> {
   const key = `files/${actor.storeId}/${crypto.randomBytes(16).toString('hex')}`;
   const counter = new HashingCounter(limits.maxUploadBytes);
-  upload.body.on('error', (err) => counter.destroy(err));
+  // pipeline, not pipe: a request cut short (or refused by the parser) fails the counter, and so the write.
+  pipeline(upload.body, counter, () => undefined);
   try {
-    await deps.storage.write(key, upload.body.pipe(counter), 'application/octet-stream');
+    await deps.storage.write(key, counter, 'application/octet-stream');
   } catch (err) {
     await deps.storage.delete(key).catch(() => undefined);
     if (err instanceof FileTooLargeError) throw tooLarge(limits);
