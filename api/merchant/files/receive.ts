@@ -33,6 +33,13 @@ export async function receiveFile<T>(
       return body;
     },
   });
+  // Formidable takes a part without its own Content-Type for a text field; clients such as Python's
+  // requests send files that way, so a part with a file name is a file whatever its headers say.
+  form.onPart = (part) => {
+    if (part.originalFilename !== null && part.originalFilename !== undefined && !part.mimetype)
+      part.mimetype = 'application/octet-stream';
+    return form._handlePart(part);
+  };
   try {
     await form.parse(ctx.req);
   } catch (err) {
