@@ -171,6 +171,33 @@ describe('Files on a product and their downloads (local storage, docs/downloads.
     );
   });
 
+  it('takes `download_limit` as a product key (default 5, 0 for no limit)', async () => {
+    const made = await call(suite.server, m.token, 'POST', '/shawarma/products', {
+      name: 'E-book',
+      slug: `ebook-${crypto.randomBytes(3).toString('hex')}`,
+      type: 'product',
+      price: '10.00',
+    });
+    expectEnvelope(made, 201);
+    const id = (made.body.data as { id: number }).id;
+    expect((made.body.data as { download_limit: number }).download_limit).to.equal(5);
+    expectEnvelope(
+      await call(suite.server, m.token, 'PATCH', `/shawarma/products/${id}`, { download_limit: -1 }),
+      422,
+    );
+    const patched = await call(suite.server, m.token, 'PATCH', `/shawarma/products/${id}`, {
+      download_limit: 0,
+    });
+    expectEnvelope(patched, 200);
+    expect((patched.body.data as { download_limit: number }).download_limit).to.equal(0);
+
+    await upload(suite.server, m.token, id, crypto.randomBytes(100), 'a.bin');
+    const product = await suite.deps.knex('products').where('id', id).first();
+    const order = await seedOrder(suite.deps.knex, m.store, product, { status: ORDER_STATUS.COMPLETED });
+    const [link] = await linksOf(suite.deps, suite.server, order.itemId);
+    for (let i = 0; i < 7; i += 1) expect((await rawGet(link!.url)).status).to.equal(200);
+  });
+
   it('lets exactly `download_limit` concurrent whole downloads through', async () => {
     const product = await createProduct(m.store);
     await suite.deps.knex('products').where('id', product.id).update({ download_limit: 2 });
