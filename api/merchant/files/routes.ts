@@ -69,6 +69,8 @@ const fileParams = Joi.object<{ id: number; fileId: number }, true>({
   fileId: id().required().description('The file id.'),
 });
 
+const orderParams = Joi.object<{ id: number }, true>({ id: id().required().description('The order id.') });
+
 const multipart = {
   body: Joi.object<Record<string, never>, true>({}).unknown(true),
   bodyTypes: ['multipart/form-data'] as const,
@@ -210,15 +212,15 @@ export const merchantFileRoutes = [
   }),
   defineRoute({
     method: 'get',
-    path: '/shawarma/orders/{id}/downloads',
+    path: '/shawarma/downloads/{id}',
     interface: 'merchant',
     operationId: 'merchantOrderDownloads',
     summary: 'An order’s downloads',
     description:
-      'Per order item and file: the buyer’s download address, the downloads that count against the ' +
+      'The order `{id}`’s downloads, per order item and file: the buyer’s download address, the downloads that count against the ' +
       'product’s `download_limit`, and every download served (when, from which IP; resumes do not count).',
     guards: merchantGuards,
-    request: { params: idParams },
+    request: { params: orderParams },
     responses: {
       200: merchantOk('The order’s items and their downloads.', { type: 'array', items: ItemDownloads }),
       404: merchantRefused('No such order in this store.', 'Order not found'),
@@ -227,7 +229,7 @@ export const merchantFileRoutes = [
   }),
   defineRoute({
     method: 'post',
-    path: '/shawarma/orders/{id}/downloads/reset',
+    path: '/shawarma/downloads/{id}/reset',
     interface: 'merchant',
     operationId: 'merchantResetDownloads',
     summary: 'Reset a buyer’s download count',
@@ -236,7 +238,7 @@ export const merchantFileRoutes = [
       'again; the history stays. `order_item_id` must be an item of this order.',
     guards: merchantGuards,
     request: {
-      params: idParams,
+      params: orderParams,
       body: Joi.object<{ order_item_id: number }, true>({ order_item_id: id().required() }),
       example: { order_item_id: 12 },
     },

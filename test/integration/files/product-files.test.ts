@@ -151,7 +151,7 @@ describe('Files on a product and their downloads (local storage, docs/downloads.
     expect(json.body).to.deep.nested.include({ 'error.code': 'download_limit_reached' });
 
     // The merchant sees each download (when, from which IP) and gives the buyer their downloads again.
-    const seen = await call(suite.server, m.token, 'GET', `/shawarma/orders/${order.id}/downloads`);
+    const seen = await call(suite.server, m.token, 'GET', `/shawarma/downloads/${order.id}`);
     expectEnvelope(seen, 200);
     const [item] = seen.body.data as {
       files: { downloads_counted: number; downloads: { ip: string }[] }[];
@@ -159,16 +159,13 @@ describe('Files on a product and their downloads (local storage, docs/downloads.
     expect(item!.files[0]!.downloads_counted).to.equal(2);
     expect(item!.files[0]!.downloads).to.have.length(3);
     expect(item!.files[0]!.downloads[0]!.ip).to.match(/127\.0\.0\.1/);
-    const reset = await call(suite.server, m.token, 'POST', `/shawarma/orders/${order.id}/downloads/reset`, {
+    const reset = await call(suite.server, m.token, 'POST', `/shawarma/downloads/${order.id}/reset`, {
       order_item_id: order.itemId,
     });
     expectEnvelope(reset, 200);
     expect((await rawGet(link!.url)).status).to.equal(200);
     // Another store cannot see or reset this order's downloads.
-    expectEnvelope(
-      await call(suite.server, other.token, 'GET', `/shawarma/orders/${order.id}/downloads`),
-      404,
-    );
+    expectEnvelope(await call(suite.server, other.token, 'GET', `/shawarma/downloads/${order.id}`), 404);
   });
 
   it('takes `download_limit` as a product key (default 5, 0 for no limit)', async () => {
