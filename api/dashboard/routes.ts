@@ -2,6 +2,7 @@ import { dashboardAuthRoutes } from './auth-routes';
 import { dashboardCareRoutes } from './care-routes';
 import { dashboardCouponRoutes } from './coupon-routes';
 import { dashboardCatalogueRoutes } from './catalogue-routes';
+import { dashboardFileRoutes } from './pages/files/routes';
 import { dashboardSecurityRoutes } from './security-routes';
 import { dashboardPaymentRoutes, dashboardSettingsRoutes } from './settings-routes';
 import { timed } from './server-timing';
@@ -16,6 +17,7 @@ export const dashboardRoutes = [
   ...dashboardStoreRoutes,
   ...dashboardCareRoutes,
   ...dashboardCatalogueRoutes,
+  ...dashboardFileRoutes,
   ...dashboardSettingsRoutes,
   ...dashboardCouponRoutes,
   ...dashboardPaymentRoutes,

@@ -1,4 +1,5 @@
 import type { StaffMember } from '../../shared/services/dashboard/accounts';
+import { FILES_TEXT } from './pages/files/strings';
 import type { CustomerRow, HomeFigures, PaymentAttempt } from '../../shared/services/dashboard/home';
 import type {
   FieldRow,
@@ -516,7 +517,9 @@ export function productFormView(
   const stockNote =
     opts.availableCodes !== null && v.type === 'code'
       ? `<p class="muted">${esc(t.keysInStock(opts.availableCodes))} · <a href="/merchant/products/${opts.productId}/keys">${esc(t.uploadKeys)}</a></p>`
-      : '';
+      : opts.productId && v.type === 'product'
+        ? `<p class="muted"><a href="/merchant/products/${opts.productId}/files">${esc(FILES_TEXT[s.locale].filesLink)}</a></p>`
+        : '';
   return shellPage(
     { ...s, current: 'products' },
     title,
