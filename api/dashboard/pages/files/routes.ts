@@ -133,7 +133,38 @@ export const dashboardFileRoutes = [
     responses: {
       201: {
         description: 'The stored file (JSON, for the page’s script).',
-        content: { 'application/json': { schema: { type: 'object', required: ['data'] } } },
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              required: ['data'],
+              properties: {
+                data: {
+                  type: 'object',
+                  required: ['id', 'name', 'size', 'sha256'],
+                  properties: {
+                    id: { type: 'integer' },
+                    name: { type: 'string' },
+                    size: { type: 'integer' },
+                    sha256: { type: 'string' },
+                    replaces_id: { type: ['integer', 'null'] },
+                    created_at: { type: 'string', format: 'date-time' },
+                  },
+                },
+              },
+            },
+            example: {
+              data: {
+                id: 3,
+                name: 'guide.pdf',
+                size: 1048576,
+                sha256: 'a'.repeat(64),
+                replaces_id: null,
+                created_at: '2026-11-27T12:00:00.000Z',
+              },
+            },
+          },
+        },
       },
       303: redirectResponse('Uploaded: back to the files page.'),
       403: htmlResponse('A missing or wrong form token, another site’s form, or a role without the right.'),
@@ -142,7 +173,9 @@ export const dashboardFileRoutes = [
         description: 'Refused (too large, no room): the page again saying why, or JSON.',
         content: {
           'text/html': { schema: { type: 'string' } },
-          'application/json': { schema: { type: 'object', required: ['message'] } },
+          'application/json': {
+            schema: { type: 'object', required: ['message'], properties: { message: { type: 'string' } } },
+          },
         },
       },
     },
