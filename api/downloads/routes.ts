@@ -93,6 +93,7 @@ export const downloadRoutes = [
       const verdict = await authorizeDownload(ctx.deps, params.token, {
         ip: ctx.ip || 'unknown',
         range: ctx.get('range') || undefined,
+        head: ctx.method === 'HEAD',
       });
       if (!verdict.ok) return refuse(ctx, verdict.refusal);
       const { file, range } = verdict;

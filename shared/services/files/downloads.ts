@@ -65,7 +65,7 @@ export type DownloadVerdict =
 export async function authorizeDownload(
   deps: TxDeps & { appSecret: string; appSecretPrevious: readonly string[] },
   token: string,
-  request: { ip: string; range: string | undefined },
+  request: { ip: string; range: string | undefined; head?: boolean },
 ): Promise<DownloadVerdict> {
   const named = readDownloadToken([deps.appSecret, ...deps.appSecretPrevious], token);
   if (!named) return { ok: false, refusal: 'forged' };
@@ -110,7 +110,14 @@ export async function authorizeDownload(
       if (count >= limit && !resumesLast) return { ok: false, refusal: 'limit' } as const;
     }
     const fileOut = { ...file, size };
-    if (range === 'unsatisfiable') return { ok: true, file: fileOut, range, downloadsLeft: null } as const;
+    // A HEAD moves no bytes: it neither counts nor shows in the history.
+    if (range === 'unsatisfiable' || request.head)
+      return {
+        ok: true,
+        file: fileOut,
+        range,
+        downloadsLeft: limit > 0 ? Math.max(limit - count, 0) : null,
+      } as const;
     await trx('file_downloads').insert({
       store_id: item.store_id,
       order_item_id: item.id,

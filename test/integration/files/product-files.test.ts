@@ -121,6 +121,12 @@ describe('Files on a product and their downloads (local storage, docs/downloads.
     const [link] = await linksOf(suite.deps, suite.server, order.itemId);
     expect(link).to.deep.include({ file_id: file.id, name: 'page.html' });
 
+    // A HEAD (a download manager probing the size) moves no bytes and does not count.
+    const head = await fetch(link!.url, { method: 'HEAD' });
+    expect(head.status).to.equal(200);
+    expect(head.headers.get('content-length')).to.equal(String(bytes.length));
+    expect(await downloadCount(suite.deps.knex, order.itemId)).to.equal(0);
+
     const whole = await rawGet(link!.url);
     expect(whole.status).to.equal(200);
     expect(whole.body.equals(bytes)).to.equal(true);
