@@ -207,7 +207,7 @@ const schema = Joi.object({
   WORKER_CONCURRENCY: positiveInt.max(1000),
   UPLOAD_DIR: Joi.string().default('.data/uploads'),
   STORAGE_DRIVER: Joi.string().valid('local', 's3').default('local'),
-  STORAGE_DIR: Joi.string().default('.data/files'),
+  STORAGE_DIR: Joi.string(),
   S3_ENDPOINT: uri(['http', 'https']),
   S3_BUCKET: Joi.string()
     .pattern(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/)
@@ -383,7 +383,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     uploadDir: String(v.UPLOAD_DIR),
     storage: Object.freeze({
       driver: v.STORAGE_DRIVER as 'local' | 's3',
-      dir: String(v.STORAGE_DIR),
+      // Earlier releases kept every stored file under UPLOAD_DIR: a deployment that set only that keeps
+      // reading them there (docs/downloads.md).
+      dir: String(v.STORAGE_DIR ?? cleaned.UPLOAD_DIR ?? '.data/files'),
       s3: v.S3_BUCKET
         ? Object.freeze({
             endpoint: v.S3_ENDPOINT as string | undefined,

@@ -39,6 +39,13 @@ describe('configuration (docs/operations.md)', () => {
     });
   });
 
+  it('keeps files under UPLOAD_DIR when only that is set, as earlier releases did', () => {
+    expect(loadConfig({ UPLOAD_DIR: '/srv/uploads' }).storage.dir).to.equal('/srv/uploads');
+    expect(loadConfig({ UPLOAD_DIR: '/srv/uploads', STORAGE_DIR: '/srv/files' }).storage.dir).to.equal(
+      '/srv/files',
+    );
+  });
+
   it('reads the s3 storage settings (docs/downloads.md)', () => {
     const config = loadConfig({
       STORAGE_DRIVER: 's3',
