@@ -18,6 +18,7 @@ import { webhookRoutes } from './webhooks/routes';
 import { licenseCertificateRoutes } from './license/certificate-routes';
 import { licenseRoutes } from './license/routes';
 import { mediaRoutes } from './media/routes';
+import { downloadRoutes } from './downloads/routes';
 import { licenseSeatRoutes } from './license/seat-routes';
 import { widgetDemoRoutes, widgetRoutes } from './widget/routes';
 
@@ -52,6 +53,7 @@ export function allRoutes(
     ...fivemRoutes,
     ...widgetRoutes,
     ...mediaRoutes,
+    ...downloadRoutes,
   ];
   return [...routes, ...interfaceIndexRoutes(routes)];
 }

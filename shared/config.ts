@@ -71,6 +71,25 @@ export interface Config {
     readonly byQueue: Readonly<Record<string, number>>;
   };
   readonly uploadDir: string;
+  /**
+   * Where merchants' files (product downloads, product images, buyers' uploads) live
+   * (shared/storage, docs/downloads.md): `local` under `dir`, or any S3-compatible store.
+   */
+  readonly storage: {
+    readonly driver: 'local' | 's3';
+    readonly dir: string;
+    readonly s3?: {
+      readonly endpoint?: string;
+      readonly bucket: string;
+      readonly region: string;
+      readonly accessKeyId?: string;
+      readonly secretAccessKey?: string;
+    };
+    /** Largest file a merchant may upload (MAX_UPLOAD_BYTES). */
+    readonly maxUploadBytes: number;
+    /** Bytes of product files one store may keep (STORE_STORAGE_BYTES). */
+    readonly storeBytes: number;
+  };
   readonly shutdownTimeoutMs: number;
   /** Payment providers (shared/providers): API bases (local provider-shaped servers in tests) and the client timeout. */
   readonly payments: {
@@ -187,6 +206,20 @@ const schema = Joi.object({
   WORKER_QUEUES: Joi.string().pattern(/^[a-z0-9_-]+(,[a-z0-9_-]+)*$/),
   WORKER_CONCURRENCY: positiveInt.max(1000),
   UPLOAD_DIR: Joi.string().default('.data/uploads'),
+  STORAGE_DRIVER: Joi.string().valid('local', 's3').default('local'),
+  STORAGE_DIR: Joi.string(),
+  S3_ENDPOINT: uri(['http', 'https']),
+  S3_BUCKET: Joi.string()
+    .pattern(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/)
+    .message('must be an S3 bucket name (3 to 63 lowercase letters, digits, dots and hyphens)'),
+  S3_REGION: Joi.string()
+    .pattern(/^[a-z0-9-]{2,32}$/)
+    .default('us-east-1'),
+  S3_ACCESS_KEY_ID: Joi.string(),
+  S3_SECRET_ACCESS_KEY: Joi.string(),
+  // 2 GiB by default; at most 5 TiB (the largest object S3 stores).
+  MAX_UPLOAD_BYTES: positiveInt.max(5 * 1024 ** 4).default(2 * 1024 ** 3),
+  STORE_STORAGE_BYTES: positiveInt.max(1024 ** 5).default(50 * 1024 ** 3),
   SHUTDOWN_TIMEOUT_MS: positiveInt.max(60000).default(8000),
   MOYASAR_API_URL: uri(['http', 'https']).default('https://api.moyasar.com'),
   COINBASE_API_URL: uri(['http', 'https']).default('https://api.commerce.coinbase.com'),
@@ -289,6 +322,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       'APP_SECRET_PREVIOUS',
       'is set but APP_SECRET is not: set APP_SECRET to the new secret and keep the old ones here',
     );
+  if (v.STORAGE_DRIVER === 's3' && !v.S3_BUCKET)
+    throw new ConfigError('S3_BUCKET', 'must be set when STORAGE_DRIVER is s3');
+  if (Boolean(v.S3_ACCESS_KEY_ID) !== Boolean(v.S3_SECRET_ACCESS_KEY))
+    throw new ConfigError(
+      v.S3_ACCESS_KEY_ID ? 'S3_SECRET_ACCESS_KEY' : 'S3_ACCESS_KEY_ID',
+      'must be set together with the other (or both left unset for the SDK default credentials)',
+    );
   const publicBaseUrl = String(v.PUBLIC_BASE_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
   if (v.NODE_ENV === 'production') {
     if (!v.APP_SECRET) throw new ConfigError('APP_SECRET', APP_SECRET_MISSING);
@@ -341,6 +381,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workerQueues: v.WORKER_QUEUES ? Object.freeze(String(v.WORKER_QUEUES).split(',')) : undefined,
     workerConcurrency,
     uploadDir: String(v.UPLOAD_DIR),
+    storage: Object.freeze({
+      driver: v.STORAGE_DRIVER as 'local' | 's3',
+      // Earlier releases kept every stored file under UPLOAD_DIR: a deployment that set only that keeps
+      // reading them there (docs/downloads.md).
+      dir: String(v.STORAGE_DIR ?? cleaned.UPLOAD_DIR ?? '.data/files'),
+      s3: v.S3_BUCKET
+        ? Object.freeze({
+            endpoint: v.S3_ENDPOINT as string | undefined,
+            bucket: String(v.S3_BUCKET),
+            region: String(v.S3_REGION),
+            accessKeyId: v.S3_ACCESS_KEY_ID as string | undefined,
+            secretAccessKey: v.S3_SECRET_ACCESS_KEY as string | undefined,
+          })
+        : undefined,
+      maxUploadBytes: Number(v.MAX_UPLOAD_BYTES),
+      storeBytes: Number(v.STORE_STORAGE_BYTES),
+    }),
     shutdownTimeoutMs: Number(v.SHUTDOWN_TIMEOUT_MS),
     payments: Object.freeze({
       moyasarApiUrl: String(v.MOYASAR_API_URL).replace(/\/+$/, ''),

@@ -46,7 +46,7 @@ export interface Deps {
   readonly messenger: Messenger;
   /** The payment providers' adapters, built once per process. */
   readonly providers: PaymentProviders;
-  /** Where uploaded files go (the local driver; S3 documented in the README). */
+  /** Where stored files live: the `local` or `s3` driver of STORAGE_DRIVER (shared/storage, docs/downloads.md). */
   readonly storage: StorageDriver;
   /** Platform secret (HMAC key material) and the at-rest cipher derived from it. */
   readonly appSecret: string;

@@ -2,6 +2,7 @@ import { dashboardCategoryRoutes } from './pages/categories/routes';
 import { dashboardCouponRoutes } from './pages/coupons/routes';
 import { dashboardLicenseRoutes } from './pages/licenses/routes';
 import { dashboardCatalogueRoutes } from './pages/product-keys/routes';
+import { dashboardFileRoutes } from './pages/files/routes';
 import { dashboardReviewRoutes } from './pages/reviews/routes';
 import { dashboardSecondFactorRoutes } from './pages/second-factor/routes';
 import { dashboardSecurityRoutes } from './pages/security/routes';
@@ -40,6 +41,7 @@ export const dashboardRoutes = [
   ...dashboardLicenseRoutes,
   ...dashboardReviewRoutes,
   ...dashboardCatalogueRoutes,
+  ...dashboardFileRoutes,
   ...dashboardTokenRoutes,
   ...dashboardWebhookRoutes,
   ...dashboardCouponRoutes,

@@ -290,6 +290,11 @@ export const ProductDetail: SchemaObject = {
     obj({
       description: nstr,
       max_per_order: { type: 'integer', minimum: 1, description: 'Most units one checkout line may take.' },
+      download_limit: {
+        type: 'integer',
+        minimum: 0,
+        description: 'Downloads allowed per file and order item (0: no limit; docs/downloads.md).',
+      },
       keys_left: nint,
       fields: {
         type: 'array',

@@ -1,6 +1,7 @@
 import { merchantCategoryRoutes } from './categories/routes';
 import { merchantOrderRoutes } from './orders/routes';
 import { merchantProductRoutes } from './products/routes';
+import { merchantFileRoutes } from './files/routes';
 import { merchantStoreRoutes } from './store/routes';
 import { merchantSubscriptionRoutes } from './subscriptions/routes';
 import { merchantWebhookRoutes } from './webhooks/routes';
@@ -22,6 +23,7 @@ export const merchantRoutes = [
   ...merchantStoreRoutes,
   ...merchantOrderRoutes,
   ...merchantProductRoutes,
+  ...merchantFileRoutes,
   ...merchantCategoryRoutes,
   ...merchantSubscriptionRoutes,
   ...merchantWebhookRoutes,

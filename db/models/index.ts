@@ -270,6 +270,8 @@ export class Product extends BaseModel {
   stock!: number | null;
   /** Most units one checkout line may take (checkout and cart: 422 naming `quantity` beyond it). */
   max_per_order!: number;
+  /** Downloads allowed per file and order item (0: no limit; docs/downloads.md). */
+  download_limit!: number;
   image_url!: string | null;
   fields!: CustomField[];
   license_enabled!: boolean;

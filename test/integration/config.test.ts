@@ -30,6 +30,39 @@ describe('configuration (docs/operations.md)', () => {
       dashboardPassword: undefined,
     });
     expect(Object.isFrozen(config)).to.equal(true);
+    expect(config.storage).to.deep.equal({
+      driver: 'local',
+      dir: '.data/files',
+      s3: undefined,
+      maxUploadBytes: 2 * 1024 ** 3,
+      storeBytes: 50 * 1024 ** 3,
+    });
+  });
+
+  it('keeps files under UPLOAD_DIR when only that is set, as earlier releases did', () => {
+    expect(loadConfig({ UPLOAD_DIR: '/srv/uploads' }).storage.dir).to.equal('/srv/uploads');
+    expect(loadConfig({ UPLOAD_DIR: '/srv/uploads', STORAGE_DIR: '/srv/files' }).storage.dir).to.equal(
+      '/srv/files',
+    );
+  });
+
+  it('reads the s3 storage settings (docs/downloads.md)', () => {
+    const config = loadConfig({
+      STORAGE_DRIVER: 's3',
+      S3_ENDPOINT: 'https://acct.r2.cloudflarestorage.com',
+      S3_BUCKET: 'shop-files',
+      S3_REGION: 'auto',
+      S3_ACCESS_KEY_ID: 'key-id',
+      S3_SECRET_ACCESS_KEY: 'key-secret',
+    });
+    expect(config.storage.driver).to.equal('s3');
+    expect(config.storage.s3).to.deep.equal({
+      endpoint: 'https://acct.r2.cloudflarestorage.com',
+      bucket: 'shop-files',
+      region: 'auto',
+      accessKeyId: 'key-id',
+      secretAccessKey: 'key-secret',
+    });
   });
 
   it('derives PUBLIC_BASE_URL from PORT, and keeps a given one without its trailing slash', () => {
@@ -127,6 +160,14 @@ describe('configuration (docs/operations.md)', () => {
       ['WORKER_CONCURRENCY', { WORKER_CONCURRENCY: 'many' }],
       ['WORKER_CONCURRENCY_PAYMENTS', { WORKER_CONCURRENCY_PAYMENTS: '-2' }],
       ['WORKER_CONCURRENCY_OTP', { WORKER_CONCURRENCY_OTP: '1.5' }],
+      ['STORAGE_DRIVER', { STORAGE_DRIVER: 'ftp' }],
+      ['S3_BUCKET', { STORAGE_DRIVER: 's3' }],
+      ['S3_BUCKET', { STORAGE_DRIVER: 's3', S3_BUCKET: 'Not_A_Bucket' }],
+      ['S3_ENDPOINT', { STORAGE_DRIVER: 's3', S3_BUCKET: 'files', S3_ENDPOINT: 'minio:9000' }],
+      ['S3_SECRET_ACCESS_KEY', { STORAGE_DRIVER: 's3', S3_BUCKET: 'files', S3_ACCESS_KEY_ID: 'AKIA0001' }],
+      ['MAX_UPLOAD_BYTES', { MAX_UPLOAD_BYTES: '-1' }],
+      ['MAX_UPLOAD_BYTES', { MAX_UPLOAD_BYTES: '2GB' }],
+      ['STORE_STORAGE_BYTES', { STORE_STORAGE_BYTES: '0' }],
     ];
     for (const [variable, env] of cases) {
       it(`${variable} (${Object.entries(env)

@@ -30,3 +30,15 @@ export async function productName(knex: Knex, productId: number): Promise<string
   const row = await knex('products').where({ id: productId }).first<{ name: string } | undefined>('name');
   return String(row?.name ?? '');
 }
+
+/** The store's product by id with its name, or null (another store's product is not found). */
+export async function productNamed(
+  knex: Knex,
+  storeId: number,
+  productId: number,
+): Promise<{ id: number; name: string } | null> {
+  const row = await knex('products')
+    .where({ id: productId, store_id: storeId })
+    .first<{ id: number; name: string } | undefined>('id', 'name');
+  return row ? { id: Number(row.id), name: String(row.name) } : null;
+}

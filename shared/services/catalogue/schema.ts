@@ -126,6 +126,8 @@ export interface ProductKeys<R> {
   stock?: number | null;
   /** Most units one checkout line may take (default 10). */
   max_per_order: number;
+  /** Downloads allowed per file and order item (docs/downloads.md; default 5, 0: no limit). */
+  download_limit: number;
   categories: R[];
   fields: FieldInput[];
   codes: string[];
@@ -206,6 +208,7 @@ export function productKeys(mode: SchemaMode): Joi.PartialSchemaMap {
     active: def(bool(), true),
     stock: int().min(0).max(2_147_483_647).allow(null),
     max_per_order: def(int().min(1).max(10_000), 10),
+    download_limit: def(int().min(0).max(1_000_000), 5),
     categories: def(Joi.array().items(reference).max(100), []),
     fields: def(Joi.array().items(fieldSchema).max(50), []),
     codes: patch

@@ -28,6 +28,7 @@ interface ProductRow {
   active: boolean;
   stock: number | null;
   max_per_order: number;
+  download_limit: number;
   image_url: string | null;
   fields: unknown;
   license_enabled: boolean;
@@ -168,6 +169,7 @@ export async function productDetail(
     ...summaryOf(row, store.currency, cats.get(row.id) ?? []),
     description: row.description,
     max_per_order: Number(row.max_per_order),
+    download_limit: Number(row.download_limit),
     keys_left: row.type === 'code' ? Number(row.keys_left ?? 0) : null,
     fields: fields.map((f, index) => ({
       index,

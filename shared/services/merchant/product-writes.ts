@@ -82,6 +82,7 @@ async function currentKeys(trx: Knex, row: Row, currency: string): Promise<Omit<
     active: Boolean(row.active),
     stock: row.stock == null ? null : Number(row.stock),
     max_per_order: Number(row.max_per_order ?? 10),
+    download_limit: Number(row.download_limit ?? 5),
     categories: categories.map(Number),
     fields: fields.map((f) => ({
       type: f.type,
@@ -194,6 +195,7 @@ function columns(product: Omit<ProductInput, 'codes'>, currency: string): Record
     active: product.active,
     stock: product.stock ?? null,
     max_per_order: product.max_per_order,
+    download_limit: product.download_limit,
     fields: JSON.stringify(storedFields(product.fields, currency)),
     license_enabled: license !== null,
     license_prefix: license?.prefix ?? null,

@@ -396,6 +396,7 @@ class StoreSeeder {
       active: f.active,
       stock: f.stock ?? null,
       max_per_order: f.max_per_order,
+      download_limit: f.download_limit,
       image_url: f.image_url ?? null,
       license_enabled: license !== null,
       license_prefix: license?.prefix ?? null,

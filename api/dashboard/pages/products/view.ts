@@ -1,3 +1,4 @@
+import { FILES_TEXT } from '../files/strings';
 import type {
   FieldRow,
   FormErrors,
@@ -91,7 +92,9 @@ export function productFormView(
   const stockNote =
     opts.availableCodes !== null && v.type === 'code'
       ? `<p class="muted">${esc(t.keysInStock(opts.availableCodes))} · <a href="/merchant/products/${opts.productId}/keys">${esc(t.uploadKeys)}</a></p>`
-      : '';
+      : opts.productId && v.type === 'product'
+        ? `<p class="muted"><a href="/merchant/products/${opts.productId}/files">${esc(FILES_TEXT[s.locale].filesLink)}</a></p>`
+        : '';
   return shellPage(
     { ...s, current: 'products' },
     title,

@@ -1,0 +1,73 @@
+import { PassThrough, type Readable } from 'node:stream';
+import formidable, { errors as formidableErrors } from 'formidable';
+import { ValidationError } from '../../../shared/errors';
+import { tooLarge, type UploadLimits } from '../../../shared/services/files/upload';
+import type { AppContext } from '../../context';
+
+/**
+ * Reads the multipart part named `file` of a merchant's upload and hands it, as a stream, to `accept`,
+ * which stores it while it arrives (shared/services/files/upload.ts). Nothing is spooled to disk here and
+ * at most a few chunks are held: formidable waits for each chunk to be taken before it reads the next, so
+ * a slow store slows the client instead of filling memory. Other parts are read and dropped.
+ */
+export async function receiveFile<T>(
+  ctx: AppContext,
+  limits: UploadLimits,
+  accept: (file: { name: string; body: Readable }) => Promise<T>,
+): Promise<T> {
+  let accepted: Promise<T> | undefined;
+  const form = formidable({
+    maxFiles: 1,
+    maxFileSize: limits.maxUploadBytes,
+    maxTotalFileSize: limits.maxUploadBytes,
+    maxFields: 20,
+    maxFieldsSize: 64 * 1024,
+    allowEmptyFiles: true,
+    minFileSize: 0,
+    filter: ({ name }) => name === 'file',
+    fileWriteStreamHandler: (file) => {
+      const body = new PassThrough();
+      accepted = accept({ name: utf8Name(file?.toJSON().originalFilename ?? ''), body });
+      // A store that fails stops the parser too (else it would wait for the stream to drain).
+      accepted.catch((err: Error) => body.destroy(err));
+      return body;
+    },
+  });
+  // Formidable takes a part without its own Content-Type for a text field; clients such as Python's
+  // requests send files that way, so a part with a file name is a file whatever its headers say.
+  form.onPart = (part) => {
+    if (part.originalFilename !== null && part.originalFilename !== undefined && !part.mimetype)
+      part.mimetype = 'application/octet-stream';
+    return form._handlePart(part);
+  };
+  try {
+    await form.parse(ctx.req);
+  } catch (err) {
+    ctx.req.resume();
+    await accepted?.catch(() => undefined);
+    const code = (err as { code?: number }).code;
+    if (
+      code === formidableErrors.biggerThanMaxFileSize ||
+      code === formidableErrors.biggerThanTotalMaxFileSize
+    )
+      throw tooLarge(limits);
+    if (code === formidableErrors.maxFilesExceeded)
+      throw ValidationError.field('file', 'Send one file per request.');
+    // The store's own refusal (limits, a broken connection) wins over the parser's echo of it.
+    if (accepted) await accepted;
+    throw ValidationError.field('file', 'The multipart body could not be read.');
+  }
+  if (!accepted) throw ValidationError.field('file', 'Send the file as the multipart part named "file".');
+  return accepted;
+}
+
+/**
+ * Browsers and fetch send the file name's UTF-8 bytes as they are; the parser reads the header as Latin-1,
+ * so a name such as "كتاب.pdf" arrives as mojibake and is read back here.
+ */
+function utf8Name(raw: string): string {
+  const codes = [...raw].map((ch) => ch.codePointAt(0)!);
+  if (!codes.some((c) => c >= 0x80) || codes.some((c) => c > 0xff)) return raw;
+  const decoded = Buffer.from(raw, 'latin1').toString('utf8');
+  return decoded.includes('\ufffd') ? raw : decoded;
+}
