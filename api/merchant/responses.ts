@@ -486,6 +486,10 @@ export const StoreSettings = obj({
   name: str,
   currency: str,
   locale: { type: 'string', enum: ['ar', 'en'] },
+  support_email: {
+    type: ['string', 'null'],
+    description: 'The Reply-To of the store’s e-mails to buyers; null: none.',
+  },
   plan: { type: 'string', enum: ['paid', 'free'] },
   embed_key: str,
   allowed_origins: { type: 'array', items: str },

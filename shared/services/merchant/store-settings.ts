@@ -38,6 +38,8 @@ import {
 export interface StoreSettingsPatch {
   name?: string;
   locale?: 'ar' | 'en';
+  /** The Reply-To of the store's e-mails to buyers (docs/email.md); null removes it. */
+  support_email?: string | null;
   currency?: string;
   allowed_origins?: string[];
   domains?: string[];
@@ -62,6 +64,7 @@ export interface StoreSettingsView {
   name: string;
   currency: string;
   locale: string;
+  support_email: string | null;
   plan: Store['plan'];
   embed_key: string;
   allowed_origins: string[];
@@ -116,6 +119,7 @@ export async function storeSettings(
     name: store.name,
     currency: store.currency,
     locale: store.locale,
+    support_email: (store.support_email as string | null) ?? null,
     plan: store.plan,
     embed_key: store.embed_key,
     allowed_origins: store.allowed_origins ?? [],
@@ -285,7 +289,7 @@ export async function updateStoreSettings(
       const store = await trx('stores').where('id', storeId).forUpdate().first();
       const changes: Changes = {};
       const columns: Record<string, unknown> = {};
-      for (const key of ['name', 'locale', 'currency'] as const) {
+      for (const key of ['name', 'locale', 'support_email', 'currency'] as const) {
         if (patch[key] !== undefined && patch[key] !== store[key]) {
           columns[key] = patch[key];
           changes[key] = { from: store[key], to: patch[key] };
