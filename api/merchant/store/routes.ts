@@ -3,6 +3,7 @@ import { storeStatistics } from '../../../shared/services/merchant/statistics';
 import {
   rotateEmbedKey,
   storeSettings,
+  supportEmailSchema,
   type StoreSettingsPatch,
   updateStoreSettings,
 } from '../../../shared/services/merchant/store-settings';
@@ -30,11 +31,7 @@ import { verifyStoreDomain } from '../../../shared/services/merchant/domains';
 const patchBody = Joi.object<StoreSettingsPatch, true>({
   name: text(200),
   locale: Joi.string().valid('ar', 'en'),
-  support_email: Joi.string()
-    .trim()
-    .lowercase()
-    .max(254)
-    .email({ tlds: false })
+  support_email: supportEmailSchema
     .allow(null)
     .messages({ 'string.email': 'support_email must be an e-mail address' }),
   currency: currency(),

@@ -1,3 +1,4 @@
+import Joi from 'joi';
 import type { Knex } from 'knex';
 import { PAYMENT_METHOD_IDS, type PaymentMethodId, type Store } from '../../../db/models';
 import type { Cipher } from '../../crypto';
@@ -34,6 +35,9 @@ import {
  * host (catalogue/store-cache.ts) are told after commit by the Merchant guard, so a rotated embed key is
  * refused by the next request on every process.
  */
+
+/** A store's support address (the Reply-To of its e-mails): what the Merchant API and the dashboard accept. */
+export const supportEmailSchema = Joi.string().trim().lowercase().max(254).email({ tlds: false });
 
 export interface StoreSettingsPatch {
   name?: string;
