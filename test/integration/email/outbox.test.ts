@@ -93,4 +93,58 @@ describe('e-mail outbox driver', function () {
     expect(res.status).to.equal(422);
     expect(res.text).to.contain('e-mail address');
   });
+
+  it('sends nothing for a unit of work that rolls back, and after the commit for one that commits', async () => {
+    const to = `uow.${crypto.randomBytes(4).toString('hex')}@example.com`;
+    const request = {
+      purpose: 'sign_in',
+      key: `account:${to}`,
+      to,
+      locale: 'en' as const,
+      template: 'sign_in' as const,
+      storeId: seeded.store.id,
+      data: { url: 'https://shop.example/account/sign-in/t', expires_minutes: 15 },
+    };
+    const refused = suite.deps.tx(async (uow) => {
+      await sendEmail(suite.deps, uow, request);
+      throw new Error('the change is refused');
+    });
+    await refused.then(
+      () => expect.fail('the unit of work committed'),
+      (err: Error) => expect(err.message).to.equal('the change is refused'),
+    );
+    expect(await suite.deps.knex('emails').where({ to })).to.have.length(0);
+    const sent = await suite.deps.tx((uow) => sendEmail(suite.deps, uow, request));
+    expect(sent.duplicate).to.equal(false);
+    const [message] = await waitFor('the sign-in e-mail', async () => {
+      const list = await outbox(to);
+      return list.length === 1 && list;
+    });
+    expect(message).to.include({ subject: 'Sign in to Acme Digital' });
+    expect(message!.body).to.contain('https://shop.example/account/sign-in/t');
+  });
+
+  it('refuses a request with a bad address, template or data before writing anything', async () => {
+    const base = {
+      purpose: 'refund',
+      key: 'refund:bad',
+      to: 'buyer@example.com',
+      locale: 'en' as const,
+      template: 'refund' as const,
+      storeId: seeded.store.id,
+      data: { order_id: orderId, amount: '1.00', currency: 'SAR' },
+    };
+    for (const bad of [
+      { ...base, to: 'not an address' },
+      { ...base, locale: 'fr' },
+      { ...base, template: 'newsletter' },
+      { ...base, data: { order_id: orderId, amount: 1, currency: 'SAR' } },
+    ]) {
+      await sendEmail(suite.deps, suite.deps.knex, bad as typeof base).then(
+        () => expect.fail(`accepted ${JSON.stringify(bad)}`),
+        (err: Error) => expect(err.name).to.equal('EmailRequestError'),
+      );
+    }
+    expect(await suite.deps.knex('emails').where({ key: 'refund:bad' })).to.have.length(0);
+  });
 });

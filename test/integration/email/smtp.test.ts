@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { expect } from 'chai';
 import type { Deps } from '../../../shared/deps';
-import { emailsForOrder, sendEmail, type EmailRequest } from '../../../shared/services/emails';
+import { sendEmail, type EmailRequest } from '../../../shared/services/emails';
 import { documentLink } from '../../../shared/services/invoices/read';
 import { processors } from '../../../workers/processors';
 import { WorkerPool } from '../../../workers/worker-pool';
@@ -169,7 +169,12 @@ describe('e-mail over SMTP', function () {
     expect(smtp.to(to)).to.have.length(0);
     const row = await rowOf(suite.deps, to);
     expect(row).to.include({ status: 'bounced', attempts: 1, error_code: '550' });
-    const shown = (await emailsForOrder(suite.deps.knex, orderId)).find((e) => e.to === to);
+    // The merchant sees the bounce on the order.
+    const order = await merchantGet(suite, seeded.token, `/shawarma/orders/${orderId}`);
+    expect(order.status, order.text).to.equal(200);
+    const shown = (
+      order.body.data as { emails: { to: string; purpose: string; status: string; error: string }[] }
+    ).emails.find((e) => e.to === to);
     expect(shown).to.include({ purpose: 'order_delivery', status: 'bounced' });
     expect(shown!.error).to.match(/^550 /);
   });
