@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import { emailsForOrder } from '../../shared/services/emails';
 import { ORDER_STATUS, OrderStatus, STORE_ROLES, StoreRole } from '../../db/models';
 import { ConflictError, InvalidError, NotFoundError, ValidationError } from '../../shared/errors';
 import {
@@ -246,11 +247,12 @@ async function renderOrder(
     throw err;
   }
   const { knex, config } = ctx.deps;
-  const [attempts, refunds, document, audit] = await Promise.all([
+  const [attempts, refunds, document, audit, emails] = await Promise.all([
     paymentAttempts(knex, store.id, orderId),
     orderRefunds(knex, store.id, orderId),
     documentLink(knex, { appSecret: ctx.deps.appSecret, publicBaseUrl: config.publicBaseUrl }, orderId),
     listAudit(knex, store.id, { resource_type: 'order', resource_id: orderId }, { page: 1, per_page: 50 }),
+    emailsForOrder(knex, orderId),
   ]);
   sendPage(ctx, {
     status,
@@ -259,6 +261,7 @@ async function renderOrder(
       document,
       refundForm,
       audit: audit.items,
+      emails,
     }),
   });
 }

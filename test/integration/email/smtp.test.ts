@@ -6,6 +6,7 @@ import { documentLink } from '../../../shared/services/invoices/read';
 import { processors } from '../../../workers/processors';
 import { WorkerPool } from '../../../workers/worker-pool';
 import { TestSmtpServer } from '../../helpers/smtp-server';
+import { dashboardLogin } from '../dashboard/support';
 import { paymentsSuite, type PaymentsSuite } from '../payments/support';
 import { waitFor } from '../queues/support';
 import { merchantGet, payThroughSandbox, seedStore, type SeededStore } from '../invoices/support';
@@ -177,6 +178,16 @@ describe('e-mail over SMTP', function () {
     ).emails.find((e) => e.to === to);
     expect(shown).to.include({ purpose: 'order_delivery', status: 'bounced' });
     expect(shown!.error).to.match(/^550 /);
+    // And on the dashboard's order page, in the merchant's language.
+    const owner = await dashboardLogin(suite.deps.knex, suite.deps.appSecret, seeded.store.id, 'owner');
+    const page = await suite.server.request(`/merchant/orders/${orderId}?lang=ar`, {
+      headers: { cookie: owner.cookie },
+    });
+    expect(page.status, page.text).to.equal(200);
+    expect(page.text).to.contain('رسائل البريد إلى المشتري').and.contain('مرتدة: العنوان لا يستقبل البريد');
+    expect(page.text).to.match(
+      new RegExp(`data-email-status="bounced"><bdi>${to.replace(/\./g, '\\.')}</bdi>`),
+    );
   });
 
   it('measures e-mails per second through the test server (printed, not asserted)', async () => {
