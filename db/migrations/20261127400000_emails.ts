@@ -4,11 +4,11 @@ import type { Knex } from 'knex';
  * E-mail to buyers (docs/email.md).
  * - emails: one row per e-mail that must go out once, unique on (purpose, key, address): a second call for
  *   the same event finds the row and queues nothing. `payload` is the template's data, sealed with the
- *   platform secret (it carries code and license keys); `subject`, `body` (the text part) and
- *   `attachments` (file names) are kept only for the `outbox` driver, which GET /__dev/outbox reads.
- *   `status`: queued (job waiting), sending (an SMTP attempt is under way or was interrupted), sent,
- *   bounced (the server answered 5xx: a hard bounce, never retried), failed (retries spent on 4xx or
- *   connection errors). `order_id` lets the order show a bounce.
+ *   platform secret (it carries code and license keys). Once sent, `subject` and `attachments` (file
+ *   names) are kept; `body` (the text part) only for the `outbox` driver, which GET /__dev/outbox reads.
+ *   `status`: queued (the job waits, or waits for its next try after a 4xx), sending (an SMTP attempt is
+ *   under way or was interrupted), sent, bounced (the server answered 5xx: a hard bounce, never retried),
+ *   failed (retries spent on 4xx or connection errors). `order_id` lets the order show a bounce.
  * - stores.support_email: the store's support address, the `Reply-To` of its e-mails.
  */
 export async function up(knex: Knex): Promise<void> {

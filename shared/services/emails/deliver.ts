@@ -54,7 +54,8 @@ async function attachmentFor(
  * the retry sends again, since we cannot know whether the server took it.
  *
  * A 5xx answer marks the row `bounced` and throws EmailBouncedError (the job stops); anything else is
- * written on the row and rethrown for the queue's back-off, the row `failed` after the last attempt.
+ * written on the row (`queued` again) and rethrown for the queue's back-off, `failed` after the last
+ * attempt. A `failed` row may be sent again (an operator retrying the job from the queue dashboard).
  */
 export async function deliverEmail(
   deps: DeliverEmailDeps,
@@ -102,6 +103,8 @@ export async function deliverEmail(
       .where({ id: emailId })
       .update({
         status: 'sent',
+        // The driver that sent it (the worker's), which GET /__dev/outbox filters on.
+        driver: deps.mailer.driver,
         message_id: messageId.slice(0, 300),
         subject: rendered.subject.slice(0, 300),
         // The text part is kept only for the outbox driver (GET /__dev/outbox): it carries keys.
@@ -120,7 +123,7 @@ export async function deliverEmail(
       .knex('emails')
       .where({ id: emailId })
       .update({
-        status: bounced ? 'bounced' : opts.finalAttempt ? 'failed' : 'sending',
+        status: bounced ? 'bounced' : opts.finalAttempt ? 'failed' : 'queued',
         error_code: typeof code === 'number' ? String(code) : null,
         error_message: (err instanceof Error ? err.message : String(err)).slice(0, 500),
         updated_at: deps.knex.fn.now(),
