@@ -17,7 +17,7 @@ export async function up(knex: Knex): Promise<void> {
     t.integer('store_id').references('stores.id').onDelete('CASCADE');
     t.integer('order_id').references('orders.id').onDelete('SET NULL');
     t.string('purpose', 40).notNullable();
-    t.string('key', 200).notNullable();
+    t.string('key', 500).notNullable();
     t.string('to', 254).notNullable();
     t.string('locale', 2).notNullable();
     t.string('template', 40).notNullable();

@@ -53,7 +53,7 @@ const requestSchema = Joi.object({
   purpose: Joi.string()
     .pattern(/^[a-z][a-z0-9_]{0,39}$/)
     .required(),
-  key: Joi.string().min(1).max(200).required(),
+  key: Joi.string().min(1).max(500).required(),
   to: Joi.string().trim().lowercase().email({ tlds: false }).max(254).required(),
   locale: Joi.string().valid('ar', 'en').required(),
   template: Joi.string()
