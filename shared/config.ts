@@ -44,6 +44,17 @@ export interface Config {
     /** Overrides https://api.twilio.com (a local Twilio-shaped server in tests). */
     readonly apiBaseUrl?: string;
   };
+  /**
+   * E-mail to buyers (docs/email.md): EMAIL_DRIVER `smtp` sends through SMTP_URL, `outbox` records the
+   * message for GET /__dev/outbox. `from` is EMAIL_FROM's address; the store's name is the display name.
+   */
+  readonly email: {
+    readonly driver: 'smtp' | 'outbox';
+    readonly smtpUrl?: string;
+    readonly from: string;
+    /** EMAIL_RETRY_DELAY_MS: first back-off after a 4xx or connection error, doubled per attempt. */
+    readonly retryDelayMs: number;
+  };
   readonly dashboardUser?: string;
   readonly dashboardPassword?: string;
   /**
@@ -196,6 +207,11 @@ const schema = Joi.object({
   TWILIO_WHATSAPP_FROM: Joi.string(),
   TWILIO_SMS_FROM: Joi.string(),
   TWILIO_API_BASE_URL: uri(['http', 'https']),
+  EMAIL_DRIVER: Joi.string().valid('smtp', 'outbox'),
+  SMTP_URL: uri(['smtp', 'smtps']),
+  // A bare address: the display name is each store's own name (docs/email.md).
+  EMAIL_FROM: Joi.string().email({ tlds: false }).default('no-reply@localhost'),
+  EMAIL_RETRY_DELAY_MS: positiveInt.max(3_600_000).default(60_000),
   DASHBOARD_USER: Joi.string().allow(''),
   DASHBOARD_PASSWORD: Joi.string().allow(''),
   APP_SECRET: Joi.string().min(32),
@@ -306,6 +322,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       'must be set (or TWILIO_WHATSAPP_FROM) when MESSAGING_DRIVER is twilio',
     );
   }
+  const emailDriver =
+    (v.EMAIL_DRIVER as Config['email']['driver'] | undefined) ?? (v.SMTP_URL ? 'smtp' : 'outbox');
+  if (emailDriver === 'smtp' && !v.SMTP_URL) {
+    throw new ConfigError(
+      'SMTP_URL',
+      'must be set (e.g. smtp://user:pass@host:587) when EMAIL_DRIVER is smtp',
+    );
+  }
   const databaseReadUrls = String(v.DATABASE_READ_URL ?? '')
     .split(',')
     .map((u) => u.trim())
@@ -368,6 +392,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       whatsappFrom: v.TWILIO_WHATSAPP_FROM as string | undefined,
       smsFrom: v.TWILIO_SMS_FROM as string | undefined,
       apiBaseUrl: v.TWILIO_API_BASE_URL as string | undefined,
+    }),
+    email: Object.freeze({
+      driver: emailDriver,
+      smtpUrl: v.SMTP_URL as string | undefined,
+      from: String(v.EMAIL_FROM),
+      retryDelayMs: Number(v.EMAIL_RETRY_DELAY_MS),
     }),
     dashboardUser: (v.DASHBOARD_USER as string | undefined) || undefined,
     dashboardPassword: (v.DASHBOARD_PASSWORD as string | undefined) || undefined,

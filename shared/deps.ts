@@ -7,6 +7,7 @@ import type { Config } from './config';
 import { Cipher } from './crypto';
 import { checkSealedData, WRONG_APP_SECRET } from './services/secrets/sealed-data';
 import { createLogger, Logger } from './logger';
+import { createMailer, type Mailer } from './email';
 import { createMessenger, Messenger } from './messaging';
 import { createPaymentProviders, PaymentProviders } from './providers';
 import { createStorage, StorageDriver } from './storage';
@@ -44,6 +45,8 @@ export interface Deps {
   /** One breaker per dependency (web tier: calls fail at once for a while after a timeout). */
   readonly breakers: Breakers;
   readonly messenger: Messenger;
+  /** EMAIL_DRIVER's mailer (docs/email.md): SMTP connections are opened by the first send. */
+  readonly mailer: Mailer;
   /** The payment providers' adapters, built once per process. */
   readonly providers: PaymentProviders;
   /** Where stored files live: the `local` or `s3` driver of STORAGE_DRIVER (shared/storage, docs/downloads.md). */
@@ -254,6 +257,7 @@ export async function createDeps(
     queues,
     breakers,
     messenger: createMessenger(config, knex),
+    mailer: createMailer(config),
     providers: createPaymentProviders({ config, knex, appSecret }),
     storage: createStorage(config),
     appSecret,
@@ -268,6 +272,7 @@ export async function createDeps(
     tx: (work) => unitOfWork(deps, work),
     async close() {
       await closeQueues(queues);
+      parts.mailer.close();
       await tracking?.close();
       await closeAll();
     },

@@ -42,6 +42,7 @@ export const SEALED_COLUMNS: readonly SealedColumn[] = [
   { table: 'payments', column: 'saved_token_encrypted', key: 'id' },
   { table: 'subscriptions', column: 'payment_token_encrypted', key: 'id' },
   { table: 'otp_sessions', column: 'code_encrypted', key: 'id' },
+  { table: 'emails', column: 'payload', key: 'id' },
   { table: 'merchant_users', column: 'totp_secret_encrypted', key: 'id' },
   { table: 'merchant_users', column: 'totp_pending_secret_encrypted', key: 'id' },
   { table: 'idempotency_records', column: 'response', key: 'id', jsonField: 'sealed' },

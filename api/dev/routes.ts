@@ -6,6 +6,7 @@ import { SandboxGateway } from '../../shared/providers/sandbox';
 import { NotFoundError } from '../../shared/errors';
 import { outboxMessages } from '../../shared/messaging/outbox';
 import { sandboxCardOf } from '../../shared/services/subscriptions/sandbox-card';
+import { outboxEmails } from '../../shared/services/emails';
 import { maintenanceContext, maintenanceRunner } from '../../shared/services/maintenance';
 
 /** Newest messages kept by the outbox driver, for local development and end-to-end tests. */
@@ -128,14 +129,21 @@ export const devRoutes = [
     description:
       'What the `outbox` messaging driver "sent" to one number, newest first (at most 100). An OTP body ' +
       'holds the code as its only run of exactly 4 digits; a merchant dashboard sign-in code is the ' +
-      'body’s only run of 4 to 8 digits (6 today). Absent in production.',
+      'body’s only run of 4 to 8 digits (6 today). With an e-mail address (anything with an `@`): what ' +
+      'the `outbox` e-mail driver sent to it, each with `subject`, `attachments` (file names), `channel` ' +
+      '`email` and `body` the text part (docs/email.md). Absent in production.',
     request: {
       query: Joi.object<{ to: string }, true>({
         to: Joi.string()
-          .pattern(/^\d{6,20}$/)
+          .trim()
+          .max(254)
+          .pattern(/^(\d{6,20}|[^\s@<>"]+@[^\s@<>"]+)$/)
           .required()
-          .messages({ 'string.pattern.base': 'to must be the country code and number, digits only' })
-          .description('Country code and number, digits only.'),
+          .messages({
+            'string.pattern.base':
+              'to must be the country code and number, digits only, or an e-mail address',
+          })
+          .description('Country code and number, digits only; or an e-mail address.'),
       }),
     },
     responses: {
@@ -152,8 +160,14 @@ export const devRoutes = [
                 required: ['to', 'channel', 'body', 'created_at'],
                 properties: {
                   to: { type: 'string' },
-                  channel: { type: 'string', examples: ['whatsapp', 'sms'] },
+                  channel: { type: 'string', examples: ['whatsapp', 'sms', 'email'] },
                   body: { type: ['string', 'null'] },
+                  subject: { type: 'string', description: 'E-mails only.' },
+                  attachments: {
+                    type: 'array',
+                    items: { type: 'string' },
+                    description: 'E-mails only: the file names.',
+                  },
                   created_at: { type: 'string', format: 'date-time' },
                 },
               },
@@ -173,6 +187,10 @@ export const devRoutes = [
       ),
     },
     handler: async (ctx, { query }) => {
+      if (query.to.includes('@')) {
+        ctx.body = { messages: await outboxEmails(ctx.deps.knex, query.to, OUTBOX_LIMIT) };
+        return;
+      }
       const rows = await outboxMessages(ctx.deps.knex, query.to, OUTBOX_LIMIT);
       ctx.body = {
         messages: rows.map((r) => ({

@@ -107,6 +107,20 @@ export const OrderSummary = obj({
 export const OrderDetail = obj({
   id: int,
   invoice_url: { type: ['string', 'null'], description: 'The buyer’s invoice (or receipt) page once paid.' },
+  emails: {
+    type: 'array',
+    description:
+      'The e-mails sent to the buyer about the order (docs/email.md): `status` queued, sending, sent, ' +
+      '`bounced` (the buyer’s mail server refused the address for good; `error` holds its answer) or failed.',
+    items: obj({
+      purpose: str,
+      to: str,
+      status: { type: 'string', enum: ['queued', 'sending', 'sent', 'bounced', 'failed'] },
+      error: nstr,
+      created_at: time,
+      sent_at: ntime,
+    }),
+  },
   status,
   status_label: str,
   subtotal: money,
@@ -511,6 +525,10 @@ export const StoreSettings = obj({
   name: str,
   currency: str,
   locale: { type: 'string', enum: ['ar', 'en'] },
+  support_email: {
+    type: ['string', 'null'],
+    description: 'The Reply-To of the store’s e-mails to buyers; null: none.',
+  },
   plan: { type: 'string', enum: ['paid', 'free'] },
   embed_key: str,
   allowed_origins: { type: 'array', items: str },

@@ -64,6 +64,8 @@ export class Store extends BaseModel {
   tax_mode!: 'none' | 'inclusive' | 'exclusive';
   tax_rate_bp!: number;
   /** The seller on tax invoices; a store with a `vat_number` issues them (shared/services/invoices). */
+  /** The Reply-To of the store's e-mails to buyers (docs/email.md). */
+  support_email?: string | null;
   legal_name!: string | null;
   vat_number!: string | null;
   vat_address!: string | null;

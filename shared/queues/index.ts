@@ -25,6 +25,8 @@ export interface JobPayloads {
         renewalId: number | null;
         attempt: number;
       };
+  /** One buyer e-mail (a row of `emails`): render, attach, send over SMTP or to the outbox. */
+  emails: { emailId: number };
   /** A subscription's renewal: charge the saved card or send the renewal link (one period, one charge). */
   subscriptions: { subscriptionId: number; periodStart: string; attempt: number };
   /**
@@ -54,6 +56,7 @@ export type QueueName = keyof JobPayloads;
 export const QUEUE_NAMES: readonly QueueName[] = [
   'otp',
   'messages',
+  'emails',
   'payments',
   'analytics',
   'fulfilment',
@@ -118,6 +121,7 @@ const STANDARD: Retention = {
 export const JOB_RETENTION: Readonly<Record<QueueName, Retention>> = {
   otp: { removeOnComplete: { age: HOUR, count: 1_000 }, removeOnFail: { age: DAY, count: 1_000 } },
   messages: STANDARD,
+  emails: STANDARD,
   payments: STANDARD,
   analytics: {
     removeOnComplete: { age: HOUR, count: 100 },

@@ -1,4 +1,5 @@
 import { analyticsProcessor } from './analytics';
+import { emailsProcessor } from './emails';
 import { fivemProcessor } from './fivem';
 import { fulfilmentProcessor } from './fulfilment';
 import { licensesProcessor } from './licenses';
@@ -24,6 +25,7 @@ export const processors: ProcessorRegistry = {
   licenses: licensesProcessor,
   fivem: fivemProcessor,
   messages: messagesProcessor,
+  emails: emailsProcessor,
   'merchant-webhooks': merchantWebhooksProcessor,
   analytics: analyticsProcessor,
   subscriptions: subscriptionsProcessor,

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { emailsForOrder } from '../../../shared/services/emails';
 import { requestDeps } from '../../request-deps';
 import { createMerchantOrder } from '../../../shared/services/merchant/create-order';
 import { listOrders, orderDetail, orderUpload } from '../../../shared/services/merchant/orders';
@@ -124,13 +125,15 @@ export const merchantOrderRoutes = [
       'Items, customer, payment, coupon, custom field values (uploads as links), the code keys sold, the ' +
       'licenses with their status, the FiveM commands with their state, subscriptions, and the history of ' +
       'merchant status changes; `invoice_url`, once the order is paid, is the buyer’s invoice page (a ' +
-      'receipt for a store without a VAT number).',
+      'receipt for a store without a VAT number); `emails`, the e-mails sent to the buyer about it, a ' +
+      'hard bounce included.',
     guards: merchantGuards,
     request: { params: idParams },
     responses: { 200: merchantOk('The order.', orderDetailAnswer), 404: notFound },
     handler: async (ctx, { params }) => ({
       ...(await orderDetail(ctx.deps.knex, ctx.state.store!.id, params.id, ctx.deps.config.publicBaseUrl)),
       invoice_url: await documentUrl(ctx.deps.knex, urlDeps(ctx.deps), params.id),
+      emails: await emailsForOrder(ctx.deps.knex, params.id),
     }),
   }),
   defineRoute({

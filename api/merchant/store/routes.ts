@@ -3,6 +3,7 @@ import { storeStatistics } from '../../../shared/services/merchant/statistics';
 import {
   rotateEmbedKey,
   storeSettings,
+  supportEmailSchema,
   type StoreSettingsPatch,
   updateStoreSettings,
 } from '../../../shared/services/merchant/store-settings';
@@ -30,6 +31,9 @@ import { verifyStoreDomain } from '../../../shared/services/merchant/domains';
 const patchBody = Joi.object<StoreSettingsPatch, true>({
   name: text(200),
   locale: Joi.string().valid('ar', 'en'),
+  support_email: supportEmailSchema
+    .allow(null)
+    .messages({ 'string.email': 'support_email must be an e-mail address' }),
   currency: currency(),
   allowed_origins: Joi.array().items(origin()).max(50),
   // Host names, checked by the domains service (shared/services/merchant/domains.ts) so every refusal,
@@ -50,7 +54,7 @@ export const merchantStoreRoutes = [
     operationId: 'merchantGetStore',
     summary: 'Store information and settings',
     description:
-      'Name, currency, locale, plan, the `embed_key` (the public key of the widget and the Embed API), ' +
+      'Name, currency, locale, `support_email`, plan, the `embed_key` (the public key of the widget and the Embed API), ' +
       '`allowed_origins`, storefront `domains` (verified: they pick the store for Storefront requests), ' +
       '`pending_domains` (each `{domain, txt_name, txt_value}`: the TXT record to create), `blocked_phones`, the payment methods configured (method, ' +
       'provider, active, amount bounds, what buyers see, and each credential as `"set"`: credentials are ' +
@@ -67,7 +71,8 @@ export const merchantStoreRoutes = [
     operationId: 'merchantUpdateStore',
     summary: 'Change store settings',
     description:
-      'Any of `name`, `locale` (`ar`, `en`), `currency` (refused once the store has orders), ' +
+      'Any of `name`, `locale` (`ar`, `en`), `support_email` (the `Reply-To` of the store’s e-mails to ' +
+      'buyers; `null` removes it), `currency` (refused once the store has orders), ' +
       '`allowed_origins` (origins allowed to call the Embed API from a browser), `domains` (the whole ' +
       'list of storefront hosts the store wants, at most 20: one left out is removed, a new one is added ' +
       'pending and listed in `pending_domains` with the DNS TXT record that proves it; a 422 naming ' +

@@ -1,3 +1,4 @@
+import Joi from 'joi';
 import type { Knex } from 'knex';
 import { PAYMENT_METHOD_IDS, type PaymentMethodId, type Store } from '../../../db/models';
 import type { Cipher } from '../../crypto';
@@ -35,9 +36,14 @@ import {
  * refused by the next request on every process.
  */
 
+/** A store's support address (the Reply-To of its e-mails): what the Merchant API and the dashboard accept. */
+export const supportEmailSchema = Joi.string().trim().lowercase().max(254).email({ tlds: false });
+
 export interface StoreSettingsPatch {
   name?: string;
   locale?: 'ar' | 'en';
+  /** The Reply-To of the store's e-mails to buyers (docs/email.md); null removes it. */
+  support_email?: string | null;
   currency?: string;
   allowed_origins?: string[];
   domains?: string[];
@@ -63,6 +69,7 @@ export interface StoreSettingsView {
   currency: string;
   /** What the write side accepts (api/merchant/store/routes.ts): the column holds nothing else. */
   locale: 'ar' | 'en';
+  support_email: string | null;
   plan: Store['plan'];
   embed_key: string;
   allowed_origins: string[];
@@ -117,6 +124,7 @@ export async function storeSettings(
     name: store.name,
     currency: store.currency,
     locale: store.locale,
+    support_email: (store.support_email as string | null) ?? null,
     plan: store.plan,
     embed_key: store.embed_key,
     allowed_origins: store.allowed_origins ?? [],
@@ -286,7 +294,7 @@ export async function updateStoreSettings(
       const store = await trx('stores').where('id', storeId).forUpdate().first();
       const changes: Changes = {};
       const columns: Record<string, unknown> = {};
-      for (const key of ['name', 'locale', 'currency'] as const) {
+      for (const key of ['name', 'locale', 'support_email', 'currency'] as const) {
         if (patch[key] !== undefined && patch[key] !== store[key]) {
           columns[key] = patch[key];
           changes[key] = { from: store[key], to: patch[key] };

@@ -1,3 +1,4 @@
+import { emailsForOrder } from '../../../../shared/services/emails';
 import Joi from 'joi';
 import { ORDER_STATUS, OrderStatus } from '../../../../db/models';
 import { ConflictError, NotFoundError, ValidationError } from '../../../../shared/errors';
@@ -50,11 +51,12 @@ async function renderOrder(
     throw err;
   }
   const { knex, config } = ctx.deps;
-  const [attempts, refunds, document, audit] = await Promise.all([
+  const [attempts, refunds, document, audit, emails] = await Promise.all([
     paymentAttempts(knex, store.id, orderId),
     orderRefunds(knex, store.id, orderId),
     documentLink(knex, { appSecret: ctx.deps.appSecret, publicBaseUrl: config.publicBaseUrl }, orderId),
     listAudit(knex, store.id, { resource_type: 'order', resource_id: orderId }, { page: 1, per_page: 50 }),
+    emailsForOrder(knex, orderId),
   ]);
   sendPage(ctx, {
     status,
@@ -63,6 +65,7 @@ async function renderOrder(
       document,
       refundForm,
       audit: audit.items,
+      emails,
     }),
   });
 }

@@ -1,3 +1,4 @@
+import type { OrderEmail } from '../../../../shared/services/emails';
 import type { PaymentAttempt } from '../../../../shared/services/dashboard/home';
 import { can, permissionForStatus } from '../../../../shared/services/dashboard/roles';
 import type { AuditEventView } from '../../../../shared/services/merchant/audit';
@@ -154,6 +155,14 @@ export function orderView(
         )
         .join('')}</ul></section>`
     : '';
+  const emails = extra.emails?.length
+    ? `<section class="card"><h2>${esc(t.emails)}</h2><ul>${extra.emails
+        .map(
+          (e) =>
+            `<li data-email-status="${esc(e.status)}"><bdi>${esc(e.to)}</bdi> · ${esc(t.emailState[e.status] ?? e.status)}${e.error ? `<br><span class="muted" dir="ltr">${esc(e.error)}</span>` : ''} <span class="num muted">${esc(formatDate(e.sent_at ?? e.created_at, s.locale))}</span></li>`,
+        )
+        .join('')}</ul></section>`
+    : '';
   const licenses = o.licenses.length
     ? `<section class="card"><h2>${esc(t.licenses)}</h2><ul>${o.licenses.map((l) => `<li><code>${esc(maskKey(l.key))}</code> · ${esc(l.status)}</li>`).join('')}</ul></section>`
     : '';
@@ -174,6 +183,7 @@ ${o.customer_note ? `<dt>${esc(t.note)}</dt><dd><bdi>${esc(o.customer_note)}</bd
 ${payments}
 ${licenses}
 ${fivem}
+${emails}
 <section class="card actions"><h2>${esc(t.actions)}</h2>${actions || (refundable ? '' : `<p class="muted">${esc(t.noActions)}</p>`)}</section>
 ${refundable ? refundFormSection(s, o.id, money_, extra.refundForm) : ''}
 ${money_ && money_.refunds.length ? refundsSection(s, money_) : ''}
@@ -206,6 +216,8 @@ export interface OrderExtras {
   document: DocumentLink | null;
   /** The refund form as sent back with an error. */
   refundForm: { amount: string; reason: string; error: string } | null;
+  /** The e-mails sent to the buyer about the order, a bounce included (docs/email.md). */
+  emails?: OrderEmail[];
 }
 
 function refundFormSection(

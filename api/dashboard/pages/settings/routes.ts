@@ -2,7 +2,11 @@ import Joi from 'joi';
 import { NotFoundError, ValidationError } from '../../../../shared/errors';
 import { STORE_NAME_MAX } from '../../../../shared/services/dashboard/accounts';
 import { newestProductOnSale } from '../../../../shared/services/catalogue/choices';
-import { rotateEmbedKey, updateStoreSettings } from '../../../../shared/services/merchant/store-settings';
+import {
+  rotateEmbedKey,
+  supportEmailSchema,
+  updateStoreSettings,
+} from '../../../../shared/services/merchant/store-settings';
 import {
   DOMAIN_LIMIT,
   domainStates,
@@ -44,6 +48,7 @@ async function settingsPage(
       embed_key: store.embed_key,
       allowed_origins: store.allowed_origins,
       domains,
+      support_email: store.support_email ?? null,
     },
     form,
     `${ctx.deps.config.publicBaseUrl}/widget/v1.js`,
@@ -106,13 +111,15 @@ export const dashboardSettingsRoutes = [
     summary: 'Merchant dashboard: save settings',
     description:
       'Form fields `name`, `allowed_origins` (one origin a line), `domains` (one host name a line, the whole ' +
-      'list; left out: unchanged; new ones pending until proven). Written as `PATCH /shawarma/store` writes ' +
+      'list; left out: unchanged; new ones pending until proven), `support_email` (the Reply-To of the ' +
+      'store’s e-mails; empty: none; left out: unchanged). Written as `PATCH /shawarma/store` writes ' +
       'them, with its audit row. 303 back to settings; 422 with the form naming a refused domain.',
     guards: signedIn('settings.edit'),
     request: formBody({
       name: Joi.string().allow('').max(400),
       allowed_origins: Joi.string().allow('').max(20_000),
       domains: Joi.string().allow('').max(20_000),
+      support_email: Joi.string().allow('').max(1_000),
     }),
     responses: {
       303: redirectResponse('Saved.'),
@@ -135,8 +142,14 @@ export const dashboardSettingsRoutes = [
       const domainsGiven = Object.hasOwn((ctx.request.body as object | undefined) ?? {}, 'domains');
       const domainsText = formField(ctx, 'domains');
       const domains = lines(domainsText).map((d) => d.toLowerCase());
-      const errors: { name?: string; origins?: string; domains?: string } = {};
+      const supportGiven = Object.hasOwn((ctx.request.body as object | undefined) ?? {}, 'support_email');
+      const supportText = formField(ctx, 'support_email').trim();
+      const supportEmail = supportText === '' ? null : supportText.toLowerCase();
+      const errors: { name?: string; origins?: string; domains?: string; supportEmail?: string } = {};
       if (!name || name.length > STORE_NAME_MAX) errors.name = shell.t.errStoreName;
+      if (supportEmail !== null && supportEmailSchema.validate(supportEmail).error) {
+        errors.supportEmail = shell.t.errSupportEmail;
+      }
       if (origins.length > 50 || origins.some((o) => !isOrigin(o))) errors.origins = shell.t.errOrigins;
       if (domainsGiven) {
         // Only new claims are checked, as the service does: a domain the store holds stays.
@@ -154,15 +167,17 @@ export const dashboardSettingsRoutes = [
           name,
           origins: originsText,
           domains: domainsGiven ? domainsText : undefined,
+          supportEmail: supportGiven ? supportText : undefined,
           errors,
           notice: null,
         }).then((html) => sendPage(ctx, { status: 422, html }));
-      if (errors.name || errors.origins || errors.domains) return again();
+      if (errors.name || errors.origins || errors.domains || errors.supportEmail) return again();
       try {
         await updateStoreSettings(ctx.deps, dashboardActor(store.id, s.user), store.id, {
           name,
           allowed_origins: origins,
           ...(domainsGiven ? { domains } : {}),
+          ...(supportGiven ? { support_email: supportEmail } : {}),
         });
       } catch (err) {
         if (!(err instanceof ValidationError)) throw err;

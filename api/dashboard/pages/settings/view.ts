@@ -76,13 +76,16 @@ export function settingsView(
     embed_key: string;
     allowed_origins: string[];
     domains: DomainStateView[];
+    support_email: string | null;
   },
   form: {
     name: string;
     origins: string;
     /** The domains as typed (a refused save); undefined: the store's. */
     domains?: string;
-    errors: { name?: string; origins?: string; domains?: string };
+    /** The support address as typed; undefined: the store's. */
+    supportEmail?: string;
+    errors: { name?: string; origins?: string; domains?: string; supportEmail?: string };
     notice: string | null;
   },
   widgetUrl: string,
@@ -101,6 +104,10 @@ ${tokenField(s.formToken)}
 <label for="store_name">${esc(t.storeName)}</label>
 <input id="store_name" name="name" required maxlength="200" value="${esc(form.name)}"${form.errors.name ? ' aria-invalid="true" aria-describedby="name-error"' : ''}>
 ${form.errors.name ? `<p id="name-error" class="field-error">${esc(form.errors.name)}</p>` : ''}
+<label for="support_email">${esc(t.supportEmail)}</label>
+<input id="support_email" name="support_email" type="email" maxlength="254" dir="ltr" autocomplete="email" value="${esc(form.supportEmail ?? store.support_email ?? '')}" aria-describedby="support-email-hint${form.errors.supportEmail ? ' support-email-error' : ''}"${form.errors.supportEmail ? ' aria-invalid="true"' : ''}>
+<span id="support-email-hint" class="hint">${esc(t.supportEmailHint)}</span>
+${form.errors.supportEmail ? `<p id="support-email-error" class="field-error">${esc(form.errors.supportEmail)}</p>` : ''}
 <label for="allowed_origins">${esc(t.allowedOrigins)}</label>
 <textarea id="allowed_origins" name="allowed_origins" rows="3" dir="ltr" aria-describedby="origins-hint${form.errors.origins ? ' origins-error' : ''}"${form.errors.origins ? ' aria-invalid="true"' : ''}>${esc(form.origins)}</textarea>
 <span id="origins-hint" class="hint">${esc(t.allowedOriginsHint)}</span>

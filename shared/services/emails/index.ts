@@ -1,0 +1,10 @@
+export { sendEmail, EmailRequestError, EMAIL_ATTEMPTS } from './send';
+export type { EmailAttachmentRef, EmailRequest, SendEmailDeps } from './send';
+export { deliverEmail } from './deliver';
+export type { DeliverEmailDeps, DeliverOutcome } from './deliver';
+export { TEMPLATES, TEMPLATE_NAMES } from './templates';
+export type { TemplateData, TemplateName } from './templates';
+export { emailsForOrder } from './read';
+export type { OrderEmail } from './read';
+export { outboxEmails } from './outbox';
+export type { OutboxEmail } from './outbox';

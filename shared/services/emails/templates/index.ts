@@ -1,0 +1,40 @@
+import type { EmailTemplate } from './common';
+import { delivery, type DeliveryData } from './delivery';
+import { priceChange, type PriceChangeData } from './price-change';
+import { refund, type RefundData } from './refund';
+import { renewalFailed, type RenewalFailedData } from './renewal-failed';
+import { signIn, type SignInData } from './sign-in';
+import { subscriptionRenewed, type SubscriptionRenewedData } from './subscription-renewed';
+
+export type { Brand, Rendered } from './layout';
+export type {
+  DeliveryData,
+  PriceChangeData,
+  RefundData,
+  RenewalFailedData,
+  SignInData,
+  SubscriptionRenewedData,
+};
+
+/** Every buyer e-mail, by name, with the data it takes. */
+export interface TemplateData {
+  delivery: DeliveryData;
+  refund: RefundData;
+  subscription_renewed: SubscriptionRenewedData;
+  renewal_failed: RenewalFailedData;
+  price_change: PriceChangeData;
+  sign_in: SignInData;
+}
+
+export type TemplateName = keyof TemplateData;
+
+export const TEMPLATES: { readonly [N in TemplateName]: EmailTemplate<TemplateData[N]> } = {
+  delivery,
+  refund,
+  subscription_renewed: subscriptionRenewed,
+  renewal_failed: renewalFailed,
+  price_change: priceChange,
+  sign_in: signIn,
+};
+
+export const TEMPLATE_NAMES = Object.keys(TEMPLATES) as TemplateName[];
