@@ -981,6 +981,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/downloads/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a purchased file (buyer)
+         * @description The address a paid order item gets per file. 200: the whole file, as an attachment named after the file (`application/octet-stream`, `nosniff`); `Range: bytes=N-` (or `N-M`, `-N`) answers 206 with those bytes. Each whole download counts against the product’s `download_limit` for this order item (0: none); a resume does not. With the `s3` storage driver: a 302 to a short-lived presigned address of the bucket instead. Refused, with a page in Arabic or English (JSON for `Accept: application/json`): 403 for a forged address, an unpaid order or a reached limit; 410 once the order is cancelled or refunded or the file is no longer the buyer’s.
+         */
+        get: operations["downloadFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -1113,6 +1133,26 @@ export interface paths {
          * @description The dashboard of the signed-in merchant’s store: today’s and this month’s sales, orders and new customers, a 30-day sales chart. Not signed in: 302 to `/merchant/signin`. Arabic (`?lang=ar`, right to left) or English (`?lang=en`), else the browser’s Accept-Language.
          */
         get: operations["dashboardHome"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/merchant/assets/files.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Merchant dashboard: the files page’s script
+         * @description Uploads the chosen file with a progress bar. The page works without it.
+         */
+        get: operations["dashboardFilesScript"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1649,6 +1689,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/merchant/products/{productId}/files": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Merchant dashboard: a product’s files
+         * @description The files buyers get, a remove button each, and an upload form with a progress bar.
+         */
+        get: operations["dashboardProductFiles"];
+        put?: never;
+        /**
+         * Merchant dashboard: upload a file to a product
+         * @description multipart/form-data, the file in the part `file`, streamed into storage; the form token `_csrf` in the query. The page answers with a redirect to the files page (303), or the stored file as JSON (201) for `Accept: application/json` (the page’s script). Refused: the page again (422), or JSON.
+         */
+        post: operations["dashboardProductFileUpload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/merchant/products/{productId}/files/{fileId}/remove": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Merchant dashboard: take a file off a product
+         * @description Form with `_csrf`. Past buyers keep the file; later buyers no longer get it.
+         */
+        post: operations["dashboardProductFileRemove"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/merchant/products/{productId}/keys": {
         parameters: {
             query?: never;
@@ -1852,7 +1936,7 @@ export interface paths {
         put?: never;
         /**
          * Merchant dashboard: save settings
-         * @description Form fields `name`, `allowed_origins` (one origin a line), `domains` (one host name a line, the whole list; left out: unchanged; new ones pending until proven). Written as `PATCH /shawarma/store` writes them, with its audit row. 303 back to settings; 422 with the form naming a refused domain.
+         * @description Form fields `name`, `allowed_origins` (one origin a line), `domains` (one host name a line, the whole list; left out: unchanged; new ones pending until proven), `support_email` (the Reply-To of the store’s e-mails; empty: none; left out: unchanged). Written as `PATCH /shawarma/store` writes them, with its audit row. 303 back to settings; 422 with the form naming a refused domain.
          */
         post: operations["dashboardSettingsSave"];
         delete?: never;
@@ -2477,6 +2561,46 @@ export interface paths {
         patch: operations["merchantUpdateCoupon"];
         trace?: never;
     };
+    "/shawarma/downloads/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An order’s downloads
+         * @description The order `{id}`’s downloads, per order item and file: the buyer’s download address, the downloads that count against the product’s `download_limit`, and every download served (when, from which IP; resumes do not count).
+         */
+        get: operations["merchantOrderDownloads"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/shawarma/downloads/{id}/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reset a buyer’s download count
+         * @description The item’s downloads stop counting, so the buyer may download each file `download_limit` times again; the history stays. `order_item_id` must be an item of this order.
+         */
+        post: operations["merchantResetDownloads"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/shawarma/fivem/servers": {
         parameters: {
             query?: never;
@@ -2694,7 +2818,7 @@ export interface paths {
         };
         /**
          * Order details
-         * @description Items, customer, payment, coupon, custom field values (uploads as links), the code keys sold, the licenses with their status, the FiveM commands with their state, subscriptions, and the history of merchant status changes; `invoice_url`, once the order is paid, is the buyer’s invoice page (a receipt for a store without a VAT number).
+         * @description Items, customer, payment, coupon, custom field values (uploads as links), the code keys sold, the licenses with their status, the FiveM commands with their state, subscriptions, and the history of merchant status changes; `invoice_url`, once the order is paid, is the buyer’s invoice page (a receipt for a store without a VAT number); `emails`, the e-mails sent to the buyer about it, a hard bounce included.
          */
         get: operations["merchantGetOrder"];
         /**
@@ -2869,6 +2993,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/shawarma/products/{id}/files": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a product’s files
+         * @description The files on the product now, oldest first (replaced and removed ones left out).
+         */
+        get: operations["merchantListProductFiles"];
+        put?: never;
+        /**
+         * Upload a file to a product
+         * @description multipart/form-data with the file in the part named `file`: any type, up to `MAX_UPLOAD_BYTES` (2 GiB by default), streamed into storage as it arrives. Limits per store: 50 files a product, 2,000 files and `STORE_STORAGE_BYTES` (50 GiB by default) of files on sale; past one, a 422 naming `file`. Buyers get the bytes as `application/octet-stream` attachments, whatever the name says. Buyers of the product get a download address for it (past buyers too).
+         */
+        post: operations["merchantUploadProductFile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/shawarma/products/{id}/files/{fileId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Replace a file with a new version
+         * @description multipart/form-data with the file in the part named `file`: any type, up to `MAX_UPLOAD_BYTES` (2 GiB by default), streamed into storage as it arrives. Limits per store: 50 files a product, 2,000 files and `STORE_STORAGE_BYTES` (50 GiB by default) of files on sale; past one, a 422 naming `file`. Buyers get the bytes as `application/octet-stream` attachments, whatever the name says. Orders placed from now on get the new version; past buyers keep the version they got, unless `update_for_everyone=1` (query): then every buyer gets the new one and the old is withdrawn.
+         */
+        put: operations["merchantReplaceProductFile"];
+        post?: never;
+        /**
+         * Take a file off a product
+         * @description Later buyers no longer get it; past buyers keep their download addresses (the bytes stay stored for them).
+         */
+        delete: operations["merchantDeleteProductFile"];
+        options?: never;
+        head?: never;
+        /**
+         * Rename a file
+         * @description The name buyers see and download the file as (1 to 255 characters, no path).
+         */
+        patch: operations["merchantRenameProductFile"];
+        trace?: never;
+    };
     "/shawarma/products/{id}/image": {
         parameters: {
             query?: never;
@@ -2966,7 +3142,7 @@ export interface paths {
         };
         /**
          * Store information and settings
-         * @description Name, currency, locale, plan, the `embed_key` (the public key of the widget and the Embed API), `allowed_origins`, storefront `domains` (verified: they pick the store for Storefront requests), `pending_domains` (each `{domain, txt_name, txt_value}`: the TXT record to create), `blocked_phones`, the payment methods configured (method, provider, active, amount bounds, what buyers see, and each credential as `"set"`: credentials are never shown) and the tax setting (`mode` none, inclusive or exclusive; `rate` a percentage string).
+         * @description Name, currency, locale, `support_email`, plan, the `embed_key` (the public key of the widget and the Embed API), `allowed_origins`, storefront `domains` (verified: they pick the store for Storefront requests), `pending_domains` (each `{domain, txt_name, txt_value}`: the TXT record to create), `blocked_phones`, the payment methods configured (method, provider, active, amount bounds, what buyers see, and each credential as `"set"`: credentials are never shown) and the tax setting (`mode` none, inclusive or exclusive; `rate` a percentage string).
          */
         get: operations["merchantGetStore"];
         put?: never;
@@ -2976,7 +3152,7 @@ export interface paths {
         head?: never;
         /**
          * Change store settings
-         * @description Any of `name`, `locale` (`ar`, `en`), `currency` (refused once the store has orders), `allowed_origins` (origins allowed to call the Embed API from a browser), `domains` (the whole list of storefront hosts the store wants, at most 20: one left out is removed, a new one is added pending and listed in `pending_domains` with the DNS TXT record that proves it; a 422 naming `domains` for the platform’s own host, `localhost`, an IP address, a name that is not a host name, or a domain another store holds, verified or pending), `blocked_phones` (`{country_code, phone, reason}`: buyers refused at sign-in and checkout) and `payment_methods` in the fixture format: `card`, `mada`, `stcpay`, `applepay` (`{provider: sandbox|moyasar, secret_key, publishable_key, webhook_secret}`), `coinbase` (`{provider: sandbox|coinbase, api_key, webhook_secret}`), `paypal` (`{email}` or `{pay_link}`), `bank` (`{bank_name, account_name, account_number, iban}`); each may carry `active`, `min_amount`, `max_amount`. A method given replaces that method; `null` removes it; methods left out stay. Credentials are write-only and encrypted at rest: left out, the stored ones are kept while the provider stays the same. A list given replaces the stored list.
+         * @description Any of `name`, `locale` (`ar`, `en`), `support_email` (the `Reply-To` of the store’s e-mails to buyers; `null` removes it), `currency` (refused once the store has orders), `allowed_origins` (origins allowed to call the Embed API from a browser), `domains` (the whole list of storefront hosts the store wants, at most 20: one left out is removed, a new one is added pending and listed in `pending_domains` with the DNS TXT record that proves it; a 422 naming `domains` for the platform’s own host, `localhost`, an IP address, a name that is not a host name, or a domain another store holds, verified or pending), `blocked_phones` (`{country_code, phone, reason}`: buyers refused at sign-in and checkout) and `payment_methods` in the fixture format: `card`, `mada`, `stcpay`, `applepay` (`{provider: sandbox|moyasar, secret_key, publishable_key, webhook_secret}`), `coinbase` (`{provider: sandbox|coinbase, api_key, webhook_secret}`), `paypal` (`{email}` or `{pay_link}`), `bank` (`{bank_name, account_name, account_number, iban}`); each may carry `active`, `min_amount`, `max_amount`. A method given replaces that method; `null` removes it; methods left out stay. Credentials are write-only and encrypted at rest: left out, the stored ones are kept while the provider stays the same. A list given replaces the stored list.
          */
         patch: operations["merchantUpdateStore"];
         trace?: never;
@@ -8584,6 +8760,103 @@ export interface operations {
             503: components["responses"]["PlatformDependencyUnavailable"];
         };
     };
+    downloadFile: {
+        parameters: {
+            query?: {
+                lang?: "ar" | "en";
+            };
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole file. */
+            200: {
+                headers: {
+                    /** @description attachment; filename=... */
+                    "Content-Disposition"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description The bytes asked for. */
+            206: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description `s3` storage: the presigned address of the file in the bucket. */
+            302: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A forged address, an order not paid, or the download limit reached. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformError"];
+                    "text/html": string;
+                };
+            };
+            /** @description The order was cancelled or refunded, or the file is no longer the buyer’s. */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformError"];
+                    "text/html": string;
+                };
+            };
+            /** @description A `Range` outside the file (`Content-Range: bytes *\/size`). */
+            416: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            422: components["responses"]["PlatformError"];
+            /** @description Too many requests from this IP (shared with the payment pages). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformError"];
+                    "text/html": string;
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
     getHealthz: {
         parameters: {
             query?: never;
@@ -8917,6 +9190,35 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    dashboardFilesScript: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The script. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/javascript": string;
                 };
             };
             422: components["responses"]["PlatformError"];
@@ -10934,6 +11236,222 @@ export interface operations {
             503: components["responses"]["PlatformDependencyUnavailable"];
         };
     };
+    dashboardProductFiles: {
+        parameters: {
+            query?: {
+                done?: "uploaded" | "removed";
+                lang?: "ar" | "en";
+            };
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                productId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The files page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not signed in: to the sign-in page. */
+            302: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not allowed for this role. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No such product in this store. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    dashboardProductFileUpload: {
+        parameters: {
+            query?: {
+                _csrf?: string;
+                lang?: "ar" | "en";
+            };
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                productId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The stored file (JSON, for the page’s script). */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: date-time */
+                            created_at?: string;
+                            id: number;
+                            name: string;
+                            replaces_id?: number | null;
+                            sha256: string;
+                            size: number;
+                        };
+                    };
+                };
+            };
+            /** @description Uploaded: back to the files page. */
+            303: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A missing or wrong form token, another site’s form, or a role without the right. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No such product in this store. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Refused (too large, no room): the page again saying why, or JSON. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                    "text/html": string;
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    dashboardProductFileRemove: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                fileId: number;
+                productId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    _csrf?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Removed: back to the files page. */
+            303: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A missing or wrong form token, or a role without the right. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No such product or file in this store. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
     dashboardProductKeys: {
         parameters: {
             query?: {
@@ -11678,6 +12196,7 @@ export interface operations {
                     allowed_origins?: string;
                     domains?: string;
                     name?: string;
+                    support_email?: string;
                 } & {
                     [key: string]: unknown;
                 };
@@ -14228,6 +14747,138 @@ export interface operations {
             503: components["responses"]["MerchantDependencyUnavailable"];
         };
     };
+    merchantOrderDownloads: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The order id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The order’s items and their downloads. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantSuccess"] & {
+                        data: {
+                            /** @description Per file; 0: no limit. */
+                            download_limit: number;
+                            files: {
+                                downloads: {
+                                    /** Format: date-time */
+                                    at: string;
+                                    counted: boolean;
+                                    ip: string;
+                                }[];
+                                downloads_counted: number;
+                                file_id: number;
+                                name: string;
+                                size: number;
+                                /** @description The buyer’s download address (empty once the buyer no longer gets it). */
+                                url: string;
+                            }[];
+                            name: string;
+                            order_item_id: number;
+                            product_id: number | null;
+                        }[];
+                    };
+                };
+            };
+            401: components["responses"]["MerchantError"];
+            403: components["responses"]["MerchantError"];
+            /** @description No such order in this store. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantError"];
+                };
+            };
+            422: components["responses"]["MerchantValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["MerchantInternalError"];
+            503: components["responses"]["MerchantDependencyUnavailable"];
+        };
+    };
+    merchantResetDownloads: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The order id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    order_item_id: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Reset. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantSuccess"] & {
+                        data: {
+                            order_item_id: number;
+                            reset: number;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["MerchantError"];
+            403: components["responses"]["MerchantError"];
+            /** @description No such order in this store. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantError"];
+                };
+            };
+            415: components["responses"]["MerchantError"];
+            422: components["responses"]["MerchantValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["MerchantInternalError"];
+            503: components["responses"]["MerchantDependencyUnavailable"];
+        };
+    };
     merchantListFivemServers: {
         parameters: {
             query?: never;
@@ -15235,6 +15886,18 @@ export interface operations {
                             customer_note: string | null;
                             /** @description Decimal string with the currency’s own decimals (ISO 4217: 2 for SAR, 3 for KWD, none for JPY). */
                             discount: string;
+                            /** @description The e-mails sent to the buyer about the order (docs/email.md): `status` queued, sending, sent, `bounced` (the buyer’s mail server refused the address for good; `error` holds its answer) or failed. */
+                            emails: {
+                                /** Format: date-time */
+                                created_at: string;
+                                error: string | null;
+                                purpose: string;
+                                /** Format: date-time */
+                                sent_at: string | null;
+                                /** @enum {string} */
+                                status: "queued" | "sending" | "sent" | "bounced" | "failed";
+                                to: string;
+                            }[];
                             fivem_commands: {
                                 command: string;
                                 /** Format: date-time */
@@ -15996,6 +16659,8 @@ export interface operations {
                     /** @default [] */
                     codes?: string[];
                     description?: string | null;
+                    /** @default 5 */
+                    download_limit?: number;
                     /** @default [] */
                     fields?: {
                         label: string;
@@ -16112,6 +16777,8 @@ export interface operations {
                                 sold: number;
                             };
                             description: string | null;
+                            /** @description Downloads allowed per file and order item (0: no limit; docs/downloads.md). */
+                            download_limit: number;
                             fields: {
                                 index: number;
                                 label: string;
@@ -16238,6 +16905,8 @@ export interface operations {
                                 sold: number;
                             };
                             description: string | null;
+                            /** @description Downloads allowed per file and order item (0: no limit; docs/downloads.md). */
+                            download_limit: number;
                             fields: {
                                 index: number;
                                 label: string;
@@ -16384,6 +17053,7 @@ export interface operations {
                     categories?: number[];
                     codes?: unknown;
                     description?: string | null;
+                    download_limit?: number;
                     fields?: {
                         label: string;
                         options?: {
@@ -16496,6 +17166,8 @@ export interface operations {
                                 sold: number;
                             };
                             description: string | null;
+                            /** @description Downloads allowed per file and order item (0: no limit; docs/downloads.md). */
+                            download_limit: number;
                             fields: {
                                 index: number;
                                 label: string;
@@ -16767,6 +17439,345 @@ export interface operations {
             401: components["responses"]["MerchantError"];
             403: components["responses"]["MerchantError"];
             /** @description No such product in this store. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantError"];
+                };
+            };
+            415: components["responses"]["MerchantError"];
+            422: components["responses"]["MerchantValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["MerchantInternalError"];
+            503: components["responses"]["MerchantDependencyUnavailable"];
+        };
+    };
+    merchantListProductFiles: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The files. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantSuccess"] & {
+                        data: {
+                            /** Format: date-time */
+                            created_at: string;
+                            id: number;
+                            name: string;
+                            /** @description The file this version replaced. */
+                            replaces_id: number | null;
+                            /** @description SHA-256 of the content, lowercase hex. */
+                            sha256: string;
+                            /** @description Bytes. */
+                            size: number;
+                        }[];
+                    };
+                };
+            };
+            401: components["responses"]["MerchantError"];
+            403: components["responses"]["MerchantError"];
+            /** @description No such product (or file) in this store. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantError"];
+                };
+            };
+            422: components["responses"]["MerchantValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["MerchantInternalError"];
+            503: components["responses"]["MerchantDependencyUnavailable"];
+        };
+    };
+    merchantUploadProductFile: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The file as stored. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantSuccess"] & {
+                        data: {
+                            /** Format: date-time */
+                            created_at: string;
+                            id: number;
+                            name: string;
+                            /** @description The file this version replaced. */
+                            replaces_id: number | null;
+                            /** @description SHA-256 of the content, lowercase hex. */
+                            sha256: string;
+                            /** @description Bytes. */
+                            size: number;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["MerchantError"];
+            403: components["responses"]["MerchantError"];
+            /** @description No such product (or file) in this store. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantError"];
+                };
+            };
+            415: components["responses"]["MerchantError"];
+            422: components["responses"]["MerchantValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["MerchantInternalError"];
+            503: components["responses"]["MerchantDependencyUnavailable"];
+        };
+    };
+    merchantReplaceProductFile: {
+        parameters: {
+            query?: {
+                update_for_everyone?: boolean;
+            };
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The file id. */
+                fileId: number;
+                /** @description The product id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The new version. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantSuccess"] & {
+                        data: {
+                            /** Format: date-time */
+                            created_at: string;
+                            id: number;
+                            name: string;
+                            /** @description The file this version replaced. */
+                            replaces_id: number | null;
+                            /** @description SHA-256 of the content, lowercase hex. */
+                            sha256: string;
+                            /** @description Bytes. */
+                            size: number;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["MerchantError"];
+            403: components["responses"]["MerchantError"];
+            /** @description No such product (or file) in this store. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantError"];
+                };
+            };
+            415: components["responses"]["MerchantError"];
+            422: components["responses"]["MerchantValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["MerchantInternalError"];
+            503: components["responses"]["MerchantDependencyUnavailable"];
+        };
+    };
+    merchantDeleteProductFile: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The file id. */
+                fileId: number;
+                /** @description The product id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file taken off. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantSuccess"] & {
+                        data: {
+                            /** Format: date-time */
+                            created_at: string;
+                            id: number;
+                            name: string;
+                            /** @description The file this version replaced. */
+                            replaces_id: number | null;
+                            /** @description SHA-256 of the content, lowercase hex. */
+                            sha256: string;
+                            /** @description Bytes. */
+                            size: number;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["MerchantError"];
+            403: components["responses"]["MerchantError"];
+            /** @description No such product (or file) in this store. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantError"];
+                };
+            };
+            422: components["responses"]["MerchantValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["MerchantInternalError"];
+            503: components["responses"]["MerchantDependencyUnavailable"];
+        };
+    };
+    merchantRenameProductFile: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The file id. */
+                fileId: number;
+                /** @description The product id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The file. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantSuccess"] & {
+                        data: {
+                            /** Format: date-time */
+                            created_at: string;
+                            id: number;
+                            name: string;
+                            /** @description The file this version replaced. */
+                            replaces_id: number | null;
+                            /** @description SHA-256 of the content, lowercase hex. */
+                            sha256: string;
+                            /** @description Bytes. */
+                            size: number;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["MerchantError"];
+            403: components["responses"]["MerchantError"];
+            /** @description No such product (or file) in this store. */
             404: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -17268,6 +18279,8 @@ export interface operations {
                             }[];
                             /** @enum {string} */
                             plan: "paid" | "free";
+                            /** @description The Reply-To of the store’s e-mails to buyers; null: none. */
+                            support_email: string | null;
                             tax: {
                                 /** @enum {string} */
                                 mode: "none" | "inclusive" | "exclusive";
@@ -17403,6 +18416,8 @@ export interface operations {
                             webhook_secret?: string;
                         } | null;
                     };
+                    /** Format: email */
+                    support_email?: string | null;
                 };
             };
         };
@@ -17457,6 +18472,8 @@ export interface operations {
                             }[];
                             /** @enum {string} */
                             plan: "paid" | "free";
+                            /** @description The Reply-To of the store’s e-mails to buyers; null: none. */
+                            support_email: string | null;
                             tax: {
                                 /** @enum {string} */
                                 mode: "none" | "inclusive" | "exclusive";
