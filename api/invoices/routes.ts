@@ -6,7 +6,7 @@ import { defineRoute, type ResponseDoc } from '../http/route';
 import { htmlResponse } from '../openapi/components';
 import type { ResponseObject } from '../openapi/types';
 import { sendHtml } from '../pay/html';
-import { documentPdf } from './pdf';
+import { documentPdf } from '../../shared/services/invoices/pdf';
 import { documentPageView } from './views';
 
 /**

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { documentPdf } from '../../../api/invoices/pdf';
+import { documentPdf } from '../invoices/pdf';
 import type { Cipher } from '../../crypto';
 import { EmailBouncedError, type EmailAttachment, type Mailer } from '../../email';
 import { documentPage } from '../invoices/read';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { paragraphDirection, visualRuns } from '../../../api/invoices/bidi';
+import { paragraphDirection, visualRuns } from '../../../shared/services/invoices/bidi';
 
 describe('invoice PDF: right-to-left order of a line', () => {
   it('an Arabic line is one right-to-left run', () => {

@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import PDFDocument from 'pdfkit';
 import QRCode from 'qrcode';
-import { formatAmount, inclusiveVat } from '../../shared/services/invoices/amounts';
-import type { InvoiceLine } from '../../shared/services/invoices/issue';
-import type { DocumentPage } from '../../shared/services/invoices/read';
+import { formatAmount, inclusiveVat } from './amounts';
+import type { InvoiceLine } from './issue';
+import type { DocumentPage } from './read';
 import { visualRuns } from './bidi';
 
 /**
