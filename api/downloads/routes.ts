@@ -10,6 +10,7 @@ import type { ResponseObject } from '../openapi/types';
 import { escapeHtml, layout, sendHtml } from '../pay/html';
 import { pickLocale } from '../pay/i18n';
 import { REFUSAL_CODE, REFUSAL_TEXT } from './messages';
+import { docUrlOf } from '../envelopes';
 
 /**
  * A buyer's download address (docs/downloads.md): `GET /downloads/{token}`, signed and bound to one order
@@ -25,7 +26,7 @@ const refusal = (description: string): ResponseObject => ({
   description,
   content: {
     'text/html': { schema: { type: 'string' } },
-    'application/json': { schema: { $ref: '#/components/schemas/PlatformError' } },
+    'application/json': { schema: { $ref: '#/components/schemas/DownloadRefusal' } },
   },
 });
 
@@ -38,7 +39,8 @@ function refuse(ctx: AppContext, why: Refusal): void {
   if (ctx.accepts('html', 'json') === 'json') {
     ctx.set('Cache-Control', 'no-store');
     ctx.status = status;
-    ctx.body = { error: { code: REFUSAL_CODE[why], message: REFUSAL_TEXT.en[why].message } };
+    const code = REFUSAL_CODE[why];
+    ctx.body = { error_code: code, message: REFUSAL_TEXT.en[why].message, doc_url: docUrlOf(code) };
     return;
   }
   const other = locale === 'ar' ? 'en' : 'ar';

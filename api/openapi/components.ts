@@ -16,6 +16,7 @@ import { customerSchema } from '../../shared/services/customers/schema';
 import type { Infer } from '../../shared/json-schema';
 import type { TypedResponse } from '../http/route';
 import { SPEC_EMBED_ERROR_CODES } from '../envelopes';
+import { REFUSAL_CODE } from '../downloads/messages';
 
 export { object, ref, schemaRef };
 
@@ -199,6 +200,18 @@ const schemas: Record<string, SchemaObject> = {
     description: 'The 429 body of the Merchant, Storefront and License APIs (spec, "Rate limit responses").',
     required: ['message'],
     properties: { message: { type: 'string' } },
+    additionalProperties: false,
+  },
+  DownloadRefusal: {
+    type: 'object',
+    description:
+      'A refused download (JSON for `Accept: application/json`): the one error object, with the reason ' +
+      'as its code (docs/downloads.md).',
+    required: ['error_code', 'message', 'doc_url'],
+    properties: {
+      ...errorObjectProperties,
+      error_code: errorCode(Object.values(REFUSAL_CODE)),
+    },
     additionalProperties: false,
   },
   PlatformError: errorObject(

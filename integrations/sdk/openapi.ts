@@ -3989,6 +3989,22 @@ export interface components {
             /** @description Number without country code. */
             phone: string;
         };
+        /** @description A refused download (JSON for `Accept: application/json`): the one error object, with the reason as its code (docs/downloads.md). */
+        DownloadRefusal: {
+            /**
+             * Format: uri-reference
+             * @description Where docs/errors.md explains the code: `/docs/errors.md#<code>`.
+             * @example /docs/errors.md#not_found
+             */
+            doc_url: string;
+            /**
+             * @description Stable name of the failure (docs/errors.md); `message` is for people and may be translated.
+             * @enum {string}
+             */
+            error_code: "download_link_invalid" | "order_not_paid" | "order_cancelled" | "order_refunded" | "download_limit_reached" | "download_unavailable";
+            errors?: components["schemas"]["FieldErrors"];
+            message: string;
+        };
         EmbedCustomField: {
             /** @description The key of its value in checkout `fields` / `field_files`. */
             index: number;
@@ -8817,7 +8833,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PlatformError"];
+                    "application/json": components["schemas"]["DownloadRefusal"];
                     "text/html": string;
                 };
             };
@@ -8828,7 +8844,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PlatformError"];
+                    "application/json": components["schemas"]["DownloadRefusal"];
                     "text/html": string;
                 };
             };
@@ -8849,7 +8865,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PlatformError"];
+                    "application/json": components["schemas"]["DownloadRefusal"];
                     "text/html": string;
                 };
             };

@@ -159,10 +159,10 @@ describe('processes (Procfile web, worker, scheduler)', function () {
     });
 
     it('worker: exits 1 naming WORKER_QUEUES when it names an unknown queue', async () => {
-      const run = await start('worker', { WORKER_QUEUES: 'maintenance,emails' });
+      const run = await start('worker', { WORKER_QUEUES: 'maintenance,telegrams' });
       const { code } = await run.exited;
       expect(code).to.equal(1);
-      expect(run.output.stderr).to.include('WORKER_QUEUES names unknown queue "emails"');
+      expect(run.output.stderr).to.include('WORKER_QUEUES names unknown queue "telegrams"');
     });
   });
 });

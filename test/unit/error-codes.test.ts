@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
+import { REFUSAL_CODE } from '../../api/downloads/messages';
 import { LICENSE_ERROR_CODES, SPEC_EMBED_ERROR_CODES } from '../../api/envelopes';
 import { buildOpenApiDocument } from '../../api/http/openapi';
 import { allRoutes } from '../../api/routes';
@@ -28,11 +29,13 @@ describe('error codes', () => {
   const listed = new Set(
     [...doc.matchAll(/^\|\s*`([A-Za-z_]+)`\s*\|/gm)].map((m) => m[1]).filter((c) => c !== 'error_code'),
   );
-  /** What api/envelopes.ts can put in `error_code`, on any interface. */
+  /** What api/envelopes.ts can put in `error_code`, on any interface, and the download refusals. */
   const sendable = new Set<string>([
     ...Object.values(ERROR_CODES),
     ...SPEC_EMBED_ERROR_CODES,
     ...LICENSE_ERROR_CODES,
+    // A refused download's JSON answer (api/downloads/routes.ts): the one error object, its own codes.
+    ...Object.values(REFUSAL_CODE),
   ]);
 
   it('docs/errors.md lists every code an envelope can send in a row of its own, and no other', () => {

@@ -21,8 +21,8 @@ describe('worker pool', () => {
     });
 
     it('refuses an unknown queue name, naming the variable and the name', () => {
-      expect(() => servedQueues(registry, ['maintenance', 'emails']))
-        .to.throw(ConfigError, 'WORKER_QUEUES names unknown queue "emails"')
+      expect(() => servedQueues(registry, ['maintenance', 'telegrams']))
+        .to.throw(ConfigError, 'WORKER_QUEUES names unknown queue "telegrams"')
         .with.property('variable', 'WORKER_QUEUES');
     });
 
@@ -43,9 +43,9 @@ describe('worker pool', () => {
     });
 
     it('refuses a WORKER_CONCURRENCY_<QUEUE> that names no queue, naming the variable', () => {
-      expect(() => queueConcurrency(registry, servedQueues(registry), { byQueue: { emails: 2 } }))
-        .to.throw(ConfigError, 'WORKER_CONCURRENCY_EMAILS names unknown queue "emails"')
-        .with.property('variable', 'WORKER_CONCURRENCY_EMAILS');
+      expect(() => queueConcurrency(registry, servedQueues(registry), { byQueue: { telegrams: 2 } }))
+        .to.throw(ConfigError, 'WORKER_CONCURRENCY_TELEGRAMS names unknown queue "telegrams"')
+        .with.property('variable', 'WORKER_CONCURRENCY_TELEGRAMS');
     });
 
     it('refuses a queue that has no processor yet', () => {
