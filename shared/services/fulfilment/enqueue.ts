@@ -7,6 +7,7 @@ import { stageJob, StagedJob } from '../../queues/outbox';
  * sweep (or an operator) enqueue it again without running fulfilment twice.
  */
 export async function enqueueFulfilment(queues: Queues, orderId: number): Promise<void> {
+  // The sweep and an operator's retry write nothing: no transaction exists (a new order stages it).
   await enqueue(queues, 'fulfilment', { orderId, event: 'created' }, { jobId: `order-created-${orderId}` });
 }
 

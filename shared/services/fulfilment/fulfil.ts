@@ -114,11 +114,13 @@ export async function fulfilOrder(
   }
 
   if (hasCommands) {
+    // The fulfilment job writes with single statements: no transaction exists; the job id dedupes a re-run.
     await enqueue(deps.queues, 'fivem', { orderId }, { jobId: `fivem-${orderId}` });
     result.fivem = true;
   }
   // Keys go out once the order is complete (licenses active); a service's keys wait for the merchant.
   if (current === ORDER_STATUS.COMPLETED) {
+    // As above: no transaction exists here; the job id dedupes a re-run.
     await enqueue(
       deps.queues,
       'messages',

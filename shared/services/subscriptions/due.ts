@@ -29,6 +29,7 @@ export function renewalJobId(subscriptionId: number, periodStart: Date, attempt:
 }
 
 async function enqueueRenewal(queues: Queues, id: number, periodStart: Date, attempt: number): Promise<void> {
+  // The renew-subscriptions task only reads: no transaction exists; the id names period and attempt.
   await enqueue(
     queues,
     'subscriptions',
@@ -111,6 +112,7 @@ export async function resumeLostCharges(knex: Knex, now: Date, queues: Queues): 
   const tick = Math.floor(now.getTime() / STUCK_CHARGE_MS);
   for (const r of stuck) {
     const periodStart = new Date(r.period_start);
+    // A stuck charge is only read: no transaction exists; the id names the tick, so one job per tick.
     await enqueue(
       queues,
       'subscriptions',

@@ -10,7 +10,8 @@ import {
 } from '../../../db/models';
 import { productTemplates, queueItemCommands } from '../fulfilment/fivem';
 import { periodEnd } from '../licenses/periods';
-import { MerchantEvent, recordMerchantEvent } from '../merchant/webhooks/events';
+import { recordMerchantEvent } from '../../events/merchant-webhooks';
+import type { MerchantEvent } from '../merchant/webhooks/events';
 
 /**
  * The moves of a subscription that change what it grants, each inside the caller's transaction with the

@@ -32,6 +32,7 @@ export async function enqueueSubscriptionMessage(
   attempt: number,
 ): Promise<void> {
   const job = messageJob(subscriptionId, event, renewalId, attempt);
+  // Called once the subscription's own transaction committed: no transaction exists any more.
   await enqueue(queues, 'messages', job.data, job.opts);
 }
 

@@ -24,7 +24,8 @@ import {
 } from '../../providers/types';
 import type { Queues } from '../../queues';
 import { enqueueFulfilment } from '../fulfilment/enqueue';
-import { dispatchDeliveries, recordMerchantEvent } from '../merchant/webhooks/events';
+import { recordMerchantEvent } from '../../events/merchant-webhooks';
+import { dispatchDeliveries } from '../merchant/webhooks/events';
 import { createOrderFromCheckout } from '../orders/create-from-checkout';
 import { applyTax } from '../pricing';
 import { recordCreation, transitionPayment } from '../payments/audit';
