@@ -3,7 +3,8 @@ import type { JobsOptions } from 'bullmq';
 import type { JobPayloads, QueueName } from '../queues';
 import { MERCHANT_EVENT_TYPES } from '../services/merchant/webhooks/events';
 import { refundJobOptions } from '../services/refunds/job';
-import type { EventOf, EventType, PlatformEvent } from './types';
+import { messageJob } from '../services/subscriptions/message-job';
+import type { EventOf, EventType, PlatformEvent, SubscriptionEventType } from './types';
 
 /**
  * What happens when something happens: every event type with the subscribers that follow it, declared
@@ -82,6 +83,24 @@ const fulfilment: Subscriber<'order.status_changed'> = {
   },
 };
 
+/** The buyer's subscription message, when the emitter tells the buyer (its facts name the message). */
+const subscriptionMessage = <T extends SubscriptionEventType>(): Subscriber<T> => ({
+  name: 'buyer message: their subscription renewed, failed, needs paying, ended, was cancelled or costs more',
+  async run(ctx, generic) {
+    // One of the subscription events (T is one of them; the compiler does not narrow a generic).
+    const event: EventOf<SubscriptionEventType> = generic;
+    const message = event.facts?.message;
+    if (!message) return;
+    const job = messageJob(
+      Number(event.data.subscription_id),
+      message.event,
+      message.renewalId,
+      message.attempt,
+    );
+    await ctx.stage('messages', job.data, job.opts);
+  },
+});
+
 /** Every event type and who follows it, in the order they run. */
 export const SUBSCRIBERS: { readonly [T in EventType]: readonly Subscriber<T>[] } = {
   'order.created': [merchantWebhook()],
@@ -89,15 +108,15 @@ export const SUBSCRIBERS: { readonly [T in EventType]: readonly Subscriber<T>[] 
   'order.status_changed': [merchantWebhook(), fulfilment],
   'license.revoked': [merchantWebhook()],
   'subscription.created': [merchantWebhook()],
-  'subscription.cancelled': [merchantWebhook()],
+  'subscription.cancelled': [merchantWebhook(), subscriptionMessage()],
   'refund.created': [merchantWebhook(), refundToProvider],
   'refund.succeeded': [merchantWebhook(), refundMessage],
   'refund.failed': [merchantWebhook()],
-  'subscription.renewed': [merchantWebhook()],
-  'subscription.payment_failed': [merchantWebhook()],
-  'subscription.renewal_link_sent': [merchantWebhook()],
-  'subscription.updated': [merchantWebhook()],
-  'subscription.expired': [merchantWebhook()],
+  'subscription.renewed': [merchantWebhook(), subscriptionMessage()],
+  'subscription.payment_failed': [merchantWebhook(), subscriptionMessage()],
+  'subscription.renewal_link_sent': [merchantWebhook(), subscriptionMessage()],
+  'subscription.updated': [merchantWebhook(), subscriptionMessage()],
+  'subscription.expired': [merchantWebhook(), subscriptionMessage()],
 };
 
 /** The event types, for the test that checks each has its subscribers declared. */

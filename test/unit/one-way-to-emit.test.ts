@@ -14,16 +14,6 @@ const ROOT = join(__dirname, '..', '..');
 const SCANNED = ['shared', 'api', 'workers', 'scripts'];
 /** The events module: the only place that records a merchant webhook delivery. */
 const EVENTS_MODULE = 'shared/events/';
-/**
- * Writers that still record their merchant events in a transaction of their own (knex.transaction with
- * helpers that take a bare `trx`), not yet moved onto a unit of work. The list only shrinks.
- */
-const NOT_YET_MOVED = new Set([
-  'shared/services/subscriptions/cancel.ts',
-  'shared/services/subscriptions/lifecycle.ts',
-  'shared/services/subscriptions/renew.ts',
-]);
-
 function sources(dir: string): string[] {
   const out: string[] = [];
   for (const name of readdirSync(dir)) {
@@ -68,7 +58,7 @@ describe('one way to emit an event', () => {
 
   it('no writer records a merchant webhook delivery outside the events module', () => {
     const offenders = files
-      .filter((f) => !f.name.startsWith(EVENTS_MODULE) && !NOT_YET_MOVED.has(f.name))
+      .filter((f) => !f.name.startsWith(EVENTS_MODULE))
       .filter((f) => /\brecordMerchantEvent\b|\bstageDeliveries\b/.test(f.text))
       .map((f) => f.name);
     expect(offenders).to.deep.equal([]);

@@ -25,8 +25,6 @@ export interface FulfilmentResult {
   subscriptionsStarted: number;
   fivem: boolean;
   delivery: boolean;
-  /** Merchant webhook deliveries a renewal order recorded; the caller dispatches them. */
-  webhookDeliveries?: number[];
 }
 
 /**
@@ -71,7 +69,7 @@ export async function fulfilOrder(
   const items = await OrderItem.query(knex).where('order_id', orderId).orderBy('id');
   // A subscription's renewal order extends the subscription (and its licenses) instead of starting anew.
   const renewal = order.source === 'renewal';
-  if (renewal) result.webhookDeliveries = await applyRenewalOrder(deps, order, now);
+  if (renewal) await applyRenewalOrder(deps, order, now);
   const digital: boolean[] = [];
   let hasCommands = false;
   for (const item of items) {
