@@ -13,8 +13,7 @@ import { dispatchStaged, type OutboxDeps, type StagedJob } from './queues/outbox
  * - `emit`: an event (shared/events/types.ts), whose subscribers (shared/events/subscribers.ts: merchant
  *   webhooks, buyer messages, jobs) write their rows and outbox jobs in this transaction at once;
  * - `stage`: queue jobs written to the outbox with the change (shared/queues/outbox.ts) that no event
- *   stands for (an OTP code, a payment's provider session);
- * - `after`: anything else (a log line).
+ *   stands for (an OTP code, a payment's provider session, a new order's fulfilment).
  * Nothing of it happens when the transaction rolls back. A writer that runs inside another's unit takes
  * that unit (`within`) instead of opening its own, so its effects wait for the outer commit.
  */
@@ -23,7 +22,6 @@ export interface UnitOfWork {
   bump(counters: readonly string[]): void;
   stage(...jobs: StagedJob[]): void;
   emit(event: PlatformEvent): Promise<void>;
-  after(effect: () => Promise<void>): void;
 }
 
 export type UnitOfWorkDeps = OutboxDeps & CacheDeps & { logger: CacheLogger; config: EventConfig };
@@ -58,9 +56,6 @@ export async function unitOfWork<T>(deps: UnitOfWorkDeps, work: (uow: UnitOfWork
       },
       stage,
       emit: (event) => emitEvent(trx, deps.config, stage, event),
-      after: (effect) => {
-        effects.push(effect);
-      },
     };
     return work(uow);
   });

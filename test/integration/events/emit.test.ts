@@ -19,7 +19,10 @@ describe('events: emit through the unit of work', () => {
     deps = await isolatedDeps();
     const store = await createStore();
     storeId = store.id;
-    await createEndpoint(deps, storeId, { url: 'https://hooks.example.test/all', events: ['refund.*'] });
+    await createEndpoint(deps, storeId, {
+      url: 'https://hooks.example.test/all',
+      events: ['refund.*', 'order.status_changed'],
+    });
   });
 
   const deliveries = (eventId: string) =>
@@ -74,7 +77,24 @@ describe('events: emit through the unit of work', () => {
           data: refundData(refundId, 'provider'),
         });
       }
+      // An order's status change that calls for fulfilment, and a renewal the buyer is told of.
+      await emitEvent(trx, deps.config, crashed, {
+        type: 'order.status_changed',
+        id: 'order.status_changed:770001',
+        storeId,
+        data: { order_id: 990100, from: 2, to: 3 },
+        facts: { auditId: 770001, fulfil: 'paid' },
+      });
+      await emitEvent(trx, deps.config, crashed, {
+        type: 'subscription.renewed',
+        id: 'subscription.renewed:990200:r5',
+        storeId,
+        data: { subscription_id: 990200 },
+        facts: { message: { event: 'renewed', renewalId: 5, attempt: 0 } },
+      });
     });
+    const [changed] = await deliveries('order.status_changed:770001');
+    expect(await deliveries('subscription.renewed:990200:r5'), 'no endpoint wants it').to.have.length(0);
     const [created] = await deliveries(`refund.created:${refundId}`);
     const [succeeded] = await deliveries(`refund.succeeded:${refundId}`);
     const jobIds = [
@@ -82,6 +102,9 @@ describe('events: emit through the unit of work', () => {
       `refund-message-${refundId}`,
       `merchant-webhook-${created.id}`,
       `merchant-webhook-${succeeded.id}`,
+      `merchant-webhook-${changed.id}`,
+      'order-merchant-770001',
+      'subscription-990200-renewed-5-0',
     ];
     expect((await outbox(jobIds)).map((r) => r.job_id).sort()).to.deep.equal([...jobIds].sort());
 
@@ -91,7 +114,7 @@ describe('events: emit through the unit of work', () => {
       relayOutbox(deps.knex, later, deps),
       relayOutbox(deps.knex, later, deps),
     ]);
-    expect(a.relayed + b.relayed).to.equal(4);
+    expect(a.relayed + b.relayed).to.equal(7);
     // A third hand-over of the same jobs (the relay's row delete lost): the job ids dedupe it.
     const provider = await deps.queues.payments.getJob(refundJobId(refundId));
     await deps.queues.payments.add('payments', provider!.data, { jobId: refundJobId(refundId) });
@@ -102,9 +125,19 @@ describe('events: emit through the unit of work', () => {
       kind: 'refund',
       refundId,
     });
+    expect((await deps.queues.fulfilment.getJob('order-merchant-770001'))!.data).to.deep.equal({
+      orderId: 990100,
+      event: 'paid',
+    });
+    expect((await deps.queues.messages.getJob('subscription-990200-renewed-5-0'))!.data).to.deep.include({
+      kind: 'subscription',
+      subscriptionId: 990200,
+      event: 'renewed',
+    });
     expect(await deps.queues.payments.count()).to.equal(1);
-    expect(await deps.queues.messages.count()).to.equal(1);
-    expect(await deps.queues['merchant-webhooks'].count()).to.equal(2);
+    expect(await deps.queues.fulfilment.count()).to.equal(1);
+    expect(await deps.queues.messages.count()).to.equal(2);
+    expect(await deps.queues['merchant-webhooks'].count()).to.equal(3);
     // The same event emitted again (a retried writer) records and stages nothing new.
     await deps.tx((uow) =>
       uow.emit({
@@ -115,8 +148,8 @@ describe('events: emit through the unit of work', () => {
       }),
     );
     expect(await deliveries(`refund.succeeded:${refundId}`)).to.have.length(1);
-    expect(await deps.queues['merchant-webhooks'].count()).to.equal(2);
-    expect(await deps.queues.messages.count()).to.equal(1);
+    expect(await deps.queues['merchant-webhooks'].count()).to.equal(3);
+    expect(await deps.queues.messages.count()).to.equal(2);
   });
 
   it('a manual refund’s refund.created sends nothing to a provider', async () => {
