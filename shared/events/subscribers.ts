@@ -37,7 +37,7 @@ export interface EventConfig {
 }
 
 export interface Subscriber<T extends EventType> {
-  /** Shown in the list and in the logs: what follows the event. */
+  /** What follows the event, in words (the list reads as the answer to "what happens when X happens"). */
   readonly name: string;
   run(ctx: SubscriberContext, event: EventOf<T>): Promise<void>;
 }
