@@ -1,14 +1,19 @@
 import type { Knex } from 'knex';
 import { afterCommit, inTransaction } from './after-commit';
 import { bumpSafely, type CacheDeps, type CacheLogger } from './cache/versioned';
+import { emitEvent } from './events/emit';
+import type { EventConfig } from './events/subscribers';
+import type { PlatformEvent } from './events/types';
 import { dispatchStaged, type OutboxDeps, type StagedJob } from './queues/outbox';
 
 /**
  * One unit of work: a transaction and what it sets off outside Postgres once it has committed, collected
  * while it runs and done once, in the order it was asked for:
  * - `bump`: hot-read cache counters (shared/cache/versioned.ts);
- * - `stage`: queue jobs written to the outbox with the change (shared/queues/outbox.ts);
- * - `after`: anything else (provider refund jobs, a log line).
+ * - `emit`: an event (shared/events/types.ts), whose subscribers (shared/events/subscribers.ts: merchant
+ *   webhooks, buyer messages, jobs) write their rows and outbox jobs in this transaction at once;
+ * - `stage`: queue jobs written to the outbox with the change (shared/queues/outbox.ts) that no event
+ *   stands for (an OTP code, a payment's provider session, a new order's fulfilment).
  * Nothing of it happens when the transaction rolls back. A writer that runs inside another's unit takes
  * that unit (`within`) instead of opening its own, so its effects wait for the outer commit.
  */
@@ -16,10 +21,10 @@ export interface UnitOfWork {
   readonly trx: Knex.Transaction;
   bump(counters: readonly string[]): void;
   stage(...jobs: StagedJob[]): void;
-  after(effect: () => Promise<void>): void;
+  emit(event: PlatformEvent): Promise<void>;
 }
 
-export type UnitOfWorkDeps = OutboxDeps & CacheDeps & { logger: CacheLogger };
+export type UnitOfWorkDeps = OutboxDeps & CacheDeps & { logger: CacheLogger; config: EventConfig };
 
 /** What a writer needs to open a unit of work (`deps.tx`, built in createDeps): pass `deps` down. */
 export interface TxDeps {
@@ -41,17 +46,16 @@ export type Bumps = Pick<UnitOfWork, 'bump'>;
 export async function unitOfWork<T>(deps: UnitOfWorkDeps, work: (uow: UnitOfWork) => Promise<T>): Promise<T> {
   const effects: (() => Promise<void>)[] = [];
   const result = await deps.knex.transaction(async (trx) => {
+    const stage = (...jobs: StagedJob[]): void => {
+      if (jobs.length > 0) effects.push(() => dispatchStaged(deps, jobs));
+    };
     const uow: UnitOfWork = {
       trx,
       bump: (counters) => {
         if (counters.length > 0) effects.push(() => bumpSafely(deps, counters));
       },
-      stage: (...jobs) => {
-        if (jobs.length > 0) effects.push(() => dispatchStaged(deps, jobs));
-      },
-      after: (effect) => {
-        effects.push(effect);
-      },
+      stage,
+      emit: (event) => emitEvent(trx, deps.config, stage, event),
     };
     return work(uow);
   });

@@ -45,6 +45,7 @@ export async function stageJob<N extends QueueName>(
 async function handOver(deps: { queues: Queues }, jobs: readonly StagedJob[]): Promise<number[]> {
   const done: number[] = [];
   for (const job of jobs) {
+    // The outbox's own hand-over of committed rows: no transaction exists to stage them in.
     await enqueue(deps.queues, job.queue, job.data as JobPayloads[typeof job.queue], job.opts);
     done.push(job.outboxId);
   }

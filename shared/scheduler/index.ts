@@ -72,6 +72,7 @@ export class Scheduler {
   /** Enqueues `task` for the tick `date` falls in; returns the job id (the same for every scheduler). */
   async tick(task: MaintenanceTask, date: Date): Promise<string> {
     const jobId = tickJobId(task, date);
+    // A tick writes nothing: no transaction exists; every scheduler adds the same job id.
     await enqueue(this.deps.queues, 'maintenance', { task, tick: tickStart(date).toISOString() }, { jobId });
     this.deps.logger.debug({ task, jobId }, 'maintenance job enqueued');
     return jobId;

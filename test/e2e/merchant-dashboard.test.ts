@@ -9,7 +9,7 @@ import type { Deps } from '../../shared/deps';
 import { createSession, formToken } from '../../shared/services/dashboard/sessions';
 import { sha256 } from '../../shared/crypto';
 import { loadFixture } from '../../shared/services/seed';
-import { recordMerchantEvent } from '../../shared/services/merchant/webhooks/events';
+import { recordMerchantEvent } from '../../shared/events/merchant-webhooks';
 import { withPage } from '../helpers/browser';
 import { isolatedDeps } from '../helpers/deps';
 import { httpClient, startServer, TestServer } from '../helpers/http';

@@ -1,7 +1,6 @@
 import { UnrecoverableError } from 'bullmq';
 import { NotFoundError } from '../../shared/errors';
 import { fulfilOrder } from '../../shared/services/fulfilment';
-import { dispatchDeliveries } from '../../shared/services/merchant/webhooks/events';
 import { emitFulfilmentEvents } from '../../shared/services/merchant/webhooks/order-events';
 import type { QueueProcessor } from './types';
 
@@ -13,7 +12,6 @@ export const fulfilmentProcessor: QueueProcessor<'fulfilment'> = {
       const result = await fulfilOrder(deps, job.data.orderId, job.data.event);
       deps.logger.info({ queue: 'fulfilment', jobId: job.id, ...result }, 'order fulfilment done');
       await emitFulfilmentEvents(deps, job.data.orderId);
-      if (result.webhookDeliveries?.length) await dispatchDeliveries(deps, result.webhookDeliveries);
       return result;
     } catch (err) {
       if (err instanceof NotFoundError) throw new UnrecoverableError(err.message);

@@ -177,6 +177,7 @@ export async function collectEvents(
   } else if (rows.length > 0) {
     const jobId = `ev-${crypto.randomUUID()}`;
     try {
+      // The request writes nothing to Postgres: no transaction exists (abandonJob marks a failed one).
       await enqueue(
         deps.queues,
         'analytics',

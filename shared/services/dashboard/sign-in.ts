@@ -304,6 +304,7 @@ export class DashboardSignIn {
     version: number,
     route: 'whatsapp_first' | 'sms_only',
   ): Promise<void> {
+    // The session row is written before, on its own: no transaction exists to stage the send in.
     await enqueue(
       this.deps.queues,
       'otp',

@@ -61,6 +61,7 @@ export async function replayDelivery(
     .where({ id: deliveryId, store_id: storeId })
     .update({ status: 'pending', delivered_at: null });
   if (n === 0) throw new NotFoundError('Delivery not found');
+  // The delivery is reset by one statement above: no transaction exists to stage its job in.
   await enqueue(
     deps.queues,
     'merchant-webhooks',

@@ -25,8 +25,6 @@ export interface FulfilmentResult {
   subscriptionsStarted: number;
   fivem: boolean;
   delivery: boolean;
-  /** Merchant webhook deliveries a renewal order recorded; the caller dispatches them. */
-  webhookDeliveries?: number[];
 }
 
 /**
@@ -71,7 +69,7 @@ export async function fulfilOrder(
   const items = await OrderItem.query(knex).where('order_id', orderId).orderBy('id');
   // A subscription's renewal order extends the subscription (and its licenses) instead of starting anew.
   const renewal = order.source === 'renewal';
-  if (renewal) result.webhookDeliveries = await applyRenewalOrder(deps, order, now);
+  if (renewal) await applyRenewalOrder(deps, order, now);
   const digital: boolean[] = [];
   let hasCommands = false;
   for (const item of items) {
@@ -114,11 +112,13 @@ export async function fulfilOrder(
   }
 
   if (hasCommands) {
+    // The fulfilment job writes with single statements: no transaction exists; the job id dedupes a re-run.
     await enqueue(deps.queues, 'fivem', { orderId }, { jobId: `fivem-${orderId}` });
     result.fivem = true;
   }
   // Keys go out once the order is complete (licenses active); a service's keys wait for the merchant.
   if (current === ORDER_STATUS.COMPLETED) {
+    // As above: no transaction exists here; the job id dedupes a re-run.
     await enqueue(
       deps.queues,
       'messages',

@@ -1,11 +1,9 @@
 import type { Knex } from 'knex';
 import { OrderItem, ProductPlan } from '../../../db/models';
 import type { Order } from '../../../db/models';
-import type { Cipher } from '../../crypto';
-import type { Queues } from '../../queues';
 import { periodEnd } from '../licenses/periods';
 import { applyPaidRenewal } from '../subscriptions/lifecycle';
-import { enqueueSubscriptionMessage } from '../subscriptions/messages';
+import { unitOfWork, type UnitOfWorkDeps } from '../../unit-of-work';
 
 /**
  * A subscription product starts one subscription per order item for the plan's period (monthly +1 month,
@@ -100,21 +98,19 @@ export async function startOrderSubscriptions(
 /**
  * The order of a subscription's renewal (its checkout is the renewal's) is paid, however it was paid (the
  * saved card, or the buyer by hand through the link): the subscription moves on. Safe to run again: a
- * renewal already applied changes nothing. Answers the merchant webhook deliveries to dispatch.
+ * renewal already applied changes nothing. Its events (the merchant's webhook, the buyer's message) are
+ * emitted in the unit of work that applies it.
  */
 export async function applyRenewalOrder(
-  deps: { knex: Knex; queues: Queues; cipher?: Cipher },
+  deps: UnitOfWorkDeps,
   order: Pick<Order, 'id' | 'checkout_id'>,
   now: Date = new Date(),
-): Promise<number[]> {
-  if (order.checkout_id === null) return [];
+): Promise<void> {
+  if (order.checkout_id === null) return;
   const renewal = await deps
     .knex('subscription_renewals')
     .where('checkout_id', order.checkout_id)
     .first<{ id: number; subscription_id: number } | undefined>('id', 'subscription_id');
-  if (!renewal) return [];
-  const applied = await deps.knex.transaction((trx) => applyPaidRenewal(trx, renewal.id, order, now));
-  if (!applied) return [];
-  await enqueueSubscriptionMessage(deps.queues, renewal.subscription_id, 'renewed', renewal.id, 0);
-  return applied.deliveries;
+  if (!renewal) return;
+  await unitOfWork(deps, (uow) => applyPaidRenewal(uow, renewal.id, order, now));
 }

@@ -1,11 +1,8 @@
 import { OrderStatus } from '../../../db/models';
 import { NotFoundError, ValidationError } from '../../errors';
 import type { Logger } from '../../logger';
-import { stageJob } from '../../queues/outbox';
 import type { Queues } from '../../queues';
 import { unitOfWork, type UnitOfWork } from '../../unit-of-work';
-import { recordMerchantEvent, stageDeliveries } from '../merchant/webhooks/events';
-import { afterRefunds, newRefundEffects, RefundEffects } from '../refunds/create';
 import { ORDER_NOT_FOUND, planStatusChange, STATUS_LABELS } from './lifecycle';
 import { LockedOrder, StepDeps, StepEffects, STEPS } from './steps';
 
@@ -14,8 +11,9 @@ import { LockedOrder, StepDeps, StepEffects, STEPS } from './steps';
  * /shawarma/orders/{id}, the dashboard, the refunds service, a provider's payment confirmation, the
  * fulfilment job, the manual-payment expiry; test/unit/order-status-writes.test.ts keeps it so): the order row read and locked once, the steps of the lifecycle table
  * (lifecycle.ts) run in order (steps.ts), and what they did recorded once: one `order_status_events`
- * audit row, the merchant webhook events, the follow-up jobs staged in the outbox. Effects outside
- * Postgres (jobs, provider refunds, cache counters) go out after the commit (shared/unit-of-work.ts).
+ * audit row and the events, emitted through the unit of work (their subscribers, shared/events/subscribers.ts,
+ * write the merchant webhooks and stage the follow-up jobs in the outbox). Effects outside Postgres (jobs,
+ * cache counters) go out after the commit (shared/unit-of-work.ts).
  */
 
 /**
@@ -60,10 +58,9 @@ export interface ChangeStatusOptions {
   onlyFrom?: readonly OrderStatus[];
   /**
    * Inside another writer's unit of work (a payment's reconciliation, the manual-payment expiry, the
-   * refunds service): its effects wait for that unit's commit; the refunds service's refund effects are its
-   * own (`refunds`).
+   * refunds service): its effects wait for that unit's commit.
    */
-  within?: { uow: UnitOfWork; refunds?: RefundEffects };
+  within?: { uow: UnitOfWork };
   /** The fulfilment job is the caller (it completes the order it fulfils): no fulfilment job is staged. */
   fulfilling?: boolean;
 }
@@ -76,7 +73,7 @@ export async function changeOrderStatus(
   opts: ChangeStatusOptions,
 ): Promise<StatusChange> {
   const now = opts.now ?? new Date();
-  const run = async (uow: UnitOfWork, refunds: RefundEffects): Promise<StatusChange> => {
+  const run = async (uow: UnitOfWork): Promise<StatusChange> => {
     const order = await uow
       .trx<LockedOrder>('orders')
       .where({ id: orderId, store_id: storeId })
@@ -96,23 +93,13 @@ export async function changeOrderStatus(
 
     const done: StepEffects[] = [];
     for (const step of plan.steps) {
-      done.push(await STEPS[step]({ deps, uow, order, target, now, actor: opts.actor, refunds }));
+      done.push(await STEPS[step]({ deps, uow, order, target, now, actor: opts.actor }));
     }
     const change = { storeId, order, from, target, now, actor: opts.actor, reason: opts.reason };
     return record(deps, uow, change, done, base);
   };
-  if (opts.within?.refunds) return run(opts.within.uow, opts.within.refunds);
-  if (opts.within) {
-    const refunds = newRefundEffects();
-    opts.within.uow.after(() => afterRefunds(deps, refunds));
-    return run(opts.within.uow, refunds);
-  }
-  const refunds = newRefundEffects();
-  return unitOfWork(deps, (uow) => {
-    // The refunds' provider jobs first, then the staged jobs (in the order the unit was asked for).
-    uow.after(() => afterRefunds(deps, refunds));
-    return run(uow, refunds);
-  });
+  if (opts.within) return run(opts.within.uow);
+  return unitOfWork(deps, run);
 }
 
 /** Records what the steps did, once: the audit row, the webhook events, the staged jobs. */
@@ -154,37 +141,22 @@ async function record(
     })
     .returning('id');
   const auditId = Number((audit as { id: number }).id);
-  const events = [
-    ...done.flatMap((e) => e.events ?? []),
-    {
-      id: `order.status_changed:${auditId}`,
-      type: 'order.status_changed' as const,
-      data: {
-        order_id: order.id,
-        from,
-        to: target,
-        status_label: STATUS_LABELS[target],
-        ...(change.reason !== undefined ? { reason: change.reason } : {}),
-      },
+  for (const event of done.flatMap((e) => e.events ?? [])) await uow.emit({ ...event, storeId, at: now });
+  // Its subscribers: the merchant's webhook, and the fulfilment job when a step calls for one.
+  await uow.emit({
+    type: 'order.status_changed',
+    id: `order.status_changed:${auditId}`,
+    storeId,
+    at: now,
+    data: {
+      order_id: order.id,
+      from,
+      to: target,
+      status_label: STATUS_LABELS[target],
+      ...(change.reason !== undefined ? { reason: change.reason } : {}),
     },
-  ];
-  const deliveries: number[] = [];
-  for (const event of events) deliveries.push(...(await recordMerchantEvent(trx, storeId, event, now)));
-
-  // The follow-up jobs are written with the change (shared/queues/outbox.ts): committed together.
-  uow.stage(...done.flatMap((e) => e.jobs ?? []));
-  const fulfil = done.find((e) => e.fulfil)?.fulfil;
-  if (fulfil) {
-    uow.stage(
-      await stageJob(
-        trx,
-        'fulfilment',
-        { orderId: order.id, event: fulfil },
-        { jobId: `order-merchant-${auditId}` },
-      ),
-    );
-  }
-  uow.stage(...(await stageDeliveries(trx, deps, deliveries)));
+    facts: { auditId, fulfil: done.find((e) => e.fulfil)?.fulfil },
+  });
 
   return {
     ...base,

@@ -1,7 +1,6 @@
 import { ORDER_STATUS, OrderStatus } from '../../../db/models';
 import { productCounter } from '../catalogue/cache';
 import { formatMoney } from '../../money';
-import type { StagedJob } from '../../queues/outbox';
 import type { UnitOfWork } from '../../unit-of-work';
 import { issueInvoiceForOrder } from '../invoices/issue';
 import { activateOrderLicenses, noteOrderLicensesChangedOn } from '../licenses';
@@ -9,7 +8,7 @@ import type { LicenseCacheDeps } from '../licenses/cache';
 import type { MerchantEvent } from '../merchant/webhooks/events';
 import { transitionPayment } from '../payments/audit';
 import { confirmLockedManualPayment } from '../payments/manual';
-import { addRefund, RefundDeps, RefundEffects } from '../refunds/create';
+import { addRefund, RefundDeps } from '../refunds/create';
 import type { OrderActor } from './change-status';
 import type { OrderStep } from './lifecycle';
 import { returnUndeliveredStock, withdrawOrder } from './withdraw';
@@ -34,8 +33,6 @@ export interface StepContext {
   target: OrderStatus;
   now: Date;
   actor: OrderActor;
-  /** Refunds added in this unit of work (their provider jobs go out after the commit). */
-  refunds: RefundEffects;
 }
 
 /** What a step did: recorded once, with the audit row, by changeOrderStatus. */
@@ -43,7 +40,6 @@ export interface StepEffects {
   /** Merged into the audit row's `data`. */
   data?: Record<string, unknown>;
   events?: MerchantEvent[];
-  jobs?: StagedJob[];
   licensesRevoked?: number;
   licensesActivated?: number;
   refundId?: number;
@@ -105,7 +101,7 @@ export const STEPS: Readonly<Record<OrderStep, (ctx: StepContext) => Promise<Ste
     return { licensesActivated: await activateOrderLicenses(uow.trx, order.id, now) };
   },
 
-  async 'refund-payment'({ deps, uow, order, actor, refunds, now }) {
+  async 'refund-payment'({ deps, uow, order, actor, now }) {
     // A refund that takes the goods back returns the money already (the refunds service moves the order
     // once it has succeeded, or the merchant sets Refunded while it is pending): no second refund.
     const taking = await uow
@@ -116,7 +112,7 @@ export const STEPS: Readonly<Record<OrderStep, (ctx: StepContext) => Promise<Ste
     if (taking) return { data: { refund_id: Number(taking.id) } };
     // The money goes back through the refunds service: what is left of the payment, in full.
     const by = { merchantTokenId: actor.merchantTokenId ?? null };
-    const refund = await addRefund(deps, uow, order, { withdrawGoods: true }, by, refunds, now, {
+    const refund = await addRefund(deps, uow, order, { withdrawGoods: true }, by, now, {
       whole: true,
     });
     return refund ? { refundId: refund.id, data: { refund_id: refund.id } } : {};

@@ -346,6 +346,7 @@ export async function paymentPage(
       if (!payment.provider_url) return { kind: 'waiting', reason: 'creating', summary, continueUrl: null };
       if (!opts.returning) return { kind: 'forward', url: payment.provider_url };
       // Back from the provider: ask it now rather than wait for the webhook (one job per 15 s at most).
+      // A page view writes nothing: no transaction exists to stage the job in.
       await enqueue(
         deps.queues,
         'payments',

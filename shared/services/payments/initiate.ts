@@ -324,6 +324,7 @@ function stageSessionJob(trx: Knex.Transaction, paymentId: number): Promise<Stag
  * sweep asking for the same session add one job.
  */
 export async function enqueueSessionJob(queues: Queues, paymentId: number): Promise<void> {
+  // The sweep's re-ask writes nothing: no transaction exists (a new payment stages it).
   await enqueue(queues, 'payments', { kind: 'initiate', paymentId }, sessionJobOptions(paymentId));
 }
 

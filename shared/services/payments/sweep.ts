@@ -42,6 +42,7 @@ export async function sweepPayments(
   let initiate = 0;
   for (const payment of open) {
     if (payment.provider_payment_id) {
+      // The sweep only reads: no transaction exists to stage the job in; the job id dedupes.
       await enqueue(
         ctx.queues,
         'payments',

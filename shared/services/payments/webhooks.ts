@@ -116,6 +116,7 @@ export async function receiveWebhook(
 
 /** Queues the processing of one stored webhook event; one job per event (deterministic id). */
 export async function enqueueWebhookJob(queues: Queues, webhookEventId: number): Promise<void> {
+  // The event row is stored by one statement before: no transaction exists (sweep-webhooks re-enqueues).
   await enqueue(
     queues,
     'payments',

@@ -6,8 +6,7 @@ import { ValidationError } from '../../errors';
 import type { Logger } from '../../logger';
 import { formatMoney } from '../../money';
 import { isRefundingProvider, PaymentProviders } from '../../providers/types';
-import { enqueue, Queues } from '../../queues';
-import { dispatchDeliveries, recordMerchantEvent } from '../merchant/webhooks/events';
+import type { Queues } from '../../queues';
 import { settleRefund } from './settle';
 import { refundView } from './view';
 
@@ -33,69 +32,7 @@ export interface RefundInput {
   requestKey?: string | null;
 }
 
-/** Work a transaction that added or settled refunds leaves for after its commit. */
-export interface RefundEffects {
-  /** Provider refunds to send (one job each). */
-  jobs: number[];
-  /** Merchant webhook deliveries recorded. */
-  deliveries: number[];
-  /** Refunds that succeeded: the buyer is told (one message job each). */
-  succeeded: number[];
-}
-
-export function newRefundEffects(): RefundEffects {
-  return { jobs: [], deliveries: [], succeeded: [] };
-}
-
-/** Attempts of a refund's provider job: 12, the first delay REFUND_RETRY_DELAY_MS doubling (docs/merchant.md). */
-export const REFUND_ATTEMPTS = 12;
-
-/** The refund job's id: one job per refund row, so enqueuing twice sends once. */
-export const refundJobId = (refundId: number): string => `refund-${refundId}`;
-
-export async function enqueueRefundJob(
-  queues: Queues,
-  refundId: number,
-  retryDelayMs: number,
-): Promise<void> {
-  await enqueue(
-    queues,
-    'payments',
-    { kind: 'refund', refundId },
-    {
-      jobId: refundJobId(refundId),
-      attempts: REFUND_ATTEMPTS,
-      backoff: { type: 'exponential', delay: retryDelayMs },
-    },
-  );
-}
-
-/**
- * After the commit: the provider jobs, the buyer's messages and the webhook deliveries. A failure here leaves the refund
- * pending in Postgres; the payments sweep enqueues it again.
- */
-export async function afterRefunds(
-  deps: Pick<RefundDeps, 'queues' | 'logger' | 'config'>,
-  effects: RefundEffects,
-): Promise<void> {
-  try {
-    for (const id of effects.jobs) await enqueueRefundJob(deps.queues, id, deps.config.refundRetryDelayMs);
-    for (const refundId of effects.succeeded) {
-      await enqueue(
-        deps.queues,
-        'messages',
-        { kind: 'refund', refundId },
-        { jobId: `refund-message-${refundId}` },
-      );
-    }
-    await dispatchDeliveries(deps, effects.deliveries);
-  } catch (err) {
-    deps.logger.error(
-      { err, refunds: effects.jobs },
-      'refund recorded, but its job or events could not be enqueued; the sweep will',
-    );
-  }
-}
+export { REFUND_ATTEMPTS, refundJobId, enqueueRefundJob } from './job';
 
 /**
  * Provider refunds go through the provider's API (Moyasar, the sandbox). Everything else is manual: the
@@ -139,7 +76,8 @@ export function manualRefundNote(method: string, amountMinor: number, currency: 
  * Adds a refund of an order's payment, in the caller's transaction with the order row locked (so two
  * refunds of one order at once serialise, and the second sees the first's amount). The amounts of a
  * payment's refunds that are not failed never exceed what was paid: more is a 422 naming `amount`.
- * A provider refund is `pending` (its job is left in `effects.jobs`); a manual one is `succeeded` at
+ * Emits `refund.created` in the caller's unit of work (its subscribers send a provider refund to the
+ * provider: shared/events/subscribers.ts). A provider refund is `pending`; a manual one is `succeeded` at
  * once. `whole` (the status change to Refunded): what is left, and nothing to refund is not an error
  * (null).
  */
@@ -149,7 +87,6 @@ export async function addRefund(
   order: { id: number; store_id: number; payment_id: number | null },
   input: RefundInput,
   actor: { merchantTokenId: number | null },
-  effects: RefundEffects,
   now: Date,
   opts: { whole?: boolean } = {},
 ): Promise<Refund | null> {
@@ -203,24 +140,15 @@ export async function addRefund(
     created_at: now,
     updated_at: now,
   });
-  effects.deliveries.push(
-    ...(await recordMerchantEvent(
-      trx,
-      order.store_id,
-      { id: `refund.created:${inserted.id}`, type: 'refund.created', data: { ...refundView(inserted) } },
-      now,
-    )),
-  );
+  await uow.emit({
+    type: 'refund.created',
+    id: `refund.created:${inserted.id}`,
+    storeId: order.store_id,
+    data: { ...refundView(inserted) },
+    at: now,
+  });
   if (kind === 'manual') {
-    return settleRefund(
-      uow,
-      inserted.id,
-      { status: 'succeeded', providerStatus: 'manual' },
-      'merchant',
-      effects,
-      now,
-    );
+    return settleRefund(uow, inserted.id, { status: 'succeeded', providerStatus: 'manual' }, 'merchant', now);
   }
-  effects.jobs.push(inserted.id);
   return inserted;
 }

@@ -3,7 +3,7 @@ import { ConflictError, NotFoundError } from '../../errors';
 import { unitOfWork, type UnitOfWork } from '../../unit-of-work';
 import { changeOrderStatus, type ChangeStatusDeps, type OrderActor } from '../orders/change-status';
 import { ORDER_NOT_FOUND } from '../orders/lifecycle';
-import { addRefund, afterRefunds, newRefundEffects, RefundEffects, RefundInput } from './create';
+import { addRefund, RefundInput } from './create';
 import { refundView, RefundView } from './view';
 
 /** Statuses whose goods a refund can still take back (a cancelled or refunded order has none left). */
@@ -30,7 +30,6 @@ export async function withdrawAfterRefund(
   deps: ChangeStatusDeps,
   uow: UnitOfWork,
   refund: Pick<Refund, 'store_id' | 'order_id' | 'withdraw_goods' | 'status'>,
-  refunds: RefundEffects,
   actor: OrderActor,
   now: Date,
 ): Promise<OrderStatus> {
@@ -47,7 +46,7 @@ export async function withdrawAfterRefund(
     reason: 'refund_succeeded',
     onlyFrom: WITHDRAWABLE,
     now,
-    within: { uow, refunds },
+    within: { uow },
   });
   return moved.status;
 }
@@ -72,12 +71,9 @@ export async function requestRefund(
   actor: { merchantTokenId: number | null },
   now: Date = new Date(),
 ): Promise<RefundRequestResult> {
-  const refunds = newRefundEffects();
   let result: { refund: Refund; created: boolean; status: OrderStatus };
   try {
     result = await unitOfWork(deps, async (uow) => {
-      // The provider jobs of the refunds added here go out once the unit of work has committed.
-      uow.after(() => afterRefunds(deps, refunds));
       const trx = uow.trx;
       const order = await trx('orders').where({ id: orderId, store_id: storeId }).forUpdate().first();
       if (!order) throw new NotFoundError(ORDER_NOT_FOUND);
@@ -91,14 +87,13 @@ export async function requestRefund(
           return { refund: earlier, created: false, status: Number(order.status) as OrderStatus };
         }
       }
-      const refund = (await addRefund(deps, uow, order, input, actor, refunds, now))!;
+      const refund = (await addRefund(deps, uow, order, input, actor, now))!;
       let status = Number(order.status) as OrderStatus;
       if (refund.status === 'succeeded') {
         status = await withdrawAfterRefund(
           deps,
           uow,
           refund,
-          refunds,
           { merchantTokenId: actor.merchantTokenId },
           now,
         );

@@ -4,7 +4,7 @@ import type { Cipher } from '../../crypto';
 import { NotFoundError } from '../../errors';
 import { isRefundingProvider, ProviderRejectedError } from '../../providers/types';
 import { credentialsFor } from '../payments/context';
-import { afterRefunds, newRefundEffects, RefundDeps } from './create';
+import type { RefundDeps } from './create';
 import { withdrawAfterRefund } from './request';
 import { settleRefund } from './settle';
 import type { ChangeStatusDeps } from '../orders/change-status';
@@ -55,7 +55,6 @@ export async function sendRefund(
   const payment = await Payment.query(deps.knex).findById(refund.payment_id);
   if (!payment) throw new NotFoundError(`payment of refund ${refundId} does not exist`);
 
-  const effects = newRefundEffects();
   const adapter = (deps.providers as Readonly<Record<string, unknown>>)[payment.provider];
   let outcome: SendOutcome;
   try {
@@ -105,7 +104,6 @@ export async function sendRefund(
             failureReason: 'The provider declined the refund.',
           },
           'worker',
-          effects,
           now(),
         );
         return { outcome: 'failed', reason: 'declined' };
@@ -119,22 +117,20 @@ export async function sendRefund(
           providerStatus: answer.providerStatus,
         },
         'worker',
-        effects,
         now(),
       );
       // The money is back: now, and only now, a refund that takes the goods back takes them (the refund
       // row was pending under its lock, so this happens once).
-      await withdrawAfterRefund(deps, uow, settled, effects, { kind: 'provider' }, now());
+      await withdrawAfterRefund(deps, uow, settled, { kind: 'provider' }, now());
       return { outcome: 'succeeded', replayed: answer.replayed };
     });
   } catch (err) {
     if (!(err instanceof ProviderRejectedError)) throw err;
     // Refused as made: no retry can change that. The merchant hears of it and may refund again.
     await deps.tx((uow) =>
-      settleRefund(uow, refundId, { status: 'failed', failureReason: err.message }, 'worker', effects, now()),
+      settleRefund(uow, refundId, { status: 'failed', failureReason: err.message }, 'worker', now()),
     );
     outcome = { outcome: 'failed', reason: err.message };
   }
-  await afterRefunds(deps, effects);
   return outcome;
 }

@@ -2,8 +2,6 @@ import type { UnitOfWork } from '../../unit-of-work';
 import { Refund } from '../../../db/models';
 import { NotFoundError } from '../../errors';
 import { PaymentSource, transitionPayment } from '../payments/audit';
-import { recordMerchantEvent } from '../merchant/webhooks/events';
-import type { RefundEffects } from './create';
 import { REFUND_SUCCEEDED_HOOKS } from './succeeded';
 import { refundView } from './view';
 
@@ -14,7 +12,7 @@ export type RefundSettlement =
 /**
  * Moves a pending refund to its end, in the caller's unit of work: succeeded (the money is back: the
  * payment becomes refunded once its refunds cover it, and the REFUND_SUCCEEDED_HOOKS run) or failed (the
- * provider refused it: its amount is refundable again). Records the merchant event either way. A refund
+ * provider refused it: its amount is refundable again). Emits `refund.succeeded` or `refund.failed`. A refund
  * that is not pending any more is answered as it is.
  */
 export async function settleRefund(
@@ -22,7 +20,6 @@ export async function settleRefund(
   refundId: number,
   settlement: RefundSettlement,
   source: PaymentSource,
-  effects: RefundEffects,
   now: Date = new Date(),
 ): Promise<Refund> {
   const { trx } = uow;
@@ -62,17 +59,16 @@ export async function settleRefund(
       });
     }
     for (const hook of REFUND_SUCCEEDED_HOOKS) await hook(trx, refund, now);
-    effects.succeeded.push(refund.id);
   }
 
+  // Its subscribers: the merchant's webhook, and the buyer's message once the money is back.
   const type = refund.status === 'succeeded' ? 'refund.succeeded' : 'refund.failed';
-  effects.deliveries.push(
-    ...(await recordMerchantEvent(
-      trx,
-      refund.store_id,
-      { id: `${type}:${refund.id}`, type, data: { ...refundView(refund) } },
-      now,
-    )),
-  );
+  await uow.emit({
+    type,
+    id: `${type}:${refund.id}`,
+    storeId: refund.store_id,
+    data: { ...refundView(refund) },
+    at: now,
+  });
   return refund;
 }

@@ -1,18 +1,12 @@
-import type { Knex } from 'knex';
 import { ProductPlan, Subscription } from '../../../db/models';
 import { InvalidError, NotFoundError, ValidationError } from '../../errors';
-import type { Queues } from '../../queues';
-import { dispatchDeliveries, recordMerchantEvent } from '../merchant/webhooks/events';
+import type { TxDeps } from '../../unit-of-work';
 import { endSubscription, lockSubscription, subscriptionEvent, voidRenewalLinks } from './lifecycle';
-import { enqueueSubscriptionMessage } from './messages';
 import { isRecurring } from './plans';
 import { proposeTerms } from './terms';
 
-export interface ChangeDeps {
-  knex: Knex;
-  queues: Queues;
-  config: { merchantWebhookRetryDelayMs: number };
-}
+/** The subscription changes run in a unit of work of their own (`deps.tx`), which emits their events. */
+export type ChangeDeps = TxDeps;
 
 export const SUBSCRIPTION_NOT_FOUND = 'Subscription not found';
 export const SUBSCRIPTION_ENDED = 'The subscription has ended';
@@ -34,50 +28,54 @@ export async function cancelSubscription(
   opts: { atPeriodEnd: boolean },
   now: Date = new Date(),
 ): Promise<{ changed: boolean }> {
-  const result = await deps.knex.transaction(async (trx) => {
+  // The buyer is told it was cancelled (with the event, so once), whichever way it ends.
+  const told = { message: { event: 'cancelled' as const, renewalId: null, attempt: 0 } };
+  return deps.tx(async (uow) => {
+    const { trx } = uow;
     const sub = await lockSubscription(trx, id);
     if (!sub || (storeId !== null && sub.store_id !== storeId))
       throw new NotFoundError(SUBSCRIPTION_NOT_FOUND);
-    if (sub.status === 'cancelled' || sub.status === 'expired') return { changed: false, deliveries: [] };
+    if (sub.status === 'cancelled' || sub.status === 'expired') return { changed: false };
     // No renewal is paid any more: an outstanding renewal link stops taking payments at once.
     await voidRenewalLinks(trx, [sub.id]);
     if (opts.atPeriodEnd && sub.current_period_end !== null) {
-      if (sub.cancel_at_period_end) return { changed: false, deliveries: [] };
+      if (sub.cancel_at_period_end) return { changed: false };
       await Subscription.query(trx)
         .patch({ cancel_at_period_end: true, cancelled_at: now })
         .where('id', sub.id);
-      const deliveries = await recordMerchantEvent(
-        trx,
-        sub.store_id,
-        subscriptionEvent('subscription.updated', `cancel-at-period-end`, sub, {
+      await uow.emit({
+        ...subscriptionEvent('subscription.updated', `cancel-at-period-end`, sub, {
           cancel_at_period_end: true,
           current_period_end: new Date(sub.current_period_end).toISOString(),
         }),
-        now,
-      );
-      return { changed: true, deliveries };
+        storeId: sub.store_id,
+        at: now,
+        facts: told,
+      });
+      return { changed: true };
     }
     // Ends now: past_due included (nothing was paid for the period it is in).
     const lapsed = sub.status === 'past_due';
     await Subscription.query(trx).patch({ status: 'cancelled', cancelled_at: now }).where('id', sub.id);
-    const { deliveries } = lapsed
-      ? await endSubscription(trx, { ...sub, cancelled_at: now } as Subscription, 'cancelled', now)
-      : {
-          deliveries: await recordMerchantEvent(
-            trx,
-            sub.store_id,
-            {
-              ...subscriptionEvent('subscription.cancelled', '', { ...sub, status: 'cancelled' }),
-              id: `subscription.cancelled:${sub.id}`,
-            },
-            now,
-          ),
-        };
-    return { changed: true, deliveries };
+    if (lapsed) {
+      await endSubscription(
+        uow,
+        { ...sub, cancelled_at: now } as Subscription,
+        'cancelled',
+        now,
+        told.message,
+      );
+    } else {
+      await uow.emit({
+        ...subscriptionEvent('subscription.cancelled', '', { ...sub, status: 'cancelled' }),
+        id: `subscription.cancelled:${sub.id}`,
+        storeId: sub.store_id,
+        at: now,
+        facts: told,
+      });
+    }
+    return { changed: true };
   });
-  await dispatchDeliveries(deps, result.deliveries);
-  if (result.changed) await enqueueSubscriptionMessage(deps.queues, id, 'cancelled', null, 0);
-  return { changed: result.changed };
 }
 
 /**
@@ -93,7 +91,8 @@ export async function changeSubscriptionPlan(
   planId: number,
   now: Date = new Date(),
 ): Promise<void> {
-  const result = await deps.knex.transaction(async (trx) => {
+  await deps.tx(async (uow) => {
+    const { trx } = uow;
     const sub = await lockSubscription(trx, id);
     if (!sub || sub.store_id !== storeId) throw new NotFoundError(SUBSCRIPTION_NOT_FOUND);
     if (sub.status === 'cancelled' || sub.status === 'expired') throw new InvalidError(SUBSCRIPTION_ENDED);
@@ -110,20 +109,19 @@ export async function changeSubscriptionPlan(
       { planId: plan.id, priceMinor: Number(plan.price_minor) },
       now,
     );
-    if (proposal.kind === 'unchanged') return { deliveries: [], noticeId: null };
+    if (proposal.kind === 'unchanged') return;
     const next = plan.id === sub.plan_id ? null : plan.id;
-    const deliveries = await recordMerchantEvent(
-      trx,
-      sub.store_id,
-      subscriptionEvent('subscription.updated', `plan-${next ?? sub.plan_id}-${now.getTime()}`, sub, {
+    await uow.emit({
+      ...subscriptionEvent('subscription.updated', `plan-${next ?? sub.plan_id}-${now.getTime()}`, sub, {
         next_plan_id: next,
       }),
-      now,
-    );
-    return { deliveries, noticeId: proposal.kind === 'announced' ? proposal.noticeId : null };
+      storeId: sub.store_id,
+      at: now,
+      // A dearer plan is announced to the buyer (its notice names the message).
+      facts:
+        proposal.kind === 'announced'
+          ? { message: { event: 'price_rise', renewalId: null, attempt: proposal.noticeId } }
+          : {},
+    });
   });
-  await dispatchDeliveries(deps, result.deliveries);
-  if (result.noticeId !== null) {
-    await enqueueSubscriptionMessage(deps.queues, id, 'price_rise', null, result.noticeId);
-  }
 }

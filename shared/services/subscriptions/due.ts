@@ -1,9 +1,8 @@
 import type { Knex } from 'knex';
 import { Subscription } from '../../../db/models';
 import { enqueue, Queues } from '../../queues';
-import { dispatchDeliveries } from '../merchant/webhooks/events';
 import { endSubscription, lockSubscription } from './lifecycle';
-import { enqueueSubscriptionMessage } from './messages';
+import type { TxDeps } from '../../unit-of-work';
 import { CARD_RENEWAL_WINDOW_MS, DUNNING_DAYS, LINK_RENEWAL_WINDOW_MS } from './renew';
 
 /**
@@ -21,7 +20,8 @@ const STUCK_CHARGE_MS = 10 * 60 * 1000;
 
 export interface DueContext {
   queues: Queues;
-  config?: { merchantWebhookRetryDelayMs: number };
+  /** The unit of work each lapse is ended in; it emits the subscription's events. */
+  tx: TxDeps['tx'];
 }
 
 export function renewalJobId(subscriptionId: number, periodStart: Date, attempt: number): string {
@@ -29,6 +29,7 @@ export function renewalJobId(subscriptionId: number, periodStart: Date, attempt:
 }
 
 async function enqueueRenewal(queues: Queues, id: number, periodStart: Date, attempt: number): Promise<void> {
+  // The renew-subscriptions task only reads: no transaction exists; the id names period and attempt.
   await enqueue(
     queues,
     'subscriptions',
@@ -111,6 +112,7 @@ export async function resumeLostCharges(knex: Knex, now: Date, queues: Queues): 
   const tick = Math.floor(now.getTime() / STUCK_CHARGE_MS);
   for (const r of stuck) {
     const periodStart = new Date(r.period_start);
+    // A stuck charge is only read: no transaction exists; the id names the tick, so one job per tick.
     await enqueue(
       queues,
       'subscriptions',
@@ -150,29 +152,29 @@ export async function endLapsedSubscriptions(
     .limit(BATCH)
     .pluck('id')) as number[];
   for (const id of ending) {
-    const outcome = await knex.transaction(async (trx) => {
+    const outcome = await ctx.tx(async (uow) => {
+      const { trx } = uow;
       const sub = await lockSubscription(trx, id);
       if (!sub || sub.ended_at !== null || sub.current_period_end === null) return null;
       const end = new Date(sub.current_period_end).getTime();
       if (end > now.getTime()) return null;
       if (sub.status === 'cancelled' || sub.cancel_at_period_end) {
-        return { kind: 'ended' as const, ...(await endSubscription(trx, sub, 'cancelled', now)), sub };
+        await endSubscription(uow, sub, 'cancelled', now);
+        return 'ended' as const;
       }
       if (sub.payment_token_encrypted !== null) return null;
       // A renewal link not paid by the end of the period.
       if (now.getTime() >= end + lastTry * DAY_MS) {
-        return { kind: 'expired' as const, ...(await endSubscription(trx, sub, 'expired', now)), sub };
+        await endSubscription(uow, sub, 'expired', now, { event: 'expired', renewalId: null, attempt: 0 });
+        return 'expired' as const;
       }
       if (sub.status === 'active') {
         await Subscription.query(trx).patch({ status: 'past_due', past_due_since: now }).where('id', sub.id);
-        return { kind: 'past_due' as const, deliveries: [], sub };
+        return 'past_due' as const;
       }
       return null;
     });
-    if (!outcome) continue;
-    counts[outcome.kind] += 1;
-    if (ctx.config) await dispatchDeliveries({ queues: ctx.queues, config: ctx.config }, outcome.deliveries);
-    if (outcome.kind === 'expired') await enqueueSubscriptionMessage(ctx.queues, id, 'expired', null, 0);
+    if (outcome) counts[outcome] += 1;
   }
   return counts;
 }

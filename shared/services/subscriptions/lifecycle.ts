@@ -10,25 +10,26 @@ import {
 } from '../../../db/models';
 import { productTemplates, queueItemCommands } from '../fulfilment/fivem';
 import { periodEnd } from '../licenses/periods';
-import { MerchantEvent, recordMerchantEvent } from '../merchant/webhooks/events';
+import type { SubscriptionEventType, SubscriptionFacts } from '../../events/types';
+import type { UnitOfWork } from '../../unit-of-work';
 
 /**
- * The moves of a subscription that change what it grants, each inside the caller's transaction with the
- * subscription row locked. They answer the merchant webhook deliveries they recorded, which the caller
- * dispatches once committed (the one after-commit path: nothing is enqueued for a rolled-back change).
+ * The moves of a subscription that change what it grants, each inside the caller's unit of work with the
+ * subscription row locked. They emit their events there (shared/events/subscribers.ts: the merchant's
+ * webhook, and the buyer's message when the caller says the buyer is told): nothing follows a rolled-back
+ * change.
  */
 
-export interface Moved {
-  deliveries: number[];
-}
+/** The buyer's message a move comes with (`message-job.ts`): it is staged with the event. */
+export type BuyerMessage = NonNullable<SubscriptionFacts['message']>;
 
 /** A subscription's merchant event; ids are deterministic so a repeated move delivers once. */
-export function subscriptionEvent(
-  type: MerchantEvent['type'],
+export function subscriptionEvent<T extends SubscriptionEventType>(
+  type: T,
   idSuffix: string,
   sub: Pick<Subscription, 'id' | 'product_id' | 'plan_id' | 'customer_id' | 'order_id' | 'status'>,
   extra: Record<string, unknown> = {},
-): MerchantEvent {
+): { id: string; type: T; data: Record<string, unknown> } {
   return {
     id: `${type}:${sub.id}:${idSuffix}`,
     type,
@@ -80,11 +81,12 @@ export async function voidRenewalLinks(
  * Answers null when the renewal was paid already.
  */
 export async function applyPaidRenewal(
-  trx: Knex.Transaction,
+  uow: UnitOfWork,
   renewalId: number,
   order: Pick<Order, 'id'>,
   now: Date,
-): Promise<(Moved & { subscriptionId: number; periodEnd: Date | null }) | null> {
+): Promise<{ subscriptionId: number; periodEnd: Date | null } | null> {
+  const { trx } = uow;
   const renewal = await SubscriptionRenewal.query(trx).findById(renewalId).forUpdate();
   if (!renewal || renewal.status === 'paid') return null;
   const sub = await lockSubscription(trx, renewal.subscription_id);
@@ -93,7 +95,6 @@ export async function applyPaidRenewal(
     .patch({ status: 'paid', order_id: order.id, next_attempt_at: null, last_error: null })
     .where('id', renewal.id);
 
-  const deliveries: number[] = [];
   let end = sub.current_period_end;
   const samePeriod =
     sub.current_period_end !== null &&
@@ -121,19 +122,17 @@ export async function applyPaidRenewal(
         .update({ status: 'active', expires_at: end, updated_at: now });
     }
     const moved = { ...sub, status, plan_id: renewal.plan_id };
-    deliveries.push(
-      ...(await recordMerchantEvent(
-        trx,
-        sub.store_id,
-        subscriptionEvent('subscription.renewed', `r${renewal.id}`, moved, {
-          renewal_order_id: order.id,
-          current_period_end: end?.toISOString() ?? null,
-        }),
-        now,
-      )),
-    );
+    await uow.emit({
+      ...subscriptionEvent('subscription.renewed', `r${renewal.id}`, moved, {
+        renewal_order_id: order.id,
+        current_period_end: end?.toISOString() ?? null,
+      }),
+      storeId: sub.store_id,
+      at: now,
+      facts: { message: { event: 'renewed', renewalId: renewal.id, attempt: 0 } },
+    });
   }
-  return { deliveries, subscriptionId: sub.id, periodEnd: end };
+  return { subscriptionId: sub.id, periodEnd: end };
 }
 
 /**
@@ -160,15 +159,18 @@ function termsAfter(
 /**
  * What a period granted ends: the subscription becomes `expired` (a lapse after the last failed try) or
  * `cancelled`; its licenses expire now; the product's FiveM `on_expiry` commands are queued against the
- * first order item (its player field names the player). `ended_at` makes this happen once.
+ * first order item (its player field names the player). `ended_at` makes this happen once. `message`: the
+ * buyer is told (with the event).
  */
 export async function endSubscription(
-  trx: Knex.Transaction,
+  uow: UnitOfWork,
   sub: Subscription,
   status: 'expired' | 'cancelled',
   now: Date,
-): Promise<Moved> {
-  if (sub.ended_at !== null) return { deliveries: [] };
+  message?: BuyerMessage,
+): Promise<void> {
+  const { trx } = uow;
+  if (sub.ended_at !== null) return;
   await Subscription.query(trx)
     .patch({
       status,
@@ -192,14 +194,13 @@ export async function endSubscription(
     }
   }
   const type = status === 'expired' ? 'subscription.expired' : 'subscription.cancelled';
-  const deliveries = await recordMerchantEvent(
-    trx,
-    sub.store_id,
+  await uow.emit({
     // subscription.cancelled:<id> is the id a cancelled order's subscription uses too: one event per subscription.
-    status === 'cancelled'
+    ...(status === 'cancelled'
       ? { ...subscriptionEvent(type, '', { ...sub, status }), id: `subscription.cancelled:${sub.id}` }
-      : subscriptionEvent(type, 'end', { ...sub, status }),
-    now,
-  );
-  return { deliveries };
+      : subscriptionEvent(type, 'end', { ...sub, status })),
+    storeId: sub.store_id,
+    at: now,
+    facts: message ? { message } : undefined,
+  });
 }

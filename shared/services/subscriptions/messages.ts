@@ -3,62 +3,13 @@ import { NotFoundError } from '../../errors';
 import type { PlanDuration } from '../../../db/models';
 import type { Messenger } from '../../messaging';
 import { formatMoney } from '../../money';
-import { enqueue, JobPayloads, Queues } from '../../queues';
+import { messageKey, type SubscriptionMessageEvent } from './message-job';
 import type { BuyerLocale } from '../../i18n/buyer-messages';
 import { recipientOf } from '../fulfilment/delivery';
 import { periodEnd } from '../licenses/periods';
 import { SubscriptionLinks } from './links';
 
-/** What the buyer is told about their subscription, one message per event, period and attempt. */
-export type SubscriptionMessageEvent =
-  | 'renewed'
-  | 'payment_failed'
-  | 'renewal_link'
-  | 'expired'
-  | 'cancelled'
-  /** A price rise announced (`attempt` carries the subscription_price_notices row). */
-  | 'price_rise';
-
-/**
- * Enqueues the buyer's message after the change committed. The job id (and the send key) names the
- * subscription, event, renewal and attempt, so a retried renewal job or a second renewal run tells the
- * buyer once.
- */
-export async function enqueueSubscriptionMessage(
-  queues: Queues,
-  subscriptionId: number,
-  event: SubscriptionMessageEvent,
-  renewalId: number | null,
-  attempt: number,
-): Promise<void> {
-  const job = messageJob(subscriptionId, event, renewalId, attempt);
-  await enqueue(queues, 'messages', job.data, job.opts);
-}
-
-/** The `messages` job of one subscription message (enqueued, or staged in the outbox with a change). */
-export function messageJob(
-  subscriptionId: number,
-  event: SubscriptionMessageEvent,
-  renewalId: number | null,
-  attempt: number,
-): {
-  data: Extract<JobPayloads['messages'], { kind: 'subscription' }>;
-  opts: { jobId: string };
-} {
-  return {
-    data: { kind: 'subscription', subscriptionId, event, renewalId, attempt },
-    opts: { jobId: messageKey(subscriptionId, event, renewalId, attempt) },
-  };
-}
-
-function messageKey(
-  subscriptionId: number,
-  event: SubscriptionMessageEvent,
-  renewalId: number | null,
-  attempt: number,
-): string {
-  return `subscription-${subscriptionId}-${event}-${renewalId ?? 0}-${attempt}`;
-}
+export { messageJob, type SubscriptionMessageEvent } from './message-job';
 
 interface MessageFacts {
   store: string;

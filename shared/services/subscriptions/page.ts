@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
 import { sha256 } from '../../crypto';
 import { formatMoney } from '../../money';
-import type { Queues } from '../../queues';
 import { cancelSubscription } from './cancel';
+import type { TxDeps } from '../../unit-of-work';
 import { SubscriptionLinks } from './links';
 
 /**
@@ -91,13 +91,7 @@ export async function subscriptionPage(
 
 /** The buyer's cancel button: at period end (a past-due subscription ends now: its period is unpaid). */
 export async function cancelFromPage(
-  deps: {
-    knex: Knex;
-    appSecret: string;
-    appSecretPrevious?: readonly string[];
-    queues: Queues;
-    config: { merchantWebhookRetryDelayMs: number };
-  },
+  deps: TxDeps & { knex: Knex; appSecret: string; appSecretPrevious?: readonly string[] },
   ref: string,
 ): Promise<SubscriptionPage> {
   const id = new SubscriptionLinks(deps.appSecret, deps.appSecretPrevious).parse(ref);

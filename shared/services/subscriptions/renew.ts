@@ -23,15 +23,13 @@ import {
   ProviderRejectedError,
 } from '../../providers/types';
 import type { Queues } from '../../queues';
-import { enqueueFulfilment } from '../fulfilment/enqueue';
-import { dispatchDeliveries, recordMerchantEvent } from '../merchant/webhooks/events';
+import { stageFulfilment } from '../fulfilment/enqueue';
 import { createOrderFromCheckout } from '../orders/create-from-checkout';
 import { applyTax } from '../pricing';
 import { recordCreation, transitionPayment } from '../payments/audit';
 import { credentialsFor } from '../payments/context';
 import { applyPaidRenewal, endSubscription, lockSubscription, subscriptionEvent } from './lifecycle';
 import { SubscriptionLinks } from './links';
-import { enqueueSubscriptionMessage } from './messages';
 import { termsFor } from './terms';
 
 /**
@@ -97,7 +95,7 @@ export class RenewalPendingError extends Error {
 }
 
 type Plan =
-  | { kind: 'done'; result: RenewalResult; deliveries: number[]; after: (() => Promise<void>)[] }
+  | { kind: 'done'; result: RenewalResult }
   | {
       kind: 'charge';
       renewal: SubscriptionRenewal;
@@ -201,16 +199,15 @@ async function renewalRow(
   return row;
 }
 
-const done = (
-  outcome: RenewalOutcome,
-  orderId: number | null = null,
-  deliveries: number[] = [],
-  after: (() => Promise<void>)[] = [],
-): Plan => ({ kind: 'done', result: { outcome, order_id: orderId }, deliveries, after });
+const done = (outcome: RenewalOutcome, orderId: number | null = null): Plan => ({
+  kind: 'done',
+  result: { outcome, order_id: orderId },
+});
 
 /** Step one, in a transaction with the subscription locked: decide, and write the attempt down. */
 async function plan(deps: RenewalDeps, id: number, now: Date, force: boolean): Promise<Plan> {
-  return deps.knex.transaction(async (trx): Promise<Plan> => {
+  return deps.tx(async (uow): Promise<Plan> => {
+    const { trx } = uow;
     const sub = await lockSubscription(trx, id);
     if (!sub) throw new NotFoundError('Subscription not found');
     const periodStart = periodOf(sub);
@@ -237,10 +234,8 @@ async function plan(deps: RenewalDeps, id: number, now: Date, force: boolean): P
       : undefined;
     if (paidBefore && paidBefore.status >= ORDER_STATUS.IN_PROGRESS && paidBefore.status <= 4) {
       // Paid by hand through the link meanwhile: no charge; the subscription moves on now.
-      const applied = await applyPaidRenewal(trx, renewal.id, paidBefore, now);
-      return done('renewed', paidBefore.id, applied?.deliveries ?? [], [
-        () => enqueueSubscriptionMessage(deps.queues, sub.id, 'renewed', renewal.id, 0),
-      ]);
+      await applyPaidRenewal(uow, renewal.id, paidBefore, now);
+      return done('renewed', paidBefore.id);
     }
     const planRow = await ProductPlan.query(trx).findById(renewal.plan_id);
     if (!planRow) throw new NotFoundError(`plan ${renewal.plan_id} does not exist`);
@@ -249,15 +244,13 @@ async function plan(deps: RenewalDeps, id: number, now: Date, force: boolean): P
       if (renewal.status === 'link_sent') return done('link_sent');
       await renewalCheckout(deps, trx, sub, renewal, planRow, false);
       await SubscriptionRenewal.query(trx).patch({ status: 'link_sent' }).where('id', renewal.id);
-      const deliveries = await recordMerchantEvent(
-        trx,
-        sub.store_id,
-        subscriptionEvent('subscription.renewal_link_sent', `r${renewal.id}`, sub),
-        now,
-      );
-      return done('link_sent', null, deliveries, [
-        () => enqueueSubscriptionMessage(deps.queues, sub.id, 'renewal_link', renewal.id, 0),
-      ]);
+      await uow.emit({
+        ...subscriptionEvent('subscription.renewal_link_sent', `r${renewal.id}`, sub),
+        storeId: sub.store_id,
+        at: now,
+        facts: { message: { event: 'renewal_link', renewalId: renewal.id, attempt: 0 } },
+      });
+      return done('link_sent');
     }
 
     if (renewal.status === 'failed') {
@@ -310,11 +303,11 @@ async function settlePaid(
       status: ORDER_STATUS.IN_PROGRESS,
       logger: deps.logger,
     });
-    const applied = await applyPaidRenewal(trx, p.renewal.id, order, now);
-    return done('renewed', order.id, applied?.deliveries ?? [], [
-      () => enqueueFulfilment(deps.queues, order.id),
-      () => enqueueSubscriptionMessage(deps.queues, p.subscription.id, 'renewed', p.renewal.id, 0),
-    ]);
+    await applyPaidRenewal(uow, p.renewal.id, order, now);
+    // The renewal order's fulfilment (its licenses, FiveM commands): a job no event stands for, written
+    // to the outbox with the order.
+    uow.stage(await stageFulfilment(trx, order.id));
+    return done('renewed', order.id);
   });
 }
 
@@ -346,16 +339,12 @@ async function settleFailed(
     }
     const periodEnd = new Date(renewal.period_start).getTime();
     const nextDays = DUNNING_DAYS[renewal.attempts - 1];
-    const deliveries: number[] = [];
-    const after: (() => Promise<void>)[] = [];
     if (nextDays === undefined) {
       await SubscriptionRenewal.query(trx)
         .patch({ status: 'failed', next_attempt_at: null, last_error: reason.slice(0, 500) })
         .where('id', renewal.id);
-      deliveries.push(...(await endSubscription(trx, sub, 'expired', now)).deliveries);
-      after.push(() =>
-        enqueueSubscriptionMessage(deps.queues, sub.id, 'expired', renewal.id, renewal.attempts),
-      );
+      const message = { event: 'expired' as const, renewalId: renewal.id, attempt: renewal.attempts };
+      await endSubscription(uow, sub, 'expired', now, message);
     } else {
       await SubscriptionRenewal.query(trx)
         .patch({
@@ -367,24 +356,19 @@ async function settleFailed(
       await Subscription.query(trx)
         .patch({ status: 'past_due', past_due_since: sub.past_due_since ?? now })
         .where('id', sub.id);
-      deliveries.push(
-        ...(await recordMerchantEvent(
-          trx,
-          sub.store_id,
-          subscriptionEvent(
-            'subscription.payment_failed',
-            `r${renewal.id}a${renewal.attempts}`,
-            { ...sub, status: 'past_due' },
-            { attempt: renewal.attempts, reason },
-          ),
-          now,
-        )),
-      );
-      after.push(() =>
-        enqueueSubscriptionMessage(deps.queues, sub.id, 'payment_failed', renewal.id, renewal.attempts),
-      );
+      await uow.emit({
+        ...subscriptionEvent(
+          'subscription.payment_failed',
+          `r${renewal.id}a${renewal.attempts}`,
+          { ...sub, status: 'past_due' },
+          { attempt: renewal.attempts, reason },
+        ),
+        storeId: sub.store_id,
+        at: now,
+        facts: { message: { event: 'payment_failed', renewalId: renewal.id, attempt: renewal.attempts } },
+      });
     }
-    return done('failed', null, deliveries, after);
+    return done('failed');
   });
 }
 
@@ -442,7 +426,5 @@ export async function renewSubscription(
     }
   }
   if (step.kind !== 'done') throw new Error('unreachable');
-  if (step.deliveries.length > 0) await dispatchDeliveries(deps, step.deliveries);
-  for (const run of step.after) await run();
   return step.result;
 }

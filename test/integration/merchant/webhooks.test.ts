@@ -1,3 +1,4 @@
+import { recordMerchantEvent } from '../../../shared/events/merchant-webhooks';
 import crypto from 'node:crypto';
 import http from 'node:http';
 import net from 'node:net';
@@ -10,7 +11,6 @@ import {
   deliverWebhook,
   dispatchDeliveries,
   isPrivateAddress,
-  recordMerchantEvent,
   SsrfRefusedError,
   vetHost,
 } from '../../../shared/services/merchant/webhooks';

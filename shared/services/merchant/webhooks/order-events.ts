@@ -1,10 +1,7 @@
-import type { Knex } from 'knex';
-import type { Logger } from '../../../logger';
-import type { Queues } from '../../../queues';
+import type { PlatformEvent } from '../../../events/types';
 import { formatMoney } from '../../../money';
 import { isTransientDependencyError } from '../../../dependency-errors';
-import { dispatchStaged } from '../../../queues/outbox';
-import { MerchantEvent, recordMerchantEvent, stageDeliveries } from './events';
+import { unitOfWork, type UnitOfWorkDeps } from '../../../unit-of-work';
 
 /**
  * The merchant events that follow an order's fulfilment job (free orders, paid orders, confirmed manual
@@ -13,7 +10,7 @@ import { MerchantEvent, recordMerchantEvent, stageDeliveries } from './events';
  * twice, or the Merchant API having emitted order.paid already, delivers each event once.
  */
 export async function emitFulfilmentEvents(
-  deps: { knex: Knex; queues: Queues; logger: Logger; config: { merchantWebhookRetryDelayMs: number } },
+  deps: UnitOfWorkDeps & { logger: { error(o: object, m: string): void } },
   orderId: number,
 ): Promise<void> {
   try {
@@ -29,11 +26,12 @@ export async function emitFulfilmentEvents(
       currency: order.currency,
       source: order.source,
     };
-    const events: MerchantEvent[] = [
-      { id: `order.created:${order.id}`, type: 'order.created', data: summary },
+    const storeId = Number(order.store_id);
+    const events: PlatformEvent[] = [
+      { id: `order.created:${order.id}`, type: 'order.created', storeId, data: summary },
     ];
     if (order.status === 3 || order.status === 4) {
-      events.push({ id: `order.paid:${order.id}`, type: 'order.paid', data: summary });
+      events.push({ id: `order.paid:${order.id}`, type: 'order.paid', storeId, data: summary });
     }
     const subscriptions = await knex('subscriptions')
       .where('order_id', order.id)
@@ -42,18 +40,15 @@ export async function emitFulfilmentEvents(
       events.push({
         id: `subscription.created:${s.id}`,
         type: 'subscription.created',
+        storeId,
         data: { subscription_id: s.id, product_id: s.product_id, plan_id: s.plan_id, order_id: order.id },
       });
     }
     // The deliveries and their jobs are written together (shared/queues/outbox.ts): a delivery recorded
     // while Redis was out is enqueued by the relay, not lost (a re-run records nothing new).
-    const staged = await knex.transaction(async (trx) => {
-      const ids: number[] = [];
-      for (const event of events)
-        ids.push(...(await recordMerchantEvent(trx, Number(order.store_id), event)));
-      return stageDeliveries(trx, deps, ids);
+    await unitOfWork(deps, async (uow) => {
+      for (const event of events) await uow.emit(event);
     });
-    await dispatchStaged(deps, staged);
   } catch (err) {
     // Postgres out of reach: the fulfilment job is deferred and runs again (it is safe to run twice).
     if (isTransientDependencyError(err)) throw err;
