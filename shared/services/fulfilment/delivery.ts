@@ -1,20 +1,36 @@
 import { documentLink, type DocumentLink } from '../invoices/read';
-import type { Knex } from 'knex';
 import { Order, OrderItem, Store } from '../../../db/models';
 import { NotFoundError } from '../../errors';
 import type { Messenger } from '../../messaging';
 import { isFulfillable } from './rules';
 import { BuyerLocale, deliveryHeadline } from '../../i18n/buyer-messages';
+import { downloadLinksFor, type DownloadLink } from '../files/entitlement';
+import { sendEmail, type SendEmailDeps } from '../emails';
+import { orderBuyerLocale } from '../orders/buyer-locale';
 
 export type DeliveryOutcome = 'sent' | 'nothing-to-send' | 'already-sent' | 'not-fulfillable';
 
 interface Deliverable {
   item: OrderItem;
-  keys: string[];
+  codes: string[];
+  licenseKeys: string[];
+  /** The item's files, one download address each (docs/downloads.md). */
+  downloads: DownloadLink[];
 }
 
-/** The order's keys, by item: code keys sold to it and license keys generated for it (not revoked). */
-async function deliverables(knex: Knex, items: OrderItem[]): Promise<Deliverable[]> {
+/** What delivering an order needs: the messenger, and for the e-mail and download addresses the rest. */
+export interface DeliveryDeps extends SendEmailDeps {
+  messenger: Messenger;
+  appSecret: string;
+  config: SendEmailDeps['config'] & { publicBaseUrl: string };
+}
+
+/**
+ * The order's goods, by item: code keys sold to it, license keys generated for it (not revoked) and the
+ * download addresses of its files.
+ */
+async function deliverables(deps: DeliveryDeps, items: OrderItem[]): Promise<Deliverable[]> {
+  const { knex } = deps;
   const ids = items.map((i) => i.id);
   const codes = await knex('product_codes')
     .whereIn('order_item_id', ids)
@@ -25,15 +41,15 @@ async function deliverables(knex: Knex, items: OrderItem[]): Promise<Deliverable
     .whereIn('status', ['generated', 'active'])
     .orderBy([{ column: 'unit' }, { column: 'id' }])
     .select<{ order_item_id: number; key: string }[]>('order_item_id', 'key');
-  return items
-    .map((item) => ({
+  const all = await Promise.all(
+    items.map(async (item) => ({
       item,
-      keys: [
-        ...codes.filter((c) => c.order_item_id === item.id).map((c) => c.code),
-        ...licenses.filter((l) => l.order_item_id === item.id).map((l) => l.key),
-      ],
-    }))
-    .filter((d) => d.keys.length > 0);
+      codes: codes.filter((c) => c.order_item_id === item.id).map((c) => c.code),
+      licenseKeys: licenses.filter((l) => l.order_item_id === item.id).map((l) => l.key),
+      downloads: await downloadLinksFor(deps, item.id),
+    })),
+  );
+  return all.filter((d) => d.codes.length + d.licenseKeys.length + d.downloads.length > 0);
 }
 
 export function deliveryMessage(
@@ -45,8 +61,8 @@ export function deliveryMessage(
   locale: BuyerLocale = 'en',
 ): string {
   const lines = [deliveryHeadline(storeName, order.id, locale)];
-  for (const { item, keys } of list) {
-    lines.push('', `${item.name}:`, ...keys);
+  for (const { item, codes, licenseKeys, downloads } of list) {
+    lines.push('', `${item.name}:`, ...codes, ...licenseKeys, ...downloads.map((d) => `${d.name}: ${d.url}`));
   }
   if (link) {
     lines.push(
@@ -77,8 +93,7 @@ export function deliveryMessageKey(orderId: number, itemIds: readonly number[]):
  * crash between the send and the mark does not send it twice: the retry finds the key sent and only marks.
  */
 export async function sendOrderDelivery(
-  // appSecret and config (the process's Deps): the message links to the order's invoice page.
-  deps: { knex: Knex; messenger: Messenger; appSecret?: string; config?: { publicBaseUrl: string } },
+  deps: DeliveryDeps,
   orderId: number,
   now: Date = new Date(),
 ): Promise<DeliveryOutcome> {
@@ -88,36 +103,51 @@ export async function sendOrderDelivery(
   const items = await OrderItem.query(deps.knex).where('order_id', orderId).orderBy('id');
   const pending = items.filter((i) => i.delivered_at === null);
   if (pending.length === 0) return 'already-sent';
-  const list = await deliverables(deps.knex, pending);
+  const list = await deliverables(deps, pending);
   if (list.length === 0) return 'nothing-to-send';
   const store = await Store.query(deps.knex).findById(order.store_id);
-  // The buyer's language at checkout (checkouts.locale); English for orders without one.
-  const checkout = order.checkout_id
-    ? await deps
-        .knex('checkouts')
-        .where('id', order.checkout_id)
-        .first<{ locale: string | null } | undefined>('locale')
-    : undefined;
-  const locale: BuyerLocale = checkout?.locale === 'ar' ? 'ar' : 'en';
-  const link =
-    deps.appSecret && deps.config
-      ? await documentLink(
-          deps.knex,
-          { appSecret: deps.appSecret, publicBaseUrl: deps.config.publicBaseUrl },
-          order.id,
-        )
-      : null;
+  const locale = await orderBuyerLocale(deps.knex, order.id);
+  const link = await documentLink(
+    deps.knex,
+    { appSecret: deps.appSecret, publicBaseUrl: deps.config.publicBaseUrl },
+    order.id,
+  );
+  const key = deliveryMessageKey(
+    orderId,
+    list.map((d) => d.item.id),
+  );
   const result = await deps.messenger.send({
     to: recipientOf(order),
     body: deliveryMessage(order, store?.name ?? 'Your store', list, link, locale),
     route: 'whatsapp_first',
     purpose: 'order_delivery',
     storeId: order.store_id,
-    key: deliveryMessageKey(
-      orderId,
-      list.map((d) => d.item.id),
-    ),
+    key,
   });
+  // The same delivery by e-mail when the buyer gave an address, once per key (docs/email.md): asked for
+  // before the items are marked, so a retry after a crash here still asks (and finds it asked).
+  if (order.customer_email) {
+    await sendEmail(deps, deps.knex, {
+      purpose: 'order_delivery',
+      key,
+      to: order.customer_email,
+      locale,
+      template: 'delivery',
+      storeId: order.store_id,
+      orderId: order.id,
+      data: {
+        order_id: order.id,
+        items: list.map((d) => ({
+          name: d.item.name,
+          codes: d.codes,
+          license_keys: d.licenseKeys,
+          downloads: d.downloads.map((f) => ({ name: f.name, url: f.url })),
+        })),
+        document: link ? { kind: link.kind, url: link.url } : null,
+      },
+      attachments: link?.kind === 'invoice' ? [{ kind: 'invoice_pdf', orderId: order.id }] : [],
+    });
+  }
   await OrderItem.query(deps.knex)
     .patch({ delivered_at: now })
     .whereIn(

@@ -3,7 +3,9 @@ import { Order, Refund, Store } from '../../../db/models';
 import { NotFoundError } from '../../errors';
 import type { Messenger } from '../../messaging';
 import { formatMoney } from '../../money';
+import { sendEmail, type SendEmailDeps } from '../emails';
 import { recipientOf } from '../fulfilment/delivery';
+import { orderBuyerLocale } from '../orders/buyer-locale';
 
 export type RefundMessageOutcome = 'sent' | 'already-sent' | 'not-succeeded';
 
@@ -26,11 +28,12 @@ export function refundMessage(
 }
 
 /**
- * The `messages` refund job: tells the buyer a refund succeeded (WhatsApp first, SMS fallback). Keyed by
- * the refund (message_sends), so the job running twice sends once.
+ * The `messages` refund job: tells the buyer a refund succeeded (WhatsApp first, SMS fallback), and by
+ * e-mail when the order has an address. Keyed by the refund (message_sends, emails), so the job running
+ * twice sends each once.
  */
 export async function sendRefundMessage(
-  deps: { knex: Knex; messenger: Messenger },
+  deps: SendEmailDeps & { knex: Knex; messenger: Messenger },
   refundId: number,
 ): Promise<RefundMessageOutcome> {
   const refund = await Refund.query(deps.knex).findById(refundId);
@@ -47,5 +50,22 @@ export async function sendRefundMessage(
     storeId: refund.store_id,
     key: `refund:${refund.id}`,
   });
+  if (order.customer_email) {
+    await sendEmail(deps, deps.knex, {
+      purpose: 'refund',
+      key: `refund:${refund.id}`,
+      to: order.customer_email,
+      locale: await orderBuyerLocale(deps.knex, order.id),
+      template: 'refund',
+      storeId: refund.store_id,
+      orderId: order.id,
+      data: {
+        order_id: order.id,
+        amount: formatMoney(Number(refund.amount_minor), refund.currency),
+        currency: refund.currency,
+        reason: refund.reason ?? null,
+      },
+    });
+  }
   return result.duplicate ? 'already-sent' : 'sent';
 }

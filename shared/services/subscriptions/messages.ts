@@ -2,6 +2,8 @@ import type { Knex } from 'knex';
 import { NotFoundError } from '../../errors';
 import type { PlanDuration } from '../../../db/models';
 import type { Messenger } from '../../messaging';
+import { sendEmail, type SendEmailDeps } from '../emails';
+import { orderBuyerLocale } from '../orders/buyer-locale';
 import { formatMoney } from '../../money';
 import { messageKey, type SubscriptionMessageEvent } from './message-job';
 import type { BuyerLocale } from '../../i18n/buyer-messages';
@@ -111,29 +113,28 @@ export function priceRiseMessage(locale: BuyerLocale, f: PriceRiseFacts): string
 
 type Recipient = { store_id: number; customer_country_code: string; customer_phone: string };
 
-/** The buyer's language at their first checkout (checkouts.locale); English when none was recorded. */
-async function buyerLocale(knex: Knex, orderId: number | null): Promise<BuyerLocale> {
-  if (orderId === null) return 'en';
-  const row = await knex('orders as o')
-    .join('checkouts as c', 'c.id', 'o.checkout_id')
-    .where('o.id', orderId)
-    .first<{ locale: string | null } | undefined>('c.locale');
-  return row?.locale === 'ar' ? 'ar' : 'en';
-}
+/** What the subscription jobs need: the messenger, the e-mail channel and the links' secret and base. */
+type SubscriptionMessageDeps = SendEmailDeps & {
+  knex: Knex;
+  messenger: Messenger;
+  appSecret: string;
+  config: SendEmailDeps['config'] & { publicBaseUrl: string };
+};
 
 /**
- * A price rise's notice (job `attempt` is the notice row): sent to the buyer's phone and recorded on the
- * notice (`sent_at`, `channels`). The platform has no e-mail sender for subscription news yet, so the
- * message is the notice's one channel.
+ * A price rise's notice (job `attempt` is the notice row): sent to the buyer's phone, and by e-mail when
+ * the order has an address, and recorded on the notice (`sent_at`, `channels`).
  */
 async function sendPriceNotice(
-  deps: { knex: Knex; messenger: Messenger; appSecret: string; config: { publicBaseUrl: string } },
+  deps: SubscriptionMessageDeps,
   job: { subscriptionId: number; attempt: number },
   sub: Recipient & {
+    store_id: number;
     store: string;
     product: string;
     order_id: number | null;
     current_period_end: Date | null;
+    customer_email: string | null;
   },
 ): Promise<'sent' | 'already-sent'> {
   const notice = await deps
@@ -161,14 +162,15 @@ async function sendPriceNotice(
   if (!notice) throw new NotFoundError(`price notice ${job.attempt} does not exist`);
   const money = (minor: string | number): string =>
     `${formatMoney(Number(minor), notice.currency)} ${notice.currency}`;
-  const body = priceRiseMessage(await buyerLocale(deps.knex, sub.order_id), {
+  const locale = await orderBuyerLocale(deps.knex, sub.order_id);
+  const appliesOn = firstRenewalFrom(sub.current_period_end, notice.duration, new Date(notice.applies_from));
+  const body = priceRiseMessage(locale, {
     store: sub.store,
     product: sub.product,
     plan: notice.plan,
     from: money(notice.from_price_minor),
     to: money(notice.to_price_minor),
-    appliesOn:
-      day(firstRenewalFrom(sub.current_period_end, notice.duration, new Date(notice.applies_from))) ?? '',
+    appliesOn: day(appliesOn) ?? '',
     manageUrl: new SubscriptionLinks(deps.appSecret).manageUrl(deps.config.publicBaseUrl, job.subscriptionId),
   });
   const result = await deps.messenger.send({
@@ -179,11 +181,30 @@ async function sendPriceNotice(
     storeId: sub.store_id,
     key: messageKey(job.subscriptionId, 'price_rise', null, job.attempt),
   });
+  const emailed = sub.customer_email !== null && sub.customer_email !== '';
+  if (emailed) {
+    await sendEmail(deps, deps.knex, {
+      purpose: 'price_change',
+      key: messageKey(job.subscriptionId, 'price_rise', null, job.attempt),
+      to: sub.customer_email!,
+      locale,
+      template: 'price_change',
+      storeId: sub.store_id,
+      orderId: sub.order_id,
+      data: {
+        product_name: sub.product,
+        old_amount: formatMoney(Number(notice.from_price_minor), notice.currency),
+        new_amount: formatMoney(Number(notice.to_price_minor), notice.currency),
+        currency: notice.currency,
+        effective_at: (appliesOn ?? new Date(notice.applies_from)).toISOString(),
+      },
+    });
+  }
   await deps
     .knex('subscription_price_notices')
     .where('id', job.attempt)
     .whereNull('sent_at')
-    .update({ sent_at: new Date(), channels: ['message'] });
+    .update({ sent_at: new Date(), channels: emailed ? ['message', 'email'] : ['message'] });
   return result.duplicate ? 'already-sent' : 'sent';
 }
 
@@ -194,7 +215,7 @@ async function sendPriceNotice(
  * payment page too. Amounts are what the buyer pays: the renewal's own price, else the agreed one.
  */
 export async function sendSubscriptionMessage(
-  deps: { knex: Knex; messenger: Messenger; appSecret: string; config: { publicBaseUrl: string } },
+  deps: SubscriptionMessageDeps,
   job: { subscriptionId: number; event: SubscriptionMessageEvent; renewalId: number | null; attempt: number },
 ): Promise<'sent' | 'already-sent'> {
   const sub = await deps
@@ -216,6 +237,7 @@ export async function sendSubscriptionMessage(
           current_period_end: Date | null;
           customer_country_code: string;
           customer_phone: string;
+          customer_email: string | null;
         }
       | undefined
     >(
@@ -229,6 +251,7 @@ export async function sendSubscriptionMessage(
       's.current_period_end',
       'o.customer_country_code',
       'o.customer_phone',
+      'o.customer_email',
     );
   if (!sub) throw new NotFoundError(`subscription ${job.subscriptionId} does not exist`);
   if (job.event === 'price_rise') return sendPriceNotice(deps, job, sub);
@@ -238,9 +261,13 @@ export async function sendSubscriptionMessage(
           .knex('subscription_renewals as r')
           .join('product_plans as pl', 'pl.id', 'r.plan_id')
           .where('r.id', job.renewalId)
-          .first<{ price_minor: number | string; next_attempt_at: Date | null } | undefined>(
+          .first<
+            | { price_minor: number | string; next_attempt_at: Date | null; order_id: number | null }
+            | undefined
+          >(
             deps.knex.raw('coalesce(r.price_minor, pl.price_minor) as price_minor'),
             'r.next_attempt_at',
+            'r.order_id',
           )
       : undefined;
   const links = new SubscriptionLinks(deps.appSecret);
@@ -263,5 +290,66 @@ export async function sendSubscriptionMessage(
     storeId: sub.store_id,
     key: messageKey(job.subscriptionId, job.event, job.renewalId, job.attempt),
   });
+  if (sub.customer_email) {
+    await emailSubscriptionNews(deps, job, sub, {
+      amount: formatMoney(Number(renewal?.price_minor ?? sub.price_minor), sub.currency),
+      payUrl: job.renewalId !== null ? links.renewalPaymentUrl(base, job.renewalId) : null,
+      renewalOrderId: renewal?.order_id ?? null,
+    });
+  }
   return result.duplicate ? 'already-sent' : 'sent';
+}
+
+/**
+ * The e-mail beside a renewal's message (docs/email.md): a renewal paid, and a renewal that needs paying
+ * (a failed charge, or the link sent when there is no saved card). The other news goes by message only.
+ */
+async function emailSubscriptionNews(
+  deps: SubscriptionMessageDeps,
+  job: { subscriptionId: number; event: SubscriptionMessageEvent; renewalId: number | null; attempt: number },
+  sub: {
+    store_id: number;
+    product: string;
+    currency: string;
+    order_id: number | null;
+    current_period_end: Date | null;
+    customer_email: string | null;
+  },
+  news: { amount: string; payUrl: string | null; renewalOrderId: number | null },
+): Promise<void> {
+  const base = {
+    key: messageKey(job.subscriptionId, job.event, job.renewalId, job.attempt),
+    to: sub.customer_email!,
+    locale: await orderBuyerLocale(deps.knex, sub.order_id),
+    storeId: sub.store_id,
+  };
+  if (job.event === 'renewed' && news.renewalOrderId !== null && sub.current_period_end) {
+    await sendEmail(deps, deps.knex, {
+      ...base,
+      purpose: 'subscription_renewed',
+      template: 'subscription_renewed',
+      orderId: news.renewalOrderId,
+      data: {
+        product_name: sub.product,
+        order_id: news.renewalOrderId,
+        amount: news.amount,
+        currency: sub.currency,
+        next_renewal_at: sub.current_period_end.toISOString(),
+      },
+    });
+  } else if ((job.event === 'payment_failed' || job.event === 'renewal_link') && news.payUrl) {
+    await sendEmail(deps, deps.knex, {
+      ...base,
+      purpose: 'renewal_failed',
+      template: 'renewal_failed',
+      orderId: sub.order_id,
+      data: {
+        product_name: sub.product,
+        amount: news.amount,
+        currency: sub.currency,
+        pay_url: news.payUrl,
+        ends_at: sub.current_period_end?.toISOString() ?? null,
+      },
+    });
+  }
 }

@@ -113,7 +113,7 @@ export function registryWith(payments: PaymentsProcessorOptions = {}): Processor
 export async function startWorkers(deps: Deps, payments: PaymentsProcessorOptions = {}): Promise<WorkerPool> {
   return WorkerPool.start(deps, {
     registry: registryWith(payments),
-    queues: ['payments', 'fulfilment', 'licenses', 'fivem', 'messages'],
+    queues: ['payments', 'fulfilment', 'licenses', 'fivem', 'messages', 'emails'],
   });
 }
 

@@ -18,6 +18,7 @@ import {
   tokenOf,
   useSubscriptionsSuite,
   waitFor,
+  outboxEntries,
 } from './support';
 
 let phoneSeq = 0;
@@ -125,7 +126,20 @@ describe('Subscriptions: the agreed price, price notices, voided links and lost 
         .first();
       return row as { channels: string[] } | undefined;
     });
-    expect(recorded.channels).to.deep.equal(['message']);
+    expect(recorded.channels).to.deep.equal(['message', 'email']);
+    // The e-mail of the notice, in each buyer's language, naming the new price (docs/email.md).
+    for (const [phone, script] of [
+      [english, /[A-Za-z]/],
+      [arabic, /[\u0600-\u06FF]/],
+    ] as const) {
+      const mail = await waitFor('the price notice e-mail', async () =>
+        (await outboxEntries(suite.server, `buyer${phone}@example.com`)).find((m) =>
+          m.body.includes('15.00'),
+        ),
+      );
+      expect(mail.channel).to.equal('email');
+      expect(mail.subject).to.match(script);
+    }
 
     const waiting = await detail(en.subscription.id);
     expect(waiting.price).to.equal('10.00');

@@ -10,6 +10,7 @@ import {
   gatewayOf,
   MerchantClient,
   outboxBodies,
+  outboxEntries,
   renew,
   subscribeThroughSandbox,
   subscriptionProduct,
@@ -100,6 +101,13 @@ describe('Subscriptions: renewals by saved card, dunning, links and cancellation
       return bodies.length === 3 ? bodies : undefined;
     });
     expect(messages[0]).to.include('/pay/subscriptions/');
+    // And one e-mail a renewal, naming its order (docs/email.md).
+    const mails = await waitFor('three renewal e-mails', async () => {
+      const all = await outboxEntries(suite.server, `buyer${phone}@example.com`);
+      const renewed = all.filter((m) => orders.some((id) => `${m.subject} ${m.body}`.includes(`#${id}`)));
+      return renewed.length === 3 ? renewed : undefined;
+    });
+    expect(mails.map((m) => m.channel)).to.deep.equal(['email', 'email', 'email']);
   });
 
   it('charges a period once when two renewals run at once, and when a renewal is retried after a crash', async () => {
@@ -186,6 +194,13 @@ describe('Subscriptions: renewals by saved card, dunning, links and cancellation
       return failed.length === 3 && expired.length === 1 ? failed : undefined;
     });
     expect(bodies[0]).to.match(/Pay now: http:\/\/[^ ]+\/pay\/rnw_[0-9a-f]{64}/);
+    // Each failed charge is e-mailed too, with the same link to pay.
+    const mails = await waitFor('three failed-renewal e-mails', async () => {
+      const all = await outboxEntries(suite.server, `buyer${phone}@example.com`);
+      const failed = all.filter((m) => /\/pay\/rnw_[0-9a-f]{64}/.test(m.body));
+      return failed.length === 3 ? failed : undefined;
+    });
+    expect(mails[0]!.channel).to.equal('email');
     const detail = await merchant.request(`/shawarma/subscriptions/${subscription.id}`);
     expect((detail.body.data as { status: string }).status).to.equal('expired');
   });

@@ -36,6 +36,7 @@ export function useSubscriptionsSuite(): { readonly deps: Deps; readonly server:
         'licenses',
         'fivem',
         'messages',
+        'emails',
         'subscriptions',
         'merchant-webhooks',
         'maintenance',
@@ -115,7 +116,8 @@ export async function subscribeThroughSandbox(
     server,
     store,
     { product_id: plan.product_id, fields: { '0': 'license:00ff' }, subscription_plan: plan.id } as never,
-    { customer_phone: phone },
+    // An address of the buyer's own, so the e-mails of one subscription can be told apart (docs/email.md).
+    { customer_phone: phone, customer_email: `buyer${phone}@example.com` },
   );
   const initiated = await guestInitiate(server, store, checkout.checkoutUrl, method);
   expect(initiated.status, initiated.text).to.equal(200);
@@ -184,4 +186,15 @@ export function renew(server: TestServer, id: number): Promise<TestResponse> {
 export async function outboxBodies(server: TestServer, to: string): Promise<string[]> {
   const res = await server.request(`/__dev/outbox?to=${to}`, { headers: { 'X-Forwarded-For': randomIp() } });
   return (res.body as { messages: { body: string }[] }).messages.map((m) => m.body);
+}
+
+/** The dev outbox's entries for an address or number, newest first (e-mails carry a subject). */
+export async function outboxEntries(
+  server: TestServer,
+  to: string,
+): Promise<{ channel: string; body: string; subject?: string }[]> {
+  const res = await server.request(`/__dev/outbox?to=${encodeURIComponent(to)}`, {
+    headers: { 'X-Forwarded-For': randomIp() },
+  });
+  return (res.body as { messages: { channel: string; body: string; subject?: string }[] }).messages;
 }
