@@ -15,6 +15,11 @@ export async function receiveFile<T>(
   limits: UploadLimits,
   accept: (file: { name: string; body: Readable }) => Promise<T>,
 ): Promise<T> {
+  // Another body (JSON, a form) was read by the app's body parser already, or is not a file at all: the
+  // parser would wait for a multipart stream that never comes.
+  if (!ctx.is('multipart')) {
+    throw ValidationError.field('file', 'Send the file as multipart/form-data, in the part named "file".');
+  }
   let accepted: Promise<T> | undefined;
   const form = formidable({
     maxFiles: 1,

@@ -25,6 +25,7 @@ import {
   sessionOf,
   startWorkers,
   statusOf,
+  waitFor,
 } from '../payments/support';
 
 /**
@@ -144,6 +145,12 @@ describe('hot reads: per-process caches invalidated across processes', function 
       const chosen = await browse(serverA, redirectUrl, { outcome: 'paid' });
       expect(chosen.status).to.equal(200);
       const order = await orderOf(checkoutId);
+      // The reconciling job bumps the status counter right after its commit, which is when the order
+      // becomes visible: "the very next poll" is the one after that job has finished.
+      await waitFor('the reconciliation to finish', async () => {
+        const counts = await a.queues.payments.getJobCounts('active', 'waiting', 'prioritized');
+        return Object.values(counts).every((n) => n === 0) || undefined;
+      });
 
       const res = await statusOf(serverB, checkoutUrl);
       expect(res.body.data).to.deep.equal({ is_paid: true, order_id: order.id });

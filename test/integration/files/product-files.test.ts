@@ -109,6 +109,19 @@ describe('Files on a product and their downloads (local storage, docs/downloads.
     });
     expectEnvelope(res, 422);
     expect(res.body.errors).to.have.property('file');
+    // A body that is not multipart at all (JSON, a form) is refused at once, never waited on.
+    for (const [type, body] of [
+      ['application/json', '{"file":"x"}'],
+      ['application/x-www-form-urlencoded', 'file=x'],
+    ]) {
+      const other = await suite.server.request(`/shawarma/products/${product.id}/files`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${m.token}`, 'Content-Type': type! },
+        body,
+      });
+      expectEnvelope(other, 422);
+      expect(other.body.errors).to.have.property('file');
+    }
   });
 
   it('downloads a paid item’s file as an opaque attachment, resumes with Range (206), counts whole downloads to the limit', async () => {
