@@ -1,5 +1,6 @@
 import Joi from 'joi';
 import type { AppContext } from '../context';
+import { defineRoute } from '../http/route';
 import { htmlResponse, redirectResponse } from '../openapi/components';
 import type { Locale } from '../pay/i18n';
 import { DASHBOARD_STRINGS } from './i18n';
@@ -60,4 +61,38 @@ export function fieldErrors(locale: Locale, errors: Record<string, string[]>): R
 /** Who the Merchant API's audit log names for a dashboard write: the person, by phone. */
 export function dashboardActor(storeId: number, user: { e164: string }) {
   return { storeId, tokenId: null, name: `dashboard:+${user.e164}` };
+}
+
+/**
+ * A page's own script, served from the platform (the dashboard's CSP allows `script-src 'self'` only),
+ * cached a few minutes; the page works without it.
+ */
+export function pageScriptRoute(opts: {
+  path: string;
+  operationId: string;
+  summary: string;
+  description: string;
+  source: string;
+}) {
+  return defineRoute({
+    method: 'get',
+    path: opts.path,
+    interface: 'platform',
+    operationId: opts.operationId,
+    summary: opts.summary,
+    description: opts.description,
+    security: [],
+    responses: {
+      200: {
+        description: 'The script.',
+        content: { 'application/javascript': { schema: { type: 'string' } } },
+      },
+    },
+    handler: (ctx) => {
+      ctx.set({ 'Cache-Control': 'public, max-age=300', 'X-Content-Type-Options': 'nosniff' });
+      ctx.type = 'application/javascript; charset=utf-8';
+      ctx.status = 200;
+      ctx.body = opts.source;
+    },
+  });
 }

@@ -9,7 +9,7 @@ import { receiveFile } from '../../../merchant/files/receive';
 import { htmlResponse, redirectResponse } from '../../../openapi/components';
 import { sendPage } from '../../layout';
 import { dashboardOf, messagePage, signedIn } from '../../session';
-import { dashboardActor } from '../../forms';
+import { dashboardActor, pageScriptRoute } from '../../forms';
 import { FILES_SCRIPT } from './script';
 import { FILES_TEXT } from './strings';
 import { filesView } from './view';
@@ -68,26 +68,12 @@ const refusalText = (err: DomainError): string =>
   err instanceof ValidationError ? Object.values(err.errors).flat().join(' ') : err.message;
 
 export const dashboardFileRoutes = [
-  defineRoute({
-    method: 'get',
+  pageScriptRoute({
     path: '/merchant/assets/files.js',
-    interface: 'platform',
     operationId: 'dashboardFilesScript',
     summary: 'Merchant dashboard: the files page’s script',
     description: 'Uploads the chosen file with a progress bar. The page works without it.',
-    security: [],
-    responses: {
-      200: {
-        description: 'The script.',
-        content: { 'application/javascript': { schema: { type: 'string' } } },
-      },
-    },
-    handler: (ctx) => {
-      ctx.set({ 'Cache-Control': 'public, max-age=300', 'X-Content-Type-Options': 'nosniff' });
-      ctx.type = 'application/javascript; charset=utf-8';
-      ctx.status = 200;
-      ctx.body = FILES_SCRIPT;
-    },
+    source: FILES_SCRIPT,
   }),
   defineRoute({
     method: 'get',

@@ -2,7 +2,7 @@ import Joi from 'joi';
 import { NotFoundError } from '../../../../shared/errors';
 import { findProduct } from '../../../../shared/services/dashboard/products';
 import { addCodes, codesFromCsv } from '../../../../shared/services/merchant/codes';
-import { dashboardActor } from '../../forms';
+import { dashboardActor, pageScriptRoute } from '../../forms';
 import type { AppContext } from '../../../context';
 import { defineRoute } from '../../../http/route';
 import { htmlResponse, redirectResponse } from '../../../openapi/components';
@@ -43,27 +43,13 @@ const lines = (text: string): string[] =>
     .filter(Boolean);
 
 export const dashboardCatalogueRoutes = [
-  defineRoute({
-    method: 'get',
+  pageScriptRoute({
     path: '/merchant/assets/keys.js',
-    interface: 'platform',
     operationId: 'dashboardKeysScript',
     summary: 'Merchant dashboard: the key upload page’s script',
     description:
       'Sends the keys in parts of 500 lines and moves the progress bar. The page works without it.',
-    security: [],
-    responses: {
-      200: {
-        description: 'The script.',
-        content: { 'application/javascript': { schema: { type: 'string' } } },
-      },
-    },
-    handler: (ctx) => {
-      ctx.set({ 'Cache-Control': 'public, max-age=300', 'X-Content-Type-Options': 'nosniff' });
-      ctx.type = 'application/javascript; charset=utf-8';
-      ctx.status = 200;
-      ctx.body = KEYS_SCRIPT;
-    },
+    source: KEYS_SCRIPT,
   }),
   defineRoute({
     method: 'get',
