@@ -5,10 +5,40 @@ import { tooLarge, type UploadLimits } from '../../../shared/services/files/uplo
 import type { AppContext } from '../../context';
 
 /**
+ * Formidable pauses the request for each piece of a file part it writes and resumes it when that one
+ * write's callback fires. One request chunk makes two or three pieces (the parser keeps a boundary's
+ * length back), so every write taken let two or three more in: with a store slower than the client the
+ * writes queued up in the part's stream without bound (146 MiB held at once during a 512 MiB upload,
+ * measured; docs/downloads.md, "Memory"). Here the request resumes only once the stream has taken
+ * everything written to it (its `drain`), or when it is gone (a failed store), so at most one request
+ * chunk waits in it.
+ */
+function resumeOnlyWhenDrained(form: { resume: () => boolean }, body: PassThrough): void {
+  const resume = form.resume.bind(form);
+  let waiting = false;
+  form.resume = () => {
+    if (body.destroyed || !body.writableNeedDrain) return resume();
+    if (!waiting) {
+      waiting = true;
+      const go = (): void => {
+        body.off('drain', go);
+        body.off('close', go);
+        waiting = false;
+        resume();
+      };
+      body.on('drain', go);
+      body.on('close', go);
+    }
+    return true;
+  };
+}
+
+/**
  * Reads the multipart part named `file` of a merchant's upload and hands it, as a stream, to `accept`,
  * which stores it while it arrives (shared/services/files/upload.ts). Nothing is spooled to disk here and
- * at most a few chunks are held: formidable waits for each chunk to be taken before it reads the next, so
- * a slow store slows the client instead of filling memory. Other parts are read and dropped.
+ * at most a few chunks are held: the request is read only as fast as the store takes the file
+ * (`resumeOnlyWhenDrained`), so a slow store slows the client instead of filling memory. Other parts are
+ * read and dropped.
  */
 export async function receiveFile<T>(
   ctx: AppContext,
@@ -35,6 +65,8 @@ export async function receiveFile<T>(
       accepted = accept({ name: utf8Name(file?.toJSON().originalFilename ?? ''), body });
       // A store that fails stops the parser too (else it would wait for the stream to drain).
       accepted.catch((err: Error) => body.destroy(err));
+      // formidable's own resume(), which its type declarations leave out.
+      resumeOnlyWhenDrained(form as typeof form & { resume: () => boolean }, body);
       return body;
     },
   });
