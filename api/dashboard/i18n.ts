@@ -293,7 +293,12 @@ const en = {
   refundDone: (amount: string) => `Refund of ${amount} recorded.`,
   errRefundAmount: (left: string) => `An amount above zero and at most ${left}.`,
   refunds: 'Refunds',
-  refundState: { pending: 'Being sent', succeeded: 'Refunded', failed: 'Failed' } as Record<string, string>,
+  refundState: {
+    requested: 'Requested: waiting to be sent',
+    sent: 'Sent: waiting for the provider',
+    succeeded: 'Refunded',
+    failed: 'Declined',
+  } as Record<string, string>,
   refundDeclined:
     'The payment provider declined this refund: the order and its goods are as they were, and the amount can be refunded again.',
   refundKind: { provider: 'through the payment provider', manual: 'manual: you return the money' } as Record<
@@ -786,7 +791,12 @@ const ar: DashboardStrings = {
   refundDone: (amount) => `سُجّل استرجاع ${amount}.`,
   errRefundAmount: (left) => `مبلغ أكبر من صفر ولا يتجاوز ${left}.`,
   refunds: 'المبالغ المسترجعة',
-  refundState: { pending: 'قيد الإرسال', succeeded: 'مسترجع', failed: 'فشل' },
+  refundState: {
+    requested: 'مطلوب: بانتظار الإرسال',
+    sent: 'أُرسل: بانتظار رد مزوّد الدفع',
+    succeeded: 'مسترجع',
+    failed: 'مرفوض',
+  },
   refundDeclined: 'رفض مزوّد الدفع هذا الاسترجاع: بقي الطلب وبضاعته كما كانا، ويمكن استرجاع المبلغ مجدداً.',
   refundKind: { provider: 'عبر مزوّد الدفع', manual: 'يدوي: تعيد المبلغ بنفسك' },
   paidRefunded: (paid, refunded) => `المدفوع ${paid} · المسترجع ${refunded}`,

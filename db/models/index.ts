@@ -745,6 +745,6 @@ export class IdempotencyRecord extends BaseModel {
   created_at!: Date;
 }
 export { Cart, CartItem, CheckoutItem } from './storefront';
-export { Refund, type RefundKind, type RefundStatus } from './refund';
+export { OPEN_REFUND_STATES, Refund, type RefundKind, type RefundStatus } from './refund';
 export { SubscriptionRenewal } from './subscription-renewal';
 export { DashboardSession, MerchantUser, StoreMember, STORE_ROLES, type StoreRole } from './dashboard';

@@ -1,6 +1,12 @@
 import { BaseModel } from './base';
 
-export type RefundStatus = 'pending' | 'succeeded' | 'failed';
+/**
+ * A refund's own state machine (shared/services/refunds/CONTEXT.md): requested -> sent -> succeeded or
+ * failed; requested may end at once (a manual refund: succeeded; a provider without a refund API: failed).
+ */
+export type RefundStatus = 'requested' | 'sent' | 'succeeded' | 'failed';
+/** The states still waiting for the provider's answer (the Merchant API's `status: pending`). */
+export const OPEN_REFUND_STATES: readonly RefundStatus[] = ['requested', 'sent'];
 export type RefundKind = 'provider' | 'manual';
 
 /** Money going back for an order (db/migrations/20261124000500_refunds.ts; shared/services/refunds). */

@@ -16292,7 +16292,12 @@ export interface operations {
                                 provider_status: string | null;
                                 reason: string | null;
                                 /**
-                                 * @description `pending`: the provider has not answered yet (retried while it is out of reach); `succeeded`: the money is on its way back (a manual refund: recorded); `failed`: the provider refused it, and its amount may be refunded again.
+                                 * @description The refund’s own state machine: `requested` (recorded, the provider not asked yet), `sent` (asked, no final answer yet: retried while the provider is out of reach), `succeeded` (the goods are taken back now when `withdraw_goods`), `failed` (declined: the order and its goods are as they were). `status` is `pending` for the first two.
+                                 * @enum {string}
+                                 */
+                                state: "requested" | "sent" | "succeeded" | "failed";
+                                /**
+                                 * @description `pending`: the provider has not answered yet (retried while it is out of reach); `succeeded`: the money is on its way back (a manual refund: recorded); `failed`: the provider refused it, and its amount may be refunded again. `state` says where a pending refund is.
                                  * @enum {string}
                                  */
                                 status: "pending" | "succeeded" | "failed";
@@ -16415,7 +16420,12 @@ export interface operations {
                                 provider_status: string | null;
                                 reason: string | null;
                                 /**
-                                 * @description `pending`: the provider has not answered yet (retried while it is out of reach); `succeeded`: the money is on its way back (a manual refund: recorded); `failed`: the provider refused it, and its amount may be refunded again.
+                                 * @description The refund’s own state machine: `requested` (recorded, the provider not asked yet), `sent` (asked, no final answer yet: retried while the provider is out of reach), `succeeded` (the goods are taken back now when `withdraw_goods`), `failed` (declined: the order and its goods are as they were). `status` is `pending` for the first two.
+                                 * @enum {string}
+                                 */
+                                state: "requested" | "sent" | "succeeded" | "failed";
+                                /**
+                                 * @description `pending`: the provider has not answered yet (retried while it is out of reach); `succeeded`: the money is on its way back (a manual refund: recorded); `failed`: the provider refused it, and its amount may be refunded again. `state` says where a pending refund is.
                                  * @enum {string}
                                  */
                                 status: "pending" | "succeeded" | "failed";
@@ -16464,7 +16474,12 @@ export interface operations {
                                 provider_status: string | null;
                                 reason: string | null;
                                 /**
-                                 * @description `pending`: the provider has not answered yet (retried while it is out of reach); `succeeded`: the money is on its way back (a manual refund: recorded); `failed`: the provider refused it, and its amount may be refunded again.
+                                 * @description The refund’s own state machine: `requested` (recorded, the provider not asked yet), `sent` (asked, no final answer yet: retried while the provider is out of reach), `succeeded` (the goods are taken back now when `withdraw_goods`), `failed` (declined: the order and its goods are as they were). `status` is `pending` for the first two.
+                                 * @enum {string}
+                                 */
+                                state: "requested" | "sent" | "succeeded" | "failed";
+                                /**
+                                 * @description `pending`: the provider has not answered yet (retried while it is out of reach); `succeeded`: the money is on its way back (a manual refund: recorded); `failed`: the provider refused it, and its amount may be refunded again. `state` says where a pending refund is.
                                  * @enum {string}
                                  */
                                 status: "pending" | "succeeded" | "failed";

@@ -62,6 +62,7 @@ describe('response schemas are the response types', () => {
           amount: string;
           currency: string;
           status: 'pending' | 'succeeded' | 'failed';
+          state: 'requested' | 'sent' | 'succeeded' | 'failed';
           kind: 'provider' | 'manual';
           provider: string;
           reason: string | null;

@@ -9,7 +9,7 @@ import {
   reconcilePayment,
   ReconcileHooks,
 } from '../../shared/services/payments';
-import { sendRefund } from '../../shared/services/refunds';
+import { sendRefundAndWithdraw } from '../../shared/services/orders/refund';
 import type { QueueProcessor } from './types';
 
 export interface PaymentsProcessorOptions {
@@ -56,7 +56,7 @@ export function createPaymentsProcessor(options: PaymentsProcessorOptions = {}):
             result = await reconcilePayment(ctx, data.paymentId, data.reason);
             break;
           case 'refund':
-            result = await sendRefund({ ...ctx, config: deps.config }, data.refundId);
+            result = await sendRefundAndWithdraw({ ...ctx, config: deps.config }, data.refundId);
             break;
         }
         deps.logger.info({ queue: 'payments', jobId: job.id, kind: data.kind, result }, 'payments job done');

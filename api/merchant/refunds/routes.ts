@@ -1,5 +1,6 @@
 import { findStoreOrder } from '../../../shared/services/merchant/orders';
-import { listOrderRefunds, refundSummary, requestRefund } from '../../../shared/services/refunds';
+import { requestRefund } from '../../../shared/services/orders/refund';
+import { listOrderRefunds, refundSummary } from '../../../shared/services/refunds';
 import { merchantGuards } from '../../guards';
 import { defineRoute, reply } from '../../http/route';
 import { refundSchema, refundSummarySchema } from '../../../shared/services/refunds/schema';

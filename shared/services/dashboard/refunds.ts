@@ -42,7 +42,7 @@ export async function orderRefunds(
   const sum = (status: string) =>
     rows.filter((r) => r.status === status).reduce((n, r) => n + Number(r.amount_minor), 0);
   const refundedMinor = sum('succeeded');
-  const pendingMinor = sum('pending');
+  const pendingMinor = sum('requested') + sum('sent');
   return {
     currency: String(order.currency),
     paidMinor,

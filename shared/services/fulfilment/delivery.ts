@@ -6,7 +6,7 @@ import { isFulfillable } from './rules';
 import { BuyerLocale, deliveryHeadline } from '../../i18n/buyer-messages';
 import { downloadLinksFor, type DownloadLink } from '../files/entitlement';
 import { sendEmail, type SendEmailDeps } from '../emails';
-import { orderBuyerLocale } from '../orders/buyer-locale';
+import { orderBuyerLocale } from '../../i18n/buyer-locale';
 
 export type DeliveryOutcome = 'sent' | 'nothing-to-send' | 'already-sent' | 'not-fulfillable';
 

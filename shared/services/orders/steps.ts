@@ -1,4 +1,4 @@
-import { ORDER_STATUS, OrderStatus } from '../../../db/models';
+import { OPEN_REFUND_STATES, ORDER_STATUS, OrderStatus } from '../../../db/models';
 import { productCounter } from '../catalogue/cache';
 import { formatMoney } from '../../money';
 import type { UnitOfWork } from '../../unit-of-work';
@@ -107,7 +107,7 @@ export const STEPS: Readonly<Record<OrderStep, (ctx: StepContext) => Promise<Ste
     const taking = await uow
       .trx('refunds')
       .where({ order_id: order.id, withdraw_goods: true })
-      .whereIn('status', ['pending', 'succeeded'])
+      .whereIn('status', [...OPEN_REFUND_STATES, 'succeeded'])
       .first<{ id: number } | undefined>('id');
     if (taking) return { data: { refund_id: Number(taking.id) } };
     // The money goes back through the refunds service: what is left of the payment, in full.

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import type { UnitOfWork } from '../../unit-of-work';
-import { Refund, RefundKind } from '../../../db/models';
+import { OPEN_REFUND_STATES, Refund, RefundKind } from '../../../db/models';
 import { ValidationError } from '../../errors';
 import type { Logger } from '../../logger';
 import { formatMoney } from '../../money';
@@ -77,7 +77,7 @@ export function manualRefundNote(method: string, amountMinor: number, currency: 
  * refunds of one order at once serialise, and the second sees the first's amount). The amounts of a
  * payment's refunds that are not failed never exceed what was paid: more is a 422 naming `amount`.
  * Emits `refund.created` in the caller's unit of work (its subscribers send a provider refund to the
- * provider: shared/events/subscribers.ts). A provider refund is `pending`; a manual one is `succeeded` at
+ * provider: shared/events/subscribers.ts). A provider refund starts `requested`; a manual one is `succeeded` at
  * once. `whole` (the status change to Refunded): what is left, and nothing to refund is not an error
  * (null).
  */
@@ -106,7 +106,7 @@ export async function addRefund(
   const paid = Number(payment.amount_minor);
   const committed = await trx('refunds')
     .where('payment_id', payment.id)
-    .whereIn('status', ['pending', 'succeeded'])
+    .whereIn('status', [...OPEN_REFUND_STATES, 'succeeded'])
     .sum<{ total: number | null }>('amount_minor as total')
     .first();
   const left = paid - Number(committed?.total ?? 0);
@@ -129,7 +129,7 @@ export async function addRefund(
     currency: payment.currency,
     kind,
     provider: payment.provider,
-    status: 'pending',
+    status: 'requested',
     reason: input.reason ?? null,
     note:
       input.note ?? (kind === 'manual' ? manualRefundNote(payment.method, amount, payment.currency) : null),

@@ -1,5 +1,4 @@
 export * from './create';
-export * from './request';
 export * from './send';
 export * from './settle';
 export * from './succeeded';

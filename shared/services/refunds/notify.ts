@@ -5,7 +5,7 @@ import type { Messenger } from '../../messaging';
 import { formatMoney } from '../../money';
 import { sendEmail, type SendEmailDeps } from '../emails';
 import { recipientOf } from '../fulfilment/delivery';
-import { orderBuyerLocale } from '../orders/buyer-locale';
+import { orderBuyerLocale } from '../../i18n/buyer-locale';
 
 export type RefundMessageOutcome = 'sent' | 'already-sent' | 'not-succeeded';
 

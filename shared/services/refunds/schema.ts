@@ -28,7 +28,16 @@ export const refundSchema = object({
     description:
       '`pending`: the provider has not answered yet (retried while it is out of reach); `succeeded`: ' +
       'the money is on its way back (a manual refund: recorded); `failed`: the provider refused it, and ' +
-      'its amount may be refunded again.',
+      'its amount may be refunded again. `state` says where a pending refund is.',
+  },
+  state: {
+    type: 'string',
+    enum: ['requested', 'sent', 'succeeded', 'failed'],
+    description:
+      'The refund’s own state machine: `requested` (recorded, the provider not asked yet), `sent` (asked, ' +
+      'no final answer yet: retried while the provider is out of reach), `succeeded` (the goods are taken ' +
+      'back now when `withdraw_goods`), `failed` (declined: the order and its goods are as they were). ' +
+      '`status` is `pending` for the first two.',
   },
   kind: {
     type: 'string',

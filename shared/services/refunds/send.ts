@@ -1,18 +1,23 @@
-import { Payment, Refund } from '../../../db/models';
-import type { TxDeps } from '../../unit-of-work';
+import { OPEN_REFUND_STATES, Payment, Refund } from '../../../db/models';
+import type { TxDeps, UnitOfWork } from '../../unit-of-work';
 import type { Cipher } from '../../crypto';
 import { NotFoundError } from '../../errors';
 import { isRefundingProvider, ProviderRejectedError } from '../../providers/types';
 import { credentialsFor } from '../payments/context';
 import type { RefundDeps } from './create';
-import { withdrawAfterRefund } from './request';
 import { settleRefund } from './settle';
-import type { ChangeStatusDeps } from '../orders/change-status';
 
 export type SendOutcome =
   | { outcome: 'succeeded'; replayed: boolean }
   | { outcome: 'failed'; reason: string }
   | { outcome: 'already-succeeded' | 'already-failed' | 'manual' };
+
+/**
+ * What follows a refund's success on the order's side, in the unit of work that settled it (so once per
+ * refund): the orders domain's withdrawal (shared/services/orders/refund.ts, `sendRefundAndWithdraw`).
+ * Handed in, so that the refunds domain never imports the orders domain, which imports it.
+ */
+export type AfterRefundSucceeded = (uow: UnitOfWork, refund: Refund, now: Date) => Promise<unknown>;
 
 /**
  * A refund that cannot be sent yet: an older refund of the same payment is still pending. Refunds of one
@@ -30,10 +35,11 @@ export class RefundQueuedBehindError extends Error {
 }
 
 /**
- * The `refund` job of the payments queue: sends one pending provider refund and records the answer.
- * Safe to run any number of times, at once, and after a lost answer:
+ * The `refund` job of the payments queue: sends one open provider refund (`requested`, or `sent` with no
+ * final answer yet) and records the answer; before asking the provider the refund becomes `sent` (and
+ * stays so through outages). Safe to run any number of times, at once, and after a lost answer:
  *
- * - the refund row is locked and re-read: only a pending refund is sent;
+ * - the refund row is locked and re-read: only an open refund is sent, and settled once;
  * - a transaction-scoped advisory lock on the payment keeps one refund of a payment in flight at a time;
  * - the provider gets the refund's own idempotency key (the sandbox honours it; the Moyasar adapter reads
  *   the payment's refunded total first), so a repeat answers the first refund instead of making another;
@@ -44,13 +50,15 @@ export class RefundQueuedBehindError extends Error {
  * timeout, and a crash in between leaves nothing half-done (the provider's side is found on the retry).
  */
 export async function sendRefund(
-  deps: ChangeStatusDeps & RefundDeps & TxDeps & { cipher: Cipher },
+  deps: RefundDeps & TxDeps & { cipher: Cipher },
   refundId: number,
+  afterSucceeded: AfterRefundSucceeded,
   now: () => Date = () => new Date(),
 ): Promise<SendOutcome> {
   const refund = await Refund.query(deps.knex).findById(refundId);
   if (!refund) throw new NotFoundError(`refund ${refundId} does not exist`);
-  if (refund.status !== 'pending') return { outcome: `already-${refund.status}` };
+  if (refund.status === 'succeeded' || refund.status === 'failed')
+    return { outcome: `already-${refund.status}` };
   if (refund.kind === 'manual') return { outcome: 'manual' };
   const payment = await Payment.query(deps.knex).findById(refund.payment_id);
   if (!payment) throw new NotFoundError(`payment of refund ${refundId} does not exist`);
@@ -62,16 +70,30 @@ export async function sendRefund(
       throw new ProviderRejectedError(payment.provider, 'this provider has no refund API');
     }
     const credentials = await credentialsFor(deps, payment);
-    await deps.knex('refunds').where('id', refundId).increment('attempts', 1);
+    // Behind an older open refund of the payment: not sent now, so not marked sent.
+    const ahead = await deps
+      .knex('refunds')
+      .where({ payment_id: payment.id, kind: 'provider' })
+      .whereIn('status', OPEN_REFUND_STATES)
+      .where('id', '<', refundId)
+      .first<{ id: number } | undefined>('id');
+    if (ahead) throw new RefundQueuedBehindError(refundId, ahead.id);
+    // requested -> sent, committed before the call: a call whose answer is lost was still made.
+    await deps
+      .knex('refunds')
+      .where('id', refundId)
+      .whereIn('status', OPEN_REFUND_STATES)
+      .update({ status: 'sent', attempts: deps.knex.raw('attempts + 1'), updated_at: now() });
     outcome = await deps.tx(async (uow): Promise<SendOutcome> => {
       const { trx } = uow;
       await trx.raw('select pg_advisory_xact_lock(hashtext(?), ?)', ['refunds', payment.id]);
       const current = await Refund.query(trx).findById(refundId).forUpdate();
-      if (!current || current.status !== 'pending') {
+      if (!current || !OPEN_REFUND_STATES.includes(current.status)) {
         return { outcome: current?.status === 'failed' ? 'already-failed' : 'already-succeeded' };
       }
       const earlier = await trx('refunds')
-        .where({ payment_id: payment.id, kind: 'provider', status: 'pending' })
+        .where({ payment_id: payment.id, kind: 'provider' })
+        .whereIn('status', OPEN_REFUND_STATES)
         .where('id', '<', refundId)
         .first<{ id: number } | undefined>('id');
       if (earlier) throw new RefundQueuedBehindError(refundId, earlier.id);
@@ -120,8 +142,8 @@ export async function sendRefund(
         now(),
       );
       // The money is back: now, and only now, a refund that takes the goods back takes them (the refund
-      // row was pending under its lock, so this happens once).
-      await withdrawAfterRefund(deps, uow, settled, { kind: 'provider' }, now());
+      // row was open under its lock, so this happens once).
+      await afterSucceeded(uow, settled, now());
       return { outcome: 'succeeded', replayed: answer.replayed };
     });
   } catch (err) {

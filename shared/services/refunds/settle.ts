@@ -1,5 +1,5 @@
 import type { UnitOfWork } from '../../unit-of-work';
-import { Refund } from '../../../db/models';
+import { OPEN_REFUND_STATES, Refund } from '../../../db/models';
 import { NotFoundError } from '../../errors';
 import { PaymentSource, transitionPayment } from '../payments/audit';
 import { REFUND_SUCCEEDED_HOOKS } from './succeeded';
@@ -10,7 +10,7 @@ export type RefundSettlement =
   | { status: 'failed'; providerStatus?: string | null; failureReason: string };
 
 /**
- * Moves a pending refund to its end, in the caller's unit of work: succeeded (the money is back: the
+ * Moves an open refund (requested or sent) to its end, in the caller's unit of work: succeeded (the money is back: the
  * payment becomes refunded once its refunds cover it, and the REFUND_SUCCEEDED_HOOKS run) or failed (the
  * provider refused it: its amount is refundable again). Emits `refund.succeeded` or `refund.failed`. A refund
  * that is not pending any more is answered as it is.
@@ -25,7 +25,7 @@ export async function settleRefund(
   const { trx } = uow;
   const current = await Refund.query(trx).findById(refundId).forUpdate();
   if (!current) throw new NotFoundError(`refund ${refundId} does not exist`);
-  if (current.status !== 'pending') return current;
+  if (!OPEN_REFUND_STATES.includes(current.status)) return current;
 
   const refund =
     settlement.status === 'succeeded'

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { OPEN_REFUND_STATES } from '../../../db/models';
 import type { Queues } from '../../queues';
 import { enqueueRefundJob } from './create';
 
@@ -16,7 +17,8 @@ const BATCH = 500;
  */
 export async function sweepRefunds(knex: Knex, now: Date, ctx: { queues: Queues }): Promise<number> {
   const pending = await knex('refunds')
-    .where({ status: 'pending', kind: 'provider' })
+    .whereIn('status', OPEN_REFUND_STATES)
+    .where({ kind: 'provider' })
     .where('created_at', '<', new Date(now.getTime() - REFUND_SWEEP_AFTER_MS))
     .orderBy('id')
     .limit(BATCH)

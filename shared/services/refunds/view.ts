@@ -15,7 +15,8 @@ export function refundView(r: Refund): RefundView {
     order_id: Number(r.order_id),
     amount: formatMoney(Number(r.amount_minor), r.currency),
     currency: r.currency,
-    status: r.status,
+    status: r.status === 'requested' || r.status === 'sent' ? 'pending' : r.status,
+    state: r.status,
     kind: r.kind,
     provider: r.provider,
     reason: r.reason,
@@ -51,7 +52,7 @@ export async function refundSummary(
     : [];
   const of = (status: string) => Number(sums.find((s) => s.status === status)?.total ?? 0);
   const refunded = of('succeeded');
-  const pending = of('pending');
+  const pending = of('requested') + of('sent');
   return {
     currency: order.currency,
     paid: formatMoney(paid, order.currency),

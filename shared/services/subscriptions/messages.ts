@@ -3,7 +3,7 @@ import { NotFoundError } from '../../errors';
 import type { PlanDuration } from '../../../db/models';
 import type { Messenger } from '../../messaging';
 import { sendEmail, type SendEmailDeps } from '../emails';
-import { orderBuyerLocale } from '../orders/buyer-locale';
+import { orderBuyerLocale } from '../../i18n/buyer-locale';
 import { formatMoney } from '../../money';
 import { messageKey, type SubscriptionMessageEvent } from './message-job';
 import type { BuyerLocale } from '../../i18n/buyer-messages';

@@ -3,7 +3,8 @@ import { ORDER_STATUS, OrderStatus, Product } from '../../../db/models';
 import { randomToken, sha256 } from '../../../shared/crypto';
 import type { SandboxProvider } from '../../../shared/providers/sandbox';
 import { sweepPayments } from '../../../shared/services/payments';
-import { refundJobId, sendRefund } from '../../../shared/services/refunds';
+import { sendRefundAndWithdraw } from '../../../shared/services/orders/refund';
+import { refundJobId } from '../../../shared/services/refunds';
 import { createProduct } from '../../helpers/builders';
 import type { TestResponse } from '../../helpers/http';
 import { FakeMoyasar } from '../../helpers/fake-moyasar';
@@ -16,6 +17,7 @@ const SECRET_KEY = 'sk_test_refunds';
 interface RefundBody {
   id: number;
   status: string;
+  state: string;
   kind: string;
   amount: string;
   provider: string;
@@ -170,7 +172,7 @@ describe('Merchant API: refunds', function () {
   async function settled(refundId: number): Promise<RefundBody & { order_id: number }> {
     return waitFor(`refund ${refundId} to settle`, async () => {
       const row = await suite.deps.knex('refunds').where('id', refundId).first();
-      return row && row.status !== 'pending' ? row : undefined;
+      return row && (row.status === 'succeeded' || row.status === 'failed') ? row : undefined;
     });
   }
 
@@ -186,6 +188,7 @@ describe('Merchant API: refunds', function () {
     const refund = created(res).refund;
     expect(refund).to.deep.include({
       status: 'pending',
+      state: 'requested',
       kind: 'provider',
       provider: 'moyasar',
       amount: '25.50',
@@ -299,7 +302,12 @@ describe('Merchant API: refunds', function () {
     expect([code.status, code.order_item_id]).to.deep.equal(['sold', order.itemId]);
     expect((await knex('payments').where('id', order.paymentId).first()).status).to.equal('paid');
     expect(await knex('order_status_events').where('order_id', order.id)).to.have.length(0);
-    expect(listed(await list(order.id)).summary.refundable).to.equal('70.00');
+    const afterDecline = listed(await list(order.id));
+    expect(afterDecline.summary.refundable).to.equal('70.00');
+    // The Merchant API tells the merchant: the refund's status and state are failed, with the reason.
+    expect(afterDecline.data.map((r) => [r.status, r.state, r.failure_reason])).to.deep.equal([
+      ['failed', 'failed', done.failure_reason],
+    ]);
     const hooks = await knex('merchant_webhook_deliveries')
       .where({ store_id: m.store.id })
       .whereIn('event_type', ['refund.failed', 'order.status_changed']);
@@ -330,7 +338,7 @@ describe('Merchant API: refunds', function () {
     const refundId = created(res).refund.id;
     // The worker's own job, and five more runs of it beside it (a redelivered job, a sweep).
     const runs = await Promise.allSettled(
-      Array.from({ length: 5 }, () => sendRefund({ ...suite.deps }, refundId)),
+      Array.from({ length: 5 }, () => sendRefundAndWithdraw({ ...suite.deps }, refundId)),
     );
     expect(runs.every((r) => r.status === 'fulfilled' || /waits for refund/.test(String(r.reason)))).to.equal(
       true,
@@ -451,7 +459,10 @@ describe('Merchant API: refunds', function () {
     });
     expect(job.attemptsMade).to.equal(12);
     const row = await suite.deps.knex('refunds').where('id', refundId).first();
-    expect(row).to.include({ status: 'pending', attempts: 12 });
+    // Asked twelve times, no answer: `sent` in the refund's own states, `pending` in the API's status.
+    expect(row).to.include({ status: 'sent', attempts: 12 });
+    const shown = listed(await list(order.id)).data.find((r) => r.id === refundId)!;
+    expect([shown.status, shown.state]).to.deep.equal(['pending', 'sent']);
     expect(refundsAtStub(order.moyasarPaymentId)).to.have.length(0);
 
     // What the dashboard's Retry does (bull-board calls job.retry on the failed job).
@@ -657,7 +668,7 @@ describe('Merchant API: refunds', function () {
         currency: 'SAR',
         kind: 'provider',
         provider: 'moyasar',
-        status: 'pending',
+        status: 'requested',
         idempotency_key: `rfd_${randomToken(12)}`,
         created_at: asked,
         updated_at: asked,

@@ -10,7 +10,7 @@ import { TRANSITIONS, updateOrderStatus } from '../../../../shared/services/merc
 import { parseMoney } from '../../../../shared/money';
 import { orderRefunds } from '../../../../shared/services/dashboard/refunds';
 import { documentLink } from '../../../../shared/services/invoices/read';
-import { requestRefund } from '../../../../shared/services/refunds';
+import { requestRefund } from '../../../../shared/services/orders/refund';
 import { formatAmount } from '../../../pay/i18n';
 import { listAudit } from '../../../../shared/services/merchant/audit';
 import type { AppContext } from '../../../context';

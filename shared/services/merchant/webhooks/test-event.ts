@@ -23,6 +23,7 @@ const REFUND = {
   amount: '50.00',
   currency: 'SAR',
   status: 'succeeded',
+  state: 'succeeded',
   kind: 'provider',
 };
 export const SAMPLE_DATA: Record<MerchantEventType, Record<string, unknown>> = {
@@ -51,9 +52,9 @@ export const SAMPLE_DATA: Record<MerchantEventType, Record<string, unknown>> = {
     current_period_end: '2026-12-24T00:00:00.000Z',
   },
   'subscription.expired': { ...SUBSCRIPTION, status: 'expired' },
-  'refund.created': { ...REFUND, status: 'pending' },
+  'refund.created': { ...REFUND, status: 'pending', state: 'requested' },
   'refund.succeeded': REFUND,
-  'refund.failed': { ...REFUND, status: 'failed', failure_reason: 'declined' },
+  'refund.failed': { ...REFUND, status: 'failed', state: 'failed', failure_reason: 'declined' },
 };
 
 export const isEventType = (type: string): type is MerchantEventType =>

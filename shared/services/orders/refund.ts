@@ -1,10 +1,19 @@
 import { ORDER_STATUS, OrderStatus, Refund } from '../../../db/models';
+import type { Cipher } from '../../crypto';
 import { ConflictError, NotFoundError } from '../../errors';
-import { unitOfWork, type UnitOfWork } from '../../unit-of-work';
-import { changeOrderStatus, type ChangeStatusDeps, type OrderActor } from '../orders/change-status';
-import { ORDER_NOT_FOUND } from '../orders/lifecycle';
-import { addRefund, RefundInput } from './create';
-import { refundView, RefundView } from './view';
+import { unitOfWork, type TxDeps, type UnitOfWork } from '../../unit-of-work';
+import { addRefund, type RefundInput } from '../refunds/create';
+import { sendRefund, type SendOutcome } from '../refunds/send';
+import { refundView, type RefundView } from '../refunds/view';
+import { changeOrderStatus, type ChangeStatusDeps, type OrderActor } from './change-status';
+import { ORDER_NOT_FOUND } from './lifecycle';
+
+/**
+ * A refund seen from the order (shared/services/refunds/CONTEXT.md): asking for one on a locked order, and
+ * taking the goods back once it has succeeded. The refunds domain keeps the refund's own state machine
+ * (requested, sent, succeeded, failed) and never imports this domain: what the order does after a success
+ * is handed to its job here (`sendRefundAndWithdraw`).
+ */
 
 /** Statuses whose goods a refund can still take back (a cancelled or refunded order has none left). */
 const WITHDRAWABLE: readonly OrderStatus[] = [
@@ -51,6 +60,24 @@ export async function withdrawAfterRefund(
   return moved.status;
 }
 
+/**
+ * The payments worker's `refund` job: sends the refund (shared/services/refunds/send.ts) and, in the
+ * transaction that records its success, withdraws the goods when the refund takes them back. A decline
+ * or an outage leaves the order and its goods as they are.
+ */
+export function sendRefundAndWithdraw(
+  deps: ChangeStatusDeps & TxDeps & { cipher: Cipher },
+  refundId: number,
+  now: () => Date = () => new Date(),
+): Promise<SendOutcome> {
+  return sendRefund(
+    deps,
+    refundId,
+    (uow, refund, at) => withdrawAfterRefund(deps, uow, refund, { kind: 'provider' }, at),
+    now,
+  );
+}
+
 function isUniqueViolation(err: unknown): boolean {
   return (err as { code?: unknown } | null)?.code === '23505';
 }
@@ -61,7 +88,7 @@ function isUniqueViolation(err: unknown): boolean {
  * effect of that status change) only once the money is back: at once for a manual refund (recorded
  * `succeeded`), and for a provider refund when the provider has taken it (`withdrawAfterRefund`, run by the
  * payments worker's `refund` job with the refund's settlement). A declined refund leaves the order and its
- * goods as they were. The answer carries the refund `pending` (a manual refund: `succeeded`).
+ * goods as they were. The answer carries the refund `requested` (`status: pending`; a manual refund: `succeeded`).
  */
 export async function requestRefund(
   deps: ChangeStatusDeps,

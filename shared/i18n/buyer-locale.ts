@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { BuyerLocale } from '../../i18n/buyer-messages';
+import type { BuyerLocale } from './buyer-messages';
 
 /**
  * The language the buyer used at checkout (the checkout's `locale`, from `?lang=` or `Accept-Language`):
