@@ -53,7 +53,7 @@ export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('einvoice_chains', (t) => {
     t.integer('store_id').primary().references('stores.id').onDelete('CASCADE');
     t.integer('last_counter').notNullable();
-    t.string('last_hash', 64).notNullable();
+    t.string('last_hash', 100).notNullable();
   });
 
   await knex.schema.createTable('einvoice_documents', (t) => {
@@ -65,8 +65,8 @@ export async function up(knex: Knex): Promise<void> {
     t.integer('counter').notNullable();
     t.uuid('uuid').notNullable().unique();
     t.timestamp('issued_at', { useTz: true }).notNullable();
-    t.string('hash', 64).notNullable();
-    t.string('previous_hash', 64).notNullable();
+    t.string('hash', 100).notNullable();
+    t.string('previous_hash', 100).notNullable();
     // What the document is built from (seller, lines, amounts, QR tags 1-5), so it is signed as chained.
     t.jsonb('document').notNullable();
     t.text('unsigned_xml').notNullable();
