@@ -109,6 +109,11 @@ const TaxDocument = obj({
   total: amount,
   reason: nstr,
   url: str,
+  hash: {
+    type: ['string', 'null'],
+    description: 'E-invoicing phase 2: the document’s hash; null outside it.',
+  },
+  reporting_status: { type: ['string', 'null'], enum: ['pending', 'reported', 'rejected', null] },
 });
 
 const MonthTotals = obj({
@@ -247,7 +252,8 @@ export const merchantInvoiceRoutes = [
     summary: 'Invoices and credit notes of a month as CSV',
     description:
       'The same rows as the list, all of them, as a CSV attachment (UTF-8 with a byte order mark, CRLF): ' +
-      '`type,number,issued_at,order_id,invoice_number,currency,total_excl_vat,vat,total,reason,url`.',
+      '`type,number,issued_at,order_id,invoice_number,currency,total_excl_vat,vat,total,reason,url,hash,reporting_status` ' +
+      '(the last two: e-invoicing phase 2, empty outside it).',
     guards: merchantGuards,
     request: { query: csvQuery },
     responses: {

@@ -5,6 +5,7 @@ import { enableSimulation } from '../../../shared/services/einvoicing/settings';
 import { FIRST_RETRY_MS, reportEinvoices } from '../../../shared/services/einvoicing/reporting';
 import { maintenanceContext, maintenanceRunner } from '../../../shared/services/maintenance';
 import { createOrderFromCheckout } from '../../../shared/services/orders/create-from-checkout';
+import { monthCsv } from '../../../shared/services/invoices/report';
 import { createProduct, createStore } from '../../helpers/builders';
 import { insertCheckout } from '../../helpers/checkouts';
 import { isolatedDeps } from '../../helpers/deps';
@@ -70,6 +71,21 @@ describe('e-invoicing: reporting to ZATCA', function () {
     const settings = await deps.knex('einvoice_settings').where({ store_id: store.id }).first();
     expect(Buffer.from(user!, 'base64').toString()).to.equal(settings.certificate);
     expect(zatca.reported.map((r) => r.uuid)).to.deep.equal([a.uuid, b.uuid]);
+    // The accountant's CSV carries each document's hash and reporting status.
+    const month = new Date(Date.now() + 3 * 3600_000).toISOString().slice(0, 7);
+    let csv = '';
+    for await (const line of monthCsv(
+      deps.knex,
+      { appSecret: deps.appSecret, publicBaseUrl: 'http://127.0.0.1' },
+      store.id,
+      month,
+    ))
+      csv += line;
+    const lines = csv.replace(/^\uFEFF/, '').split('\r\n');
+    expect(lines[0]!.endsWith(',url,hash,reporting_status')).to.equal(true);
+    const guard = (h: string) => (/^[+=]/.test(h) ? `'${h}` : h); // the CSV's formula guard
+    expect(lines[1]!.endsWith(`,${guard(a.hash)},reported`)).to.equal(true);
+    expect(lines[2]!.endsWith(`,${guard(b.hash)},reported`)).to.equal(true);
     // A second run sends nothing: both are reported.
     await run(deps.knex, new Date(Date.now() + 2000), maintenanceContext(deps));
     expect(zatca.requests.filter((r) => r.path === '/invoices/reporting/single')).to.have.length(2);
