@@ -22,6 +22,8 @@ export interface Config {
   /** REDIS_CLUSTER_NODES: seed nodes of a Redis Cluster; when set every Redis user connects through it. */
   readonly redisClusterNodes?: readonly RedisNodeAddress[];
   readonly publicBaseUrl: string;
+  /** ZATCA_API_URL: ZATCA's e-invoicing API (docs/einvoicing.md); unset: phase-2 documents are kept, not reported. */
+  readonly zatcaApiUrl?: string;
   readonly trustProxy: boolean;
   readonly queuePrefix: string;
   readonly otpTtlSeconds: number;
@@ -188,6 +190,7 @@ const schema = Joi.object({
   ANALYTICS_RETENTION_DAYS: positiveInt.max(3650).default(90),
   REDIS_URL: uri(['redis', 'rediss']).default('redis://127.0.0.1:6379'),
   PUBLIC_BASE_URL: uri(['http', 'https']),
+  ZATCA_API_URL: uri(['http', 'https']),
   TRUST_PROXY: Joi.string().valid('0', '1', 'true', 'false').default('0'),
   QUEUE_PREFIX: Joi.string()
     .pattern(/^[A-Za-z0-9_.:-]+$/)
@@ -375,6 +378,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: String(v.REDIS_URL),
     redisClusterNodes,
     publicBaseUrl,
+    zatcaApiUrl: (v.ZATCA_API_URL as string | undefined)?.replace(/\/+$/, ''),
     trustProxy: v.TRUST_PROXY === '1' || v.TRUST_PROXY === 'true',
     queuePrefix: String(v.QUEUE_PREFIX),
     otpTtlSeconds: Number(v.OTP_TTL_SECONDS),

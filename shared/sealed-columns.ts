@@ -46,6 +46,11 @@ export const SEALED_COLUMNS: readonly SealedColumn[] = [
   { table: 'merchant_users', column: 'totp_secret_encrypted', key: 'id' },
   { table: 'merchant_users', column: 'totp_pending_secret_encrypted', key: 'id' },
   { table: 'idempotency_records', column: 'response', key: 'id', jsonField: 'sealed' },
+  // E-invoicing (docs/einvoicing.md): the store's signing keys and its CSIDs' API secrets.
+  { table: 'einvoice_settings', column: 'private_key_encrypted', key: 'store_id' },
+  { table: 'einvoice_settings', column: 'pending_private_key_encrypted', key: 'store_id' },
+  { table: 'einvoice_settings', column: 'compliance_secret_encrypted', key: 'store_id' },
+  { table: 'einvoice_settings', column: 'csid_secret_encrypted', key: 'store_id' },
 ];
 
 /** How a row of `c` is named in progress lines: `table.column` (and the setting's key for platform_settings). */

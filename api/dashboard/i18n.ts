@@ -488,6 +488,7 @@ const en = {
   fivemHint: 'One per line, run on your game server after each sale; {player} is the buyer.',
   // FiveM servers
   fivemServers: 'FiveM servers',
+  einvoicing: 'E-invoicing',
   fivemIntro:
     'Each game server gets its own secret for the FiveM resource (see its README). Revoke one to cut it off.',
   serverName: 'Server name',
@@ -966,6 +967,7 @@ const ar: DashboardStrings = {
   fivemCommands: 'أوامر FiveM',
   fivemHint: 'أمر في كل سطر، يُنفَّذ على خادم اللعبة بعد كل عملية بيع؛ {player} هو المشتري.',
   fivemServers: 'خوادم FiveM',
+  einvoicing: 'الفوترة الإلكترونية',
   fivemIntro: 'لكل خادم لعبة سرّه الخاص لمورد FiveM (راجع ملف README الخاص به). ألغِ السرّ لقطع الخادم.',
   serverName: 'اسم الخادم',
   addServer: 'إضافة خادم',

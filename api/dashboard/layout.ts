@@ -56,7 +56,8 @@ export interface ShellContext extends PageContext {
     | 'categories'
     | 'payments'
     | 'fivem'
-    | 'security';
+    | 'security'
+    | 'einvoicing';
 }
 
 export function pageContext(ctx: AppContext, locale: Locale): PageContext {
@@ -175,6 +176,7 @@ const NAV: ReadonlyArray<[ShellContext['current'], keyof DashboardStrings, strin
   ['tokens', 'tokens', '/merchant/tokens', 'settings.edit'],
   ['webhooks', 'webhooks', '/merchant/webhooks', 'settings.edit'],
   ['fivem', 'fivemServers', '/merchant/fivem', 'settings.edit'],
+  ['einvoicing', 'einvoicing', '/merchant/einvoicing', 'settings.edit'],
   // The person's own sign-in, whatever their role.
   ['security', 'security', '/merchant/security', null],
 ];

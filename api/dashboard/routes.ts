@@ -3,6 +3,7 @@ import { dashboardCouponRoutes } from './pages/coupons/routes';
 import { dashboardLicenseRoutes } from './pages/licenses/routes';
 import { dashboardCatalogueRoutes } from './pages/product-keys/routes';
 import { dashboardFileRoutes } from './pages/files/routes';
+import { dashboardEinvoicingRoutes } from './pages/einvoicing/routes';
 import { dashboardReviewRoutes } from './pages/reviews/routes';
 import { dashboardSecondFactorRoutes } from './pages/second-factor/routes';
 import { dashboardSecurityRoutes } from './pages/security/routes';
@@ -49,4 +50,5 @@ export const dashboardRoutes = [
   ...dashboardPaymentRoutes,
   ...dashboardFivemRoutes,
   ...dashboardSecurityRoutes,
+  ...dashboardEinvoicingRoutes,
 ].map(timed);

@@ -2674,7 +2674,7 @@ export interface paths {
         };
         /**
          * Invoices and credit notes of a month as CSV
-         * @description The same rows as the list, all of them, as a CSV attachment (UTF-8 with a byte order mark, CRLF): `type,number,issued_at,order_id,invoice_number,currency,total_excl_vat,vat,total,reason,url`.
+         * @description The same rows as the list, all of them, as a CSV attachment (UTF-8 with a byte order mark, CRLF): `type,number,issued_at,order_id,invoice_number,currency,total_excl_vat,vat,total,reason,url,hash,reporting_status` (the last two: e-invoicing phase 2, empty outside it).
          */
         get: operations["merchantExportTaxDocuments"];
         put?: never;
@@ -15090,12 +15090,16 @@ export interface operations {
                             current_page: number;
                             data: {
                                 currency: string;
+                                /** @description E-invoicing phase 2: the document’s hash; null outside it. */
+                                hash: string | null;
                                 invoice_number: number;
                                 /** Format: date-time */
                                 issued_at: string;
                                 number: number;
                                 order_id: number;
                                 reason: string | null;
+                                /** @enum {string|null} */
+                                reporting_status: "pending" | "reported" | "rejected" | null;
                                 /** @description Decimal string with the currency’s decimals. */
                                 total: string;
                                 /** @description Decimal string with the currency’s decimals. */
@@ -16170,23 +16174,58 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
+                            /** @description The invoice counter (ICV): +1 per document of the store. */
+                            counter?: number;
                             credit_notes: {
+                                /** @description The invoice counter (ICV): +1 per document of the store. */
+                                counter?: number;
+                                /** @description Base64 SHA-256 of the document canonicalised as ZATCA specifies. */
+                                hash?: string;
                                 /** Format: date-time */
                                 issued_at: string;
                                 number: number;
+                                /** @description The hash of the store’s previous document (PIH). */
+                                previous_hash?: string;
                                 qr: string;
                                 reason: string;
+                                reporting?: {
+                                    errors: {
+                                        category?: string;
+                                        code?: string;
+                                        message?: string;
+                                        status?: string;
+                                        type?: string;
+                                    }[];
+                                    last_error: string | null;
+                                    /** Format: date-time */
+                                    reported_at: string | null;
+                                    /** @enum {string} */
+                                    status: "pending" | "reported" | "rejected";
+                                    warnings: {
+                                        category?: string;
+                                        code?: string;
+                                        message?: string;
+                                        status?: string;
+                                        type?: string;
+                                    }[];
+                                };
                                 /** @description Decimal string with the currency’s decimals. */
                                 total: string;
                                 /** @description Decimal string with the currency’s decimals. */
                                 total_excl_vat: string;
                                 url: string;
+                                /** Format: uuid */
+                                uuid?: string;
                                 /** @description Decimal string with the currency’s decimals. */
                                 vat: string;
+                                /** @description The signed UBL 2.1 document, base64. */
+                                xml?: string;
                             }[];
                             currency: string;
                             /** @description Decimal string with the currency’s decimals. */
                             discount: string;
+                            /** @description Base64 SHA-256 of the document canonicalised as ZATCA specifies. */
+                            hash?: string;
                             /**
                              * Format: date-time
                              * @description ISO 8601 to the second, UTC: the QR’s time stamp, character for character.
@@ -16195,8 +16234,31 @@ export interface operations {
                             /** @description Gapless per store, from 1. */
                             number: number;
                             order_id: number;
-                            /** @description Base64 of the ZATCA TLV record (tags 1 to 5). */
+                            /** @description The hash of the store’s previous document (PIH). */
+                            previous_hash?: string;
+                            /** @description Base64 of the ZATCA TLV record (tags 1 to 5; 1 to 9 for a store in e-invoicing phase 2). */
                             qr: string;
+                            reporting?: {
+                                errors: {
+                                    category?: string;
+                                    code?: string;
+                                    message?: string;
+                                    status?: string;
+                                    type?: string;
+                                }[];
+                                last_error: string | null;
+                                /** Format: date-time */
+                                reported_at: string | null;
+                                /** @enum {string} */
+                                status: "pending" | "reported" | "rejected";
+                                warnings: {
+                                    category?: string;
+                                    code?: string;
+                                    message?: string;
+                                    status?: string;
+                                    type?: string;
+                                }[];
+                            };
                             seller_address: string | null;
                             seller_name: string;
                             /** @description Decimal string with the currency’s decimals. */
@@ -16207,11 +16269,15 @@ export interface operations {
                             total_excl_vat: string;
                             /** @description The buyer’s invoice page (no login). */
                             url: string;
+                            /** Format: uuid */
+                            uuid?: string;
                             /** @description Decimal string with the currency’s decimals. */
                             vat: string;
                             vat_number: string;
                             /** @description Percentage, "15.00". */
                             vat_rate: string;
+                            /** @description The signed UBL 2.1 document, base64. */
+                            xml?: string;
                         };
                     };
                 };

@@ -82,7 +82,8 @@ export type MaintenanceTask =
   | 'analytics-retention'
   | 'purge-dashboard-sessions'
   | 'order-rollups'
-  | 'verify-domains';
+  | 'verify-domains'
+  | 'report-einvoices';
 
 /**
  * Retries with exponential back-off; completed jobs kept a day (so deterministic ids dedupe), at most

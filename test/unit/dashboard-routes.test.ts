@@ -83,6 +83,12 @@ const DASHBOARD_ROUTES: [string, string, string][] = [
   ['post', '/merchant/security/totp', 'dashboardSecurityTotpStart'],
   ['post', '/merchant/security/totp/confirm', 'dashboardSecurityTotpConfirm'],
   ['post', '/merchant/security/totp/disable', 'dashboardSecurityTotpDisable'],
+  ['get', '/merchant/einvoicing', 'dashboardEinvoicing'],
+  ['post', '/merchant/einvoicing/onboard', 'dashboardEinvoicingOnboard'],
+  ['post', '/merchant/einvoicing/compliance', 'dashboardEinvoicingCompliance'],
+  ['post', '/merchant/einvoicing/activate', 'dashboardEinvoicingActivate'],
+  ['post', '/merchant/einvoicing/renew', 'dashboardEinvoicingRenew'],
+  ['get', '/merchant/einvoicing/documents/{documentId}/xml', 'dashboardEinvoiceXml'],
 ];
 
 function* walk(dir: string): Generator<string> {

@@ -29,38 +29,73 @@ const amount: SchemaObject = {
 };
 const time: SchemaObject = { type: 'string', format: 'date-time' };
 
-const CreditNote = obj({
-  number: int,
-  issued_at: time,
-  total_excl_vat: amount,
-  total: amount,
-  vat: amount,
-  reason: str,
-  qr: str,
-  url: str,
-});
+/** E-invoicing phase 2 (docs/einvoicing.md): present for the documents of a store in phase 2. */
+const ZatcaMessage = obj({ type: str, code: str, category: str, message: str, status: str }, [
+  'type',
+  'code',
+  'category',
+  'message',
+  'status',
+]);
+const phase2 = {
+  uuid: { type: 'string', format: 'uuid' },
+  counter: { type: 'integer', description: 'The invoice counter (ICV): +1 per document of the store.' },
+  hash: { type: 'string', description: 'Base64 SHA-256 of the document canonicalised as ZATCA specifies.' },
+  previous_hash: { type: 'string', description: 'The hash of the store’s previous document (PIH).' },
+  xml: { type: 'string', description: 'The signed UBL 2.1 document, base64.' },
+  reporting: obj({
+    status: { type: 'string', enum: ['pending', 'reported', 'rejected'] },
+    warnings: { type: 'array', items: ZatcaMessage },
+    errors: { type: 'array', items: ZatcaMessage },
+    reported_at: { type: ['string', 'null'], format: 'date-time' },
+    last_error: nstr,
+  }),
+} satisfies Record<string, SchemaObject>;
+const PHASE2_KEYS = ['uuid', 'counter', 'hash', 'previous_hash', 'xml', 'reporting'] as const;
 
-const Invoice = obj({
-  number: { type: 'integer', description: 'Gapless per store, from 1.' },
-  issued_at: {
-    ...time,
-    description: 'ISO 8601 to the second, UTC: the QR’s time stamp, character for character.',
+const CreditNote = obj(
+  {
+    number: int,
+    issued_at: time,
+    total_excl_vat: amount,
+    total: amount,
+    vat: amount,
+    reason: str,
+    qr: str,
+    url: str,
+    ...phase2,
   },
-  order_id: int,
-  seller_name: str,
-  vat_number: str,
-  seller_address: nstr,
-  currency: str,
-  subtotal: amount,
-  discount: amount,
-  total_excl_vat: amount,
-  vat_rate: { type: 'string', description: 'Percentage, "15.00".' },
-  total: amount,
-  vat: amount,
-  qr: { type: 'string', description: 'Base64 of the ZATCA TLV record (tags 1 to 5).' },
-  url: { type: 'string', description: 'The buyer’s invoice page (no login).' },
-  credit_notes: { type: 'array', items: CreditNote },
-});
+  PHASE2_KEYS,
+);
+
+const Invoice = obj(
+  {
+    number: { type: 'integer', description: 'Gapless per store, from 1.' },
+    issued_at: {
+      ...time,
+      description: 'ISO 8601 to the second, UTC: the QR’s time stamp, character for character.',
+    },
+    order_id: int,
+    seller_name: str,
+    vat_number: str,
+    seller_address: nstr,
+    currency: str,
+    subtotal: amount,
+    discount: amount,
+    total_excl_vat: amount,
+    vat_rate: { type: 'string', description: 'Percentage, "15.00".' },
+    total: amount,
+    vat: amount,
+    qr: {
+      type: 'string',
+      description: 'Base64 of the ZATCA TLV record (tags 1 to 5; 1 to 9 for a store in e-invoicing phase 2).',
+    },
+    url: { type: 'string', description: 'The buyer’s invoice page (no login).' },
+    credit_notes: { type: 'array', items: CreditNote },
+    ...phase2,
+  },
+  PHASE2_KEYS,
+);
 
 const TaxDocument = obj({
   type: { type: 'string', enum: ['invoice', 'credit_note'] },
@@ -74,6 +109,11 @@ const TaxDocument = obj({
   total: amount,
   reason: nstr,
   url: str,
+  hash: {
+    type: ['string', 'null'],
+    description: 'E-invoicing phase 2: the document’s hash; null outside it.',
+  },
+  reporting_status: { type: ['string', 'null'], enum: ['pending', 'reported', 'rejected', null] },
 });
 
 const MonthTotals = obj({
@@ -212,7 +252,8 @@ export const merchantInvoiceRoutes = [
     summary: 'Invoices and credit notes of a month as CSV',
     description:
       'The same rows as the list, all of them, as a CSV attachment (UTF-8 with a byte order mark, CRLF): ' +
-      '`type,number,issued_at,order_id,invoice_number,currency,total_excl_vat,vat,total,reason,url`.',
+      '`type,number,issued_at,order_id,invoice_number,currency,total_excl_vat,vat,total,reason,url,hash,reporting_status` ' +
+      '(the last two: e-invoicing phase 2, empty outside it).',
     guards: merchantGuards,
     request: { query: csvQuery },
     responses: {

@@ -4,6 +4,7 @@ import { InvalidError, NotFoundError } from '../../errors';
 import { formatAmount, inclusiveVat } from './amounts';
 import { isoSeconds, nextNumber, toSecond } from './issue';
 import { zatcaQr } from './tlv';
+import { chainDocument } from '../einvoicing/chain';
 
 export interface CreditNoteRequest {
   orderId: number;
@@ -86,6 +87,13 @@ export async function issueCreditNote(
       : Math.min(inclusiveVat(amount, rate), Number(invoice.vat_minor) - Number(credited?.vat ?? 0));
   const issuedAt = toSecond(now);
   const number = await nextNumber(trx, Number(invoice.store_id), 'credit_note');
+  const p1 = {
+    sellerName: String(invoice.seller_name),
+    vatNumber: String(invoice.vat_number),
+    timestamp: isoSeconds(issuedAt),
+    total: formatAmount(amount, invoice.currency),
+    vat: formatAmount(vat, invoice.currency),
+  };
   const [row] = await trx('credit_notes')
     .insert({
       store_id: invoice.store_id,
@@ -101,17 +109,29 @@ export async function issueCreditNote(
       vat_rate_bp: rate,
       reason: req.reason.slice(0, 500),
       refund_key: req.refundKey.slice(0, 100),
-      qr: zatcaQr({
-        sellerName: String(invoice.seller_name),
-        vatNumber: String(invoice.vat_number),
-        timestamp: isoSeconds(issuedAt),
-        total: formatAmount(amount, invoice.currency),
-        vat: formatAmount(vat, invoice.currency),
-      }),
+      qr: zatcaQr(p1),
     })
     .returning('id');
+  const noteId = Number((row as { id: number }).id);
+  const reason = req.reason.slice(0, 500);
+  // Phase 2 (docs/einvoicing.md): credit notes are links of the store's one chain too.
+  await chainDocument(trx, {
+    storeId: Number(invoice.store_id),
+    kind: 'credit_note',
+    creditNoteId: noteId,
+    id: `CN-${number}`,
+    issuedAt,
+    lines: [{ name: `Refund: ${reason}`.slice(0, 250), quantity: 1, totalMinor: amount }],
+    totalMinor: amount,
+    vatMinor: vat,
+    rateBp: rate,
+    currency: String(invoice.currency),
+    billingReference: `INV-${Number(invoice.number)}`,
+    reason,
+    p1,
+  });
   return {
-    id: Number((row as { id: number }).id),
+    id: noteId,
     number,
     total_minor: amount,
     vat_minor: vat,

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { formatAmount } from './amounts';
 import { clipToTlv, zatcaQr } from './tlv';
+import { chainDocument } from '../einvoicing/chain';
 
 export type Series = 'invoice' | 'credit_note';
 
@@ -84,6 +85,13 @@ export async function issueInvoiceForOrder(
   // Validated to fit the QR when written; a store name used as the fallback is clipped rather than fail a payment.
   const sellerName = clipToTlv(String(store.legal_name ?? store.name));
   const number = await nextNumber(trx, Number(store.id), 'invoice');
+  const p1 = {
+    sellerName,
+    vatNumber: String(store.vat_number),
+    timestamp: isoSeconds(issuedAt),
+    total: formatAmount(totalMinor, currency),
+    vat: formatAmount(vatMinor, currency),
+  };
   const [row] = await trx('invoices')
     .insert({
       store_id: store.id,
@@ -100,14 +108,23 @@ export async function issueInvoiceForOrder(
       vat_minor: vatMinor,
       vat_rate_bp: Number(order.tax_rate_bp),
       lines: JSON.stringify(lines),
-      qr: zatcaQr({
-        sellerName,
-        vatNumber: String(store.vat_number),
-        timestamp: isoSeconds(issuedAt),
-        total: formatAmount(totalMinor, currency),
-        vat: formatAmount(vatMinor, currency),
-      }),
+      qr: zatcaQr(p1),
     })
     .returning('id');
-  return { id: Number((row as { id: number }).id), number, created: true };
+  const invoiceId = Number((row as { id: number }).id);
+  // Phase 2 (docs/einvoicing.md): the store's next link in its chain, in this same transaction.
+  await chainDocument(trx, {
+    storeId: Number(store.id),
+    kind: 'invoice',
+    invoiceId,
+    id: `INV-${number}`,
+    issuedAt,
+    lines: lines.map((l) => ({ name: l.name, quantity: l.quantity, totalMinor: l.total_minor })),
+    totalMinor,
+    vatMinor,
+    rateBp: Number(order.tax_rate_bp),
+    currency,
+    p1,
+  });
+  return { id: invoiceId, number, created: true };
 }

@@ -4,6 +4,8 @@ import { formatAmount } from './amounts';
 import type { InvoiceLine } from './issue';
 import { isoSeconds } from './issue';
 import { InvoicePageRefs } from './refs';
+import { Phase2View, phase2Documents, phase2View } from '../einvoicing/views';
+import type { DocumentRow } from '../einvoicing/chain';
 
 export const INVOICE_NOT_FOUND = 'Invoice not found';
 
@@ -25,6 +27,9 @@ export interface CreditNoteView {
   url: string;
 }
 
+/** An invoice or credit note of a store in e-invoicing phase 2 also carries its chained, signed document. */
+export type WithPhase2<T> = T & Partial<Phase2View>;
+
 /** GET /shawarma/orders/{id}/invoice: what the operator contract (docs/operations.md) pins, and more. */
 export interface InvoiceView {
   number: number;
@@ -42,49 +47,66 @@ export interface InvoiceView {
   vat: string;
   qr: string;
   url: string;
-  credit_notes: CreditNoteView[];
+  credit_notes: WithPhase2<CreditNoteView>[];
 }
 
 type Row = Record<string, unknown>;
 
 const rate = (bp: unknown): string => formatAmount(Number(bp), 'SAR');
 
-function creditNoteView(row: Row, url: string): CreditNoteView {
-  const currency = String(row.currency);
-  return {
-    number: Number(row.number),
-    issued_at: isoSeconds(new Date(row.issued_at as string)),
-    total_excl_vat: formatAmount(Number(row.total_minor) - Number(row.vat_minor), currency),
-    total: formatAmount(Number(row.total_minor), currency),
-    vat: formatAmount(Number(row.vat_minor), currency),
-    reason: String(row.reason),
-    qr: String(row.qr),
-    url: `${url}/credit-notes/${Number(row.number)}`,
-  };
+/** The phase-2 fields, and the phase-2 QR (tags 1-9) in place of phase one's. */
+function withPhase2<T extends { qr: string }>(view: T, doc: DocumentRow | undefined): WithPhase2<T> {
+  if (!doc) return view;
+  return { ...view, ...phase2View(doc), qr: String(doc.qr) };
 }
 
-function invoiceView(row: Row, notes: Row[], url: string): InvoiceView {
+function creditNoteView(row: Row, url: string, docs?: Map<string, DocumentRow>): WithPhase2<CreditNoteView> {
+  const currency = String(row.currency);
+  return withPhase2(
+    {
+      number: Number(row.number),
+      issued_at: isoSeconds(new Date(row.issued_at as string)),
+      total_excl_vat: formatAmount(Number(row.total_minor) - Number(row.vat_minor), currency),
+      total: formatAmount(Number(row.total_minor), currency),
+      vat: formatAmount(Number(row.vat_minor), currency),
+      reason: String(row.reason),
+      qr: String(row.qr),
+      url: `${url}/credit-notes/${Number(row.number)}`,
+    },
+    docs?.get(`credit_note:${Number(row.id)}`),
+  );
+}
+
+function invoiceView(
+  row: Row,
+  notes: Row[],
+  url: string,
+  docs?: Map<string, DocumentRow>,
+): WithPhase2<InvoiceView> {
   const currency = String(row.currency);
   const total = Number(row.total_minor);
   const vat = Number(row.vat_minor);
-  return {
-    number: Number(row.number),
-    issued_at: isoSeconds(new Date(row.issued_at as string)),
-    order_id: Number(row.order_id),
-    seller_name: String(row.seller_name),
-    vat_number: String(row.vat_number),
-    seller_address: (row.seller_address as string | null) ?? null,
-    currency,
-    subtotal: formatAmount(Number(row.subtotal_minor), currency),
-    discount: formatAmount(Number(row.discount_minor), currency),
-    total_excl_vat: formatAmount(total - vat, currency),
-    vat_rate: rate(row.vat_rate_bp),
-    total: formatAmount(total, currency),
-    vat: formatAmount(vat, currency),
-    qr: String(row.qr),
-    url,
-    credit_notes: notes.map((n) => creditNoteView(n, url)),
-  };
+  return withPhase2(
+    {
+      number: Number(row.number),
+      issued_at: isoSeconds(new Date(row.issued_at as string)),
+      order_id: Number(row.order_id),
+      seller_name: String(row.seller_name),
+      vat_number: String(row.vat_number),
+      seller_address: (row.seller_address as string | null) ?? null,
+      currency,
+      subtotal: formatAmount(Number(row.subtotal_minor), currency),
+      discount: formatAmount(Number(row.discount_minor), currency),
+      total_excl_vat: formatAmount(total - vat, currency),
+      vat_rate: rate(row.vat_rate_bp),
+      total: formatAmount(total, currency),
+      vat: formatAmount(vat, currency),
+      qr: String(row.qr),
+      url,
+      credit_notes: notes.map((n) => creditNoteView(n, url, docs)),
+    },
+    docs?.get('invoice'),
+  );
 }
 
 /**
@@ -96,11 +118,17 @@ export async function merchantInvoice(
   deps: UrlDeps,
   storeId: number,
   orderId: number,
-): Promise<InvoiceView> {
+): Promise<WithPhase2<InvoiceView>> {
   const row = await knex('invoices').where({ order_id: orderId, store_id: storeId }).first();
   if (!row) throw new NotFoundError(INVOICE_NOT_FOUND);
   const notes = await knex('credit_notes').where({ invoice_id: row.id }).orderBy('number');
-  return invoiceView(row, notes, new InvoicePageRefs(deps.appSecret).url(deps.publicBaseUrl, orderId));
+  const docs = await phase2Documents(
+    knex,
+    deps,
+    Number(row.id),
+    notes.map((n) => Number(n.id)),
+  );
+  return invoiceView(row, notes, new InvoicePageRefs(deps.appSecret).url(deps.publicBaseUrl, orderId), docs);
 }
 
 /** Statuses of an order that was paid: In progress, Completed, Refunded (a cancelled one is checked below). */
@@ -198,7 +226,13 @@ export async function documentPage(
   const invoice = await knex('invoices').where({ order_id: orderId }).first();
   if (invoice) {
     const notes = await knex('credit_notes').where({ invoice_id: invoice.id }).orderBy('number');
-    const view = invoiceView(invoice, notes, url);
+    const docs = await phase2Documents(
+      knex,
+      deps,
+      Number(invoice.id),
+      notes.map((n) => Number(n.id)),
+    );
+    const view = invoiceView(invoice, notes, url, docs);
     const note = creditNote === undefined ? null : view.credit_notes.find((n) => n.number === creditNote);
     if (note === undefined) return { kind: 'not_found' };
     return {

@@ -27,6 +27,9 @@ export interface TaxDocumentRow {
   total: string;
   reason: string | null;
   url: string;
+  /** E-invoicing phase 2 (docs/einvoicing.md): the document's hash and reporting status; null outside it. */
+  hash: string | null;
+  reporting_status: 'pending' | 'reported' | 'rejected' | null;
 }
 
 export interface MonthTotals {
@@ -44,24 +47,28 @@ function monthQuery(knex: Knex, storeId: number, month: string): Knex.QueryBuild
   const to = knex.raw(`((?::date) + interval '1 month')::timestamp at time zone '${REPORT_TIME_ZONE}'`, [
     `${month}-01`,
   ]);
-  const invoices = knex('invoices')
-    .where('store_id', storeId)
-    .where('issued_at', '>=', from)
-    .where('issued_at', '<', to)
+  const invoices = knex('invoices as v')
+    .leftJoin('einvoice_documents as e', 'e.invoice_id', 'v.id')
+    .where('v.store_id', storeId)
+    .where('v.issued_at', '>=', from)
+    .where('v.issued_at', '<', to)
     .select(
       knex.raw("'invoice' as type"),
       knex.raw('0 as kind_order'),
-      'number',
-      'issued_at',
-      'order_id',
-      'number as invoice_number',
-      'currency',
-      'total_minor',
-      'vat_minor',
+      'v.number',
+      'v.issued_at',
+      'v.order_id',
+      'v.number as invoice_number',
+      'v.currency',
+      'v.total_minor',
+      'v.vat_minor',
       knex.raw('null::text as reason'),
+      'e.hash',
+      'e.reporting_status',
     );
   const notes = knex('credit_notes as c')
     .join('invoices as i', 'i.id', 'c.invoice_id')
+    .leftJoin('einvoice_documents as e', 'e.credit_note_id', 'c.id')
     .where('c.store_id', storeId)
     .where('c.issued_at', '>=', from)
     .where('c.issued_at', '<', to)
@@ -76,6 +83,8 @@ function monthQuery(knex: Knex, storeId: number, month: string): Knex.QueryBuild
       knex.raw('-c.total_minor as total_minor'),
       knex.raw('-c.vat_minor as vat_minor'),
       'c.reason',
+      'e.hash',
+      'e.reporting_status',
     );
   return knex.queryBuilder().from(invoices.unionAll(notes, true).as('d'));
 }
@@ -97,6 +106,8 @@ function toRow(r: Record<string, unknown>, refs: InvoicePageRefs, deps: UrlDeps)
     total: formatAmount(total, currency),
     reason: (r.reason as string | null) ?? null,
     url: r.type === 'credit_note' ? `${orderUrl}/credit-notes/${Number(r.number)}` : orderUrl,
+    hash: (r.hash as string | null) ?? null,
+    reporting_status: (r.reporting_status as TaxDocumentRow['reporting_status']) ?? null,
   };
 }
 
@@ -165,6 +176,8 @@ export const CSV_COLUMNS = [
   'total',
   'reason',
   'url',
+  'hash',
+  'reporting_status',
 ] as const;
 
 /**

@@ -1,4 +1,6 @@
 import type { TxDeps } from '../../unit-of-work';
+import type { Cipher } from '../../crypto';
+import { reportEinvoices } from '../einvoicing/reporting';
 import { noteStockChangedOn } from '../catalogue/cache';
 import type { Knex } from 'knex';
 import { relayOutbox } from '../../queues/outbox';
@@ -193,7 +195,9 @@ export interface MaintenanceContext {
    * Merchant webhook settings, for tasks that record merchant events (subscriptions ending, manual orders
    * expiring); their deliveries are enqueued with them.
    */
-  config?: { merchantWebhookRetryDelayMs: number; analyticsRetentionDays?: number };
+  config?: { merchantWebhookRetryDelayMs: number; analyticsRetentionDays?: number; zatcaApiUrl?: string };
+  /** The at-rest cipher: `report-einvoices` opens the stores' signing keys and CSID secrets. */
+  cipher?: Cipher;
   /** DNS TXT lookups of `verify-domains` (`deps.resolveTxt`); the system's resolvers when left out. */
   resolveTxt?: TxtResolver;
   /**
@@ -207,7 +211,14 @@ export interface MaintenanceContext {
 export function maintenanceContext(
   deps: MaintenanceContext & ChangeStatusDeps & { resolveTxt: TxtResolver },
 ): MaintenanceContext {
-  return { queues: deps.queues, config: deps.config, tx: deps.tx, resolveTxt: deps.resolveTxt, orders: deps };
+  return {
+    queues: deps.queues,
+    config: deps.config,
+    tx: deps.tx,
+    resolveTxt: deps.resolveTxt,
+    orders: deps,
+    cipher: deps.cipher,
+  };
 }
 
 /** The order lifecycle's deps of a task that changes orders' statuses (the worker's wiring gives them). */
@@ -251,4 +262,9 @@ export const MAINTENANCE_TASKS: Readonly<Partial<Record<MaintenanceTask, Mainten
   'order-rollups': (knex) => compactOrderRollups(knex),
   'verify-domains': (knex, now, ctx) =>
     verifyPendingDomains({ knex, tx: ctx.tx, resolveTxt: ctx.resolveTxt ?? systemTxtResolver() }, now),
+  'report-einvoices': async (knex, now, ctx) => {
+    if (!ctx.cipher) throw new Error('maintenance task report-einvoices needs the platform cipher');
+    const r = await reportEinvoices({ knex, cipher: ctx.cipher, zatcaApiUrl: ctx.config?.zatcaApiUrl }, now);
+    return { processed: r.reported + r.rejected + r.deferred, ...r };
+  },
 };

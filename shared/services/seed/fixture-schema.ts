@@ -131,6 +131,8 @@ export interface StoreFixture {
   vat_number?: string;
   /** The seller's address printed on invoices. */
   address?: string;
+  /** `simulation`: e-invoicing phase 2 with a self-issued test certificate (docs/einvoicing.md). */
+  einvoicing?: 'simulation';
   embed_key?: string;
   allowed_origins: string[];
   merchant_tokens: string[];
@@ -212,6 +214,7 @@ const storeSchema = Joi.object({
     .pattern(/^\d{15}$/)
     .messages({ 'string.pattern.base': 'must be exactly 15 digits' }),
   address: text(500),
+  einvoicing: Joi.string().valid('simulation'),
   embed_key: Joi.string()
     .pattern(/^[A-Za-z0-9_-]{8,100}$/)
     .messages({ 'string.pattern.base': 'must be 8 to 100 letters, digits, - or _' }),
@@ -318,6 +321,9 @@ function checkStore(store: StoreFixture, at: string): void {
       `${at}.tax_mode`,
       'must be inclusive for a store with a vat_number (prices include VAT)',
     );
+  }
+  if (store.einvoicing !== undefined && (store.vat_number === undefined || store.currency !== 'SAR')) {
+    throw new FixtureError(`${at}.einvoicing`, 'needs a vat_number and currency SAR (ZATCA documents are in SAR)');
   }
   for (const [method, bounds] of Object.entries(store.payment_methods)) {
     if (bounds) checkBounds(bounds, `${at}.payment_methods.${method}`, store.currency);

@@ -1,4 +1,5 @@
 import { STANDARD_VAT_RATE_BP } from '../invoices/amounts';
+import { enableSimulation } from '../einvoicing/settings';
 import type { TxDeps } from '../../unit-of-work';
 import { noteCatalogChangedEverywhereOn } from '../catalogue/cache';
 import { noteLicensesChangedOn } from '../licenses/cache';
@@ -165,6 +166,9 @@ class StoreSeeder {
     await this.syncMerchantTokens();
     await this.syncFivemSecret();
     await this.syncBlockedPhones();
+    if (this.fixture.einvoicing === 'simulation') {
+      await enableSimulation(this.trx, this.deps.cipher, this.storeId, new Date());
+    }
     if (this.fixture.owner) await syncFixtureOwner(this.trx, this.storeId, this.fixture.owner);
     await this.syncCategories();
     for (const product of this.fixture.products) await this.syncProduct(product);
