@@ -450,6 +450,9 @@ export class Checkout extends BaseModel {
   coupon_reserved!: boolean;
   /** The buyer's client address (null for checkouts a merchant opened): what the holds cap counts by. */
   client_ip!: string | null;
+  /** The creator the checkout credits (docs/growth.md); the reminder that rebuilt it, if one did. */
+  creator_id?: number | null;
+  reminder_id?: number | null;
   expires_at!: Date;
   created_at!: Date;
   updated_at!: Date;

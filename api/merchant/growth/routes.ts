@@ -1,0 +1,5 @@
+import { merchantCreatorRoutes } from './creator-routes';
+import { merchantSaleRoutes } from './sales-routes';
+
+/** Growth (docs/growth.md): timed sales, creators, abandoned-checkout figures. */
+export const merchantGrowthRoutes = [...merchantSaleRoutes, ...merchantCreatorRoutes];
