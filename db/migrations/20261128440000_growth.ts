@@ -10,8 +10,8 @@ import type { Knex } from 'knex';
  * - creator_commissions: the ledger; one `earned` row per paid order (unique), one `reversed` row per refund
  *   (unique) or per dispute (unique on the order), signed amounts so a sum is the balance.
  * - checkouts.creator_id: the creator a checkout credits.
- * - checkout_reminders: one per checkout (unique): the task inserts it before sending, so two runs send once;
- *   `token_hash` is the sha256 of the resume address's secret.
+ * - checkout_reminders: one per checkout (unique): the task inserts it before sending, so two runs send once.
+ *   Its resume address is the row id and an HMAC of it (growth/reminder-refs.ts): no secret is stored.
  * - reminder_opt_outs: a buyer's contact (phone digits or e-mail) that gets no reminder from the store.
  * - stores: the two settings.
  */
@@ -79,7 +79,6 @@ export async function up(knex: Knex): Promise<void> {
     t.increments('id');
     t.integer('store_id').notNullable().references('stores.id').onDelete('CASCADE');
     t.integer('checkout_id').notNullable().references('checkouts.id').onDelete('CASCADE').unique();
-    t.string('token_hash', 64).notNullable().unique();
     t.string('coupon_code', 100);
     t.integer('recovered_order_id').references('orders.id').onDelete('SET NULL');
     t.bigInteger('recovered_minor');

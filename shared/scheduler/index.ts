@@ -41,6 +41,8 @@ export const MAINTENANCE_SCHEDULE: readonly ScheduleEntry[] = [
   // Pending store domains: their DNS TXT records looked up every 5 minutes (docs/merchant.md, "Store
   // domains"); claims never proven are dropped after a week.
   { task: 'verify-domains', cron: '3-59/5 * * * *' },
+  // Unpaid checkouts past their store's delay get their one reminder (docs/growth.md).
+  { task: 'abandoned-checkouts', cron: '*/5 * * * *' },
 ];
 
 /** The scheduled minute a tick belongs to, whatever the millisecond the timer actually fired at. */

@@ -1,3 +1,4 @@
+import { remindAbandonedCheckouts } from '../growth/abandoned';
 import type { TxDeps } from '../../unit-of-work';
 import { noteStockChangedOn } from '../catalogue/cache';
 import type { Knex } from 'knex';
@@ -251,4 +252,5 @@ export const MAINTENANCE_TASKS: Readonly<Partial<Record<MaintenanceTask, Mainten
   'order-rollups': (knex) => compactOrderRollups(knex),
   'verify-domains': (knex, now, ctx) =>
     verifyPendingDomains({ knex, tx: ctx.tx, resolveTxt: ctx.resolveTxt ?? systemTxtResolver() }, now),
+  'abandoned-checkouts': (knex, now, ctx) => remindAbandonedCheckouts({ knex, tx: ctx.tx }, now),
 };
