@@ -1,10 +1,6 @@
 import Joi from 'joi';
 import { requestDeps } from '../request-deps';
-import {
-  optOutOfReminders,
-  reminderStoreName,
-  resumeReminder,
-} from '../../shared/services/growth/abandoned';
+import { optOutOfReminders, reminderStoreName, resumeReminder } from '../../shared/services/growth/abandoned';
 import { creatorBySecret, creatorDetail, creatorMonths } from '../../shared/services/growth/creators';
 import type { AppContext } from '../context';
 import { paymentStatusGuards } from '../guards';

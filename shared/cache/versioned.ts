@@ -277,7 +277,12 @@ export class StampedCache<T> {
       const oldest = this.entries.keys().next().value;
       if (oldest !== undefined) this.entries.delete(oldest);
     }
-    this.entries.set(key, { stamp, storedAt: now, value, ...(validUntil !== undefined ? { validUntil } : {}) });
+    this.entries.set(key, {
+      stamp,
+      storedAt: now,
+      value,
+      ...(validUntil !== undefined ? { validUntil } : {}),
+    });
   }
 
   /** The stored value whatever its stamp (to add facts that only stay true while its stamp holds). */

@@ -29,7 +29,7 @@ const keys = (patch: boolean) => {
     name: req(text(200)),
     code: req(code),
     commission_percent: req(percentValue('a commission')),
-    discount_percent: percentValue('a buyer discount').allow(null),
+    discount_percent: percentValue('a buyer discount', { nullable: true }),
     active: Joi.boolean().strict(),
   };
 };
@@ -147,7 +147,13 @@ export const merchantCreatorRoutes = [
     responses: { 201: merchantOk('The creator, with its private page address.', CreatedCreator) },
     handler: async (ctx, { body }) =>
       reply(
-        await createCreator(ctx.deps.knex, actorOf(ctx), ctx.state.store!.id, body, ctx.deps.config.publicBaseUrl),
+        await createCreator(
+          ctx.deps.knex,
+          actorOf(ctx),
+          ctx.state.store!.id,
+          body,
+          ctx.deps.config.publicBaseUrl,
+        ),
         { status: 201, message: 'Creator created' },
       ),
   }),
@@ -176,12 +182,21 @@ export const merchantCreatorRoutes = [
     guards: merchantGuards,
     request: { params: idParams },
     responses: {
-      200: merchantOk('The new address.', obj({ id: { type: 'integer' }, page_url: { type: 'string', format: 'uri' } })),
+      200: merchantOk(
+        'The new address.',
+        obj({ id: { type: 'integer' }, page_url: { type: 'string', format: 'uri' } }),
+      ),
       404: notFound,
     },
     handler: async (ctx, { params }) =>
       reply(
-        await rotateCreatorPage(ctx.deps.knex, actorOf(ctx), ctx.state.store!.id, params.id, ctx.deps.config.publicBaseUrl),
+        await rotateCreatorPage(
+          ctx.deps.knex,
+          actorOf(ctx),
+          ctx.state.store!.id,
+          params.id,
+          ctx.deps.config.publicBaseUrl,
+        ),
         { message: 'Creator page address rotated' },
       ),
   }),

@@ -2,9 +2,10 @@ import Joi from 'joi';
 import { percent } from '../../../shared/services/catalogue/schema';
 
 /** A percentage as a JSON number (20, 12.5) or a decimal string ("20", "12.50"), 0 to 100, two decimals. */
-export function percentValue(what: string): Joi.AlternativesSchema {
+export function percentValue(what: string, opts: { nullable?: boolean } = {}): Joi.AlternativesSchema {
   return Joi.alternatives()
     .try(
+      ...(opts.nullable ? [Joi.valid(null)] : []),
       Joi.number()
         .strict()
         .min(0)

@@ -21,7 +21,7 @@ const keys = (patch: boolean) => {
   const req = <S extends Joi.Schema>(s: S): S => (patch ? s : (s.required() as S));
   return {
     name: req(text(200)),
-    percent: percentValue('a sale').allow(null),
+    percent: percentValue('a sale', { nullable: true }),
     amount: decimal().allow(null),
     products: Joi.array().items(rowId()).max(1000),
     categories: Joi.array().items(rowId()).max(200),

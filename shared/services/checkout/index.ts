@@ -403,14 +403,14 @@ export async function openCheckout(
   const credit = await creatorCreditOf(knex, store.id, input.creator_code, code);
   const coupon =
     code && !credit.couponIsCreator
-    ? await resolveCouponForProducts(
-        knex,
-        store.id,
-        code,
-        lines.map((l) => l.product.id),
-        subtotalMinor,
-      )
-    : null;
+      ? await resolveCouponForProducts(
+          knex,
+          store.id,
+          code,
+          lines.map((l) => l.product.id),
+          subtotalMinor,
+        )
+      : null;
   const price = priceLines(
     lines.map((l) => ({
       unitPriceMinor: l.unitPriceMinor,
@@ -420,8 +420,7 @@ export async function openCheckout(
         coupon === null || coupon.productIds.length === 0 || coupon.productIds.includes(l.product.id),
     })),
     // Without a coupon of its own, the buyer gets the creator's discount when the creator gives one.
-    coupon?.coupon ??
-      (credit.discountBp ? { type: 'percentage', amount: credit.discountBp } : null),
+    coupon?.coupon ?? (credit.discountBp ? { type: 'percentage', amount: credit.discountBp } : null),
     { mode: store.tax_mode, rateBp: store.tax_rate_bp },
   );
   const free = price.totalMinor === 0;

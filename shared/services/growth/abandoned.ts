@@ -42,7 +42,11 @@ interface Candidate {
 }
 
 /** Opted-out contacts are kept as e164 digits and lower-case e-mail addresses. */
-export function contactsOf(c: { customer_country_code: string; customer_phone: string; customer_email: string }): string[] {
+export function contactsOf(c: {
+  customer_country_code: string;
+  customer_phone: string;
+  customer_email: string;
+}): string[] {
   const out: string[] = [];
   const phone = parsePhone(c.customer_country_code, c.customer_phone);
   if (phone) out.push(phone.e164);
@@ -248,10 +252,7 @@ export async function resumeReminder(
   if (!original) return { kind: 'not_found' };
   if (original.status === 'paid') return { kind: 'paid' };
 
-  const rebuilt = await Checkout.query(deps.knex)
-    .where('reminder_id', id)
-    .orderBy('id', 'desc')
-    .first();
+  const rebuilt = await Checkout.query(deps.knex).where('reminder_id', id).orderBy('id', 'desc').first();
   if (rebuilt?.status === 'paid') return { kind: 'paid' };
   for (const candidate of [rebuilt, original]) {
     if (!candidate) continue;

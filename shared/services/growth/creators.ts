@@ -109,7 +109,10 @@ function toView(row: CreatorRow, totals: Totals | undefined, currency: string): 
 }
 
 export async function listCreators(knex: Knex, storeId: number): Promise<CreatorView[]> {
-  const rows = (await knex('creators').where('store_id', storeId).orderBy('id', 'desc').limit(1000)) as CreatorRow[];
+  const rows = (await knex('creators')
+    .where('store_id', storeId)
+    .orderBy('id', 'desc')
+    .limit(1000)) as CreatorRow[];
   const totals = await totalsOf(
     knex,
     rows.map((r) => Number(r.id)),
@@ -283,7 +286,8 @@ export async function creditCreatorForOrder(
     .join('creators as cr', 'cr.id', 'c.creator_id')
     .where('o.id', orderId)
     .first<
-      { store_id: number; creator_id: number; total_minor: string; currency: string; commission_bp: number } | undefined
+      | { store_id: number; creator_id: number; total_minor: string; currency: string; commission_bp: number }
+      | undefined
     >('o.store_id', 'cr.id as creator_id', 'o.total_minor', 'o.currency', 'cr.commission_bp');
   if (!row) return null;
   const paid = Number(row.total_minor);
@@ -305,7 +309,16 @@ async function remainingOf(trx: Knex, orderId: number) {
   const earned = await trx('creator_commissions')
     .where({ order_id: orderId, kind: 'earned' })
     .forUpdate()
-    .first<{ store_id: number; creator_id: number; revenue_minor: string; commission_minor: string; currency: string } | undefined>();
+    .first<
+      | {
+          store_id: number;
+          creator_id: number;
+          revenue_minor: string;
+          commission_minor: string;
+          currency: string;
+        }
+      | undefined
+    >();
   if (!earned) return null;
   const back = await trx('creator_commissions')
     .where({ order_id: orderId, kind: 'reversed' })
@@ -342,7 +355,15 @@ export async function reverseCommissionForRefund(trx: Knex.Transaction, refund: 
     `insert into creator_commissions (store_id, creator_id, order_id, kind, refund_id, revenue_minor, commission_minor, currency)
      values (?, ?, ?, 'reversed', ?, ?, ?, ?)
      on conflict (refund_id) where refund_id is not null do nothing`,
-    [state.earned.store_id, state.earned.creator_id, refund.order_id, refund.id, -amount, -commission, state.earned.currency],
+    [
+      state.earned.store_id,
+      state.earned.creator_id,
+      refund.order_id,
+      refund.id,
+      -amount,
+      -commission,
+      state.earned.currency,
+    ],
   );
 }
 
@@ -357,7 +378,14 @@ export async function reverseCommissionForDispute(trx: Knex.Transaction, orderId
     `insert into creator_commissions (store_id, creator_id, order_id, kind, revenue_minor, commission_minor, currency)
      values (?, ?, ?, 'reversed', ?, ?, ?)
      on conflict (order_id) where kind = 'reversed' and refund_id is null do nothing`,
-    [state.earned.store_id, state.earned.creator_id, orderId, -state.revenue, -state.commission, state.earned.currency],
+    [
+      state.earned.store_id,
+      state.earned.creator_id,
+      orderId,
+      -state.revenue,
+      -state.commission,
+      state.earned.currency,
+    ],
   );
 }
 
@@ -399,7 +427,11 @@ export interface CreatorMonth {
 }
 
 /** A creator's ledger by calendar month (UTC), newest first: paid orders, revenue and commission. */
-export async function creatorMonths(knex: Knex, creatorId: number, currency: string): Promise<CreatorMonth[]> {
+export async function creatorMonths(
+  knex: Knex,
+  creatorId: number,
+  currency: string,
+): Promise<CreatorMonth[]> {
   const rows: { month: string; orders: number; revenue: string; commission: string }[] = await knex(
     'creator_commissions',
   )
@@ -480,8 +512,15 @@ export async function payoutCsv(knex: Knex, storeId: number, month?: string): Pr
       knex.raw('sum(cc.commission_minor)::bigint as commission'),
     );
   if (month) q.havingRaw("to_char(cc.created_at at time zone 'UTC', 'YYYY-MM') = ?", [month]);
-  const rows: { id: number; name: string; code: string; month: string; orders: number; revenue: string; commission: string }[] =
-    await q;
+  const rows: {
+    id: number;
+    name: string;
+    code: string;
+    month: string;
+    orders: number;
+    revenue: string;
+    commission: string;
+  }[] = await q;
   const lines = ['creator_id,name,code,month,orders,revenue,commission,currency'];
   for (const r of rows) {
     lines.push(

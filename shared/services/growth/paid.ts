@@ -6,7 +6,11 @@ import { creditCreatorForOrder } from './creators';
  * a paid checkout, a manual payment confirmed, a merchant marking it paid): the creator's commission, and
  * the recovery of a checkout a reminder brought back. Each once per order (unique rows, guarded updates).
  */
-export async function recordPaidOrderGrowth(trx: Knex, orderId: number, now: Date = new Date()): Promise<void> {
+export async function recordPaidOrderGrowth(
+  trx: Knex,
+  orderId: number,
+  now: Date = new Date(),
+): Promise<void> {
   await creditCreatorForOrder(trx, orderId);
   const order = await trx('orders as o')
     .join('checkouts as c', 'c.id', 'o.checkout_id')

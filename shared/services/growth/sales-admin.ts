@@ -82,8 +82,7 @@ async function currencyOf(knex: Knex, storeId: number): Promise<string> {
 
 async function findRow(knex: Knex, storeId: number, id: number): Promise<Row> {
   const row = (await knex('sales').where({ id, store_id: storeId }).whereNull('deleted_at').first()) as
-    | Row
-    | undefined;
+    Row | undefined;
   if (!row) throw new NotFoundError(SALE_NOT_FOUND);
   return row;
 }
@@ -98,7 +97,12 @@ export async function listSales(
   if (filter.state === 'scheduled') q.where('starts_at', '>', now);
   if (filter.state === 'running') q.where('starts_at', '<=', now).where('ends_at', '>', now);
   if (filter.state === 'ended') q.where('ends_at', '<=', now);
-  const rows = (await q.orderBy([{ column: 'starts_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(500)) as Row[];
+  const rows = (await q
+    .orderBy([
+      { column: 'starts_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .limit(500)) as Row[];
   const currency = await currencyOf(knex, storeId);
   return rows.map((r) => saleView(r, currency, now));
 }
@@ -194,7 +198,10 @@ export async function createSale(
   const currency = await currencyOf(deps.knex, storeId);
   const id = await deps.tx(async (uow) => {
     const columns = await columnsOf(uow.trx, storeId, input, currency);
-    const [row] = await uow.trx('sales').insert({ ...columns, store_id: storeId }).returning('id');
+    const [row] = await uow
+      .trx('sales')
+      .insert({ ...columns, store_id: storeId })
+      .returning('id');
     const saleId = Number((row as { id: number }).id);
     await recordAudit(uow.trx, actor, 'sale.created', { type: 'sale', id: saleId }, { ...input });
     noteStoreContentChangedOn(uow, storeId);
@@ -212,7 +219,8 @@ export async function updateSale(
 ): Promise<SaleView> {
   const currency = await currencyOf(deps.knex, storeId);
   await deps.tx(async (uow) => {
-    const row = (await uow.trx('sales')
+    const row = (await uow
+      .trx('sales')
       .where({ id, store_id: storeId })
       .whereNull('deleted_at')
       .forUpdate()
@@ -220,10 +228,15 @@ export async function updateSale(
     if (!row) throw new NotFoundError(SALE_NOT_FOUND);
     const merged: SaleInput = { ...inputOf(row, currency), ...patch };
     // Naming one kind of discount replaces the other.
-    if (patch.percent !== undefined && patch.percent !== null && patch.amount === undefined) merged.amount = null;
-    if (patch.amount !== undefined && patch.amount !== null && patch.percent === undefined) merged.percent = null;
+    if (patch.percent !== undefined && patch.percent !== null && patch.amount === undefined)
+      merged.amount = null;
+    if (patch.amount !== undefined && patch.amount !== null && patch.percent === undefined)
+      merged.percent = null;
     const columns = await columnsOf(uow.trx, storeId, merged, currency);
-    await uow.trx('sales').where('id', id).update({ ...columns, updated_at: new Date() });
+    await uow
+      .trx('sales')
+      .where('id', id)
+      .update({ ...columns, updated_at: new Date() });
     await recordAudit(uow.trx, actor, 'sale.updated', { type: 'sale', id }, { ...patch });
     noteStoreContentChangedOn(uow, storeId);
   });
@@ -238,7 +251,8 @@ export async function deleteSale(
   id: number,
 ): Promise<{ id: number; deleted: true }> {
   await deps.tx(async (uow) => {
-    const n = await uow.trx('sales')
+    const n = await uow
+      .trx('sales')
       .where({ id, store_id: storeId })
       .whereNull('deleted_at')
       .update({ deleted_at: new Date(), updated_at: new Date() });

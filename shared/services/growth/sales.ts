@@ -37,7 +37,16 @@ export async function liveSales(knex: Knex, storeId: number, at: Date): Promise<
     .where('store_id', storeId)
     .whereNull('deleted_at')
     .where('ends_at', '>', at)
-    .select('id', 'percent_bp', 'amount_minor', 'product_ids', 'category_ids', 'starts_at', 'ends_at', 'stackable');
+    .select(
+      'id',
+      'percent_bp',
+      'amount_minor',
+      'product_ids',
+      'category_ids',
+      'starts_at',
+      'ends_at',
+      'stackable',
+    );
   return rows.map(saleTermsOf);
 }
 

@@ -40,7 +40,8 @@ export async function writeGrowthSettings(
   before: Record<string, unknown>,
 ): Promise<Record<string, { from: unknown; to: unknown }>> {
   const columns: Record<string, unknown> = {};
-  if (patch.abandoned_checkout_minutes !== undefined) columns.abandoned_checkout_minutes = patch.abandoned_checkout_minutes;
+  if (patch.abandoned_checkout_minutes !== undefined)
+    columns.abandoned_checkout_minutes = patch.abandoned_checkout_minutes;
   if (patch.abandoned_checkout_coupon !== undefined) {
     const code = patch.abandoned_checkout_coupon;
     if (code !== null) {
@@ -49,7 +50,10 @@ export async function writeGrowthSettings(
         .whereRaw('lower(code) = lower(?)', [code])
         .first('code');
       if (!coupon) {
-        throw ValidationError.field('settings.abandoned_checkout_coupon', 'is not a coupon code of this store');
+        throw ValidationError.field(
+          'settings.abandoned_checkout_coupon',
+          'is not a coupon code of this store',
+        );
       }
       columns.abandoned_checkout_coupon = coupon.code;
     } else {

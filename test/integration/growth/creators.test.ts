@@ -30,7 +30,11 @@ describe('Growth: creator codes and commissions', function () {
     return res.body.data as CreatorBody;
   };
   const open = async (body: Record<string, unknown>, phone: string) => {
-    const res = await embedCheckout(suite, g, { product_id: g.products.ebook, customer_phone: phone, ...body });
+    const res = await embedCheckout(suite, g, {
+      product_id: g.products.ebook,
+      customer_phone: phone,
+      ...body,
+    });
     expect(res.status, res.text).to.equal(200);
     return res.body.data as { amount: string; checkout_url: string; discount_amount: string };
   };
@@ -54,7 +58,9 @@ describe('Growth: creator codes and commissions', function () {
     expect(await creator(c.id)).to.include({ orders: 1, revenue: '95.00', commission: '9.50' });
 
     // 38.00 of 95.00 back (40%): revenue 57.00, commission 9.50 - 3.80 = 5.70.
-    const refund = await merchant(suite, g, 'POST', `/shawarma/orders/${orderId}/refunds`, { amount: '38.00' });
+    const refund = await merchant(suite, g, 'POST', `/shawarma/orders/${orderId}/refunds`, {
+      amount: '38.00',
+    });
     expect(refund.status, refund.text).to.be.oneOf([200, 201, 202]);
     const after = await waitFor('the refund’s share taken back', async () => {
       const now = await creator(c.id);
@@ -93,7 +99,11 @@ describe('Growth: creator codes and commissions', function () {
   });
 
   it('refuses a code another creator has (any case) and bad percentages, each field named', async () => {
-    await merchant(suite, g, 'POST', '/shawarma/creators', { name: 'A', code: 'SAMECODE', commission_percent: 5 });
+    await merchant(suite, g, 'POST', '/shawarma/creators', {
+      name: 'A',
+      code: 'SAMECODE',
+      commission_percent: 5,
+    });
     const dup = await merchant(suite, g, 'POST', '/shawarma/creators', {
       name: 'B',
       code: 'samecode',
@@ -136,7 +146,9 @@ describe('Growth: creator codes and commissions', function () {
     expect(csv.text.replace(/^\uFEFF/, '').split('\r\n')[0]).to.equal(
       'creator_id,name,code,month,orders,revenue,commission,currency',
     );
-    expect(csv.text).to.include(`${c.id},"'=HYPERLINK(""http://127.0.0.1/x"")",PAGE1,${month},1,100.00,20.00,SAR`);
+    expect(csv.text).to.include(
+      `${c.id},"'=HYPERLINK(""http://127.0.0.1/x"")",PAGE1,${month},1,100.00,20.00,SAR`,
+    );
 
     // Rotating the page address closes the old one.
     const rotated = await merchant(suite, g, 'POST', `/shawarma/creators/${c.id}/page`);

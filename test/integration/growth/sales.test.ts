@@ -83,13 +83,15 @@ describe('Growth: timed sales', function () {
     const post = (json: Record<string, unknown>) =>
       merchant(suite, g, 'POST', '/shawarma/sales', { starts_at: hourAgo(), ends_at: inHour(), ...json });
     expect((await post({ name: 'Ten', percent: 10, products: [game] })).status).to.equal(201);
-    expect((await post({ name: 'Games', percent: 30, categories: [g.categories.games] })).status).to.equal(201);
+    expect((await post({ name: 'Games', percent: 30, categories: [g.categories.games] })).status).to.equal(
+      201,
+    );
     expect((await post({ name: 'Fixed', amount: '12.00', products: [game] })).status).to.equal(201);
     // 30% of 50.00 = 15.00 beats 12.00 and 5.00.
     expect(await embedPrice(game)).to.include({ original: 50, actual: 35 });
-    expect((await post({ name: 'Extra', amount: '2.50', products: [game], stackable: true })).status).to.equal(
-      201,
-    );
+    expect(
+      (await post({ name: 'Extra', amount: '2.50', products: [game], stackable: true })).status,
+    ).to.equal(201);
     expect(await embedPrice(game)).to.include({ actual: 32.5 });
     expect(await amountOf({ product_id: game })).to.equal('32.50');
     // A product with its own sale price: the timed sale applies to that price.

@@ -16,7 +16,8 @@ const T = {
   en: {
     subject: 'You left something in your basket',
     title: 'Your order is waiting for you',
-    body: (sum: string) => `You did not finish paying ${sum}. Your order is kept for you: continue where you left off.`,
+    body: (sum: string) =>
+      `You did not finish paying ${sum}. Your order is kept for you: continue where you left off.`,
     items: 'In your order',
     coupon: (code: string) => `Use the code ${code} for a discount when you complete it.`,
     button: 'Complete my order',
