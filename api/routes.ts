@@ -9,6 +9,7 @@ import type { Route } from './http/route';
 import { merchantRoutes } from './merchant/routes';
 import { payRoutes } from './pay/routes';
 import { invoicePageRoutes } from './invoices/routes';
+import { growthPageRoutes } from './growth/routes';
 import { interfaceIndexRoutes } from './platform/interface-index';
 import { subscriptionPageRoutes } from './pay/subscription-page';
 import { platformRoutes } from './platform/routes';
@@ -54,6 +55,7 @@ export function allRoutes(
     ...widgetRoutes,
     ...mediaRoutes,
     ...downloadRoutes,
+    ...growthPageRoutes,
   ];
   return [...routes, ...interfaceIndexRoutes(routes)];
 }

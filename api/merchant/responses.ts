@@ -560,6 +560,13 @@ export const StoreSettings = obj({
     }),
   },
   tax: obj({ mode: { type: 'string', enum: ['none', 'inclusive', 'exclusive'] }, rate: money }),
+  settings: obj({
+    abandoned_checkout_minutes: {
+      type: 'integer',
+      description: 'Minutes an unpaid checkout waits for its one reminder (docs/growth.md); 0: off.',
+    },
+    abandoned_checkout_coupon: { type: ['string', 'null'], description: 'The coupon the reminder names.' },
+  }),
   created_at: time,
 });
 

@@ -75,6 +75,9 @@ export class Store extends BaseModel {
   allowed_country_codes!: string[] | null;
   /** Days a buyer has to pay a bank transfer or manual PayPal order before it expires (1..30, default 3). */
   manual_payment_days!: number;
+  /** Growth settings (docs/growth.md): the reminder delay (0: off) and the coupon it names. */
+  abandoned_checkout_minutes?: number;
+  abandoned_checkout_coupon?: string | null;
   fixture_ref!: string | null;
   created_at!: Date;
   updated_at!: Date;
@@ -450,6 +453,9 @@ export class Checkout extends BaseModel {
   coupon_reserved!: boolean;
   /** The buyer's client address (null for checkouts a merchant opened): what the holds cap counts by. */
   client_ip!: string | null;
+  /** The creator the checkout credits (docs/growth.md); the reminder that rebuilt it, if one did. */
+  creator_id?: number | null;
+  reminder_id?: number | null;
   expires_at!: Date;
   created_at!: Date;
   updated_at!: Date;

@@ -921,6 +921,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/creators/{secret}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A creator’s private page
+         * @description The creator’s paid orders, revenue and commission, all time and by month (UTC), net of refunds and disputes. The address is the creator’s secret (`page_url`, shown once by the Merchant API).
+         */
+        get: operations["creatorPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/docs": {
         parameters: {
             query?: never;
@@ -2397,6 +2417,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/r/{ref}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Resume a checkout from its reminder
+         * @description The address an abandoned-checkout reminder carries (docs/growth.md): a redirect to the payment step of that checkout while it can be paid (its `checkout_url` is issued anew), else of a new checkout with the same content at today’s price and stock (and the reminder’s coupon). A page when the order is paid (200), can no longer be made (410), or the link is unknown (404).
+         */
+        get: operations["resumeAbandonedCheckout"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/r/{ref}/opt-out": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stop reminders (confirmation page)
+         * @description Asks the buyer to confirm (a form POST to the same address): a link followed by a mail scanner changes nothing.
+         */
+        get: operations["reminderOptOutPage"];
+        put?: never;
+        /**
+         * Stop reminders
+         * @description The buyer of this reminder (their phone and e-mail) gets no more abandoned-checkout reminders from the store, whichever checkout they open next.
+         */
+        post: operations["reminderOptOut"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/readyz": {
         parameters: {
             query?: never;
@@ -2429,6 +2493,26 @@ export interface paths {
          * @description What answers at this interface: each operation with its method, path and summary, and where the full reference is. Needs no credentials.
          */
         get: operations["getMerchantIndex"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/shawarma/abandoned-checkouts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Abandoned-checkout recovery figures
+         * @description Reminders sent, checkouts recovered (the reminded checkout, or the one its link rebuilt, was paid) and the revenue those orders paid; since `since` (ISO 8601) or all time. The delay and coupon are store settings (`settings` in PATCH /shawarma/store).
+         */
+        get: operations["merchantAbandonedCheckoutFigures"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2559,6 +2643,98 @@ export interface paths {
          * @description Any of the creation keys; a key left out keeps its value. `max_uses` may not go below the uses so far. Keys: `code` (letters, digits, - and _; unique in the store whatever the case: a code already used is a 422 naming `code`), `type` (`percentage`: `amount` is a percent up to 100; `fixed`: `amount` is money), `active`, `max_uses` (null: unlimited), `min_order` (the subtotal it needs), `products` (product ids it applies to; empty: all), `payment_restrictions` (payment methods it is valid with; empty: all), `starts_at`, `expires_at`. The checkout enforces every one.
          */
         patch: operations["merchantUpdateCoupon"];
+        trace?: never;
+    };
+    "/shawarma/creators": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List creators
+         * @description Newest first (at most 1,000), each with its paid orders, revenue and commission.
+         */
+        get: operations["merchantListCreators"];
+        put?: never;
+        /**
+         * Create a creator
+         * @description Keys: `name`, `code` (2 to 100 letters, digits, - or _; unique among the store’s creators whatever the case), `commission_percent` (0 to 100: the creator’s share of what each credited order paid), `discount_percent` (optional: percent off for a buyer using the code without a coupon), `active`. A checkout credits the creator through its `creator_code` field, a `coupon_code` equal to the code, or a store page visited with `?ref=CODE`. A refund takes its share back out of `revenue` and `commission` (in proportion), a dispute takes back what is left. The answer carries `page_url`, the creator’s private page, once.
+         */
+        post: operations["merchantCreateCreator"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/shawarma/creators/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Creator details
+         * @description `orders` (paid orders credited), `revenue` and `commission` (net of refunds and disputes).
+         */
+        get: operations["merchantGetCreator"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a creator
+         * @description A creator with no orders is deleted (`deleted: true`); one with a ledger is deactivated instead (`deleted: false`, `active: false`): its code credits nobody, its payout lines stay.
+         */
+        delete: operations["merchantDeleteCreator"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a creator
+         * @description Any of the creation keys; a key left out keeps its value. A new commission applies to orders paid from now on. Keys: `name`, `code` (2 to 100 letters, digits, - or _; unique among the store’s creators whatever the case), `commission_percent` (0 to 100: the creator’s share of what each credited order paid), `discount_percent` (optional: percent off for a buyer using the code without a coupon), `active`. A checkout credits the creator through its `creator_code` field, a `coupon_code` equal to the code, or a store page visited with `?ref=CODE`. A refund takes its share back out of `revenue` and `commission` (in proportion), a dispute takes back what is left.
+         */
+        patch: operations["merchantUpdateCreator"];
+        trace?: never;
+    };
+    "/shawarma/creators/{id}/page": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * New private page address for a creator
+         * @description The old address stops working at once; the new one is in `page_url`.
+         */
+        post: operations["merchantRotateCreatorPage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/shawarma/creators/payouts.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Creator payout report (CSV)
+         * @description One line per creator and month (UTC): `creator_id,name,code,month,orders,revenue,commission,currency`, the commission owed net of refunds and disputes. `month` (YYYY-MM) keeps one month. UTF-8 with a byte order mark, CRLF; a text cell that a spreadsheet could run as a formula starts with an apostrophe.
+         */
+        get: operations["merchantCreatorPayouts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/shawarma/downloads/{id}": {
@@ -3131,6 +3307,58 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/shawarma/sales": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List timed sales
+         * @description Latest start first (at most 500), each with its `state` now. Filter `state`.
+         */
+        get: operations["merchantListSales"];
+        put?: never;
+        /**
+         * Schedule a timed sale
+         * @description Keys: `name`; `percent` (0 to 100, two decimals; a number or a decimal string) or `amount` (money off each unit), one of them; `products` and/or `categories` (ids of this store; a category covers every product in it); `starts_at` and `ends_at` (ISO 8601; the sale runs from the first, included, to the second, excluded); `stackable` (default false). Between the two instants the products’ `price.actual` in every interface and what every checkout charges are the price less the sale (rounded half up to the currency’s minor unit); overlapping sales give the buyer the best of the non-stackable ones plus every stackable one. The price starts and ends on time without a restart.
+         */
+        post: operations["merchantCreateSale"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/shawarma/sales/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Timed sale details
+         * @description Timed sale details
+         */
+        get: operations["merchantGetSale"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a timed sale
+         * @description Ends it at once: the usual prices from the next read on.
+         */
+        delete: operations["merchantDeleteSale"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a timed sale
+         * @description Any of the creation keys; a key left out keeps its value (naming `percent` replaces an `amount` and the other way round). Keys: `name`; `percent` (0 to 100, two decimals; a number or a decimal string) or `amount` (money off each unit), one of them; `products` and/or `categories` (ids of this store; a category covers every product in it); `starts_at` and `ends_at` (ISO 8601; the sale runs from the first, included, to the second, excluded); `stackable` (default false). Between the two instants the products’ `price.actual` in every interface and what every checkout charges are the price less the sale (rounded half up to the currency’s minor unit); overlapping sales give the buyer the best of the non-stackable ones plus every stackable one. The price starts and ends on time without a restart.
+         */
+        patch: operations["merchantUpdateSale"];
         trace?: never;
     };
     "/shawarma/store": {
@@ -6496,6 +6724,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description A creator’s code (case-insensitive): the order credits that creator (docs/growth.md). */
+                    creator_code?: string;
                     /** @description Required without a customer token. */
                     customer_country_code?: string | number;
                     /**
@@ -6956,8 +7186,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Matched case-insensitively. */
+                    /** @description Matched case-insensitively; a creator’s code credits that creator (docs/growth.md). */
                     coupon_code?: string;
+                    /** @description A creator’s code (case-insensitive): the order credits that creator. Unknown: 422. */
+                    creator_code?: string;
                     customer_note?: string;
                     /** @description Custom field values keyed by the field’s index in the product’s `fields` (an array is read by position). text: string (at most 1000 characters); number: number; date: `YYYY-MM-DD`; datetime: ISO 8601; color: `#rgb` or `#rrggbb`; select: the option’s index, whose price is added to each unit. Image and file fields are not sent here but as `field_files.{index}` parts. */
                     fields?: {
@@ -6972,8 +7204,10 @@ export interface operations {
                     subscription_plan?: number;
                 };
                 "multipart/form-data": {
-                    /** @description Matched case-insensitively. */
+                    /** @description Matched case-insensitively; a creator’s code credits that creator (docs/growth.md). */
                     coupon_code?: string;
+                    /** @description A creator’s code (case-insensitive): the order credits that creator. Unknown: 422. */
+                    creator_code?: string;
                     customer_note?: string;
                     /** @description Custom field values keyed by the field’s index in the product’s `fields` (an array is read by position). text: string (at most 1000 characters); number: number; date: `YYYY-MM-DD`; datetime: ISO 8601; color: `#rgb` or `#rrggbb`; select: the option’s index, whose price is added to each unit. Image and file fields are not sent here but as `field_files.{index}` parts. */
                     fields?: {
@@ -7052,8 +7286,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Matched case-insensitively. */
+                    /** @description Matched case-insensitively; a creator’s code credits that creator (docs/growth.md). */
                     coupon_code?: string;
+                    /** @description A creator’s code (case-insensitive): the order credits that creator. Unknown: 422. */
+                    creator_code?: string;
                     /** @description 1 to 4 digits, optionally after + or 00. */
                     customer_country_code: string | number;
                     /** Format: email */
@@ -7076,8 +7312,10 @@ export interface operations {
                     subscription_plan?: number;
                 };
                 "multipart/form-data": {
-                    /** @description Matched case-insensitively. */
+                    /** @description Matched case-insensitively; a creator’s code credits that creator (docs/growth.md). */
                     coupon_code?: string;
+                    /** @description A creator’s code (case-insensitive): the order credits that creator. Unknown: 422. */
+                    creator_code?: string;
                     /** @description 1 to 4 digits, optionally after + or 00. */
                     customer_country_code: string | number;
                     /** Format: email */
@@ -8680,6 +8918,59 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["StorefrontInternalError"];
             503: components["responses"]["StorefrontDependencyUnavailable"];
+        };
+    };
+    creatorPage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The creator’s page secret. */
+                secret: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Unknown link. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            /** @description Too many requests from this IP (120 per minute, shared with the payment pages). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformError"];
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
         };
     };
     getDocs: {
@@ -13938,6 +14229,185 @@ export interface operations {
             503: components["responses"]["PlatformDependencyUnavailable"];
         };
     };
+    resumeAbandonedCheckout: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The reminder id and its signature, as sent. */
+                ref: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Already paid. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description To the checkout’s payment step. */
+            302: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unknown link. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The content cannot be bought any more (off sale, out of stock). */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            /** @description Too many requests from this IP (120 per minute, shared with the payment pages). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformError"];
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    reminderOptOutPage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The reminder id and its signature, as sent. */
+                ref: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The question. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Unknown link. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            /** @description Too many requests from this IP (120 per minute, shared with the payment pages). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformError"];
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    reminderOptOut: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The reminder id and its signature, as sent. */
+                ref: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Unknown link. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            /** @description Too many requests from this IP (120 per minute, shared with the payment pages). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformError"];
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
     getReadyz: {
         parameters: {
             query?: never;
@@ -14014,6 +14484,49 @@ export interface operations {
                 };
             };
             422: components["responses"]["MerchantValidationFailed"];
+            500: components["responses"]["MerchantInternalError"];
+            503: components["responses"]["MerchantDependencyUnavailable"];
+        };
+    };
+    merchantAbandonedCheckoutFigures: {
+        parameters: {
+            query?: {
+                since?: string;
+            };
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The figures. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantSuccess"] & {
+                        data: {
+                            checkouts_recovered: number;
+                            currency: string;
+                            reminders_sent: number;
+                            revenue_recovered: string;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["MerchantError"];
+            403: components["responses"]["MerchantError"];
+            422: components["responses"]["MerchantValidationFailed"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["MerchantInternalError"];
             503: components["responses"]["MerchantDependencyUnavailable"];
         };
@@ -14757,6 +15270,433 @@ export interface operations {
                 };
             };
             415: components["responses"]["MerchantError"];
+            422: components["responses"]["MerchantValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["MerchantInternalError"];
+            503: components["responses"]["MerchantDependencyUnavailable"];
+        };
+    };
+    merchantListCreators: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The creators. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantSuccess"] & {
+                        data: {
+                            active: boolean;
+                            code: string;
+                            /** @description The creator’s share of the revenue, less refunds and disputes. */
+                            commission: string;
+                            /** @description Percent of each paid order the creator earns ("10.00"). */
+                            commission_percent: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            currency: string;
+                            /** @description Percent off for a buyer using the code. */
+                            discount_percent: string | null;
+                            id: number;
+                            name: string;
+                            /** @description Paid orders credited to the creator. */
+                            orders: number;
+                            /** @description What those orders paid, less refunds and disputes. */
+                            revenue: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
+                    };
+                };
+            };
+            401: components["responses"]["MerchantError"];
+            403: components["responses"]["MerchantError"];
+            422: components["responses"]["MerchantValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["MerchantInternalError"];
+            503: components["responses"]["MerchantDependencyUnavailable"];
+        };
+    };
+    merchantCreateCreator: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    active?: boolean;
+                    code: string;
+                    commission_percent: number | string;
+                    discount_percent?: unknown | number | string;
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The creator, with its private page address. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantSuccess"] & {
+                        data: {
+                            active: boolean;
+                            code: string;
+                            /** @description The creator’s share of the revenue, less refunds and disputes. */
+                            commission: string;
+                            /** @description Percent of each paid order the creator earns ("10.00"). */
+                            commission_percent: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            currency: string;
+                            /** @description Percent off for a buyer using the code. */
+                            discount_percent: string | null;
+                            id: number;
+                            name: string;
+                            /** @description Paid orders credited to the creator. */
+                            orders: number;
+                            /**
+                             * Format: uri
+                             * @description The creator’s private page (a secret address): shown once; rotate it to get a new one.
+                             */
+                            page_url: string;
+                            /** @description What those orders paid, less refunds and disputes. */
+                            revenue: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["MerchantError"];
+            403: components["responses"]["MerchantError"];
+            415: components["responses"]["MerchantError"];
+            422: components["responses"]["MerchantValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["MerchantInternalError"];
+            503: components["responses"]["MerchantDependencyUnavailable"];
+        };
+    };
+    merchantGetCreator: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The creator. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantSuccess"] & {
+                        data: {
+                            active: boolean;
+                            code: string;
+                            /** @description The creator’s share of the revenue, less refunds and disputes. */
+                            commission: string;
+                            /** @description Percent of each paid order the creator earns ("10.00"). */
+                            commission_percent: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            currency: string;
+                            /** @description Percent off for a buyer using the code. */
+                            discount_percent: string | null;
+                            id: number;
+                            name: string;
+                            /** @description Paid orders credited to the creator. */
+                            orders: number;
+                            /** @description What those orders paid, less refunds and disputes. */
+                            revenue: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["MerchantError"];
+            403: components["responses"]["MerchantError"];
+            /** @description No such creator in this store. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantError"];
+                };
+            };
+            422: components["responses"]["MerchantValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["MerchantInternalError"];
+            503: components["responses"]["MerchantDependencyUnavailable"];
+        };
+    };
+    merchantDeleteCreator: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted or deactivated. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantSuccess"] & {
+                        data: {
+                            active: boolean;
+                            deleted: boolean;
+                            id: number;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["MerchantError"];
+            403: components["responses"]["MerchantError"];
+            /** @description No such creator in this store. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantError"];
+                };
+            };
+            422: components["responses"]["MerchantValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["MerchantInternalError"];
+            503: components["responses"]["MerchantDependencyUnavailable"];
+        };
+    };
+    merchantUpdateCreator: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    active?: boolean;
+                    code?: string;
+                    commission_percent?: number | string;
+                    discount_percent?: unknown | number | string;
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The creator. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantSuccess"] & {
+                        data: {
+                            active: boolean;
+                            code: string;
+                            /** @description The creator’s share of the revenue, less refunds and disputes. */
+                            commission: string;
+                            /** @description Percent of each paid order the creator earns ("10.00"). */
+                            commission_percent: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            currency: string;
+                            /** @description Percent off for a buyer using the code. */
+                            discount_percent: string | null;
+                            id: number;
+                            name: string;
+                            /** @description Paid orders credited to the creator. */
+                            orders: number;
+                            /** @description What those orders paid, less refunds and disputes. */
+                            revenue: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["MerchantError"];
+            403: components["responses"]["MerchantError"];
+            /** @description No such creator in this store. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantError"];
+                };
+            };
+            415: components["responses"]["MerchantError"];
+            422: components["responses"]["MerchantValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["MerchantInternalError"];
+            503: components["responses"]["MerchantDependencyUnavailable"];
+        };
+    };
+    merchantRotateCreatorPage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new address. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantSuccess"] & {
+                        data: {
+                            id: number;
+                            /** Format: uri */
+                            page_url: string;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["MerchantError"];
+            403: components["responses"]["MerchantError"];
+            /** @description No such creator in this store. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantError"];
+                };
+            };
+            422: components["responses"]["MerchantValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["MerchantInternalError"];
+            503: components["responses"]["MerchantDependencyUnavailable"];
+        };
+    };
+    merchantCreatorPayouts: {
+        parameters: {
+            query?: {
+                month?: string;
+            };
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV file. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            401: components["responses"]["MerchantError"];
+            403: components["responses"]["MerchantError"];
             422: components["responses"]["MerchantValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["MerchantInternalError"];
@@ -15731,8 +16671,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Matched case-insensitively. */
+                    /** @description Matched case-insensitively; a creator’s code credits that creator (docs/growth.md). */
                     coupon_code?: string;
+                    /** @description A creator’s code (case-insensitive): the order credits that creator. Unknown: 422. */
+                    creator_code?: string;
                     /** @description 1 to 4 digits, optionally after + or 00. */
                     customer_country_code: string | number;
                     /** Format: email */
@@ -18312,6 +19254,348 @@ export interface operations {
             503: components["responses"]["MerchantDependencyUnavailable"];
         };
     };
+    merchantListSales: {
+        parameters: {
+            query?: {
+                state?: "scheduled" | "running" | "ended";
+            };
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sales. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantSuccess"] & {
+                        data: {
+                            /** @description Money off each unit, or null for a percentage. */
+                            amount: string | null;
+                            categories: number[];
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            ends_at: string;
+                            id: number;
+                            name: string;
+                            /** @description Percent off ("20.00"), or null for a fixed amount. */
+                            percent: string | null;
+                            products: number[];
+                            stackable: boolean;
+                            /** Format: date-time */
+                            starts_at: string;
+                            /** @enum {string} */
+                            state: "scheduled" | "running" | "ended";
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
+                    };
+                };
+            };
+            401: components["responses"]["MerchantError"];
+            403: components["responses"]["MerchantError"];
+            422: components["responses"]["MerchantValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["MerchantInternalError"];
+            503: components["responses"]["MerchantDependencyUnavailable"];
+        };
+    };
+    merchantCreateSale: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    amount?: string | null;
+                    categories?: number[];
+                    /** Format: date-time */
+                    ends_at: string;
+                    name: string;
+                    percent?: unknown | number | string;
+                    products?: number[];
+                    stackable?: boolean;
+                    /** Format: date-time */
+                    starts_at: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The sale. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantSuccess"] & {
+                        data: {
+                            /** @description Money off each unit, or null for a percentage. */
+                            amount: string | null;
+                            categories: number[];
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            ends_at: string;
+                            id: number;
+                            name: string;
+                            /** @description Percent off ("20.00"), or null for a fixed amount. */
+                            percent: string | null;
+                            products: number[];
+                            stackable: boolean;
+                            /** Format: date-time */
+                            starts_at: string;
+                            /** @enum {string} */
+                            state: "scheduled" | "running" | "ended";
+                            /** Format: date-time */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["MerchantError"];
+            403: components["responses"]["MerchantError"];
+            415: components["responses"]["MerchantError"];
+            422: components["responses"]["MerchantValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["MerchantInternalError"];
+            503: components["responses"]["MerchantDependencyUnavailable"];
+        };
+    };
+    merchantGetSale: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sale. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantSuccess"] & {
+                        data: {
+                            /** @description Money off each unit, or null for a percentage. */
+                            amount: string | null;
+                            categories: number[];
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            ends_at: string;
+                            id: number;
+                            name: string;
+                            /** @description Percent off ("20.00"), or null for a fixed amount. */
+                            percent: string | null;
+                            products: number[];
+                            stackable: boolean;
+                            /** Format: date-time */
+                            starts_at: string;
+                            /** @enum {string} */
+                            state: "scheduled" | "running" | "ended";
+                            /** Format: date-time */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["MerchantError"];
+            403: components["responses"]["MerchantError"];
+            /** @description No such sale in this store. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantError"];
+                };
+            };
+            422: components["responses"]["MerchantValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["MerchantInternalError"];
+            503: components["responses"]["MerchantDependencyUnavailable"];
+        };
+    };
+    merchantDeleteSale: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantSuccess"] & {
+                        data: {
+                            deleted: boolean;
+                            id: number;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["MerchantError"];
+            403: components["responses"]["MerchantError"];
+            /** @description No such sale in this store. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantError"];
+                };
+            };
+            422: components["responses"]["MerchantValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["MerchantInternalError"];
+            503: components["responses"]["MerchantDependencyUnavailable"];
+        };
+    };
+    merchantUpdateSale: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    amount?: string | null;
+                    categories?: number[];
+                    /** Format: date-time */
+                    ends_at?: string;
+                    name?: string;
+                    percent?: unknown | number | string;
+                    products?: number[];
+                    stackable?: boolean;
+                    /** Format: date-time */
+                    starts_at?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The sale. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantSuccess"] & {
+                        data: {
+                            /** @description Money off each unit, or null for a percentage. */
+                            amount: string | null;
+                            categories: number[];
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            ends_at: string;
+                            id: number;
+                            name: string;
+                            /** @description Percent off ("20.00"), or null for a fixed amount. */
+                            percent: string | null;
+                            products: number[];
+                            stackable: boolean;
+                            /** Format: date-time */
+                            starts_at: string;
+                            /** @enum {string} */
+                            state: "scheduled" | "running" | "ended";
+                            /** Format: date-time */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["MerchantError"];
+            403: components["responses"]["MerchantError"];
+            /** @description No such sale in this store. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantError"];
+                };
+            };
+            415: components["responses"]["MerchantError"];
+            422: components["responses"]["MerchantValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["MerchantInternalError"];
+            503: components["responses"]["MerchantDependencyUnavailable"];
+        };
+    };
     merchantGetStore: {
         parameters: {
             query?: never;
@@ -18376,6 +19660,12 @@ export interface operations {
                             }[];
                             /** @enum {string} */
                             plan: "paid" | "free";
+                            settings: {
+                                /** @description The coupon the reminder names. */
+                                abandoned_checkout_coupon: string | null;
+                                /** @description Minutes an unpaid checkout waits for its one reminder (docs/growth.md); 0: off. */
+                                abandoned_checkout_minutes: number;
+                            };
                             /** @description The Reply-To of the store’s e-mails to buyers; null: none. */
                             support_email: string | null;
                             tax: {
@@ -18513,6 +19803,10 @@ export interface operations {
                             webhook_secret?: string;
                         } | null;
                     };
+                    settings?: {
+                        abandoned_checkout_coupon?: string | null;
+                        abandoned_checkout_minutes?: number;
+                    };
                     /** Format: email */
                     support_email?: string | null;
                 };
@@ -18569,6 +19863,12 @@ export interface operations {
                             }[];
                             /** @enum {string} */
                             plan: "paid" | "free";
+                            settings: {
+                                /** @description The coupon the reminder names. */
+                                abandoned_checkout_coupon: string | null;
+                                /** @description Minutes an unpaid checkout waits for its one reminder (docs/growth.md); 0: off. */
+                                abandoned_checkout_minutes: number;
+                            };
                             /** @description The Reply-To of the store’s e-mails to buyers; null: none. */
                             support_email: string | null;
                             tax: {

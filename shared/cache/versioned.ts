@@ -242,6 +242,8 @@ interface Entry<T> {
   stamp: string;
   storedAt: number;
   value: T;
+  /** When the value stops being true whatever the counters say (a timed sale's start or end), if ever. */
+  validUntil?: number;
 }
 
 /** A bounded in-process map; the oldest entries go first when it is full. */
@@ -257,7 +259,11 @@ export class StampedCache<T> {
   get(key: string, stamp: string, now = Date.now()): T | undefined {
     const entry = this.entries.get(key);
     if (!entry) return undefined;
-    if (entry.stamp !== stamp || now - entry.storedAt > this.ttlMs) {
+    if (
+      entry.stamp !== stamp ||
+      now - entry.storedAt > this.ttlMs ||
+      (entry.validUntil !== undefined && now >= entry.validUntil)
+    ) {
       this.entries.delete(key);
       return undefined;
     }
@@ -265,13 +271,18 @@ export class StampedCache<T> {
   }
 
   /** Stores `value` read AFTER `stamp` was read, so a change committed in between makes the stamp stale. */
-  set(key: string, stamp: string, value: T, now = Date.now()): void {
+  set(key: string, stamp: string, value: T, now = Date.now(), validUntil?: number): void {
     this.entries.delete(key);
     if (this.entries.size >= this.maxEntries) {
       const oldest = this.entries.keys().next().value;
       if (oldest !== undefined) this.entries.delete(oldest);
     }
-    this.entries.set(key, { stamp, storedAt: now, value });
+    this.entries.set(key, {
+      stamp,
+      storedAt: now,
+      value,
+      ...(validUntil !== undefined ? { validUntil } : {}),
+    });
   }
 
   /** The stored value whatever its stamp (to add facts that only stay true while its stamp holds). */

@@ -18,6 +18,8 @@ export interface JobPayloads {
   messages:
     | { kind: 'order_delivery'; orderId: number }
     | { kind: 'refund'; refundId: number }
+    /** An unpaid checkout's one reminder (shared/services/growth/abandoned.ts). */
+    | { kind: 'checkout_reminder'; reminderId: number }
     | {
         kind: 'subscription';
         subscriptionId: number;
@@ -83,7 +85,8 @@ export type MaintenanceTask =
   | 'purge-dashboard-sessions'
   | 'order-rollups'
   | 'verify-domains'
-  | 'report-einvoices';
+  | 'report-einvoices'
+  | 'abandoned-checkouts';
 
 /**
  * Retries with exponential back-off; completed jobs kept a day (so deterministic ids dedupe), at most

@@ -43,6 +43,8 @@ export const MAINTENANCE_SCHEDULE: readonly ScheduleEntry[] = [
   { task: 'verify-domains', cron: '3-59/5 * * * *' },
   // E-invoicing phase 2 (docs/einvoicing.md): documents due are reported to ZATCA every 5 minutes.
   { task: 'report-einvoices', cron: '1-59/5 * * * *' },
+  // Unpaid checkouts past their store's delay get their one reminder (docs/growth.md).
+  { task: 'abandoned-checkouts', cron: '*/5 * * * *' },
 ];
 
 /** The scheduled minute a tick belongs to, whatever the millisecond the timer actually fired at. */

@@ -41,6 +41,14 @@ const SAMPLES: TemplateData = {
     effective_at: '2027-01-27T00:00:00.000Z',
   },
   sign_in: { url: 'https://shop.example/account/sign-in/xyz', expires_minutes: 15 },
+  checkout_reminder: {
+    items: ['Game <b>card</b> × 2'],
+    total: '100.00',
+    currency: 'SAR',
+    resume_url: 'https://shop.example/r/1-abc',
+    opt_out_url: 'https://shop.example/r/1-abc/opt-out',
+    coupon_code: 'BACK<10>',
+  },
 };
 
 const brand = { name: 'Acme <script>alert(1)</script> & Co', color: '#7a2be2' };

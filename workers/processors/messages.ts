@@ -3,6 +3,7 @@ import { NotFoundError } from '../../shared/errors';
 import { deliveryJobError } from '../../shared/messaging';
 import { sendOrderDelivery } from '../../shared/services/fulfilment';
 import { sendRefundMessage } from '../../shared/services/refunds';
+import { sendCheckoutReminder } from '../../shared/services/growth/abandoned';
 import { sendSubscriptionMessage } from '../../shared/services/subscriptions/messages';
 import type { QueueProcessor } from './types';
 
@@ -22,6 +23,14 @@ export const messagesProcessor: QueueProcessor<'messages'> = {
         deps.logger.info(
           { queue: 'messages', jobId: job.id, refundId: data.refundId, outcome },
           'refund message',
+        );
+        return outcome;
+      }
+      if (data.kind === 'checkout_reminder') {
+        const outcome = await sendCheckoutReminder(deps, data.reminderId);
+        deps.logger.info(
+          { queue: 'messages', jobId: job.id, reminderId: data.reminderId, outcome },
+          'checkout reminder',
         );
         return outcome;
       }

@@ -37,7 +37,16 @@ type CheckoutBody = CheckoutInput & { notice?: string };
 const common = {
   product_id: id().required().description('An active product of the embed key’s store.'),
   quantity: quantity().required(),
-  coupon_code: Joi.string().trim().max(100).allow('').description('Matched case-insensitively.'),
+  coupon_code: Joi.string()
+    .trim()
+    .max(100)
+    .allow('')
+    .description('Matched case-insensitively; a creator’s code credits that creator (docs/growth.md).'),
+  creator_code: Joi.string()
+    .trim()
+    .max(100)
+    .allow('')
+    .description('A creator’s code (case-insensitive): the order credits that creator. Unknown: 422.'),
   customer_note: note,
   notice: note.description('Another name for `customer_note` (which wins).'),
   subscription_plan: id()
@@ -53,7 +62,7 @@ function normalise<T extends Record<string, unknown>>(value: T): T {
     out.customer_note = out.notice;
   }
   delete out.notice;
-  for (const key of ['customer_note', 'coupon_code']) if (out[key] === '') delete out[key];
+  for (const key of ['customer_note', 'coupon_code', 'creator_code']) if (out[key] === '') delete out[key];
   return out as T;
 }
 

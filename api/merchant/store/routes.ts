@@ -1,3 +1,4 @@
+import { growthSettingsKeys } from '../../../shared/services/growth/settings';
 import Joi from 'joi';
 import { storeStatistics } from '../../../shared/services/merchant/statistics';
 import {
@@ -41,6 +42,9 @@ const patchBody = Joi.object<StoreSettingsPatch, true>({
   domains: Joi.array().items(Joi.string().trim().lowercase().max(300)).max(100),
   blocked_phones: Joi.array().items(blockedPhoneSchema).max(10_000),
   payment_methods: paymentMethodsSchema('patch'),
+  settings: Joi.object({ ...growthSettingsKeys })
+    .min(1)
+    .messages({ 'object.unknown': '{{#label}} is not a store setting' }),
 })
   .min(1)
   .required()

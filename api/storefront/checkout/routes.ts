@@ -32,6 +32,7 @@ const guards = (deps: Deps) => [...storefrontGuards(deps), cartOwner()];
 
 interface CheckoutBody {
   customer_note?: string;
+  creator_code?: string;
   customer_first_name?: string;
   customer_last_name?: string;
   customer_email?: string;
@@ -49,6 +50,11 @@ const GUEST_FIELDS = [
 
 const checkoutBody = Joi.object<CheckoutBody, true>({
   customer_note: Joi.string().trim().max(500).allow(''),
+  creator_code: Joi.string()
+    .trim()
+    .max(100)
+    .allow('')
+    .description('A creator’s code (case-insensitive): the order credits that creator (docs/growth.md).'),
   customer_first_name: customerName().description('Required without a customer token.'),
   customer_last_name: customerName().description('Required without a customer token.'),
   customer_email: email().description('Required without a customer token.'),
@@ -105,6 +111,7 @@ export const storefrontCheckoutRoutes = [
     handler: (ctx, { body }) =>
       checkoutCart(requestDeps(ctx), ctx.state.store!, ownerOf(ctx), buyerOf(ctx, body), {
         customer_note: body.customer_note || undefined,
+        creator_code: body.creator_code || undefined,
       }),
   }),
   defineRoute({

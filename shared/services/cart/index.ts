@@ -3,6 +3,7 @@ import { Cart, CartItem, Customer, Product, ProductPlan, Store } from '../../../
 import { randomToken, sha256 } from '../../crypto';
 import { DomainError, InvalidError, NotFoundError, ValidationError } from '../../errors';
 import { formatMoney } from '../../money';
+import { withTimedSales } from '../growth/sales';
 import { customFieldsOf, findSellableProduct, stockOf, sellableWithPlan } from '../catalogue';
 import { productCards, ProductCard } from '../catalogue/storefront';
 import {
@@ -156,6 +157,7 @@ async function priceItems(knex: Knex, store: Store, items: readonly CartItem[]):
       });
       continue;
     }
+    await withTimedSales(knex, store.id, [product]);
     const plan = item.plan_id
       ? await ProductPlan.query(knex).findOne({ id: item.plan_id, product_id: product.id, active: true })
       : undefined;
@@ -449,7 +451,7 @@ export async function checkoutCart(
   store: Store,
   owner: CartOwner,
   buyer: Buyer,
-  opts: { customer_note?: string },
+  opts: { customer_note?: string; creator_code?: string },
 ): Promise<CheckoutResult> {
   const { knex } = deps;
   const cart = await findCart(knex, store, owner);
@@ -467,6 +469,7 @@ export async function checkoutCart(
     })),
     coupon_code: cart.coupon_code ?? undefined,
     customer_note: opts.customer_note,
+    creator_code: opts.creator_code,
     source: 'storefront',
     errorKey: (line, field) => `items.${line}.${field}`,
   });

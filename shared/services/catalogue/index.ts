@@ -6,6 +6,7 @@ import { NotFoundError, ValidationError } from '../../errors';
 import { formatDisplay, formatMoney, toMajorNumber } from '../../money';
 import { activeMethods, paymentMethodView, PaymentMethodView, type MethodOffer } from '../payment-methods';
 import { UPLOAD_RULES } from '../custom-fields/uploads';
+import { withTimedSales } from '../growth/sales';
 
 /**
  * The product as the Embed API's checkout interface needs it (GET /api/embed/product/{id}): prices in the
@@ -160,12 +161,17 @@ export async function cachedProductView(
   let view = stamp === null ? undefined : cache.get(key, stamp);
   if (view === undefined) {
     const read = () =>
-      productView(deps.knex, store, id, deps.config).then(deepFreeze, (err: unknown) => {
-        if (err instanceof NotFoundError) return null;
-        throw err;
-      });
-    view = stamp === null ? await read() : await deps.caches.once(`product-view|${key}|${stamp}`, read);
-    if (stamp !== null) cache.set(key, stamp, view);
+      productViewUntil(deps.knex, store, id, deps.config).then(
+        ({ view: v, until }) => ({ view: deepFreeze(v), until }),
+        (err: unknown) => {
+          if (err instanceof NotFoundError) return { view: null, until: null };
+          throw err;
+        },
+      );
+    const got = stamp === null ? await read() : await deps.caches.once(`product-view|${key}|${stamp}`, read);
+    view = got.view;
+    // A timed sale's start or end changes the price without a write: the entry ends at that boundary.
+    if (stamp !== null) cache.set(key, stamp, view, Date.now(), got.until?.getTime());
   }
   if (view === null) throw new NotFoundError('Product not found').withCode('product_not_found');
   return view;
@@ -186,9 +192,20 @@ export async function productView(
   rawId: unknown,
   offer: MethodOffer,
 ): Promise<ProductView> {
+  return (await productViewUntil(knex, store, rawId, offer)).view;
+}
+
+/** productView, and when its price stops being true by time alone (the store's next timed-sale boundary). */
+async function productViewUntil(
+  knex: Knex,
+  store: Store,
+  rawId: unknown,
+  offer: MethodOffer,
+): Promise<{ view: ProductView; until: Date | null }> {
   const id = parseProductId(rawId);
   const product = id === null ? undefined : await findSellableProduct(knex, store.id, id);
   if (!product) throw new NotFoundError('Product not found').withCode('product_not_found');
+  const { until } = await withTimedSales(knex, store.id, [product]);
 
   const [categories, plans, methods, quantity] = await Promise.all([
     Category.query(knex)
@@ -203,7 +220,7 @@ export async function productView(
     stockOf(knex, product),
   ]);
 
-  return {
+  const view: ProductView = {
     id: product.id,
     name: product.name,
     slug: product.slug,
@@ -229,6 +246,7 @@ export async function productView(
       max_amount: m.max_amount_minor === null ? null : formatMoney(m.max_amount_minor, store.currency),
     })),
   };
+  return { view, until };
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { Product, Store } from '../../../db/models';
 import { formatDisplay } from '../../money';
+import { withTimedSales } from '../growth/sales';
 
 /** A store's active products as a sample merchant page lists them (the development demo of the widget). */
 export interface Showcase {
@@ -13,6 +14,7 @@ export async function showcase(knex: Knex, embedKey: string): Promise<Showcase |
   const store = await Store.query(knex).findOne({ embed_key: embedKey });
   if (!store) return null;
   const products = await Product.query(knex).where({ store_id: store.id, active: true }).orderBy('id');
+  await withTimedSales(knex, store.id, products);
   return {
     store: store.name,
     embedKey,

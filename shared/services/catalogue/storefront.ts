@@ -4,6 +4,7 @@ import { NotFoundError } from '../../errors';
 import { pageMeta, type PageMeta } from '../../views';
 import { parseProductId, priceView, PriceView, productView, ProductView } from './index';
 import type { MethodOffer } from '../payment-methods';
+import { withTimedSales } from '../growth/sales';
 
 /**
  * The Storefront's products: the product object of the spec ("Product (as embedded in wishlist
@@ -31,6 +32,7 @@ export async function productCards(
 ): Promise<ProductCard[]> {
   if (products.length === 0) return [];
   const ids = products.map((p) => p.id);
+  await withTimedSales(knex, products[0]!.store_id, products);
   const codeIds = products.filter((p) => p.type === 'code').map((p) => p.id);
   const [categoryRows, codeRows] = await Promise.all([
     knex('product_categories as pc')

@@ -32,6 +32,8 @@ import { createOrderFromCheckout } from '../orders/create-from-checkout';
 import { assertHoldsWithinCap } from './holds';
 import { PriceBreakdown, priceLines, subtotalOf, unitPrice } from '../pricing';
 import { availablePaymentMethods, PaymentMethodView } from '../payment-methods';
+import { withTimedSales } from '../growth/sales';
+import { creatorCreditOf } from '../growth/creators';
 
 /**
  * Checkout sessions: the Embed API's (POST /api/embed/checkout and /api/embed/guest/checkout, one line,
@@ -95,6 +97,8 @@ export interface CheckoutInput {
   product_id: number;
   quantity: number;
   coupon_code?: string;
+  /** A creator's code (docs/growth.md, "Creator codes"): credits that creator. */
+  creator_code?: string;
   customer_note?: string;
   subscription_plan?: number;
   fields?: Record<string, unknown>;
@@ -265,12 +269,12 @@ export async function createCheckout(
   /** Who opened it: the Merchant API opens checkouts for its customers (`merchant`). */
   opts: { source?: Checkout['source'] } = {},
 ): Promise<CheckoutResult> {
-  const { coupon_code, customer_note, ...line } = input;
+  const { coupon_code, creator_code, customer_note, ...line } = input;
   return openCheckout(
     deps,
     store,
     buyer,
-    { lines: [line], coupon_code, customer_note, source: opts.source ?? 'embed' },
+    { lines: [line], coupon_code, creator_code, customer_note, source: opts.source ?? 'embed' },
     incoming,
   );
 }
@@ -286,6 +290,8 @@ export interface CheckoutLineInput {
 export interface OpenCheckoutInput {
   lines: readonly CheckoutLineInput[];
   coupon_code?: string;
+  /** A creator's code; a `coupon_code` equal to one credits that creator too (growth/creators.ts). */
+  creator_code?: string;
   customer_note?: string;
   source: Checkout['source'];
   /**
@@ -322,6 +328,8 @@ async function prepareLines(
     if (!product) throw ValidationError.field(key(i, 'product_id'), 'The selected product id is invalid.');
     products.push(product);
   }
+  // Timed sales lower the sale price of what they cover (docs/growth.md): the unit price below charges it.
+  await withTimedSales(knex, store.id, products);
 
   const errors: FieldErrors = {};
   const prepared: PreparedLine[] = [];
@@ -392,15 +400,17 @@ export async function openCheckout(
 
   const subtotalMinor = lines.reduce((sum, l) => sum + l.subtotalMinor, 0);
   const code = input.coupon_code?.trim();
-  const coupon = code
-    ? await resolveCouponForProducts(
-        knex,
-        store.id,
-        code,
-        lines.map((l) => l.product.id),
-        subtotalMinor,
-      )
-    : null;
+  const credit = await creatorCreditOf(knex, store.id, input.creator_code, code);
+  const coupon =
+    code && !credit.couponIsCreator
+      ? await resolveCouponForProducts(
+          knex,
+          store.id,
+          code,
+          lines.map((l) => l.product.id),
+          subtotalMinor,
+        )
+      : null;
   const price = priceLines(
     lines.map((l) => ({
       unitPriceMinor: l.unitPriceMinor,
@@ -409,7 +419,8 @@ export async function openCheckout(
       discountable:
         coupon === null || coupon.productIds.length === 0 || coupon.productIds.includes(l.product.id),
     })),
-    coupon?.coupon ?? null,
+    // Without a coupon of its own, the buyer gets the creator's discount when the creator gives one.
+    coupon?.coupon ?? (credit.discountBp ? { type: 'percentage', amount: credit.discountBp } : null),
     { mode: store.tax_mode, rateBp: store.tax_rate_bp },
   );
   const free = price.totalMinor === 0;
@@ -458,6 +469,7 @@ export async function openCheckout(
           total_minor: price.totalMinor,
           currency: store.currency,
           coupon_id: coupon?.coupon.id ?? null,
+          creator_id: credit.creator?.id ?? null,
           customer_note: input.customer_note ?? null,
           fields: first.fields.values,
           status: 'created',

@@ -1,3 +1,4 @@
+import { withTimedSales } from '../growth/sales';
 import type { Knex } from 'knex';
 import { Coupon, PaymentMethodId, Store } from '../../../db/models';
 import { InvalidError, ValidationError } from '../../errors';
@@ -156,6 +157,7 @@ export interface ApplyCouponInput {
  */
 export async function applyCoupon(knex: Knex, store: Store, input: ApplyCouponInput): Promise<CouponView> {
   const { product, plan } = await sellableWithPlan(knex, store.id, input.product_id, input.subscription_plan);
+  await withTimedSales(knex, store.id, [product]);
   const subtotalMinor = subtotalOf(unitPrice(product, plan), 0, input.quantity);
   if (subtotalMinor === null) throw ValidationError.field('quantity', 'The quantity is too large.');
   const coupon = await resolveCoupon(knex, store.id, input.code, product.id, subtotalMinor);

@@ -1,3 +1,4 @@
+import { remindAbandonedCheckouts } from '../growth/abandoned';
 import type { TxDeps } from '../../unit-of-work';
 import type { Cipher } from '../../crypto';
 import { reportEinvoices } from '../einvoicing/reporting';
@@ -267,4 +268,5 @@ export const MAINTENANCE_TASKS: Readonly<Partial<Record<MaintenanceTask, Mainten
     const r = await reportEinvoices({ knex, cipher: ctx.cipher, zatcaApiUrl: ctx.config?.zatcaApiUrl }, now);
     return { processed: r.reported + r.rejected + r.deferred, ...r };
   },
+  'abandoned-checkouts': (knex, now, ctx) => remindAbandonedCheckouts({ knex, tx: ctx.tx }, now),
 };

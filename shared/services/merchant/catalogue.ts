@@ -1,3 +1,4 @@
+import { withTimedSales } from '../growth/sales';
 import type { Knex } from 'knex';
 import { licenseSettingsForMerchant } from '../licenses';
 import type { ProductSettingsDeps } from '../licenses/product-settings';
@@ -145,6 +146,7 @@ export async function listProducts(
     knex,
     rows.map((r) => r.id),
   );
+  await withTimedSales(knex, store.id, rows);
   return {
     items: rows.map((r) => summaryOf(r, store.currency, cats.get(r.id) ?? [])),
     meta: pageMeta(page, total),
@@ -159,6 +161,7 @@ export async function productDetail(
   const { knex } = deps;
   const row = (await productQuery(knex, store.id).where('p.id', productId).first()) as ProductRow | undefined;
   if (!row) throw new NotFoundError(PRODUCT_NOT_FOUND);
+  await withTimedSales(knex, store.id, [row]);
   const [cats, plans, commands] = await Promise.all([
     categoriesOf(knex, [row.id]),
     knex('product_plans').where('product_id', row.id).orderBy(['position', 'id']),

@@ -1,3 +1,4 @@
+import { growthSettingsOf, type GrowthSettings, writeGrowthSettings } from '../growth/settings';
 import Joi from 'joi';
 import type { Knex } from 'knex';
 import { PAYMENT_METHOD_IDS, type PaymentMethodId, type Store } from '../../../db/models';
@@ -49,6 +50,8 @@ export interface StoreSettingsPatch {
   domains?: string[];
   blocked_phones?: { country_code: string; phone: string; reason?: string }[];
   payment_methods?: PaymentMethodsPatch;
+  /** Store settings by key (growth: docs/growth.md). */
+  settings?: GrowthSettings;
 }
 
 export interface PaymentMethodView {
@@ -80,6 +83,7 @@ export interface StoreSettingsView {
   blocked_phones: { country_code: string; phone: string; reason: string | null }[];
   payment_methods: PaymentMethodView[];
   tax: { mode: Store['tax_mode']; rate: string };
+  settings: Required<GrowthSettings>;
   created_at: string;
 }
 
@@ -146,6 +150,7 @@ export async function storeSettings(
     })),
     // Basis points as a percentage string: 1500 -> "15.00".
     tax: { mode: store.tax_mode, rate: formatMoney(Number(store.tax_rate_bp)) },
+    settings: growthSettingsOf(store),
     created_at: new Date(store.created_at).toISOString(),
   };
 }
@@ -319,6 +324,9 @@ export async function updateStoreSettings(
       if (patch.blocked_phones !== undefined) {
         await writeBlockedPhones(trx, storeId, patch.blocked_phones);
         changes.blocked_phones = { from: null, to: patch.blocked_phones };
+      }
+      if (patch.settings !== undefined) {
+        Object.assign(changes, await writeGrowthSettings(trx, storeId, patch.settings, store));
       }
       if (patch.payment_methods !== undefined) {
         const currency = String(columns.currency ?? store.currency);

@@ -16,6 +16,7 @@ import {
 import { InvalidError, NotFoundError } from '../../errors';
 import { CheckoutLine, checkoutLines } from '../checkout/lines';
 import { issueInvoiceForOrder } from '../invoices/issue';
+import { recordPaidOrderGrowth } from '../growth/paid';
 
 export interface CreateOrderOptions {
   paymentId?: number | null;
@@ -143,6 +144,8 @@ export async function createOrderFromCheckout(
     uow,
     lines.map((l) => l.product_id),
   );
+  // Creator commission and reminder recovery (docs/growth.md), for an order that is paid.
+  if (opts.status !== ORDER_STATUS.AWAITING_PAYMENT) await recordPaidOrderGrowth(trx, order.id, now);
   return { order, created: true };
 }
 

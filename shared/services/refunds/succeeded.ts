@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Refund } from '../../../db/models';
 import { creditNoteForRefund } from '../invoices/credit-notes';
+import { reverseCommissionForRefund } from '../growth/creators';
 
 /**
  * What else happens when a refund has succeeded: the money is back with the buyer (the provider said so)
@@ -13,4 +14,8 @@ import { creditNoteForRefund } from '../invoices/credit-notes';
  */
 export type RefundSucceededHook = (trx: Knex.Transaction, refund: Refund, now: Date) => Promise<void>;
 
-export const REFUND_SUCCEEDED_HOOKS: readonly RefundSucceededHook[] = [creditNoteForRefund];
+export const REFUND_SUCCEEDED_HOOKS: readonly RefundSucceededHook[] = [
+  creditNoteForRefund,
+  // The creator's commission of the order, in proportion (docs/growth.md).
+  reverseCommissionForRefund,
+];

@@ -1,3 +1,4 @@
+import { growthSettingsKeys } from '../growth/settings';
 import Joi from 'joi';
 import { fitsTlv } from '../invoices/tlv';
 import type { LicenseStatus } from '../../../db/models';
@@ -141,6 +142,8 @@ export interface StoreFixture {
   allowed_country_codes: string[] | null;
   /** Days a buyer has to pay a bank transfer or manual PayPal order (1..30, default 3). */
   manual_payment_days: number;
+  /** Store settings by key (growth: docs/growth.md). */
+  settings?: { abandoned_checkout_minutes?: number; abandoned_checkout_coupon?: string | null };
   blocked_phones: BlockedPhoneFixture[];
   /** The store owner, who signs in to the merchant dashboard with this phone. */
   owner?: { name: string; country_code: string; phone: string };
@@ -222,6 +225,7 @@ const storeSchema = Joi.object({
   merchant_tokens: Joi.array().items(secret()).default([]),
   fivem_secret: secret(),
   manual_payment_days: int().min(1).max(30).default(3),
+  settings: Joi.object({ ...growthSettingsKeys }),
   allowed_country_codes: Joi.array()
     .items(
       countryCode()

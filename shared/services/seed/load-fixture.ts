@@ -221,6 +221,12 @@ class StoreSeeder {
       allowed_origins: f.allowed_origins,
       allowed_country_codes: f.allowed_country_codes,
       manual_payment_days: f.manual_payment_days,
+      ...(f.settings?.abandoned_checkout_minutes !== undefined
+        ? { abandoned_checkout_minutes: f.settings.abandoned_checkout_minutes }
+        : {}),
+      ...(f.settings?.abandoned_checkout_coupon !== undefined
+        ? { abandoned_checkout_coupon: f.settings.abandoned_checkout_coupon }
+        : {}),
     };
     if (!existing) return Store.query(this.trx).insertAndFetch({ ...desired, fixture_ref: f.ref });
     const patch = changes(existing, desired);

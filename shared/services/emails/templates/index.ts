@@ -1,4 +1,5 @@
 import type { EmailTemplate } from './common';
+import { checkoutReminder, type CheckoutReminderData } from './checkout-reminder';
 import { delivery, type DeliveryData } from './delivery';
 import { priceChange, type PriceChangeData } from './price-change';
 import { refund, type RefundData } from './refund';
@@ -8,6 +9,7 @@ import { subscriptionRenewed, type SubscriptionRenewedData } from './subscriptio
 
 export type { Brand, Rendered } from './layout';
 export type {
+  CheckoutReminderData,
   DeliveryData,
   PriceChangeData,
   RefundData,
@@ -24,6 +26,7 @@ export interface TemplateData {
   renewal_failed: RenewalFailedData;
   price_change: PriceChangeData;
   sign_in: SignInData;
+  checkout_reminder: CheckoutReminderData;
 }
 
 export type TemplateName = keyof TemplateData;
@@ -35,6 +38,7 @@ export const TEMPLATES: { readonly [N in TemplateName]: EmailTemplate<TemplateDa
   renewal_failed: renewalFailed,
   price_change: priceChange,
   sign_in: signIn,
+  checkout_reminder: checkoutReminder,
 };
 
 export const TEMPLATE_NAMES = Object.keys(TEMPLATES) as TemplateName[];
