@@ -442,7 +442,7 @@ export interface paths {
          *
          *     **Reservations.** A code-key product reserves `quantity` available keys and a product with finite stock takes `quantity` units, both released if the checkout expires unpaid. A `quantity` above the product’s `max_per_order` (default 10) is a 422 naming `quantity`. Not enough: 400 "Insufficient stock". The checkout lives `CHECKOUT_TTL_SECONDS` (default 3600); afterwards payment calls and the status endpoint answer 404.
          *
-         *     **Errors.** 422 (`errors` by field) for invalid input: a `product_id` that is not an active product of this store, a `subscription_plan` missing for a subscription product or not a plan of the product, custom field values (`fields.{index}`) and uploads (`field_files.{index}`). 400 for a coupon refused as by apply-coupon (same messages), insufficient stock, or no payment method.
+         *     **Errors.** 422 (`errors` by field) for invalid input: a `product_id` that is not an active product of this store, a `subscription_plan` missing for a subscription product or not a plan of the product, custom field values (`fields.{index}`) and uploads (`field_files.{index}`). 400 for a coupon refused as by apply-coupon (same messages), insufficient stock, or no payment method. 403 `checkout_blocked` when a fraud control of the store refuses the buyer (block lists, daily limits; docs/fraud.md).
          *
          *     **Bodies.** `application/json`, or `multipart/form-data` to upload files. In multipart, custom values are parts `fields[{index}]` or `fields.{index}`, or one part `fields` holding a JSON object; files are parts `field_files.{index}`: image fields JPG, PNG, GIF up to 10 MB; file fields PDF, DOC, DOCX, TXT, ZIP up to 20 MB. Files are judged by their content (magic numbers; DOCX = a ZIP with `word/` entries; TXT = UTF-8 without NUL bytes), and a file name’s extension must agree with it. A refused upload stores nothing.
          */
@@ -474,7 +474,7 @@ export interface paths {
          *
          *     **Reservations.** A code-key product reserves `quantity` available keys and a product with finite stock takes `quantity` units, both released if the checkout expires unpaid. A `quantity` above the product’s `max_per_order` (default 10) is a 422 naming `quantity`. Not enough: 400 "Insufficient stock". The checkout lives `CHECKOUT_TTL_SECONDS` (default 3600); afterwards payment calls and the status endpoint answer 404.
          *
-         *     **Errors.** 422 (`errors` by field) for invalid input: a `product_id` that is not an active product of this store, a `subscription_plan` missing for a subscription product or not a plan of the product, custom field values (`fields.{index}`) and uploads (`field_files.{index}`). 400 for a coupon refused as by apply-coupon (same messages), insufficient stock, or no payment method.
+         *     **Errors.** 422 (`errors` by field) for invalid input: a `product_id` that is not an active product of this store, a `subscription_plan` missing for a subscription product or not a plan of the product, custom field values (`fields.{index}`) and uploads (`field_files.{index}`). 400 for a coupon refused as by apply-coupon (same messages), insufficient stock, or no payment method. 403 `checkout_blocked` when a fraud control of the store refuses the buyer (block lists, daily limits; docs/fraud.md).
          *
          *     **Bodies.** `application/json`, or `multipart/form-data` to upload files. In multipart, custom values are parts `fields[{index}]` or `fields.{index}`, or one part `fields` holding a JSON object; files are parts `field_files.{index}`: image fields JPG, PNG, GIF up to 10 MB; file fields PDF, DOC, DOCX, TXT, ZIP up to 20 MB. Files are judged by their content (magic numbers; DOCX = a ZIP with `word/` entries; TXT = UTF-8 without NUL bytes), and a file name’s extension must agree with it. A refused upload stores nothing.
          */
@@ -2344,7 +2344,7 @@ export interface paths {
         put?: never;
         /**
          * Sandbox payment: pay or fail
-         * @description The sandbox’s Pay/Fail taken on the `redirect_url` itself (docs/operations.md): form field `outcome=paid` or `failed`. The choice is recorded by the sandbox provider, which then delivers its signed webhook to `/webhooks/sandbox`; the answer (200) is the payment page confirming, then showing, the outcome. A post right after payment/initiate waits (a few seconds at most) for the worker to open the sandbox session. The same choice twice is one decision (one order); the other choice after the first is refused (409).
+         * @description The sandbox’s Pay/Fail taken on the `redirect_url` itself (docs/operations.md): form field `outcome=paid` or `failed`. The choice is recorded by the sandbox provider, which then delivers its signed webhook to `/webhooks/sandbox`; the answer (200) is the payment page confirming, then showing, the outcome. After the payment was paid, `outcome=disputed` is the card holder’s dispute (a chargeback): the sandbox delivers a signed `payment.disputed` webhook (docs/fraud.md); again, the same event again. A post right after payment/initiate waits (a few seconds at most) for the worker to open the sandbox session. The same choice twice is one decision (one order); the other choice after the first is refused (409).
          */
         post: operations["hostedPaymentSandboxDecide"];
         delete?: never;
@@ -2818,7 +2818,7 @@ export interface paths {
         };
         /**
          * Order details
-         * @description Items, customer, payment, coupon, custom field values (uploads as links), the code keys sold, the licenses with their status, the FiveM commands with their state, subscriptions, and the history of merchant status changes; `invoice_url`, once the order is paid, is the buyer’s invoice page (a receipt for a store without a VAT number); `emails`, the e-mails sent to the buyer about it, a hard bounce included.
+         * @description Items, customer, payment, coupon, custom field values (uploads as links), the code keys sold, the licenses with their status, the FiveM commands with their state, subscriptions, and the history of merchant status changes; `invoice_url`, once the order is paid, is the buyer’s invoice page (a receipt for a store without a VAT number); `emails`, the e-mails sent to the buyer about it, a hard bounce included; `disputed` (a provider dispute, with `dispute` and its `deadline`) and `risk` (the score and reasons of the fraud controls, docs/fraud.md).
          */
         get: operations["merchantGetOrder"];
         /**
@@ -3152,7 +3152,7 @@ export interface paths {
         head?: never;
         /**
          * Change store settings
-         * @description Any of `name`, `locale` (`ar`, `en`), `support_email` (the `Reply-To` of the store’s e-mails to buyers; `null` removes it), `currency` (refused once the store has orders), `allowed_origins` (origins allowed to call the Embed API from a browser), `domains` (the whole list of storefront hosts the store wants, at most 20: one left out is removed, a new one is added pending and listed in `pending_domains` with the DNS TXT record that proves it; a 422 naming `domains` for the platform’s own host, `localhost`, an IP address, a name that is not a host name, or a domain another store holds, verified or pending), `blocked_phones` (`{country_code, phone, reason}`: buyers refused at sign-in and checkout) and `payment_methods` in the fixture format: `card`, `mada`, `stcpay`, `applepay` (`{provider: sandbox|moyasar, secret_key, publishable_key, webhook_secret}`), `coinbase` (`{provider: sandbox|coinbase, api_key, webhook_secret}`), `paypal` (`{email}` or `{pay_link}`), `bank` (`{bank_name, account_name, account_number, iban}`); each may carry `active`, `min_amount`, `max_amount`. A method given replaces that method; `null` removes it; methods left out stay. Credentials are write-only and encrypted at rest: left out, the stored ones are kept while the provider stays the same. A list given replaces the stored list.
+         * @description Any of `name`, `locale` (`ar`, `en`), `support_email` (the `Reply-To` of the store’s e-mails to buyers; `null` removes it), `currency` (refused once the store has orders), `allowed_origins` (origins allowed to call the Embed API from a browser), `domains` (the whole list of storefront hosts the store wants, at most 20: one left out is removed, a new one is added pending and listed in `pending_domains` with the DNS TXT record that proves it; a 422 naming `domains` for the platform’s own host, `localhost`, an IP address, a name that is not a host name, or a domain another store holds, verified or pending), `blocked_phones` (`{country_code, phone, reason}`: buyers refused at sign-in and checkout) and `payment_methods` in the fixture format: `card`, `mada`, `stcpay`, `applepay` (`{provider: sandbox|moyasar, secret_key, publishable_key, webhook_secret}`), `coinbase` (`{provider: sandbox|coinbase, api_key, webhook_secret}`), `paypal` (`{email}` or `{pay_link}`), `bank` (`{bank_name, account_name, account_number, iban}`); each may carry `active`, `min_amount`, `max_amount`. A method given replaces that method; `null` removes it; methods left out stay. Credentials are write-only and encrypted at rest: left out, the stored ones are kept while the provider stays the same. A list given replaces the stored list. `settings`: the fraud controls (docs/fraud.md), any of `blocked_emails` (addresses and `@domain` entries), `blocked_ips` (addresses and CIDR ranges, IPv4 or IPv6), `max_orders_per_buyer_per_day`, `max_units_per_product_per_day`, `new_buyer_daily_limit` and `review_above` (decimal strings), `review_buyers_per_ip_per_hour`; `null` turns a limit off, keys left out stay.
          */
         patch: operations["merchantUpdateStore"];
         trace?: never;
@@ -3639,6 +3639,28 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "order.disputed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A paid order was disputed
+         * @description The card holder disputed the payment with the provider (a chargeback; docs/fraud.md): the order is marked `disputed`, its licenses revoked, undelivered goods withheld (an order not yet Completed is Cancelled) and the buyer’s phone and e-mail blocked in the store. `deadline`: when the provider wants the merchant’s evidence (null when it gives none). Sent once per order.
+         *
+         *     Sent to every endpoint of the store subscribed to `order.disputed` or `order.*`. Verify `X-Signature` (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` under the endpoint’s secret) on the raw body before parsing it; see docs/webhooks.md.
+         */
+        post: operations["webhookOrderDisputed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "order.paid": {
         parameters: {
             query?: never;
@@ -3924,7 +3946,7 @@ export interface components {
              * @description Stable name of the failure (docs/errors.md); `message` is for people and may be translated.
              * @enum {string}
              */
-            error_code: "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
+            error_code: "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "checkout_blocked" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
             errors?: components["schemas"]["FieldErrors"];
             message: string;
         };
@@ -4033,7 +4055,7 @@ export interface components {
              * @description The spec's codes (PHONE_BLOCKED, RATE_LIMIT_EXCEEDED, COOLDOWN_ACTIVE, SESSION_EXPIRED, INVALID_CODE, MAX_ATTEMPTS_REACHED), else a stable lower_snake_case code of docs/errors.md.
              * @enum {string}
              */
-            error_code?: "PHONE_BLOCKED" | "COOLDOWN_ACTIVE" | "SESSION_EXPIRED" | "INVALID_CODE" | "MAX_ATTEMPTS_REACHED" | "RATE_LIMIT_EXCEEDED" | "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
+            error_code?: "PHONE_BLOCKED" | "COOLDOWN_ACTIVE" | "SESSION_EXPIRED" | "INVALID_CODE" | "MAX_ATTEMPTS_REACHED" | "RATE_LIMIT_EXCEEDED" | "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "checkout_blocked" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
             errors?: components["schemas"]["FieldErrors"];
             message: string;
             /** @description INVALID_CODE only. */
@@ -4126,7 +4148,7 @@ export interface components {
              * @description Stable name of the failure (docs/errors.md); `message` is for people and may be translated.
              * @enum {string}
              */
-            error_code: "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
+            error_code: "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "checkout_blocked" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
             errors?: components["schemas"]["FieldErrors"];
             message: string;
             /** @description On a 429: seconds to wait before the next request. */
@@ -4286,7 +4308,7 @@ export interface components {
              * @description Stable name of the failure (docs/errors.md); `message` is for people and may be translated.
              * @enum {string}
              */
-            error_code: "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
+            error_code: "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "checkout_blocked" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
             errors?: components["schemas"]["FieldErrors"];
             message: string;
             /** @description Unix time in seconds. */
@@ -4332,6 +4354,32 @@ export interface components {
             test?: boolean;
             /** @constant */
             type: "order.created";
+        };
+        /** @description A paid order was disputed: The card holder disputed the payment with the provider (a chargeback; docs/fraud.md): the order is marked `disputed`, its licenses revoked, undelivered goods withheld (an order not yet Completed is Cancelled) and the buyer’s phone and e-mail blocked in the store. `deadline`: when the provider wants the merchant’s evidence (null when it gives none). Sent once per order. */
+        OrderDisputedEvent: {
+            /** Format: date-time */
+            created_at: string;
+            data: {
+                /** @description The amount disputed, a decimal string. */
+                amount: string;
+                currency: string;
+                /** Format: date-time */
+                deadline: string | null;
+                /** @description The provider’s dispute id. */
+                dispute_id: string;
+                licenses_revoked: number;
+                /** @description The order. */
+                order_id: number;
+                reason: string | null;
+            };
+            /** @description The event, the same on every retry (X-Webhook-Id): drop a second delivery of it. A test event’s begins `test_`. */
+            id: string;
+            /** @description The store the event is about. */
+            store_id: number;
+            /** @description Present (true) on a test event only. */
+            test?: boolean;
+            /** @constant */
+            type: "order.disputed";
         };
         /** @description An order was paid: A provider payment, or the merchant confirmed a manual payment. */
         OrderPaidEvent: {
@@ -4468,7 +4516,7 @@ export interface components {
              * @description Stable name of the failure (docs/errors.md); `message` is for people and may be translated.
              * @enum {string}
              */
-            error_code: "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
+            error_code: "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "checkout_blocked" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
             errors?: components["schemas"]["FieldErrors"];
             message: string;
         };
@@ -4592,7 +4640,7 @@ export interface components {
              * @description Stable name of the failure (docs/errors.md); `message` is for people and may be translated.
              * @enum {string}
              */
-            error_code: "PHONE_BLOCKED" | "COOLDOWN_ACTIVE" | "SESSION_EXPIRED" | "INVALID_CODE" | "MAX_ATTEMPTS_REACHED" | "RATE_LIMIT_EXCEEDED" | "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
+            error_code: "PHONE_BLOCKED" | "COOLDOWN_ACTIVE" | "SESSION_EXPIRED" | "INVALID_CODE" | "MAX_ATTEMPTS_REACHED" | "RATE_LIMIT_EXCEEDED" | "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "checkout_blocked" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
             errors?: components["schemas"]["FieldErrors"];
             message: string;
             /** @constant */
@@ -6552,6 +6600,18 @@ export interface operations {
                     "application/json": components["schemas"]["StorefrontError"];
                 };
             };
+            /** @description A fraud control of the store refused the checkout (docs/fraud.md); nothing was created. */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StorefrontError"];
+                };
+            };
             415: components["responses"]["StorefrontError"];
             422: components["responses"]["StorefrontValidationFailed"];
             429: components["responses"]["RateLimited"];
@@ -7017,7 +7077,18 @@ export interface operations {
                 };
             };
             401: components["responses"]["EmbedUnauthenticated"];
-            403: components["responses"]["EmbedForbidden"];
+            /** @description A fraud control of the store refused the checkout (docs/fraud.md), `error_code` `checkout_blocked`; nothing was created. The answer never says which control. */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmbedError"];
+                };
+            };
             /** @description The body is larger than the checkout accepts. */
             413: {
                 headers: {
@@ -7129,7 +7200,18 @@ export interface operations {
                 };
             };
             401: components["responses"]["EmbedUnauthenticated"];
-            403: components["responses"]["EmbedForbidden"];
+            /** @description A fraud control of the store refused the checkout (docs/fraud.md), `error_code` `checkout_blocked`; nothing was created. The answer never says which control. */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmbedError"];
+                };
+            };
             /** @description The body is larger than the checkout accepts. */
             413: {
                 headers: {
@@ -13753,7 +13835,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description outcome is not paid or failed. */
+            /** @description outcome is not paid, failed or disputed. */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15829,7 +15911,18 @@ export interface operations {
                 };
             };
             401: components["responses"]["MerchantError"];
-            403: components["responses"]["MerchantError"];
+            /** @description A fraud control of the store refused the buyer (docs/fraud.md): nothing was created. */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantError"];
+                };
+            };
             /** @description The Idempotency-Key was used with another body, or an identical request is still running. */
             409: {
                 headers: {
@@ -15902,6 +15995,19 @@ export interface operations {
                             customer_note: string | null;
                             /** @description Decimal string with the currency’s own decimals (ISO 4217: 2 for SAR, 3 for KWD, none for JPY). */
                             discount: string;
+                            /** @description The dispute: the provider’s id, reason, amount and the deadline for the merchant’s evidence. */
+                            dispute: {
+                                /** @description Decimal string with the currency’s own decimals (ISO 4217: 2 for SAR, 3 for KWD, none for JPY). */
+                                amount?: string;
+                                /** Format: date-time */
+                                created_at?: string;
+                                /** Format: date-time */
+                                deadline?: string | null;
+                                id?: string;
+                                reason?: string | null;
+                            } | null;
+                            /** @description The payment was disputed with the provider (a chargeback). */
+                            disputed: boolean;
                             /** @description The e-mails sent to the buyer about the order (docs/email.md): `status` queued, sending, sent, `bounced` (the buyer’s mail server refused the address for good; `error` holds its answer) or failed. */
                             emails: {
                                 /** Format: date-time */
@@ -16009,6 +16115,16 @@ export interface operations {
                                 /** @description Decimal string with the currency’s own decimals (ISO 4217: 2 for SAR, 3 for KWD, none for JPY). */
                                 refunded: string;
                             };
+                            /** @description The fraud controls’ risk score (0-100) and its reasons, judged when the payment was confirmed; `held`: the order waited in Under review (docs/fraud.md). */
+                            risk: {
+                                held?: boolean;
+                                reasons?: {
+                                    code: string;
+                                    detail: string;
+                                    points: number;
+                                }[];
+                                score?: number;
+                            } | null;
                             source: string;
                             /** @description Order status code. */
                             status: number;
@@ -18295,6 +18411,17 @@ export interface operations {
                             }[];
                             /** @enum {string} */
                             plan: "paid" | "free";
+                            settings: {
+                                /** @description Addresses and `@domain` entries refused at checkout. */
+                                blocked_emails: string[];
+                                /** @description Client addresses and CIDR ranges refused at checkout. */
+                                blocked_ips: string[];
+                                max_orders_per_buyer_per_day: number | null;
+                                max_units_per_product_per_day: number | null;
+                                new_buyer_daily_limit: string | null;
+                                review_above: string | null;
+                                review_buyers_per_ip_per_hour: number | null;
+                            };
                             /** @description The Reply-To of the store’s e-mails to buyers; null: none. */
                             support_email: string | null;
                             tax: {
@@ -18432,6 +18559,15 @@ export interface operations {
                             webhook_secret?: string;
                         } | null;
                     };
+                    settings?: {
+                        blocked_emails?: string[];
+                        blocked_ips?: string[];
+                        max_orders_per_buyer_per_day?: number | null;
+                        max_units_per_product_per_day?: number | null;
+                        new_buyer_daily_limit?: string | null;
+                        review_above?: string | null;
+                        review_buyers_per_ip_per_hour?: number | null;
+                    };
                     /** Format: email */
                     support_email?: string | null;
                 };
@@ -18488,6 +18624,17 @@ export interface operations {
                             }[];
                             /** @enum {string} */
                             plan: "paid" | "free";
+                            settings: {
+                                /** @description Addresses and `@domain` entries refused at checkout. */
+                                blocked_emails: string[];
+                                /** @description Client addresses and CIDR ranges refused at checkout. */
+                                blocked_ips: string[];
+                                max_orders_per_buyer_per_day: number | null;
+                                max_units_per_product_per_day: number | null;
+                                new_buyer_daily_limit: string | null;
+                                review_above: string | null;
+                                review_buyers_per_ip_per_hour: number | null;
+                            };
                             /** @description The Reply-To of the store’s e-mails to buyers; null: none. */
                             support_email: string | null;
                             tax: {
@@ -19582,7 +19729,7 @@ export interface operations {
             content: {
                 "application/json": {
                     description?: string;
-                    events: ("order.created" | "order.paid" | "order.status_changed" | "license.revoked" | "subscription.created" | "subscription.cancelled" | "refund.created" | "refund.succeeded" | "refund.failed" | "subscription.renewed" | "subscription.payment_failed" | "subscription.renewal_link_sent" | "subscription.updated" | "subscription.expired" | "order.*" | "subscription.*" | "refund.*" | "license.*")[];
+                    events: ("order.created" | "order.paid" | "order.status_changed" | "license.revoked" | "subscription.created" | "subscription.cancelled" | "refund.created" | "refund.succeeded" | "refund.failed" | "subscription.renewed" | "subscription.payment_failed" | "subscription.renewal_link_sent" | "subscription.updated" | "subscription.expired" | "order.disputed" | "order.*" | "subscription.*" | "refund.*" | "license.*")[];
                     /** Format: uri */
                     url: string;
                 };
@@ -19791,7 +19938,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @enum {string} */
-                    type: "order.created" | "order.paid" | "order.status_changed" | "license.revoked" | "subscription.created" | "subscription.cancelled" | "refund.created" | "refund.succeeded" | "refund.failed" | "subscription.renewed" | "subscription.payment_failed" | "subscription.renewal_link_sent" | "subscription.updated" | "subscription.expired";
+                    type: "order.created" | "order.paid" | "order.status_changed" | "license.revoked" | "subscription.created" | "subscription.cancelled" | "refund.created" | "refund.succeeded" | "refund.failed" | "subscription.renewed" | "subscription.payment_failed" | "subscription.renewal_link_sent" | "subscription.updated" | "subscription.expired" | "order.disputed";
                 };
             };
         };
@@ -20572,6 +20719,40 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["OrderCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 s delivers the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer) is retried with back-off for about a day. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookOrderDisputed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`. */
+                "X-Signature": string;
+                /** @description The event id, the same on every retry. */
+                "X-Webhook-Id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderDisputedEvent"];
             };
         };
         responses: {

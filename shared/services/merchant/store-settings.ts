@@ -24,6 +24,13 @@ import {
   TAKEN_MESSAGE,
   writeDomains,
 } from './domains';
+import {
+  fraudSettingsOf,
+  type FraudSettingsPatch,
+  fraudSettingsView,
+  type FraudSettingsView,
+  writeFraudSettings,
+} from '../fraud/settings';
 
 /**
  * The store's settings as its owner manages them through the Merchant API: name, locale, currency (only
@@ -49,6 +56,8 @@ export interface StoreSettingsPatch {
   domains?: string[];
   blocked_phones?: { country_code: string; phone: string; reason?: string }[];
   payment_methods?: PaymentMethodsPatch;
+  /** Fraud controls (shared/services/fraud, docs/fraud.md). */
+  settings?: FraudSettingsPatch;
 }
 
 export interface PaymentMethodView {
@@ -80,6 +89,8 @@ export interface StoreSettingsView {
   blocked_phones: { country_code: string; phone: string; reason: string | null }[];
   payment_methods: PaymentMethodView[];
   tax: { mode: Store['tax_mode']; rate: string };
+  /** Fraud controls (shared/services/fraud, docs/fraud.md). */
+  settings: FraudSettingsView;
   created_at: string;
 }
 
@@ -111,13 +122,14 @@ export async function storeSettings(
   storeId: number,
 ): Promise<StoreSettingsView> {
   const { knex } = deps;
-  const [store, domains, methods, blocked] = await Promise.all([
+  const [store, domains, methods, blocked, fraud] = await Promise.all([
     knex('stores').where('id', storeId).first(),
     storeDomainLists(knex, storeId),
     knex('store_payment_methods').where('store_id', storeId).orderBy(['position', 'id']) as Promise<
       MethodRow[]
     >,
     knex('blocked_phones').where('store_id', storeId).orderBy('id'),
+    fraudSettingsOf(knex, storeId),
   ]);
   return {
     id: Number(store.id),
@@ -146,6 +158,7 @@ export async function storeSettings(
     })),
     // Basis points as a percentage string: 1500 -> "15.00".
     tax: { mode: store.tax_mode, rate: formatMoney(Number(store.tax_rate_bp)) },
+    settings: fraudSettingsView(fraud, store.currency),
     created_at: new Date(store.created_at).toISOString(),
   };
 }
@@ -319,6 +332,10 @@ export async function updateStoreSettings(
       if (patch.blocked_phones !== undefined) {
         await writeBlockedPhones(trx, storeId, patch.blocked_phones);
         changes.blocked_phones = { from: null, to: patch.blocked_phones };
+      }
+      if (patch.settings !== undefined) {
+        const currency = String(columns.currency ?? store.currency);
+        Object.assign(changes, await writeFraudSettings(trx, storeId, currency, patch.settings));
       }
       if (patch.payment_methods !== undefined) {
         const currency = String(columns.currency ?? store.currency);

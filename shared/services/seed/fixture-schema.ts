@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import { type FraudSettingsPatch, fraudSettingsSchema } from '../fraud/settings';
 import { fitsTlv } from '../invoices/tlv';
 import type { LicenseStatus } from '../../../db/models';
 import { DomainError } from '../../errors';
@@ -140,6 +141,8 @@ export interface StoreFixture {
   /** Days a buyer has to pay a bank transfer or manual PayPal order (1..30, default 3). */
   manual_payment_days: number;
   blocked_phones: BlockedPhoneFixture[];
+  /** Store settings: the fraud controls' keys (docs/fraud.md). */
+  settings?: FraudSettingsPatch;
   /** The store owner, who signs in to the merchant dashboard with this phone. */
   owner?: { name: string; country_code: string; phone: string };
   payment_methods: PaymentMethodsFixture;
@@ -230,6 +233,7 @@ const storeSchema = Joi.object({
     .allow(null)
     .default(null),
   blocked_phones: Joi.array().items(blockedPhoneSchema).default([]),
+  settings: fraudSettingsSchema,
   owner: Joi.object({
     name: text(200).allow('').default(''),
     country_code: countryCode().required(),
