@@ -1,12 +1,6 @@
 import type { Knex } from 'knex';
 import type { Logger } from '../../logger';
-import {
-  CheckoutBlockedError,
-  recordRefusal,
-  ScreenContext,
-  screenBuyer,
-  isScreened,
-} from './screen';
+import { CheckoutBlockedError, recordRefusal, ScreenContext, screenBuyer, isScreened } from './screen';
 import type { FraudSettings } from './settings';
 
 export { CHECKOUT_BLOCKED, CheckoutBlockedError } from './screen';
