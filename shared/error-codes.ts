@@ -45,6 +45,8 @@ export const ERROR_CODES = {
   payment_method_not_configured: 'payment_method_not_configured',
   payment_method_not_allowed_by_coupon: 'payment_method_not_allowed_by_coupon',
   payment_method_amount_out_of_range: 'payment_method_amount_out_of_range',
+  // Fraud controls (docs/fraud.md): every checkout path, each interface's envelope
+  checkout_blocked: 'checkout_blocked',
   // Storefront API
   store_not_resolved: 'store_not_resolved',
   wishlist_already_added: 'wishlist_already_added',

@@ -106,6 +106,24 @@ export const OrderSummary = obj({
 
 export const OrderDetail = obj({
   id: int,
+  disputed: { type: 'boolean', description: 'The payment was disputed with the provider (a chargeback).' },
+  dispute: {
+    type: ['object', 'null'],
+    description:
+      'The dispute: the provider’s id, reason, amount and the deadline for the merchant’s evidence.',
+    properties: { id: str, reason: nstr, amount: money, deadline: ntime, created_at: time },
+  },
+  risk: {
+    type: ['object', 'null'],
+    description:
+      'The fraud controls’ risk score (0-100) and its reasons, judged when the payment was confirmed; `held`: ' +
+      'the order waited in Under review (docs/fraud.md).',
+    properties: {
+      score: int,
+      held: bool,
+      reasons: { type: 'array', items: obj({ code: str, detail: str, points: int }) },
+    },
+  },
   invoice_url: { type: ['string', 'null'], description: 'The buyer’s invoice (or receipt) page once paid.' },
   emails: {
     type: 'array',
@@ -566,6 +584,21 @@ export const StoreSettings = obj({
       description: 'Minutes an unpaid checkout waits for its one reminder (docs/growth.md); 0: off.',
     },
     abandoned_checkout_coupon: { type: ['string', 'null'], description: 'The coupon the reminder names.' },
+    blocked_emails: {
+      type: 'array',
+      items: str,
+      description: 'Addresses and `@domain` entries refused at checkout.',
+    },
+    blocked_ips: {
+      type: 'array',
+      items: str,
+      description: 'Client addresses and CIDR ranges refused at checkout.',
+    },
+    max_orders_per_buyer_per_day: { type: ['integer', 'null'] },
+    max_units_per_product_per_day: { type: ['integer', 'null'] },
+    new_buyer_daily_limit: nmoney,
+    review_above: nmoney,
+    review_buyers_per_ip_per_hour: { type: ['integer', 'null'] },
   }),
   created_at: time,
 });

@@ -9,6 +9,7 @@ import {
 import { otpGuardsOf } from '../../shared/services/otp/factory';
 import { registerOtpMetrics } from '../../shared/services/otp/guards';
 import { registerSubscriptionMetrics } from '../../shared/services/subscriptions/metrics';
+import { registerFraudMetrics } from '../../shared/services/fraud/metrics';
 import { countFivemCommands } from '../../shared/services/fivem';
 import type { AppContext, AppMiddleware } from '../context';
 import { accessLog } from '../middleware/access-log';
@@ -48,6 +49,7 @@ export function httpMetrics(app: object, deps: Deps): AppMiddleware {
   registerQueueMetrics(registry, deps.queues, deps.logger);
   registerFivemMetrics(registry, () => countFivemCommands(deps.knex), deps.logger);
   registerSubscriptionMetrics(registry, deps.knex, deps.logger);
+  registerFraudMetrics(registry, deps.knex, deps.logger);
   registerBreakerMetrics(registry, deps.breakers);
   registerOtpMetrics(registry, otpGuardsOf(deps), deps.logger);
   const labelNames = ['method', 'route', 'status'] as const;

@@ -109,6 +109,24 @@ export const WEBHOOK_EVENTS: Readonly<Record<MerchantEventType, WebhookEventDecl
       ['reason'],
     ),
   },
+  'order.disputed': {
+    schema: 'OrderDisputedEvent',
+    summary: 'A paid order was disputed',
+    description:
+      'The card holder disputed the payment with the provider (a chargeback; docs/fraud.md): the order is ' +
+      'marked `disputed`, its licenses revoked, undelivered goods withheld (an order not yet Completed is ' +
+      'Cancelled) and the buyer’s phone and e-mail blocked in the store. `deadline`: when the provider wants ' +
+      'the merchant’s evidence (null when it gives none). Sent once per order.',
+    data: object({
+      order_id: id('The order.'),
+      dispute_id: { type: 'string', description: 'The provider’s dispute id.' },
+      reason: { type: ['string', 'null'] },
+      amount: { type: 'string', description: 'The amount disputed, a decimal string.' },
+      currency: { type: 'string' },
+      deadline: { type: ['string', 'null'], format: 'date-time' },
+      licenses_revoked: { type: 'integer' },
+    }),
+  },
   'license.revoked': {
     schema: 'LicenseRevokedEvent',
     summary: 'A license was revoked',

@@ -123,7 +123,9 @@ export const payRoutes = [
       'The sandbox’s Pay/Fail taken on the `redirect_url` itself (docs/operations.md): form field ' +
       '`outcome=paid` or `failed`. The choice is recorded by the sandbox provider, which then delivers its ' +
       'signed webhook to `/webhooks/sandbox`; the answer (200) is the payment page confirming, then showing, ' +
-      'the outcome. A post right after payment/initiate waits (a few seconds at most) for the worker to open ' +
+      'the outcome. After the payment was paid, `outcome=disputed` is the card holder’s dispute (a chargeback): ' +
+      'the sandbox delivers a signed `payment.disputed` webhook (docs/fraud.md); again, the same event again. ' +
+      'A post right after payment/initiate waits (a few seconds at most) for the worker to open ' +
       'the sandbox session. The same choice twice is one decision (one order); the other choice after the ' +
       'first is refused (409).',
     guards: withSandboxGateway,
@@ -134,7 +136,7 @@ export const payRoutes = [
       404: htmlResponse('Unknown payment, or the sandbox is off (production unless SANDBOX_ENABLED=1).'),
       405: htmlResponse('Not a sandbox payment.'),
       409: htmlResponse('Already decided the other way, or the payment is closed.'),
-      422: htmlResponse('outcome is not paid or failed.'),
+      422: htmlResponse('outcome is not paid, failed or disputed.'),
       503: {
         description:
           'The sandbox session is still being opened (the page, HTML), or a dependency (Postgres or Redis) ' +
@@ -149,7 +151,7 @@ export const payRoutes = [
       const view = viewOf(ctx);
       const t = STRINGS[view.locale];
       const outcome = formField(ctx, 'outcome');
-      if (outcome !== 'paid' && outcome !== 'failed') {
+      if (outcome !== 'paid' && outcome !== 'failed' && outcome !== 'disputed') {
         return sendHtml(ctx, messageView(view, 422, t.sandboxTitle, t.sandboxBadOutcome));
       }
       const gateway = ctx.state.sandbox as SandboxGateway;
@@ -175,6 +177,10 @@ export const payRoutes = [
         case 'not_open':
           return sendHtml(ctx, messageView(view, 409, t.sandboxTitle, t.sandboxClosed));
         case 'conflict': {
+          // A dispute of a payment that was never paid: there is nothing to dispute.
+          if (choice.decided === 'pending' || (outcome === 'disputed' && choice.decided !== 'paid')) {
+            return sendHtml(ctx, messageView(view, 409, t.sandboxTitle, t.sandboxClosed));
+          }
           const word = choice.decided === 'paid' ? t.paidWord : t.failedWord;
           return sendHtml(ctx, messageView(view, 409, t.sandboxTitle, t.sandboxConflict(word)));
         }

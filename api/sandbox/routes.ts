@@ -62,7 +62,8 @@ export const sandboxRoutes = [
     operationId: 'sandboxCheckoutDecide',
     summary: 'Sandbox provider: pay or fail',
     description:
-      'The customer’s choice (form field `outcome=paid` or `failed`). Answers 303 back to the platform’s ' +
+      'The customer’s choice (form field `outcome=paid` or `failed`; `disputed` after paid: the card holder’s ' +
+      'dispute, delivered as a signed `payment.disputed` webhook). Answers 303 back to the platform’s ' +
       'payment page, then delivers a signed webhook to `/webhooks/sandbox` (retried with back-off; ' +
       'SANDBOX_WEBHOOK_URL overrides the target, which is otherwise this server at the address the request ' +
       'arrived on). The same choice twice delivers the same event again; the other choice after the first is ' +
@@ -73,18 +74,24 @@ export const sandboxRoutes = [
       303: redirectResponse('Back to the store’s payment page.'),
       404: htmlResponse('Unknown sandbox payment.'),
       409: htmlResponse('Already decided the other way.'),
-      422: htmlResponse('outcome is not paid or failed.'),
+      422: htmlResponse('outcome is not paid, failed or disputed.'),
     },
     handler: async (ctx, { params: p }) => {
       const view = viewOf(ctx);
       const t = STRINGS[view.locale];
       const outcome = formField(ctx, 'outcome');
-      if (outcome !== 'paid' && outcome !== 'failed') {
+      if (outcome !== 'paid' && outcome !== 'failed' && outcome !== 'disputed') {
         return sendHtml(ctx, messageView(view, 422, t.sandboxTitle, t.sandboxBadOutcome));
       }
       const gateway = gatewayOf(ctx);
-      const decision = await gateway.decide(p.sandboxPaymentId, outcome);
+      const decision =
+        outcome === 'disputed'
+          ? await gateway.dispute(p.sandboxPaymentId)
+          : await gateway.decide(p.sandboxPaymentId, outcome);
       if (decision.kind === 'unknown') return sendHtml(ctx, sandboxPageView(null, view));
+      if (decision.kind === 'conflict' && outcome === 'disputed') {
+        return sendHtml(ctx, messageView(view, 409, t.sandboxTitle, t.sandboxClosed));
+      }
       if (decision.kind === 'conflict') {
         const word = decision.payment.status === 'paid' ? t.paidWord : t.failedWord;
         return sendHtml(ctx, messageView(view, 409, t.sandboxTitle, t.sandboxConflict(word)));

@@ -442,7 +442,7 @@ export interface paths {
          *
          *     **Reservations.** A code-key product reserves `quantity` available keys and a product with finite stock takes `quantity` units, both released if the checkout expires unpaid. A `quantity` above the product’s `max_per_order` (default 10) is a 422 naming `quantity`. Not enough: 400 "Insufficient stock". The checkout lives `CHECKOUT_TTL_SECONDS` (default 3600); afterwards payment calls and the status endpoint answer 404.
          *
-         *     **Errors.** 422 (`errors` by field) for invalid input: a `product_id` that is not an active product of this store, a `subscription_plan` missing for a subscription product or not a plan of the product, custom field values (`fields.{index}`) and uploads (`field_files.{index}`). 400 for a coupon refused as by apply-coupon (same messages), insufficient stock, or no payment method.
+         *     **Errors.** 422 (`errors` by field) for invalid input: a `product_id` that is not an active product of this store, a `subscription_plan` missing for a subscription product or not a plan of the product, custom field values (`fields.{index}`) and uploads (`field_files.{index}`). 400 for a coupon refused as by apply-coupon (same messages), insufficient stock, or no payment method. 403 `checkout_blocked` when a fraud control of the store refuses the buyer (block lists, daily limits; docs/fraud.md).
          *
          *     **Bodies.** `application/json`, or `multipart/form-data` to upload files. In multipart, custom values are parts `fields[{index}]` or `fields.{index}`, or one part `fields` holding a JSON object; files are parts `field_files.{index}`: image fields JPG, PNG, GIF up to 10 MB; file fields PDF, DOC, DOCX, TXT, ZIP up to 20 MB. Files are judged by their content (magic numbers; DOCX = a ZIP with `word/` entries; TXT = UTF-8 without NUL bytes), and a file name’s extension must agree with it. A refused upload stores nothing.
          */
@@ -474,7 +474,7 @@ export interface paths {
          *
          *     **Reservations.** A code-key product reserves `quantity` available keys and a product with finite stock takes `quantity` units, both released if the checkout expires unpaid. A `quantity` above the product’s `max_per_order` (default 10) is a 422 naming `quantity`. Not enough: 400 "Insufficient stock". The checkout lives `CHECKOUT_TTL_SECONDS` (default 3600); afterwards payment calls and the status endpoint answer 404.
          *
-         *     **Errors.** 422 (`errors` by field) for invalid input: a `product_id` that is not an active product of this store, a `subscription_plan` missing for a subscription product or not a plan of the product, custom field values (`fields.{index}`) and uploads (`field_files.{index}`). 400 for a coupon refused as by apply-coupon (same messages), insufficient stock, or no payment method.
+         *     **Errors.** 422 (`errors` by field) for invalid input: a `product_id` that is not an active product of this store, a `subscription_plan` missing for a subscription product or not a plan of the product, custom field values (`fields.{index}`) and uploads (`field_files.{index}`). 400 for a coupon refused as by apply-coupon (same messages), insufficient stock, or no payment method. 403 `checkout_blocked` when a fraud control of the store refuses the buyer (block lists, daily limits; docs/fraud.md).
          *
          *     **Bodies.** `application/json`, or `multipart/form-data` to upload files. In multipart, custom values are parts `fields[{index}]` or `fields.{index}`, or one part `fields` holding a JSON object; files are parts `field_files.{index}`: image fields JPG, PNG, GIF up to 10 MB; file fields PDF, DOC, DOCX, TXT, ZIP up to 20 MB. Files are judged by their content (magic numbers; DOCX = a ZIP with `word/` entries; TXT = UTF-8 without NUL bytes), and a file name’s extension must agree with it. A refused upload stores nothing.
          */
@@ -913,26 +913,6 @@ export interface paths {
          * @description How many products the wishlist holds
          */
         get: operations["storefrontWishlistCount"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/creators/{secret}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * A creator’s private page
-         * @description The creator’s paid orders, revenue and commission, all time and by month (UTC), net of refunds and disputes. The address is the creator’s secret (`page_url`, shown once by the Merchant API).
-         */
-        get: operations["creatorPage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2364,7 +2344,7 @@ export interface paths {
         put?: never;
         /**
          * Sandbox payment: pay or fail
-         * @description The sandbox’s Pay/Fail taken on the `redirect_url` itself (docs/operations.md): form field `outcome=paid` or `failed`. The choice is recorded by the sandbox provider, which then delivers its signed webhook to `/webhooks/sandbox`; the answer (200) is the payment page confirming, then showing, the outcome. A post right after payment/initiate waits (a few seconds at most) for the worker to open the sandbox session. The same choice twice is one decision (one order); the other choice after the first is refused (409).
+         * @description The sandbox’s Pay/Fail taken on the `redirect_url` itself (docs/operations.md): form field `outcome=paid` or `failed`. The choice is recorded by the sandbox provider, which then delivers its signed webhook to `/webhooks/sandbox`; the answer (200) is the payment page confirming, then showing, the outcome. After the payment was paid, `outcome=disputed` is the card holder’s dispute (a chargeback): the sandbox delivers a signed `payment.disputed` webhook (docs/fraud.md); again, the same event again. A post right after payment/initiate waits (a few seconds at most) for the worker to open the sandbox session. The same choice twice is one decision (one order); the other choice after the first is refused (409).
          */
         post: operations["hostedPaymentSandboxDecide"];
         delete?: never;
@@ -2417,50 +2397,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/r/{ref}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Resume a checkout from its reminder
-         * @description The address an abandoned-checkout reminder carries (docs/growth.md): a redirect to the payment step of that checkout while it can be paid (its `checkout_url` is issued anew), else of a new checkout with the same content at today’s price and stock (and the reminder’s coupon). A page when the order is paid (200), can no longer be made (410), or the link is unknown (404).
-         */
-        get: operations["resumeAbandonedCheckout"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/r/{ref}/opt-out": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Stop reminders (confirmation page)
-         * @description Asks the buyer to confirm (a form POST to the same address): a link followed by a mail scanner changes nothing.
-         */
-        get: operations["reminderOptOutPage"];
-        put?: never;
-        /**
-         * Stop reminders
-         * @description The buyer of this reminder (their phone and e-mail) gets no more abandoned-checkout reminders from the store, whichever checkout they open next.
-         */
-        post: operations["reminderOptOut"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/readyz": {
         parameters: {
             query?: never;
@@ -2493,26 +2429,6 @@ export interface paths {
          * @description What answers at this interface: each operation with its method, path and summary, and where the full reference is. Needs no credentials.
          */
         get: operations["getMerchantIndex"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/shawarma/abandoned-checkouts": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Abandoned-checkout recovery figures
-         * @description Reminders sent, checkouts recovered (the reminded checkout, or the one its link rebuilt, was paid) and the revenue those orders paid; since `since` (ISO 8601) or all time. The delay and coupon are store settings (`settings` in PATCH /shawarma/store).
-         */
-        get: operations["merchantAbandonedCheckoutFigures"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2645,98 +2561,6 @@ export interface paths {
         patch: operations["merchantUpdateCoupon"];
         trace?: never;
     };
-    "/shawarma/creators": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List creators
-         * @description Newest first (at most 1,000), each with its paid orders, revenue and commission.
-         */
-        get: operations["merchantListCreators"];
-        put?: never;
-        /**
-         * Create a creator
-         * @description Keys: `name`, `code` (2 to 100 letters, digits, - or _; unique among the store’s creators whatever the case), `commission_percent` (0 to 100: the creator’s share of what each credited order paid), `discount_percent` (optional: percent off for a buyer using the code without a coupon), `active`. A checkout credits the creator through its `creator_code` field, a `coupon_code` equal to the code, or a store page visited with `?ref=CODE`. A refund takes its share back out of `revenue` and `commission` (in proportion), a dispute takes back what is left. The answer carries `page_url`, the creator’s private page, once.
-         */
-        post: operations["merchantCreateCreator"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/shawarma/creators/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Creator details
-         * @description `orders` (paid orders credited), `revenue` and `commission` (net of refunds and disputes).
-         */
-        get: operations["merchantGetCreator"];
-        put?: never;
-        post?: never;
-        /**
-         * Delete a creator
-         * @description A creator with no orders is deleted (`deleted: true`); one with a ledger is deactivated instead (`deleted: false`, `active: false`): its code credits nobody, its payout lines stay.
-         */
-        delete: operations["merchantDeleteCreator"];
-        options?: never;
-        head?: never;
-        /**
-         * Update a creator
-         * @description Any of the creation keys; a key left out keeps its value. A new commission applies to orders paid from now on. Keys: `name`, `code` (2 to 100 letters, digits, - or _; unique among the store’s creators whatever the case), `commission_percent` (0 to 100: the creator’s share of what each credited order paid), `discount_percent` (optional: percent off for a buyer using the code without a coupon), `active`. A checkout credits the creator through its `creator_code` field, a `coupon_code` equal to the code, or a store page visited with `?ref=CODE`. A refund takes its share back out of `revenue` and `commission` (in proportion), a dispute takes back what is left.
-         */
-        patch: operations["merchantUpdateCreator"];
-        trace?: never;
-    };
-    "/shawarma/creators/{id}/page": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * New private page address for a creator
-         * @description The old address stops working at once; the new one is in `page_url`.
-         */
-        post: operations["merchantRotateCreatorPage"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/shawarma/creators/payouts.csv": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Creator payout report (CSV)
-         * @description One line per creator and month (UTC): `creator_id,name,code,month,orders,revenue,commission,currency`, the commission owed net of refunds and disputes. `month` (YYYY-MM) keeps one month. UTF-8 with a byte order mark, CRLF; a text cell that a spreadsheet could run as a formula starts with an apostrophe.
-         */
-        get: operations["merchantCreatorPayouts"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/shawarma/downloads/{id}": {
         parameters: {
             query?: never;
@@ -2850,7 +2674,7 @@ export interface paths {
         };
         /**
          * Invoices and credit notes of a month as CSV
-         * @description The same rows as the list, all of them, as a CSV attachment (UTF-8 with a byte order mark, CRLF): `type,number,issued_at,order_id,invoice_number,currency,total_excl_vat,vat,total,reason,url,hash,reporting_status` (the last two: e-invoicing phase 2, empty outside it).
+         * @description The same rows as the list, all of them, as a CSV attachment (UTF-8 with a byte order mark, CRLF): `type,number,issued_at,order_id,invoice_number,currency,total_excl_vat,vat,total,reason,url`.
          */
         get: operations["merchantExportTaxDocuments"];
         put?: never;
@@ -2994,7 +2818,7 @@ export interface paths {
         };
         /**
          * Order details
-         * @description Items, customer, payment, coupon, custom field values (uploads as links), the code keys sold, the licenses with their status, the FiveM commands with their state, subscriptions, and the history of merchant status changes; `invoice_url`, once the order is paid, is the buyer’s invoice page (a receipt for a store without a VAT number); `emails`, the e-mails sent to the buyer about it, a hard bounce included.
+         * @description Items, customer, payment, coupon, custom field values (uploads as links), the code keys sold, the licenses with their status, the FiveM commands with their state, subscriptions, and the history of merchant status changes; `invoice_url`, once the order is paid, is the buyer’s invoice page (a receipt for a store without a VAT number); `emails`, the e-mails sent to the buyer about it, a hard bounce included; `disputed` (a provider dispute, with `dispute` and its `deadline`) and `risk` (the score and reasons of the fraud controls, docs/fraud.md).
          */
         get: operations["merchantGetOrder"];
         /**
@@ -3309,58 +3133,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/shawarma/sales": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List timed sales
-         * @description Latest start first (at most 500), each with its `state` now. Filter `state`.
-         */
-        get: operations["merchantListSales"];
-        put?: never;
-        /**
-         * Schedule a timed sale
-         * @description Keys: `name`; `percent` (0 to 100, two decimals; a number or a decimal string) or `amount` (money off each unit), one of them; `products` and/or `categories` (ids of this store; a category covers every product in it); `starts_at` and `ends_at` (ISO 8601; the sale runs from the first, included, to the second, excluded); `stackable` (default false). Between the two instants the products’ `price.actual` in every interface and what every checkout charges are the price less the sale (rounded half up to the currency’s minor unit); overlapping sales give the buyer the best of the non-stackable ones plus every stackable one. The price starts and ends on time without a restart.
-         */
-        post: operations["merchantCreateSale"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/shawarma/sales/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Timed sale details
-         * @description Timed sale details
-         */
-        get: operations["merchantGetSale"];
-        put?: never;
-        post?: never;
-        /**
-         * Delete a timed sale
-         * @description Ends it at once: the usual prices from the next read on.
-         */
-        delete: operations["merchantDeleteSale"];
-        options?: never;
-        head?: never;
-        /**
-         * Update a timed sale
-         * @description Any of the creation keys; a key left out keeps its value (naming `percent` replaces an `amount` and the other way round). Keys: `name`; `percent` (0 to 100, two decimals; a number or a decimal string) or `amount` (money off each unit), one of them; `products` and/or `categories` (ids of this store; a category covers every product in it); `starts_at` and `ends_at` (ISO 8601; the sale runs from the first, included, to the second, excluded); `stackable` (default false). Between the two instants the products’ `price.actual` in every interface and what every checkout charges are the price less the sale (rounded half up to the currency’s minor unit); overlapping sales give the buyer the best of the non-stackable ones plus every stackable one. The price starts and ends on time without a restart.
-         */
-        patch: operations["merchantUpdateSale"];
-        trace?: never;
-    };
     "/shawarma/store": {
         parameters: {
             query?: never;
@@ -3380,7 +3152,7 @@ export interface paths {
         head?: never;
         /**
          * Change store settings
-         * @description Any of `name`, `locale` (`ar`, `en`), `support_email` (the `Reply-To` of the store’s e-mails to buyers; `null` removes it), `currency` (refused once the store has orders), `allowed_origins` (origins allowed to call the Embed API from a browser), `domains` (the whole list of storefront hosts the store wants, at most 20: one left out is removed, a new one is added pending and listed in `pending_domains` with the DNS TXT record that proves it; a 422 naming `domains` for the platform’s own host, `localhost`, an IP address, a name that is not a host name, or a domain another store holds, verified or pending), `blocked_phones` (`{country_code, phone, reason}`: buyers refused at sign-in and checkout) and `payment_methods` in the fixture format: `card`, `mada`, `stcpay`, `applepay` (`{provider: sandbox|moyasar, secret_key, publishable_key, webhook_secret}`), `coinbase` (`{provider: sandbox|coinbase, api_key, webhook_secret}`), `paypal` (`{email}` or `{pay_link}`), `bank` (`{bank_name, account_name, account_number, iban}`); each may carry `active`, `min_amount`, `max_amount`. A method given replaces that method; `null` removes it; methods left out stay. Credentials are write-only and encrypted at rest: left out, the stored ones are kept while the provider stays the same. A list given replaces the stored list.
+         * @description Any of `name`, `locale` (`ar`, `en`), `support_email` (the `Reply-To` of the store’s e-mails to buyers; `null` removes it), `currency` (refused once the store has orders), `allowed_origins` (origins allowed to call the Embed API from a browser), `domains` (the whole list of storefront hosts the store wants, at most 20: one left out is removed, a new one is added pending and listed in `pending_domains` with the DNS TXT record that proves it; a 422 naming `domains` for the platform’s own host, `localhost`, an IP address, a name that is not a host name, or a domain another store holds, verified or pending), `blocked_phones` (`{country_code, phone, reason}`: buyers refused at sign-in and checkout) and `payment_methods` in the fixture format: `card`, `mada`, `stcpay`, `applepay` (`{provider: sandbox|moyasar, secret_key, publishable_key, webhook_secret}`), `coinbase` (`{provider: sandbox|coinbase, api_key, webhook_secret}`), `paypal` (`{email}` or `{pay_link}`), `bank` (`{bank_name, account_name, account_number, iban}`); each may carry `active`, `min_amount`, `max_amount`. A method given replaces that method; `null` removes it; methods left out stay. Credentials are write-only and encrypted at rest: left out, the stored ones are kept while the provider stays the same. A list given replaces the stored list. `settings`: the fraud controls (docs/fraud.md), any of `blocked_emails` (addresses and `@domain` entries), `blocked_ips` (addresses and CIDR ranges, IPv4 or IPv6), `max_orders_per_buyer_per_day`, `max_units_per_product_per_day`, `new_buyer_daily_limit` and `review_above` (decimal strings), `review_buyers_per_ip_per_hour`; `null` turns a limit off, keys left out stay.
          */
         patch: operations["merchantUpdateStore"];
         trace?: never;
@@ -3867,6 +3639,28 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "order.disputed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A paid order was disputed
+         * @description The card holder disputed the payment with the provider (a chargeback; docs/fraud.md): the order is marked `disputed`, its licenses revoked, undelivered goods withheld (an order not yet Completed is Cancelled) and the buyer’s phone and e-mail blocked in the store. `deadline`: when the provider wants the merchant’s evidence (null when it gives none). Sent once per order.
+         *
+         *     Sent to every endpoint of the store subscribed to `order.disputed` or `order.*`. Verify `X-Signature` (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` under the endpoint’s secret) on the raw body before parsing it; see docs/webhooks.md.
+         */
+        post: operations["webhookOrderDisputed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "order.paid": {
         parameters: {
             query?: never;
@@ -4152,7 +3946,7 @@ export interface components {
              * @description Stable name of the failure (docs/errors.md); `message` is for people and may be translated.
              * @enum {string}
              */
-            error_code: "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
+            error_code: "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "checkout_blocked" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
             errors?: components["schemas"]["FieldErrors"];
             message: string;
         };
@@ -4261,7 +4055,7 @@ export interface components {
              * @description The spec's codes (PHONE_BLOCKED, RATE_LIMIT_EXCEEDED, COOLDOWN_ACTIVE, SESSION_EXPIRED, INVALID_CODE, MAX_ATTEMPTS_REACHED), else a stable lower_snake_case code of docs/errors.md.
              * @enum {string}
              */
-            error_code?: "PHONE_BLOCKED" | "COOLDOWN_ACTIVE" | "SESSION_EXPIRED" | "INVALID_CODE" | "MAX_ATTEMPTS_REACHED" | "RATE_LIMIT_EXCEEDED" | "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
+            error_code?: "PHONE_BLOCKED" | "COOLDOWN_ACTIVE" | "SESSION_EXPIRED" | "INVALID_CODE" | "MAX_ATTEMPTS_REACHED" | "RATE_LIMIT_EXCEEDED" | "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "checkout_blocked" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
             errors?: components["schemas"]["FieldErrors"];
             message: string;
             /** @description INVALID_CODE only. */
@@ -4354,7 +4148,7 @@ export interface components {
              * @description Stable name of the failure (docs/errors.md); `message` is for people and may be translated.
              * @enum {string}
              */
-            error_code: "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
+            error_code: "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "checkout_blocked" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
             errors?: components["schemas"]["FieldErrors"];
             message: string;
             /** @description On a 429: seconds to wait before the next request. */
@@ -4514,7 +4308,7 @@ export interface components {
              * @description Stable name of the failure (docs/errors.md); `message` is for people and may be translated.
              * @enum {string}
              */
-            error_code: "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
+            error_code: "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "checkout_blocked" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
             errors?: components["schemas"]["FieldErrors"];
             message: string;
             /** @description Unix time in seconds. */
@@ -4560,6 +4354,32 @@ export interface components {
             test?: boolean;
             /** @constant */
             type: "order.created";
+        };
+        /** @description A paid order was disputed: The card holder disputed the payment with the provider (a chargeback; docs/fraud.md): the order is marked `disputed`, its licenses revoked, undelivered goods withheld (an order not yet Completed is Cancelled) and the buyer’s phone and e-mail blocked in the store. `deadline`: when the provider wants the merchant’s evidence (null when it gives none). Sent once per order. */
+        OrderDisputedEvent: {
+            /** Format: date-time */
+            created_at: string;
+            data: {
+                /** @description The amount disputed, a decimal string. */
+                amount: string;
+                currency: string;
+                /** Format: date-time */
+                deadline: string | null;
+                /** @description The provider’s dispute id. */
+                dispute_id: string;
+                licenses_revoked: number;
+                /** @description The order. */
+                order_id: number;
+                reason: string | null;
+            };
+            /** @description The event, the same on every retry (X-Webhook-Id): drop a second delivery of it. A test event’s begins `test_`. */
+            id: string;
+            /** @description The store the event is about. */
+            store_id: number;
+            /** @description Present (true) on a test event only. */
+            test?: boolean;
+            /** @constant */
+            type: "order.disputed";
         };
         /** @description An order was paid: A provider payment, or the merchant confirmed a manual payment. */
         OrderPaidEvent: {
@@ -4696,7 +4516,7 @@ export interface components {
              * @description Stable name of the failure (docs/errors.md); `message` is for people and may be translated.
              * @enum {string}
              */
-            error_code: "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
+            error_code: "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "checkout_blocked" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
             errors?: components["schemas"]["FieldErrors"];
             message: string;
         };
@@ -4820,7 +4640,7 @@ export interface components {
              * @description Stable name of the failure (docs/errors.md); `message` is for people and may be translated.
              * @enum {string}
              */
-            error_code: "PHONE_BLOCKED" | "COOLDOWN_ACTIVE" | "SESSION_EXPIRED" | "INVALID_CODE" | "MAX_ATTEMPTS_REACHED" | "RATE_LIMIT_EXCEEDED" | "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
+            error_code: "PHONE_BLOCKED" | "COOLDOWN_ACTIVE" | "SESSION_EXPIRED" | "INVALID_CODE" | "MAX_ATTEMPTS_REACHED" | "RATE_LIMIT_EXCEEDED" | "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "checkout_blocked" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
             errors?: components["schemas"]["FieldErrors"];
             message: string;
             /** @constant */
@@ -6724,8 +6544,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description A creator’s code (case-insensitive): the order credits that creator (docs/growth.md). */
-                    creator_code?: string;
                     /** @description Required without a customer token. */
                     customer_country_code?: string | number;
                     /**
@@ -6772,6 +6590,18 @@ export interface operations {
             };
             /** @description No token, an invalid or expired one, a token of another store, or an Embed token. */
             401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StorefrontError"];
+                };
+            };
+            /** @description A fraud control of the store refused the checkout (docs/fraud.md); nothing was created. */
+            403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -7186,10 +7016,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Matched case-insensitively; a creator’s code credits that creator (docs/growth.md). */
+                    /** @description Matched case-insensitively. */
                     coupon_code?: string;
-                    /** @description A creator’s code (case-insensitive): the order credits that creator. Unknown: 422. */
-                    creator_code?: string;
                     customer_note?: string;
                     /** @description Custom field values keyed by the field’s index in the product’s `fields` (an array is read by position). text: string (at most 1000 characters); number: number; date: `YYYY-MM-DD`; datetime: ISO 8601; color: `#rgb` or `#rrggbb`; select: the option’s index, whose price is added to each unit. Image and file fields are not sent here but as `field_files.{index}` parts. */
                     fields?: {
@@ -7204,10 +7032,8 @@ export interface operations {
                     subscription_plan?: number;
                 };
                 "multipart/form-data": {
-                    /** @description Matched case-insensitively; a creator’s code credits that creator (docs/growth.md). */
+                    /** @description Matched case-insensitively. */
                     coupon_code?: string;
-                    /** @description A creator’s code (case-insensitive): the order credits that creator. Unknown: 422. */
-                    creator_code?: string;
                     customer_note?: string;
                     /** @description Custom field values keyed by the field’s index in the product’s `fields` (an array is read by position). text: string (at most 1000 characters); number: number; date: `YYYY-MM-DD`; datetime: ISO 8601; color: `#rgb` or `#rrggbb`; select: the option’s index, whose price is added to each unit. Image and file fields are not sent here but as `field_files.{index}` parts. */
                     fields?: {
@@ -7251,7 +7077,18 @@ export interface operations {
                 };
             };
             401: components["responses"]["EmbedUnauthenticated"];
-            403: components["responses"]["EmbedForbidden"];
+            /** @description A fraud control of the store refused the checkout (docs/fraud.md), `error_code` `checkout_blocked`; nothing was created. The answer never says which control. */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmbedError"];
+                };
+            };
             /** @description The body is larger than the checkout accepts. */
             413: {
                 headers: {
@@ -7286,10 +7123,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Matched case-insensitively; a creator’s code credits that creator (docs/growth.md). */
+                    /** @description Matched case-insensitively. */
                     coupon_code?: string;
-                    /** @description A creator’s code (case-insensitive): the order credits that creator. Unknown: 422. */
-                    creator_code?: string;
                     /** @description 1 to 4 digits, optionally after + or 00. */
                     customer_country_code: string | number;
                     /** Format: email */
@@ -7312,10 +7147,8 @@ export interface operations {
                     subscription_plan?: number;
                 };
                 "multipart/form-data": {
-                    /** @description Matched case-insensitively; a creator’s code credits that creator (docs/growth.md). */
+                    /** @description Matched case-insensitively. */
                     coupon_code?: string;
-                    /** @description A creator’s code (case-insensitive): the order credits that creator. Unknown: 422. */
-                    creator_code?: string;
                     /** @description 1 to 4 digits, optionally after + or 00. */
                     customer_country_code: string | number;
                     /** Format: email */
@@ -7367,7 +7200,18 @@ export interface operations {
                 };
             };
             401: components["responses"]["EmbedUnauthenticated"];
-            403: components["responses"]["EmbedForbidden"];
+            /** @description A fraud control of the store refused the checkout (docs/fraud.md), `error_code` `checkout_blocked`; nothing was created. The answer never says which control. */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmbedError"];
+                };
+            };
             /** @description The body is larger than the checkout accepts. */
             413: {
                 headers: {
@@ -8918,59 +8762,6 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["StorefrontInternalError"];
             503: components["responses"]["StorefrontDependencyUnavailable"];
-        };
-    };
-    creatorPage: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
-                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path: {
-                /** @description The creator’s page secret. */
-                secret: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The page. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description Unknown link. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            422: components["responses"]["PlatformError"];
-            /** @description Too many requests from this IP (120 per minute, shared with the payment pages). */
-            429: {
-                headers: {
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PlatformError"];
-                };
-            };
-            500: components["responses"]["PlatformInternalError"];
-            503: components["responses"]["PlatformDependencyUnavailable"];
         };
     };
     getDocs: {
@@ -14044,7 +13835,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description outcome is not paid or failed. */
+            /** @description outcome is not paid, failed or disputed. */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -14229,185 +14020,6 @@ export interface operations {
             503: components["responses"]["PlatformDependencyUnavailable"];
         };
     };
-    resumeAbandonedCheckout: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
-                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path: {
-                /** @description The reminder id and its signature, as sent. */
-                ref: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Already paid. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description To the checkout’s payment step. */
-            302: {
-                headers: {
-                    /** @description Where the browser goes next. */
-                    Location?: string;
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Unknown link. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description The content cannot be bought any more (off sale, out of stock). */
-            410: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            422: components["responses"]["PlatformError"];
-            /** @description Too many requests from this IP (120 per minute, shared with the payment pages). */
-            429: {
-                headers: {
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PlatformError"];
-                };
-            };
-            500: components["responses"]["PlatformInternalError"];
-            503: components["responses"]["PlatformDependencyUnavailable"];
-        };
-    };
-    reminderOptOutPage: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
-                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path: {
-                /** @description The reminder id and its signature, as sent. */
-                ref: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The question. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description Unknown link. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            422: components["responses"]["PlatformError"];
-            /** @description Too many requests from this IP (120 per minute, shared with the payment pages). */
-            429: {
-                headers: {
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PlatformError"];
-                };
-            };
-            500: components["responses"]["PlatformInternalError"];
-            503: components["responses"]["PlatformDependencyUnavailable"];
-        };
-    };
-    reminderOptOut: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
-                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path: {
-                /** @description The reminder id and its signature, as sent. */
-                ref: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Done. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description Unknown link. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            422: components["responses"]["PlatformError"];
-            /** @description Too many requests from this IP (120 per minute, shared with the payment pages). */
-            429: {
-                headers: {
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PlatformError"];
-                };
-            };
-            500: components["responses"]["PlatformInternalError"];
-            503: components["responses"]["PlatformDependencyUnavailable"];
-        };
-    };
     getReadyz: {
         parameters: {
             query?: never;
@@ -14484,49 +14096,6 @@ export interface operations {
                 };
             };
             422: components["responses"]["MerchantValidationFailed"];
-            500: components["responses"]["MerchantInternalError"];
-            503: components["responses"]["MerchantDependencyUnavailable"];
-        };
-    };
-    merchantAbandonedCheckoutFigures: {
-        parameters: {
-            query?: {
-                since?: string;
-            };
-            header?: {
-                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
-                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The figures. */
-            200: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MerchantSuccess"] & {
-                        data: {
-                            checkouts_recovered: number;
-                            currency: string;
-                            reminders_sent: number;
-                            revenue_recovered: string;
-                        };
-                    };
-                };
-            };
-            401: components["responses"]["MerchantError"];
-            403: components["responses"]["MerchantError"];
-            422: components["responses"]["MerchantValidationFailed"];
-            429: components["responses"]["RateLimited"];
             500: components["responses"]["MerchantInternalError"];
             503: components["responses"]["MerchantDependencyUnavailable"];
         };
@@ -15276,433 +14845,6 @@ export interface operations {
             503: components["responses"]["MerchantDependencyUnavailable"];
         };
     };
-    merchantListCreators: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
-                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The creators. */
-            200: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MerchantSuccess"] & {
-                        data: {
-                            active: boolean;
-                            code: string;
-                            /** @description The creator’s share of the revenue, less refunds and disputes. */
-                            commission: string;
-                            /** @description Percent of each paid order the creator earns ("10.00"). */
-                            commission_percent: string;
-                            /** Format: date-time */
-                            created_at: string;
-                            currency: string;
-                            /** @description Percent off for a buyer using the code. */
-                            discount_percent: string | null;
-                            id: number;
-                            name: string;
-                            /** @description Paid orders credited to the creator. */
-                            orders: number;
-                            /** @description What those orders paid, less refunds and disputes. */
-                            revenue: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        }[];
-                    };
-                };
-            };
-            401: components["responses"]["MerchantError"];
-            403: components["responses"]["MerchantError"];
-            422: components["responses"]["MerchantValidationFailed"];
-            429: components["responses"]["RateLimited"];
-            500: components["responses"]["MerchantInternalError"];
-            503: components["responses"]["MerchantDependencyUnavailable"];
-        };
-    };
-    merchantCreateCreator: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
-                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    active?: boolean;
-                    code: string;
-                    commission_percent: number | string;
-                    discount_percent?: unknown | number | string;
-                    name: string;
-                };
-            };
-        };
-        responses: {
-            /** @description The creator, with its private page address. */
-            201: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MerchantSuccess"] & {
-                        data: {
-                            active: boolean;
-                            code: string;
-                            /** @description The creator’s share of the revenue, less refunds and disputes. */
-                            commission: string;
-                            /** @description Percent of each paid order the creator earns ("10.00"). */
-                            commission_percent: string;
-                            /** Format: date-time */
-                            created_at: string;
-                            currency: string;
-                            /** @description Percent off for a buyer using the code. */
-                            discount_percent: string | null;
-                            id: number;
-                            name: string;
-                            /** @description Paid orders credited to the creator. */
-                            orders: number;
-                            /**
-                             * Format: uri
-                             * @description The creator’s private page (a secret address): shown once; rotate it to get a new one.
-                             */
-                            page_url: string;
-                            /** @description What those orders paid, less refunds and disputes. */
-                            revenue: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        };
-                    };
-                };
-            };
-            401: components["responses"]["MerchantError"];
-            403: components["responses"]["MerchantError"];
-            415: components["responses"]["MerchantError"];
-            422: components["responses"]["MerchantValidationFailed"];
-            429: components["responses"]["RateLimited"];
-            500: components["responses"]["MerchantInternalError"];
-            503: components["responses"]["MerchantDependencyUnavailable"];
-        };
-    };
-    merchantGetCreator: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
-                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path: {
-                /** @description The id. */
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The creator. */
-            200: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MerchantSuccess"] & {
-                        data: {
-                            active: boolean;
-                            code: string;
-                            /** @description The creator’s share of the revenue, less refunds and disputes. */
-                            commission: string;
-                            /** @description Percent of each paid order the creator earns ("10.00"). */
-                            commission_percent: string;
-                            /** Format: date-time */
-                            created_at: string;
-                            currency: string;
-                            /** @description Percent off for a buyer using the code. */
-                            discount_percent: string | null;
-                            id: number;
-                            name: string;
-                            /** @description Paid orders credited to the creator. */
-                            orders: number;
-                            /** @description What those orders paid, less refunds and disputes. */
-                            revenue: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        };
-                    };
-                };
-            };
-            401: components["responses"]["MerchantError"];
-            403: components["responses"]["MerchantError"];
-            /** @description No such creator in this store. */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MerchantError"];
-                };
-            };
-            422: components["responses"]["MerchantValidationFailed"];
-            429: components["responses"]["RateLimited"];
-            500: components["responses"]["MerchantInternalError"];
-            503: components["responses"]["MerchantDependencyUnavailable"];
-        };
-    };
-    merchantDeleteCreator: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
-                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path: {
-                /** @description The id. */
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Deleted or deactivated. */
-            200: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MerchantSuccess"] & {
-                        data: {
-                            active: boolean;
-                            deleted: boolean;
-                            id: number;
-                        };
-                    };
-                };
-            };
-            401: components["responses"]["MerchantError"];
-            403: components["responses"]["MerchantError"];
-            /** @description No such creator in this store. */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MerchantError"];
-                };
-            };
-            422: components["responses"]["MerchantValidationFailed"];
-            429: components["responses"]["RateLimited"];
-            500: components["responses"]["MerchantInternalError"];
-            503: components["responses"]["MerchantDependencyUnavailable"];
-        };
-    };
-    merchantUpdateCreator: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
-                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path: {
-                /** @description The id. */
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    active?: boolean;
-                    code?: string;
-                    commission_percent?: number | string;
-                    discount_percent?: unknown | number | string;
-                    name?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description The creator. */
-            200: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MerchantSuccess"] & {
-                        data: {
-                            active: boolean;
-                            code: string;
-                            /** @description The creator’s share of the revenue, less refunds and disputes. */
-                            commission: string;
-                            /** @description Percent of each paid order the creator earns ("10.00"). */
-                            commission_percent: string;
-                            /** Format: date-time */
-                            created_at: string;
-                            currency: string;
-                            /** @description Percent off for a buyer using the code. */
-                            discount_percent: string | null;
-                            id: number;
-                            name: string;
-                            /** @description Paid orders credited to the creator. */
-                            orders: number;
-                            /** @description What those orders paid, less refunds and disputes. */
-                            revenue: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        };
-                    };
-                };
-            };
-            401: components["responses"]["MerchantError"];
-            403: components["responses"]["MerchantError"];
-            /** @description No such creator in this store. */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MerchantError"];
-                };
-            };
-            415: components["responses"]["MerchantError"];
-            422: components["responses"]["MerchantValidationFailed"];
-            429: components["responses"]["RateLimited"];
-            500: components["responses"]["MerchantInternalError"];
-            503: components["responses"]["MerchantDependencyUnavailable"];
-        };
-    };
-    merchantRotateCreatorPage: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
-                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path: {
-                /** @description The id. */
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The new address. */
-            200: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MerchantSuccess"] & {
-                        data: {
-                            id: number;
-                            /** Format: uri */
-                            page_url: string;
-                        };
-                    };
-                };
-            };
-            401: components["responses"]["MerchantError"];
-            403: components["responses"]["MerchantError"];
-            /** @description No such creator in this store. */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MerchantError"];
-                };
-            };
-            422: components["responses"]["MerchantValidationFailed"];
-            429: components["responses"]["RateLimited"];
-            500: components["responses"]["MerchantInternalError"];
-            503: components["responses"]["MerchantDependencyUnavailable"];
-        };
-    };
-    merchantCreatorPayouts: {
-        parameters: {
-            query?: {
-                month?: string;
-            };
-            header?: {
-                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
-                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The CSV file. */
-            200: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/csv": string;
-                };
-            };
-            401: components["responses"]["MerchantError"];
-            403: components["responses"]["MerchantError"];
-            422: components["responses"]["MerchantValidationFailed"];
-            429: components["responses"]["RateLimited"];
-            500: components["responses"]["MerchantInternalError"];
-            503: components["responses"]["MerchantDependencyUnavailable"];
-        };
-    };
     merchantOrderDownloads: {
         parameters: {
             query?: never;
@@ -16030,16 +15172,12 @@ export interface operations {
                             current_page: number;
                             data: {
                                 currency: string;
-                                /** @description E-invoicing phase 2: the document’s hash; null outside it. */
-                                hash: string | null;
                                 invoice_number: number;
                                 /** Format: date-time */
                                 issued_at: string;
                                 number: number;
                                 order_id: number;
                                 reason: string | null;
-                                /** @enum {string|null} */
-                                reporting_status: "pending" | "reported" | "rejected" | null;
                                 /** @description Decimal string with the currency’s decimals. */
                                 total: string;
                                 /** @description Decimal string with the currency’s decimals. */
@@ -16671,10 +15809,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Matched case-insensitively; a creator’s code credits that creator (docs/growth.md). */
+                    /** @description Matched case-insensitively. */
                     coupon_code?: string;
-                    /** @description A creator’s code (case-insensitive): the order credits that creator. Unknown: 422. */
-                    creator_code?: string;
                     /** @description 1 to 4 digits, optionally after + or 00. */
                     customer_country_code: string | number;
                     /** Format: email */
@@ -16775,7 +15911,18 @@ export interface operations {
                 };
             };
             401: components["responses"]["MerchantError"];
-            403: components["responses"]["MerchantError"];
+            /** @description A fraud control of the store refused the buyer (docs/fraud.md): nothing was created. */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantError"];
+                };
+            };
             /** @description The Idempotency-Key was used with another body, or an identical request is still running. */
             409: {
                 headers: {
@@ -16848,6 +15995,19 @@ export interface operations {
                             customer_note: string | null;
                             /** @description Decimal string with the currency’s own decimals (ISO 4217: 2 for SAR, 3 for KWD, none for JPY). */
                             discount: string;
+                            /** @description The dispute: the provider’s id, reason, amount and the deadline for the merchant’s evidence. */
+                            dispute: {
+                                /** @description Decimal string with the currency’s own decimals (ISO 4217: 2 for SAR, 3 for KWD, none for JPY). */
+                                amount?: string;
+                                /** Format: date-time */
+                                created_at?: string;
+                                /** Format: date-time */
+                                deadline?: string | null;
+                                id?: string;
+                                reason?: string | null;
+                            } | null;
+                            /** @description The payment was disputed with the provider (a chargeback). */
+                            disputed: boolean;
                             /** @description The e-mails sent to the buyer about the order (docs/email.md): `status` queued, sending, sent, `bounced` (the buyer’s mail server refused the address for good; `error` holds its answer) or failed. */
                             emails: {
                                 /** Format: date-time */
@@ -16955,6 +16115,16 @@ export interface operations {
                                 /** @description Decimal string with the currency’s own decimals (ISO 4217: 2 for SAR, 3 for KWD, none for JPY). */
                                 refunded: string;
                             };
+                            /** @description The fraud controls’ risk score (0-100) and its reasons, judged when the payment was confirmed; `held`: the order waited in Under review (docs/fraud.md). */
+                            risk: {
+                                held?: boolean;
+                                reasons?: {
+                                    code: string;
+                                    detail: string;
+                                    points: number;
+                                }[];
+                                score?: number;
+                            } | null;
                             source: string;
                             /** @description Order status code. */
                             status: number;
@@ -17116,58 +16286,23 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
-                            /** @description The invoice counter (ICV): +1 per document of the store. */
-                            counter?: number;
                             credit_notes: {
-                                /** @description The invoice counter (ICV): +1 per document of the store. */
-                                counter?: number;
-                                /** @description Base64 SHA-256 of the document canonicalised as ZATCA specifies. */
-                                hash?: string;
                                 /** Format: date-time */
                                 issued_at: string;
                                 number: number;
-                                /** @description The hash of the store’s previous document (PIH). */
-                                previous_hash?: string;
                                 qr: string;
                                 reason: string;
-                                reporting?: {
-                                    errors: {
-                                        category?: string;
-                                        code?: string;
-                                        message?: string;
-                                        status?: string;
-                                        type?: string;
-                                    }[];
-                                    last_error: string | null;
-                                    /** Format: date-time */
-                                    reported_at: string | null;
-                                    /** @enum {string} */
-                                    status: "pending" | "reported" | "rejected";
-                                    warnings: {
-                                        category?: string;
-                                        code?: string;
-                                        message?: string;
-                                        status?: string;
-                                        type?: string;
-                                    }[];
-                                };
                                 /** @description Decimal string with the currency’s decimals. */
                                 total: string;
                                 /** @description Decimal string with the currency’s decimals. */
                                 total_excl_vat: string;
                                 url: string;
-                                /** Format: uuid */
-                                uuid?: string;
                                 /** @description Decimal string with the currency’s decimals. */
                                 vat: string;
-                                /** @description The signed UBL 2.1 document, base64. */
-                                xml?: string;
                             }[];
                             currency: string;
                             /** @description Decimal string with the currency’s decimals. */
                             discount: string;
-                            /** @description Base64 SHA-256 of the document canonicalised as ZATCA specifies. */
-                            hash?: string;
                             /**
                              * Format: date-time
                              * @description ISO 8601 to the second, UTC: the QR’s time stamp, character for character.
@@ -17176,31 +16311,8 @@ export interface operations {
                             /** @description Gapless per store, from 1. */
                             number: number;
                             order_id: number;
-                            /** @description The hash of the store’s previous document (PIH). */
-                            previous_hash?: string;
-                            /** @description Base64 of the ZATCA TLV record (tags 1 to 5; 1 to 9 for a store in e-invoicing phase 2). */
+                            /** @description Base64 of the ZATCA TLV record (tags 1 to 5). */
                             qr: string;
-                            reporting?: {
-                                errors: {
-                                    category?: string;
-                                    code?: string;
-                                    message?: string;
-                                    status?: string;
-                                    type?: string;
-                                }[];
-                                last_error: string | null;
-                                /** Format: date-time */
-                                reported_at: string | null;
-                                /** @enum {string} */
-                                status: "pending" | "reported" | "rejected";
-                                warnings: {
-                                    category?: string;
-                                    code?: string;
-                                    message?: string;
-                                    status?: string;
-                                    type?: string;
-                                }[];
-                            };
                             seller_address: string | null;
                             seller_name: string;
                             /** @description Decimal string with the currency’s decimals. */
@@ -17211,15 +16323,11 @@ export interface operations {
                             total_excl_vat: string;
                             /** @description The buyer’s invoice page (no login). */
                             url: string;
-                            /** Format: uuid */
-                            uuid?: string;
                             /** @description Decimal string with the currency’s decimals. */
                             vat: string;
                             vat_number: string;
                             /** @description Percentage, "15.00". */
                             vat_rate: string;
-                            /** @description The signed UBL 2.1 document, base64. */
-                            xml?: string;
                         };
                     };
                 };
@@ -17300,12 +16408,7 @@ export interface operations {
                                 provider_status: string | null;
                                 reason: string | null;
                                 /**
-                                 * @description The refund’s own state machine: `requested` (recorded, the provider not asked yet), `sent` (asked, no final answer yet: retried while the provider is out of reach), `succeeded` (the goods are taken back now when `withdraw_goods`), `failed` (declined: the order and its goods are as they were). `status` is `pending` for the first two.
-                                 * @enum {string}
-                                 */
-                                state: "requested" | "sent" | "succeeded" | "failed";
-                                /**
-                                 * @description `pending`: the provider has not answered yet (retried while it is out of reach); `succeeded`: the money is on its way back (a manual refund: recorded); `failed`: the provider refused it, and its amount may be refunded again. `state` says where a pending refund is.
+                                 * @description `pending`: the provider has not answered yet (retried while it is out of reach); `succeeded`: the money is on its way back (a manual refund: recorded); `failed`: the provider refused it, and its amount may be refunded again.
                                  * @enum {string}
                                  */
                                 status: "pending" | "succeeded" | "failed";
@@ -17428,12 +16531,7 @@ export interface operations {
                                 provider_status: string | null;
                                 reason: string | null;
                                 /**
-                                 * @description The refund’s own state machine: `requested` (recorded, the provider not asked yet), `sent` (asked, no final answer yet: retried while the provider is out of reach), `succeeded` (the goods are taken back now when `withdraw_goods`), `failed` (declined: the order and its goods are as they were). `status` is `pending` for the first two.
-                                 * @enum {string}
-                                 */
-                                state: "requested" | "sent" | "succeeded" | "failed";
-                                /**
-                                 * @description `pending`: the provider has not answered yet (retried while it is out of reach); `succeeded`: the money is on its way back (a manual refund: recorded); `failed`: the provider refused it, and its amount may be refunded again. `state` says where a pending refund is.
+                                 * @description `pending`: the provider has not answered yet (retried while it is out of reach); `succeeded`: the money is on its way back (a manual refund: recorded); `failed`: the provider refused it, and its amount may be refunded again.
                                  * @enum {string}
                                  */
                                 status: "pending" | "succeeded" | "failed";
@@ -17482,12 +16580,7 @@ export interface operations {
                                 provider_status: string | null;
                                 reason: string | null;
                                 /**
-                                 * @description The refund’s own state machine: `requested` (recorded, the provider not asked yet), `sent` (asked, no final answer yet: retried while the provider is out of reach), `succeeded` (the goods are taken back now when `withdraw_goods`), `failed` (declined: the order and its goods are as they were). `status` is `pending` for the first two.
-                                 * @enum {string}
-                                 */
-                                state: "requested" | "sent" | "succeeded" | "failed";
-                                /**
-                                 * @description `pending`: the provider has not answered yet (retried while it is out of reach); `succeeded`: the money is on its way back (a manual refund: recorded); `failed`: the provider refused it, and its amount may be refunded again. `state` says where a pending refund is.
+                                 * @description `pending`: the provider has not answered yet (retried while it is out of reach); `succeeded`: the money is on its way back (a manual refund: recorded); `failed`: the provider refused it, and its amount may be refunded again.
                                  * @enum {string}
                                  */
                                 status: "pending" | "succeeded" | "failed";
@@ -19254,348 +18347,6 @@ export interface operations {
             503: components["responses"]["MerchantDependencyUnavailable"];
         };
     };
-    merchantListSales: {
-        parameters: {
-            query?: {
-                state?: "scheduled" | "running" | "ended";
-            };
-            header?: {
-                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
-                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The sales. */
-            200: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MerchantSuccess"] & {
-                        data: {
-                            /** @description Money off each unit, or null for a percentage. */
-                            amount: string | null;
-                            categories: number[];
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            ends_at: string;
-                            id: number;
-                            name: string;
-                            /** @description Percent off ("20.00"), or null for a fixed amount. */
-                            percent: string | null;
-                            products: number[];
-                            stackable: boolean;
-                            /** Format: date-time */
-                            starts_at: string;
-                            /** @enum {string} */
-                            state: "scheduled" | "running" | "ended";
-                            /** Format: date-time */
-                            updated_at: string;
-                        }[];
-                    };
-                };
-            };
-            401: components["responses"]["MerchantError"];
-            403: components["responses"]["MerchantError"];
-            422: components["responses"]["MerchantValidationFailed"];
-            429: components["responses"]["RateLimited"];
-            500: components["responses"]["MerchantInternalError"];
-            503: components["responses"]["MerchantDependencyUnavailable"];
-        };
-    };
-    merchantCreateSale: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
-                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    amount?: string | null;
-                    categories?: number[];
-                    /** Format: date-time */
-                    ends_at: string;
-                    name: string;
-                    percent?: unknown | number | string;
-                    products?: number[];
-                    stackable?: boolean;
-                    /** Format: date-time */
-                    starts_at: string;
-                };
-            };
-        };
-        responses: {
-            /** @description The sale. */
-            201: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MerchantSuccess"] & {
-                        data: {
-                            /** @description Money off each unit, or null for a percentage. */
-                            amount: string | null;
-                            categories: number[];
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            ends_at: string;
-                            id: number;
-                            name: string;
-                            /** @description Percent off ("20.00"), or null for a fixed amount. */
-                            percent: string | null;
-                            products: number[];
-                            stackable: boolean;
-                            /** Format: date-time */
-                            starts_at: string;
-                            /** @enum {string} */
-                            state: "scheduled" | "running" | "ended";
-                            /** Format: date-time */
-                            updated_at: string;
-                        };
-                    };
-                };
-            };
-            401: components["responses"]["MerchantError"];
-            403: components["responses"]["MerchantError"];
-            415: components["responses"]["MerchantError"];
-            422: components["responses"]["MerchantValidationFailed"];
-            429: components["responses"]["RateLimited"];
-            500: components["responses"]["MerchantInternalError"];
-            503: components["responses"]["MerchantDependencyUnavailable"];
-        };
-    };
-    merchantGetSale: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
-                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path: {
-                /** @description The id. */
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The sale. */
-            200: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MerchantSuccess"] & {
-                        data: {
-                            /** @description Money off each unit, or null for a percentage. */
-                            amount: string | null;
-                            categories: number[];
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            ends_at: string;
-                            id: number;
-                            name: string;
-                            /** @description Percent off ("20.00"), or null for a fixed amount. */
-                            percent: string | null;
-                            products: number[];
-                            stackable: boolean;
-                            /** Format: date-time */
-                            starts_at: string;
-                            /** @enum {string} */
-                            state: "scheduled" | "running" | "ended";
-                            /** Format: date-time */
-                            updated_at: string;
-                        };
-                    };
-                };
-            };
-            401: components["responses"]["MerchantError"];
-            403: components["responses"]["MerchantError"];
-            /** @description No such sale in this store. */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MerchantError"];
-                };
-            };
-            422: components["responses"]["MerchantValidationFailed"];
-            429: components["responses"]["RateLimited"];
-            500: components["responses"]["MerchantInternalError"];
-            503: components["responses"]["MerchantDependencyUnavailable"];
-        };
-    };
-    merchantDeleteSale: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
-                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path: {
-                /** @description The id. */
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Deleted. */
-            200: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MerchantSuccess"] & {
-                        data: {
-                            deleted: boolean;
-                            id: number;
-                        };
-                    };
-                };
-            };
-            401: components["responses"]["MerchantError"];
-            403: components["responses"]["MerchantError"];
-            /** @description No such sale in this store. */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MerchantError"];
-                };
-            };
-            422: components["responses"]["MerchantValidationFailed"];
-            429: components["responses"]["RateLimited"];
-            500: components["responses"]["MerchantInternalError"];
-            503: components["responses"]["MerchantDependencyUnavailable"];
-        };
-    };
-    merchantUpdateSale: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
-                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path: {
-                /** @description The id. */
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    amount?: string | null;
-                    categories?: number[];
-                    /** Format: date-time */
-                    ends_at?: string;
-                    name?: string;
-                    percent?: unknown | number | string;
-                    products?: number[];
-                    stackable?: boolean;
-                    /** Format: date-time */
-                    starts_at?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description The sale. */
-            200: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MerchantSuccess"] & {
-                        data: {
-                            /** @description Money off each unit, or null for a percentage. */
-                            amount: string | null;
-                            categories: number[];
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            ends_at: string;
-                            id: number;
-                            name: string;
-                            /** @description Percent off ("20.00"), or null for a fixed amount. */
-                            percent: string | null;
-                            products: number[];
-                            stackable: boolean;
-                            /** Format: date-time */
-                            starts_at: string;
-                            /** @enum {string} */
-                            state: "scheduled" | "running" | "ended";
-                            /** Format: date-time */
-                            updated_at: string;
-                        };
-                    };
-                };
-            };
-            401: components["responses"]["MerchantError"];
-            403: components["responses"]["MerchantError"];
-            /** @description No such sale in this store. */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MerchantError"];
-                };
-            };
-            415: components["responses"]["MerchantError"];
-            422: components["responses"]["MerchantValidationFailed"];
-            429: components["responses"]["RateLimited"];
-            500: components["responses"]["MerchantInternalError"];
-            503: components["responses"]["MerchantDependencyUnavailable"];
-        };
-    };
     merchantGetStore: {
         parameters: {
             query?: never;
@@ -19661,10 +18412,15 @@ export interface operations {
                             /** @enum {string} */
                             plan: "paid" | "free";
                             settings: {
-                                /** @description The coupon the reminder names. */
-                                abandoned_checkout_coupon: string | null;
-                                /** @description Minutes an unpaid checkout waits for its one reminder (docs/growth.md); 0: off. */
-                                abandoned_checkout_minutes: number;
+                                /** @description Addresses and `@domain` entries refused at checkout. */
+                                blocked_emails: string[];
+                                /** @description Client addresses and CIDR ranges refused at checkout. */
+                                blocked_ips: string[];
+                                max_orders_per_buyer_per_day: number | null;
+                                max_units_per_product_per_day: number | null;
+                                new_buyer_daily_limit: string | null;
+                                review_above: string | null;
+                                review_buyers_per_ip_per_hour: number | null;
                             };
                             /** @description The Reply-To of the store’s e-mails to buyers; null: none. */
                             support_email: string | null;
@@ -19804,8 +18560,13 @@ export interface operations {
                         } | null;
                     };
                     settings?: {
-                        abandoned_checkout_coupon?: string | null;
-                        abandoned_checkout_minutes?: number;
+                        blocked_emails?: string[];
+                        blocked_ips?: string[];
+                        max_orders_per_buyer_per_day?: number | null;
+                        max_units_per_product_per_day?: number | null;
+                        new_buyer_daily_limit?: string | null;
+                        review_above?: string | null;
+                        review_buyers_per_ip_per_hour?: number | null;
                     };
                     /** Format: email */
                     support_email?: string | null;
@@ -19864,10 +18625,15 @@ export interface operations {
                             /** @enum {string} */
                             plan: "paid" | "free";
                             settings: {
-                                /** @description The coupon the reminder names. */
-                                abandoned_checkout_coupon: string | null;
-                                /** @description Minutes an unpaid checkout waits for its one reminder (docs/growth.md); 0: off. */
-                                abandoned_checkout_minutes: number;
+                                /** @description Addresses and `@domain` entries refused at checkout. */
+                                blocked_emails: string[];
+                                /** @description Client addresses and CIDR ranges refused at checkout. */
+                                blocked_ips: string[];
+                                max_orders_per_buyer_per_day: number | null;
+                                max_units_per_product_per_day: number | null;
+                                new_buyer_daily_limit: string | null;
+                                review_above: string | null;
+                                review_buyers_per_ip_per_hour: number | null;
                             };
                             /** @description The Reply-To of the store’s e-mails to buyers; null: none. */
                             support_email: string | null;
@@ -20963,7 +19729,7 @@ export interface operations {
             content: {
                 "application/json": {
                     description?: string;
-                    events: ("order.created" | "order.paid" | "order.status_changed" | "license.revoked" | "subscription.created" | "subscription.cancelled" | "refund.created" | "refund.succeeded" | "refund.failed" | "subscription.renewed" | "subscription.payment_failed" | "subscription.renewal_link_sent" | "subscription.updated" | "subscription.expired" | "order.*" | "subscription.*" | "refund.*" | "license.*")[];
+                    events: ("order.created" | "order.paid" | "order.status_changed" | "license.revoked" | "subscription.created" | "subscription.cancelled" | "refund.created" | "refund.succeeded" | "refund.failed" | "subscription.renewed" | "subscription.payment_failed" | "subscription.renewal_link_sent" | "subscription.updated" | "subscription.expired" | "order.disputed" | "order.*" | "subscription.*" | "refund.*" | "license.*")[];
                     /** Format: uri */
                     url: string;
                 };
@@ -21172,7 +19938,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @enum {string} */
-                    type: "order.created" | "order.paid" | "order.status_changed" | "license.revoked" | "subscription.created" | "subscription.cancelled" | "refund.created" | "refund.succeeded" | "refund.failed" | "subscription.renewed" | "subscription.payment_failed" | "subscription.renewal_link_sent" | "subscription.updated" | "subscription.expired";
+                    type: "order.created" | "order.paid" | "order.status_changed" | "license.revoked" | "subscription.created" | "subscription.cancelled" | "refund.created" | "refund.succeeded" | "refund.failed" | "subscription.renewed" | "subscription.payment_failed" | "subscription.renewal_link_sent" | "subscription.updated" | "subscription.expired" | "order.disputed";
                 };
             };
         };
@@ -21953,6 +20719,40 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["OrderCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 s delivers the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer) is retried with back-off for about a day. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookOrderDisputed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`. */
+                "X-Signature": string;
+                /** @description The event id, the same on every retry. */
+                "X-Webhook-Id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderDisputedEvent"];
             };
         };
         responses: {

@@ -58,6 +58,7 @@ export const ERROR_MESSAGES_AR: Record<TranslatedCode, (p: Params) => string> = 
   coupon_not_for_product: () => 'هذا الكوبون غير صالح لهذا المنتج',
   checkout_not_found: () => 'جلسة الدفع منتهية أو غير موجودة',
   order_already_created: () => 'تم إنشاء الطلب لهذه الجلسة مسبقاً',
+  checkout_blocked: () => 'لا يمكن إتمام هذا الطلب',
   payment_method_not_configured: () => 'طريقة الدفع غير مفعّلة لهذا المتجر',
   payment_method_not_allowed_by_coupon: () => 'لا يمكن استخدام الكوبون مع طريقة الدفع هذه',
   payment_method_amount_out_of_range: () => 'طريقة الدفع هذه غير متاحة لهذا المبلغ',

@@ -10,6 +10,7 @@ import {
   HostedPaymentRequest,
   PaymentProvider,
   ProviderCredentials,
+  ProviderDispute,
   ProviderPaymentState,
   ProviderRefund,
   ProviderRejectedError,
@@ -176,6 +177,18 @@ export class MoyasarProvider implements PaymentProvider, RefundingProvider {
     return eventReference(body, 'invoice_id');
   }
 
+  /**
+   * A dispute in Moyasar's webhook envelope (`id`, `type`, `created_at`, `secret_token`, `data`: the payment
+   * object with its `invoice_id`), verified like every other event. Moyasar's published event list names
+   * payment events only (paid, failed, refunded, voided, authorized, captured, verified); a chargeback is
+   * taken as the same envelope with a `payment_disputed` (or `payment_chargeback`) type, or a payment whose
+   * `status` says so (docs/fraud.md, "Disputes"). The evidence deadline is read from `data.dispute` when the
+   * event carries one.
+   */
+  disputeOf(body: unknown): ProviderDispute | null {
+    return moyasarDisputeOf(body);
+  }
+
   verifyWebhook(
     webhook: ReceivedWebhook,
     _headers: unknown,
@@ -279,4 +292,28 @@ export class MoyasarProvider implements PaymentProvider, RefundingProvider {
     if (!id) throw new ProviderRejectedError(this.id, `invoice ${invoiceId} has no paid payment to refund`);
     return id;
   }
+}
+
+const MOYASAR_DISPUTE_TYPES = new Set(['payment_disputed', 'payment_chargeback', 'payment_charged_back']);
+const MOYASAR_DISPUTED_STATUSES = new Set(['disputed', 'chargeback', 'charged_back']);
+
+export function moyasarDisputeOf(body: unknown): ProviderDispute | null {
+  const event = asRecord(body);
+  const payment = asRecord(event?.data);
+  const type = asString(event?.type) ?? '';
+  const status = asString(payment?.status) ?? '';
+  if (!MOYASAR_DISPUTE_TYPES.has(type) && !MOYASAR_DISPUTED_STATUSES.has(status)) return null;
+  const invoiceId = asString(payment?.invoice_id);
+  if (!invoiceId) return null;
+  const dispute = asRecord(payment?.dispute);
+  const due = asString(dispute?.evidence_due_by) ?? asString(dispute?.due_date) ?? null;
+  const deadline = due ? new Date(due) : null;
+  const amount = typeof dispute?.amount === 'number' ? dispute.amount : payment?.amount;
+  return {
+    providerPaymentId: invoiceId,
+    disputeId: asString(dispute?.id) ?? asString(event?.id) ?? invoiceId,
+    reason: asString(dispute?.reason) ?? null,
+    deadline: deadline && !Number.isNaN(deadline.getTime()) ? deadline : null,
+    amountMinor: typeof amount === 'number' && Number.isSafeInteger(amount) ? amount : null,
+  };
 }

@@ -8,6 +8,7 @@ import {
   HostedPayment,
   HostedPaymentRequest,
   PaymentProvider,
+  ProviderDispute,
   ProviderPaymentState,
   ProviderRefund,
   ProviderRejectedError,
@@ -159,6 +160,11 @@ export class SandboxProvider implements PaymentProvider, RefundingProvider {
     return eventReference(body, 'id');
   }
 
+  /** The sandbox's dispute event (`payment.disputed`, CONTRACT's sandbox `outcome=disputed`). */
+  disputeOf(body: unknown): ProviderDispute | null {
+    return sandboxDisputeOf(body);
+  }
+
   verifyWebhook(webhook: ReceivedWebhook, headers: WebhookHeaders): WebhookReference {
     const expected = signSandboxWebhook(this.key, webhook.raw);
     verifySignatureHeader(this.id, headers, SANDBOX_SIGNATURE_HEADER, expected);
@@ -207,9 +213,35 @@ export class SandboxProvider implements PaymentProvider, RefundingProvider {
 
 export interface SandboxEvent {
   id: string;
-  type: 'payment.paid' | 'payment.failed';
+  type: 'payment.paid' | 'payment.failed' | 'payment.disputed';
   created_at: string;
-  data: { id: string; status: SandboxStatus; amount: number; currency: string };
+  data: {
+    id: string;
+    status: SandboxStatus;
+    amount: number;
+    currency: string;
+    /** A dispute event's dispute: evidence due 7 days after it was opened. */
+    dispute?: { id: string; reason: string; amount: number; evidence_due_by: string };
+  };
+}
+
+/** Days the sandbox gives a merchant to answer a dispute (card schemes give 7 to 30). */
+export const SANDBOX_DISPUTE_DAYS = 7;
+
+function sandboxDisputeOf(body: unknown): ProviderDispute | null {
+  const event = body as Partial<SandboxEvent> | null;
+  if (!event || event.type !== 'payment.disputed' || typeof event.data !== 'object' || !event.data)
+    return null;
+  const dispute = event.data.dispute;
+  if (!dispute || typeof dispute.id !== 'string' || typeof event.data.id !== 'string') return null;
+  const deadline = new Date(dispute.evidence_due_by);
+  return {
+    providerPaymentId: event.data.id,
+    disputeId: dispute.id,
+    reason: typeof dispute.reason === 'string' ? dispute.reason.slice(0, 300) : null,
+    deadline: Number.isNaN(deadline.getTime()) ? null : deadline,
+    amountMinor: Number.isSafeInteger(dispute.amount) ? dispute.amount : null,
+  };
 }
 
 export type SandboxDecision =
@@ -321,6 +353,50 @@ export class SandboxGateway {
         type: outcome === 'paid' ? 'payment.paid' : 'payment.failed',
         created_at: (payment.decided_at ?? now).toISOString(),
         data: { id: payment.id, status: outcome, amount, currency: payment.currency },
+      },
+    };
+  }
+
+  /**
+   * The card holder disputes a paid payment (a chargeback): recorded once on the sandbox's side; the same
+   * dispute asked again answers the same event (so a repeated post delivers a duplicate, as providers do).
+   * A payment that is not paid cannot be disputed (`conflict`).
+   */
+  async dispute(id: string, now = new Date()): Promise<SandboxDecision> {
+    const [updated] = await this.knex('sandbox_payments')
+      .where({ id, status: 'paid' })
+      .whereNull('disputed_at')
+      .update({ disputed_at: now, dispute_event_id: randomToken(12, 'evt_') })
+      .returning('*');
+    const row =
+      (updated as
+        (SandboxPayment & { disputed_at: Date | null; dispute_event_id: string | null }) | undefined) ??
+      ((await this.knex('sandbox_payments').where({ id }).first()) as
+        (SandboxPayment & { disputed_at: Date | null; dispute_event_id: string | null }) | undefined);
+    if (!row) return { kind: 'unknown' };
+    const payment = { ...row, amount_minor: Number(row.amount_minor) };
+    if (row.status !== 'paid' || !row.disputed_at || !row.dispute_event_id)
+      return { kind: 'conflict', payment };
+    const opened = new Date(row.disputed_at);
+    return {
+      kind: 'decided',
+      payment,
+      event: {
+        id: row.dispute_event_id,
+        type: 'payment.disputed',
+        created_at: opened.toISOString(),
+        data: {
+          id: row.id,
+          status: 'paid',
+          amount: payment.amount_minor,
+          currency: row.currency,
+          dispute: {
+            id: `dsp_${row.dispute_event_id.slice(4)}`,
+            reason: 'fraudulent',
+            amount: payment.amount_minor,
+            evidence_due_by: new Date(opened.getTime() + SANDBOX_DISPUTE_DAYS * 86_400_000).toISOString(),
+          },
+        },
       },
     };
   }

@@ -115,6 +115,22 @@ export interface PaymentProvider {
     headers: WebhookHeaders,
     credentials: ProviderCredentials,
   ): WebhookReference;
+  /**
+   * The dispute (chargeback) a verified webhook body announces, or null when it announces none. Providers
+   * that send no dispute events leave it out (shared/services/fraud/disputes.ts).
+   */
+  disputeOf?(body: unknown): ProviderDispute | null;
+}
+
+/** A card holder's dispute of a paid payment, as the provider's webhook tells it. */
+export interface ProviderDispute {
+  providerPaymentId: string;
+  disputeId: string;
+  reason: string | null;
+  /** When the merchant's evidence is due; null when the provider gives none. */
+  deadline: Date | null;
+  /** Minor units; null: the whole payment. */
+  amountMinor: number | null;
 }
 
 /** A webhook as received: the exact bytes (what signatures cover) and the JSON they hold, parsed once. */

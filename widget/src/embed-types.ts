@@ -299,6 +299,7 @@ export type EmbedErrorBody = {
     | 'payment_method_not_configured'
     | 'payment_method_not_allowed_by_coupon'
     | 'payment_method_amount_out_of_range'
+    | 'checkout_blocked'
     | 'store_not_resolved'
     | 'wishlist_already_added'
     | 'wishlist_item_not_found'

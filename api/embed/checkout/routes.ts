@@ -42,7 +42,8 @@ const CHECKOUT_RULES =
   '\n\n**Errors.** 422 (`errors` by field) for invalid input: a `product_id` that is not an active product of ' +
   'this store, a `subscription_plan` missing for a subscription product or not a plan of the product, custom ' +
   'field values (`fields.{index}`) and uploads (`field_files.{index}`). 400 for a coupon refused as by ' +
-  'apply-coupon (same messages), insufficient stock, or no payment method.' +
+  'apply-coupon (same messages), insufficient stock, or no payment method. 403 `checkout_blocked` when a ' +
+  'fraud control of the store refuses the buyer (block lists, daily limits; docs/fraud.md).' +
   '\n\n**Bodies.** `application/json`, or `multipart/form-data` to upload files. In multipart, custom values ' +
   'are parts `fields[{index}]` or `fields.{index}`, or one part `fields` holding a JSON object; files are ' +
   'parts `field_files.{index}`: image fields JPG, PNG, GIF up to 10 MB; file fields PDF, DOC, DOCX, TXT, ZIP ' +
@@ -71,6 +72,11 @@ const responses: RouteDefinition['responses'] = {
   400: refused(
     'Coupon refused (apply-coupon’s messages), insufficient stock, or no payment method.',
     'Insufficient stock',
+  ),
+  403: refused(
+    'A fraud control of the store refused the checkout (docs/fraud.md), `error_code` `checkout_blocked`; ' +
+      'nothing was created. The answer never says which control.',
+    'This checkout cannot be completed.',
   ),
   413: refused('The body is larger than the checkout accepts.', 'Request body is too large'),
 };

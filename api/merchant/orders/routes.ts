@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { orderFraud } from '../../../shared/services/fraud/order-view';
 import { emailsForOrder } from '../../../shared/services/emails';
 import { requestDeps } from '../../request-deps';
 import { createMerchantOrder } from '../../../shared/services/merchant/create-order';
@@ -92,6 +93,11 @@ export const merchantOrderRoutes = [
         'Coupon refused, insufficient stock, no payment method, or a body that is not a JSON object.',
         'Insufficient stock',
       ),
+      403: merchantRefused(
+        'checkout_blocked',
+        'A fraud control of the store refused the buyer (docs/fraud.md): nothing was created.',
+        'This checkout cannot be completed.',
+      ),
       409: merchantRefused(
         'conflict',
         'The Idempotency-Key was used with another body, or an identical request is still running.',
@@ -126,7 +132,8 @@ export const merchantOrderRoutes = [
       'licenses with their status, the FiveM commands with their state, subscriptions, and the history of ' +
       'merchant status changes; `invoice_url`, once the order is paid, is the buyer’s invoice page (a ' +
       'receipt for a store without a VAT number); `emails`, the e-mails sent to the buyer about it, a ' +
-      'hard bounce included.',
+      'hard bounce included; `disputed` (a provider dispute, with `dispute` and its `deadline`) and `risk` ' +
+      '(the score and reasons of the fraud controls, docs/fraud.md).',
     guards: merchantGuards,
     request: { params: idParams },
     responses: { 200: merchantOk('The order.', orderDetailAnswer), 404: notFound },
@@ -134,6 +141,7 @@ export const merchantOrderRoutes = [
       ...(await orderDetail(ctx.deps.knex, ctx.state.store!.id, params.id, ctx.deps.config.publicBaseUrl)),
       invoice_url: await documentUrl(ctx.deps.knex, urlDeps(ctx.deps), params.id),
       emails: await emailsForOrder(ctx.deps.knex, params.id),
+      ...(await orderFraud(ctx.deps.knex, ctx.state.store!.id, params.id)),
     }),
   }),
   defineRoute({

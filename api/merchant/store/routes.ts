@@ -1,4 +1,3 @@
-import { growthSettingsKeys } from '../../../shared/services/growth/settings';
 import Joi from 'joi';
 import { storeStatistics } from '../../../shared/services/merchant/statistics';
 import {
@@ -27,6 +26,7 @@ import {
   StoreSettings,
 } from '../responses';
 import { verifyStoreDomain } from '../../../shared/services/merchant/domains';
+import { storeSettingsSchema } from '../../../shared/services/stores/settings-schema';
 
 /** The store keys a merchant may change, in the fixture's format (the schemas the seed uses). */
 const patchBody = Joi.object<StoreSettingsPatch, true>({
@@ -42,9 +42,7 @@ const patchBody = Joi.object<StoreSettingsPatch, true>({
   domains: Joi.array().items(Joi.string().trim().lowercase().max(300)).max(100),
   blocked_phones: Joi.array().items(blockedPhoneSchema).max(10_000),
   payment_methods: paymentMethodsSchema('patch'),
-  settings: Joi.object({ ...growthSettingsKeys })
-    .min(1)
-    .messages({ 'object.unknown': '{{#label}} is not a store setting' }),
+  settings: storeSettingsSchema.min(1),
 })
   .min(1)
   .required()
@@ -88,7 +86,11 @@ export const merchantStoreRoutes = [
       '(`{email}` or `{pay_link}`), `bank` (`{bank_name, account_name, account_number, iban}`); each may ' +
       'carry `active`, `min_amount`, `max_amount`. A method given replaces that method; `null` removes it; ' +
       'methods left out stay. Credentials are write-only and encrypted at rest: left out, the stored ones ' +
-      'are kept while the provider stays the same. A list given replaces the stored list.',
+      'are kept while the provider stays the same. A list given replaces the stored list. `settings`: the fraud ' +
+      'controls (docs/fraud.md), any of `blocked_emails` (addresses and `@domain` entries), `blocked_ips` ' +
+      '(addresses and CIDR ranges, IPv4 or IPv6), `max_orders_per_buyer_per_day`, ' +
+      '`max_units_per_product_per_day`, `new_buyer_daily_limit` and `review_above` (decimal strings), ' +
+      '`review_buyers_per_ip_per_hour`; `null` turns a limit off, keys left out stay.',
     guards: merchantGuards,
     request: {
       body: patchBody,

@@ -22,6 +22,7 @@ import { schemaRef, storefrontOk } from '../../openapi/components';
 import { buyerLocale } from '../../pay/i18n';
 import { cartOwner, ownerOf } from '../cart/owner';
 import { CUSTOMER_OR_ANONYMOUS, storefrontRefused, unauthenticated } from '../responses';
+import { CHECKOUT_BLOCKED } from '../../../shared/services/fraud/screen';
 
 /**
  * POST /api/checkout turns the cart into one checkout of several items, then it is paid exactly as with
@@ -107,6 +108,11 @@ export const storefrontCheckoutRoutes = [
         CART_MESSAGES.empty,
       ),
       401: unauthenticated,
+      403: storefrontRefused(
+        'A fraud control of the store refused the checkout (docs/fraud.md); nothing was created.',
+        'checkout_blocked',
+        CHECKOUT_BLOCKED,
+      ),
     },
     handler: (ctx, { body }) =>
       checkoutCart(requestDeps(ctx), ctx.state.store!, ownerOf(ctx), buyerOf(ctx, body), {

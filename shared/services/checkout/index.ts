@@ -34,6 +34,8 @@ import { PriceBreakdown, priceLines, subtotalOf, unitPrice } from '../pricing';
 import { availablePaymentMethods, PaymentMethodView } from '../payment-methods';
 import { withTimedSales } from '../growth/sales';
 import { creatorCreditOf } from '../growth/creators';
+import { CheckoutBlockedError, enforceLimits, recordRefusal, ScreenContext } from '../fraud/screen';
+import { screenCheckoutBuyer } from '../fraud';
 
 /**
  * Checkout sessions: the Embed API's (POST /api/embed/checkout and /api/embed/guest/checkout, one line,
@@ -395,6 +397,14 @@ export async function openCheckout(
 ): Promise<CheckoutResult> {
   const { knex } = deps;
   if (input.lines.length === 0) throw new InvalidError(EMPTY_CHECKOUT);
+  // Fraud controls (shared/services/fraud, docs/fraud.md): the block lists before anything is written.
+  const screen: ScreenContext = {
+    storeId: store.id,
+    source: input.source,
+    clientIp: deps.clientIp ?? null,
+    buyer: { email: buyer.email, countryCode: buyer.countryCode, phone: buyer.phone },
+  };
+  const fraud = await screenCheckoutBuyer(deps, screen);
   const lines = await prepareLines(knex, store, input, incoming);
   await assertInStock(knex, lines);
 
@@ -443,6 +453,15 @@ export async function openCheckout(
     outcome = await deps.tx(async (uow) => {
       const { trx } = uow;
       const first = lines[0]!;
+      // The limits, counted under the buyer's lock before this checkout is written (fraud/screen.ts).
+      if (fraud) {
+        await enforceLimits(trx, fraud, {
+          ...screen,
+          lines: lines.map((l) => ({ productId: l.product.id, quantity: l.quantity })),
+          totalMinor: price.totalMinor,
+          currency: store.currency,
+        });
+      }
       // The checkout's own line columns describe its first line (see checkout_items).
       // RETURNING *: the row as stored in the same round trip (insertAndFetch would read it again).
       const checkout = await Checkout.query(trx)
@@ -534,6 +553,7 @@ export async function openCheckout(
     });
   } catch (err) {
     await Promise.allSettled(stored.map((s) => deps.storage.delete(s.key)));
+    if (err instanceof CheckoutBlockedError) await recordRefusal(knex, screen, err.refusal, deps.logger);
     throw err;
   }
 

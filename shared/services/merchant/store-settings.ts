@@ -25,6 +25,13 @@ import {
   TAKEN_MESSAGE,
   writeDomains,
 } from './domains';
+import {
+  fraudSettingsOf,
+  type FraudSettingsPatch,
+  fraudSettingsView,
+  type FraudSettingsView,
+  writeFraudSettings,
+} from '../fraud/settings';
 
 /**
  * The store's settings as its owner manages them through the Merchant API: name, locale, currency (only
@@ -50,8 +57,8 @@ export interface StoreSettingsPatch {
   domains?: string[];
   blocked_phones?: { country_code: string; phone: string; reason?: string }[];
   payment_methods?: PaymentMethodsPatch;
-  /** Store settings by key (growth: docs/growth.md). */
-  settings?: GrowthSettings;
+  /** Store settings by key: fraud controls (docs/fraud.md) and growth (docs/growth.md). */
+  settings?: GrowthSettings & FraudSettingsPatch;
 }
 
 export interface PaymentMethodView {
@@ -83,7 +90,8 @@ export interface StoreSettingsView {
   blocked_phones: { country_code: string; phone: string; reason: string | null }[];
   payment_methods: PaymentMethodView[];
   tax: { mode: Store['tax_mode']; rate: string };
-  settings: Required<GrowthSettings>;
+  /** Fraud controls (docs/fraud.md) and growth (docs/growth.md). */
+  settings: Required<GrowthSettings> & FraudSettingsView;
   created_at: string;
 }
 
@@ -115,13 +123,14 @@ export async function storeSettings(
   storeId: number,
 ): Promise<StoreSettingsView> {
   const { knex } = deps;
-  const [store, domains, methods, blocked] = await Promise.all([
+  const [store, domains, methods, blocked, fraud] = await Promise.all([
     knex('stores').where('id', storeId).first(),
     storeDomainLists(knex, storeId),
     knex('store_payment_methods').where('store_id', storeId).orderBy(['position', 'id']) as Promise<
       MethodRow[]
     >,
     knex('blocked_phones').where('store_id', storeId).orderBy('id'),
+    fraudSettingsOf(knex, storeId),
   ]);
   return {
     id: Number(store.id),
@@ -150,7 +159,7 @@ export async function storeSettings(
     })),
     // Basis points as a percentage string: 1500 -> "15.00".
     tax: { mode: store.tax_mode, rate: formatMoney(Number(store.tax_rate_bp)) },
-    settings: growthSettingsOf(store),
+    settings: { ...growthSettingsOf(store), ...fraudSettingsView(fraud, store.currency) },
     created_at: new Date(store.created_at).toISOString(),
   };
 }
@@ -327,6 +336,8 @@ export async function updateStoreSettings(
       }
       if (patch.settings !== undefined) {
         Object.assign(changes, await writeGrowthSettings(trx, storeId, patch.settings, store));
+        const currency = String(columns.currency ?? store.currency);
+        Object.assign(changes, await writeFraudSettings(trx, storeId, currency, patch.settings));
       }
       if (patch.payment_methods !== undefined) {
         const currency = String(columns.currency ?? store.currency);

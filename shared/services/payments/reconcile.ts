@@ -7,6 +7,7 @@ import { enqueueFulfilment } from '../fulfilment/enqueue';
 import { startOrderSubscriptions } from '../fulfilment/subscriptions';
 import { changeOrderStatus } from '../orders/change-status';
 import { createOrderFromCheckout } from '../orders/create-from-checkout';
+import { assessPaidOrder } from '../fraud/risk';
 import { PaymentSource, transitionPayment } from './audit';
 import { credentialsFor, PaymentsContext } from './context';
 
@@ -115,7 +116,7 @@ export async function reconcilePayment(
       status: ORDER_STATUS.AWAITING_PAYMENT,
       logger: ctx.logger,
     });
-    if (created) await providerConfirmed(ctx, uow, order);
+    if (created) await providerConfirmed(ctx, uow, order, await assessPaidOrder(uow.trx, order));
     if (!created && order.payment_id !== payment.id) await settleSecondPayment(ctx, uow, order, payment);
     if (created) await startOrderSubscriptions(trx, order);
     await ctx.hooks?.afterOrder?.(order, trx);
@@ -127,13 +128,28 @@ export async function reconcilePayment(
   return { outcome: 'paid', orderId, orderCreated };
 }
 
-/** The provider confirmed the order's payment: In progress, through the order lifecycle. */
-async function providerConfirmed(ctx: PaymentsContext, uow: UnitOfWork, order: Order): Promise<void> {
-  await changeOrderStatus(ctx, order.store_id, order.id, ORDER_STATUS.IN_PROGRESS, {
-    actor: { kind: 'provider' },
-    reason: 'payment_confirmed',
-    within: { uow },
-  });
+/**
+ * The provider confirmed the order's payment: In progress, through the order lifecycle; or Under review with
+ * nothing delivered when a review rule of the store's fraud controls holds it (shared/services/fraud/risk.ts).
+ */
+async function providerConfirmed(
+  ctx: PaymentsContext,
+  uow: UnitOfWork,
+  order: Order,
+  risk?: { held: boolean },
+): Promise<void> {
+  const held = risk?.held === true;
+  await changeOrderStatus(
+    ctx,
+    order.store_id,
+    order.id,
+    held ? ORDER_STATUS.UNDER_REVIEW : ORDER_STATUS.IN_PROGRESS,
+    {
+      actor: { kind: 'provider' },
+      reason: held ? 'fraud_review' : 'payment_confirmed',
+      within: { uow },
+    },
+  );
 }
 
 /**

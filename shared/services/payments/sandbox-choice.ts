@@ -19,7 +19,7 @@ export type SandboxChoice =
   | { kind: 'preparing' }
   | { kind: 'not_open'; status: string }
   /** The other button was pressed first. */
-  | { kind: 'conflict'; decided: 'paid' | 'failed' }
+  | { kind: 'conflict'; decided: 'paid' | 'failed' | 'pending' }
   | { kind: 'decided'; event: SandboxEvent };
 
 export interface SandboxChoiceOptions {
@@ -38,7 +38,7 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 export async function chooseSandboxOutcome(
   deps: { knex: Knex; appSecret: string; appSecretPrevious?: readonly string[]; gateway: SandboxGateway },
   ref: string,
-  outcome: 'paid' | 'failed',
+  outcome: 'paid' | 'failed' | 'disputed',
   opts: SandboxChoiceOptions = {},
 ): Promise<SandboxChoice> {
   const paymentId = new PaymentPageRefs(deps.appSecret, deps.appSecretPrevious).parse(ref);
@@ -49,14 +49,27 @@ export async function chooseSandboxOutcome(
     if (!payment) return { kind: 'not_found' };
     if (payment.provider !== 'sandbox') return { kind: 'not_sandbox' };
     if (payment.provider_payment_id) {
-      const decision = await deps.gateway.decide(payment.provider_payment_id, outcome);
+      // A dispute (section 7's `outcome=disputed`) is the card holder's, after the payment was paid.
+      const decision =
+        outcome === 'disputed'
+          ? await deps.gateway.dispute(payment.provider_payment_id)
+          : await deps.gateway.decide(payment.provider_payment_id, outcome);
       if (decision.kind === 'unknown') return { kind: 'not_found' };
       if (decision.kind === 'conflict') {
-        return { kind: 'conflict', decided: decision.payment.status === 'paid' ? 'paid' : 'failed' };
+        return {
+          kind: 'conflict',
+          decided:
+            decision.payment.status === 'paid'
+              ? 'paid'
+              : decision.payment.status === 'failed'
+                ? 'failed'
+                : 'pending',
+        };
       }
       return { kind: 'decided', event: decision.event };
     }
-    if (payment.status !== 'pending') return { kind: 'not_open', status: payment.status };
+    if (payment.status !== 'pending' || outcome === 'disputed')
+      return { kind: 'not_open', status: payment.status };
     if (Date.now() >= deadline) return { kind: 'preparing' };
     await sleep(opts.pollMs ?? 100);
   }

@@ -15,6 +15,7 @@ import { isTransientDependencyError } from '../../dependency-errors';
 import { enqueue, Queues } from '../../queues';
 import { credentialsFor, PaymentsContext } from './context';
 import { reconcilePayment, ReconcileOutcome } from './reconcile';
+import { type DisputeOutcome, recordDispute } from '../fraud/disputes';
 
 export const INVALID_SIGNATURE = 'Invalid webhook signature';
 
@@ -158,15 +159,22 @@ export async function sweepWebhooks(
 export async function processWebhookEvent(
   ctx: PaymentsContext,
   webhookEventId: number,
-): Promise<ReconcileOutcome | { outcome: 'processed-before' | 'unknown-payment' }> {
+): Promise<ReconcileOutcome | DisputeOutcome | { outcome: 'processed-before' | 'unknown-payment' }> {
   const event = await WebhookEvent.query(ctx.knex).findById(webhookEventId);
   if (!event) throw new NotFoundError(`webhook event ${webhookEventId} does not exist`);
   if (event.processed_at) return { outcome: 'processed-before' };
   // The receiver found the payment to verify the event; rows stored before it kept that are read again.
   const paymentId = event.payment_id ?? (await paymentOfPayload(ctx, event));
-  const result = paymentId
-    ? await reconcilePayment(ctx, paymentId, 'webhook')
-    : ({ outcome: 'unknown-payment' } as const);
+  // A dispute event (verified at receipt) is the provider's word on a paid payment: recorded once per order
+  // (shared/services/fraud/disputes.ts); every other event reconciles the payment by asking the provider.
+  const dispute = isHostedProvider(event.provider)
+    ? ctx.providers[event.provider].disputeOf?.(event.payload)
+    : null;
+  const result = !paymentId
+    ? ({ outcome: 'unknown-payment' } as const)
+    : dispute
+      ? await recordDispute(ctx, paymentId, dispute)
+      : await reconcilePayment(ctx, paymentId, 'webhook');
   await WebhookEvent.query(ctx.knex)
     .patch({ processed_at: new Date() })
     .where({ id: event.id })

@@ -1,5 +1,5 @@
-import { growthSettingsKeys } from '../growth/settings';
 import Joi from 'joi';
+import { type StoreSettingsKeys, storeSettingsSchema } from '../stores/settings-schema';
 import { fitsTlv } from '../invoices/tlv';
 import type { LicenseStatus } from '../../../db/models';
 import { DomainError } from '../../errors';
@@ -142,9 +142,9 @@ export interface StoreFixture {
   allowed_country_codes: string[] | null;
   /** Days a buyer has to pay a bank transfer or manual PayPal order (1..30, default 3). */
   manual_payment_days: number;
-  /** Store settings by key (growth: docs/growth.md). */
-  settings?: { abandoned_checkout_minutes?: number; abandoned_checkout_coupon?: string | null };
   blocked_phones: BlockedPhoneFixture[];
+  /** Store settings: the fraud controls' keys (docs/fraud.md) and growth's (docs/growth.md). */
+  settings?: StoreSettingsKeys;
   /** The store owner, who signs in to the merchant dashboard with this phone. */
   owner?: { name: string; country_code: string; phone: string };
   payment_methods: PaymentMethodsFixture;
@@ -225,7 +225,6 @@ const storeSchema = Joi.object({
   merchant_tokens: Joi.array().items(secret()).default([]),
   fivem_secret: secret(),
   manual_payment_days: int().min(1).max(30).default(3),
-  settings: Joi.object({ ...growthSettingsKeys }),
   allowed_country_codes: Joi.array()
     .items(
       countryCode()
@@ -237,6 +236,7 @@ const storeSchema = Joi.object({
     .allow(null)
     .default(null),
   blocked_phones: Joi.array().items(blockedPhoneSchema).default([]),
+  settings: storeSettingsSchema,
   owner: Joi.object({
     name: text(200).allow('').default(''),
     country_code: countryCode().required(),

@@ -1,5 +1,6 @@
 import { STANDARD_VAT_RATE_BP } from '../invoices/amounts';
 import { enableSimulation } from '../einvoicing/settings';
+import { writeFraudSettings } from '../fraud/settings';
 import type { TxDeps } from '../../unit-of-work';
 import { noteCatalogChangedEverywhereOn } from '../catalogue/cache';
 import { noteLicensesChangedOn } from '../licenses/cache';
@@ -169,6 +170,7 @@ class StoreSeeder {
     if (this.fixture.einvoicing === 'simulation') {
       await enableSimulation(this.trx, this.deps.cipher, this.storeId, new Date());
     }
+    await this.syncFraudSettings();
     if (this.fixture.owner) await syncFixtureOwner(this.trx, this.storeId, this.fixture.owner);
     await this.syncCategories();
     for (const product of this.fixture.products) await this.syncProduct(product);
@@ -345,6 +347,18 @@ class StoreSeeder {
       throw this.conflict('fivem_secret', 'this FiveM secret');
     if (!existing)
       await FivemServer.query(this.trx).insert({ store_id: this.storeId, secret_hash: secretHash });
+  }
+
+  /** The store's fraud settings (docs/fraud.md), the keys the fixture gives (shared/services/fraud). */
+  private async syncFraudSettings(): Promise<void> {
+    if (this.fixture.settings === undefined) return;
+    await writeFraudSettings(
+      this.trx,
+      this.storeId,
+      this.fixture.currency,
+      this.fixture.settings,
+      'settings',
+    );
   }
 
   private async syncBlockedPhones(): Promise<void> {

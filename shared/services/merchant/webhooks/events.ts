@@ -21,6 +21,8 @@ export const MERCHANT_EVENT_TYPES = [
   'subscription.renewal_link_sent',
   'subscription.updated',
   'subscription.expired',
+  // Fraud controls (docs/fraud.md): a provider's dispute (chargeback) of a paid order.
+  'order.disputed',
 ] as const;
 export type MerchantEventType = (typeof MERCHANT_EVENT_TYPES)[number];
 /** Every event of a family: `order.*`, `subscription.*`, `refund.*`, `license.*`. */

@@ -55,6 +55,15 @@ export const SAMPLE_DATA: Record<MerchantEventType, Record<string, unknown>> = {
   'refund.created': { ...REFUND, status: 'pending', state: 'requested' },
   'refund.succeeded': REFUND,
   'refund.failed': { ...REFUND, status: 'failed', state: 'failed', failure_reason: 'declined' },
+  'order.disputed': {
+    order_id: 1001,
+    dispute_id: 'dsp_0001',
+    reason: 'fraudulent',
+    amount: '50.00',
+    currency: 'SAR',
+    deadline: '2026-12-04T00:00:00.000Z',
+    licenses_revoked: 1,
+  },
 };
 
 export const isEventType = (type: string): type is MerchantEventType =>
