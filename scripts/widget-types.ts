@@ -34,6 +34,7 @@ export const WIDGET_OPERATIONS = [
   'POST /api/embed/payment/initiate',
   'POST /api/embed/guest/payment/initiate',
   'GET /api/embed/payment/status/{checkoutUrl}',
+  'POST /api/embed/order/reveal',
 ] as const;
 
 /** The operation whose error answer gives the type of every Embed error body (it has every extra field). */

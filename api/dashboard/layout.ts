@@ -5,6 +5,7 @@ import type { AppContext } from '../context';
 import { escapeHtml } from '../pay/html';
 import type { Locale } from '../pay/i18n';
 import { DASHBOARD_STRINGS, DashboardStrings } from './i18n';
+import { LAUNCH_TEXT } from './pages/launch/strings';
 
 /**
  * The dashboard's page shell: server-rendered HTML, one inline stylesheet, no script and nothing loaded
@@ -41,6 +42,8 @@ export interface ShellContext extends PageContext {
   memberships: Membership[];
   userName: string;
   formToken: string;
+  /** The store has no payment method on: every page says so (docs/dashboard.md, "Launch checklist"). */
+  noPaymentMethod?: boolean;
   current:
     | 'home'
     | 'orders'
@@ -182,6 +185,12 @@ const NAV: ReadonlyArray<[ShellContext['current'], keyof DashboardStrings, strin
 ];
 
 /** A page of the signed-in dashboard: the top bar (store, language, sign out), the menu, the content. */
+/** The flag of a store with no payment method on, above every page's content, linking to the payments page. */
+function noPaymentFlag(s: ShellContext): string {
+  const l = LAUNCH_TEXT[s.locale];
+  return `<p class="flag" style="background:#fff1e5;color:#953800;padding:.6rem .8rem;border-radius:8px" data-no-payment-method>${esc(l.noPaymentFlag)} <a href="/merchant/payments">${esc(l.noPaymentAction)}</a></p>`;
+}
+
 export function shellPage(s: ShellContext, title: string, body: string): string {
   const t = s.t;
   const links = NAV.filter(([, , , perm]) => perm === null || can(s.role, perm, s.grants))
@@ -210,7 +219,7 @@ export function shellPage(s: ShellContext, title: string, body: string): string 
 <form method="post" action="/merchant/signout"><input type="hidden" name="_csrf" value="${esc(s.formToken)}"><button type="submit" class="linkbtn">${esc(t.signOut)}</button></form></span>
 </header>
 <div class="shell"><nav aria-label="${esc(t.nav)}"><ul>${links}</ul></nav>
-<main>${body}</main></div>`,
+<main>${s.noPaymentMethod ? noPaymentFlag(s) : ''}${body}</main></div>`,
   );
 }
 

@@ -12,6 +12,7 @@ import { dashboardSignInRoutes } from './pages/sign-in/routes';
 import { dashboardCustomerRoutes } from './pages/customers/routes';
 import { dashboardFivemRoutes } from './pages/fivem/routes';
 import { dashboardHomeRoutes } from './pages/home/routes';
+import { dashboardLaunchRoutes } from './pages/launch/routes';
 import { dashboardOrderRoutes } from './pages/orders/routes';
 import { dashboardPaymentRoutes } from './pages/payments/routes';
 import { dashboardProductRoutes } from './pages/products/routes';
@@ -34,6 +35,7 @@ export const dashboardRoutes = [
   ...dashboardSecondFactorRoutes,
   ...dashboardSessionRoutes,
   ...dashboardHomeRoutes,
+  ...dashboardLaunchRoutes,
   ...dashboardOrderRoutes,
   ...dashboardCustomerRoutes,
   ...dashboardProductRoutes,

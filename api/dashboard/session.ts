@@ -1,5 +1,6 @@
 import type { Store } from '../../db/models';
 import { storeById } from '../../shared/services/stores/lookup';
+import { hasPaymentMethod } from '../../shared/services/launch/checklist';
 import type { Deps } from '../../shared/deps';
 import type { Membership } from '../../shared/services/dashboard/accounts';
 import { can, Permission } from '../../shared/services/dashboard/roles';
@@ -143,6 +144,7 @@ export function signedIn(permission: Permission | null, opts: { readBody?: AppMi
           memberships: found.memberships,
           userName: found.user.name || `+${found.user.e164}`,
           formToken: formToken(deps.appSecret, found.session),
+          noPaymentMethod: !(await hasPaymentMethod(deps.knex, store.id, deps.config)),
         },
       };
       ctx.state.dashboard = state;

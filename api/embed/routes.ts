@@ -3,6 +3,7 @@ import { embedCheckoutRoutes } from './checkout/routes';
 import { embedCouponRoutes } from './coupons/routes';
 import { embedPaymentRoutes } from './payments/routes';
 import { embedProductRoutes } from './product/routes';
+import { embedRevealRoutes } from './reveal/routes';
 
 /** The Embed API (/api/embed): every route behind the embed guards but payment status (public). */
 export const embedRoutes = [
@@ -11,4 +12,5 @@ export const embedRoutes = [
   ...embedCouponRoutes,
   ...embedCheckoutRoutes,
   ...embedPaymentRoutes,
+  ...embedRevealRoutes,
 ];

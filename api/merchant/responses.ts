@@ -93,6 +93,11 @@ const customer = obj({
 
 export const OrderSummary = obj({
   id: int,
+  number: {
+    ...int,
+    description:
+      'The order’s number in its store, counting from 1 (shown to the merchant and the buyer as #number); `id` is the platform-wide id.',
+  },
   status,
   status_label: str,
   total: money,
@@ -123,6 +128,11 @@ export const OrderDetail = obj({
       held: bool,
       reasons: { type: 'array', items: obj({ code: str, detail: str, points: int }) },
     },
+  },
+  number: {
+    ...int,
+    description:
+      'The order’s number in its store, counting from 1 (shown to the merchant and the buyer as #number); `id` is the platform-wide id.',
   },
   invoice_url: { type: ['string', 'null'], description: 'The buyer’s invoice (or receipt) page once paid.' },
   emails: {

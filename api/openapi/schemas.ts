@@ -76,6 +76,12 @@ export const sharedSchemas: Record<string, SchemaObject> = {
           format: 'uri',
           description: 'The hosted payment page: PUBLIC_BASE_URL/pay/{checkout_url}.',
         },
+        reveal_token: {
+          type: 'string',
+          description:
+            'Opaque 256-bit secret for this browser only: with `checkout_url` it shows the goods of the paid ' +
+            'order for 30 minutes (POST /api/embed/order/reveal). Keep it in memory; only its hash is stored.',
+        },
         ...amounts,
         payment_methods: { type: 'array', items: schemaRef('PaymentMethod') },
       }),
@@ -84,6 +90,12 @@ export const sharedSchemas: Record<string, SchemaObject> = {
         order_id: { type: 'integer' },
         message: { type: 'string', examples: ['Order created successfully'] },
         checkout_url: { type: 'string', description: 'Its status endpoint answers is_paid true at once.' },
+        reveal_token: {
+          type: 'string',
+          description:
+            'Opaque 256-bit secret for this browser only: with `checkout_url` it shows the goods of the paid ' +
+            'order for 30 minutes (POST /api/embed/order/reveal). Keep it in memory; only its hash is stored.',
+        },
         ...amounts,
         payment_methods: { type: 'array', items: schemaRef('PaymentMethod'), maxItems: 0 },
       }),
@@ -169,6 +181,17 @@ export const sharedSchemas: Record<string, SchemaObject> = {
         ],
       },
     },
+    purchasable: {
+      type: 'boolean',
+      description:
+        'Whether a buyer can complete a purchase now. False when the product costs something and the store ' +
+        'has no payment method on, or when it is out of stock: a widget says so before the buyer types anything.',
+    },
+    not_purchasable_reason: {
+      type: ['string', 'null'],
+      enum: ['no_payment_method', 'out_of_stock', null],
+      description: 'Why `purchasable` is false; null when it is true.',
+    },
   }),
   PaymentInitiation: {
     description:
@@ -200,6 +223,46 @@ export const sharedSchemas: Record<string, SchemaObject> = {
     ],
   },
   PaymentStatus: object({ is_paid: { type: 'boolean' }, order_id: { type: ['integer', 'null'] } }),
+  OrderReveal: {
+    description:
+      'The goods of the checkout’s order, for the browser holding its reveal token (docs/widget.md, “The ' +
+      'goods after paying”): `shown` for 30 minutes after the order was placed while it is paid; else ' +
+      '`hidden` with why (`not_paid`, `expired`, `withdrawn`: refunded or cancelled).',
+    oneOf: [
+      object({
+        state: { const: 'shown' },
+        order_id: { type: 'integer', description: 'The platform-wide order id.' },
+        order_number: { type: 'integer', description: 'The order’s number in its store (#1, #2…).' },
+        items: {
+          type: 'array',
+          items: object({
+            name: { type: 'string' },
+            codes: { type: 'array', items: { type: 'string' }, description: 'Code keys.' },
+            license_keys: { type: 'array', items: { type: 'string' } },
+            downloads: {
+              type: 'array',
+              items: object({ name: { type: 'string' }, url: { type: 'string', format: 'uri' } }),
+            },
+          }),
+        },
+        pending: {
+          type: 'boolean',
+          description: 'Some goods are still being prepared (license keys): ask again in a few seconds.',
+        },
+        sent_to: object({
+          phone: { type: ['string', 'null'], description: 'Masked: +966 ••••••101.' },
+          email: { type: ['string', 'null'], description: 'Masked: h•••@example.com.' },
+        }),
+        until: { type: 'string', format: 'date-time', description: 'When they stop being shown here.' },
+      }),
+      object({
+        state: { const: 'hidden' },
+        reason: { type: 'string', enum: ['not_paid', 'expired', 'withdrawn'] },
+        order_id: { type: ['integer', 'null'] },
+        order_number: { type: ['integer', 'null'] },
+      }),
+    ],
+  },
   VerifyResult: {
     description: 'An existing customer is signed in; a new phone goes on with auth/complete.',
     oneOf: [

@@ -8,7 +8,14 @@ import {
   paymentPage,
   retryPayment,
   startFromCheckoutPage,
+  type PaymentPage,
 } from '../../shared/services/payments';
+import {
+  claimRevealCookie,
+  revealCookieName,
+  revealGoodsByCookie,
+  type RevealAnswer,
+} from '../../shared/services/reveal/reveal';
 import type { AppContext, AppMiddleware } from '../context';
 import { paymentStatusGuards } from '../guards';
 import { defineRoute, type ResponseDoc } from '../http/route';
@@ -79,6 +86,32 @@ const limited: Record<number, ResponseDoc> = {
   },
 };
 
+/**
+ * The goods after paying (docs/widget.md): the first browser to open an unpaid checkout's payment page
+ * gets a reveal cookie (random, only its hash kept); once paid, that browser's page shows the goods.
+ */
+async function revealOnPage(ctx: AppContext, page: PaymentPage): Promise<RevealAnswer | null> {
+  if (page.kind === 'sandbox' || page.kind === 'waiting' || page.kind === 'forward') {
+    const token = await claimRevealCookie(ctx.deps.knex, page.checkoutId);
+    if (token) {
+      const secure = ctx.secure || ctx.deps.config.publicBaseUrl.startsWith('https:');
+      // Lax: the provider sends the buyer back here with a top-level GET from its own site.
+      const parts = [
+        `${revealCookieName(page.checkoutId)}=${token}`,
+        'Path=/pay/',
+        'HttpOnly',
+        'SameSite=Lax',
+      ];
+      parts.push('Max-Age=7200');
+      if (secure) parts.push('Secure');
+      ctx.append('Set-Cookie', parts.join('; '));
+    }
+    return null;
+  }
+  if (page.kind !== 'paid') return null;
+  return revealGoodsByCookie(ctx.deps, page.checkoutId, ctx.cookies.get(revealCookieName(page.checkoutId)));
+}
+
 export const payRoutes = [
   defineRoute({
     method: 'get',
@@ -110,7 +143,7 @@ export const payRoutes = [
     },
     handler: async (ctx, { params, query }) => {
       const page = await paymentPage(ctx.deps, params.paymentRef, { returning: query.return === '1' });
-      sendHtml(ctx, paymentPageView(page, viewOf(ctx)));
+      sendHtml(ctx, paymentPageView(page, viewOf(ctx), await revealOnPage(ctx, page)));
     },
   }),
   defineRoute({
@@ -189,7 +222,7 @@ export const payRoutes = [
           // As a provider would: the webhook goes out once the customer's answer is done with.
           ctx.res.once('close', () => gateway.deliverInBackground(choice.event, target));
           const page = await paymentPage(ctx.deps, params.paymentRef, { returning: true });
-          return sendHtml(ctx, paymentPageView(page, view));
+          return sendHtml(ctx, paymentPageView(page, view, await revealOnPage(ctx, page)));
         }
       }
     },

@@ -5,6 +5,7 @@ import type {
   PageAction,
   PaymentPage,
   Summary,
+  Withdrawn,
 } from '../../shared/services/payments';
 import type { DocumentLink } from '../../shared/services/invoices/read';
 import { PAYMENT_METHOD_NAMES } from '../../shared/services/payment-methods';
@@ -12,6 +13,8 @@ import type { PaymentMethodId } from '../../db/models';
 import { escapeHtml, HtmlAnswer, layout } from './html';
 import { formatAmount, formatDeadline, Locale, Strings, STRINGS } from './i18n';
 import { methodMark } from './marks';
+import type { RevealAnswer } from '../../shared/services/reveal/reveal';
+import { goodsHtml, withdrawnText } from './reveal-view';
 
 /** How often a waiting page reloads itself (the payment status clients poll every 2 to 3 s as well). */
 const REFRESH_SECONDS = 2;
@@ -119,6 +122,7 @@ function successPage(
   orderId: number | null,
   delivery: Delivery,
   document: DocumentLink | null,
+  goods: RevealAnswer | null = null,
 ): HtmlAnswer {
   const t = strings(view);
   const phone = `\u2066${delivery.phoneMasked}\u2069`;
@@ -138,6 +142,7 @@ function successPage(
 ${order}
 <h2>${escapeHtml(t.youBought)}</h2>
 <p><bdi>${escapeHtml(s.productName)}</bdi>${s.quantity > 1 ? ` &times; ${s.quantity}` : ''} &middot; <span class="ltr">${escapeHtml(formatAmount(s.amountMinor, s.currency, view.locale))}</span></p>
+${goodsHtml(goods, view.locale)}
 <h2>${escapeHtml(t.deliveryTitle)}</h2>
 ${lines.map((l) => `<p>${escapeHtml(l)}</p>`).join('\n')}
 <p class="muted">${escapeHtml(t.keepNumber)}</p>${
@@ -157,6 +162,8 @@ export function checkoutPageView(result: CheckoutPage, view: View): HtmlAnswer {
       return subscriptionCancelled(view);
     case 'paid':
       return successPage(view, result.summary, result.orderId, result.delivery, result.document);
+    case 'withdrawn':
+      return withdrawnPage(view, result);
     case 'under_review':
       return {
         status: 200,
@@ -205,7 +212,27 @@ export function sandboxButtons(view: View, action: string): string {
 <form method="post" action="${escapeHtml(action)}"><input type="hidden" name="outcome" value="failed"><button type="submit" class="danger">${escapeHtml(t.sandboxFail)}</button></form>`;
 }
 
-export function paymentPageView(result: PaymentPage, view: View): HtmlAnswer {
+/** A refunded or cancelled order's page: says so, never "payment received". */
+function withdrawnPage(view: View, w: Withdrawn): HtmlAnswer {
+  const words = withdrawnText(w.status, view.locale);
+  return {
+    status: 200,
+    html: page(
+      view,
+      words.title,
+      `<p class="muted"><bdi>${escapeHtml(w.summary.storeName)}</bdi></p>
+<h1 data-order-state="${w.status === 6 ? 'refunded' : 'cancelled'}">${escapeHtml(words.title)}</h1>
+<p><span class="order" data-order-id="${w.orderId}">#${w.orderNumber}</span> · <bdi>${escapeHtml(w.summary.productName)}</bdi></p>
+<p>${escapeHtml(words.message)}</p>`,
+    ),
+  };
+}
+
+export function paymentPageView(
+  result: PaymentPage,
+  view: View,
+  goods: RevealAnswer | null = null,
+): HtmlAnswer {
   const t = strings(view);
   switch (result.kind) {
     case 'not_found':
@@ -238,7 +265,9 @@ export function paymentPageView(result: PaymentPage, view: View): HtmlAnswer {
       };
     }
     case 'paid':
-      return successPage(view, result.summary, result.orderId, result.delivery, result.document);
+      return successPage(view, result.summary, result.orderId, result.delivery, result.document, goods);
+    case 'withdrawn':
+      return withdrawnPage(view, result);
     case 'closed':
       return {
         status: 200,

@@ -58,6 +58,8 @@ export class Store extends BaseModel {
   static override tableName = 'stores';
   static override hasUpdatedAt = true;
   id!: number;
+  /** When a product's widget snippet was first copied in the dashboard (the launch checklist). */
+  widget_snippet_copied_at?: Date | null;
   name!: string;
   currency!: string;
   plan!: 'paid' | 'free';
@@ -423,6 +425,10 @@ export class Checkout extends BaseModel {
   id!: number;
   store_id!: number;
   token_hash!: string;
+  /** SHA-256 of the reveal token given to the browser that checked out (shared/services/reveal). */
+  reveal_token_hash?: string | null;
+  /** SHA-256 of the hosted payment page's reveal cookie (shared/services/reveal). */
+  reveal_cookie_hash?: string | null;
   source!: 'embed' | 'storefront' | 'merchant' | 'renewal';
   /** The buyer's language when they checked out (Accept-Language): the delivery message's language. */
   locale?: 'ar' | 'en' | null;
@@ -524,6 +530,8 @@ export class Order extends BaseModel {
   static override tableName = 'orders';
   static override hasUpdatedAt = true;
   id!: number;
+  /** The order's number in its store, from 1; set by the database on insert (orders_take_number). */
+  number!: number;
   store_id!: number;
   checkout_id!: number | null;
   customer_id!: number | null;

@@ -509,6 +509,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/embed/order/reveal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The goods of a paid order, for the browser that paid
+         * @description The code keys, license keys and download addresses of the checkout’s order, and where else they were sent (masked), for the browser that checked out: it sends the `checkout_url` and the `reveal_token` of its checkout answer (only a hash of the token is kept; compared in constant time). Shown for 30 minutes after the order was placed, while it is paid; never before payment, after a refund or after a cancellation (`hidden` with the reason). A wrong token, or a checkout of another store, answers 404 like an unknown checkout. A POST so that the secrets stay out of addresses and logs.
+         */
+        post: operations["embedOrderReveal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/embed/payment/initiate": {
         parameters: {
             query?: never;
@@ -1130,7 +1150,7 @@ export interface paths {
         };
         /**
          * Merchant dashboard: home
-         * @description The dashboard of the signed-in merchant’s store: today’s and this month’s sales, orders and new customers, a 30-day sales chart. Not signed in: 302 to `/merchant/signin`. Arabic (`?lang=ar`, right to left) or English (`?lang=en`), else the browser’s Accept-Language.
+         * @description The dashboard of the signed-in merchant’s store: the launch checklist until it is done, today’s and this month’s sales, orders and new customers, a 30-day sales chart. Not signed in: 302 to `/merchant/signin`. Arabic (`?lang=ar`, right to left) or English (`?lang=en`), else the browser’s Accept-Language.
          */
         get: operations["dashboardHome"];
         put?: never;
@@ -1173,6 +1193,26 @@ export interface paths {
          * @description Sends the keys in parts of 500 lines and moves the progress bar. The page works without it.
          */
         get: operations["dashboardKeysScript"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/merchant/assets/launch.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Merchant dashboard: the product page’s snippet Copy button
+         * @description Copies the widget snippet to the clipboard and posts the Copy form by fetch. The page works without it.
+         */
+        get: operations["dashboardLaunchScript"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1751,6 +1791,26 @@ export interface paths {
          * @description multipart/form-data or a urlencoded form: `csv` (a CSV file, first column, optional `code` header) and/or `codes` (one key a line), `_csrf`. At most 10,000 keys of 500 characters. Keys the product has are skipped. `Accept: application/json` (the page’s script) answers the counts as JSON.
          */
         post: operations["dashboardProductKeysAdd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/merchant/products/{productId}/snippet-copied": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Merchant dashboard: the product’s widget snippet was copied
+         * @description The product page’s Copy button: notes that the store’s widget snippet was copied (the launch checklist’s “share the product’s link or paste the widget” step), then 303 back to the snippet.
+         */
+        post: operations["dashboardSnippetCopied"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3964,6 +4024,8 @@ export interface components {
              * @description The hosted payment page: PUBLIC_BASE_URL/pay/{checkout_url}.
              */
             payment_url: string;
+            /** @description Opaque 256-bit secret for this browser only: with `checkout_url` it shows the goods of the paid order for 30 minutes (POST /api/embed/order/reveal). Keep it in memory; only its hash is stored. */
+            reveal_token: string;
             /** @description (unit price + options) × quantity. With the currency's own decimals (ISO 4217): 2 for SAR, 3 for KWD, none for JPY. */
             subtotal: string;
             /** @description Tax added (exclusive) or contained (inclusive); 0.00 without tax. With the currency's own decimals (ISO 4217): 2 for SAR, 3 for KWD, none for JPY. */
@@ -3981,6 +4043,8 @@ export interface components {
             message: string;
             order_id: number;
             payment_methods: components["schemas"]["PaymentMethod"][];
+            /** @description Opaque 256-bit secret for this browser only: with `checkout_url` it shows the goods of the paid order for 30 minutes (POST /api/embed/order/reveal). Keep it in memory; only its hash is stored. */
+            reveal_token: string;
             /** @description (unit price + options) × quantity. With the currency's own decimals (ISO 4217): 2 for SAR, 3 for KWD, none for JPY. */
             subtotal: string;
             /** @description Tax added (exclusive) or contained (inclusive); 0.00 without tax. With the currency's own decimals (ISO 4217): 2 for SAR, 3 for KWD, none for JPY. */
@@ -4081,6 +4145,11 @@ export interface components {
             /** @description Most units one checkout line may take; a larger `quantity` is a 422 naming `quantity`. */
             max_per_order: number;
             name: string;
+            /**
+             * @description Why `purchasable` is false; null when it is true.
+             * @enum {string|null}
+             */
+            not_purchasable_reason: "no_payment_method" | "out_of_stock" | null;
             /** @description The store’s active methods; checkout narrows them by the real total and the coupon. */
             payment_methods: (components["schemas"]["PaymentMethod"] & {
                 /** @description Largest total the method takes. */
@@ -4097,6 +4166,8 @@ export interface components {
                 /** @description List price. */
                 original: number;
             };
+            /** @description Whether a buyer can complete a purchase now. False when the product costs something and the store has no payment method on, or when it is out of stock: a widget says so before the buyer types anything. */
+            purchasable: boolean;
             slug: string;
             stock: {
                 is_in_stock: boolean;
@@ -4408,6 +4479,46 @@ export interface components {
             test?: boolean;
             /** @constant */
             type: "order.paid";
+        };
+        /** @description The goods of the checkout’s order, for the browser holding its reveal token (docs/widget.md, “The goods after paying”): `shown` for 30 minutes after the order was placed while it is paid; else `hidden` with why (`not_paid`, `expired`, `withdrawn`: refunded or cancelled). */
+        OrderReveal: {
+            items: {
+                /** @description Code keys. */
+                codes: string[];
+                downloads: {
+                    name: string;
+                    /** Format: uri */
+                    url: string;
+                }[];
+                license_keys: string[];
+                name: string;
+            }[];
+            /** @description The platform-wide order id. */
+            order_id: number;
+            /** @description The order’s number in its store (#1, #2…). */
+            order_number: number;
+            /** @description Some goods are still being prepared (license keys): ask again in a few seconds. */
+            pending: boolean;
+            sent_to: {
+                /** @description Masked: h•••@example.com. */
+                email: string | null;
+                /** @description Masked: +966 ••••••101. */
+                phone: string | null;
+            };
+            /** @constant */
+            state: "shown";
+            /**
+             * Format: date-time
+             * @description When they stop being shown here.
+             */
+            until: string;
+        } | {
+            order_id: number | null;
+            order_number: number | null;
+            /** @enum {string} */
+            reason: "not_paid" | "expired" | "withdrawn";
+            /** @constant */
+            state: "hidden";
         };
         /** @description An order’s status changed: The merchant changed it, a payment provider confirmed the payment (`reason` payment_confirmed), fulfilment completed it (fulfilled), or an unpaid manual payment passed its deadline (manual_payment_deadline). */
         OrderStatusChangedEvent: {
@@ -7301,6 +7412,64 @@ export interface operations {
             503: components["responses"]["EmbedDependencyUnavailable"];
         };
     };
+    embedOrderReveal: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description From the checkout answer. */
+                    checkout_url: string;
+                    /** @description From the checkout answer. */
+                    reveal_token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The goods, or why they are not shown. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmbedSuccess"] & {
+                        data: components["schemas"]["OrderReveal"];
+                    };
+                };
+            };
+            401: components["responses"]["EmbedUnauthenticated"];
+            403: components["responses"]["EmbedForbidden"];
+            /** @description Unknown checkout, another store’s, or a wrong reveal token. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmbedError"];
+                };
+            };
+            415: components["responses"]["EmbedError"];
+            422: components["responses"]["EmbedValidationFailed"];
+            429: components["responses"]["EmbedRateLimited"];
+            500: components["responses"]["EmbedInternalError"];
+            503: components["responses"]["EmbedDependencyUnavailable"];
+        };
+    };
     embedPaymentInitiate: {
         parameters: {
             query?: never;
@@ -9325,6 +9494,35 @@ export interface operations {
         };
     };
     dashboardKeysScript: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The script. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/javascript": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    dashboardLaunchScript: {
         parameters: {
             query?: never;
             header?: {
@@ -11692,6 +11890,65 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    dashboardSnippetCopied: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                productId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    _csrf?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Back to the product’s snippet. */
+            303: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not allowed for this role, a missing or wrong form token, or a form from another site. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No such product in this store. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
             500: components["responses"]["PlatformInternalError"];
             503: components["responses"]["PlatformDependencyUnavailable"];
         };
@@ -15763,6 +16020,8 @@ export interface operations {
                                     product_id: number | null;
                                     quantity: number;
                                 }[];
+                                /** @description The order’s number in its store, counting from 1 (shown to the merchant and the buyer as #number); `id` is the platform-wide id. */
+                                number: number;
                                 payment_method: string | null;
                                 source: string;
                                 /** @description Order status code. */
@@ -16092,6 +16351,8 @@ export interface operations {
                                 /** @enum {string} */
                                 status: "generated" | "active" | "expired" | "suspended" | "revoked";
                             }[];
+                            /** @description The order’s number in its store, counting from 1 (shown to the merchant and the buyer as #number); `id` is the platform-wide id. */
+                            number: number;
                             payment: {
                                 amount?: string | null;
                                 currency?: string | null;

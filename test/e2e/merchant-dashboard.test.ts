@@ -238,8 +238,9 @@ describe('merchant dashboard in a browser', function () {
     expect(audit).to.deep.equal({ action: 'product.created', actor: `dashboard:+966${OWNER_PHONE}` });
   });
 
-  it('lists the store’s orders with each id as text, and the order page offers the allowed moves', async () => {
+  it('lists the store’s orders with each id and store number as text, and the order page offers the allowed moves', async () => {
     const ids: number[] = [];
+    const numbers: number[] = [];
     for (const status of [2, 4]) {
       const [row] = await deps
         .knex('orders')
@@ -255,15 +256,21 @@ describe('merchant dashboard in a browser', function () {
           total_minor: 5_000,
           currency: 'SAR',
         })
-        .returning('id');
+        .returning(['id', 'number']);
       ids.push((row as { id: number }).id);
+      numbers.push((row as { number: number }).number);
     }
+    // The database numbers each store's orders one after the other.
+    expect(numbers[1]).to.equal(numbers[0]! + 1);
     await withPage(async (page) => {
       // Asked for the orders while signed out: back there once signed in.
       await signIn(page, OWNER_PHONE, { start: '/merchant/orders' });
       const text = await page.locator('main').innerText();
-      for (const id of ids) expect(text).to.contain(`#${id}`);
-      await page.getByText(`#${ids[0]}`, { exact: true }).click();
+      for (const id of ids) expect(text).to.contain(`ID ${id}`);
+      for (const n of numbers) expect(text).to.contain(`#${n}`);
+      await page.getByText(`#${numbers[0]}`, { exact: true }).click();
+      expect(await page.locator('h1').innerText()).to.contain(`#${numbers[0]}`);
+      expect(await page.locator(`[data-order-id="${ids[0]}"]`).innerText()).to.equal(String(ids[0]));
       await page.getByRole('button', { name: 'Confirm payment, start' }).waitFor();
       await page.getByRole('button', { name: 'Refund order' }).click();
       // A refund asks first.
@@ -283,18 +290,21 @@ describe('merchant dashboard in a browser', function () {
     );
     const initiated = await guestInitiate(api, store!, checkout.checkoutUrl, 'bank');
     expect(initiated.status, initiated.text).to.equal(200);
-    const order = await deps.knex('orders').where({ checkout_id: checkout.checkoutId }).first('id', 'status');
+    const order = await deps
+      .knex('orders')
+      .where({ checkout_id: checkout.checkoutId })
+      .first('id', 'number', 'status');
     expect(order.status).to.equal(2);
     const notice = await withPage(async (page) => {
       await openAsOwner(page);
       expect(await page.locator('.alert').innerText()).to.contain('waiting for you to confirm a payment');
       await page.getByRole('link', { name: 'Orders' }).click();
-      const row = page.locator('tr', { has: page.getByText(`#${order.id}`, { exact: true }) });
+      const row = page.locator('tr', { has: page.getByText(`#${order.number}`, { exact: true }) });
       // Intl writes a no-break space between the currency and the amount.
       expect((await row.innerText()).replace(/\u00a0/g, ' '))
         .to.contain('Under review')
         .and.to.contain('SAR 40.00');
-      await page.getByText(`#${order.id}`, { exact: true }).click();
+      await page.getByText(`#${order.number}`, { exact: true }).click();
       expect(await page.locator('main').innerText())
         .to.contain('Game card')
         .and.to.contain('bank');

@@ -25,6 +25,8 @@ const DASHBOARD_ROUTES: [string, string, string][] = [
   ['post', '/merchant/signout', 'dashboardSignOut'],
   ['post', '/merchant/switch', 'dashboardSwitchStore'],
   ['get', '/merchant', 'dashboardHome'],
+  ['get', '/merchant/assets/launch.js', 'dashboardLaunchScript'],
+  ['post', '/merchant/products/{productId}/snippet-copied', 'dashboardSnippetCopied'],
   ['get', '/merchant/orders', 'dashboardOrders'],
   ['get', '/merchant/orders/{orderId}', 'dashboardOrder'],
   ['post', '/merchant/orders/{orderId}/status', 'dashboardOrderStatus'],

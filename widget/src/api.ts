@@ -12,6 +12,7 @@ export type Coupon = Answer<'POST /api/embed/apply-coupon'>;
 export type CheckoutSession = Answer<'POST /api/embed/checkout'>;
 export type Initiation = Answer<'POST /api/embed/payment/initiate'>;
 export type PaymentStatus = Answer<'GET /api/embed/payment/status/{checkoutUrl}'>;
+export type Reveal = Answer<'POST /api/embed/order/reveal'>;
 export type MethodId = Product['payment_methods'][number]['id'];
 
 /** Delays before the 1st, 2nd and 3rd retry of a request answered 429 (spec, Limits). */

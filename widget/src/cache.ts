@@ -33,4 +33,9 @@ export class AnswerCache<T> {
     this.entries.set(key, entry);
     return entry.answer;
   }
+
+  /** Drops the kept answer for `key`: the next `get` asks again. */
+  forget(key: string): void {
+    this.entries.delete(key);
+  }
 }

@@ -1,4 +1,4 @@
-import { EmbedClient, Product } from './api';
+import { CheckoutSession, EmbedClient, Product, Reveal } from './api';
 import type { Ctx } from './context';
 import { Controls } from './controls';
 import { h } from './dom';
@@ -137,20 +137,42 @@ export class CheckoutDialog {
       return;
     }
     if (!move(state, 'loaded')) return;
+    if (state.product.purchasable === false) {
+      // Said before the buyer types anything (no payment method on, or sold out): nothing to fill in.
+      shell.heading.textContent = state.product.name;
+      const ok = h('button', { type: 'button', class: 'btn', onclick: () => this.close() }, t.close);
+      shell.show(
+        h(
+          'div',
+          {
+            class: 'center',
+            role: 'status',
+            'data-not-purchasable': state.product.not_purchasable_reason ?? '',
+          },
+          h('h3', {}, t.notPurchasable),
+          h('p', {}, state.product.not_purchasable_reason === 'out_of_stock' ? t.soldOut : t.noPaymentMethod),
+          ok,
+        ),
+        false,
+      );
+      ok.focus();
+      return;
+    }
     this.form = form;
-    const payment = new Payment(this.c, form, (orderId, free) => this.done(orderId, free));
+    const payment = new Payment(this.c, form, (orderId, free, session) => this.done(orderId, free, session));
     form.buyer.render(false);
     form.price.changed();
     shell.heading.textContent = state.product.name;
     shell.show(form.form);
   }
 
-  private done(orderId: number, free: boolean): void {
+  private done(orderId: number, free: boolean, session: CheckoutSession | null): void {
     const { t, state, shell } = this.c;
     if (!move(state, 'paid')) return;
     state.session = null;
     this.c.clearErrors();
     const ok = h('button', { type: 'button', class: 'btn primary', onclick: () => this.close() }, t.done);
+    const goods = h('div', { 'data-goods': '' });
     shell.show(
       h(
         'div',
@@ -159,11 +181,71 @@ export class CheckoutDialog {
         h('p', {}, free ? t.freeDone : t.paid),
         h('p', { class: 'muted' }, t.orderId),
         h('p', { class: 'big', 'data-order-id': String(orderId) }, String(orderId)),
+        goods,
         ok,
       ),
       false,
     );
     ok.focus();
     this.emit('matjar:paid', { order_id: orderId, product_id: state.product!.id });
+    if (session) void this.reveal(session, goods, 0);
+  }
+
+  /**
+   * The goods of the paid order, shown to this browser only (its checkout's reveal token, kept in memory
+   * and never stored): code keys, license keys, downloads, and where else they were sent. Asked again a
+   * few times while the answer says some are still being prepared.
+   */
+  private async reveal(session: CheckoutSession, into: HTMLElement, tries: number): Promise<void> {
+    const { t, state, shell, client } = this.c;
+    let answer: Reveal;
+    try {
+      answer = await client.call('POST /api/embed/order/reveal', '/api/embed/order/reveal', {
+        checkout_url: session.checkout_url,
+        reveal_token: session.reveal_token,
+      });
+    } catch {
+      return; // the keys are in the message and e-mail too
+    }
+    if (state.step !== 'done' || answer.state !== 'shown') return;
+    const copyBtn = (value: string): HTMLElement => {
+      const btn = h('button', { type: 'button', class: 'btn', 'aria-label': `${t.copy} ${value}` }, t.copy);
+      btn.addEventListener('click', () => {
+        navigator.clipboard?.writeText(value).then(
+          () => {
+            btn.textContent = t.copied;
+            shell.later(() => (btn.textContent = t.copy), 1500);
+          },
+          () => undefined,
+        );
+      });
+      return btn;
+    };
+    const where = [answer.sent_to.phone, answer.sent_to.email].filter((x): x is string => !!x);
+    into.replaceChildren(
+      h('p', { 'data-order-number': String(answer.order_number) }, t.storeNumber(answer.order_number)),
+      ...answer.items.map((item) =>
+        h(
+          'section',
+          { class: 'goods' },
+          h('h4', {}, t.yourGoods, ': ', item.name),
+          ...[...item.codes, ...item.license_keys].map((key) =>
+            h('p', { class: 'key' }, h('code', { dir: 'ltr', 'data-key': '' }, key), ' ', copyBtn(key)),
+          ),
+          ...item.downloads.map((d) =>
+            h('p', {}, h('a', { href: d.url, target: '_blank', rel: 'noopener' }, t.download, ' ', d.name)),
+          ),
+        ),
+      ),
+      where.length
+        ? h(
+            'p',
+            { class: 'muted' },
+            t.alsoSentTo,
+            ...where.map((w) => [' ', h('span', { dir: 'ltr', 'data-sent-to': '' }, w)]),
+          )
+        : '',
+    );
+    if (answer.pending && tries < 5) shell.later(() => void this.reveal(session, into, tries + 1), 2500);
   }
 }

@@ -62,6 +62,8 @@ export interface EmbedAnswers {
         max_amount?: string | null;
       }
     >;
+    purchasable: boolean;
+    not_purchasable_reason: 'no_payment_method' | 'out_of_stock' | null;
   };
   'POST /api/embed/auth/start': {
     session_token: string;
@@ -126,6 +128,7 @@ export interface EmbedAnswers {
         checkout_id: number;
         checkout_url: string;
         payment_url: string;
+        reveal_token: string;
         amount: string;
         subtotal: string;
         discount_amount: string;
@@ -142,6 +145,7 @@ export interface EmbedAnswers {
         order_id: number;
         message: string;
         checkout_url: string;
+        reveal_token: string;
         amount: string;
         subtotal: string;
         discount_amount: string;
@@ -159,6 +163,7 @@ export interface EmbedAnswers {
         checkout_id: number;
         checkout_url: string;
         payment_url: string;
+        reveal_token: string;
         amount: string;
         subtotal: string;
         discount_amount: string;
@@ -175,6 +180,7 @@ export interface EmbedAnswers {
         order_id: number;
         message: string;
         checkout_url: string;
+        reveal_token: string;
         amount: string;
         subtotal: string;
         discount_amount: string;
@@ -250,6 +256,33 @@ export interface EmbedAnswers {
     is_paid: boolean;
     order_id: number | null;
   };
+  'POST /api/embed/order/reveal':
+    | {
+        state: 'shown';
+        order_id: number;
+        order_number: number;
+        items: Array<{
+          name: string;
+          codes: Array<string>;
+          license_keys: Array<string>;
+          downloads: Array<{
+            name: string;
+            url: string;
+          }>;
+        }>;
+        pending: boolean;
+        sent_to: {
+          phone: string | null;
+          email: string | null;
+        };
+        until: string;
+      }
+    | {
+        state: 'hidden';
+        reason: 'not_paid' | 'expired' | 'withdrawn';
+        order_id: number | null;
+        order_number: number | null;
+      };
 }
 
 /** An Embed API error body. */

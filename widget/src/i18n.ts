@@ -113,6 +113,14 @@ const en = {
     'The payment window was closed before the payment was confirmed. Open it again, or choose another payment method.',
   pollTrouble: 'We cannot check the payment right now. Still trying…',
   errFailed: 'We could not complete this. Please try again.',
+  // Not purchasable yet, and the goods after paying (docs/widget.md)
+  notPurchasable: 'This product cannot be bought yet',
+  noPaymentMethod: 'The store has not switched on a payment method yet. Please try later.',
+  soldOut: 'It is sold out. Please try later.',
+  yourGoods: 'What you bought',
+  alsoSentTo: 'We also sent it to:',
+  download: 'Download',
+  storeNumber: (n: number) => `Your order #${n} at this store`,
 };
 
 export type Strings = typeof en;
@@ -225,6 +233,14 @@ const ar: Strings = {
   popupClosed: 'أُغلقت نافذة الدفع قبل تأكيد الدفع. افتحها مرة أخرى، أو اختر طريقة دفع أخرى.',
   pollTrouble: 'يتعذّر التحقق من الدفع الآن. ما زلنا نحاول…',
   errFailed: 'تعذّر إتمام العملية. حاول مرة أخرى.',
+  // Not purchasable yet, and the goods after paying (docs/widget.md)
+  notPurchasable: 'لا يمكن شراء هذا المنتج بعد',
+  noPaymentMethod: 'لم يفعّل المتجر أي طريقة دفع بعد. حاول لاحقًا.',
+  soldOut: 'نفدت الكمية. حاول لاحقًا.',
+  yourGoods: 'مشترياتك',
+  alsoSentTo: 'أرسلناها أيضًا إلى:',
+  download: 'تنزيل',
+  storeNumber: (n: number) => `طلبك رقم #${n} في المتجر`,
 };
 
 export type Lang = 'en' | 'ar';

@@ -44,8 +44,11 @@ function install(): void {
   let current: CheckoutDialog | null = null;
   // Reopening the dialog does not fetch the product again (while its answer allows).
   const products = new AnswerCache<Product>();
-  const loader = (client: EmbedClient, productId: string) => (): Promise<Product> =>
-    products.get(`${client.key} ${client.lang ?? ''} ${productId}`, (seen) =>
+  // An answer saying the product cannot be bought yet is not kept: the next opening asks again, so a
+  // payment method switched on meanwhile (or keys added) is seen without reloading the page.
+  const loader = (client: EmbedClient, productId: string) => async (): Promise<Product> => {
+    const key = `${client.key} ${client.lang ?? ''} ${productId}`;
+    const product = await products.get(key, (seen) =>
       client.call(
         'GET /api/embed/product/{productId}',
         `/api/embed/product/${encodeURIComponent(productId)}`,
@@ -54,6 +57,9 @@ function install(): void {
         (res) => seen(res.headers.get('cache-control')),
       ),
     );
+    if (product.purchasable === false) products.forget(key);
+    return product;
+  };
 
   const open = (el: Element): void => {
     if (current || !(el instanceof HTMLElement) || !el.matches(SELECTOR)) return;

@@ -29,8 +29,8 @@ export class Payment {
   constructor(
     private readonly c: Ctx,
     private readonly form: PurchaseForm,
-    /** The order exists: show it and tell the page. */
-    private readonly onPaid: (orderId: number, free: boolean) => void,
+    /** The order exists: show it (and its goods, through the checkout's reveal token) and tell the page. */
+    private readonly onPaid: (orderId: number, free: boolean, session: CheckoutSession | null) => void,
   ) {}
 
   private fingerprint(req: Record<string, unknown> | FormData): string {
@@ -69,7 +69,7 @@ export class Payment {
       const session = state.session.data;
       if (session.type === 'free_order') {
         this.closePopup();
-        this.onPaid(session.order_id, true);
+        this.onPaid(session.order_id, true, session);
         return;
       }
       const chosen = method ?? session.payment_methods[0]?.id;
@@ -228,7 +228,7 @@ export class Payment {
         state.pollFailures = 0;
         if (answer.is_paid && answer.order_id !== null) {
           this.closePopup();
-          this.onPaid(answer.order_id, false);
+          this.onPaid(answer.order_id, false, state.session?.data ?? null);
           return;
         }
       } catch (err) {

@@ -61,6 +61,7 @@ const responses: RouteDefinition['responses'] = {
         checkout_id: 42,
         checkout_url: 'N3q0cWfV0yq8m1G0u7zY5x2bZ8s0eYq3kQ9mB2p4LrA',
         payment_url: 'https://shop.example.test/pay/N3q0cWfV0yq8m1G0u7zY5x2bZ8s0eYq3kQ9mB2p4LrA',
+        reveal_token: 'q9ZkR2mX7vT0bW4yL1nE8sC5aU3dF6hJ9gK2pQ7rV0w',
         amount: '103.50',
         subtotal: '100.00',
         discount_amount: '10.00',

@@ -57,6 +57,31 @@ export interface ProductView {
   fields: CustomFieldView[];
   subscription_plans: PlanView[];
   payment_methods: (PaymentMethodView & { min_amount: string | null; max_amount: string | null })[];
+  /**
+   * Whether a buyer can complete a purchase now (docs/widget.md, "Not purchasable yet"): false when the
+   * product costs something and the store has no payment method on, or when it is out of stock.
+   */
+  purchasable: boolean;
+  /** Why not: `no_payment_method` or `out_of_stock`; null when purchasable. */
+  not_purchasable_reason: NotPurchasableReason | null;
+}
+
+export type NotPurchasableReason = 'no_payment_method' | 'out_of_stock';
+
+/**
+ * Why a product cannot be bought now, or null: a product that costs something (its price, or a plan's)
+ * needs a payment method the store has on; any product needs stock.
+ */
+export function notPurchasableReason(
+  actualMinor: number,
+  planPricesMinor: readonly number[],
+  methodCount: number,
+  inStock: boolean,
+): NotPurchasableReason | null {
+  const costs = actualMinor > 0 || planPricesMinor.some((p) => p > 0);
+  if (costs && methodCount === 0) return 'no_payment_method';
+  if (!inStock) return 'out_of_stock';
+  return null;
 }
 
 /** The product's custom fields; anything but an array (a row written without them) means none. */
@@ -220,6 +245,13 @@ async function productViewUntil(
     stockOf(knex, product),
   ]);
 
+  const inStock = quantity === null || quantity > 0;
+  const reason = notPurchasableReason(
+    product.sale_price_minor ?? product.price_minor,
+    plans.map((p) => p.price_minor),
+    methods.length,
+    inStock,
+  );
   const view: ProductView = {
     id: product.id,
     name: product.name,
@@ -228,7 +260,7 @@ async function productViewUntil(
     type: product.type,
     currency: store.currency,
     price: priceView(product, store.currency),
-    stock: { is_in_stock: quantity === null || quantity > 0, quantity },
+    stock: { is_in_stock: inStock, quantity },
     max_per_order: product.max_per_order,
     image: { url: product.image_url },
     categories: categories.map((c) => ({ id: c.id, name: c.name, slug: c.slug })),
@@ -245,6 +277,8 @@ async function productViewUntil(
       min_amount: m.min_amount_minor === null ? null : formatMoney(m.min_amount_minor, store.currency),
       max_amount: m.max_amount_minor === null ? null : formatMoney(m.max_amount_minor, store.currency),
     })),
+    purchasable: reason === null,
+    not_purchasable_reason: reason,
   };
   return { view, until };
 }

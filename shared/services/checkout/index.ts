@@ -163,6 +163,8 @@ export type CheckoutResult =
       checkout_id: number;
       checkout_url: string;
       payment_url: string;
+      /** Shows the goods once paid, to this browser only (shared/services/reveal). */
+      reveal_token: string;
       payment_methods: PaymentMethodView[];
     } & Amounts)
   | ({
@@ -170,6 +172,7 @@ export type CheckoutResult =
       order_id: number;
       message: string;
       checkout_url: string;
+      reveal_token: string;
       payment_methods: PaymentMethodView[];
     } & Amounts);
 
@@ -445,6 +448,8 @@ export async function openCheckout(
   if (!free && methods.length === 0) throw new InvalidError(NO_PAYMENT_METHOD).withCode('no_payment_method');
 
   const checkoutUrl = randomToken(32);
+  // Kept by the browser that checks out: it alone sees the goods after paying (shared/services/reveal).
+  const revealToken = randomToken(32);
   // Nothing is reserved for a request whose client has gone or that outlived its budget.
   assertMayStartWork(deps.budget);
   const stored = await storeUploads(deps.storage, lines[0]!.fields.uploads);
@@ -468,6 +473,7 @@ export async function openCheckout(
         .insert({
           store_id: store.id,
           token_hash: sha256(checkoutUrl),
+          reveal_token_hash: sha256(revealToken),
           source: input.source,
           customer_id: buyer.customerId,
           customer_first_name: buyer.firstName,
@@ -566,6 +572,7 @@ export async function openCheckout(
       order_id: outcome.order.id,
       message: FREE_ORDER_MESSAGE,
       checkout_url: checkoutUrl,
+      reveal_token: revealToken,
       ...amounts(price, store.currency),
       payment_methods: [],
     };
@@ -575,6 +582,7 @@ export async function openCheckout(
     checkout_id: outcome.checkout.id,
     checkout_url: checkoutUrl,
     payment_url: paymentUrl(deps.config.publicBaseUrl, checkoutUrl),
+    reveal_token: revealToken,
     ...amounts(price, store.currency),
     payment_methods: methods,
   };

@@ -27,6 +27,7 @@ export interface OrderFilters {
 
 interface OrderRow {
   id: number;
+  number: number;
   store_id: number;
   status: OrderStatus;
   customer_id: number | null;
@@ -70,6 +71,7 @@ interface ItemRow {
 /** The columns a list entry shows (summaryOf): a page of 50 parses no more than it answers. */
 const SUMMARY_COLUMNS = [
   'id',
+  'number',
   'status',
   'total_minor',
   'currency',
@@ -101,6 +103,7 @@ function customerOf(o: SummaryRow) {
 function summaryOf(o: SummaryRow, items: SummaryItemRow[]) {
   return {
     id: o.id,
+    number: o.number,
     status: o.status,
     status_label: STATUS_LABELS[o.status],
     total: formatMoney(o.total_minor, o.currency),
@@ -262,6 +265,7 @@ export async function orderDetail(
   const refunds = await refundSummary(knex, order);
   return {
     id: order.id,
+    number: order.number,
     status: order.status,
     status_label: STATUS_LABELS[order.status],
     subtotal: formatMoney(order.subtotal_minor, order.currency),

@@ -85,21 +85,45 @@ export type CheckoutPage =
   | { kind: 'subscription_cancelled' }
   | { kind: 'choose'; summary: Summary; methods: { id: PaymentMethodId; name: string }[] }
   | { kind: 'paid'; summary: Summary; orderId: number; delivery: Delivery; document: DocumentLink | null }
-  | { kind: 'under_review'; summary: Summary; orderId: number; instructions: ManualInstructions | null };
+  | { kind: 'under_review'; summary: Summary; orderId: number; instructions: ManualInstructions | null }
+  | Withdrawn;
+
+/** The order was refunded (6) or cancelled (5): the page no longer says the payment was received. */
+export interface Withdrawn {
+  kind: 'withdrawn';
+  summary: Summary;
+  orderId: number;
+  orderNumber: number;
+  status: 5 | 6;
+}
+
+const withdrawnOf = (summary: Summary, order: Order): Withdrawn | null =>
+  order.status === 5 || order.status === 6
+    ? { kind: 'withdrawn', summary, orderId: order.id, orderNumber: order.number, status: order.status }
+    : null;
 
 export type PaymentPage =
   | { kind: 'not_found' }
-  | { kind: 'forward'; url: string }
+  | { kind: 'forward'; url: string; checkoutId: number }
   /** A sandbox payment still open: the page itself shows the sandbox's Pay and Fail (docs/operations.md). */
-  | { kind: 'sandbox'; summary: Summary }
-  | { kind: 'waiting'; reason: 'creating' | 'confirming'; summary: Summary; continueUrl: string | null }
+  | { kind: 'sandbox'; summary: Summary; checkoutId: number }
+  | {
+      kind: 'waiting';
+      reason: 'creating' | 'confirming';
+      summary: Summary;
+      continueUrl: string | null;
+      checkoutId: number;
+    }
   | {
       kind: 'paid';
       summary: Summary;
       orderId: number | null;
       delivery: Delivery;
       document: DocumentLink | null;
+      /** The checkout, whose reveal cookie shows the goods to the browser that paid (shared/services/reveal). */
+      checkoutId: number;
     }
+  | Withdrawn
   /** The checkout already has an order through another payment (e.g. a bank transfer waiting for review). */
   | { kind: 'closed'; summary: Summary; orderId: number }
   | {
@@ -218,6 +242,8 @@ export async function checkoutPage(
   const summary = await summaryOf(deps, checkout);
   const order = await Order.query(deps.knex).findOne({ checkout_id: checkout.id });
   if (order) {
+    const withdrawn = withdrawnOf(summary, order);
+    if (withdrawn) return withdrawn;
     const payment = order.payment_id ? await Payment.query(deps.knex).findById(order.payment_id) : undefined;
     if (!payment || payment.status === 'paid' || payment.status === 'refunded') {
       return {
@@ -317,11 +343,14 @@ export async function paymentPage(
   if (!checkout) return { kind: 'not_found' };
   const summary = await summaryOf(deps, checkout);
   const order = await Order.query(deps.knex).findOne({ checkout_id: checkout.id });
+  const withdrawn = order ? withdrawnOf(summary, order) : null;
+  if (withdrawn) return withdrawn;
 
   if (payment.status === 'paid') {
     return {
       kind: 'paid',
       summary,
+      checkoutId: checkout.id,
       orderId: order?.id ?? null,
       delivery: await deliveryOf(deps, checkout),
       document: order ? await documentLink(deps.knex, urlDepsOf(deps), order.id) : null,
@@ -337,14 +366,15 @@ export async function paymentPage(
     (payment.status === 'pending' || payment.status === 'initiated') &&
     (await sandboxStillOpen(deps, payment.provider_payment_id))
   ) {
-    return { kind: 'sandbox', summary };
+    return { kind: 'sandbox', summary, checkoutId: checkout.id };
   }
   switch (payment.status) {
     case 'pending':
-      return { kind: 'waiting', reason: 'creating', summary, continueUrl: null };
+      return { kind: 'waiting', reason: 'creating', summary, continueUrl: null, checkoutId: checkout.id };
     case 'initiated':
-      if (!payment.provider_url) return { kind: 'waiting', reason: 'creating', summary, continueUrl: null };
-      if (!opts.returning) return { kind: 'forward', url: payment.provider_url };
+      if (!payment.provider_url)
+        return { kind: 'waiting', reason: 'creating', summary, continueUrl: null, checkoutId: checkout.id };
+      if (!opts.returning) return { kind: 'forward', url: payment.provider_url, checkoutId: checkout.id };
       // Back from the provider: ask it now rather than wait for the webhook (one job per 15 s at most).
       // A page view writes nothing: no transaction exists to stage the job in.
       await enqueue(
@@ -353,7 +383,13 @@ export async function paymentPage(
         { kind: 'reconcile', paymentId: payment.id, reason: 'return' },
         { jobId: `payment-reconcile-${payment.id}-return-${Math.floor(now.getTime() / 15_000)}` },
       );
-      return { kind: 'waiting', reason: 'confirming', summary, continueUrl: payment.provider_url };
+      return {
+        kind: 'waiting',
+        reason: 'confirming',
+        summary,
+        continueUrl: payment.provider_url,
+        checkoutId: checkout.id,
+      };
     default:
       return {
         kind: 'failed',

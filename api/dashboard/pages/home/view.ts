@@ -39,7 +39,13 @@ export interface Conversion {
   orders: number;
 }
 
-export function homeView(s: Shell, plan: string, f: HomeFigures, conversion?: Conversion): string {
+export function homeView(
+  s: Shell,
+  plan: string,
+  f: HomeFigures,
+  conversion?: Conversion,
+  launch = '',
+): string {
   const t = s.t;
   const stat = (label: string, value: string) =>
     `<div class="stat"><span>${esc(label)}</span><b>${esc(value)}</b></div>`;
@@ -53,6 +59,7 @@ export function homeView(s: Shell, plan: string, f: HomeFigures, conversion?: Co
     { ...s, current: 'home' },
     t.home,
     `<h1><bdi>${esc(s.storeName)}</bdi> <span class="badge">${esc(t.plan[plan] ?? plan)}</span></h1>
+${launch}
 ${review}
 ${block(t.today, f.today)}
 ${block(t.thisMonth, f.month)}

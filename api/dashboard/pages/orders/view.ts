@@ -8,6 +8,7 @@ import { formatMoney } from '../../../../shared/money';
 import type { OrderRefunds } from '../../../../shared/services/dashboard/refunds';
 import type { DocumentLink } from '../../../../shared/services/invoices/read';
 import { formatDate } from '../../i18n';
+import { LAUNCH_TEXT } from '../launch/strings';
 import { esc, shellPage, tokenField } from '../../layout';
 import { type Shell, money, decimalMoney, pager, badge } from '../../view-parts';
 
@@ -33,7 +34,7 @@ export function ordersView(
   const rows = list.items
     .map(
       (o) => `<tr>
-<td><a href="/merchant/orders/${o.id}" class="num" data-order-id="${o.id}">#${o.id}</a><span class="narrow-only muted"><br><bdi>${esc(`${o.customer.first_name} ${o.customer.last_name}`.trim())}</bdi></span></td>
+<td><a href="/merchant/orders/${o.id}" class="num" data-order-id="${o.id}" data-order-number="${o.number}">#${o.number}</a> <span class="muted num order-id">${esc(LAUNCH_TEXT[s.locale].orderId)} ${o.id}</span><span class="narrow-only muted"><br><bdi>${esc(`${o.customer.first_name} ${o.customer.last_name}`.trim())}</bdi></span></td>
 <td>${badge(s, o.status)}</td>
 <td class="num">${esc(decimalMoney(s, o.total, o.currency))}</td>
 <td class="wide-only"><bdi>${esc(`${o.customer.first_name} ${o.customer.last_name}`.trim())}</bdi><br><span class="muted tel">+${esc(o.customer.country_code)} ${esc(o.customer.phone)}</span></td>
@@ -76,6 +77,7 @@ export function ordersView(
 
 export interface OrderDetailView {
   id: number;
+  number: number;
   status: number;
   total: string;
   subtotal: string;
@@ -168,9 +170,10 @@ export function orderView(
     : '';
   return shellPage(
     { ...s, current: 'orders' },
-    `${t.order} #${o.id}`,
+    `${t.order} #${o.number}`,
     `<p><a href="/merchant/orders">${s.t.dir === 'rtl' ? '→' : '←'} ${esc(t.orders)}</a></p>
-<h1>${esc(t.order)} <span class="num" data-order-id="${o.id}">#${o.id}</span> ${badge(s, o.status)}</h1>
+<h1>${esc(t.order)} <span class="num" data-order-number="${o.number}">#${o.number}</span> ${badge(s, o.status)}</h1>
+<p class="muted">${esc(LAUNCH_TEXT[s.locale].orderId)} <span class="num" data-order-id="${o.id}">${o.id}</span></p>
 ${notice ? `<p class="notice" role="status">${esc(notice)}</p>` : ''}
 <section class="card"><dl>
 <dt>${esc(t.total)}</dt><dd class="num">${esc(decimalMoney(s, o.total, o.currency))}</dd>

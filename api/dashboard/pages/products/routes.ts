@@ -18,6 +18,7 @@ import { defineRoute } from '../../../http/route';
 import { htmlResponse, redirectResponse } from '../../../openapi/components';
 import { sendPage } from '../../layout';
 import { dashboardOf, formField, signedIn } from '../../session';
+import { snippetSection } from '../launch/view';
 import { productsView, productFormView } from './view';
 import {
   formBody,
@@ -323,6 +324,7 @@ export const dashboardProductRoutes = [
           availableCodes: product.available_codes ?? 0,
           currency: store.currency,
           categories: await categoryChoices(ctx),
+          share: snippetSection(shell, product.id, store.embed_key, ctx.deps.config.publicBaseUrl),
         }),
       });
     },
