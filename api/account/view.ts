@@ -239,7 +239,7 @@ export function homeView(
       return `<section aria-labelledby="store-${store.id}"><h2 class="store" id="store-${store.id}"><bdi>${esc(store.name)}</bdi></h2>${orders.map((o) => orderBlock(p, o, input.formToken)).join('')}</section>`;
     })
     .join('');
-  const header = `<span class="muted">${esc(t.signedInAs(input.who))}</span>
+  const header = `<span class="muted">${esc(t.signedInAs)} <bdi dir="ltr">${esc(input.who)}</bdi></span>
 <span><form method="post" action="/account/signout">${token(input.formToken)}<button type="submit" class="linkbtn">${esc(t.signOut)}</button></form> · <form method="post" action="/account/signout">${token(input.formToken)}<input type="hidden" name="everywhere" value="1"><button type="submit" class="linkbtn">${esc(t.signOutEverywhere)}</button></form></span>`;
   return document(
     p,
