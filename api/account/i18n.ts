@@ -70,7 +70,9 @@ const en = {
   nextRenewal: 'Next renewal',
   endsOn: 'Ends on',
   price: 'Price',
-  nextPrice: (price: string, from: string) => `From ${from} the price is ${price}.`,
+  nextPrice: (price: string, from: string) =>
+    `From ${from} the price is ${price}. Nothing to do to keep it at that price; decline it and the subscription ends with the period paid for.`,
+  declinePrice: 'Decline the new price',
   renewals: 'Renewals',
   cancelRenewal: 'Cancel renewal',
   resume: 'Resume',
@@ -152,7 +154,9 @@ const ar: AccountStrings = {
   nextRenewal: 'التجديد القادم',
   endsOn: 'ينتهي في',
   price: 'السعر',
-  nextPrice: (price: string, from: string) => `ابتداءً من ${from} يصبح السعر ${price}.`,
+  nextPrice: (price: string, from: string) =>
+    `ابتداءً من ${from} يصبح السعر ${price}. لا حاجة لفعل شيء للإبقاء عليه بهذا السعر؛ وإن رفضته انتهى الاشتراك مع نهاية المدة المدفوعة.`,
+  declinePrice: 'رفض السعر الجديد',
   renewals: 'التجديدات',
   cancelRenewal: 'إلغاء التجديد',
   resume: 'استئناف',

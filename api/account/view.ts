@@ -212,7 +212,11 @@ function subscriptionBlock(p: AccountPage, s: AccountSubscription, formToken: st
       : ''
   }</dl>${
     s.next_price_minor !== null && s.next_terms_from && live && !s.cancel_at_period_end
-      ? `<p>${esc(t.nextPrice(formatAmount(s.next_price_minor, s.currency, p.locale), formatDate(s.next_terms_from, p.locale)))}</p>`
+      ? `<p data-next-price>${esc(t.nextPrice(formatAmount(s.next_price_minor, s.currency, p.locale), formatDate(s.next_terms_from, p.locale)))}</p>${
+          s.next_price_minor > s.price_minor
+            ? `<form method="post" action="/account/subscriptions/${s.id}/cancel">${token(formToken)}<button type="submit" class="secondary" aria-label="${esc(`${t.declinePrice}: ${s.product_name}`)}">${esc(t.declinePrice)}</button></form>`
+            : ''
+        }`
       : ''
   }${renewals ? `<h4>${esc(t.renewals)}</h4><ul class="plain">${renewals}</ul>` : ''}${action}</article>`;
 }

@@ -14,6 +14,7 @@ import {
   waitFor,
 } from '../subscriptions/support';
 import { OutboundMessage } from '../../../db/models';
+import { SubscriptionLinks } from '../../../shared/services/subscriptions/links';
 import {
   buy,
   codeAfter,
@@ -284,6 +285,32 @@ describe('the buyer’s account', function () {
       cancel_at_period_end: false,
       status: 'active',
     });
+  });
+
+  it('shows a pending price rise; declining it ends the subscription with its period; the link-only page points to the account', async () => {
+    const { server, deps } = suite;
+    // The state a merchant's price rise leaves (docs/subscriptions.md): new terms waiting after the notice.
+    await deps
+      .knex('subscriptions')
+      .where({ id: subscriptionId })
+      .update({ next_price_minor: 1_500, next_terms_from: new Date(Date.now() + 8 * 86_400_000) });
+    const page = await get(server, '/account?lang=en', one.cookie);
+    expect(page.text).to.match(/the price is SAR\s15\.00/);
+    expect(page.text).to.match(/>Decline the new price</);
+    const declined = await post(
+      server,
+      `/account/subscriptions/${subscriptionId}/cancel`,
+      { _csrf: one.csrf },
+      one.cookie,
+    );
+    expect(declined.status).to.equal(303);
+    const row = await deps.knex('subscriptions').where({ id: subscriptionId }).first();
+    expect(row).to.include({ cancel_at_period_end: true, status: 'active' });
+    const links = new SubscriptionLinks(deps.appSecret);
+    const old = await get(server, `/pay/subscriptions/${links.ref(subscriptionId)}?lang=en`);
+    expect(old.status).to.equal(200);
+    expect(old.text).to.contain('href="/account?lang=en"');
+    await post(server, `/account/subscriptions/${subscriptionId}/resume`, { _csrf: one.csrf }, one.cookie);
   });
 
   it('a verified buyer reviews once per product (editable, escaped); published after moderation with a verified mark and the reply', async () => {
