@@ -22,6 +22,7 @@ import { mediaRoutes } from './media/routes';
 import { downloadRoutes } from './downloads/routes';
 import { licenseSeatRoutes } from './license/seat-routes';
 import { widgetDemoRoutes, widgetRoutes } from './widget/routes';
+import { accountRoutes } from './account/routes';
 
 /**
  * Every route the app serves, each declared once (api/http/route.ts). The app mounts this list and the
@@ -56,6 +57,8 @@ export function allRoutes(
     ...mediaRoutes,
     ...downloadRoutes,
     ...growthPageRoutes,
+    // The buyer's account (docs/account.md).
+    ...accountRoutes,
   ];
   return [...routes, ...interfaceIndexRoutes(routes)];
 }

@@ -351,6 +351,11 @@ const en = {
   hide: 'Hide',
   noReviews: 'No review here.',
   reviewPublished: 'The review is published.',
+  // The buyer's account reviews (docs/account.md): the verified mark and the store's reply.
+  reviewVerified: 'Verified purchase',
+  reviewReply: 'Public reply to review',
+  reviewReplySave: 'Save reply',
+  reviewReplied: 'The reply is saved.',
   reviewHidden: 'The review is hidden.',
   show: 'Show',
   // key upload
@@ -842,6 +847,10 @@ const ar: DashboardStrings = {
   hide: 'إخفاء',
   noReviews: 'لا توجد تقييمات هنا.',
   reviewPublished: 'نُشر التقييم.',
+  reviewVerified: 'شراء موثّق',
+  reviewReply: 'رد علني على التقييم',
+  reviewReplySave: 'حفظ الرد',
+  reviewReplied: 'حُفظ الرد.',
   reviewHidden: 'أُخفي التقييم.',
   show: 'عرض',
   uploadKeys: 'رفع المفاتيح (ملف CSV أو لصق)',

@@ -69,7 +69,8 @@ export function pageContext(ctx: AppContext, locale: Locale): PageContext {
   return { locale, t: DASHBOARD_STRINGS[locale], switchHref: `${ctx.path}?${query.toString()}` };
 }
 
-const STYLE = `
+/** The dashboard's one stylesheet; the buyer's account (api/account) wears it too. */
+export const STYLE = `
 *{box-sizing:border-box}
 body{font-family:system-ui,-apple-system,"Segoe UI",Tahoma,"Noto Sans Arabic","Noto Naskh Arabic",sans-serif;background:#f4f5f7;color:#1f2328;margin:0;line-height:1.5;font-size:16px}
 a{color:#0b5cd5}

@@ -31,9 +31,16 @@ export const CHALLENGE_COOKIE = 'matjar_merchant_2fa';
 /** Sign-up's answers (store name, your name), kept until the code is confirmed. */
 export const SIGNUP_COOKIE = 'matjar_merchant_signup';
 
-export function setCookie(ctx: AppContext, name: string, value: string, maxAgeSeconds: number | null): void {
+/** `path`: the dashboard's cookies live under /merchant; the buyer's account's under /account. */
+export function setCookie(
+  ctx: AppContext,
+  name: string,
+  value: string,
+  maxAgeSeconds: number | null,
+  path: '/merchant' | '/account' = '/merchant',
+): void {
   const secure = ctx.secure || ctx.deps.config.publicBaseUrl.startsWith('https:');
-  const parts = [`${name}=${value}`, 'Path=/merchant', 'HttpOnly', 'SameSite=Strict'];
+  const parts = [`${name}=${value}`, `Path=${path}`, 'HttpOnly', 'SameSite=Strict'];
   if (maxAgeSeconds !== null) parts.push(`Max-Age=${maxAgeSeconds}`);
   if (secure) parts.push('Secure');
   ctx.append('Set-Cookie', parts.join('; '));

@@ -122,6 +122,7 @@ const en = {
   subscriptionNextPrice: (price: string, date: string) =>
     `From the first renewal on or after ${date} the price is ${price}. Cancel before then if you do not agree.`,
   subscriptionCancelNow: 'Cancel renewal',
+  subscriptionAccount: 'All your purchases, licenses and subscriptions: your account',
   subscriptionCancelled: 'Your subscription will not renew.',
   renewalCancelledTitle: 'Subscription cancelled',
   renewalCancelledText: 'This subscription was cancelled: this renewal cannot be paid.',
@@ -211,6 +212,7 @@ const ar: Strings = {
   subscriptionNextPrice: (price: string, date: string) =>
     `ابتداءً من أول تجديد في ${date} أو بعده يصبح السعر ${price}. ألغِ قبل ذلك إن لم توافق.`,
   subscriptionCancelNow: 'إلغاء التجديد',
+  subscriptionAccount: 'كل مشترياتك وتراخيصك واشتراكاتك: حسابك',
   subscriptionCancelled: 'لن يتجدد اشتراكك.',
   renewalCancelledTitle: 'تم إلغاء الاشتراك',
   renewalCancelledText: 'تم إلغاء هذا الاشتراك: لا يمكن دفع هذا التجديد.',

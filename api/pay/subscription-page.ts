@@ -39,6 +39,9 @@ function pageView(result: SubscriptionPage, view: View, justCancelled = false): 
       `<form method="post" action="${escapeHtml(view.path)}"><button type="submit" class="danger">${escapeHtml(t.subscriptionCancelNow)}</button></form>`,
     );
   }
+  // The buyer's account (docs/account.md) is where every subscription is managed; this link-only page stays
+  // for the addresses already sent in messages.
+  lines.push(`<p><a href="/account?lang=${view.locale}">${escapeHtml(t.subscriptionAccount)}</a></p>`);
   const body = `<p class="muted"><bdi>${escapeHtml(result.storeName)}</bdi></p>
 <h1><bdi>${escapeHtml(result.productName)}</bdi> (<bdi>${escapeHtml(result.planName)}</bdi>)</h1>
 ${lines.join('\n')}`;

@@ -79,6 +79,11 @@ export const review: SchemaObject = object({
       object({ id: { type: 'integer' }, name: { type: 'string' }, slug: { type: 'string' } }),
     ],
   },
+  verified_purchase: {
+    type: 'boolean',
+    description: 'Written from the buyer’s account by someone who bought the product.',
+  },
+  reply: { type: ['string', 'null'], description: 'The store’s public answer.' },
 });
 
 const distribution = object({

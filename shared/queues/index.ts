@@ -17,6 +17,8 @@ export interface JobPayloads {
   /** Customer notifications other than OTP (e.g. delivered code keys). */
   messages:
     | { kind: 'order_delivery'; orderId: number }
+    /** The buyer's "send again" from their account: the order's goods once more, under its own key. */
+    | { kind: 'order_resend'; orderId: number; request: string }
     | { kind: 'refund'; refundId: number }
     /** An unpaid checkout's one reminder (shared/services/growth/abandoned.ts). */
     | { kind: 'checkout_reminder'; reminderId: number }

@@ -52,6 +52,7 @@ const DASHBOARD_ROUTES: [string, string, string][] = [
   ['post', '/merchant/licenses/{licenseId}/reset', 'dashboardLicenseReset'],
   ['get', '/merchant/reviews', 'dashboardReviews'],
   ['post', '/merchant/reviews/{reviewId}', 'dashboardReviewModerate'],
+  ['post', '/merchant/reviews/{reviewId}/reply', 'dashboardReviewReply'],
   ['get', '/merchant/assets/keys.js', 'dashboardKeysScript'],
   ['get', '/merchant/products/{productId}/keys', 'dashboardProductKeys'],
   ['post', '/merchant/products/{productId}/keys', 'dashboardProductKeysAdd'],

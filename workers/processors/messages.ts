@@ -5,6 +5,7 @@ import { sendOrderDelivery } from '../../shared/services/fulfilment';
 import { sendRefundMessage } from '../../shared/services/refunds';
 import { sendCheckoutReminder } from '../../shared/services/growth/abandoned';
 import { sendSubscriptionMessage } from '../../shared/services/subscriptions/messages';
+import { sendOrderAgain } from '../../shared/services/account/resend';
 import type { QueueProcessor } from './types';
 
 /**
@@ -45,6 +46,14 @@ export const messagesProcessor: QueueProcessor<'messages'> = {
             outcome,
           },
           'subscription message',
+        );
+        return outcome;
+      }
+      if (data.kind === 'order_resend') {
+        const outcome = await sendOrderAgain(deps, data.orderId, data.request);
+        deps.logger.info(
+          { queue: 'messages', jobId: job.id, orderId: data.orderId, outcome },
+          'order resend',
         );
         return outcome;
       }

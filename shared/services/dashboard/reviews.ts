@@ -16,6 +16,8 @@ export interface ReviewRow {
   customer_name: string;
   order_id: number | null;
   created_at: Date;
+  verified: boolean;
+  reply: string | null;
 }
 
 export async function listStoreReviews(
@@ -45,6 +47,8 @@ export async function listStoreReviews(
       'c.last_name',
       'r.order_id',
       'r.created_at',
+      'r.verified',
+      'r.reply',
     )
     .orderBy([
       { column: 'r.published', order: 'asc' },
@@ -62,6 +66,8 @@ export async function listStoreReviews(
       customer_name: [r.first_name, r.last_name].filter(Boolean).join(' '),
       order_id: r.order_id === null ? null : Number(r.order_id),
       created_at: new Date(r.created_at),
+      verified: Boolean(r.verified),
+      reply: r.reply ?? null,
     })),
     total,
     lastPage: Math.max(1, Math.ceil(total / perPage)),
@@ -80,6 +86,26 @@ export async function setReviewPublished(
       .trx('reviews')
       .where({ id: reviewId, store_id: storeId })
       .update({ published, updated_at: new Date() });
+    if (n === 0) throw new NotFoundError('Review not found');
+    noteStoreContentChangedOn(uow, storeId);
+  });
+}
+
+export const REVIEW_REPLY_MAX = 2000;
+
+/** The store's public answer to a review (empty: withdrawn); shown under it wherever it is published. */
+export async function setReviewReply(
+  deps: TxDeps,
+  storeId: number,
+  reviewId: number,
+  reply: string,
+): Promise<void> {
+  const text = reply.trim().slice(0, REVIEW_REPLY_MAX);
+  await deps.tx(async (uow) => {
+    const n = await uow
+      .trx('reviews')
+      .where({ id: reviewId, store_id: storeId })
+      .update({ reply: text || null, replied_at: text ? new Date() : null, updated_at: new Date() });
     if (n === 0) throw new NotFoundError('Review not found');
     noteStoreContentChangedOn(uow, storeId);
   });

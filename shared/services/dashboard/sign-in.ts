@@ -57,6 +57,12 @@ export interface DashboardSignInDeps {
   consumeLimit: ConsumeLimit;
   /** The per-phone daily cap of failed codes, shared with the Embed and Storefront sign-in. */
   guards: Pick<OtpGuards, 'takeFailureSlot' | 'releaseFailure'>;
+  /**
+   * The buyer's account (shared/services/account) signs in with the same codes: its own channel, and
+   * every valid phone gets a real code (any phone may have bought something; the account of a phone
+   * with no order is simply empty). Default: the dashboard's channel, codes only to store members.
+   */
+  channel?: typeof DASHBOARD_CHANNEL | 'account';
 }
 
 interface SessionRow {
@@ -73,7 +79,11 @@ interface SessionRow {
 }
 
 export class DashboardSignIn {
-  constructor(private readonly deps: DashboardSignInDeps) {}
+  private readonly channel: string;
+
+  constructor(private readonly deps: DashboardSignInDeps) {
+    this.channel = deps.channel ?? DASHBOARD_CHANNEL;
+  }
 
   /**
    * Sends a code to the phone. Sign-up sends to any valid number. Sign-in sends only to a person who
@@ -91,14 +101,14 @@ export class DashboardSignIn {
       parsePhone(input.country_code, stripCountryCode(input.country_code, input.phone));
     if (!phone) return { kind: 'invalid_phone' };
     const limited = await this.limit([
-      [LIMITS.otpStartPerIp, `${DASHBOARD_CHANNEL}:${ip}`],
+      [LIMITS.otpStartPerIp, `${this.channel}:${ip}`],
       [LIMITS.dashboardCodeSendPerIp, ip],
       [LIMITS.otpStartPerPhone, phone.e164],
       [LIMITS.dashboardCodeSendPerPhone, phone.e164],
     ]);
     if (limited) return limited;
     let decoy = false;
-    if (purpose === 'signin') {
+    if (purpose === 'signin' && this.channel === DASHBOARD_CHANNEL) {
       const member = await this.deps
         .knex('merchant_users as u')
         .join('store_members as m', 'm.merchant_user_id', 'u.id')
@@ -114,7 +124,7 @@ export class DashboardSignIn {
       .knex('otp_sessions')
       .insert({
         store_id: null,
-        channel: DASHBOARD_CHANNEL,
+        channel: this.channel,
         token_hash: tokenHash,
         country_code: phone.countryCode,
         phone: phone.national,
@@ -255,7 +265,7 @@ export class DashboardSignIn {
       : 0;
     if (wait > 0) return { kind: 'cooldown', wait };
     const limited = await this.limit([
-      [LIMITS.otpResendPerIp, `${DASHBOARD_CHANNEL}:${ip}`],
+      [LIMITS.otpResendPerIp, `${this.channel}:${ip}`],
       [LIMITS.otpResendPerPhone, session.e164],
     ]);
     if (limited) return limited;
@@ -290,7 +300,7 @@ export class DashboardSignIn {
     if (!sessionToken) return undefined;
     const row: SessionRow | undefined = await this.deps
       .knex('otp_sessions')
-      .where({ token_hash: sha256(sessionToken), channel: DASHBOARD_CHANNEL })
+      .where({ token_hash: sha256(sessionToken), channel: this.channel })
       .first();
     return row;
   }

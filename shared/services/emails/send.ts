@@ -23,8 +23,11 @@ export interface EmailRequest<N extends TemplateName = TemplateName> {
   locale: BuyerLocale;
   template: N;
   data: TemplateData[N];
-  /** The store whose name, colours and support address the e-mail carries. */
-  storeId: number;
+  /**
+   * The store whose name, colours and support address the e-mail carries; null for the platform's own
+   * e-mail (the buyer account's sign-in link on the platform's address).
+   */
+  storeId: number | null;
   /** The order it is about, so the order shows a bounce. */
   orderId?: number | null;
   attachments?: EmailAttachmentRef[];
@@ -60,7 +63,7 @@ const requestSchema = Joi.object({
     .valid(...Object.keys(TEMPLATES))
     .required(),
   data: Joi.object().required(),
-  storeId: Joi.number().integer().min(1).required(),
+  storeId: Joi.number().integer().min(1).allow(null).required(),
   orderId: Joi.number().integer().min(1).allow(null),
   attachments: Joi.array()
     .items(

@@ -10,7 +10,7 @@ import { orderBuyerLocale } from '../../i18n/buyer-locale';
 
 export type DeliveryOutcome = 'sent' | 'nothing-to-send' | 'already-sent' | 'not-fulfillable';
 
-interface Deliverable {
+export interface Deliverable {
   item: OrderItem;
   codes: string[];
   licenseKeys: string[];
@@ -29,7 +29,7 @@ export interface DeliveryDeps extends SendEmailDeps {
  * The order's goods, by item: code keys sold to it, license keys generated for it (not revoked) and the
  * download addresses of its files.
  */
-async function deliverables(deps: DeliveryDeps, items: OrderItem[]): Promise<Deliverable[]> {
+export async function deliverables(deps: DeliveryDeps, items: OrderItem[]): Promise<Deliverable[]> {
   const { knex } = deps;
   const ids = items.map((i) => i.id);
   const codes = await knex('product_codes')

@@ -21,6 +21,11 @@ export interface SelfResetRequest {
   licenseKey: string;
   /** One hardware id (on an IP-locked license, one address) to remove; absent: every activation. */
   hwid?: string | null;
+  /**
+   * One activation by its row id (the buyer's account lists them: it knows the row, never the hwid,
+   * which is kept only as an HMAC); under the same quota as a reset by hwid.
+   */
+  activationId?: number;
   now?: Date;
 }
 
@@ -76,7 +81,14 @@ export async function selfResetActivations(
       throw new LicenseError('RESET_LIMIT_REACHED', next === null ? {} : { next_reset_at: next });
     }
     const target = trx('license_activations').where({ license_id: snap.id });
-    if (hwid !== '') {
+    let hint: string | null = hwid !== '' ? identifierHint(snap.lockType as 'hwid' | 'ip', hwid) : null;
+    if (req.activationId !== undefined) {
+      target.where('id', req.activationId);
+      const row = await trx('license_activations')
+        .where({ license_id: snap.id, id: req.activationId })
+        .first<{ hint: string | null } | undefined>('hint');
+      hint = row?.hint ?? null;
+    } else if (hwid !== '') {
       const value = snap.lockType === 'ip' ? normalizeIp(hwid) : hwid;
       target.whereIn('identifier', identifierHashes(deps, snap.lockType as 'hwid' | 'ip', value));
     }
@@ -88,7 +100,7 @@ export async function selfResetActivations(
         licenseId: snap.id,
         kind: 'reset',
         actor: 'customer',
-        hint: hwid !== '' ? identifierHint(snap.lockType as 'hwid' | 'ip', hwid) : null,
+        hint,
         removed,
         at: now,
       });

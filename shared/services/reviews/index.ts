@@ -25,6 +25,10 @@ export interface ReviewView {
   type: ReviewType;
   reviewer: { name: string };
   product: { id: number; name: string; slug: string } | null;
+  /** Written from the buyer's account by someone who bought the product (docs/account.md). */
+  verified_purchase: boolean;
+  /** The store's public answer, or null. */
+  reply: string | null;
 }
 
 interface ReviewRow {
@@ -37,6 +41,8 @@ interface ReviewRow {
   last_name: string | null;
   product_name: string | null;
   product_slug: string | null;
+  verified: boolean;
+  reply: string | null;
 }
 
 /** "Sara A.": the first name and the initial of the last; "Anonymous" when the customer is gone. */
@@ -60,6 +66,8 @@ function view(row: ReviewRow): ReviewView {
       row.product_id === null
         ? null
         : { id: row.product_id, name: row.product_name ?? '', slug: row.product_slug ?? '' },
+    verified_purchase: Boolean(row.verified),
+    reply: row.reply ?? null,
   };
 }
 
@@ -98,6 +106,8 @@ function withPeople(q: Knex.QueryBuilder): Knex.QueryBuilder {
       'c.last_name',
       'p.name as product_name',
       'p.slug as product_slug',
+      'r.verified',
+      'r.reply',
     );
 }
 

@@ -125,3 +125,35 @@ export async function changeSubscriptionPlan(
     });
   });
 }
+
+/**
+ * Takes back a cancellation at period end (the buyer's "Resume" in their account): while the period it
+ * was to end with is still running, the subscription renews again as before. A subscription already
+ * ended (cancelled, expired) cannot be resumed: the buyer buys it again.
+ */
+export async function resumeSubscription(
+  deps: ChangeDeps,
+  id: number,
+  now: Date = new Date(),
+): Promise<{ changed: boolean }> {
+  return deps.tx(async (uow) => {
+    const sub = await lockSubscription(uow.trx, id);
+    if (!sub) throw new NotFoundError(SUBSCRIPTION_NOT_FOUND);
+    if (sub.status === 'cancelled' || sub.status === 'expired') throw new InvalidError(SUBSCRIPTION_ENDED);
+    if (!sub.cancel_at_period_end) return { changed: false };
+    if (sub.current_period_end !== null && new Date(sub.current_period_end).getTime() <= now.getTime()) {
+      throw new InvalidError(SUBSCRIPTION_ENDED);
+    }
+    await Subscription.query(uow.trx)
+      .patch({ cancel_at_period_end: false, cancelled_at: null })
+      .where('id', sub.id);
+    await uow.emit({
+      ...subscriptionEvent('subscription.updated', `resumed-${now.getTime()}`, sub, {
+        cancel_at_period_end: false,
+      }),
+      storeId: sub.store_id,
+      at: now,
+    });
+    return { changed: true };
+  });
+}

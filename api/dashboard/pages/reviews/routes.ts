@@ -1,6 +1,11 @@
 import Joi from 'joi';
 import { NotFoundError } from '../../../../shared/errors';
-import { listStoreReviews, setReviewPublished } from '../../../../shared/services/dashboard/reviews';
+import {
+  listStoreReviews,
+  REVIEW_REPLY_MAX,
+  setReviewPublished,
+  setReviewReply,
+} from '../../../../shared/services/dashboard/reviews';
 import { formBody, guardedAnswers, langParam, notFound, postAnswers } from '../../forms';
 import { defineRoute } from '../../../http/route';
 import { htmlResponse, redirectResponse } from '../../../openapi/components';
@@ -28,7 +33,7 @@ export const dashboardReviewRoutes = [
       >({
         page: Joi.number().integer().min(1).max(100_000).default(1),
         show: Joi.string().valid('waiting', 'published', 'all').default('waiting'),
-        done: Joi.string().valid('published', 'hidden'),
+        done: Joi.string().valid('published', 'hidden', 'replied'),
         lang: langParam,
       }),
     },
@@ -41,7 +46,9 @@ export const dashboardReviewRoutes = [
           ? shell.t.reviewPublished
           : query.done === 'hidden'
             ? shell.t.reviewHidden
-            : null;
+            : query.done === 'replied'
+              ? shell.t.reviewReplied
+              : null;
       sendPage(ctx, { status: 200, html: reviewsView(shell, list, query.page, query.show, message) });
     },
   }),
@@ -80,6 +87,43 @@ export const dashboardReviewRoutes = [
       sendPage(ctx, {
         status: 303,
         location: `/merchant/reviews?show=${encodeURIComponent(show)}&done=${published ? 'published' : 'hidden'}`,
+      });
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/merchant/reviews/{reviewId}/reply',
+    interface: 'platform',
+    operationId: 'dashboardReviewReply',
+    summary: 'Merchant dashboard: reply to a review',
+    description: `Form field \`reply\` (up to ${REVIEW_REPLY_MAX} characters; empty withdraws the reply), shown under the review wherever it is published. 303.`,
+    guards: signedIn('reviews.moderate'),
+    request: {
+      params: Joi.object({
+        reviewId: Joi.number().integer().min(1).max(2_147_483_647).required(),
+      }) as Joi.ObjectSchema<{ reviewId: number }>,
+      ...formBody({
+        reply: Joi.string().allow('').max(REVIEW_REPLY_MAX).required(),
+        show: Joi.string().valid('waiting', 'published', 'all'),
+      }),
+    },
+    responses: {
+      303: redirectResponse('Done: back to the list.'),
+      404: htmlResponse('No such review in this store.'),
+      ...postAnswers,
+    },
+    handler: async (ctx, { params }) => {
+      const { store } = dashboardOf(ctx);
+      try {
+        await setReviewReply(ctx.deps, store.id, params.reviewId, formField(ctx, 'reply'));
+      } catch (err) {
+        if (err instanceof NotFoundError) return notFound(ctx);
+        throw err;
+      }
+      const show = formField(ctx, 'show') || 'waiting';
+      sendPage(ctx, {
+        status: 303,
+        location: `/merchant/reviews?show=${encodeURIComponent(show)}&done=replied`,
       });
     },
   }),

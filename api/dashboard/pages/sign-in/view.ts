@@ -22,7 +22,8 @@ export interface PhoneValues {
   phone: string;
 }
 
-function phoneFields(p: PageContext, v: PhoneValues, error: string | null): string {
+/** Also the buyer's account's phone step (api/account). */
+export function phoneFields(p: PageContext, v: PhoneValues, error: string | null): string {
   const selected = v.country_code || '966';
   const known = COUNTRIES.some(([cc]) => cc === selected);
   const options = [
