@@ -21,6 +21,7 @@ import { mediaRoutes } from './media/routes';
 import { downloadRoutes } from './downloads/routes';
 import { licenseSeatRoutes } from './license/seat-routes';
 import { widgetDemoRoutes, widgetRoutes } from './widget/routes';
+import { storePageRoutes } from './store-pages/routes';
 
 /**
  * Every route the app serves, each declared once (api/http/route.ts). The app mounts this list and the
@@ -54,6 +55,8 @@ export function allRoutes(
     ...widgetRoutes,
     ...mediaRoutes,
     ...downloadRoutes,
+    // Store pages and buy links (docs/store-pages.md), `/` on store domains included.
+    ...storePageRoutes,
   ];
   return [...routes, ...interfaceIndexRoutes(routes)];
 }

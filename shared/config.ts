@@ -22,6 +22,11 @@ export interface Config {
   /** REDIS_CLUSTER_NODES: seed nodes of a Redis Cluster; when set every Redis user connects through it. */
   readonly redisClusterNodes?: readonly RedisNodeAddress[];
   readonly publicBaseUrl: string;
+  /**
+   * STORE_DOMAIN_SUFFIX: a domain whose subdomains are stores' addresses, `{slug}.<suffix>` (a wildcard DNS
+   * record points them here); unset: none (docs/store-pages.md).
+   */
+  readonly storeDomainSuffix?: string;
   readonly trustProxy: boolean;
   readonly queuePrefix: string;
   readonly otpTtlSeconds: number;
@@ -188,6 +193,10 @@ const schema = Joi.object({
   ANALYTICS_RETENTION_DAYS: positiveInt.max(3650).default(90),
   REDIS_URL: uri(['redis', 'rediss']).default('redis://127.0.0.1:6379'),
   PUBLIC_BASE_URL: uri(['http', 'https']),
+  STORE_DOMAIN_SUFFIX: Joi.string().lowercase().hostname().max(200).pattern(/\./).messages({
+    'string.hostname': 'must be a domain name such as shops.example.com',
+    'string.pattern.base': 'must be a domain name with at least one dot, such as shops.example.com',
+  }),
   TRUST_PROXY: Joi.string().valid('0', '1', 'true', 'false').default('0'),
   QUEUE_PREFIX: Joi.string()
     .pattern(/^[A-Za-z0-9_.:-]+$/)
@@ -375,6 +384,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: String(v.REDIS_URL),
     redisClusterNodes,
     publicBaseUrl,
+    ...(v.STORE_DOMAIN_SUFFIX ? { storeDomainSuffix: String(v.STORE_DOMAIN_SUFFIX) } : {}),
     trustProxy: v.TRUST_PROXY === '1' || v.TRUST_PROXY === 'true',
     queuePrefix: String(v.QUEUE_PREFIX),
     otpTtlSeconds: Number(v.OTP_TTL_SECONDS),

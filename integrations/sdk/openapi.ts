@@ -3,6 +3,26 @@
 // Regenerate with `npx tsx scripts/generate-sdk.ts`.
 
 export interface paths {
+    "/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Store page on a store domain
+         * @description On a verified store domain (or `{slug}.<STORE_DOMAIN_SUFFIX>` when that is set), the store page as at `/s/{slug}`. On any other host, a 404 page.
+         */
+        get: operations["storeDomainHome"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/queues": {
         parameters: {
             query?: never;
@@ -2417,6 +2437,210 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/robots.txt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * robots.txt on a store domain
+         * @description The store’s robots.txt on its verified domain; elsewhere the platform’s own (allows all).
+         */
+        get: operations["storeDomainRobots"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/s/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Store page
+         * @description The store’s home page (HTML): name, logo, accent colour, description, categories, and its products on sale (image, price, sale price, stock state, a link to each product page), 48 a page. `?lang=ar` Arabic right to left, `?lang=en` English; without it, Accept-Language. ETag and Cache-Control for a CDN; SEO head (title, description, canonical, hreflang, OpenGraph, Twitter). docs/store-pages.md.
+         */
+        get: operations["storePage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/s/{slug}/c/{category}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Store category page
+         * @description The category’s name and description and its products on sale, as the store page lists them.
+         */
+        get: operations["storeCategoryPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/s/{slug}/checkout/{product}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Hosted checkout of a product
+         * @description The buy control’s target: guest details (inputs with the `autocomplete` tokens given-name, family-name, email, tel-country-code, tel-national), the plan, the product’s custom fields (image and file fields as uploads), quantity, a coupon, and the payment methods as radio inputs whose value is the method id. A sold-out, inactive or deleted product is a 404 page.
+         */
+        get: operations["storeCheckoutPage"];
+        put?: never;
+        /**
+         * Hosted checkout: pay
+         * @description The checkout form (`multipart/form-data`, or urlencoded without files): the Embed guest checkout’s fields (`customer_first_name`, `customer_last_name`, `customer_email`, `customer_country_code`, `customer_phone`, `quantity`, `subscription_plan`, `coupon_code`, `customer_note`, `fields.{index}`, uploads as `field_files.{index}`) and `payment_method`. The checkout is made by the same service and rules as POST /api/embed/guest/checkout, then the payment starts as on the hosted payment page: 303 to the provider’s page (the sandbox’s, in development), whose end shows the order id. A free order goes straight to its confirmation. Refused: the form again with each bad field named (422) or the reason (400, 403).
+         */
+        post: operations["storeCheckoutSubmit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/s/{slug}/p/{product}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Product page (the buy link)
+         * @description The product’s name (`name_ar` for Arabic readers when set), images, description, price (the sale price when one applies, the list price struck through), stock state, custom fields, plans, published reviews (with "verified purchase") and a buy control leading to the hosted checkout in the same tab. A JSON-LD `Product` with `offers` (`price`, `priceCurrency`, `availability`) and `aggregateRating`; `og:image` is the product image or its generated card. An inactive or deleted product is a 404 page.
+         */
+        get: operations["storeProductPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/s/{slug}/p/{product}/card.svg": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Product card image
+         * @description A generated 1200×630 card (SVG) with the product’s name, price and the store’s name in its accent colour: the `og:image` of a product without its own image.
+         */
+        get: operations["storeProductCard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/s/{slug}/policies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Store policies
+         * @description The policies the merchant wrote (refunds, contact), as plain text.
+         */
+        get: operations["storePoliciesPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/s/{slug}/robots.txt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Store robots.txt
+         * @description Allows the store’s pages, keeps crawlers out of its checkout and search, and names its sitemap. On a store domain the same text answers at `/robots.txt`.
+         */
+        get: operations["storeRobots"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/s/{slug}/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Store search
+         * @description Products on sale whose name or description (either language) contains `q`, case-insensitively; not indexed by search engines.
+         */
+        get: operations["storeSearchPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/s/{slug}/sitemap.xml": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Store sitemap
+         * @description The store page, its policies, category and product pages (with `lastmod`), each with its Arabic and English alternates (`xhtml:link hreflang`).
+         */
+        get: operations["storeSitemap"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/shawarma": {
         parameters: {
             query?: never;
@@ -3142,7 +3366,7 @@ export interface paths {
         };
         /**
          * Store information and settings
-         * @description Name, currency, locale, `support_email`, plan, the `embed_key` (the public key of the widget and the Embed API), `allowed_origins`, storefront `domains` (verified: they pick the store for Storefront requests), `pending_domains` (each `{domain, txt_name, txt_value}`: the TXT record to create), `blocked_phones`, the payment methods configured (method, provider, active, amount bounds, what buyers see, and each credential as `"set"`: credentials are never shown) and the tax setting (`mode` none, inclusive or exclusive; `rate` a percentage string).
+         * @description Name, currency, locale, `support_email`, plan, the `embed_key` (the public key of the widget and the Embed API), `allowed_origins`, storefront `domains` (verified: they pick the store for Storefront requests), `pending_domains` (each `{domain, txt_name, txt_value}`: the TXT record to create), `blocked_phones`, the payment methods configured (method, provider, active, amount bounds, what buyers see, and each credential as `"set"`: credentials are never shown) and the tax setting (`mode` none, inclusive or exclusive; `rate` a percentage string). Store pages (docs/store-pages.md): `slug` (the page address `/s/{slug}`), `description`, `logo_url`, `accent_color` and `policies`.
          */
         get: operations["merchantGetStore"];
         put?: never;
@@ -3152,7 +3376,7 @@ export interface paths {
         head?: never;
         /**
          * Change store settings
-         * @description Any of `name`, `locale` (`ar`, `en`), `support_email` (the `Reply-To` of the store’s e-mails to buyers; `null` removes it), `currency` (refused once the store has orders), `allowed_origins` (origins allowed to call the Embed API from a browser), `domains` (the whole list of storefront hosts the store wants, at most 20: one left out is removed, a new one is added pending and listed in `pending_domains` with the DNS TXT record that proves it; a 422 naming `domains` for the platform’s own host, `localhost`, an IP address, a name that is not a host name, or a domain another store holds, verified or pending), `blocked_phones` (`{country_code, phone, reason}`: buyers refused at sign-in and checkout) and `payment_methods` in the fixture format: `card`, `mada`, `stcpay`, `applepay` (`{provider: sandbox|moyasar, secret_key, publishable_key, webhook_secret}`), `coinbase` (`{provider: sandbox|coinbase, api_key, webhook_secret}`), `paypal` (`{email}` or `{pay_link}`), `bank` (`{bank_name, account_name, account_number, iban}`); each may carry `active`, `min_amount`, `max_amount`. A method given replaces that method; `null` removes it; methods left out stay. Credentials are write-only and encrypted at rest: left out, the stored ones are kept while the provider stays the same. A list given replaces the stored list.
+         * @description Any of `name`, `locale` (`ar`, `en`), `support_email` (the `Reply-To` of the store’s e-mails to buyers; `null` removes it), `currency` (refused once the store has orders), `allowed_origins` (origins allowed to call the Embed API from a browser), `domains` (the whole list of storefront hosts the store wants, at most 20: one left out is removed, a new one is added pending and listed in `pending_domains` with the DNS TXT record that proves it; a 422 naming `domains` for the platform’s own host, `localhost`, an IP address, a name that is not a host name, or a domain another store holds, verified or pending), `blocked_phones` (`{country_code, phone, reason}`: buyers refused at sign-in and checkout) and `payment_methods` in the fixture format: `card`, `mada`, `stcpay`, `applepay` (`{provider: sandbox|moyasar, secret_key, publishable_key, webhook_secret}`), `coinbase` (`{provider: sandbox|coinbase, api_key, webhook_secret}`), `paypal` (`{email}` or `{pay_link}`), `bank` (`{bank_name, account_name, account_number, iban}`); each may carry `active`, `min_amount`, `max_amount`. A method given replaces that method; `null` removes it; methods left out stay. Credentials are write-only and encrypted at rest: left out, the stored ones are kept while the provider stays the same. A list given replaces the stored list. Store pages: `slug` (1 to 63 lower-case letters, digits and inner hyphens; a 422 naming `slug` when another store has it), `description` (500 characters), `logo_url`, `accent_color` (`#rrggbb`), `policies` (the policies page, plain text); an empty string clears one.
          */
         patch: operations["merchantUpdateStore"];
         trace?: never;
@@ -5204,6 +5428,69 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    storeDomainHome: {
+        parameters: {
+            query?: {
+                /** @description The page language; default: Accept-Language. */
+                lang?: "ar" | "en";
+                /** @description The page of products. */
+                page?: number;
+            };
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The store page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not modified: the If-None-Match ETag is current. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No store with this slug, or no such page in it. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            /** @description Too many requests from this IP (600 per minute). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformError"];
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
     getQueueDashboard: {
         parameters: {
             query?: never;
@@ -13977,6 +14264,748 @@ export interface operations {
             };
         };
     };
+    storeDomainRobots: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rules. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Not modified. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            422: components["responses"]["PlatformError"];
+            /** @description Too many requests from this IP (600 per minute). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformError"];
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    storePage: {
+        parameters: {
+            query?: {
+                /** @description The page language; default: Accept-Language. */
+                lang?: "ar" | "en";
+                /** @description The page of products. */
+                page?: number;
+            };
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The store’s slug. */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The store page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not modified: the If-None-Match ETag is current. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No store with this slug, or no such page in it. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            /** @description Too many requests from this IP (600 per minute). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformError"];
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    storeCategoryPage: {
+        parameters: {
+            query?: {
+                /** @description The page language; default: Accept-Language. */
+                lang?: "ar" | "en";
+                /** @description The page of products. */
+                page?: number;
+            };
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The category’s slug. */
+                category: string;
+                /** @description The store’s slug. */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The category page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not modified: the If-None-Match ETag is current. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No store with this slug, or no such page in it. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            /** @description Too many requests from this IP (600 per minute). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformError"];
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    storeCheckoutPage: {
+        parameters: {
+            query?: {
+                /** @description The page language; default: Accept-Language. */
+                lang?: "ar" | "en";
+            };
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The product’s slug. */
+                product: string;
+                /** @description The store’s slug. */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The checkout form. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No such product on sale. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            /** @description Too many requests from this IP (600 per minute). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformError"];
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    storeCheckoutSubmit: {
+        parameters: {
+            query?: {
+                /** @description The page language; default: Accept-Language. */
+                lang?: "ar" | "en";
+            };
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The product’s slug. */
+                product: string;
+                /** @description The store’s slug. */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    [key: string]: unknown;
+                };
+                "multipart/form-data": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Manual payment instructions (bank transfer, PayPal). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description To the payment page, or to the free order’s confirmation. */
+            303: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (coupon, stock, payment method); the form says why. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Refused by the store’s checkout rules. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No such product on sale. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The body is larger than the checkout accepts. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The form again, each bad field named. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many requests from this IP (600 per minute). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformError"];
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    storeProductPage: {
+        parameters: {
+            query?: {
+                /** @description The page language; default: Accept-Language. */
+                lang?: "ar" | "en";
+            };
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The product’s slug. */
+                product: string;
+                /** @description The store’s slug. */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The product page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not modified: the If-None-Match ETag is current. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No store with this slug, or no such page in it. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            /** @description Too many requests from this IP (600 per minute). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformError"];
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    storeProductCard: {
+        parameters: {
+            query?: {
+                /** @description The page language; default: Accept-Language. */
+                lang?: "ar" | "en";
+            };
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The product’s slug. */
+                product: string;
+                /** @description The store’s slug. */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The card. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/svg+xml": string;
+                };
+            };
+            /** @description Not modified. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such store or product. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            /** @description Too many requests from this IP (600 per minute). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformError"];
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    storePoliciesPage: {
+        parameters: {
+            query?: {
+                /** @description The page language; default: Accept-Language. */
+                lang?: "ar" | "en";
+            };
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The store’s slug. */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policies page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not modified: the If-None-Match ETag is current. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No store with this slug, or no such page in it. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            /** @description Too many requests from this IP (600 per minute). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformError"];
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    storeRobots: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The store’s slug. */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rules. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Not modified. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No store with this slug. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            /** @description Too many requests from this IP (600 per minute). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformError"];
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    storeSearchPage: {
+        parameters: {
+            query?: {
+                /** @description The page language; default: Accept-Language. */
+                lang?: "ar" | "en";
+                /** @description The page of products. */
+                page?: number;
+                /** @description What to look for. */
+                q?: string;
+            };
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The store’s slug. */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The results. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not modified: the If-None-Match ETag is current. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No store with this slug, or no such page in it. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            /** @description Too many requests from this IP (600 per minute). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformError"];
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    storeSitemap: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The store’s slug. */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sitemap. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/xml": string;
+                };
+            };
+            /** @description Not modified. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No store with this slug. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            /** @description Too many requests from this IP (600 per minute). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformError"];
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
     getMerchantIndex: {
         parameters: {
             query?: never;
@@ -14122,8 +15151,11 @@ export interface operations {
                             data: {
                                 /** Format: date-time */
                                 created_at: string;
+                                description: string | null;
+                                description_ar: string | null;
                                 id: number;
                                 name: string;
+                                name_ar: string | null;
                                 position: number;
                                 product_count: number;
                                 slug: string;
@@ -14164,7 +15196,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    description?: string | null;
+                    description_ar?: string | null;
                     name: string;
+                    name_ar?: string | null;
                     position?: number;
                     slug: string;
                 };
@@ -14184,8 +15219,11 @@ export interface operations {
                         data: {
                             /** Format: date-time */
                             created_at: string;
+                            description: string | null;
+                            description_ar: string | null;
                             id: number;
                             name: string;
+                            name_ar: string | null;
                             position: number;
                             product_count: number;
                             slug: string;
@@ -14232,8 +15270,11 @@ export interface operations {
                         data: {
                             /** Format: date-time */
                             created_at: string;
+                            description: string | null;
+                            description_ar: string | null;
                             id: number;
                             name: string;
+                            name_ar: string | null;
                             position: number;
                             product_count: number;
                             slug: string;
@@ -14330,7 +15371,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    description?: string | null;
+                    description_ar?: string | null;
                     name?: string;
+                    name_ar?: string | null;
                     position?: number;
                     slug?: string;
                 };
@@ -14350,8 +15394,11 @@ export interface operations {
                         data: {
                             /** Format: date-time */
                             created_at: string;
+                            description: string | null;
+                            description_ar: string | null;
                             id: number;
                             name: string;
+                            name_ar: string | null;
                             position: number;
                             product_count: number;
                             slug: string;
@@ -16615,6 +17662,8 @@ export interface operations {
                                 id: number;
                                 image_url: string | null;
                                 name: string;
+                                /** @description The Arabic name, shown to Arabic readers. */
+                                name_ar: string | null;
                                 price: {
                                     /** @description Decimal string with the currency’s own decimals (ISO 4217: 2 for SAR, 3 for KWD, none for JPY). */
                                     actual: string;
@@ -16675,13 +17724,16 @@ export interface operations {
                     /** @default [] */
                     codes?: string[];
                     description?: string | null;
+                    description_ar?: string | null;
                     /** @default 5 */
                     download_limit?: number;
                     /** @default [] */
                     fields?: {
                         label: string;
+                        label_ar?: string | null;
                         options?: {
                             label: string;
+                            label_ar?: string | null;
                             /** @default 0.00 */
                             price?: string;
                         }[];
@@ -16721,6 +17773,7 @@ export interface operations {
                     /** @default 10 */
                     max_per_order?: number;
                     name: string;
+                    name_ar?: string | null;
                     /** @default [] */
                     plans?: {
                         /** @default true */
@@ -16764,6 +17817,8 @@ export interface operations {
                             id: number;
                             image_url: string | null;
                             name: string;
+                            /** @description The Arabic name, shown to Arabic readers. */
+                            name_ar: string | null;
                             price: {
                                 /** @description Decimal string with the currency’s own decimals (ISO 4217: 2 for SAR, 3 for KWD, none for JPY). */
                                 actual: string;
@@ -16793,14 +17848,17 @@ export interface operations {
                                 sold: number;
                             };
                             description: string | null;
+                            description_ar: string | null;
                             /** @description Downloads allowed per file and order item (0: no limit; docs/downloads.md). */
                             download_limit: number;
                             fields: {
                                 index: number;
                                 label: string;
+                                label_ar: string | null;
                                 options: {
                                     index: number;
                                     label: string;
+                                    label_ar: string | null;
                                     /** @description Decimal string with the currency’s own decimals (ISO 4217: 2 for SAR, 3 for KWD, none for JPY). */
                                     price: string;
                                 }[];
@@ -16892,6 +17950,8 @@ export interface operations {
                             id: number;
                             image_url: string | null;
                             name: string;
+                            /** @description The Arabic name, shown to Arabic readers. */
+                            name_ar: string | null;
                             price: {
                                 /** @description Decimal string with the currency’s own decimals (ISO 4217: 2 for SAR, 3 for KWD, none for JPY). */
                                 actual: string;
@@ -16921,14 +17981,17 @@ export interface operations {
                                 sold: number;
                             };
                             description: string | null;
+                            description_ar: string | null;
                             /** @description Downloads allowed per file and order item (0: no limit; docs/downloads.md). */
                             download_limit: number;
                             fields: {
                                 index: number;
                                 label: string;
+                                label_ar: string | null;
                                 options: {
                                     index: number;
                                     label: string;
+                                    label_ar: string | null;
                                     /** @description Decimal string with the currency’s own decimals (ISO 4217: 2 for SAR, 3 for KWD, none for JPY). */
                                     price: string;
                                 }[];
@@ -17069,11 +18132,14 @@ export interface operations {
                     categories?: number[];
                     codes?: unknown;
                     description?: string | null;
+                    description_ar?: string | null;
                     download_limit?: number;
                     fields?: {
                         label: string;
+                        label_ar?: string | null;
                         options?: {
                             label: string;
+                            label_ar?: string | null;
                             /** @default 0.00 */
                             price?: string;
                         }[];
@@ -17111,6 +18177,7 @@ export interface operations {
                     } | null;
                     max_per_order?: number;
                     name?: string;
+                    name_ar?: string | null;
                     plans?: {
                         /** @default true */
                         active?: boolean;
@@ -17153,6 +18220,8 @@ export interface operations {
                             id: number;
                             image_url: string | null;
                             name: string;
+                            /** @description The Arabic name, shown to Arabic readers. */
+                            name_ar: string | null;
                             price: {
                                 /** @description Decimal string with the currency’s own decimals (ISO 4217: 2 for SAR, 3 for KWD, none for JPY). */
                                 actual: string;
@@ -17182,14 +18251,17 @@ export interface operations {
                                 sold: number;
                             };
                             description: string | null;
+                            description_ar: string | null;
                             /** @description Downloads allowed per file and order item (0: no limit; docs/downloads.md). */
                             download_limit: number;
                             fields: {
                                 index: number;
                                 label: string;
+                                label_ar: string | null;
                                 options: {
                                     index: number;
                                     label: string;
+                                    label_ar: string | null;
                                     /** @description Decimal string with the currency’s own decimals (ISO 4217: 2 for SAR, 3 for KWD, none for JPY). */
                                     price: string;
                                 }[];
@@ -18256,6 +19328,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
+                            accent_color: string | null;
                             allowed_origins: string[];
                             blocked_phones: {
                                 country_code: string;
@@ -18265,12 +19338,14 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                             currency: string;
+                            description: string | null;
                             /** @description Verified domains: they pick the store on the Storefront. */
                             domains: string[];
                             embed_key: string;
                             id: number;
                             /** @enum {string} */
                             locale: "ar" | "en";
+                            logo_url: string | null;
                             name: string;
                             payment_methods: {
                                 active: boolean;
@@ -18295,6 +19370,9 @@ export interface operations {
                             }[];
                             /** @enum {string} */
                             plan: "paid" | "free";
+                            policies: string | null;
+                            /** @description The store page’s address: `/s/{slug}` (docs/store-pages.md). */
+                            slug: string;
                             /** @description The Reply-To of the store’s e-mails to buyers; null: none. */
                             support_email: string | null;
                             tax: {
@@ -18330,6 +19408,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    accent_color?: string | null;
                     allowed_origins?: string[];
                     blocked_phones?: {
                         country_code: string;
@@ -18338,9 +19417,12 @@ export interface operations {
                     }[];
                     /** @enum {string} */
                     currency?: "SAR" | "AED" | "QAR" | "KWD" | "BHD" | "OMR" | "JOD" | "IQD" | "LYD" | "TND" | "EGP" | "MAD" | "DZD" | "LBP" | "TRY" | "ILS" | "PKR" | "INR" | "USD" | "EUR" | "GBP" | "CHF" | "CAD" | "AUD" | "NZD" | "SEK" | "NOK" | "DKK" | "PLN" | "CZK" | "HUF" | "RON" | "CNY" | "HKD" | "SGD" | "MYR" | "IDR" | "THB" | "PHP" | "BRL" | "MXN" | "ZAR" | "NGN" | "JPY" | "KRW" | "VND" | "CLP" | "ISK" | "UGX";
+                    description?: string | null;
                     domains?: string[];
                     /** @enum {string} */
                     locale?: "ar" | "en";
+                    /** Format: uri */
+                    logo_url?: string | null;
                     name?: string;
                     payment_methods?: {
                         applepay?: {
@@ -18432,6 +19514,9 @@ export interface operations {
                             webhook_secret?: string;
                         } | null;
                     };
+                    policies?: string | null;
+                    /** @description The store page’s address `/s/{slug}`; unique on the platform. */
+                    slug?: string;
                     /** Format: email */
                     support_email?: string | null;
                 };
@@ -18449,6 +19534,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
+                            accent_color: string | null;
                             allowed_origins: string[];
                             blocked_phones: {
                                 country_code: string;
@@ -18458,12 +19544,14 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                             currency: string;
+                            description: string | null;
                             /** @description Verified domains: they pick the store on the Storefront. */
                             domains: string[];
                             embed_key: string;
                             id: number;
                             /** @enum {string} */
                             locale: "ar" | "en";
+                            logo_url: string | null;
                             name: string;
                             payment_methods: {
                                 active: boolean;
@@ -18488,6 +19576,9 @@ export interface operations {
                             }[];
                             /** @enum {string} */
                             plan: "paid" | "free";
+                            policies: string | null;
+                            /** @description The store page’s address: `/s/{slug}` (docs/store-pages.md). */
+                            slug: string;
                             /** @description The Reply-To of the store’s e-mails to buyers; null: none. */
                             support_email: string | null;
                             tax: {

@@ -12,6 +12,8 @@ import {
   currency,
   origin,
   paymentMethodsSchema,
+  storePageKeys,
+  storeSlug,
 } from '../../../shared/services/catalogue/store-schema';
 import { text } from '../../../shared/services/catalogue/schema';
 import { merchantGuards } from '../../guards';
@@ -41,6 +43,9 @@ const patchBody = Joi.object<StoreSettingsPatch, true>({
   domains: Joi.array().items(Joi.string().trim().lowercase().max(300)).max(100),
   blocked_phones: Joi.array().items(blockedPhoneSchema).max(10_000),
   payment_methods: paymentMethodsSchema('patch'),
+  // Store pages (docs/store-pages.md).
+  slug: storeSlug().description('The store page’s address `/s/{slug}`; unique on the platform.'),
+  ...storePageKeys,
 })
   .min(1)
   .required()
@@ -58,7 +63,9 @@ export const merchantStoreRoutes = [
       '`allowed_origins`, storefront `domains` (verified: they pick the store for Storefront requests), ' +
       '`pending_domains` (each `{domain, txt_name, txt_value}`: the TXT record to create), `blocked_phones`, the payment methods configured (method, ' +
       'provider, active, amount bounds, what buyers see, and each credential as `"set"`: credentials are ' +
-      'never shown) and the tax setting (`mode` none, inclusive or exclusive; `rate` a percentage string).',
+      'never shown) and the tax setting (`mode` none, inclusive or exclusive; `rate` a percentage string). ' +
+      'Store pages (docs/store-pages.md): `slug` (the page address `/s/{slug}`), `description`, `logo_url`, ' +
+      '`accent_color` and `policies`.',
     guards: merchantGuards,
     request: { query: noQuery },
     responses: { 200: merchantOk('The store.', StoreSettings) },
@@ -84,7 +91,10 @@ export const merchantStoreRoutes = [
       '(`{email}` or `{pay_link}`), `bank` (`{bank_name, account_name, account_number, iban}`); each may ' +
       'carry `active`, `min_amount`, `max_amount`. A method given replaces that method; `null` removes it; ' +
       'methods left out stay. Credentials are write-only and encrypted at rest: left out, the stored ones ' +
-      'are kept while the provider stays the same. A list given replaces the stored list.',
+      'are kept while the provider stays the same. A list given replaces the stored list. ' +
+      'Store pages: `slug` (1 to 63 lower-case letters, digits and inner hyphens; a 422 naming `slug` when ' +
+      'another store has it), `description` (500 characters), `logo_url`, `accent_color` (`#rrggbb`), ' +
+      '`policies` (the policies page, plain text); an empty string clears one.',
     guards: merchantGuards,
     request: {
       body: patchBody,
