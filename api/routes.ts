@@ -23,6 +23,7 @@ import { downloadRoutes } from './downloads/routes';
 import { licenseSeatRoutes } from './license/seat-routes';
 import { widgetDemoRoutes, widgetRoutes } from './widget/routes';
 import { accountRoutes } from './account/routes';
+import { storePageRoutes } from './store-pages/routes';
 
 /**
  * Every route the app serves, each declared once (api/http/route.ts). The app mounts this list and the
@@ -59,6 +60,8 @@ export function allRoutes(
     ...growthPageRoutes,
     // The buyer's account (docs/account.md).
     ...accountRoutes,
+    // Store pages and buy links (docs/store-pages.md), `/` on store domains included.
+    ...storePageRoutes,
   ];
   return [...routes, ...interfaceIndexRoutes(routes)];
 }

@@ -24,6 +24,11 @@ export interface Config {
   readonly publicBaseUrl: string;
   /** ZATCA_API_URL: ZATCA's e-invoicing API (docs/einvoicing.md); unset: phase-2 documents are kept, not reported. */
   readonly zatcaApiUrl?: string;
+  /**
+   * STORE_DOMAIN_SUFFIX: a domain whose subdomains are stores' addresses, `{slug}.<suffix>` (a wildcard DNS
+   * record points them here); unset: none (docs/store-pages.md).
+   */
+  readonly storeDomainSuffix?: string;
   readonly trustProxy: boolean;
   readonly queuePrefix: string;
   readonly otpTtlSeconds: number;
@@ -191,6 +196,10 @@ const schema = Joi.object({
   REDIS_URL: uri(['redis', 'rediss']).default('redis://127.0.0.1:6379'),
   PUBLIC_BASE_URL: uri(['http', 'https']),
   ZATCA_API_URL: uri(['http', 'https']),
+  STORE_DOMAIN_SUFFIX: Joi.string().lowercase().hostname().max(200).pattern(/\./).messages({
+    'string.hostname': 'must be a domain name such as shops.example.com',
+    'string.pattern.base': 'must be a domain name with at least one dot, such as shops.example.com',
+  }),
   TRUST_PROXY: Joi.string().valid('0', '1', 'true', 'false').default('0'),
   QUEUE_PREFIX: Joi.string()
     .pattern(/^[A-Za-z0-9_.:-]+$/)
@@ -379,6 +388,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisClusterNodes,
     publicBaseUrl,
     zatcaApiUrl: (v.ZATCA_API_URL as string | undefined)?.replace(/\/+$/, ''),
+    ...(v.STORE_DOMAIN_SUFFIX ? { storeDomainSuffix: String(v.STORE_DOMAIN_SUFFIX) } : {}),
     trustProxy: v.TRUST_PROXY === '1' || v.TRUST_PROXY === 'true',
     queuePrefix: String(v.QUEUE_PREFIX),
     otpTtlSeconds: Number(v.OTP_TTL_SECONDS),

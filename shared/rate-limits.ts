@@ -37,6 +37,8 @@ export const LIMITS = Object.freeze({
   licensePerIp: def('license_ip', 60, 60, 'ip'),
   analyticsEventsPerIp: def('analytics_ip', 120, 60, 'ip'),
   paymentStatusPerIp: def('payment_status_ip', 120, 60, 'ip'),
+  // Store pages (docs/store-pages.md): public, read from the hot-read caches.
+  storePagesPerIp: def('store_pages_ip', 600, 60, 'ip'),
   fivemPerIp: def('fivem_ip', 600, 60, 'ip'),
   fivemPerServer: def('fivem_server', 300, 60, 'token'),
   // Failed credentials per client IP (the operator contract, docs/operations.md), counted before any

@@ -78,6 +78,8 @@ const SECTION_DEPTH = 2;
 export function sectionOfRequest(path: string): string {
   const segments = path.split('/', SECTION_DEPTH + 1).slice(1);
   if (segments.length > 0 && segments[segments.length - 1] === '') segments.pop();
+  // `//` is the root with a trailing slash, as the router reads it (the root route `/`).
+  if (segments.length === 1 && segments[0] === '') return '';
   return segments
     .map((s) => `/${s}`)
     .join('')

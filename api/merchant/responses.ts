@@ -315,6 +315,7 @@ const category = obj({ id: int, name: str, slug: str });
 export const ProductSummary = obj({
   id: int,
   name: str,
+  name_ar: { type: ['string', 'null'], description: 'The Arabic name, shown to Arabic readers.' },
   slug: str,
   type: { type: 'string', enum: ['product', 'code', 'service', 'subscription'] },
   active: bool,
@@ -331,6 +332,7 @@ export const ProductDetail: SchemaObject = {
     ProductSummary,
     obj({
       description: nstr,
+      description_ar: nstr,
       max_per_order: { type: 'integer', minimum: 1, description: 'Most units one checkout line may take.' },
       download_limit: {
         type: 'integer',
@@ -344,8 +346,12 @@ export const ProductDetail: SchemaObject = {
           index: int,
           type: str,
           label: str,
+          label_ar: nstr,
           required: bool,
-          options: { type: 'array', items: obj({ index: int, label: str, price: money }) },
+          options: {
+            type: 'array',
+            items: obj({ index: int, label: str, label_ar: nstr, price: money }),
+          },
         }),
       },
       plans: { type: 'array', items: obj({ id: int, name: str, price: money, duration: str, active: bool }) },
@@ -390,6 +396,9 @@ export const ProductDetail: SchemaObject = {
 export const CategorySummary = obj({
   id: int,
   name: str,
+  name_ar: nstr,
+  description: nstr,
+  description_ar: nstr,
   slug: str,
   position: int,
   product_count: int,
@@ -551,6 +560,11 @@ export const DomainState = obj({
 export const StoreSettings = obj({
   id: int,
   name: str,
+  slug: { type: 'string', description: 'The store page’s address: `/s/{slug}` (docs/store-pages.md).' },
+  description: nstr,
+  logo_url: nstr,
+  accent_color: nstr,
+  policies: nstr,
   currency: str,
   locale: { type: 'string', enum: ['ar', 'en'] },
   support_email: {

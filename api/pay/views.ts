@@ -140,12 +140,13 @@ function successPage(
   const body = `<p class="muted"><bdi>${escapeHtml(s.storeName)}</bdi></p>
 <h1 class="ok">${escapeHtml(t.paidTitle)}</h1>
 ${order}
-<h2>${escapeHtml(t.youBought)}</h2>
+${/* The goods revealed to the browser that paid (keys, downloads) belong here, under the order. */ ''}<h2>${escapeHtml(t.youBought)}</h2>
 <p><bdi>${escapeHtml(s.productName)}</bdi>${s.quantity > 1 ? ` &times; ${s.quantity}` : ''} &middot; <span class="ltr">${escapeHtml(formatAmount(s.amountMinor, s.currency, view.locale))}</span></p>
 ${goodsHtml(goods, view.locale)}
 <h2>${escapeHtml(t.deliveryTitle)}</h2>
 ${lines.map((l) => `<p>${escapeHtml(l)}</p>`).join('\n')}
-<p class="muted">${escapeHtml(t.keepNumber)}</p>${
+<p class="muted">${escapeHtml(t.keepNumber)}</p>
+<p><a href="/account?lang=${view.locale}" data-account-link>${escapeHtml(t.accountLink)}</a></p>${
     document
       ? `\n<a class="button secondary" href="${escapeHtml(document.url)}" data-invoice-link>${escapeHtml(document.kind === 'invoice' ? t.invoiceLink : t.receiptLink)}</a>`
       : ''

@@ -37,11 +37,14 @@ export type OrderStatus = (typeof ORDER_STATUS)[keyof typeof ORDER_STATUS];
 
 export interface CustomFieldOption {
   label: string;
+  label_ar?: string | null;
   price_minor: number;
 }
 export interface CustomField {
   type: 'text' | 'number' | 'date' | 'datetime' | 'color' | 'select' | 'image' | 'file';
   label: string;
+  /** The Arabic label (docs/store-pages.md); readers fall back to `label`. */
+  label_ar?: string | null;
   required: boolean;
   options?: CustomFieldOption[];
 }
@@ -80,6 +83,14 @@ export class Store extends BaseModel {
   /** Growth settings (docs/growth.md): the reminder delay (0: off) and the coupon it names. */
   abandoned_checkout_minutes?: number;
   abandoned_checkout_coupon?: string | null;
+  /** The store page's address `/s/{slug}` (docs/store-pages.md); unique on the platform. */
+  slug!: string;
+  /** What the store page shows: a short description, the logo, the accent colour (`#rrggbb`). */
+  page_description!: string | null;
+  logo_url!: string | null;
+  accent_color!: string | null;
+  /** The store's policies page (refunds, contact), written by the merchant; plain text. */
+  policies!: string | null;
   fixture_ref!: string | null;
   created_at!: Date;
   updated_at!: Date;
@@ -254,6 +265,10 @@ export class Category extends BaseModel {
   id!: number;
   store_id!: number;
   name!: string;
+  /** Arabic name and the descriptions, picked by the reader's language (docs/store-pages.md). */
+  name_ar!: string | null;
+  description!: string | null;
+  description_ar!: string | null;
   slug!: string;
   position!: number;
   fixture_ref!: string | null;
@@ -268,6 +283,9 @@ export class Product extends BaseModel {
   id!: number;
   store_id!: number;
   name!: string;
+  /** The Arabic name and description, shown to Arabic readers (falling back to `name`, `description`). */
+  name_ar!: string | null;
+  description_ar!: string | null;
   slug!: string;
   description!: string | null;
   type!: ProductType;
@@ -429,7 +447,7 @@ export class Checkout extends BaseModel {
   reveal_token_hash?: string | null;
   /** SHA-256 of the hosted payment page's reveal cookie (shared/services/reveal). */
   reveal_cookie_hash?: string | null;
-  source!: 'embed' | 'storefront' | 'merchant' | 'renewal';
+  source!: 'embed' | 'storefront' | 'merchant' | 'renewal' | 'store_page';
   /** The buyer's language when they checked out (Accept-Language): the delivery message's language. */
   locale?: 'ar' | 'en' | null;
   customer_id!: number | null;

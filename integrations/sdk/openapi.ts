@@ -3,7 +3,7 @@
 // Regenerate with `npx tsx scripts/generate-sdk.ts`.
 
 export interface paths {
-    "/account": {
+    "/": {
         parameters: {
             query?: never;
             header?: never;
@@ -11,236 +11,12 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Buyer account: sign-in, or the signed-in buyer’s purchases
-         * @description Not signed in: sign-in by phone (`tel-country-code`, `tel-national`) or by e-mail. Signed in: every paid or free order placed with that phone (or that e-mail) in any store, grouped by store, newest first, with keys, license keys and activations, download links, the invoice or receipt and the store’s support; subscriptions. `q` searches store and product names. Also on verified store domains.
+         * Store page on a store domain
+         * @description On a verified store domain (or `{slug}.<STORE_DOMAIN_SUFFIX>` when that is set), the store page as at `/s/{slug}`. On any other host, a 404 page.
          */
-        get: operations["accountHome"];
+        get: operations["storeDomainHome"];
         put?: never;
         post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/account/activations/{activationId}/deactivate": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Buyer account: deactivate a machine
-         * @description Removes one activation of the buyer’s license: the seat is free at once and `/verify` can activate another machine. Within the product’s self-service reset quota (409 with the page saying when the next one is allowed).
-         */
-        post: operations["accountDeactivate"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/account/code": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Buyer account: enter the code
-         * @description The `one-time-code` input for the code just sent. Without a pending code: 302 to /account.
-         */
-        get: operations["accountCodePage"];
-        put?: never;
-        /**
-         * Buyer account: confirm the code
-         * @description Form field `code`. Right: the session cookie (HttpOnly, SameSite=Strict, path /account) and 303 to /account. Wrong: the code page again with the error and the attempts left (3 per code; at most 10 wrong codes per phone and day across every sign-in).
-         */
-        post: operations["accountCodeVerify"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/account/code/resend": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Buyer account: a new code by SMS
-         * @description After the cooldown (OTP_RESEND_COOLDOWN_SECONDS) and within the per-phone resend limit.
-         */
-        post: operations["accountCodeResend"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/account/email/{token}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Buyer account: the e-mailed sign-in link
-         * @description Signs in the address the link was sent to, once (the link is spent), and 303 to /account. A used, expired or unknown link: 410 with a page that says so.
-         */
-        get: operations["accountEmailLink"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/account/orders/{orderId}/send-again": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Buyer account: send an order’s goods again
-         * @description `channel` `message` (to the order’s phone, WhatsApp then SMS) or `email` (to the order’s address): the delivery again, keys, license keys, download addresses and the invoice or receipt. Three a quarter hour per order and channel (429).
-         */
-        post: operations["accountSendAgain"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/account/reviews": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Buyer account: review a product bought
-         * @description Form fields `product_id`, `rating` (1 to 5), `comment` (up to 2000 characters). Only for a product of a paid order (not cancelled or refunded) of this buyer; one review per product and buyer: writing again edits it. It waits for the store to publish it. Ten writes an hour (429).
-         */
-        post: operations["accountWriteReview"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/account/signin/email": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Buyer account: e-mail a sign-in link
-         * @description Form field `email`. Any valid address gets a one-time link (15 minutes) by e-mail (GET /__dev/outbox?to=ADDRESS in development) and the same answer. Limited per address and IP.
-         */
-        post: operations["accountSignInEmail"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/account/signin/phone": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Buyer account: send a sign-in code
-         * @description Form fields `country_code`, `phone`. Any valid phone gets a 6-digit code through the platform’s messaging (WhatsApp, then SMS) and the answer is 303 to the code page. The platform’s OTP limits apply (per IP and per phone, shared with every other sign-in).
-         */
-        post: operations["accountSignInPhone"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/account/signout": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Buyer account: sign out
-         * @description Ends this session; with `everywhere=1`, every session of this phone (or address). 303.
-         */
-        post: operations["accountSignOut"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/account/subscriptions/{subscriptionId}/cancel": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Buyer account: cancel a subscription’s renewal
-         * @description At the end of the period paid for: the subscription stays active until then with `cancel_at_period_end` (GET /shawarma/subscriptions/{id} shows it) and renews no more.
-         */
-        post: operations["accountCancelRenewal"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/account/subscriptions/{subscriptionId}/resume": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Buyer account: resume a cancelled renewal
-         * @description While the period is still running: the subscription renews again. An ended one: 409.
-         */
-        post: operations["accountResumeRenewal"];
         delete?: never;
         options?: never;
         head?: never;
@@ -686,7 +462,7 @@ export interface paths {
          *
          *     **Reservations.** A code-key product reserves `quantity` available keys and a product with finite stock takes `quantity` units, both released if the checkout expires unpaid. A `quantity` above the product’s `max_per_order` (default 10) is a 422 naming `quantity`. Not enough: 400 "Insufficient stock". The checkout lives `CHECKOUT_TTL_SECONDS` (default 3600); afterwards payment calls and the status endpoint answer 404.
          *
-         *     **Errors.** 422 (`errors` by field) for invalid input: a `product_id` that is not an active product of this store, a `subscription_plan` missing for a subscription product or not a plan of the product, custom field values (`fields.{index}`) and uploads (`field_files.{index}`). 400 for a coupon refused as by apply-coupon (same messages), insufficient stock, or no payment method. 403 `checkout_blocked` when a fraud control of the store refuses the buyer (block lists, daily limits; docs/fraud.md).
+         *     **Errors.** 422 (`errors` by field) for invalid input: a `product_id` that is not an active product of this store, a `subscription_plan` missing for a subscription product or not a plan of the product, custom field values (`fields.{index}`) and uploads (`field_files.{index}`). 400 for a coupon refused as by apply-coupon (same messages), insufficient stock, or no payment method.
          *
          *     **Bodies.** `application/json`, or `multipart/form-data` to upload files. In multipart, custom values are parts `fields[{index}]` or `fields.{index}`, or one part `fields` holding a JSON object; files are parts `field_files.{index}`: image fields JPG, PNG, GIF up to 10 MB; file fields PDF, DOC, DOCX, TXT, ZIP up to 20 MB. Files are judged by their content (magic numbers; DOCX = a ZIP with `word/` entries; TXT = UTF-8 without NUL bytes), and a file name’s extension must agree with it. A refused upload stores nothing.
          */
@@ -718,7 +494,7 @@ export interface paths {
          *
          *     **Reservations.** A code-key product reserves `quantity` available keys and a product with finite stock takes `quantity` units, both released if the checkout expires unpaid. A `quantity` above the product’s `max_per_order` (default 10) is a 422 naming `quantity`. Not enough: 400 "Insufficient stock". The checkout lives `CHECKOUT_TTL_SECONDS` (default 3600); afterwards payment calls and the status endpoint answer 404.
          *
-         *     **Errors.** 422 (`errors` by field) for invalid input: a `product_id` that is not an active product of this store, a `subscription_plan` missing for a subscription product or not a plan of the product, custom field values (`fields.{index}`) and uploads (`field_files.{index}`). 400 for a coupon refused as by apply-coupon (same messages), insufficient stock, or no payment method. 403 `checkout_blocked` when a fraud control of the store refuses the buyer (block lists, daily limits; docs/fraud.md).
+         *     **Errors.** 422 (`errors` by field) for invalid input: a `product_id` that is not an active product of this store, a `subscription_plan` missing for a subscription product or not a plan of the product, custom field values (`fields.{index}`) and uploads (`field_files.{index}`). 400 for a coupon refused as by apply-coupon (same messages), insufficient stock, or no payment method.
          *
          *     **Bodies.** `application/json`, or `multipart/form-data` to upload files. In multipart, custom values are parts `fields[{index}]` or `fields.{index}`, or one part `fields` holding a JSON object; files are parts `field_files.{index}`: image fields JPG, PNG, GIF up to 10 MB; file fields PDF, DOC, DOCX, TXT, ZIP up to 20 MB. Files are judged by their content (magic numbers; DOCX = a ZIP with `word/` entries; TXT = UTF-8 without NUL bytes), and a file name’s extension must agree with it. A refused upload stores nothing.
          */
@@ -747,26 +523,6 @@ export interface paths {
          *     **Refusals**: 404 unknown or expired checkout (or, authenticated, a checkout of another customer); 400 order already created; 400 method not configured for the store; 400 a method outside the coupon’s `payment_restrictions`; 400 a method whose minimum or maximum amount excludes the total; 422 a `payment_method` that is not one of the seven ids.
          */
         post: operations["embedGuestPaymentInitiate"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/embed/order/reveal": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * The goods of a paid order, for the browser that paid
-         * @description The code keys, license keys and download addresses of the checkout’s order, and where else they were sent (masked), for the browser that checked out: it sends the `checkout_url` and the `reveal_token` of its checkout answer (only a hash of the token is kept; compared in constant time). Shown for 30 minutes after the order was placed, while it is paid; never before payment, after a refund or after a cancellation (`hidden` with the reason). A wrong token, or a checkout of another store, answers 404 like an unknown checkout. A POST so that the secrets stay out of addresses and logs.
-         */
-        post: operations["embedOrderReveal"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1394,7 +1150,7 @@ export interface paths {
         };
         /**
          * Merchant dashboard: home
-         * @description The dashboard of the signed-in merchant’s store: the launch checklist until it is done, today’s and this month’s sales, orders and new customers, a 30-day sales chart. Not signed in: 302 to `/merchant/signin`. Arabic (`?lang=ar`, right to left) or English (`?lang=en`), else the browser’s Accept-Language.
+         * @description The dashboard of the signed-in merchant’s store: today’s and this month’s sales, orders and new customers, a 30-day sales chart. Not signed in: 302 to `/merchant/signin`. Arabic (`?lang=ar`, right to left) or English (`?lang=en`), else the browser’s Accept-Language.
          */
         get: operations["dashboardHome"];
         put?: never;
@@ -1437,26 +1193,6 @@ export interface paths {
          * @description Sends the keys in parts of 500 lines and moves the progress bar. The page works without it.
          */
         get: operations["dashboardKeysScript"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/merchant/assets/launch.js": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Merchant dashboard: the product page’s snippet Copy button
-         * @description Copies the widget snippet to the clipboard and posts the Copy form by fetch. The page works without it.
-         */
-        get: operations["dashboardLaunchScript"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2041,26 +1777,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/merchant/products/{productId}/snippet-copied": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Merchant dashboard: the product’s widget snippet was copied
-         * @description The product page’s Copy button: notes that the store’s widget snippet was copied (the launch checklist’s “share the product’s link or paste the widget” step), then 303 back to the snippet.
-         */
-        post: operations["dashboardSnippetCopied"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/merchant/products/new": {
         parameters: {
             query?: never;
@@ -2115,26 +1831,6 @@ export interface paths {
          * @description Form fields `published` (`1` publish, `0` hide), `show` (the list to go back to). 303.
          */
         post: operations["dashboardReviewModerate"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/merchant/reviews/{reviewId}/reply": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Merchant dashboard: reply to a review
-         * @description Form field `reply` (up to 2000 characters; empty withdraws the reply), shown under the review wherever it is published. 303.
-         */
-        post: operations["dashboardReviewReply"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2668,7 +2364,7 @@ export interface paths {
         put?: never;
         /**
          * Sandbox payment: pay or fail
-         * @description The sandbox’s Pay/Fail taken on the `redirect_url` itself (docs/operations.md): form field `outcome=paid` or `failed`. The choice is recorded by the sandbox provider, which then delivers its signed webhook to `/webhooks/sandbox`; the answer (200) is the payment page confirming, then showing, the outcome. After the payment was paid, `outcome=disputed` is the card holder’s dispute (a chargeback): the sandbox delivers a signed `payment.disputed` webhook (docs/fraud.md); again, the same event again. A post right after payment/initiate waits (a few seconds at most) for the worker to open the sandbox session. The same choice twice is one decision (one order); the other choice after the first is refused (409).
+         * @description The sandbox’s Pay/Fail taken on the `redirect_url` itself (docs/operations.md): form field `outcome=paid` or `failed`. The choice is recorded by the sandbox provider, which then delivers its signed webhook to `/webhooks/sandbox`; the answer (200) is the payment page confirming, then showing, the outcome. A post right after payment/initiate waits (a few seconds at most) for the worker to open the sandbox session. The same choice twice is one decision (one order); the other choice after the first is refused (409).
          */
         post: operations["hostedPaymentSandboxDecide"];
         delete?: never;
@@ -2733,6 +2429,210 @@ export interface paths {
          * @description Checks that this instance reaches Postgres and Redis; a load balancer sends traffic only on 200.
          */
         get: operations["getReadyz"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/robots.txt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * robots.txt on a store domain
+         * @description The store’s robots.txt on its verified domain; elsewhere the platform’s own (allows all).
+         */
+        get: operations["storeDomainRobots"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/s/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Store page
+         * @description The store’s home page (HTML): name, logo, accent colour, description, categories, and its products on sale (image, price, sale price, stock state, a link to each product page), 48 a page. `?lang=ar` Arabic right to left, `?lang=en` English; without it, Accept-Language. ETag and Cache-Control for a CDN; SEO head (title, description, canonical, hreflang, OpenGraph, Twitter). docs/store-pages.md.
+         */
+        get: operations["storePage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/s/{slug}/c/{category}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Store category page
+         * @description The category’s name and description and its products on sale, as the store page lists them.
+         */
+        get: operations["storeCategoryPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/s/{slug}/checkout/{product}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Hosted checkout of a product
+         * @description The buy control’s target: guest details (inputs with the `autocomplete` tokens given-name, family-name, email, tel-country-code, tel-national), the plan, the product’s custom fields (image and file fields as uploads), quantity, a coupon, and the payment methods as radio inputs whose value is the method id. A sold-out, inactive or deleted product is a 404 page.
+         */
+        get: operations["storeCheckoutPage"];
+        put?: never;
+        /**
+         * Hosted checkout: pay
+         * @description The checkout form (`multipart/form-data`, or urlencoded without files): the Embed guest checkout’s fields (`customer_first_name`, `customer_last_name`, `customer_email`, `customer_country_code`, `customer_phone`, `quantity`, `subscription_plan`, `coupon_code`, `customer_note`, `fields.{index}`, uploads as `field_files.{index}`) and `payment_method`. The checkout is made by the same service and rules as POST /api/embed/guest/checkout, then the payment starts as on the hosted payment page: 303 to the provider’s page (the sandbox’s, in development), whose end shows the order id. A free order goes straight to its confirmation. Refused: the form again with each bad field named (422) or the reason (400, 403).
+         */
+        post: operations["storeCheckoutSubmit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/s/{slug}/p/{product}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Product page (the buy link)
+         * @description The product’s name (`name_ar` for Arabic readers when set), images, description, price (the sale price when one applies, the list price struck through), stock state, custom fields, plans, published reviews (with "verified purchase") and a buy control leading to the hosted checkout in the same tab. A JSON-LD `Product` with `offers` (`price`, `priceCurrency`, `availability`) and `aggregateRating`; `og:image` is the product image or its generated card. An inactive or deleted product is a 404 page.
+         */
+        get: operations["storeProductPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/s/{slug}/p/{product}/card.svg": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Product card image
+         * @description A generated 1200×630 card (SVG) with the product’s name, price and the store’s name in its accent colour: the `og:image` of a product without its own image.
+         */
+        get: operations["storeProductCard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/s/{slug}/policies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Store policies
+         * @description The policies the merchant wrote (refunds, contact), as plain text.
+         */
+        get: operations["storePoliciesPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/s/{slug}/robots.txt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Store robots.txt
+         * @description Allows the store’s pages, keeps crawlers out of its checkout and search, and names its sitemap. On a store domain the same text answers at `/robots.txt`.
+         */
+        get: operations["storeRobots"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/s/{slug}/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Store search
+         * @description Products on sale whose name or description (either language) contains `q`, case-insensitively; not indexed by search engines.
+         */
+        get: operations["storeSearchPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/s/{slug}/sitemap.xml": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Store sitemap
+         * @description The store page, its policies, category and product pages (with `lastmod`), each with its Arabic and English alternates (`xhtml:link hreflang`).
+         */
+        get: operations["storeSitemap"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3142,7 +3042,7 @@ export interface paths {
         };
         /**
          * Order details
-         * @description Items, customer, payment, coupon, custom field values (uploads as links), the code keys sold, the licenses with their status, the FiveM commands with their state, subscriptions, and the history of merchant status changes; `invoice_url`, once the order is paid, is the buyer’s invoice page (a receipt for a store without a VAT number); `emails`, the e-mails sent to the buyer about it, a hard bounce included; `disputed` (a provider dispute, with `dispute` and its `deadline`) and `risk` (the score and reasons of the fraud controls, docs/fraud.md).
+         * @description Items, customer, payment, coupon, custom field values (uploads as links), the code keys sold, the licenses with their status, the FiveM commands with their state, subscriptions, and the history of merchant status changes; `invoice_url`, once the order is paid, is the buyer’s invoice page (a receipt for a store without a VAT number); `emails`, the e-mails sent to the buyer about it, a hard bounce included.
          */
         get: operations["merchantGetOrder"];
         /**
@@ -3466,7 +3366,7 @@ export interface paths {
         };
         /**
          * Store information and settings
-         * @description Name, currency, locale, `support_email`, plan, the `embed_key` (the public key of the widget and the Embed API), `allowed_origins`, storefront `domains` (verified: they pick the store for Storefront requests), `pending_domains` (each `{domain, txt_name, txt_value}`: the TXT record to create), `blocked_phones`, the payment methods configured (method, provider, active, amount bounds, what buyers see, and each credential as `"set"`: credentials are never shown) and the tax setting (`mode` none, inclusive or exclusive; `rate` a percentage string).
+         * @description Name, currency, locale, `support_email`, plan, the `embed_key` (the public key of the widget and the Embed API), `allowed_origins`, storefront `domains` (verified: they pick the store for Storefront requests), `pending_domains` (each `{domain, txt_name, txt_value}`: the TXT record to create), `blocked_phones`, the payment methods configured (method, provider, active, amount bounds, what buyers see, and each credential as `"set"`: credentials are never shown) and the tax setting (`mode` none, inclusive or exclusive; `rate` a percentage string). Store pages (docs/store-pages.md): `slug` (the page address `/s/{slug}`), `description`, `logo_url`, `accent_color` and `policies`.
          */
         get: operations["merchantGetStore"];
         put?: never;
@@ -3476,7 +3376,7 @@ export interface paths {
         head?: never;
         /**
          * Change store settings
-         * @description Any of `name`, `locale` (`ar`, `en`), `support_email` (the `Reply-To` of the store’s e-mails to buyers; `null` removes it), `currency` (refused once the store has orders), `allowed_origins` (origins allowed to call the Embed API from a browser), `domains` (the whole list of storefront hosts the store wants, at most 20: one left out is removed, a new one is added pending and listed in `pending_domains` with the DNS TXT record that proves it; a 422 naming `domains` for the platform’s own host, `localhost`, an IP address, a name that is not a host name, or a domain another store holds, verified or pending), `blocked_phones` (`{country_code, phone, reason}`: buyers refused at sign-in and checkout) and `payment_methods` in the fixture format: `card`, `mada`, `stcpay`, `applepay` (`{provider: sandbox|moyasar, secret_key, publishable_key, webhook_secret}`), `coinbase` (`{provider: sandbox|coinbase, api_key, webhook_secret}`), `paypal` (`{email}` or `{pay_link}`), `bank` (`{bank_name, account_name, account_number, iban}`); each may carry `active`, `min_amount`, `max_amount`. A method given replaces that method; `null` removes it; methods left out stay. Credentials are write-only and encrypted at rest: left out, the stored ones are kept while the provider stays the same. A list given replaces the stored list. `settings`: the fraud controls (docs/fraud.md), any of `blocked_emails` (addresses and `@domain` entries), `blocked_ips` (addresses and CIDR ranges, IPv4 or IPv6), `max_orders_per_buyer_per_day`, `max_units_per_product_per_day`, `new_buyer_daily_limit` and `review_above` (decimal strings), `review_buyers_per_ip_per_hour`; `null` turns a limit off, keys left out stay.
+         * @description Any of `name`, `locale` (`ar`, `en`), `support_email` (the `Reply-To` of the store’s e-mails to buyers; `null` removes it), `currency` (refused once the store has orders), `allowed_origins` (origins allowed to call the Embed API from a browser), `domains` (the whole list of storefront hosts the store wants, at most 20: one left out is removed, a new one is added pending and listed in `pending_domains` with the DNS TXT record that proves it; a 422 naming `domains` for the platform’s own host, `localhost`, an IP address, a name that is not a host name, or a domain another store holds, verified or pending), `blocked_phones` (`{country_code, phone, reason}`: buyers refused at sign-in and checkout) and `payment_methods` in the fixture format: `card`, `mada`, `stcpay`, `applepay` (`{provider: sandbox|moyasar, secret_key, publishable_key, webhook_secret}`), `coinbase` (`{provider: sandbox|coinbase, api_key, webhook_secret}`), `paypal` (`{email}` or `{pay_link}`), `bank` (`{bank_name, account_name, account_number, iban}`); each may carry `active`, `min_amount`, `max_amount`. A method given replaces that method; `null` removes it; methods left out stay. Credentials are write-only and encrypted at rest: left out, the stored ones are kept while the provider stays the same. A list given replaces the stored list. Store pages: `slug` (1 to 63 lower-case letters, digits and inner hyphens; a 422 naming `slug` when another store has it), `description` (500 characters), `logo_url`, `accent_color` (`#rrggbb`), `policies` (the policies page, plain text); an empty string clears one.
          */
         patch: operations["merchantUpdateStore"];
         trace?: never;
@@ -3963,28 +3863,6 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
-    "order.disputed": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * A paid order was disputed
-         * @description The card holder disputed the payment with the provider (a chargeback; docs/fraud.md): the order is marked `disputed`, its licenses revoked, undelivered goods withheld (an order not yet Completed is Cancelled) and the buyer’s phone and e-mail blocked in the store. `deadline`: when the provider wants the merchant’s evidence (null when it gives none). Sent once per order.
-         *
-         *     Sent to every endpoint of the store subscribed to `order.disputed` or `order.*`. Verify `X-Signature` (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` under the endpoint’s secret) on the raw body before parsing it; see docs/webhooks.md.
-         */
-        post: operations["webhookOrderDisputed"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "order.paid": {
         parameters: {
             query?: never;
@@ -4270,7 +4148,7 @@ export interface components {
              * @description Stable name of the failure (docs/errors.md); `message` is for people and may be translated.
              * @enum {string}
              */
-            error_code: "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "checkout_blocked" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
+            error_code: "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
             errors?: components["schemas"]["FieldErrors"];
             message: string;
         };
@@ -4288,8 +4166,6 @@ export interface components {
              * @description The hosted payment page: PUBLIC_BASE_URL/pay/{checkout_url}.
              */
             payment_url: string;
-            /** @description Opaque 256-bit secret for this browser only: with `checkout_url` it shows the goods of the paid order for 30 minutes (POST /api/embed/order/reveal). Keep it in memory; only its hash is stored. */
-            reveal_token: string;
             /** @description (unit price + options) × quantity. With the currency's own decimals (ISO 4217): 2 for SAR, 3 for KWD, none for JPY. */
             subtotal: string;
             /** @description Tax added (exclusive) or contained (inclusive); 0.00 without tax. With the currency's own decimals (ISO 4217): 2 for SAR, 3 for KWD, none for JPY. */
@@ -4307,8 +4183,6 @@ export interface components {
             message: string;
             order_id: number;
             payment_methods: components["schemas"]["PaymentMethod"][];
-            /** @description Opaque 256-bit secret for this browser only: with `checkout_url` it shows the goods of the paid order for 30 minutes (POST /api/embed/order/reveal). Keep it in memory; only its hash is stored. */
-            reveal_token: string;
             /** @description (unit price + options) × quantity. With the currency's own decimals (ISO 4217): 2 for SAR, 3 for KWD, none for JPY. */
             subtotal: string;
             /** @description Tax added (exclusive) or contained (inclusive); 0.00 without tax. With the currency's own decimals (ISO 4217): 2 for SAR, 3 for KWD, none for JPY. */
@@ -4383,7 +4257,7 @@ export interface components {
              * @description The spec's codes (PHONE_BLOCKED, RATE_LIMIT_EXCEEDED, COOLDOWN_ACTIVE, SESSION_EXPIRED, INVALID_CODE, MAX_ATTEMPTS_REACHED), else a stable lower_snake_case code of docs/errors.md.
              * @enum {string}
              */
-            error_code?: "PHONE_BLOCKED" | "COOLDOWN_ACTIVE" | "SESSION_EXPIRED" | "INVALID_CODE" | "MAX_ATTEMPTS_REACHED" | "RATE_LIMIT_EXCEEDED" | "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "checkout_blocked" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
+            error_code?: "PHONE_BLOCKED" | "COOLDOWN_ACTIVE" | "SESSION_EXPIRED" | "INVALID_CODE" | "MAX_ATTEMPTS_REACHED" | "RATE_LIMIT_EXCEEDED" | "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
             errors?: components["schemas"]["FieldErrors"];
             message: string;
             /** @description INVALID_CODE only. */
@@ -4409,11 +4283,6 @@ export interface components {
             /** @description Most units one checkout line may take; a larger `quantity` is a 422 naming `quantity`. */
             max_per_order: number;
             name: string;
-            /**
-             * @description Why `purchasable` is false; null when it is true.
-             * @enum {string|null}
-             */
-            not_purchasable_reason: "no_payment_method" | "out_of_stock" | null;
             /** @description The store’s active methods; checkout narrows them by the real total and the coupon. */
             payment_methods: (components["schemas"]["PaymentMethod"] & {
                 /** @description Largest total the method takes. */
@@ -4430,8 +4299,6 @@ export interface components {
                 /** @description List price. */
                 original: number;
             };
-            /** @description Whether a buyer can complete a purchase now. False when the product costs something and the store has no payment method on, or when it is out of stock: a widget says so before the buyer types anything. */
-            purchasable: boolean;
             slug: string;
             stock: {
                 is_in_stock: boolean;
@@ -4483,7 +4350,7 @@ export interface components {
              * @description Stable name of the failure (docs/errors.md); `message` is for people and may be translated.
              * @enum {string}
              */
-            error_code: "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "checkout_blocked" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
+            error_code: "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
             errors?: components["schemas"]["FieldErrors"];
             message: string;
             /** @description On a 429: seconds to wait before the next request. */
@@ -4643,7 +4510,7 @@ export interface components {
              * @description Stable name of the failure (docs/errors.md); `message` is for people and may be translated.
              * @enum {string}
              */
-            error_code: "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "checkout_blocked" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
+            error_code: "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
             errors?: components["schemas"]["FieldErrors"];
             message: string;
             /** @description Unix time in seconds. */
@@ -4690,32 +4557,6 @@ export interface components {
             /** @constant */
             type: "order.created";
         };
-        /** @description A paid order was disputed: The card holder disputed the payment with the provider (a chargeback; docs/fraud.md): the order is marked `disputed`, its licenses revoked, undelivered goods withheld (an order not yet Completed is Cancelled) and the buyer’s phone and e-mail blocked in the store. `deadline`: when the provider wants the merchant’s evidence (null when it gives none). Sent once per order. */
-        OrderDisputedEvent: {
-            /** Format: date-time */
-            created_at: string;
-            data: {
-                /** @description The amount disputed, a decimal string. */
-                amount: string;
-                currency: string;
-                /** Format: date-time */
-                deadline: string | null;
-                /** @description The provider’s dispute id. */
-                dispute_id: string;
-                licenses_revoked: number;
-                /** @description The order. */
-                order_id: number;
-                reason: string | null;
-            };
-            /** @description The event, the same on every retry (X-Webhook-Id): drop a second delivery of it. A test event’s begins `test_`. */
-            id: string;
-            /** @description The store the event is about. */
-            store_id: number;
-            /** @description Present (true) on a test event only. */
-            test?: boolean;
-            /** @constant */
-            type: "order.disputed";
-        };
         /** @description An order was paid: A provider payment, or the merchant confirmed a manual payment. */
         OrderPaidEvent: {
             /** Format: date-time */
@@ -4743,46 +4584,6 @@ export interface components {
             test?: boolean;
             /** @constant */
             type: "order.paid";
-        };
-        /** @description The goods of the checkout’s order, for the browser holding its reveal token (docs/widget.md, “The goods after paying”): `shown` for 30 minutes after the order was placed while it is paid; else `hidden` with why (`not_paid`, `expired`, `withdrawn`: refunded or cancelled). */
-        OrderReveal: {
-            items: {
-                /** @description Code keys. */
-                codes: string[];
-                downloads: {
-                    name: string;
-                    /** Format: uri */
-                    url: string;
-                }[];
-                license_keys: string[];
-                name: string;
-            }[];
-            /** @description The platform-wide order id. */
-            order_id: number;
-            /** @description The order’s number in its store (#1, #2…). */
-            order_number: number;
-            /** @description Some goods are still being prepared (license keys): ask again in a few seconds. */
-            pending: boolean;
-            sent_to: {
-                /** @description Masked: h•••@example.com. */
-                email: string | null;
-                /** @description Masked: +966 ••••••101. */
-                phone: string | null;
-            };
-            /** @constant */
-            state: "shown";
-            /**
-             * Format: date-time
-             * @description When they stop being shown here.
-             */
-            until: string;
-        } | {
-            order_id: number | null;
-            order_number: number | null;
-            /** @enum {string} */
-            reason: "not_paid" | "expired" | "withdrawn";
-            /** @constant */
-            state: "hidden";
         };
         /** @description An order’s status changed: The merchant changed it, a payment provider confirmed the payment (`reason` payment_confirmed), fulfilment completed it (fulfilled), or an unpaid manual payment passed its deadline (manual_payment_deadline). */
         OrderStatusChangedEvent: {
@@ -4891,7 +4692,7 @@ export interface components {
              * @description Stable name of the failure (docs/errors.md); `message` is for people and may be translated.
              * @enum {string}
              */
-            error_code: "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "checkout_blocked" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
+            error_code: "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
             errors?: components["schemas"]["FieldErrors"];
             message: string;
         };
@@ -5015,7 +4816,7 @@ export interface components {
              * @description Stable name of the failure (docs/errors.md); `message` is for people and may be translated.
              * @enum {string}
              */
-            error_code: "PHONE_BLOCKED" | "COOLDOWN_ACTIVE" | "SESSION_EXPIRED" | "INVALID_CODE" | "MAX_ATTEMPTS_REACHED" | "RATE_LIMIT_EXCEEDED" | "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "checkout_blocked" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
+            error_code: "PHONE_BLOCKED" | "COOLDOWN_ACTIVE" | "SESSION_EXPIRED" | "INVALID_CODE" | "MAX_ATTEMPTS_REACHED" | "RATE_LIMIT_EXCEEDED" | "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
             errors?: components["schemas"]["FieldErrors"];
             message: string;
             /** @constant */
@@ -5627,12 +5428,13 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    accountHome: {
+    storeDomainHome: {
         parameters: {
             query?: {
-                done?: "sent" | "deactivated" | "cancelled" | "resumed" | "review";
+                /** @description The page language; default: Accept-Language. */
                 lang?: "ar" | "en";
-                q?: string;
+                /** @description The page of products. */
+                page?: number;
             };
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
@@ -5645,7 +5447,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The sign-in page or the account. */
+            /** @description The store page. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5655,339 +5457,15 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            422: components["responses"]["PlatformError"];
-            500: components["responses"]["PlatformInternalError"];
-            503: components["responses"]["PlatformDependencyUnavailable"];
-        };
-    };
-    accountDeactivate: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
-                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path: {
-                activationId: number;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/x-www-form-urlencoded": {
-                    _csrf?: string;
-                } & {
-                    [key: string]: unknown;
-                };
-            };
-        };
-        responses: {
-            /** @description Done: back to the account, saying so. */
-            303: {
+            /** @description Not modified: the If-None-Match ETag is current. */
+            304: {
                 headers: {
-                    /** @description Where the browser goes next. */
-                    Location?: string;
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description A form from another site, or a missing or wrong form token. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description Not one of this buyer’s (another buyer’s is answered the same). */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description The reset quota is used up (the account, saying so). */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            422: components["responses"]["PlatformError"];
-            500: components["responses"]["PlatformInternalError"];
-            503: components["responses"]["PlatformDependencyUnavailable"];
-        };
-    };
-    accountCodePage: {
-        parameters: {
-            query?: {
-                lang?: "ar" | "en";
-            };
-            header?: {
-                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
-                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The code form. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description No pending code: to /account. */
-            302: {
-                headers: {
-                    /** @description Where the browser goes next. */
-                    Location?: string;
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            422: components["responses"]["PlatformError"];
-            500: components["responses"]["PlatformInternalError"];
-            503: components["responses"]["PlatformDependencyUnavailable"];
-        };
-    };
-    accountCodeVerify: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
-                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/x-www-form-urlencoded": {
-                    _csrf?: string;
-                    code?: string;
-                } & {
-                    [key: string]: unknown;
-                };
-            };
-        };
-        responses: {
-            /** @description Signed in, or the code expired: to /account. */
-            303: {
-                headers: {
-                    /** @description Where the browser goes next. */
-                    Location?: string;
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description A form from another site, or a missing or wrong form token. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description A wrong code (the code page again, saying so). */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description Too many codes checked, or today’s wrong codes used up. */
-            429: {
-                headers: {
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            500: components["responses"]["PlatformInternalError"];
-            503: components["responses"]["PlatformDependencyUnavailable"];
-        };
-    };
-    accountCodeResend: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
-                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The code page, saying a new code is on its way. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description No pending code: to /account. */
-            303: {
-                headers: {
-                    /** @description Where the browser goes next. */
-                    Location?: string;
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description A form from another site, or a missing or wrong form token. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            422: components["responses"]["PlatformError"];
-            /** @description The cooldown or the resend limit (with Retry-After). */
-            429: {
-                headers: {
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            500: components["responses"]["PlatformInternalError"];
-            503: components["responses"]["PlatformDependencyUnavailable"];
-        };
-    };
-    accountEmailLink: {
-        parameters: {
-            query?: {
-                lang?: "ar" | "en";
-            };
-            header?: {
-                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
-                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path: {
-                token: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Signed in: to /account. */
-            303: {
-                headers: {
-                    /** @description Where the browser goes next. */
-                    Location?: string;
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description The link was used, expired or is unknown. */
-            410: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            422: components["responses"]["PlatformError"];
-            500: components["responses"]["PlatformInternalError"];
-            503: components["responses"]["PlatformDependencyUnavailable"];
-        };
-    };
-    accountSendAgain: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
-                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path: {
-                orderId: number;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/x-www-form-urlencoded": {
-                    _csrf?: string;
-                    /** @enum {string} */
-                    channel: "message" | "email";
-                } & {
-                    [key: string]: unknown;
-                };
-            };
-        };
-        responses: {
-            /** @description Done: back to the account, saying so. */
-            303: {
-                headers: {
-                    /** @description Where the browser goes next. */
-                    Location?: string;
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description A form from another site, or a missing or wrong form token. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description Not one of this buyer’s (another buyer’s is answered the same). */
+            /** @description No store with this slug, or no such page in it. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5998,7 +5476,7 @@ export interface operations {
                 };
             };
             422: components["responses"]["PlatformError"];
-            /** @description Sent again too often (with Retry-After). */
+            /** @description Too many requests from this IP (600 per minute). */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6006,403 +5484,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/html": string;
+                    "application/json": components["schemas"]["PlatformError"];
                 };
             };
-            500: components["responses"]["PlatformInternalError"];
-            503: components["responses"]["PlatformDependencyUnavailable"];
-        };
-    };
-    accountWriteReview: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
-                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/x-www-form-urlencoded": {
-                    _csrf?: string;
-                    comment?: string;
-                    product_id: number;
-                    rating: number;
-                } & {
-                    [key: string]: unknown;
-                };
-            };
-        };
-        responses: {
-            /** @description Done: back to the account, saying so. */
-            303: {
-                headers: {
-                    /** @description Where the browser goes next. */
-                    Location?: string;
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description A form from another site, or a missing or wrong form token. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description Not one of this buyer’s (another buyer’s is answered the same). */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description A rating outside 1 to 5 or a comment too long. */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description Too many reviews written (with Retry-After). */
-            429: {
-                headers: {
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            500: components["responses"]["PlatformInternalError"];
-            503: components["responses"]["PlatformDependencyUnavailable"];
-        };
-    };
-    accountSignInEmail: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
-                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/x-www-form-urlencoded": {
-                    _csrf?: string;
-                    email?: string;
-                } & {
-                    [key: string]: unknown;
-                };
-            };
-        };
-        responses: {
-            /** @description “Check your e-mail”. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description A form from another site, or a missing or wrong form token. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description Not an e-mail address (the sign-in page again, saying so). */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description Too many links for this address or IP (with Retry-After). */
-            429: {
-                headers: {
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            500: components["responses"]["PlatformInternalError"];
-            503: components["responses"]["PlatformDependencyUnavailable"];
-        };
-    };
-    accountSignInPhone: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
-                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/x-www-form-urlencoded": {
-                    _csrf?: string;
-                    country_code?: string;
-                    phone?: string;
-                } & {
-                    [key: string]: unknown;
-                };
-            };
-        };
-        responses: {
-            /** @description Code sent: to the code page. */
-            303: {
-                headers: {
-                    /** @description Where the browser goes next. */
-                    Location?: string;
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description A form from another site, or a missing or wrong form token. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description Not a valid phone (the sign-in page again, saying so). */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description Too many codes for this phone or IP (with Retry-After). */
-            429: {
-                headers: {
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            500: components["responses"]["PlatformInternalError"];
-            503: components["responses"]["PlatformDependencyUnavailable"];
-        };
-    };
-    accountSignOut: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
-                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/x-www-form-urlencoded": {
-                    _csrf?: string;
-                    /** @enum {string} */
-                    everywhere?: "0" | "1";
-                } & {
-                    [key: string]: unknown;
-                };
-            };
-        };
-        responses: {
-            /** @description Signed out: to /account. */
-            303: {
-                headers: {
-                    /** @description Where the browser goes next. */
-                    Location?: string;
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description A form from another site, or a missing or wrong form token. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            422: components["responses"]["PlatformError"];
-            500: components["responses"]["PlatformInternalError"];
-            503: components["responses"]["PlatformDependencyUnavailable"];
-        };
-    };
-    accountCancelRenewal: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
-                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path: {
-                subscriptionId: number;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/x-www-form-urlencoded": {
-                    _csrf?: string;
-                } & {
-                    [key: string]: unknown;
-                };
-            };
-        };
-        responses: {
-            /** @description Done: back to the account, saying so. */
-            303: {
-                headers: {
-                    /** @description Where the browser goes next. */
-                    Location?: string;
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description A form from another site, or a missing or wrong form token. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description Not one of this buyer’s (another buyer’s is answered the same). */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            422: components["responses"]["PlatformError"];
-            500: components["responses"]["PlatformInternalError"];
-            503: components["responses"]["PlatformDependencyUnavailable"];
-        };
-    };
-    accountResumeRenewal: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
-                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path: {
-                subscriptionId: number;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/x-www-form-urlencoded": {
-                    _csrf?: string;
-                } & {
-                    [key: string]: unknown;
-                };
-            };
-        };
-        responses: {
-            /** @description Done: back to the account, saying so. */
-            303: {
-                headers: {
-                    /** @description Where the browser goes next. */
-                    Location?: string;
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description A form from another site, or a missing or wrong form token. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description Not one of this buyer’s (another buyer’s is answered the same). */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description The subscription has ended. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            422: components["responses"]["PlatformError"];
             500: components["responses"]["PlatformInternalError"];
             503: components["responses"]["PlatformDependencyUnavailable"];
         };
@@ -7755,18 +6839,6 @@ export interface operations {
                     "application/json": components["schemas"]["StorefrontError"];
                 };
             };
-            /** @description A fraud control of the store refused the checkout (docs/fraud.md); nothing was created. */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["StorefrontError"];
-                };
-            };
             415: components["responses"]["StorefrontError"];
             422: components["responses"]["StorefrontValidationFailed"];
             429: components["responses"]["RateLimited"];
@@ -8232,18 +7304,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["EmbedUnauthenticated"];
-            /** @description A fraud control of the store refused the checkout (docs/fraud.md), `error_code` `checkout_blocked`; nothing was created. The answer never says which control. */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EmbedError"];
-                };
-            };
+            403: components["responses"]["EmbedForbidden"];
             /** @description The body is larger than the checkout accepts. */
             413: {
                 headers: {
@@ -8355,18 +7416,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["EmbedUnauthenticated"];
-            /** @description A fraud control of the store refused the checkout (docs/fraud.md), `error_code` `checkout_blocked`; nothing was created. The answer never says which control. */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EmbedError"];
-                };
-            };
+            403: components["responses"]["EmbedForbidden"];
             /** @description The body is larger than the checkout accepts. */
             413: {
                 headers: {
@@ -8438,64 +7488,6 @@ export interface operations {
             401: components["responses"]["EmbedUnauthenticated"];
             403: components["responses"]["EmbedForbidden"];
             /** @description Unknown or expired checkout. */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EmbedError"];
-                };
-            };
-            415: components["responses"]["EmbedError"];
-            422: components["responses"]["EmbedValidationFailed"];
-            429: components["responses"]["EmbedRateLimited"];
-            500: components["responses"]["EmbedInternalError"];
-            503: components["responses"]["EmbedDependencyUnavailable"];
-        };
-    };
-    embedOrderReveal: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
-                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description From the checkout answer. */
-                    checkout_url: string;
-                    /** @description From the checkout answer. */
-                    reveal_token: string;
-                };
-            };
-        };
-        responses: {
-            /** @description The goods, or why they are not shown. */
-            200: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EmbedSuccess"] & {
-                        data: components["schemas"]["OrderReveal"];
-                    };
-                };
-            };
-            401: components["responses"]["EmbedUnauthenticated"];
-            403: components["responses"]["EmbedForbidden"];
-            /** @description Unknown checkout, another store’s, or a wrong reveal token. */
             404: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -9359,16 +8351,12 @@ export interface operations {
                                 /** @description Null for a store (order-level) review. */
                                 product_id: number | null;
                                 rating: number;
-                                /** @description The store’s public answer. */
-                                reply: string | null;
                                 reviewer: {
                                     /** @description First name and initial: "Sara A." */
                                     name: string;
                                 };
                                 /** @enum {string} */
                                 type: "store" | "product";
-                                /** @description Written from the buyer’s account by someone who bought the product. */
-                                verified_purchase: boolean;
                             }[];
                             meta: {
                                 last_page: number;
@@ -9428,16 +8416,12 @@ export interface operations {
                             /** @description Null for a store (order-level) review. */
                             product_id: number | null;
                             rating: number;
-                            /** @description The store’s public answer. */
-                            reply: string | null;
                             reviewer: {
                                 /** @description First name and initial: "Sara A." */
                                 name: string;
                             };
                             /** @enum {string} */
                             type: "store" | "product";
-                            /** @description Written from the buyer’s account by someone who bought the product. */
-                            verified_purchase: boolean;
                         }[];
                     };
                 };
@@ -10546,35 +9530,6 @@ export interface operations {
         };
     };
     dashboardKeysScript: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
-                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The script. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/javascript": string;
-                };
-            };
-            422: components["responses"]["PlatformError"];
-            500: components["responses"]["PlatformInternalError"];
-            503: components["responses"]["PlatformDependencyUnavailable"];
-        };
-    };
-    dashboardLaunchScript: {
         parameters: {
             query?: never;
             header?: {
@@ -12946,65 +11901,6 @@ export interface operations {
             503: components["responses"]["PlatformDependencyUnavailable"];
         };
     };
-    dashboardSnippetCopied: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
-                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path: {
-                productId: number;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/x-www-form-urlencoded": {
-                    _csrf?: string;
-                } & {
-                    [key: string]: unknown;
-                };
-            };
-        };
-        responses: {
-            /** @description Back to the product’s snippet. */
-            303: {
-                headers: {
-                    /** @description Where the browser goes next. */
-                    Location?: string;
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Not allowed for this role, a missing or wrong form token, or a form from another site. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description No such product in this store. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            422: components["responses"]["PlatformError"];
-            500: components["responses"]["PlatformInternalError"];
-            503: components["responses"]["PlatformDependencyUnavailable"];
-        };
-    };
     dashboardProductNew: {
         parameters: {
             query?: {
@@ -13059,7 +11955,7 @@ export interface operations {
     dashboardReviews: {
         parameters: {
             query?: {
-                done?: "published" | "hidden" | "replied";
+                done?: "published" | "hidden";
                 lang?: "ar" | "en";
                 page?: number;
                 show?: "waiting" | "published" | "all";
@@ -13130,68 +12026,6 @@ export interface operations {
                     _csrf?: string;
                     /** @enum {string} */
                     published: "0" | "1";
-                    /** @enum {string} */
-                    show?: "waiting" | "published" | "all";
-                } & {
-                    [key: string]: unknown;
-                };
-            };
-        };
-        responses: {
-            /** @description Done: back to the list. */
-            303: {
-                headers: {
-                    /** @description Where the browser goes next. */
-                    Location?: string;
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Not allowed for this role, a missing or wrong form token, or a form from another site. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description No such review in this store. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            422: components["responses"]["PlatformError"];
-            500: components["responses"]["PlatformInternalError"];
-            503: components["responses"]["PlatformDependencyUnavailable"];
-        };
-    };
-    dashboardReviewReply: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
-                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path: {
-                reviewId: number;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/x-www-form-urlencoded": {
-                    _csrf?: string;
-                    reply: string;
                     /** @enum {string} */
                     show?: "waiting" | "published" | "all";
                 } & {
@@ -15206,7 +14040,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description outcome is not paid, failed or disputed. */
+            /** @description outcome is not paid or failed. */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15430,6 +14264,748 @@ export interface operations {
             };
         };
     };
+    storeDomainRobots: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rules. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Not modified. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            422: components["responses"]["PlatformError"];
+            /** @description Too many requests from this IP (600 per minute). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformError"];
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    storePage: {
+        parameters: {
+            query?: {
+                /** @description The page language; default: Accept-Language. */
+                lang?: "ar" | "en";
+                /** @description The page of products. */
+                page?: number;
+            };
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The store’s slug. */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The store page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not modified: the If-None-Match ETag is current. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No store with this slug, or no such page in it. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            /** @description Too many requests from this IP (600 per minute). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformError"];
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    storeCategoryPage: {
+        parameters: {
+            query?: {
+                /** @description The page language; default: Accept-Language. */
+                lang?: "ar" | "en";
+                /** @description The page of products. */
+                page?: number;
+            };
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The category’s slug. */
+                category: string;
+                /** @description The store’s slug. */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The category page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not modified: the If-None-Match ETag is current. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No store with this slug, or no such page in it. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            /** @description Too many requests from this IP (600 per minute). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformError"];
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    storeCheckoutPage: {
+        parameters: {
+            query?: {
+                /** @description The page language; default: Accept-Language. */
+                lang?: "ar" | "en";
+            };
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The product’s slug. */
+                product: string;
+                /** @description The store’s slug. */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The checkout form. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No such product on sale. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            /** @description Too many requests from this IP (600 per minute). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformError"];
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    storeCheckoutSubmit: {
+        parameters: {
+            query?: {
+                /** @description The page language; default: Accept-Language. */
+                lang?: "ar" | "en";
+            };
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The product’s slug. */
+                product: string;
+                /** @description The store’s slug. */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    [key: string]: unknown;
+                };
+                "multipart/form-data": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Manual payment instructions (bank transfer, PayPal). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description To the payment page, or to the free order’s confirmation. */
+            303: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (coupon, stock, payment method); the form says why. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Refused by the store’s checkout rules. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No such product on sale. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The body is larger than the checkout accepts. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The form again, each bad field named. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many requests from this IP (600 per minute). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformError"];
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    storeProductPage: {
+        parameters: {
+            query?: {
+                /** @description The page language; default: Accept-Language. */
+                lang?: "ar" | "en";
+            };
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The product’s slug. */
+                product: string;
+                /** @description The store’s slug. */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The product page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not modified: the If-None-Match ETag is current. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No store with this slug, or no such page in it. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            /** @description Too many requests from this IP (600 per minute). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformError"];
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    storeProductCard: {
+        parameters: {
+            query?: {
+                /** @description The page language; default: Accept-Language. */
+                lang?: "ar" | "en";
+            };
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The product’s slug. */
+                product: string;
+                /** @description The store’s slug. */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The card. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/svg+xml": string;
+                };
+            };
+            /** @description Not modified. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such store or product. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            /** @description Too many requests from this IP (600 per minute). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformError"];
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    storePoliciesPage: {
+        parameters: {
+            query?: {
+                /** @description The page language; default: Accept-Language. */
+                lang?: "ar" | "en";
+            };
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The store’s slug. */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policies page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not modified: the If-None-Match ETag is current. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No store with this slug, or no such page in it. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            /** @description Too many requests from this IP (600 per minute). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformError"];
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    storeRobots: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The store’s slug. */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rules. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Not modified. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No store with this slug. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            /** @description Too many requests from this IP (600 per minute). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformError"];
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    storeSearchPage: {
+        parameters: {
+            query?: {
+                /** @description The page language; default: Accept-Language. */
+                lang?: "ar" | "en";
+                /** @description The page of products. */
+                page?: number;
+                /** @description What to look for. */
+                q?: string;
+            };
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The store’s slug. */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The results. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not modified: the If-None-Match ETag is current. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No store with this slug, or no such page in it. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            /** @description Too many requests from this IP (600 per minute). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformError"];
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    storeSitemap: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The store’s slug. */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sitemap. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/xml": string;
+                };
+            };
+            /** @description Not modified. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No store with this slug. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            /** @description Too many requests from this IP (600 per minute). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformError"];
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
     getMerchantIndex: {
         parameters: {
             query?: never;
@@ -15575,8 +15151,11 @@ export interface operations {
                             data: {
                                 /** Format: date-time */
                                 created_at: string;
+                                description: string | null;
+                                description_ar: string | null;
                                 id: number;
                                 name: string;
+                                name_ar: string | null;
                                 position: number;
                                 product_count: number;
                                 slug: string;
@@ -15617,7 +15196,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    description?: string | null;
+                    description_ar?: string | null;
                     name: string;
+                    name_ar?: string | null;
                     position?: number;
                     slug: string;
                 };
@@ -15637,8 +15219,11 @@ export interface operations {
                         data: {
                             /** Format: date-time */
                             created_at: string;
+                            description: string | null;
+                            description_ar: string | null;
                             id: number;
                             name: string;
+                            name_ar: string | null;
                             position: number;
                             product_count: number;
                             slug: string;
@@ -15685,8 +15270,11 @@ export interface operations {
                         data: {
                             /** Format: date-time */
                             created_at: string;
+                            description: string | null;
+                            description_ar: string | null;
                             id: number;
                             name: string;
+                            name_ar: string | null;
                             position: number;
                             product_count: number;
                             slug: string;
@@ -15783,7 +15371,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    description?: string | null;
+                    description_ar?: string | null;
                     name?: string;
+                    name_ar?: string | null;
                     position?: number;
                     slug?: string;
                 };
@@ -15803,8 +15394,11 @@ export interface operations {
                         data: {
                             /** Format: date-time */
                             created_at: string;
+                            description: string | null;
+                            description_ar: string | null;
                             id: number;
                             name: string;
+                            name_ar: string | null;
                             position: number;
                             product_count: number;
                             slug: string;
@@ -17134,8 +16728,6 @@ export interface operations {
                                     product_id: number | null;
                                     quantity: number;
                                 }[];
-                                /** @description The order’s number in its store, counting from 1 (shown to the merchant and the buyer as #number); `id` is the platform-wide id. */
-                                number: number;
                                 payment_method: string | null;
                                 source: string;
                                 /** @description Order status code. */
@@ -17284,18 +16876,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["MerchantError"];
-            /** @description A fraud control of the store refused the buyer (docs/fraud.md): nothing was created. */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MerchantError"];
-                };
-            };
+            403: components["responses"]["MerchantError"];
             /** @description The Idempotency-Key was used with another body, or an identical request is still running. */
             409: {
                 headers: {
@@ -17368,19 +16949,6 @@ export interface operations {
                             customer_note: string | null;
                             /** @description Decimal string with the currency’s own decimals (ISO 4217: 2 for SAR, 3 for KWD, none for JPY). */
                             discount: string;
-                            /** @description The dispute: the provider’s id, reason, amount and the deadline for the merchant’s evidence. */
-                            dispute: {
-                                /** @description Decimal string with the currency’s own decimals (ISO 4217: 2 for SAR, 3 for KWD, none for JPY). */
-                                amount?: string;
-                                /** Format: date-time */
-                                created_at?: string;
-                                /** Format: date-time */
-                                deadline?: string | null;
-                                id?: string;
-                                reason?: string | null;
-                            } | null;
-                            /** @description The payment was disputed with the provider (a chargeback). */
-                            disputed: boolean;
                             /** @description The e-mails sent to the buyer about the order (docs/email.md): `status` queued, sending, sent, `bounced` (the buyer’s mail server refused the address for good; `error` holds its answer) or failed. */
                             emails: {
                                 /** Format: date-time */
@@ -17465,8 +17033,6 @@ export interface operations {
                                 /** @enum {string} */
                                 status: "generated" | "active" | "expired" | "suspended" | "revoked";
                             }[];
-                            /** @description The order’s number in its store, counting from 1 (shown to the merchant and the buyer as #number); `id` is the platform-wide id. */
-                            number: number;
                             payment: {
                                 amount?: string | null;
                                 currency?: string | null;
@@ -17490,16 +17056,6 @@ export interface operations {
                                 /** @description Decimal string with the currency’s own decimals (ISO 4217: 2 for SAR, 3 for KWD, none for JPY). */
                                 refunded: string;
                             };
-                            /** @description The fraud controls’ risk score (0-100) and its reasons, judged when the payment was confirmed; `held`: the order waited in Under review (docs/fraud.md). */
-                            risk: {
-                                held?: boolean;
-                                reasons?: {
-                                    code: string;
-                                    detail: string;
-                                    points: number;
-                                }[];
-                                score?: number;
-                            } | null;
                             source: string;
                             /** @description Order status code. */
                             status: number;
@@ -18106,6 +17662,8 @@ export interface operations {
                                 id: number;
                                 image_url: string | null;
                                 name: string;
+                                /** @description The Arabic name, shown to Arabic readers. */
+                                name_ar: string | null;
                                 price: {
                                     /** @description Decimal string with the currency’s own decimals (ISO 4217: 2 for SAR, 3 for KWD, none for JPY). */
                                     actual: string;
@@ -18166,13 +17724,16 @@ export interface operations {
                     /** @default [] */
                     codes?: string[];
                     description?: string | null;
+                    description_ar?: string | null;
                     /** @default 5 */
                     download_limit?: number;
                     /** @default [] */
                     fields?: {
                         label: string;
+                        label_ar?: string | null;
                         options?: {
                             label: string;
+                            label_ar?: string | null;
                             /** @default 0.00 */
                             price?: string;
                         }[];
@@ -18212,6 +17773,7 @@ export interface operations {
                     /** @default 10 */
                     max_per_order?: number;
                     name: string;
+                    name_ar?: string | null;
                     /** @default [] */
                     plans?: {
                         /** @default true */
@@ -18255,6 +17817,8 @@ export interface operations {
                             id: number;
                             image_url: string | null;
                             name: string;
+                            /** @description The Arabic name, shown to Arabic readers. */
+                            name_ar: string | null;
                             price: {
                                 /** @description Decimal string with the currency’s own decimals (ISO 4217: 2 for SAR, 3 for KWD, none for JPY). */
                                 actual: string;
@@ -18284,14 +17848,17 @@ export interface operations {
                                 sold: number;
                             };
                             description: string | null;
+                            description_ar: string | null;
                             /** @description Downloads allowed per file and order item (0: no limit; docs/downloads.md). */
                             download_limit: number;
                             fields: {
                                 index: number;
                                 label: string;
+                                label_ar: string | null;
                                 options: {
                                     index: number;
                                     label: string;
+                                    label_ar: string | null;
                                     /** @description Decimal string with the currency’s own decimals (ISO 4217: 2 for SAR, 3 for KWD, none for JPY). */
                                     price: string;
                                 }[];
@@ -18383,6 +17950,8 @@ export interface operations {
                             id: number;
                             image_url: string | null;
                             name: string;
+                            /** @description The Arabic name, shown to Arabic readers. */
+                            name_ar: string | null;
                             price: {
                                 /** @description Decimal string with the currency’s own decimals (ISO 4217: 2 for SAR, 3 for KWD, none for JPY). */
                                 actual: string;
@@ -18412,14 +17981,17 @@ export interface operations {
                                 sold: number;
                             };
                             description: string | null;
+                            description_ar: string | null;
                             /** @description Downloads allowed per file and order item (0: no limit; docs/downloads.md). */
                             download_limit: number;
                             fields: {
                                 index: number;
                                 label: string;
+                                label_ar: string | null;
                                 options: {
                                     index: number;
                                     label: string;
+                                    label_ar: string | null;
                                     /** @description Decimal string with the currency’s own decimals (ISO 4217: 2 for SAR, 3 for KWD, none for JPY). */
                                     price: string;
                                 }[];
@@ -18560,11 +18132,14 @@ export interface operations {
                     categories?: number[];
                     codes?: unknown;
                     description?: string | null;
+                    description_ar?: string | null;
                     download_limit?: number;
                     fields?: {
                         label: string;
+                        label_ar?: string | null;
                         options?: {
                             label: string;
+                            label_ar?: string | null;
                             /** @default 0.00 */
                             price?: string;
                         }[];
@@ -18602,6 +18177,7 @@ export interface operations {
                     } | null;
                     max_per_order?: number;
                     name?: string;
+                    name_ar?: string | null;
                     plans?: {
                         /** @default true */
                         active?: boolean;
@@ -18644,6 +18220,8 @@ export interface operations {
                             id: number;
                             image_url: string | null;
                             name: string;
+                            /** @description The Arabic name, shown to Arabic readers. */
+                            name_ar: string | null;
                             price: {
                                 /** @description Decimal string with the currency’s own decimals (ISO 4217: 2 for SAR, 3 for KWD, none for JPY). */
                                 actual: string;
@@ -18673,14 +18251,17 @@ export interface operations {
                                 sold: number;
                             };
                             description: string | null;
+                            description_ar: string | null;
                             /** @description Downloads allowed per file and order item (0: no limit; docs/downloads.md). */
                             download_limit: number;
                             fields: {
                                 index: number;
                                 label: string;
+                                label_ar: string | null;
                                 options: {
                                     index: number;
                                     label: string;
+                                    label_ar: string | null;
                                     /** @description Decimal string with the currency’s own decimals (ISO 4217: 2 for SAR, 3 for KWD, none for JPY). */
                                     price: string;
                                 }[];
@@ -19747,6 +19328,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
+                            accent_color: string | null;
                             allowed_origins: string[];
                             blocked_phones: {
                                 country_code: string;
@@ -19756,12 +19338,14 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                             currency: string;
+                            description: string | null;
                             /** @description Verified domains: they pick the store on the Storefront. */
                             domains: string[];
                             embed_key: string;
                             id: number;
                             /** @enum {string} */
                             locale: "ar" | "en";
+                            logo_url: string | null;
                             name: string;
                             payment_methods: {
                                 active: boolean;
@@ -19786,17 +19370,9 @@ export interface operations {
                             }[];
                             /** @enum {string} */
                             plan: "paid" | "free";
-                            settings: {
-                                /** @description Addresses and `@domain` entries refused at checkout. */
-                                blocked_emails: string[];
-                                /** @description Client addresses and CIDR ranges refused at checkout. */
-                                blocked_ips: string[];
-                                max_orders_per_buyer_per_day: number | null;
-                                max_units_per_product_per_day: number | null;
-                                new_buyer_daily_limit: string | null;
-                                review_above: string | null;
-                                review_buyers_per_ip_per_hour: number | null;
-                            };
+                            policies: string | null;
+                            /** @description The store page’s address: `/s/{slug}` (docs/store-pages.md). */
+                            slug: string;
                             /** @description The Reply-To of the store’s e-mails to buyers; null: none. */
                             support_email: string | null;
                             tax: {
@@ -19832,6 +19408,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    accent_color?: string | null;
                     allowed_origins?: string[];
                     blocked_phones?: {
                         country_code: string;
@@ -19840,9 +19417,12 @@ export interface operations {
                     }[];
                     /** @enum {string} */
                     currency?: "SAR" | "AED" | "QAR" | "KWD" | "BHD" | "OMR" | "JOD" | "IQD" | "LYD" | "TND" | "EGP" | "MAD" | "DZD" | "LBP" | "TRY" | "ILS" | "PKR" | "INR" | "USD" | "EUR" | "GBP" | "CHF" | "CAD" | "AUD" | "NZD" | "SEK" | "NOK" | "DKK" | "PLN" | "CZK" | "HUF" | "RON" | "CNY" | "HKD" | "SGD" | "MYR" | "IDR" | "THB" | "PHP" | "BRL" | "MXN" | "ZAR" | "NGN" | "JPY" | "KRW" | "VND" | "CLP" | "ISK" | "UGX";
+                    description?: string | null;
                     domains?: string[];
                     /** @enum {string} */
                     locale?: "ar" | "en";
+                    /** Format: uri */
+                    logo_url?: string | null;
                     name?: string;
                     payment_methods?: {
                         applepay?: {
@@ -19934,15 +19514,9 @@ export interface operations {
                             webhook_secret?: string;
                         } | null;
                     };
-                    settings?: {
-                        blocked_emails?: string[];
-                        blocked_ips?: string[];
-                        max_orders_per_buyer_per_day?: number | null;
-                        max_units_per_product_per_day?: number | null;
-                        new_buyer_daily_limit?: string | null;
-                        review_above?: string | null;
-                        review_buyers_per_ip_per_hour?: number | null;
-                    };
+                    policies?: string | null;
+                    /** @description The store page’s address `/s/{slug}`; unique on the platform. */
+                    slug?: string;
                     /** Format: email */
                     support_email?: string | null;
                 };
@@ -19960,6 +19534,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
+                            accent_color: string | null;
                             allowed_origins: string[];
                             blocked_phones: {
                                 country_code: string;
@@ -19969,12 +19544,14 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                             currency: string;
+                            description: string | null;
                             /** @description Verified domains: they pick the store on the Storefront. */
                             domains: string[];
                             embed_key: string;
                             id: number;
                             /** @enum {string} */
                             locale: "ar" | "en";
+                            logo_url: string | null;
                             name: string;
                             payment_methods: {
                                 active: boolean;
@@ -19999,17 +19576,9 @@ export interface operations {
                             }[];
                             /** @enum {string} */
                             plan: "paid" | "free";
-                            settings: {
-                                /** @description Addresses and `@domain` entries refused at checkout. */
-                                blocked_emails: string[];
-                                /** @description Client addresses and CIDR ranges refused at checkout. */
-                                blocked_ips: string[];
-                                max_orders_per_buyer_per_day: number | null;
-                                max_units_per_product_per_day: number | null;
-                                new_buyer_daily_limit: string | null;
-                                review_above: string | null;
-                                review_buyers_per_ip_per_hour: number | null;
-                            };
+                            policies: string | null;
+                            /** @description The store page’s address: `/s/{slug}` (docs/store-pages.md). */
+                            slug: string;
                             /** @description The Reply-To of the store’s e-mails to buyers; null: none. */
                             support_email: string | null;
                             tax: {
@@ -21104,7 +20673,7 @@ export interface operations {
             content: {
                 "application/json": {
                     description?: string;
-                    events: ("order.created" | "order.paid" | "order.status_changed" | "license.revoked" | "subscription.created" | "subscription.cancelled" | "refund.created" | "refund.succeeded" | "refund.failed" | "subscription.renewed" | "subscription.payment_failed" | "subscription.renewal_link_sent" | "subscription.updated" | "subscription.expired" | "order.disputed" | "order.*" | "subscription.*" | "refund.*" | "license.*")[];
+                    events: ("order.created" | "order.paid" | "order.status_changed" | "license.revoked" | "subscription.created" | "subscription.cancelled" | "refund.created" | "refund.succeeded" | "refund.failed" | "subscription.renewed" | "subscription.payment_failed" | "subscription.renewal_link_sent" | "subscription.updated" | "subscription.expired" | "order.*" | "subscription.*" | "refund.*" | "license.*")[];
                     /** Format: uri */
                     url: string;
                 };
@@ -21313,7 +20882,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @enum {string} */
-                    type: "order.created" | "order.paid" | "order.status_changed" | "license.revoked" | "subscription.created" | "subscription.cancelled" | "refund.created" | "refund.succeeded" | "refund.failed" | "subscription.renewed" | "subscription.payment_failed" | "subscription.renewal_link_sent" | "subscription.updated" | "subscription.expired" | "order.disputed";
+                    type: "order.created" | "order.paid" | "order.status_changed" | "license.revoked" | "subscription.created" | "subscription.cancelled" | "refund.created" | "refund.succeeded" | "refund.failed" | "subscription.renewed" | "subscription.payment_failed" | "subscription.renewal_link_sent" | "subscription.updated" | "subscription.expired";
                 };
             };
         };
@@ -22094,40 +21663,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["OrderCreatedEvent"];
-            };
-        };
-        responses: {
-            /** @description Any 2xx within 10 s delivers the event. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Anything else (or no answer) is retried with back-off for about a day. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    webhookOrderDisputed: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`. */
-                "X-Signature": string;
-                /** @description The event id, the same on every retry. */
-                "X-Webhook-Id": string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["OrderDisputedEvent"];
             };
         };
         responses: {

@@ -12,6 +12,8 @@ import {
   currency,
   origin,
   paymentMethodsSchema,
+  storePageKeys,
+  storeSlug,
 } from '../../../shared/services/catalogue/store-schema';
 import { text } from '../../../shared/services/catalogue/schema';
 import { merchantGuards } from '../../guards';
@@ -43,6 +45,9 @@ const patchBody = Joi.object<StoreSettingsPatch, true>({
   blocked_phones: Joi.array().items(blockedPhoneSchema).max(10_000),
   payment_methods: paymentMethodsSchema('patch'),
   settings: storeSettingsSchema.min(1),
+  // Store pages (docs/store-pages.md).
+  slug: storeSlug().description('The store page’s address `/s/{slug}`; unique on the platform.'),
+  ...storePageKeys,
 })
   .min(1)
   .required()
@@ -60,7 +65,9 @@ export const merchantStoreRoutes = [
       '`allowed_origins`, storefront `domains` (verified: they pick the store for Storefront requests), ' +
       '`pending_domains` (each `{domain, txt_name, txt_value}`: the TXT record to create), `blocked_phones`, the payment methods configured (method, ' +
       'provider, active, amount bounds, what buyers see, and each credential as `"set"`: credentials are ' +
-      'never shown) and the tax setting (`mode` none, inclusive or exclusive; `rate` a percentage string).',
+      'never shown) and the tax setting (`mode` none, inclusive or exclusive; `rate` a percentage string). ' +
+      'Store pages (docs/store-pages.md): `slug` (the page address `/s/{slug}`), `description`, `logo_url`, ' +
+      '`accent_color` and `policies`.',
     guards: merchantGuards,
     request: { query: noQuery },
     responses: { 200: merchantOk('The store.', StoreSettings) },
@@ -90,7 +97,11 @@ export const merchantStoreRoutes = [
       'controls (docs/fraud.md), any of `blocked_emails` (addresses and `@domain` entries), `blocked_ips` ' +
       '(addresses and CIDR ranges, IPv4 or IPv6), `max_orders_per_buyer_per_day`, ' +
       '`max_units_per_product_per_day`, `new_buyer_daily_limit` and `review_above` (decimal strings), ' +
-      '`review_buyers_per_ip_per_hour`; `null` turns a limit off, keys left out stay.',
+      "`review_buyers_per_ip_per_hour`; `null` turns a limit off, keys left out stay; and growth's (docs/growth.md) " +
+      '`abandoned_checkout_minutes` and `abandoned_checkout_coupon`. ' +
+      'Store pages: `slug` (1 to 63 lower-case letters, digits and inner hyphens; a 422 naming `slug` when ' +
+      'another store has it), `description` (500 characters), `logo_url`, `accent_color` (`#rrggbb`), ' +
+      '`policies` (the policies page, plain text); an empty string clears one.',
     guards: merchantGuards,
     request: {
       body: patchBody,

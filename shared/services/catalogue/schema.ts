@@ -79,8 +79,10 @@ export const codeKey = (): Joi.StringSchema => Joi.string().trim().min(1).max(50
 export interface FieldInput {
   type: CustomField['type'];
   label: string;
+  /** The Arabic label, shown to Arabic readers (docs/store-pages.md). */
+  label_ar?: string | null;
   required: boolean;
-  options?: { label: string; price: string }[];
+  options?: { label: string; label_ar?: string | null; price: string }[];
 }
 
 export interface PlanInput {
@@ -116,6 +118,9 @@ export interface FivemCommandInput {
 /** A product's keys; `R` is how it names categories: refs in a fixture, ids through the API. */
 export interface ProductKeys<R> {
   name: string;
+  /** The Arabic name and description, shown to Arabic readers (falling back to the English ones). */
+  name_ar?: string | null;
+  description_ar?: string | null;
   slug: string;
   type: ProductType;
   description?: string | null;
@@ -144,9 +149,16 @@ const fieldSchema = Joi.object({
     .valid('text', 'number', 'date', 'datetime', 'color', 'select', 'image', 'file')
     .required(),
   label: text(200).required(),
+  label_ar: text(200).allow(null),
   required: bool().default(false),
   options: Joi.array()
-    .items(Joi.object({ label: text(200).required(), price: decimal().default('0.00') }))
+    .items(
+      Joi.object({
+        label: text(200).required(),
+        label_ar: text(200).allow(null),
+        price: decimal().default('0.00'),
+      }),
+    )
     .min(1)
     .max(100)
     .when('type', {
@@ -196,9 +208,11 @@ export function productKeys(mode: SchemaMode): Joi.PartialSchemaMap {
   return {
     ...(mode === 'fixture' ? { ref: ref().required() } : {}),
     name: req(text(200)),
+    name_ar: text(200).allow(null),
     slug: req(slug()),
     type: req(Joi.string().valid('product', 'code', 'service', 'subscription')),
     description: Joi.string().max(5000).allow('', null),
+    description_ar: Joi.string().max(5000).allow('', null),
     image_url: Joi.string()
       .uri({ scheme: ['http', 'https'] })
       .max(2000)
@@ -290,6 +304,10 @@ export const couponSchema = (mode: SchemaMode): Joi.ObjectSchema => Joi.object(c
 
 export interface CategoryInput {
   name: string;
+  /** The Arabic name and the descriptions, picked by the reader's language. */
+  name_ar?: string | null;
+  description?: string | null;
+  description_ar?: string | null;
   slug: string;
   position?: number;
 }
@@ -299,6 +317,9 @@ export function categoryKeys(mode: SchemaMode): Joi.PartialSchemaMap {
   return {
     ...(mode === 'fixture' ? { ref: ref().required() } : {}),
     name: patch ? text(200) : text(200).required(),
+    name_ar: text(200).allow(null),
+    description: Joi.string().max(5000).allow('', null),
+    description_ar: Joi.string().max(5000).allow('', null),
     slug: patch ? slug() : slug().required(),
     ...(mode === 'fixture' ? {} : { position: int().min(0).max(100_000) }),
   };

@@ -86,6 +86,48 @@ export const origin = (): Joi.StringSchema =>
 /** A storefront host: lower-case, no port. */
 export const domain = (): Joi.StringSchema => Joi.string().hostname().lowercase().max(253);
 
+/**
+ * A store's slug, its page address `/s/{slug}` (docs/store-pages.md): lower-case letters, digits and single
+ * hyphens, 1 to 63 characters (a DNS label, so `{slug}.<STORE_DOMAIN_SUFFIX>` is a host name too).
+ */
+export const STORE_SLUG = /^[a-z0-9](?:[a-z0-9]|-(?=[a-z0-9])){0,62}$/;
+export const storeSlug = (): Joi.StringSchema =>
+  Joi.string().pattern(STORE_SLUG).max(63).messages({
+    'string.pattern.base': 'must be 1 to 63 lower-case letters, digits and single hyphens inside',
+  });
+
+/** The slug a store gets from a handle (a fixture ref): lower-cased, other characters as hyphens. */
+export function slugFromHandle(handle: string): string {
+  const out = handle
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 63)
+    .replace(/-+$/, '');
+  return out || 'store';
+}
+
+/** The store page's own keys (fixture and Merchant API): description, logo, accent colour, policies. */
+export const storePageKeys = {
+  description: Joi.string().trim().max(500).allow('', null),
+  logo_url: Joi.string()
+    .uri({ scheme: ['https', 'http'] })
+    .max(2000)
+    .allow('', null),
+  accent_color: Joi.string()
+    .pattern(/^#[0-9a-fA-F]{6}$/)
+    .lowercase()
+    .allow('', null)
+    .messages({ 'string.pattern.base': 'must be a colour as #rrggbb' }),
+  policies: Joi.string().max(20_000).allow('', null),
+};
+export interface StorePageKeys {
+  description?: string | null;
+  logo_url?: string | null;
+  accent_color?: string | null;
+  policies?: string | null;
+}
+
 export const currency = (): Joi.StringSchema =>
   Joi.string()
     .pattern(/^[A-Z]{3}$/)

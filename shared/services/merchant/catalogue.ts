@@ -21,6 +21,8 @@ export interface ProductFilters {
 interface ProductRow {
   id: number;
   name: string;
+  name_ar: string | null;
+  description_ar: string | null;
   slug: string;
   description: string | null;
   type: string;
@@ -91,6 +93,7 @@ function summaryOf(
   return {
     id: p.id,
     name: p.name,
+    name_ar: p.name_ar,
     slug: p.slug,
     type: p.type,
     active: p.active,
@@ -171,6 +174,7 @@ export async function productDetail(
   return {
     ...summaryOf(row, store.currency, cats.get(row.id) ?? []),
     description: row.description,
+    description_ar: row.description_ar,
     max_per_order: Number(row.max_per_order),
     download_limit: Number(row.download_limit),
     keys_left: row.type === 'code' ? Number(row.keys_left ?? 0) : null,
@@ -178,10 +182,12 @@ export async function productDetail(
       index,
       type: f.type,
       label: f.label,
+      label_ar: f.label_ar ?? null,
       required: f.required,
       options: (f.options ?? []).map((o, i) => ({
         index: i,
         label: o.label,
+        label_ar: o.label_ar ?? null,
         price: formatMoney(o.price_minor, store.currency),
       })),
     })),
@@ -232,6 +238,9 @@ export async function listCategories(
     .select(
       'c.id',
       'c.name',
+      'c.name_ar',
+      'c.description',
+      'c.description_ar',
       'c.slug',
       'c.position',
       'c.created_at',
@@ -246,6 +255,9 @@ export async function listCategories(
     items: rows.map((r) => ({
       id: r.id,
       name: r.name,
+      name_ar: r.name_ar ?? null,
+      description: r.description ?? null,
+      description_ar: r.description_ar ?? null,
       slug: r.slug,
       position: r.position,
       product_count: Number(r.product_count),

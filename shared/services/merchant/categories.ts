@@ -13,6 +13,9 @@ const SLUG_TAKEN = 'is already used by another category of this store';
 export interface CategoryView {
   id: number;
   name: string;
+  name_ar: string | null;
+  description: string | null;
+  description_ar: string | null;
   slug: string;
   position: number;
   product_count: number;
@@ -32,6 +35,9 @@ async function view(knex: Knex, storeId: number, id: number): Promise<CategoryVi
   return {
     id: Number(row.id),
     name: row.name,
+    name_ar: row.name_ar ?? null,
+    description: row.description ?? null,
+    description_ar: row.description_ar ?? null,
     slug: row.slug,
     position: Number(row.position),
     product_count: Number(row.product_count),
@@ -66,7 +72,15 @@ export async function createCategory(
         Number((await trx('categories').where('store_id', storeId).max('position as p').first())?.p ?? -1) +
           1;
       const [row] = await trx('categories')
-        .insert({ store_id: storeId, name: input.name, slug: input.slug, position })
+        .insert({
+          store_id: storeId,
+          name: input.name,
+          name_ar: input.name_ar || null,
+          description: input.description || null,
+          description_ar: input.description_ar || null,
+          slug: input.slug,
+          position,
+        })
         .returning('id');
       const categoryId = Number((row as { id: number }).id);
       await recordAudit(trx, actor, 'category.created', { type: 'category', id: categoryId }, { ...input });

@@ -52,9 +52,16 @@ function storedFields(fields: FieldInput[], currency: string): CustomField[] {
   return fields.map((field) => ({
     type: field.type,
     label: field.label,
+    ...(field.label_ar ? { label_ar: field.label_ar } : {}),
     required: field.required,
     ...(field.options
-      ? { options: field.options.map((o) => ({ label: o.label, price_minor: minor(o.price, currency) })) }
+      ? {
+          options: field.options.map((o) => ({
+            label: o.label,
+            ...(o.label_ar ? { label_ar: o.label_ar } : {}),
+            price_minor: minor(o.price, currency),
+          })),
+        }
       : {}),
   }));
 }
@@ -73,9 +80,11 @@ async function currentKeys(trx: Knex, row: Row, currency: string): Promise<Omit<
   const fields = (Array.isArray(row.fields) ? row.fields : []) as CustomField[];
   return {
     name: String(row.name),
+    name_ar: (row.name_ar as string | null) ?? null,
     slug: String(row.slug),
     type: row.type,
     description: (row.description as string | null) ?? null,
+    description_ar: (row.description_ar as string | null) ?? null,
     image_url: (row.image_url as string | null) ?? null,
     price: formatMoney(Number(row.price_minor), currency),
     sale_price: row.sale_price_minor == null ? null : formatMoney(Number(row.sale_price_minor), currency),
@@ -87,9 +96,16 @@ async function currentKeys(trx: Knex, row: Row, currency: string): Promise<Omit<
     fields: fields.map((f) => ({
       type: f.type,
       label: f.label,
+      ...(f.label_ar ? { label_ar: f.label_ar } : {}),
       required: f.required,
       ...(f.options
-        ? { options: f.options.map((o) => ({ label: o.label, price: formatMoney(o.price_minor, currency) })) }
+        ? {
+            options: f.options.map((o) => ({
+              label: o.label,
+              ...(o.label_ar ? { label_ar: o.label_ar } : {}),
+              price: formatMoney(o.price_minor, currency),
+            })),
+          }
         : {}),
     })),
     plans: plans.map((p: Record<string, unknown>) => ({
@@ -186,9 +202,11 @@ function columns(product: Omit<ProductInput, 'codes'>, currency: string): Record
   const license = product.license ?? null;
   return {
     name: product.name,
+    name_ar: product.name_ar || null,
     slug: product.slug,
     type: product.type,
     description: product.description ?? null,
+    description_ar: product.description_ar || null,
     image_url: product.image_url ?? null,
     price_minor: minor(product.price, currency),
     sale_price_minor: optionalMinor(product.sale_price, currency),

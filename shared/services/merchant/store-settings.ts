@@ -59,6 +59,12 @@ export interface StoreSettingsPatch {
   payment_methods?: PaymentMethodsPatch;
   /** Store settings by key: fraud controls (docs/fraud.md) and growth (docs/growth.md). */
   settings?: GrowthSettings & FraudSettingsPatch;
+  // Store pages (docs/store-pages.md): the page address and what the pages show.
+  slug?: string;
+  description?: string | null;
+  logo_url?: string | null;
+  accent_color?: string | null;
+  policies?: string | null;
 }
 
 export interface PaymentMethodView {
@@ -93,6 +99,12 @@ export interface StoreSettingsView {
   /** Fraud controls (docs/fraud.md) and growth (docs/growth.md). */
   settings: Required<GrowthSettings> & FraudSettingsView;
   created_at: string;
+  // Store pages (docs/store-pages.md).
+  slug: string;
+  description: string | null;
+  logo_url: string | null;
+  accent_color: string | null;
+  policies: string | null;
 }
 
 type MethodRow = {
@@ -141,6 +153,11 @@ export async function storeSettings(
     plan: store.plan,
     embed_key: store.embed_key,
     allowed_origins: store.allowed_origins ?? [],
+    slug: store.slug,
+    description: store.page_description ?? null,
+    logo_url: store.logo_url ?? null,
+    accent_color: store.accent_color ?? null,
+    policies: store.policies ?? null,
     domains: domains.domains,
     pending_domains: domains.pending_domains,
     blocked_phones: blocked.map((b: Record<string, unknown>) => ({
@@ -295,6 +312,14 @@ async function writeBlockedPhones(
 }
 
 const UNIQUE_VIOLATION = '23505';
+const SLUG_TAKEN = 'is already the address of another store';
+const STORE_PAGE_COLUMNS = [
+  ['slug', 'slug'],
+  ['description', 'page_description'],
+  ['logo_url', 'logo_url'],
+  ['accent_color', 'accent_color'],
+  ['policies', 'policies'],
+] as const;
 
 export async function updateStoreSettings(
   deps: TxDeps & { knex: Knex; cipher: Cipher; config: { publicBaseUrl: string } },
@@ -316,6 +341,18 @@ export async function updateStoreSettings(
       }
       if (columns.currency !== undefined && (await trx('orders').where('store_id', storeId).first('id'))) {
         throw ValidationError.field('currency', 'cannot change once the store has orders');
+      }
+      // Store pages (docs/store-pages.md): empty text clears a key; a slug another store holds is a 422.
+      for (const [key, column] of STORE_PAGE_COLUMNS) {
+        const value = patch[key] === '' ? null : patch[key];
+        if (value !== undefined && value !== store[column]) {
+          columns[column] = value;
+          changes[key] = { from: store[column], to: value };
+        }
+      }
+      if (columns.slug !== undefined) {
+        const holder = await trx('stores').where('slug', columns.slug).whereNot('id', storeId).first('id');
+        if (holder || columns.slug === null) throw ValidationError.field('slug', SLUG_TAKEN);
       }
       if (patch.allowed_origins !== undefined) {
         columns.allowed_origins = [...new Set(patch.allowed_origins)];
@@ -353,7 +390,11 @@ export async function updateStoreSettings(
       }
     })
     .catch((err: unknown) => {
-      // Two stores claiming one domain at the same moment: the unique index decides.
+      // Two stores claiming one slug or one domain at the same moment: the unique index decides.
+      const { code, constraint } = err as { code?: string; constraint?: string };
+      if (code === UNIQUE_VIOLATION && constraint === 'stores_slug_unique') {
+        throw ValidationError.field('slug', SLUG_TAKEN);
+      }
       if ((err as { code?: string }).code === UNIQUE_VIOLATION) {
         throw domainsError([`a domain ${TAKEN_MESSAGE}`]);
       }

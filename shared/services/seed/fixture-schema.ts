@@ -32,6 +32,9 @@ import {
   paymentMethodsSchema,
   type PaymentMethodsFixture,
   phone,
+  storePageKeys,
+  type StorePageKeys,
+  storeSlug,
 } from '../catalogue/store-schema';
 
 /**
@@ -76,6 +79,9 @@ export interface BlockedPhoneFixture extends PhoneFixture {
 export interface CategoryFixture {
   ref: string;
   name: string;
+  name_ar?: string | null;
+  description?: string | null;
+  description_ar?: string | null;
   slug: string;
 }
 
@@ -119,8 +125,10 @@ export interface LicenseFixture {
   metadata?: Record<string, unknown> | null;
 }
 
-export interface StoreFixture {
+export interface StoreFixture extends StorePageKeys {
   ref: string;
+  /** The store page's address `/s/{slug}`; default: the ref (lower-cased, other characters as hyphens). */
+  slug?: string;
   name: string;
   currency: string;
   domains: string[];
@@ -201,6 +209,8 @@ const licenseSchema = Joi.object({
 
 const storeSchema = Joi.object({
   ref: ref().required(),
+  slug: storeSlug(),
+  ...storePageKeys,
   name: text(200).required(),
   currency: currency().required(),
   domains: Joi.array().items(domain()).default([]),
@@ -244,7 +254,16 @@ const storeSchema = Joi.object({
   }),
   payment_methods: paymentMethodsSchema('fixture'),
   categories: Joi.array()
-    .items(Joi.object({ ref: ref().required(), name: text(200).required(), slug: slug().required() }))
+    .items(
+      Joi.object({
+        ref: ref().required(),
+        name: text(200).required(),
+        name_ar: text(200).allow(null),
+        description: Joi.string().max(5000).allow('', null),
+        description_ar: Joi.string().max(5000).allow('', null),
+        slug: slug().required(),
+      }),
+    )
     .default([]),
   products: Joi.array().items(productSchema('fixture')).default([]),
   coupons: Joi.array().items(couponSchema('fixture')).default([]),

@@ -6,6 +6,7 @@ import { noteCatalogChangedEverywhereOn } from '../catalogue/cache';
 import { noteLicensesChangedOn } from '../licenses/cache';
 import { syncFixtureOwner } from '../dashboard/accounts';
 import { newTxtValue } from '../merchant/domains';
+import { slugFromHandle } from '../catalogue/store-schema';
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import { raw } from 'objection';
@@ -211,7 +212,15 @@ class StoreSeeder {
       const holder = await Store.query(this.trx).findOne({ embed_key: f.embed_key });
       if (holder && holder.id !== existing?.id) throw this.conflict('embed_key', 'this embed key');
     }
+    const slug = f.slug ?? slugFromHandle(f.ref);
+    const slugHolder = await Store.query(this.trx).findOne({ slug });
+    if (slugHolder && slugHolder.id !== existing?.id) throw this.conflict('slug', `the slug "${slug}"`);
     const desired: Partial<Store> = {
+      slug,
+      page_description: f.description || null,
+      logo_url: f.logo_url || null,
+      accent_color: f.accent_color || null,
+      policies: f.policies || null,
       name: f.name,
       currency: f.currency,
       plan: f.plan,
@@ -382,7 +391,14 @@ class StoreSeeder {
 
   private async syncCategories(): Promise<void> {
     for (const [i, f] of this.fixture.categories.entries()) {
-      const desired: Partial<Category> = { name: f.name, position: i, fixture_ref: f.ref };
+      const desired: Partial<Category> = {
+        name: f.name,
+        name_ar: f.name_ar || null,
+        description: f.description || null,
+        description_ar: f.description_ar || null,
+        position: i,
+        fixture_ref: f.ref,
+      };
       const existing = await Category.query(this.trx).findOne({ store_id: this.storeId, slug: f.slug });
       let id: number;
       if (!existing) {
@@ -400,11 +416,13 @@ class StoreSeeder {
     const fields: CustomField[] = f.fields.map((field) => ({
       type: field.type,
       label: field.label,
+      ...(field.label_ar ? { label_ar: field.label_ar } : {}),
       required: field.required,
       ...(field.options
         ? {
             options: field.options.map((option) => ({
               label: option.label,
+              ...(option.label_ar ? { label_ar: option.label_ar } : {}),
               price_minor: minor(option.price, this.fixture.currency),
             })),
           }
@@ -413,7 +431,9 @@ class StoreSeeder {
     const license = f.license ?? null;
     const desired: Partial<Product> = {
       name: f.name,
+      name_ar: f.name_ar || null,
       description: f.description ?? null,
+      description_ar: f.description_ar || null,
       type: f.type,
       price_minor: minor(f.price, this.fixture.currency),
       sale_price_minor: optionalMinor(f.sale_price, this.fixture.currency),
