@@ -7,7 +7,7 @@ import { sendEmail } from '../emails';
 import { deliverables, deliveryMessage, recipientOf, type DeliveryDeps } from '../fulfilment/delivery';
 import { isFulfillable } from '../fulfilment/rules';
 import { documentLink } from '../invoices/read';
-import { orderBuyerLocale } from '../orders/buyer-locale';
+import { orderBuyerLocale } from '../../i18n/buyer-locale';
 import type { LimitDefinition } from '../../rate-limits';
 import type { LimitUse } from '../rate-limiter';
 
