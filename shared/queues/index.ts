@@ -17,6 +17,8 @@ export interface JobPayloads {
   /** Customer notifications other than OTP (e.g. delivered code keys). */
   messages:
     | { kind: 'order_delivery'; orderId: number }
+    /** A resend of the delivery by message, from the dashboard (shared/services/fulfilment/resend.ts). */
+    | { kind: 'delivery_resend'; orderId: number; key: string }
     | { kind: 'refund'; refundId: number }
     | {
         kind: 'subscription';

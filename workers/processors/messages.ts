@@ -1,7 +1,7 @@
 import { UnrecoverableError } from 'bullmq';
 import { NotFoundError } from '../../shared/errors';
 import { deliveryJobError } from '../../shared/messaging';
-import { sendOrderDelivery } from '../../shared/services/fulfilment';
+import { sendDeliveryResend, sendOrderDelivery } from '../../shared/services/fulfilment';
 import { sendRefundMessage } from '../../shared/services/refunds';
 import { sendSubscriptionMessage } from '../../shared/services/subscriptions/messages';
 import type { QueueProcessor } from './types';
@@ -36,6 +36,14 @@ export const messagesProcessor: QueueProcessor<'messages'> = {
             outcome,
           },
           'subscription message',
+        );
+        return outcome;
+      }
+      if (data.kind === 'delivery_resend') {
+        const outcome = await sendDeliveryResend(deps, data.orderId, data.key);
+        deps.logger.info(
+          { queue: 'messages', jobId: job.id, orderId: data.orderId, outcome },
+          'order delivery sent again',
         );
         return outcome;
       }

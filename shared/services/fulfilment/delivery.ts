@@ -10,7 +10,7 @@ import { orderBuyerLocale } from '../../i18n/buyer-locale';
 
 export type DeliveryOutcome = 'sent' | 'nothing-to-send' | 'already-sent' | 'not-fulfillable';
 
-interface Deliverable {
+export interface Deliverable {
   item: OrderItem;
   codes: string[];
   licenseKeys: string[];
@@ -29,7 +29,7 @@ export interface DeliveryDeps extends SendEmailDeps {
  * The order's goods, by item: code keys sold to it, license keys generated for it (not revoked) and the
  * download addresses of its files.
  */
-async function deliverables(deps: DeliveryDeps, items: OrderItem[]): Promise<Deliverable[]> {
+export async function deliverables(deps: DeliveryDeps, items: OrderItem[]): Promise<Deliverable[]> {
   const { knex } = deps;
   const ids = items.map((i) => i.id);
   const codes = await knex('product_codes')
@@ -73,6 +73,24 @@ export function deliveryMessage(
     );
   }
   return lines.join('\n');
+}
+
+/** The delivery e-mail's template data: the same goods as the message, by item. */
+export function deliveryEmailData(
+  order: Pick<Order, 'id'>,
+  list: readonly Deliverable[],
+  link: DocumentLink | null,
+) {
+  return {
+    order_id: order.id,
+    items: list.map((d) => ({
+      name: d.item.name,
+      codes: d.codes,
+      license_keys: d.licenseKeys,
+      downloads: d.downloads.map((f) => ({ name: f.name, url: f.url })),
+    })),
+    document: link ? { kind: link.kind, url: link.url } : null,
+  };
 }
 
 /** Country code and national number, digits only, as the messenger takes them. */
@@ -135,16 +153,7 @@ export async function sendOrderDelivery(
       template: 'delivery',
       storeId: order.store_id,
       orderId: order.id,
-      data: {
-        order_id: order.id,
-        items: list.map((d) => ({
-          name: d.item.name,
-          codes: d.codes,
-          license_keys: d.licenseKeys,
-          downloads: d.downloads.map((f) => ({ name: f.name, url: f.url })),
-        })),
-        document: link ? { kind: link.kind, url: link.url } : null,
-      },
+      data: deliveryEmailData(order, list, link),
       attachments: link?.kind === 'invoice' ? [{ kind: 'invoice_pdf', orderId: order.id }] : [],
     });
   }
