@@ -19,6 +19,8 @@ export interface JobPayloads {
     | { kind: 'order_delivery'; orderId: number }
     /** The buyer's "send again" from their account: the order's goods once more, under its own key. */
     | { kind: 'order_resend'; orderId: number; request: string }
+    /** A resend of the delivery by message, from the dashboard (shared/services/fulfilment/resend.ts). */
+    | { kind: 'delivery_resend'; orderId: number; key: string }
     | { kind: 'refund'; refundId: number }
     /** An unpaid checkout's one reminder (shared/services/growth/abandoned.ts). */
     | { kind: 'checkout_reminder'; reminderId: number }

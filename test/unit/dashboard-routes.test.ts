@@ -31,6 +31,7 @@ const DASHBOARD_ROUTES: [string, string, string][] = [
   ['get', '/merchant/orders/{orderId}', 'dashboardOrder'],
   ['post', '/merchant/orders/{orderId}/status', 'dashboardOrderStatus'],
   ['post', '/merchant/orders/{orderId}/refund', 'dashboardOrderRefund'],
+  ['post', '/merchant/orders/{orderId}/resend', 'dashboardOrderResend'],
   ['get', '/merchant/customers', 'dashboardCustomers'],
   ['get', '/merchant/products', 'dashboardProducts'],
   ['get', '/merchant/products/new', 'dashboardProductNew'],

@@ -1,7 +1,7 @@
 import { UnrecoverableError } from 'bullmq';
 import { NotFoundError } from '../../shared/errors';
 import { deliveryJobError } from '../../shared/messaging';
-import { sendOrderDelivery } from '../../shared/services/fulfilment';
+import { sendDeliveryResend, sendOrderDelivery } from '../../shared/services/fulfilment';
 import { sendRefundMessage } from '../../shared/services/refunds';
 import { sendCheckoutReminder } from '../../shared/services/growth/abandoned';
 import { sendSubscriptionMessage } from '../../shared/services/subscriptions/messages';
@@ -54,6 +54,14 @@ export const messagesProcessor: QueueProcessor<'messages'> = {
         deps.logger.info(
           { queue: 'messages', jobId: job.id, orderId: data.orderId, outcome },
           'order resend',
+        );
+        return outcome;
+      }
+      if (data.kind === 'delivery_resend') {
+        const outcome = await sendDeliveryResend(deps, data.orderId, data.key);
+        deps.logger.info(
+          { queue: 'messages', jobId: job.id, orderId: data.orderId, outcome },
+          'order delivery sent again',
         );
         return outcome;
       }

@@ -75,6 +75,24 @@ export function deliveryMessage(
   return lines.join('\n');
 }
 
+/** The delivery e-mail's template data: the same goods as the message, by item. */
+export function deliveryEmailData(
+  order: Pick<Order, 'id'>,
+  list: readonly Deliverable[],
+  link: DocumentLink | null,
+) {
+  return {
+    order_id: order.id,
+    items: list.map((d) => ({
+      name: d.item.name,
+      codes: d.codes,
+      license_keys: d.licenseKeys,
+      downloads: d.downloads.map((f) => ({ name: f.name, url: f.url })),
+    })),
+    document: link ? { kind: link.kind, url: link.url } : null,
+  };
+}
+
 /** Country code and national number, digits only, as the messenger takes them. */
 export function recipientOf(order: Pick<Order, 'customer_country_code' | 'customer_phone'>): string {
   const country = order.customer_country_code.replace(/\D/g, '').replace(/^00/, '');
@@ -135,16 +153,7 @@ export async function sendOrderDelivery(
       template: 'delivery',
       storeId: order.store_id,
       orderId: order.id,
-      data: {
-        order_id: order.id,
-        items: list.map((d) => ({
-          name: d.item.name,
-          codes: d.codes,
-          license_keys: d.licenseKeys,
-          downloads: d.downloads.map((f) => ({ name: f.name, url: f.url })),
-        })),
-        document: link ? { kind: link.kind, url: link.url } : null,
-      },
+      data: deliveryEmailData(order, list, link),
       attachments: link?.kind === 'invoice' ? [{ kind: 'invoice_pdf', orderId: order.id }] : [],
     });
   }

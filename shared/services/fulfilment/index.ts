@@ -4,3 +4,4 @@ export * from './fulfil';
 export * from './rules';
 export * from './subscriptions';
 export * from './enqueue';
+export * from './resend';

@@ -26,7 +26,14 @@ import {
   confirmRefundView,
   confirmStatusView,
 } from './view';
-import { formBody, guardedAnswers, postAnswers, idParam, notFound } from '../../forms';
+import { dashboardActor, formBody, guardedAnswers, postAnswers, idParam, notFound } from '../../forms';
+import { isFulfillable } from '../../../../shared/services/fulfilment/rules';
+import {
+  resendDelivery,
+  ResendRefusedError,
+  type ResendChannel,
+} from '../../../../shared/services/fulfilment/resend';
+import { resendStrings } from './resend';
 
 /** The orders pages: the list, an order, its status moves and its refunds, through the Merchant API's services. */
 
@@ -66,6 +73,7 @@ async function renderOrder(
       refundForm,
       audit: audit.items,
       emails,
+      resendable: isFulfillable(detail.status as OrderStatus),
     }),
   });
 }
@@ -295,6 +303,54 @@ export const dashboardOrderRoutes = [
         params.orderId,
         shell.t.refundDone(formatAmount(amountMinor, money.currency, shell.locale)),
       );
+    },
+  }),
+  // Sending the delivery again (shared/services/fulfilment/resend.ts; docs/email.md "Sending again").
+  defineRoute({
+    method: 'post',
+    path: '/merchant/orders/{orderId}/resend',
+    interface: 'platform',
+    operationId: 'dashboardOrderResend',
+    summary: 'Merchant dashboard: send an order’s delivery again, by message or by e-mail',
+    description:
+      'Form fields `channel` (`message` or `email`), `nonce` (32 hex characters drawn by the order page) and ' +
+      '`_csrf`. Sends every key, license key and download address of a paid order again, under a key of its ' +
+      'own: the same nonce again (a double click) sends nothing more. Audited as `order.delivery_resent`. ' +
+      'Owners, managers and support.',
+    guards: signedIn('orders.advance'),
+    request: {
+      params: idParam('orderId') as Joi.ObjectSchema<{ orderId: number }>,
+      ...formBody({ channel: Joi.string().max(10), nonce: Joi.string().max(64) }),
+    },
+    responses: {
+      200: htmlResponse('The order, saying the delivery is on its way again (or was sent for this nonce).'),
+      404: htmlResponse('No such order in this store.'),
+      422: htmlResponse(
+        'Not paid, nothing to send, no e-mail address, or a bad channel or nonce (the order page, saying so).',
+      ),
+      ...postAnswers,
+    },
+    handler: async (ctx, { params }) => {
+      const { store, shell, signedIn: s } = dashboardOf(ctx);
+      const t = resendStrings(shell);
+      const channel = formField(ctx, 'channel');
+      if (channel !== 'message' && channel !== 'email') return renderOrder(ctx, params.orderId, null, 422);
+      try {
+        const outcome = await resendDelivery(
+          ctx.deps,
+          dashboardActor(store.id, s.user),
+          params.orderId,
+          channel as ResendChannel,
+          formField(ctx, 'nonce'),
+        );
+        return renderOrder(ctx, params.orderId, outcome === 'queued' ? t.queued[channel] : t.duplicate);
+      } catch (err) {
+        if (err instanceof NotFoundError) return notFound(ctx);
+        if (err instanceof ResendRefusedError) {
+          return renderOrder(ctx, params.orderId, t.refused[err.reason], 422);
+        }
+        throw err;
+      }
     },
   }),
 ];

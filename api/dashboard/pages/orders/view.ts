@@ -11,6 +11,7 @@ import { formatDate } from '../../i18n';
 import { LAUNCH_TEXT } from '../launch/strings';
 import { esc, shellPage, tokenField } from '../../layout';
 import { type Shell, money, decimalMoney, pager, badge } from '../../view-parts';
+import { emailPurpose, resendSection } from './resend';
 
 /** The orders pages' content: the list, an order, its refunds, the confirmations. */
 
@@ -161,7 +162,7 @@ export function orderView(
     ? `<section class="card"><h2>${esc(t.emails)}</h2><ul>${extra.emails
         .map(
           (e) =>
-            `<li data-email-status="${esc(e.status)}"><bdi>${esc(e.to)}</bdi> · ${esc(t.emailState[e.status] ?? e.status)}${e.error ? `<br><span class="muted" dir="ltr">${esc(e.error)}</span>` : ''} <span class="num muted">${esc(formatDate(e.sent_at ?? e.created_at, s.locale))}</span></li>`,
+            `<li data-email-status="${esc(e.status)}" data-email-purpose="${esc(e.purpose)}"><strong>${esc(emailPurpose(s, e))}</strong> · <bdi>${esc(e.to)}</bdi> · ${esc(t.emailState[e.status] ?? e.status)}${e.error ? `<br><span class="muted" dir="ltr">${esc(e.error)}</span>` : ''} <span class="num muted">${esc(formatDate(e.sent_at ?? e.created_at, s.locale))}</span></li>`,
         )
         .join('')}</ul></section>`
     : '';
@@ -188,6 +189,7 @@ ${licenses}
 ${fivem}
 ${emails}
 <section class="card actions"><h2>${esc(t.actions)}</h2>${actions || (refundable ? '' : `<p class="muted">${esc(t.noActions)}</p>`)}</section>
+${extra.resendable && can(s.role, 'orders.advance', s.grants) ? resendSection(s, o.id, Boolean(o.customer.email)) : ''}
 ${refundable ? refundFormSection(s, o.id, money_, extra.refundForm) : ''}
 ${money_ && money_.refunds.length ? refundsSection(s, money_) : ''}
 ${extra.document ? `<section class="card"><h2>${esc(t.invoice)}</h2><p><a href="${esc(extra.document.url)}">${esc(t.openInvoice[extra.document.kind])}</a> · <a href="${esc(`${extra.document.url}/pdf`)}" download>${esc(t.invoicePdf)}</a></p></section>` : ''}
@@ -221,6 +223,8 @@ export interface OrderExtras {
   refundForm: { amount: string; reason: string; error: string } | null;
   /** The e-mails sent to the buyer about the order, a bounce included (docs/email.md). */
   emails?: OrderEmail[];
+  /** The order is paid and has goods to send: the "send the delivery again" card shows. */
+  resendable?: boolean;
 }
 
 function refundFormSection(
