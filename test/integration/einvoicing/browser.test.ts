@@ -7,6 +7,7 @@ import { enableSimulation } from '../../../shared/services/einvoicing/settings';
 import { merchantInvoice } from '../../../shared/services/invoices/read';
 import { createOrderFromCheckout } from '../../../shared/services/orders/create-from-checkout';
 import { withPage } from '../../helpers/browser';
+import { renderPdf } from '../../helpers/pdf-render';
 import { createProduct, createStore } from '../../helpers/builders';
 import { insertCheckout } from '../../helpers/checkouts';
 import { isolatedDeps } from '../../helpers/deps';
@@ -74,8 +75,22 @@ describe('e-invoicing: the buyer’s page carries the phase-2 QR (Chromium)', fu
       if (process.env.INVOICE_SCREENSHOTS !== '0')
         await page.screenshot({ path: '/tmp/invoice-phase2.png', fullPage: true });
     });
-    const pdf = await server.request(`${new URL(invoice.url).pathname}/pdf`);
-    expect(pdf.status).to.equal(200);
-    expect(pdf.headers.get('content-type')).to.contain('application/pdf');
+    // The PDF (rendered by PDF.js in Chromium): its QR, read from the drawn page, is the same phase-2 QR.
+    const res = await fetch(`${invoice.url}/pdf`);
+    expect(res.status).to.equal(200);
+    expect(res.headers.get('content-type')).to.equal('application/pdf');
+    const pdf = Buffer.from(await res.arrayBuffer());
+    const scale = 3;
+    await withPage(async (page) => {
+      await page.setViewportSize({ width: 1800, height: 2600 });
+      await renderPdf(page, pdf, scale);
+      const box = { x: 390 * scale, y: 60 * scale, w: 200 * scale, h: 200 * scale };
+      const { width, height, pixels } = (await page.evaluate(`(() => {
+        const c = document.getElementById('page');
+        const d = c.getContext('2d').getImageData(${box.x}, ${box.y}, ${box.w}, ${box.h});
+        return { width: d.width, height: d.height, pixels: Array.from(d.data) };
+      })()`)) as { width: number; height: number; pixels: number[] };
+      expect(jsQR(Uint8ClampedArray.from(pixels), width, height)?.data).to.equal(invoice.qr);
+    });
   });
 });
