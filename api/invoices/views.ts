@@ -76,6 +76,7 @@ h2{display:flex;justify-content:space-between;font-size:1rem;margin:1.5rem 0 .5r
 .store{color:#59636e;margin:0 0 1.25rem}
 .top{display:grid;grid-template-columns:1fr auto;gap:1.5rem;align-items:start}
 .qr svg{width:9.5rem;height:9.5rem;display:block}
+.qr svg.qr-phase2{width:16rem;height:16rem}
 .qr figcaption{font-size:.75rem;color:#59636e;text-align:center}
 table{border-collapse:collapse;width:100%}
 .meta th{font-weight:500;color:#59636e;padding:.25rem .5rem;white-space:nowrap;font-size:.9rem}
@@ -123,7 +124,9 @@ ${body}
 /** The QR code of `text` as an inline SVG (the qrcode library; error correction M, as ZATCA's samples). */
 async function qrSvg(text: string, label: string): Promise<string> {
   const svg = await QRCode.toString(text, { type: 'svg', errorCorrectionLevel: 'M', margin: 1 });
-  return svg.replace('<svg ', `<svg role="img" aria-label="${escapeHtml(label)}" `);
+  // A phase-2 QR (tags 6-9, docs/einvoicing.md) has about four times the modules: drawn larger to stay readable.
+  const wide = text.length > 300 ? ' class="qr-phase2"' : '';
+  return svg.replace('<svg ', `<svg${wide} role="img" aria-label="${escapeHtml(label)}" `);
 }
 
 function linesTable(lines: readonly InvoiceLine[], currency: string, vatRateBp: number | null): string {

@@ -80,3 +80,14 @@ export function tlvFields(base64: string): Map<number, Buffer> {
   if (at !== b.length) throw new Error('TLV record does not end on a field boundary');
   return out;
 }
+
+/**
+ * The reporting task reports every store's pending documents: a test file's run leaves the documents of
+ * other files' stores (sharing this process's database) out, by moving their next attempt far ahead.
+ */
+export async function parkOtherStores(knex: import('knex').Knex, storeId: number): Promise<void> {
+  await knex('einvoice_documents')
+    .whereNot({ store_id: storeId })
+    .where({ reporting_status: 'pending' })
+    .update({ next_attempt_at: new Date('2100-01-01T00:00:00Z') });
+}

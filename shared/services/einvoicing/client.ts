@@ -67,13 +67,19 @@ export async function callZatca(
     throw new ZatcaUnreachable(`ZATCA could not be reached: ${(err as Error).message}`);
   }
   const text = await res.text().catch(() => '');
-  let parsed: Record<string, unknown> | null = null;
+  return { status: res.status, body: parseObject(text) };
+}
+
+/** A JSON object answer; null for an empty, non-JSON or non-object body. */
+function parseObject(text: string): Record<string, unknown> | null {
   try {
-    parsed = text ? (JSON.parse(text) as Record<string, unknown>) : null;
+    const parsed: unknown = text ? JSON.parse(text) : null;
+    return parsed && typeof parsed === 'object' && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : null;
   } catch {
-    parsed = null;
+    return null;
   }
-  return { status: res.status, body: parsed };
 }
 
 export interface ZatcaMessage {

@@ -111,6 +111,15 @@ describe('e-invoicing: one chain per store under concurrency', function () {
     const again = await merchantInvoice(deps.knex, urlDeps, store.id, orderId);
     expect(again.xml).to.equal(view.xml);
     expect(again.qr).to.equal(view.qr);
+    // Ten first readers of a new document at once: one signature (ECDSA is randomised: two signings differ).
+    const { checkout: next } = await insertCheckout(store, product, { tax_minor: 1_500, tax_rate_bp: 1_500 });
+    const nextOrder = await pay(next.id);
+    const reads = await Promise.all(
+      Array.from({ length: 10 }, () => merchantInvoice(deps.knex, urlDeps, store.id, nextOrder)),
+    );
+    expect(new Set(reads.map((r) => r.qr)).size).to.equal(1);
+    expect(new Set(reads.map((r) => r.xml)).size).to.equal(1);
+    expect(reads[0]!.previous_hash).to.equal(view.hash);
     // The signing key is sealed at rest.
     const settings = await deps.knex('einvoice_settings').where({ store_id: store.id }).first();
     expect(settings.private_key_encrypted).to.match(/^v2\./);

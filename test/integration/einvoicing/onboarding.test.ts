@@ -17,7 +17,7 @@ import { merchantInvoice } from '../../../shared/services/invoices/read';
 import { createProduct, createStore } from '../../helpers/builders';
 import { insertCheckout } from '../../helpers/checkouts';
 import { isolatedDeps } from '../../helpers/deps';
-import { recomputeHash, tlvFields, xpathText } from '../../helpers/einvoice-check';
+import { parkOtherStores, recomputeHash, tlvFields, xpathText } from '../../helpers/einvoice-check';
 import { FakeZatca } from '../../helpers/fake-zatca';
 
 /** Onboarding end to end against the ZATCA stub: CSR, OTP, compliance CSID, checks, production CSID, renewal. */
@@ -104,6 +104,7 @@ describe('e-invoicing: onboarding with ZATCA', function () {
     const xml = Buffer.from(view.xml!, 'base64').toString();
     expect(xpathText(xml, 'X509Certificate')).to.equal(s.certificate);
     expect(xpathText(xml, 'CitySubdivisionName')).to.equal('Al Olaya');
+    await parkOtherStores(deps.knex, store.id);
     const result = await reportEinvoices(d(), new Date(Date.now() + 1000));
     expect(result.reported).to.equal(1);
     expect(zatca.reported.at(-1)!.uuid).to.equal(view.uuid);

@@ -10,6 +10,7 @@ import { createProduct, createStore } from '../../helpers/builders';
 import { insertCheckout } from '../../helpers/checkouts';
 import { isolatedDeps } from '../../helpers/deps';
 import { FakeZatca } from '../../helpers/fake-zatca';
+import { parkOtherStores } from '../../helpers/einvoice-check';
 
 /** Reporting to ZATCA's single reporting endpoint (a stub on loopback): outages, warnings, rejections. */
 describe('e-invoicing: reporting to ZATCA', function () {
@@ -50,12 +51,17 @@ describe('e-invoicing: reporting to ZATCA', function () {
     );
   };
   const docs = () => deps.knex('einvoice_documents').where({ store_id: store.id }).orderBy('counter');
-  const report = (now: Date) =>
+  const report = async (now: Date) => {
+    await parkOtherStores(deps.knex, store.id);
+    return reportOnce(now);
+  };
+  const reportOnce = (now: Date) =>
     reportEinvoices({ knex: deps.knex, cipher: deps.cipher, zatcaApiUrl: zatca.url }, now);
 
   it('reports through the maintenance task with Basic auth and Accept-Version V2; the stub checks hash and signature', async () => {
     await order();
     await order();
+    await parkOtherStores(deps.knex, store.id);
     const run = maintenanceRunner('report-einvoices')!;
     const result = await run(deps.knex, new Date(Date.now() + 1000), maintenanceContext(deps));
     expect(result.reported).to.equal(2);
@@ -138,7 +144,8 @@ describe('e-invoicing: reporting to ZATCA', function () {
   it('two reporting runs at once report each document once', async () => {
     for (let i = 0; i < 5; i++) await order();
     const now = new Date(Date.now() + 1000);
-    const [r1, r2] = await Promise.all([report(now), report(now)]);
+    await parkOtherStores(deps.knex, store.id);
+    const [r1, r2] = await Promise.all([reportOnce(now), reportOnce(now)]);
     expect(r1.reported + r2.reported).to.equal(5);
     expect(zatca.reported).to.have.length(5);
     expect(new Set(zatca.reported.map((r) => r.uuid)).size).to.equal(5);
