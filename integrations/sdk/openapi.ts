@@ -3823,6 +3823,50 @@ export interface paths {
     };
 }
 export interface webhooks {
+    "checkout.recovered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A reminded checkout was paid
+         * @description An abandoned checkout whose reminder went out was paid: itself, or the checkout its resume address rebuilt (docs/growth.md, "Abandoned checkouts").
+         *
+         *     Sent to every endpoint of the store subscribed to `checkout.recovered` or `checkout.*`. Verify `X-Signature` (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` under the endpoint’s secret) on the raw body before parsing it; see docs/webhooks.md.
+         */
+        post: operations["webhookCheckoutRecovered"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "creator.commission": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A creator’s commission moved
+         * @description `earned` when an order crediting a creator is paid; `reversed` when a refund takes its share back (in proportion, `refund_id` set) or a dispute takes back what is left (docs/growth.md, "Creator codes"). Reversed amounts are negative.
+         *
+         *     Sent to every endpoint of the store subscribed to `creator.commission` or `creator.*`. Verify `X-Signature` (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` under the endpoint’s secret) on the raw body before parsing it; see docs/webhooks.md.
+         */
+        post: operations["webhookCreatorCommission"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "license.revoked": {
         parameters: {
             query?: never;
@@ -4156,6 +4200,31 @@ export interface components {
             errors?: components["schemas"]["FieldErrors"];
             message: string;
         };
+        /** @description A reminded checkout was paid: An abandoned checkout whose reminder went out was paid: itself, or the checkout its resume address rebuilt (docs/growth.md, "Abandoned checkouts"). */
+        CheckoutRecoveredEvent: {
+            /** Format: date-time */
+            created_at: string;
+            data: {
+                /** @description The checkout that was paid. */
+                checkout_id: number;
+                /** @description ISO 4217 code. */
+                currency: string;
+                /** @description The order it became. */
+                order_id: number;
+                /** @description The reminder that brought it back. */
+                reminder_id: number;
+                /** @description What the order paid, in major units. */
+                total: string;
+            };
+            /** @description The event, the same on every retry (X-Webhook-Id): drop a second delivery of it. A test event’s begins `test_`. */
+            id: string;
+            /** @description The store the event is about. */
+            store_id: number;
+            /** @description Present (true) on a test event only. */
+            test?: boolean;
+            /** @constant */
+            type: "checkout.recovered";
+        };
         CheckoutSession: {
             /** @description Total payable. With the currency's own decimals (ISO 4217): 2 for SAR, 3 for KWD, none for JPY. */
             amount: string;
@@ -4205,6 +4274,37 @@ export interface components {
             payment_restrictions: ("card" | "mada" | "stcpay" | "applepay" | "paypal" | "bank" | "coinbase")[];
             /** @enum {string} */
             type: "percentage" | "fixed";
+        };
+        /** @description A creator’s commission moved: `earned` when an order crediting a creator is paid; `reversed` when a refund takes its share back (in proportion, `refund_id` set) or a dispute takes back what is left (docs/growth.md, "Creator codes"). Reversed amounts are negative. */
+        CreatorCommissionEvent: {
+            /** Format: date-time */
+            created_at: string;
+            data: {
+                /** @description The creator’s code. */
+                code: string;
+                /** @description The commission it adds (negative for a reversal), in major units. */
+                commission: string;
+                /** @description The creator. */
+                creator_id: number;
+                /** @description ISO 4217 code. */
+                currency: string;
+                /** @enum {string} */
+                kind: "earned" | "reversed";
+                /** @description The order. */
+                order_id: number;
+                /** @description The refund that took it back, for a reversal by refund. */
+                refund_id: number | null;
+                /** @description The revenue it adds (negative for a reversal), in major units. */
+                revenue: string;
+            };
+            /** @description The event, the same on every retry (X-Webhook-Id): drop a second delivery of it. A test event’s begins `test_`. */
+            id: string;
+            /** @description The store the event is about. */
+            store_id: number;
+            /** @description Present (true) on a test event only. */
+            test?: boolean;
+            /** @constant */
+            type: "creator.commission";
         };
         Customer: {
             /** @description Digits, no plus sign. */
@@ -20882,7 +20982,7 @@ export interface operations {
             content: {
                 "application/json": {
                     description?: string;
-                    events: ("order.created" | "order.paid" | "order.status_changed" | "license.revoked" | "subscription.created" | "subscription.cancelled" | "refund.created" | "refund.succeeded" | "refund.failed" | "subscription.renewed" | "subscription.payment_failed" | "subscription.renewal_link_sent" | "subscription.updated" | "subscription.expired" | "order.*" | "subscription.*" | "refund.*" | "license.*")[];
+                    events: ("order.created" | "order.paid" | "order.status_changed" | "license.revoked" | "subscription.created" | "subscription.cancelled" | "refund.created" | "refund.succeeded" | "refund.failed" | "subscription.renewed" | "subscription.payment_failed" | "subscription.renewal_link_sent" | "subscription.updated" | "subscription.expired" | "checkout.recovered" | "creator.commission" | "order.*" | "subscription.*" | "refund.*" | "license.*")[];
                     /** Format: uri */
                     url: string;
                 };
@@ -21091,7 +21191,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @enum {string} */
-                    type: "order.created" | "order.paid" | "order.status_changed" | "license.revoked" | "subscription.created" | "subscription.cancelled" | "refund.created" | "refund.succeeded" | "refund.failed" | "subscription.renewed" | "subscription.payment_failed" | "subscription.renewal_link_sent" | "subscription.updated" | "subscription.expired";
+                    type: "order.created" | "order.paid" | "order.status_changed" | "license.revoked" | "subscription.created" | "subscription.cancelled" | "refund.created" | "refund.succeeded" | "refund.failed" | "subscription.renewed" | "subscription.payment_failed" | "subscription.renewal_link_sent" | "subscription.updated" | "subscription.expired" | "checkout.recovered" | "creator.commission";
                 };
             };
         };
@@ -21821,6 +21921,74 @@ export interface operations {
             422: components["responses"]["PlatformError"];
             500: components["responses"]["PlatformInternalError"];
             503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    webhookCheckoutRecovered: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`. */
+                "X-Signature": string;
+                /** @description The event id, the same on every retry. */
+                "X-Webhook-Id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CheckoutRecoveredEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 s delivers the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer) is retried with back-off for about a day. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookCreatorCommission: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`. */
+                "X-Signature": string;
+                /** @description The event id, the same on every retry. */
+                "X-Webhook-Id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreatorCommissionEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 s delivers the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer) is retried with back-off for about a day. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     webhookLicenseRevoked: {

@@ -117,6 +117,8 @@ export const SUBSCRIBERS: { readonly [T in EventType]: readonly Subscriber<T>[] 
   'subscription.renewal_link_sent': [merchantWebhook(), subscriptionMessage()],
   'subscription.updated': [merchantWebhook(), subscriptionMessage()],
   'subscription.expired': [merchantWebhook(), subscriptionMessage()],
+  'checkout.recovered': [merchantWebhook()],
+  'creator.commission': [merchantWebhook()],
 };
 
 /** The event types, for the test that checks each has its subscribers declared. */

@@ -21,6 +21,9 @@ export const MERCHANT_EVENT_TYPES = [
   'subscription.renewal_link_sent',
   'subscription.updated',
   'subscription.expired',
+  // Growth (docs/growth.md): a reminded checkout paid; a creator's commission earned or taken back.
+  'checkout.recovered',
+  'creator.commission',
 ] as const;
 export type MerchantEventType = (typeof MERCHANT_EVENT_TYPES)[number];
 /** Every event of a family: `order.*`, `subscription.*`, `refund.*`, `license.*`. */
