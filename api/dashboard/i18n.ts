@@ -381,6 +381,8 @@ const en = {
   conversion: 'Conversion',
   visitors: 'Visitors',
   paidOrders: 'Paid orders',
+  // growth (its page's own strings: pages/growth/view.ts)
+  growth: 'Sales & creators',
   // coupons
   coupons: 'Coupons',
   newCoupon: 'New coupon',
@@ -862,6 +864,7 @@ const ar: DashboardStrings = {
   conversion: 'معدل التحويل',
   visitors: 'الزوار',
   paidOrders: 'الطلبات المدفوعة',
+  growth: 'التخفيضات وصناع المحتوى',
   coupons: 'الكوبونات',
   newCoupon: 'كوبون جديد',
   editCoupon: 'تعديل الكوبون',

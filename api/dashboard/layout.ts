@@ -56,6 +56,7 @@ export interface ShellContext extends PageContext {
     | 'categories'
     | 'payments'
     | 'fivem'
+    | 'growth'
     | 'security';
 }
 
@@ -166,6 +167,7 @@ const NAV: ReadonlyArray<[ShellContext['current'], keyof DashboardStrings, strin
   ['products', 'products', '/merchant/products', 'products.edit'],
   ['categories', 'categories', '/merchant/categories', 'products.edit'],
   ['coupons', 'coupons', '/merchant/coupons', 'products.edit'],
+  ['growth', 'growth', '/merchant/growth', 'products.edit'],
   ['customers', 'customers', '/merchant/customers', 'customers.view'],
   ['licenses', 'licenses', '/merchant/licenses', 'licenses.manage'],
   ['reviews', 'reviews', '/merchant/reviews', 'reviews.moderate'],

@@ -83,6 +83,10 @@ const DASHBOARD_ROUTES: [string, string, string][] = [
   ['post', '/merchant/security/totp', 'dashboardSecurityTotpStart'],
   ['post', '/merchant/security/totp/confirm', 'dashboardSecurityTotpConfirm'],
   ['post', '/merchant/security/totp/disable', 'dashboardSecurityTotpDisable'],
+  ['get', '/merchant/growth', 'dashboardGrowth'],
+  ['post', '/merchant/growth/sales', 'dashboardSaleCreate'],
+  ['post', '/merchant/growth/sales/{saleId}/delete', 'dashboardSaleDelete'],
+  ['post', '/merchant/growth/creators', 'dashboardCreatorCreate'],
 ];
 
 function* walk(dir: string): Generator<string> {
