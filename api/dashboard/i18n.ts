@@ -391,6 +391,8 @@ const en = {
   conversion: 'Conversion',
   visitors: 'Visitors',
   paidOrders: 'Paid orders',
+  // growth (its page's own strings: pages/growth/view.ts)
+  growth: 'Sales & creators',
   // coupons
   coupons: 'Coupons',
   newCoupon: 'New coupon',
@@ -882,6 +884,7 @@ const ar: DashboardStrings = {
   conversion: 'معدل التحويل',
   visitors: 'الزوار',
   paidOrders: 'الطلبات المدفوعة',
+  growth: 'التخفيضات وصناع المحتوى',
   coupons: 'الكوبونات',
   newCoupon: 'كوبون جديد',
   editCoupon: 'تعديل الكوبون',

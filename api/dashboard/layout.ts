@@ -60,7 +60,8 @@ export interface ShellContext extends PageContext {
     | 'payments'
     | 'fivem'
     | 'security'
-    | 'einvoicing';
+    | 'einvoicing'
+    | 'growth';
 }
 
 export function pageContext(ctx: AppContext, locale: Locale): PageContext {
@@ -171,6 +172,7 @@ const NAV: ReadonlyArray<[ShellContext['current'], keyof DashboardStrings, strin
   ['products', 'products', '/merchant/products', 'products.edit'],
   ['categories', 'categories', '/merchant/categories', 'products.edit'],
   ['coupons', 'coupons', '/merchant/coupons', 'products.edit'],
+  ['growth', 'growth', '/merchant/growth', 'products.edit'],
   ['customers', 'customers', '/merchant/customers', 'customers.view'],
   ['licenses', 'licenses', '/merchant/licenses', 'licenses.manage'],
   ['reviews', 'reviews', '/merchant/reviews', 'reviews.moderate'],

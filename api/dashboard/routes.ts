@@ -1,5 +1,6 @@
 import { dashboardCategoryRoutes } from './pages/categories/routes';
 import { dashboardCouponRoutes } from './pages/coupons/routes';
+import { dashboardGrowthRoutes } from './pages/growth/routes';
 import { dashboardLicenseRoutes } from './pages/licenses/routes';
 import { dashboardCatalogueRoutes } from './pages/product-keys/routes';
 import { dashboardFileRoutes } from './pages/files/routes';
@@ -53,4 +54,5 @@ export const dashboardRoutes = [
   ...dashboardFivemRoutes,
   ...dashboardSecurityRoutes,
   ...dashboardEinvoicingRoutes,
+  ...dashboardGrowthRoutes,
 ].map(timed);

@@ -214,6 +214,38 @@ export const WEBHOOK_EVENTS: Readonly<Record<MerchantEventType, WebhookEventDecl
     description: 'The provider refused it (`failure_reason`).',
     data: refund,
   },
+  'checkout.recovered': {
+    schema: 'CheckoutRecoveredEvent',
+    summary: 'A reminded checkout was paid',
+    description:
+      'An abandoned checkout whose reminder went out was paid: itself, or the checkout its resume address ' +
+      'rebuilt (docs/growth.md, "Abandoned checkouts").',
+    data: object({
+      checkout_id: id('The checkout that was paid.'),
+      reminder_id: id('The reminder that brought it back.'),
+      order_id: id('The order it became.'),
+      total: decimal('What the order paid, in major units.'),
+      currency: { type: 'string', description: 'ISO 4217 code.' },
+    }),
+  },
+  'creator.commission': {
+    schema: 'CreatorCommissionEvent',
+    summary: 'A creator’s commission moved',
+    description:
+      '`earned` when an order crediting a creator is paid; `reversed` when a refund takes its share back ' +
+      '(in proportion, `refund_id` set) or a dispute takes back what is left (docs/growth.md, "Creator codes"). ' +
+      'Reversed amounts are negative.',
+    data: object({
+      creator_id: id('The creator.'),
+      code: { type: 'string', description: 'The creator’s code.' },
+      order_id: id('The order.'),
+      kind: { type: 'string', enum: ['earned', 'reversed'] },
+      refund_id: nullableId('The refund that took it back, for a reversal by refund.'),
+      revenue: decimal('The revenue it adds (negative for a reversal), in major units.'),
+      commission: decimal('The commission it adds (negative for a reversal), in major units.'),
+      currency: { type: 'string', description: 'ISO 4217 code.' },
+    }),
+  },
 };
 
 /** The delivery body of one event: `{id, type, created_at, store_id, data}` (shared/services/merchant/webhooks). */

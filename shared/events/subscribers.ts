@@ -118,6 +118,8 @@ export const SUBSCRIBERS: { readonly [T in EventType]: readonly Subscriber<T>[] 
   'subscription.updated': [merchantWebhook(), subscriptionMessage()],
   'subscription.expired': [merchantWebhook(), subscriptionMessage()],
   'order.disputed': [merchantWebhook()],
+  'checkout.recovered': [merchantWebhook()],
+  'creator.commission': [merchantWebhook()],
 };
 
 /** The event types, for the test that checks each has its subscribers declared. */

@@ -93,6 +93,10 @@ const DASHBOARD_ROUTES: [string, string, string][] = [
   ['post', '/merchant/einvoicing/activate', 'dashboardEinvoicingActivate'],
   ['post', '/merchant/einvoicing/renew', 'dashboardEinvoicingRenew'],
   ['get', '/merchant/einvoicing/documents/{documentId}/xml', 'dashboardEinvoiceXml'],
+  ['get', '/merchant/growth', 'dashboardGrowth'],
+  ['post', '/merchant/growth/sales', 'dashboardSaleCreate'],
+  ['post', '/merchant/growth/sales/{saleId}/delete', 'dashboardSaleDelete'],
+  ['post', '/merchant/growth/creators', 'dashboardCreatorCreate'],
 ];
 
 function* walk(dir: string): Generator<string> {

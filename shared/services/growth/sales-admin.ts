@@ -262,3 +262,23 @@ export async function deleteSale(
   });
   return { id, deleted: true };
 }
+
+/** What a sale may name, for the dashboard's form: the store's products (not archived) and categories. */
+export async function saleChoices(
+  knex: Knex,
+  storeId: number,
+): Promise<{ products: { id: number; name: string }[]; categories: { id: number; name: string }[] }> {
+  const [products, categories] = await Promise.all([
+    knex('products')
+      .where('store_id', storeId)
+      .whereNull('archived_at')
+      .orderBy('id')
+      .limit(500)
+      .select('id', 'name'),
+    knex('categories').where('store_id', storeId).orderBy(['position', 'id']).limit(200).select('id', 'name'),
+  ]);
+  return {
+    products: products.map((p: { id: number; name: string }) => ({ id: Number(p.id), name: p.name })),
+    categories: categories.map((c: { id: number; name: string }) => ({ id: Number(c.id), name: c.name })),
+  };
+}

@@ -145,7 +145,7 @@ export async function createOrderFromCheckout(
     lines.map((l) => l.product_id),
   );
   // Creator commission and reminder recovery (docs/growth.md), for an order that is paid.
-  if (opts.status !== ORDER_STATUS.AWAITING_PAYMENT) await recordPaidOrderGrowth(trx, order.id, now);
+  if (opts.status !== ORDER_STATUS.AWAITING_PAYMENT) await recordPaidOrderGrowth(uow, order.id, now);
   return { order, created: true };
 }
 

@@ -73,7 +73,7 @@ export const STEPS: Readonly<Record<OrderStep, (ctx: StepContext) => Promise<Ste
       .trx('orders')
       .where('id', ctx.order.id)
       .update({ status: ORDER_STATUS.IN_PROGRESS, updated_at: ctx.now });
-    await recordPaidOrderGrowth(ctx.uow.trx, ctx.order.id, ctx.now);
+    await recordPaidOrderGrowth(ctx.uow, ctx.order.id, ctx.now);
     return { data: { payment_confirmed: true }, events: [paidEvent(ctx)] };
   },
 
@@ -92,7 +92,7 @@ export const STEPS: Readonly<Record<OrderStep, (ctx: StepContext) => Promise<Ste
       .where('id', order.id)
       .update({ status: ORDER_STATUS.IN_PROGRESS, updated_at: now });
     await issueInvoiceForOrder(uow.trx, order.id, now);
-    await recordPaidOrderGrowth(ctx.uow.trx, ctx.order.id, ctx.now);
+    await recordPaidOrderGrowth(ctx.uow, ctx.order.id, ctx.now);
     return { data: { payment_confirmed: true }, events: [paidEvent(ctx)] };
   },
 

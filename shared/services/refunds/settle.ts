@@ -3,6 +3,7 @@ import { OPEN_REFUND_STATES, Refund } from '../../../db/models';
 import { NotFoundError } from '../../errors';
 import { PaymentSource, transitionPayment } from '../payments/audit';
 import { REFUND_SUCCEEDED_HOOKS } from './succeeded';
+import { commissionEvent, reverseCommissionForRefund } from '../growth/creators';
 import { refundView } from './view';
 
 export type RefundSettlement =
@@ -59,6 +60,9 @@ export async function settleRefund(
       });
     }
     for (const hook of REFUND_SUCCEEDED_HOOKS) await hook(trx, refund, now);
+    // The creator's commission of the order, in proportion, with its event (docs/growth.md).
+    const reversal = await reverseCommissionForRefund(trx, refund);
+    if (reversal) await uow.emit(commissionEvent(reversal));
   }
 
   // Its subscribers: the merchant's webhook, and the buyer's message once the money is back.

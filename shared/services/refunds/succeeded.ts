@@ -1,7 +1,6 @@
 import type { Knex } from 'knex';
 import type { Refund } from '../../../db/models';
 import { creditNoteForRefund } from '../invoices/credit-notes';
-import { reverseCommissionForRefund } from '../growth/creators';
 
 /**
  * What else happens when a refund has succeeded: the money is back with the buyer (the provider said so)
@@ -14,8 +13,4 @@ import { reverseCommissionForRefund } from '../growth/creators';
  */
 export type RefundSucceededHook = (trx: Knex.Transaction, refund: Refund, now: Date) => Promise<void>;
 
-export const REFUND_SUCCEEDED_HOOKS: readonly RefundSucceededHook[] = [
-  creditNoteForRefund,
-  // The creator's commission of the order, in proportion (docs/growth.md).
-  reverseCommissionForRefund,
-];
+export const REFUND_SUCCEEDED_HOOKS: readonly RefundSucceededHook[] = [creditNoteForRefund];

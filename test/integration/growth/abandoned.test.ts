@@ -1,7 +1,16 @@
 import { expect } from 'chai';
 import { randomIp } from '../../helpers/otp';
 import { usePaymentsSuite } from '../payments/support';
-import { embedCheckout, growthStore, GrowthStore, merchant, payCheckout, waitFor } from './support';
+import {
+  deliveredData,
+  embedCheckout,
+  growthStore,
+  GrowthStore,
+  hookEndpoint,
+  merchant,
+  payCheckout,
+  waitFor,
+} from './support';
 
 interface Outbox {
   messages: { to: string; channel: string; body: string; subject?: string }[];
@@ -26,6 +35,7 @@ describe('Growth: abandoned checkouts', function () {
       settings: { abandoned_checkout_coupon: 'back10' },
     });
     expect(res.status, res.text).to.equal(200);
+    await hookEndpoint(suite, g, ['checkout.recovered']);
     expect((res.body.data as { settings: unknown }).settings).to.deep.equal({
       abandoned_checkout_minutes: 30,
       abandoned_checkout_coupon: 'BACK10',
@@ -57,7 +67,7 @@ describe('Growth: abandoned checkouts', function () {
   const outbox = async (to: string) => {
     const res = await suite.server.request(`/__dev/outbox?to=${encodeURIComponent(to)}`);
     expect(res.status, res.text).to.equal(200);
-    return (res.body as Outbox).messages;
+    return (res.body as unknown as Outbox).messages;
   };
   const remindersOf = (checkoutId: number) =>
     suite.deps.knex('checkout_reminders').where('checkout_id', checkoutId).select('id');
@@ -215,6 +225,8 @@ describe('Growth: abandoned checkouts', function () {
     expect(data.checkouts_recovered).to.equal(1);
     expect(data.revenue_recovered).to.equal('108.00');
     expect(data.reminders_sent).to.be.at.least(2);
+    const [recovered] = await deliveredData(suite, g, 'checkout.recovered');
+    expect(recovered).to.include({ checkout_id: rebuilt.id, total: '108.00', currency: 'SAR' });
     const paidAgain = await suite.server.request(resume, {
       redirect: 'manual',
       headers: { 'X-Forwarded-For': randomIp() },

@@ -1,6 +1,15 @@
 import { expect } from 'chai';
 import { usePaymentsSuite } from '../payments/support';
-import { embedCheckout, growthStore, GrowthStore, merchant, payCheckout, waitFor } from './support';
+import {
+  deliveredData,
+  embedCheckout,
+  growthStore,
+  GrowthStore,
+  hookEndpoint,
+  merchant,
+  payCheckout,
+  waitFor,
+} from './support';
 
 interface CreatorBody {
   id: number;
@@ -22,6 +31,7 @@ describe('Growth: creator codes and commissions', function () {
 
   before(async () => {
     g = await growthStore(suite);
+    await hookEndpoint(suite, g, ['creator.commission']);
   });
 
   const creator = async (id: number) => {
@@ -76,6 +86,15 @@ describe('Growth: creator codes and commissions', function () {
       return now.revenue === '0.00' ? now : undefined;
     });
     expect(zero).to.include({ orders: 1, revenue: '0.00', commission: '0.00' });
+    // Each move of the ledger is a creator.commission event.
+    const events = (await deliveredData(suite, g, 'creator.commission')).filter(
+      (d) => d.order_id === orderId,
+    );
+    expect(events.map((e) => [e.kind, e.revenue, e.commission, e.code])).to.deep.equal([
+      ['earned', '95.00', '9.50', 'NOURA'],
+      ['reversed', '-38.00', '-3.80', 'NOURA'],
+      ['reversed', '-57.00', '-5.70', 'NOURA'],
+    ]);
   });
 
   it('a coupon_code equal to a creator’s code credits the creator; an unknown creator_code is a 422', async () => {

@@ -106,4 +106,34 @@ export async function payCheckout(
   });
 }
 
+/**
+ * A webhook endpoint of the store for `events`, on a loopback port where nothing listens: the deliveries
+ * are recorded (what a test reads) and their sends fail without leaving the machine.
+ */
+export async function hookEndpoint(
+  suite: RunningPaymentsSuite,
+  g: GrowthStore,
+  events: string[],
+): Promise<void> {
+  const res = await merchant(suite, g, 'POST', '/shawarma/webhooks', {
+    url: 'http://127.0.0.1:9/hooks',
+    events,
+  });
+  expect(res.status, res.text).to.equal(201);
+}
+
+/** The payloads' `data` of the store's deliveries of `type`, oldest first. */
+export async function deliveredData(
+  suite: RunningPaymentsSuite,
+  g: GrowthStore,
+  type: string,
+): Promise<Record<string, unknown>[]> {
+  const rows: { payload: { data: Record<string, unknown> } }[] = await suite.deps
+    .knex('merchant_webhook_deliveries')
+    .where({ store_id: g.store.id, event_type: type })
+    .orderBy('id')
+    .select('payload');
+  return rows.map((r) => r.payload.data);
+}
+
 export { waitFor };

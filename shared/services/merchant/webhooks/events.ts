@@ -23,6 +23,9 @@ export const MERCHANT_EVENT_TYPES = [
   'subscription.expired',
   // Fraud controls (docs/fraud.md): a provider's dispute (chargeback) of a paid order.
   'order.disputed',
+  // Growth (docs/growth.md): a reminded checkout paid; a creator's commission earned or taken back.
+  'checkout.recovered',
+  'creator.commission',
 ] as const;
 export type MerchantEventType = (typeof MERCHANT_EVENT_TYPES)[number];
 /** Every event of a family: `order.*`, `subscription.*`, `refund.*`, `license.*`. */

@@ -64,6 +64,23 @@ export const SAMPLE_DATA: Record<MerchantEventType, Record<string, unknown>> = {
     deadline: '2026-12-04T00:00:00.000Z',
     licenses_revoked: 1,
   },
+  'checkout.recovered': {
+    checkout_id: 880,
+    reminder_id: 41,
+    order_id: 1001,
+    total: '108.00',
+    currency: 'SAR',
+  },
+  'creator.commission': {
+    creator_id: 9,
+    code: 'NOURA',
+    order_id: 1001,
+    kind: 'earned',
+    refund_id: null,
+    revenue: '95.00',
+    commission: '9.50',
+    currency: 'SAR',
+  },
 };
 
 export const isEventType = (type: string): type is MerchantEventType =>
