@@ -8,6 +8,7 @@ import { fivemRoutes } from './fivem/routes';
 import type { Route } from './http/route';
 import { merchantRoutes } from './merchant/routes';
 import { payRoutes } from './pay/routes';
+import { claimRoutes } from './claims/routes';
 import { invoicePageRoutes } from './invoices/routes';
 import { interfaceIndexRoutes } from './platform/interface-index';
 import { subscriptionPageRoutes } from './pay/subscription-page';
@@ -42,6 +43,7 @@ export function allRoutes(
     ...merchantRoutes,
     ...webhookRoutes,
     ...payRoutes,
+    ...claimRoutes,
     ...subscriptionPageRoutes,
     ...dashboardRoutes,
     ...invoicePageRoutes,

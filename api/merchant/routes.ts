@@ -13,6 +13,7 @@ import { merchantRefundRoutes } from './refunds/routes';
 import { merchantCouponRoutes } from './coupons/routes';
 import { merchantTokenRoutes } from './tokens/routes';
 import { merchantAuditRoutes } from './audit/routes';
+import { merchantFraudRoutes } from './fraud/routes';
 
 /**
  * The Merchant API (/shawarma): every route behind the merchant guards (bearer merchant token of a
@@ -35,4 +36,5 @@ export const merchantRoutes = [
   ...merchantAuditRoutes,
   ...merchantEntitlementRoutes,
   ...merchantLicensePolicyRoutes,
+  ...merchantFraudRoutes,
 ];

@@ -921,6 +921,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/claims": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Key replacement claim: report a key
+         * @description Form fields `t` (the claim link’s token), `note` (optional, up to 1000 characters) and `lang`. Answers 303 to the claim page, which then shows the claim. One open or approved claim per key: another is a 409 page. A cross-site post is refused (403).
+         */
+        post: operations["keyClaimCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/claims/new": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Key replacement claim: the buyer’s page
+         * @description The signed link of a delivered code key (`t`, from the delivery message and e-mail): the key, the claims on it with the store’s answers (a replacement key, or a note), and the form that reports it. A token the platform did not sign is a 404 page.
+         */
+        get: operations["keyClaimPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/docs": {
         parameters: {
             query?: never;
@@ -2509,6 +2549,66 @@ export interface paths {
         patch: operations["merchantUpdateCategory"];
         trace?: never;
     };
+    "/shawarma/claims": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Key replacement claims
+         * @description Buyers’ “this key does not work” claims on delivered code keys, newest first (the latest 100); `status` filters open, approved or declined.
+         */
+        get: operations["merchantListKeyClaims"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/shawarma/claims/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a key claim: a replacement key from stock
+         * @description Sells the next available key of the product to the same order item and marks the claimed key bad (it is never on sale again); the buyer gets the new key by message and e-mail. Once per claim (a second answer is a 409); no key left in stock is a 400 `out_of_stock` and the claim stays open.
+         */
+        post: operations["merchantApproveKeyClaim"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/shawarma/claims/{id}/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Decline a key claim, with a note
+         * @description The buyer gets the note by message and e-mail. Once per claim (a second answer is a 409).
+         */
+        post: operations["merchantDeclineKeyClaim"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/shawarma/coupons": {
         parameters: {
             query?: never;
@@ -2640,6 +2740,46 @@ export interface paths {
          * @description Revoke a FiveM game server’s secret
          */
         delete: operations["merchantRevokeFivemServer"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/shawarma/fraud/disputes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Disputed orders
+         * @description Payments the card holder disputed with the provider (chargebacks), newest first, with the deadline for the merchant’s evidence and the licenses the dispute revoked.
+         */
+        get: operations["merchantListDisputes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/shawarma/fraud/refusals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Checkouts refused by the fraud controls
+         * @description The latest 100 checkouts the store’s fraud controls refused (docs/fraud.md), newest first, each with the rule and the entry that matched (the buyer was told only `checkout_blocked`).
+         */
+        get: operations["merchantListCheckoutRefusals"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -8764,6 +8904,111 @@ export interface operations {
             503: components["responses"]["StorefrontDependencyUnavailable"];
         };
     };
+    keyClaimCreate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Back to the claim page. */
+            303: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A cross-site request. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformError"];
+                };
+            };
+            /** @description Not a claim link. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The key already has a claim, or cannot be claimed. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    keyClaimPage: {
+        parameters: {
+            query?: {
+                /** @description The page language. */
+                lang?: "ar" | "en";
+                /** @description 1 right after a claim was sent: the page says so. */
+                sent?: "1";
+                /** @description The claim link’s token. */
+                t?: string;
+            };
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The claim page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not a claim link. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
     getDocs: {
         parameters: {
             query?: never;
@@ -14462,6 +14707,256 @@ export interface operations {
             503: components["responses"]["MerchantDependencyUnavailable"];
         };
     };
+    merchantListKeyClaims: {
+        parameters: {
+            query?: {
+                status?: "open" | "approved" | "declined";
+            };
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The claims. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantSuccess"] & {
+                        data: {
+                            buyer_note: string | null;
+                            code: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            customer: {
+                                email: string;
+                                name: string;
+                                phone: string;
+                            };
+                            /** Format: date-time */
+                            decided_at: string | null;
+                            id: number;
+                            merchant_note: string | null;
+                            order_id: number;
+                            product_id: number | null;
+                            product_name: string;
+                            replacement_code: string | null;
+                            /** @enum {string} */
+                            status: "open" | "approved" | "declined";
+                        }[];
+                    };
+                };
+            };
+            401: components["responses"]["MerchantError"];
+            403: components["responses"]["MerchantError"];
+            422: components["responses"]["MerchantValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["MerchantInternalError"];
+            503: components["responses"]["MerchantDependencyUnavailable"];
+        };
+    };
+    merchantApproveKeyClaim: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    note?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The claim, approved. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantSuccess"] & {
+                        data: {
+                            buyer_note: string | null;
+                            code: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            customer: {
+                                email: string;
+                                name: string;
+                                phone: string;
+                            };
+                            /** Format: date-time */
+                            decided_at: string | null;
+                            id: number;
+                            merchant_note: string | null;
+                            order_id: number;
+                            product_id: number | null;
+                            product_name: string;
+                            replacement_code: string | null;
+                            /** @enum {string} */
+                            status: "open" | "approved" | "declined";
+                        };
+                    };
+                };
+            };
+            /** @description No key of the product is left in stock. */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantError"];
+                };
+            };
+            401: components["responses"]["MerchantError"];
+            403: components["responses"]["MerchantError"];
+            /** @description No such claim in this store. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantError"];
+                };
+            };
+            /** @description The claim was already answered. */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantError"];
+                };
+            };
+            415: components["responses"]["MerchantError"];
+            422: components["responses"]["MerchantValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["MerchantInternalError"];
+            503: components["responses"]["MerchantDependencyUnavailable"];
+        };
+    };
+    merchantDeclineKeyClaim: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    note: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The claim, declined. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantSuccess"] & {
+                        data: {
+                            buyer_note: string | null;
+                            code: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            customer: {
+                                email: string;
+                                name: string;
+                                phone: string;
+                            };
+                            /** Format: date-time */
+                            decided_at: string | null;
+                            id: number;
+                            merchant_note: string | null;
+                            order_id: number;
+                            product_id: number | null;
+                            product_name: string;
+                            replacement_code: string | null;
+                            /** @enum {string} */
+                            status: "open" | "approved" | "declined";
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["MerchantError"];
+            403: components["responses"]["MerchantError"];
+            /** @description No such claim in this store. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantError"];
+                };
+            };
+            /** @description The claim was already answered. */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantError"];
+                };
+            };
+            415: components["responses"]["MerchantError"];
+            422: components["responses"]["MerchantValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["MerchantInternalError"];
+            503: components["responses"]["MerchantDependencyUnavailable"];
+        };
+    };
     merchantListCoupons: {
         parameters: {
             query?: {
@@ -15133,6 +15628,104 @@ export interface operations {
                     "application/json": components["schemas"]["MerchantError"];
                 };
             };
+            422: components["responses"]["MerchantValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["MerchantInternalError"];
+            503: components["responses"]["MerchantDependencyUnavailable"];
+        };
+    };
+    merchantListDisputes: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The disputes. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantSuccess"] & {
+                        data: {
+                            amount: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            currency: string;
+                            /** Format: date-time */
+                            deadline: string | null;
+                            id: number;
+                            licenses_revoked: number;
+                            order_id: number;
+                            provider: string;
+                            provider_dispute_id: string;
+                            reason: string | null;
+                        }[];
+                    };
+                };
+            };
+            401: components["responses"]["MerchantError"];
+            403: components["responses"]["MerchantError"];
+            422: components["responses"]["MerchantValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["MerchantInternalError"];
+            503: components["responses"]["MerchantDependencyUnavailable"];
+        };
+    };
+    merchantListCheckoutRefusals: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The refusals. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantSuccess"] & {
+                        data: {
+                            client_ip: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            customer_email: string | null;
+                            customer_phone: string | null;
+                            id: number;
+                            /** @description The entry or limit that matched. */
+                            matched: string;
+                            /** @description blocked_email, blocked_email_domain, blocked_ip, blocked_phone, country_code, max_orders_per_buyer_per_day, max_units_per_product_per_day or new_buyer_daily_limit. */
+                            rule: string;
+                            /** @description The checkout path: embed, storefront, merchant, ... */
+                            source: string;
+                        }[];
+                    };
+                };
+            };
+            401: components["responses"]["MerchantError"];
+            403: components["responses"]["MerchantError"];
             422: components["responses"]["MerchantValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["MerchantInternalError"];

@@ -18,6 +18,8 @@ export interface JobPayloads {
   messages:
     | { kind: 'order_delivery'; orderId: number }
     | { kind: 'refund'; refundId: number }
+    /** The merchant's answer to a key replacement claim (shared/services/fraud/claims.ts). */
+    | { kind: 'key_claim'; claimId: number }
     | {
         kind: 'subscription';
         subscriptionId: number;

@@ -41,6 +41,13 @@ const SAMPLES: TemplateData = {
     effective_at: '2027-01-27T00:00:00.000Z',
   },
   sign_in: { url: 'https://shop.example/account/sign-in/xyz', expires_minutes: 15 },
+  key_claim: {
+    order_id: 42,
+    code: 'KEY-<1>',
+    approved: true,
+    replacement_code: 'KEY-2',
+    note: 'Sorry "again"',
+  },
 };
 
 const brand = { name: 'Acme <script>alert(1)</script> & Co', color: '#7a2be2' };

@@ -3,6 +3,7 @@ import { NotFoundError } from '../../shared/errors';
 import { deliveryJobError } from '../../shared/messaging';
 import { sendOrderDelivery } from '../../shared/services/fulfilment';
 import { sendRefundMessage } from '../../shared/services/refunds';
+import { sendClaimMessage } from '../../shared/services/fraud/claims-notify';
 import { sendSubscriptionMessage } from '../../shared/services/subscriptions/messages';
 import type { QueueProcessor } from './types';
 
@@ -22,6 +23,14 @@ export const messagesProcessor: QueueProcessor<'messages'> = {
         deps.logger.info(
           { queue: 'messages', jobId: job.id, refundId: data.refundId, outcome },
           'refund message',
+        );
+        return outcome;
+      }
+      if (data.kind === 'key_claim') {
+        const outcome = await sendClaimMessage(deps, data.claimId);
+        deps.logger.info(
+          { queue: 'messages', jobId: job.id, claimId: data.claimId, outcome },
+          'key claim message',
         );
         return outcome;
       }

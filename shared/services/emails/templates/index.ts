@@ -1,5 +1,6 @@
 import type { EmailTemplate } from './common';
 import { delivery, type DeliveryData } from './delivery';
+import { keyClaim, type KeyClaimData } from './key-claim';
 import { priceChange, type PriceChangeData } from './price-change';
 import { refund, type RefundData } from './refund';
 import { renewalFailed, type RenewalFailedData } from './renewal-failed';
@@ -14,6 +15,7 @@ export type {
   RenewalFailedData,
   SignInData,
   SubscriptionRenewedData,
+  KeyClaimData,
 };
 
 /** Every buyer e-mail, by name, with the data it takes. */
@@ -24,6 +26,7 @@ export interface TemplateData {
   renewal_failed: RenewalFailedData;
   price_change: PriceChangeData;
   sign_in: SignInData;
+  key_claim: KeyClaimData;
 }
 
 export type TemplateName = keyof TemplateData;
@@ -35,6 +38,7 @@ export const TEMPLATES: { readonly [N in TemplateName]: EmailTemplate<TemplateDa
   renewal_failed: renewalFailed,
   price_change: priceChange,
   sign_in: signIn,
+  key_claim: keyClaim,
 };
 
 export const TEMPLATE_NAMES = Object.keys(TEMPLATES) as TemplateName[];
