@@ -42,6 +42,7 @@ export interface ShellContext extends PageContext {
   userName: string;
   formToken: string;
   current:
+    | 'fraud'
     | 'home'
     | 'orders'
     | 'products'
@@ -175,6 +176,7 @@ const NAV: ReadonlyArray<[ShellContext['current'], keyof DashboardStrings, strin
   ['tokens', 'tokens', '/merchant/tokens', 'settings.edit'],
   ['webhooks', 'webhooks', '/merchant/webhooks', 'settings.edit'],
   ['fivem', 'fivemServers', '/merchant/fivem', 'settings.edit'],
+  ['fraud', 'fraud', '/merchant/fraud', 'settings.edit'],
   // The person's own sign-in, whatever their role.
   ['security', 'security', '/merchant/security', null],
 ];

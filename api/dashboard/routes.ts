@@ -18,6 +18,7 @@ import { dashboardSettingsRoutes } from './pages/settings/routes';
 import { dashboardStaffRoutes } from './pages/staff/routes';
 import { dashboardTokenRoutes } from './pages/tokens/routes';
 import { dashboardWebhookRoutes } from './pages/webhooks/routes';
+import { dashboardFraudRoutes } from './pages/fraud/routes';
 import { timed } from './server-timing';
 
 /**
@@ -49,4 +50,5 @@ export const dashboardRoutes = [
   ...dashboardPaymentRoutes,
   ...dashboardFivemRoutes,
   ...dashboardSecurityRoutes,
+  ...dashboardFraudRoutes,
 ].map(timed);

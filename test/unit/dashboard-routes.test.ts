@@ -83,6 +83,12 @@ const DASHBOARD_ROUTES: [string, string, string][] = [
   ['post', '/merchant/security/totp', 'dashboardSecurityTotpStart'],
   ['post', '/merchant/security/totp/confirm', 'dashboardSecurityTotpConfirm'],
   ['post', '/merchant/security/totp/disable', 'dashboardSecurityTotpDisable'],
+  ['get', '/merchant/fraud', 'dashboardFraud'],
+  ['post', '/merchant/fraud/settings', 'dashboardFraudSettingsSave'],
+  ['post', '/merchant/fraud/orders/{orderId}/approve', 'dashboardFraudApprove'],
+  ['post', '/merchant/fraud/orders/{orderId}/refund', 'dashboardFraudRefund'],
+  ['post', '/merchant/fraud/claims/{claimId}/approve', 'dashboardClaimApprove'],
+  ['post', '/merchant/fraud/claims/{claimId}/decline', 'dashboardClaimDecline'],
 ];
 
 function* walk(dir: string): Generator<string> {

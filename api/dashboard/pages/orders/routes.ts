@@ -1,4 +1,6 @@
 import { emailsForOrder } from '../../../../shared/services/emails';
+import { orderFraud } from '../../../../shared/services/fraud/order-view';
+import { orderFraudSection } from '../fraud/view';
 import Joi from 'joi';
 import { ORDER_STATUS, OrderStatus } from '../../../../db/models';
 import { ConflictError, NotFoundError, ValidationError } from '../../../../shared/errors';
@@ -51,12 +53,13 @@ async function renderOrder(
     throw err;
   }
   const { knex, config } = ctx.deps;
-  const [attempts, refunds, document, audit, emails] = await Promise.all([
+  const [attempts, refunds, document, audit, emails, fraud] = await Promise.all([
     paymentAttempts(knex, store.id, orderId),
     orderRefunds(knex, store.id, orderId),
     documentLink(knex, { appSecret: ctx.deps.appSecret, publicBaseUrl: config.publicBaseUrl }, orderId),
     listAudit(knex, store.id, { resource_type: 'order', resource_id: orderId }, { page: 1, per_page: 50 }),
     emailsForOrder(knex, orderId),
+    orderFraud(knex, store.id, orderId),
   ]);
   sendPage(ctx, {
     status,
@@ -66,6 +69,7 @@ async function renderOrder(
       refundForm,
       audit: audit.items,
       emails,
+      fraud: orderFraudSection(shell, fraud),
     }),
   });
 }
