@@ -12,7 +12,7 @@ import {
   usePaymentsSuite,
   waitFor,
 } from '../payments/support';
-import { buyer } from './support';
+import { buyer, chooseInSandbox } from './support';
 
 interface OutboxMessage {
   body: string;
@@ -60,13 +60,8 @@ describe('fraud controls: key replacement claims', function () {
     const checkout = await guestCheckout(suite.server, store, { product_id: keys.id }, who);
     const init = await guestInitiate(suite.server, store, checkout.checkoutUrl, 'card');
     const redirect = new URL((init.body.data as { redirect_url: string }).redirect_url);
-    const paid = await fetch(`${suite.server.url}${redirect.pathname}`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Forwarded-For': randomIp() },
-      body: 'outcome=paid',
-    });
+    const paid = await chooseInSandbox(suite.server, redirect.href, 'paid');
     expect(paid.status).to.equal(200);
-    await paid.text();
     const order = await orderOf(checkout.checkoutId);
     await completionOf(order.id);
     const message = await waitFor('the delivery message', async () =>

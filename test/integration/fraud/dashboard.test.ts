@@ -49,13 +49,21 @@ describe('fraud controls: the dashboard Fraud page', function () {
     const checkout = await guestCheckout(suite.server, store, { product_id: keys.id }, who);
     const init = await guestInitiate(suite.server, store, checkout.checkoutUrl, 'card');
     const redirect = new URL((init.body.data as { redirect_url: string }).redirect_url);
-    const res = await fetch(`${suite.server.url}${redirect.pathname}`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Forwarded-For': randomIp() },
-      body: 'outcome=paid',
-    });
-    await res.text();
-    return (await orderOf(checkout.checkoutId)).id;
+    // The sandbox session is opened by the payments worker: a post before it answers 503, try again.
+    await waitFor(
+      'the sandbox to take the payment',
+      async () => {
+        const res = await fetch(`${suite.server.url}${redirect.pathname}`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Forwarded-For': randomIp() },
+          body: 'outcome=paid',
+        });
+        await res.text();
+        return res.status === 200 ? true : undefined;
+      },
+      30_000,
+    );
+    return (await orderOf(checkout.checkoutId, 30_000)).id;
   }
 
   it('saves the lists and limits, approves a held order in one click, shows the risk and the refusals', async () => {
@@ -144,5 +152,35 @@ describe('fraud controls: the dashboard Fraud page', function () {
     const decided = await suite.deps.knex('key_claims').where('id', claimId).first();
     expect(decided.status).to.equal('approved');
     expect(decided.replacement_code_id).to.not.equal(null);
+  });
+
+  it('refunds a held order in one click: the money goes back, nothing is delivered', async () => {
+    await suite.deps.knex('store_fraud_settings').insert({ store_id: store.id, review_above_minor: 10_000 });
+    const orderId = await buy(buyer());
+    await waitFor('the order to be held', async () => {
+      const o = await suite.deps.knex('orders').where('id', orderId).first();
+      return o.status === 2 ? o : undefined;
+    });
+    await signedInPage(async (page) => {
+      await page.goto(`${suite.server.url}/merchant/fraud?lang=en`);
+      await page.getByRole('button', { name: `Refund #${orderId}` }).click();
+      await page.getByText(`Order #${orderId} refunded.`).waitFor();
+    });
+    const refund = await waitFor('the refund to succeed', async () => {
+      const r = await suite.deps.knex('refunds').where('order_id', orderId).first();
+      return r?.status === 'succeeded' ? r : undefined;
+    });
+    expect(Number(refund.amount_minor)).to.equal(40_000);
+    expect((await suite.deps.knex('orders').where('id', orderId).first()).status).to.equal(6);
+    const delivered = await suite.deps
+      .knex('order_items')
+      .where('order_id', orderId)
+      .whereNotNull('delivered_at');
+    expect(delivered).to.have.length(0);
+    // The key is back on sale.
+    const available = await suite.deps
+      .knex('product_codes')
+      .where({ product_id: keys.id, status: 'available' });
+    expect(available).to.have.length(3);
   });
 });
