@@ -8,6 +8,7 @@ import { fivemRoutes } from './fivem/routes';
 import type { Route } from './http/route';
 import { merchantRoutes } from './merchant/routes';
 import { payRoutes } from './pay/routes';
+import { claimRoutes } from './claims/routes';
 import { invoicePageRoutes } from './invoices/routes';
 import { growthPageRoutes } from './growth/routes';
 import { interfaceIndexRoutes } from './platform/interface-index';
@@ -45,6 +46,7 @@ export function allRoutes(
     ...merchantRoutes,
     ...webhookRoutes,
     ...payRoutes,
+    ...claimRoutes,
     ...subscriptionPageRoutes,
     ...dashboardRoutes,
     ...invoicePageRoutes,

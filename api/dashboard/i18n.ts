@@ -314,6 +314,7 @@ const en = {
   invoicePdf: 'Download PDF',
   // licenses, reviews
   reviews: 'Reviews',
+  fraud: 'Fraud',
   licenseKey: 'License key',
   licenseKeyHint: 'The whole key or its last characters.',
   product: 'Product',
@@ -812,6 +813,7 @@ const ar: DashboardStrings = {
   openInvoice: { invoice: 'الفاتورة الضريبية (PDF وصفحة)', receipt: 'الإيصال (PDF وصفحة)' },
   invoicePdf: 'تنزيل PDF',
   reviews: 'التقييمات',
+  fraud: 'الاحتيال',
   licenseKey: 'مفتاح الترخيص',
   licenseKeyHint: 'المفتاح كاملاً أو آخر أحرفه.',
   product: 'المنتج',

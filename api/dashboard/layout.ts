@@ -45,6 +45,7 @@ export interface ShellContext extends PageContext {
   /** The store has no payment method on: every page says so (docs/dashboard.md, "Launch checklist"). */
   noPaymentMethod?: boolean;
   current:
+    | 'fraud'
     | 'home'
     | 'orders'
     | 'products'
@@ -183,6 +184,7 @@ const NAV: ReadonlyArray<[ShellContext['current'], keyof DashboardStrings, strin
   ['webhooks', 'webhooks', '/merchant/webhooks', 'settings.edit'],
   ['fivem', 'fivemServers', '/merchant/fivem', 'settings.edit'],
   ['einvoicing', 'einvoicing', '/merchant/einvoicing', 'settings.edit'],
+  ['fraud', 'fraud', '/merchant/fraud', 'settings.edit'],
   // The person's own sign-in, whatever their role.
   ['security', 'security', '/merchant/security', null],
 ];

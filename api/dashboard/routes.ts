@@ -21,6 +21,7 @@ import { dashboardSettingsRoutes } from './pages/settings/routes';
 import { dashboardStaffRoutes } from './pages/staff/routes';
 import { dashboardTokenRoutes } from './pages/tokens/routes';
 import { dashboardWebhookRoutes } from './pages/webhooks/routes';
+import { dashboardFraudRoutes } from './pages/fraud/routes';
 import { timed } from './server-timing';
 
 /**
@@ -55,4 +56,5 @@ export const dashboardRoutes = [
   ...dashboardSecurityRoutes,
   ...dashboardEinvoicingRoutes,
   ...dashboardGrowthRoutes,
+  ...dashboardFraudRoutes,
 ].map(timed);

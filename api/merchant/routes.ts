@@ -14,6 +14,7 @@ import { merchantCouponRoutes } from './coupons/routes';
 import { merchantTokenRoutes } from './tokens/routes';
 import { merchantAuditRoutes } from './audit/routes';
 import { merchantGrowthRoutes } from './growth/routes';
+import { merchantFraudRoutes } from './fraud/routes';
 
 /**
  * The Merchant API (/shawarma): every route behind the merchant guards (bearer merchant token of a
@@ -37,4 +38,5 @@ export const merchantRoutes = [
   ...merchantEntitlementRoutes,
   ...merchantLicensePolicyRoutes,
   ...merchantGrowthRoutes,
+  ...merchantFraudRoutes,
 ];

@@ -12,6 +12,9 @@ import type { Knex } from 'knex';
  *   order_id is what makes a duplicate dispute webhook a no-op.
  * - orders.disputed_at: set once, with the dispute.
  * - sandbox_payments.disputed_at / dispute_event_id: the sandbox provider's own record of a dispute.
+ * - key_claims: a buyer's "this key does not work" on a delivered code key; at most one open or approved
+ *   claim per key (partial unique index), so a key is replaced once. product_codes.bad_at: the key a
+ *   claim replaced, kept on its order item (it stays sold: never on sale again).
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('store_fraud_settings', (t) => {
@@ -69,6 +72,27 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('disputed_at', { useTz: true });
     t.string('dispute_event_id', 40);
   });
+  await knex.schema.createTable('key_claims', (t) => {
+    t.bigIncrements('id');
+    t.integer('store_id').notNullable().references('stores.id').onDelete('CASCADE');
+    t.integer('order_id').notNullable().references('orders.id').onDelete('CASCADE');
+    t.integer('product_code_id').notNullable().references('product_codes.id').onDelete('CASCADE');
+    t.integer('replacement_code_id').references('product_codes.id').onDelete('SET NULL');
+    t.string('status', 10).notNullable().defaultTo('open');
+    t.string('buyer_note', 1000);
+    t.string('merchant_note', 1000);
+    t.string('locale', 2).notNullable().defaultTo('en');
+    t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
+    t.timestamp('decided_at', { useTz: true });
+    t.check("?? in ('open', 'approved', 'declined')", ['status'], 'key_claims_status_check');
+  });
+  await knex.raw(
+    "create unique index key_claims_once_per_key on key_claims (product_code_id) where status in ('open', 'approved')",
+  );
+  await knex.raw('create index key_claims_store on key_claims (store_id, created_at desc)');
+  await knex.schema.alterTable('product_codes', (t) => {
+    t.timestamp('bad_at', { useTz: true });
+  });
   // The buyer's live checkouts, counted by the limits under their lock (fraud/limits.ts).
   await knex.raw(
     `create index checkouts_store_buyer_open on checkouts (store_id, customer_phone)
@@ -81,6 +105,10 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
+  await knex.schema.alterTable('product_codes', (t) => {
+    t.dropColumn('bad_at');
+  });
+  await knex.schema.dropTable('key_claims');
   await knex.raw('drop index if exists checkouts_store_email_open');
   await knex.raw('drop index if exists checkouts_store_buyer_open');
   await knex.schema.alterTable('sandbox_payments', (t) => {

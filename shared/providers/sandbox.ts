@@ -160,7 +160,7 @@ export class SandboxProvider implements PaymentProvider, RefundingProvider {
     return eventReference(body, 'id');
   }
 
-  /** The sandbox's dispute event (`payment.disputed`, CONTRACT's sandbox `outcome=disputed`). */
+  /** The sandbox's dispute event (`payment.disputed`: `outcome=disputed` after paid, docs/operations.md). */
   disputeOf(body: unknown): ProviderDispute | null {
     return sandboxDisputeOf(body);
   }

@@ -24,6 +24,8 @@ export interface JobPayloads {
     | { kind: 'refund'; refundId: number }
     /** An unpaid checkout's one reminder (shared/services/growth/abandoned.ts). */
     | { kind: 'checkout_reminder'; reminderId: number }
+    /** The merchant's answer to a key replacement claim (shared/services/fraud/claims.ts). */
+    | { kind: 'key_claim'; claimId: number }
     | {
         kind: 'subscription';
         subscriptionId: number;

@@ -49,6 +49,13 @@ const SAMPLES: TemplateData = {
     opt_out_url: 'https://shop.example/r/1-abc/opt-out',
     coupon_code: 'BACK<10>',
   },
+  key_claim: {
+    order_id: 42,
+    code: 'KEY-<1>',
+    approved: true,
+    replacement_code: 'KEY-2',
+    note: 'Sorry "again"',
+  },
 };
 
 const brand = { name: 'Acme <script>alert(1)</script> & Co', color: '#7a2be2' };

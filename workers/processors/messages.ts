@@ -4,6 +4,7 @@ import { deliveryJobError } from '../../shared/messaging';
 import { sendDeliveryResend, sendOrderDelivery } from '../../shared/services/fulfilment';
 import { sendRefundMessage } from '../../shared/services/refunds';
 import { sendCheckoutReminder } from '../../shared/services/growth/abandoned';
+import { sendClaimMessage } from '../../shared/services/fraud/claims-notify';
 import { sendSubscriptionMessage } from '../../shared/services/subscriptions/messages';
 import { sendOrderAgain } from '../../shared/services/account/resend';
 import type { QueueProcessor } from './types';
@@ -32,6 +33,14 @@ export const messagesProcessor: QueueProcessor<'messages'> = {
         deps.logger.info(
           { queue: 'messages', jobId: job.id, reminderId: data.reminderId, outcome },
           'checkout reminder',
+        );
+        return outcome;
+      }
+      if (data.kind === 'key_claim') {
+        const outcome = await sendClaimMessage(deps, data.claimId);
+        deps.logger.info(
+          { queue: 'messages', jobId: job.id, claimId: data.claimId, outcome },
+          'key claim message',
         );
         return outcome;
       }

@@ -7,12 +7,15 @@ import { BuyerLocale, deliveryHeadline } from '../../i18n/buyer-messages';
 import { downloadLinksFor, type DownloadLink } from '../files/entitlement';
 import { sendEmail, type SendEmailDeps } from '../emails';
 import { orderBuyerLocale } from '../../i18n/buyer-locale';
+import { claimLink } from '../fraud/claims';
 
 export type DeliveryOutcome = 'sent' | 'nothing-to-send' | 'already-sent' | 'not-fulfillable';
 
 export interface Deliverable {
   item: OrderItem;
   codes: string[];
+  /** Per code key, its signed claim link ("this key does not work", docs/fraud.md). */
+  claims: { code: string; url: string }[];
   licenseKeys: string[];
   /** The item's files, one download address each (docs/downloads.md). */
   downloads: DownloadLink[];
@@ -35,7 +38,7 @@ export async function deliverables(deps: DeliveryDeps, items: OrderItem[]): Prom
   const codes = await knex('product_codes')
     .whereIn('order_item_id', ids)
     .orderBy('id')
-    .select<{ order_item_id: number; code: string }[]>('order_item_id', 'code');
+    .select<{ id: number; order_item_id: number; code: string }[]>('id', 'order_item_id', 'code');
   const licenses = await knex('licenses')
     .whereIn('order_item_id', ids)
     .whereIn('status', ['generated', 'active'])
@@ -45,11 +48,22 @@ export async function deliverables(deps: DeliveryDeps, items: OrderItem[]): Prom
     items.map(async (item) => ({
       item,
       codes: codes.filter((c) => c.order_item_id === item.id).map((c) => c.code),
+      claims: codes
+        .filter((c) => c.order_item_id === item.id)
+        .map((c) => ({
+          code: c.code,
+          url: claimLink(deps.config.publicBaseUrl, deps.appSecret, Number(c.id)),
+        })),
       licenseKeys: licenses.filter((l) => l.order_item_id === item.id).map((l) => l.key),
       downloads: await downloadLinksFor(deps, item.id),
     })),
   );
   return all.filter((d) => d.codes.length + d.licenseKeys.length + d.downloads.length > 0);
+}
+
+/** The line above a delivery's claim links. */
+function claimPrompt(locale: BuyerLocale): string {
+  return locale === 'ar' ? 'مفتاح لا يعمل؟ أبلغ عنه:' : 'A key does not work? Report it:';
 }
 
 export function deliveryMessage(
@@ -61,8 +75,11 @@ export function deliveryMessage(
   locale: BuyerLocale = 'en',
 ): string {
   const lines = [deliveryHeadline(storeName, order.id, locale)];
-  for (const { item, codes, licenseKeys, downloads } of list) {
+  for (const { item, codes, licenseKeys, downloads, claims = [] } of list) {
     lines.push('', `${item.name}:`, ...codes, ...licenseKeys, ...downloads.map((d) => `${d.name}: ${d.url}`));
+    if (claims.length > 0) {
+      lines.push(`${claimPrompt(locale)}`, ...claims.map((c) => `${c.code}: ${c.url}`));
+    }
   }
   if (link) {
     lines.push(
@@ -88,6 +105,7 @@ export function deliveryEmailData(
       codes: d.codes,
       license_keys: d.licenseKeys,
       downloads: d.downloads.map((f) => ({ name: f.name, url: f.url })),
+      claims: d.claims,
     })),
     document: link ? { kind: link.kind, url: link.url } : null,
   };

@@ -164,7 +164,10 @@ async function settleSecondPayment(
   payment: Payment,
 ): Promise<void> {
   const { trx } = uow;
-  if (order.status === ORDER_STATUS.UNDER_REVIEW) {
+  // An order a fraud review holds (shared/services/fraud/risk.ts) was paid already: a second payment
+  // does not release it; it is flagged for a refund like any other duplicate.
+  const held = await trx('order_risk').where({ order_id: order.id, held: true }).first('order_id');
+  if (order.status === ORDER_STATUS.UNDER_REVIEW && !held) {
     const previous = order.payment_id;
     await Order.query(trx)
       .patch({ payment_id: payment.id, payment_method: payment.method })

@@ -13,7 +13,7 @@ import {
   usePaymentsSuite,
   waitFor,
 } from '../payments/support';
-import { buyer, expectBlocked, setFraudSettings } from './support';
+import { buyer, chooseInSandbox, expectBlocked, setFraudSettings } from './support';
 
 /**
  * Through the sandbox provider, as outside tooling drives it (docs/operations.md): paid orders count
@@ -53,11 +53,7 @@ describe('fraud controls: paid orders, the review queue and disputes (sandbox)',
   /** The contract's redirect_url, sent to this test's server. */
   const onServer = (url: string) => `${suite.server.url}${new URL(url).pathname}`;
   const choose = (redirectUrl: string, outcome: string) =>
-    fetch(onServer(redirectUrl), {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Forwarded-For': randomIp() },
-      body: new URLSearchParams({ outcome }).toString(),
-    }).then(async (r) => ({ status: r.status, text: await r.text() }));
+    chooseInSandbox(suite.server, redirectUrl, outcome);
 
   /** A guest checkout of `product` paid through the sandbox; answers the order and the payment page. */
   async function buy(

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import type { Store } from '../../../db/models';
 import { merchantToken } from '../../helpers/builders';
 import type { TestResponse, TestServer } from '../../helpers/http';
+import { randomIp } from '../../helpers/otp';
 
 /** Fraud controls' tests: phones 5943xxxxx, e-mails @i43.test (docs/fraud.md). */
 
@@ -47,4 +48,25 @@ export function expectBlocked(res: TestResponse): void {
   expect(res.status, res.text).to.equal(403);
   expect(res.body.error_code, res.text).to.equal('checkout_blocked');
   expect(JSON.stringify(res.body)).to.not.match(/blocked_|max_|@|\d+\.\d+\.\d+\.\d+/);
+}
+
+/**
+ * Posts `outcome` on a sandbox payment's page (the contract's redirect_url, sent to `server`): a post
+ * before the payments worker has opened the sandbox session answers 503 after a wait; it is tried again.
+ */
+export async function chooseInSandbox(
+  server: TestServer,
+  redirectUrl: string,
+  outcome: string,
+): Promise<{ status: number; text: string }> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const res = await fetch(`${server.url}${new URL(redirectUrl).pathname}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Forwarded-For': randomIp() },
+      body: new URLSearchParams({ outcome }).toString(),
+    });
+    const answer = { status: res.status, text: await res.text() };
+    if (answer.status !== 503 || Date.now() > deadline) return answer;
+  }
 }

@@ -1,4 +1,6 @@
 import { emailsForOrder } from '../../../../shared/services/emails';
+import { orderFraud } from '../../../../shared/services/fraud/order-view';
+import { orderFraudSection } from '../fraud/view';
 import Joi from 'joi';
 import { ORDER_STATUS, OrderStatus } from '../../../../db/models';
 import { ConflictError, NotFoundError, ValidationError } from '../../../../shared/errors';
@@ -58,12 +60,13 @@ async function renderOrder(
     throw err;
   }
   const { knex, config } = ctx.deps;
-  const [attempts, refunds, document, audit, emails] = await Promise.all([
+  const [attempts, refunds, document, audit, emails, fraud] = await Promise.all([
     paymentAttempts(knex, store.id, orderId),
     orderRefunds(knex, store.id, orderId),
     documentLink(knex, { appSecret: ctx.deps.appSecret, publicBaseUrl: config.publicBaseUrl }, orderId),
     listAudit(knex, store.id, { resource_type: 'order', resource_id: orderId }, { page: 1, per_page: 50 }),
     emailsForOrder(knex, orderId),
+    orderFraud(knex, store.id, orderId),
   ]);
   sendPage(ctx, {
     status,
@@ -74,6 +77,7 @@ async function renderOrder(
       audit: audit.items,
       emails,
       resendable: isFulfillable(detail.status as OrderStatus),
+      fraud: orderFraudSection(shell, fraud),
     }),
   });
 }

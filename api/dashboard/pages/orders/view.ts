@@ -192,6 +192,7 @@ ${emails}
 ${extra.resendable && can(s.role, 'orders.advance', s.grants) ? resendSection(s, o.id, Boolean(o.customer.email)) : ''}
 ${refundable ? refundFormSection(s, o.id, money_, extra.refundForm) : ''}
 ${money_ && money_.refunds.length ? refundsSection(s, money_) : ''}
+${extra.fraud ?? ''}
 ${extra.document ? `<section class="card"><h2>${esc(t.invoice)}</h2><p><a href="${esc(extra.document.url)}">${esc(t.openInvoice[extra.document.kind])}</a> · <a href="${esc(`${extra.document.url}/pdf`)}" download>${esc(t.invoicePdf)}</a></p></section>` : ''}
 <section class="card"><h2>${esc(t.history)}</h2><ul>${history}</ul></section>
 ${auditSection(s, extra.audit ?? [])}`,
@@ -216,6 +217,8 @@ function auditSection(s: Shell, events: AuditEventView[]): string {
 
 export interface OrderExtras {
   refunds: OrderRefunds | null;
+  /** The fraud controls' card (risk score and reasons, dispute), rendered by pages/fraud/view.ts. */
+  fraud?: string;
   /** The order's merchant_audit_events rows, newest first. */
   audit?: AuditEventView[];
   document: DocumentLink | null;

@@ -13,6 +13,8 @@ export interface DeliveryData {
     codes?: string[];
     license_keys?: string[];
     downloads?: { name: string; url: string }[];
+    /** Per code key, the signed link that reports it as not working (docs/fraud.md). */
+    claims?: { code: string; url: string }[];
   }[];
   document?: { kind: 'invoice' | 'receipt'; url: string } | null;
 }
@@ -25,6 +27,7 @@ const T = {
     codes: (name: string) => `${name}: your codes`,
     licenses: (name: string) => `${name}: your license keys`,
     downloads: (name: string) => `${name}: downloads`,
+    claims: 'A key does not work? Report it',
     invoice: 'Your invoice',
     receipt: 'Your receipt',
     attached: 'The invoice is attached as a PDF.',
@@ -36,6 +39,7 @@ const T = {
     codes: (name: string) => `${name}: الأكواد`,
     licenses: (name: string) => `${name}: مفاتيح الترخيص`,
     downloads: (name: string) => `${name}: التنزيلات`,
+    claims: 'مفتاح لا يعمل؟ أبلغ عنه',
     invoice: 'فاتورتك',
     receipt: 'إيصالك',
     attached: 'الفاتورة مرفقة بصيغة PDF.',
@@ -54,6 +58,9 @@ export const delivery: EmailTemplate<DeliveryData> = {
           downloads: Joi.array()
             .items(Joi.object({ name: shortText(300).required(), url: link().required() }))
             .max(100),
+          claims: Joi.array()
+            .items(Joi.object({ code: shortText(1000).required(), url: link().required() }))
+            .max(1000),
         }),
       )
       .min(1)
@@ -76,6 +83,12 @@ export const delivery: EmailTemplate<DeliveryData> = {
           kind: 'links',
           title: t.downloads(item.name),
           links: item.downloads.map((d) => ({ label: d.name, url: d.url })),
+        });
+      if (item.claims?.length)
+        blocks.push({
+          kind: 'links',
+          title: t.claims,
+          links: item.claims.map((c) => ({ label: c.code, url: c.url })),
         });
     }
     if (data.document) {

@@ -1,6 +1,7 @@
 import type { EmailTemplate } from './common';
 import { checkoutReminder, type CheckoutReminderData } from './checkout-reminder';
 import { delivery, type DeliveryData } from './delivery';
+import { keyClaim, type KeyClaimData } from './key-claim';
 import { priceChange, type PriceChangeData } from './price-change';
 import { refund, type RefundData } from './refund';
 import { renewalFailed, type RenewalFailedData } from './renewal-failed';
@@ -16,6 +17,7 @@ export type {
   RenewalFailedData,
   SignInData,
   SubscriptionRenewedData,
+  KeyClaimData,
 };
 
 /** Every buyer e-mail, by name, with the data it takes. */
@@ -27,6 +29,7 @@ export interface TemplateData {
   price_change: PriceChangeData;
   sign_in: SignInData;
   checkout_reminder: CheckoutReminderData;
+  key_claim: KeyClaimData;
 }
 
 export type TemplateName = keyof TemplateData;
@@ -39,6 +42,7 @@ export const TEMPLATES: { readonly [N in TemplateName]: EmailTemplate<TemplateDa
   price_change: priceChange,
   sign_in: signIn,
   checkout_reminder: checkoutReminder,
+  key_claim: keyClaim,
 };
 
 export const TEMPLATE_NAMES = Object.keys(TEMPLATES) as TemplateName[];
