@@ -162,6 +162,36 @@ describe('Launch checklist, the no-payment-method flag and “not purchasable ye
     expect(done.text).to.not.contain('data-launch-checklist');
   });
 
+  it('the refund and status addresses opened again (a reload) go to the order page, not to a raw 404', async () => {
+    const [row] = await deps
+      .knex('orders')
+      .insert({
+        store_id: store.id,
+        status: 3,
+        customer_first_name: 'Reload',
+        customer_last_name: 'Test',
+        customer_email: 'reload@i40.test',
+        customer_country_code: '966',
+        customer_phone: '594000311',
+        subtotal_minor: 100,
+        total_minor: 100,
+        currency: 'SAR',
+      })
+      .returning('id');
+    const id = (row as { id: number }).id;
+    for (const suffix of ['refund', 'status']) {
+      const res = await server.request(`/merchant/orders/${id}/${suffix}`, {
+        headers: { cookie: owner.cookie },
+        redirect: 'manual',
+      });
+      expect(res.status, suffix).to.equal(303);
+      expect(res.headers.get('location')).to.equal(`/merchant/orders/${id}`);
+      const out = await server.request(`/merchant/orders/${id}/${suffix}`, { redirect: 'manual' });
+      expect(out.status).to.equal(302);
+      expect(out.headers.get('location')).to.match(/^\/merchant\/signin/);
+    }
+  });
+
   it('a free product needs no payment method; another store’s product page and Copy are a 404', async () => {
     const other = await createStore();
     const free = await createProduct(store, { price_minor: 0 });
