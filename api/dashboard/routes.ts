@@ -14,6 +14,7 @@ import { dashboardCustomerRoutes } from './pages/customers/routes';
 import { dashboardFivemRoutes } from './pages/fivem/routes';
 import { dashboardHomeRoutes } from './pages/home/routes';
 import { dashboardLaunchRoutes } from './pages/launch/routes';
+import { dashboardOrderReloadRoutes } from './pages/orders/reload';
 import { dashboardOrderRoutes } from './pages/orders/routes';
 import { dashboardPaymentRoutes } from './pages/payments/routes';
 import { dashboardProductRoutes } from './pages/products/routes';
@@ -38,6 +39,7 @@ export const dashboardRoutes = [
   ...dashboardSessionRoutes,
   ...dashboardHomeRoutes,
   ...dashboardLaunchRoutes,
+  ...dashboardOrderReloadRoutes,
   ...dashboardOrderRoutes,
   ...dashboardCustomerRoutes,
   ...dashboardProductRoutes,

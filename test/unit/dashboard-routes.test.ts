@@ -27,6 +27,8 @@ const DASHBOARD_ROUTES: [string, string, string][] = [
   ['get', '/merchant', 'dashboardHome'],
   ['get', '/merchant/assets/launch.js', 'dashboardLaunchScript'],
   ['post', '/merchant/products/{productId}/snippet-copied', 'dashboardSnippetCopied'],
+  ['get', '/merchant/orders/{orderId}/refund', 'dashboardOrderRefundReload'],
+  ['get', '/merchant/orders/{orderId}/status', 'dashboardOrderStatusReload'],
   ['get', '/merchant/orders', 'dashboardOrders'],
   ['get', '/merchant/orders/{orderId}', 'dashboardOrder'],
   ['post', '/merchant/orders/{orderId}/status', 'dashboardOrderStatus'],

@@ -30,6 +30,14 @@ export interface DialogOptions {
   onClosed: () => void;
 }
 
+/**
+ * What the buyer typed (name, e-mail, phone, note), kept in memory for the page's life by embed key, so a
+ * dialog closed and opened again (the same product or another of the store) starts with it. Never stored:
+ * reloading the page forgets it.
+ */
+const TYPED_FIELDS = ['given-name', 'family-name', 'email', 'tel-national'];
+const typed = new Map<string, Record<string, string>>();
+
 export class CheckoutDialog {
   private readonly c: Ctx;
   private form: PurchaseForm | null = null;
@@ -74,7 +82,36 @@ export class CheckoutDialog {
 
   private readonly setDigits: (currency: string) => void;
 
+  /** Keeps what the buyer typed in the purchase form (see `typed`). */
+  private keepTyped(): void {
+    if (!this.form) return;
+    const kept: Record<string, string> = { ...(typed.get(this.opts.client.key) ?? {}) };
+    for (const name of TYPED_FIELDS) {
+      const input = this.form.form.querySelector<HTMLInputElement>(`input[autocomplete="${name}"]`);
+      if (input) kept[name] = input.value;
+    }
+    const note = this.form.form.querySelector<HTMLTextAreaElement>('textarea');
+    if (note) kept.note = note.value;
+    typed.set(this.opts.client.key, kept);
+  }
+
+  /** Puts back what the buyer typed before, into the fields still empty. */
+  private restoreTyped(): void {
+    const kept = typed.get(this.opts.client.key);
+    if (!kept || !this.form) return;
+    const fill = (el: HTMLInputElement | HTMLTextAreaElement | null, value: string | undefined) => {
+      if (!el || !value || el.value) return;
+      el.value = value;
+      el.dispatchEvent(new Event('input', { bubbles: true }));
+    };
+    for (const name of TYPED_FIELDS) {
+      fill(this.form.form.querySelector<HTMLInputElement>(`input[autocomplete="${name}"]`), kept[name]);
+    }
+    fill(this.form.form.querySelector<HTMLTextAreaElement>('textarea'), kept.note);
+  }
+
   close(): void {
+    if (this.c.state.step === 'form' || this.c.state.step === 'paying') this.keepTyped();
     if (!move(this.c.state, 'close')) return;
     this.c.shell.teardown();
     // The page may have removed the button (a body swap): then the page's document hears the event.
@@ -164,6 +201,7 @@ export class CheckoutDialog {
     form.price.changed();
     shell.heading.textContent = state.product.name;
     shell.show(form.form);
+    this.restoreTyped();
   }
 
   private done(orderId: number, free: boolean, session: CheckoutSession | null): void {

@@ -42,10 +42,10 @@ function install(): void {
   if (window.Matjar && !Array.isArray(window.Matjar)) return; // the script was included twice
   const base = apiBase();
   let current: CheckoutDialog | null = null;
-  // Reopening the dialog does not fetch the product again (while its answer allows).
   const products = new AnswerCache<Product>();
-  // An answer saying the product cannot be bought yet is not kept: the next opening asks again, so a
-  // payment method switched on meanwhile (or keys added) is seen without reloading the page.
+  // Each opening reads the product again (requests under way are shared): the store's payment methods and
+  // stock are the current ones, so a payment method switched on meanwhile (or keys added) is seen without
+  // reloading the page.
   const loader = (client: EmbedClient, productId: string) => async (): Promise<Product> => {
     const key = `${client.key} ${client.lang ?? ''} ${productId}`;
     const product = await products.get(key, (seen) =>
@@ -57,7 +57,7 @@ function install(): void {
         (res) => seen(res.headers.get('cache-control')),
       ),
     );
-    if (product.purchasable === false) products.forget(key);
+    products.forget(key);
     return product;
   };
 

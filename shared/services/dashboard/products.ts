@@ -461,7 +461,15 @@ export async function listProducts(
   page: number,
   perPage = 20,
 ): Promise<{ items: ProductRow[]; meta: PageMeta }> {
-  const base = knex('products').where('store_id', storeId).select('products.*');
+  // A code product's stock is its keys left (never "unlimited"): counted for the page's rows only.
+  const base = knex('products')
+    .where('store_id', storeId)
+    .select(
+      'products.*',
+      knex.raw(
+        "(select count(*) from product_codes c where c.product_id = products.id and c.status = 'available')::int as available_codes",
+      ),
+    );
   const { rows, meta } = await paginate<Record<string, unknown>>(base, { page, per_page: perPage }, (q) =>
     q.orderBy([
       { column: 'created_at', order: 'desc' },

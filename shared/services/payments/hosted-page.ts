@@ -242,10 +242,11 @@ export async function checkoutPage(
   const summary = await summaryOf(deps, checkout);
   const order = await Order.query(deps.knex).findOne({ checkout_id: checkout.id });
   if (order) {
-    const withdrawn = withdrawnOf(summary, order);
-    if (withdrawn) return withdrawn;
     const payment = order.payment_id ? await Payment.query(deps.knex).findById(order.payment_id) : undefined;
     if (!payment || payment.status === 'paid' || payment.status === 'refunded') {
+      // A paid order refunded or cancelled since: said so, never "payment received".
+      const withdrawn = withdrawnOf(summary, order);
+      if (withdrawn) return withdrawn;
       return {
         kind: 'paid',
         summary,
@@ -343,7 +344,11 @@ export async function paymentPage(
   if (!checkout) return { kind: 'not_found' };
   const summary = await summaryOf(deps, checkout);
   const order = await Order.query(deps.knex).findOne({ checkout_id: checkout.id });
-  const withdrawn = order ? withdrawnOf(summary, order) : null;
+  // A paid order refunded or cancelled since: said so, never "payment received".
+  const withdrawn =
+    order && (payment.status === 'paid' || payment.status === 'refunded')
+      ? withdrawnOf(summary, order)
+      : null;
   if (withdrawn) return withdrawn;
 
   if (payment.status === 'paid') {

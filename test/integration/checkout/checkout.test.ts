@@ -63,6 +63,7 @@ describe('Embed checkout', () => {
         'checkout_id',
         'checkout_url',
         'payment_url',
+        'reveal_token',
         'amount',
         'subtotal',
         'discount_amount',
@@ -87,6 +88,9 @@ describe('Embed checkout', () => {
       const checkout = await Checkout.query().findById(Number(data.checkout_id)).throwIfNotFound();
       expect(checkout.token_hash).to.equal(sha256(url));
       expect(JSON.stringify(checkout)).to.not.contain(url);
+      // The reveal token (docs/widget.md, "The goods after paying"): its hash only.
+      expect(checkout.reveal_token_hash).to.equal(sha256(String(data.reveal_token)));
+      expect(JSON.stringify(checkout)).to.not.contain(String(data.reveal_token));
       expect(checkout).to.include({
         store_id: store.id,
         customer_id: null,

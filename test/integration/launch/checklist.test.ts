@@ -6,6 +6,9 @@ import { isolatedDeps } from '../../helpers/deps';
 import { startServer, type TestServer } from '../../helpers/http';
 import { randomIp } from '../../helpers/otp';
 import { dashboardForm, dashboardLogin, type DashboardLogin } from '../dashboard/support';
+import { DASHBOARD_STRINGS } from '../../../api/dashboard/i18n';
+
+const ar = DASHBOARD_STRINGS.ar;
 
 /**
  * The launch checklist (docs/dashboard.md, "Launch checklist"): each step ticks itself from the store's
@@ -90,6 +93,9 @@ describe('Launch checklist, the no-payment-method flag and “not purchasable ye
     });
     expect(stepsOf((await get('/merchant')).text)).to.include({ product: 'true', keys: 'false' });
     expect((await get('/merchant')).text).to.contain(`href="/merchant/products/${id}/keys"`);
+    // A code product's stock is its keys left, never "Unlimited".
+    const noKeyList = await get('/merchant/products?lang=en');
+    expect(noKeyList.text).to.contain('data-keys-left="0">0 keys left').and.to.not.contain('Unlimited');
 
     // The sandbox card on, through the Merchant API's store settings: the flag goes, the answer follows.
     const on = await merchant('PATCH', '/shawarma/store', {
@@ -106,6 +112,8 @@ describe('Launch checklist, the no-payment-method flag and “not purchasable ye
       codes: ['LAUNCH-1', 'LAUNCH-2'],
     });
     expect(keys.status, keys.text).to.be.oneOf([200, 201]);
+    expect((await get('/merchant/products?lang=en')).text).to.contain('data-keys-left="2">2 keys left');
+    expect((await get('/merchant/products?lang=ar')).text).to.contain('المتبقي 2 من الأكواد');
     const ready = await product(id);
     expect(ready.body.data).to.deep.include({ purchasable: true, not_purchasable_reason: null });
     expect(stepsOf((await get('/merchant')).text)).to.deep.equal({
@@ -160,6 +168,44 @@ describe('Launch checklist, the no-payment-method flag and “not purchasable ye
     expect((order as { number: number }).number).to.equal(1);
     const done = await get('/merchant');
     expect(done.text).to.not.contain('data-launch-checklist');
+  });
+
+  it('the history’s arrow follows the page’s direction; the refund and status addresses opened again go to the order page', async () => {
+    const [row] = await deps
+      .knex('orders')
+      .insert({
+        store_id: store.id,
+        status: 3,
+        customer_first_name: 'Reload',
+        customer_last_name: 'Test',
+        customer_email: 'reload@i40.test',
+        customer_country_code: '966',
+        customer_phone: '594000311',
+        subtotal_minor: 100,
+        total_minor: 100,
+        currency: 'SAR',
+      })
+      .returning('id');
+    const id = (row as { id: number }).id;
+    // The history's arrow points the way the page reads: from the old status to the new one.
+    const moved = await merchant('PUT', `/shawarma/orders/${id}`, { status: 4 });
+    expect(moved.status, moved.text).to.equal(200);
+    const en = await get(`/merchant/orders/${id}?lang=en`);
+    expect(en.text).to.contain('In progress → Completed');
+    const arabic = await get(`/merchant/orders/${id}?lang=ar`);
+    expect(arabic.text).to.contain(`${ar.statusName[3]} ← ${ar.statusName[4]}`);
+    expect(arabic.text).to.not.contain(`${ar.statusName[3]} → `);
+    for (const suffix of ['refund', 'status']) {
+      const res = await server.request(`/merchant/orders/${id}/${suffix}`, {
+        headers: { cookie: owner.cookie },
+        redirect: 'manual',
+      });
+      expect(res.status, suffix).to.equal(303);
+      expect(res.headers.get('location')).to.equal(`/merchant/orders/${id}`);
+      const out = await server.request(`/merchant/orders/${id}/${suffix}`, { redirect: 'manual' });
+      expect(out.status).to.equal(302);
+      expect(out.headers.get('location')).to.match(/^\/merchant\/signin/);
+    }
   });
 
   it('a free product needs no payment method; another store’s product page and Copy are a 404', async () => {

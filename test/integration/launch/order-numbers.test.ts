@@ -72,6 +72,42 @@ describe('Per-store order numbers', () => {
     expect(theirs[0]!.id).to.not.equal(mine[0]!.id);
   });
 
+  it('numbers many orders of one statement, gives back a rolled back savepoint’s numbers, and goes on after commit', async () => {
+    const fresh = await createStore();
+    const row = (phone: string) => ({
+      store_id: fresh.id,
+      status: 1,
+      customer_first_name: 'Batch',
+      customer_last_name: 'Numbers',
+      customer_email: 'batch@i40.test',
+      customer_country_code: '966',
+      customer_phone: phone,
+      subtotal_minor: 100,
+      total_minor: 100,
+      currency: 'SAR',
+    });
+    await suite.deps.knex.transaction(async (trx) => {
+      const many = await trx('orders')
+        .insert([row('594000111'), row('594000112'), row('594000113')])
+        .returning('number');
+      expect(many.map((r: { number: number }) => r.number)).to.deep.equal([1, 2, 3]);
+      try {
+        await trx.transaction(async (inner) => {
+          await inner('orders').insert(row('594000114'));
+          throw new Error('rolled back');
+        });
+      } catch (err) {
+        expect((err as Error).message).to.equal('rolled back');
+      }
+      const [next] = await trx('orders').insert(row('594000115')).returning('number');
+      expect((next as { number: number }).number).to.equal(4);
+    });
+    const [after] = await suite.deps.knex('orders').insert(row('594000116')).returning('number');
+    expect((after as { number: number }).number).to.equal(5);
+    const counter = await suite.deps.knex('store_order_counters').where('store_id', fresh.id).first();
+    expect(counter.last_number).to.equal(5);
+  });
+
   it('the database refuses a second order with a store’s number taken', async () => {
     const second = await Order.query().where({ store_id: store.id, number: 2 }).first();
     let refused: unknown = null;

@@ -33,6 +33,8 @@ export interface LaunchText {
   snippetHint: string;
   copy: string;
   copied: string;
+  /** A code product's stock in the products list. */
+  keysLeft: (n: number) => string;
 }
 
 export const LAUNCH_TEXT: Record<Locale, LaunchText> = {
@@ -45,7 +47,7 @@ export const LAUNCH_TEXT: Record<Locale, LaunchText> = {
     items: {
       payment: 'Turn on a payment method',
       product: 'Add a product',
-      keys: 'Add stock for your code products',
+      keys: 'Add keys to sell',
       share: 'Share the product’s link or paste the widget',
       test_purchase: 'Make a test purchase',
     },
@@ -65,6 +67,7 @@ export const LAUNCH_TEXT: Record<Locale, LaunchText> = {
     snippetHint: 'Paste this into your page: the button opens the checkout for this product.',
     copy: 'Copy snippet',
     copied: 'Copied',
+    keysLeft: (n) => (n === 1 ? '1 key left' : `${n} keys left`),
   },
   ar: {
     title: 'جهّز متجرك',
@@ -95,5 +98,6 @@ export const LAUNCH_TEXT: Record<Locale, LaunchText> = {
     snippetHint: 'الصق هذا في صفحتك: يفتح الزر صفحة الشراء لهذا المنتج.',
     copy: 'نسخ الشيفرة',
     copied: 'تم النسخ',
+    keysLeft: (n) => `المتبقي ${n} من الأكواد`,
   },
 };

@@ -34,6 +34,6 @@ export function snippetSection(s: Shell, productId: number, embedKey: string, pu
   return `<section class="card" id="share" data-share><h2><label for="product-snippet">${esc(l.snippetTitle)}</label></h2>
 <p class="hint" id="product-snippet-hint">${esc(l.snippetHint)}</p>
 <textarea id="product-snippet" readonly rows="3" dir="ltr" class="mono" aria-describedby="product-snippet-hint">${esc(snippet)}</textarea>
-<form method="post" action="/merchant/products/${productId}/snippet-copied" data-copy-snippet data-copied-label="${esc(l.copied)}">${tokenField(s.formToken)}<button type="submit" class="secondary">${esc(l.copy)}</button> <span role="status" data-copy-status></span></form>
+<form method="post" action="/merchant/products/${productId}/snippet-copied" data-copy-snippet data-copied-label="${esc(l.copied)}">${tokenField(s.formToken)}<button type="submit" class="secondary">${esc(l.copy)}</button> <span aria-live="polite" data-copy-status></span></form>
 <script src="/merchant/assets/launch.js" defer></script></section>`;
 }

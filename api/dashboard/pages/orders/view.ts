@@ -147,7 +147,7 @@ export function orderView(
   const history = o.history
     .map(
       (h) =>
-        `<li><span class="num">${h.at ? esc(formatDate(h.at, s.locale)) : ''}</span> · ${h.from ? `${esc(t.statusName[h.from] ?? '')} → ` : ''}${esc(t.statusName[h.to] ?? '')} <span class="muted">(${esc(h.source)})</span></li>`,
+        `<li><span class="num">${h.at ? esc(formatDate(h.at, s.locale)) : ''}</span> · ${h.from ? `${esc(t.statusName[h.from] ?? '')} ${t.dir === 'rtl' ? '←' : '→'} ` : ''}${esc(t.statusName[h.to] ?? '')} <span class="muted">(${esc(h.source)})</span></li>`,
     )
     .join('');
   const fivem = o.fivem_commands.length

@@ -11,6 +11,7 @@ import { FORM_TYPES } from '../../../../shared/services/dashboard/products';
 import type { PageMeta } from '../../../../shared/services/merchant/pagination';
 import { esc, shellPage, tokenField } from '../../layout';
 import { type Shell, money, pager } from '../../view-parts';
+import { LAUNCH_TEXT } from '../launch/strings';
 
 /** The products pages' content: the list and the product form. */
 
@@ -29,7 +30,7 @@ export function productsView(
       ) => `<tr><td><a href="/merchant/products/${p.id}"><bdi>${esc(p.name)}</bdi></a><br><span class="muted">${esc(t.productId)} <span class="num" data-product-id="${p.id}">${p.id}</span></span></td>
 <td>${esc(t.typeName[p.type] ?? p.type)}</td>
 <td class="num">${esc(money(s, p.sale_price_minor ?? p.price_minor, currency))}${p.sale_price_minor !== null ? ` <s class="muted">${esc(money(s, p.price_minor, currency))}</s>` : ''}</td>
-<td class="num">${p.stock === null ? esc(t.unlimited) : p.stock}</td><td>${esc(p.active ? t.yes : t.no)}</td></tr>`,
+<td class="num">${p.type === 'code' ? `<span data-keys-left="${p.available_codes ?? 0}">${esc(LAUNCH_TEXT[s.locale].keysLeft(p.available_codes ?? 0))}</span>` : p.stock === null ? esc(t.unlimited) : p.stock}</td><td>${esc(p.active ? t.yes : t.no)}</td></tr>`,
     )
     .join('');
   const table = list.items.length
