@@ -250,6 +250,53 @@ describe('the buyer’s account', function () {
     expect((await verify('NEW-LAPTOP-2')).status).to.equal(200);
   });
 
+  it('gives an offline certificate for a machine of the buyer’s license, refused as /verify refuses; never to another buyer', async () => {
+    const { server, deps } = suite;
+    const license = (await deps.knex('licenses').where({ order_id: orders.app1.id }).first('id', 'key')) as {
+      id: number;
+      key: string;
+    };
+    const path = `/account/licenses/${license.id}/certificate`;
+    expect((await get(server, '/account?lang=en', one.cookie)).text).to.contain(`action="${path}"`);
+    const issued = await post(server, path, { _csrf: one.csrf, hwid: 'NEW-LAPTOP-2' }, one.cookie);
+    expect(issued.status, issued.text).to.equal(200);
+    expect(issued.headers.get('content-disposition')).to.match(
+      /^attachment; filename="license-certificate\.jws"/,
+    );
+    const [, payload] = issued.text.split('.');
+    const claims = JSON.parse(Buffer.from(payload!, 'base64url').toString()) as Record<string, unknown>;
+    expect(claims).to.include({ product_id: app.id, hwid: 'NEW-LAPTOP-2', status: 'active' });
+    // The one seat is taken by NEW-LAPTOP-2: another machine is refused, as /verify would refuse it.
+    const refused = await post(server, path, { _csrf: one.csrf, hwid: 'THIRD-PC' }, one.cookie);
+    expect(refused.status).to.equal(409);
+    expect(refused.text).to.contain('No certificate for this machine');
+    const stranger = await post(server, path, { _csrf: two.csrf, hwid: 'NEW-LAPTOP-2' }, two.cookie);
+    expect(stranger.status).to.equal(404);
+  });
+
+  it('holds under simultaneous requests: a sign-in link opens one session, a review stays one', async () => {
+    const { server, deps } = suite;
+    const sent = await post(server, '/account/signin/email', { email: 'race@i41.test' });
+    expect(sent.status).to.equal(200);
+    const mail = await waitFor('the sign-in e-mail', () => latestEmail(server, 'race@i41.test'));
+    const path = new URL(/https?:\/\/\S+\/account\/email\/[A-Za-z0-9_-]+/.exec(mail.body)![0]).pathname;
+    const answers = await Promise.all(Array.from({ length: 6 }, () => get(server, path)));
+    expect(answers.map((a) => a.status).sort()).to.deep.equal([303, 410, 410, 410, 410, 410]);
+
+    const writes = await Promise.all(
+      [1, 2, 3, 4, 5].map((rating) =>
+        post(
+          server,
+          '/account/reviews',
+          { _csrf: one.csrf, product_id: String(card.id), rating: String(rating), comment: `take ${rating}` },
+          one.cookie,
+        ),
+      ),
+    );
+    expect(writes.map((w) => w.status)).to.deep.equal([303, 303, 303, 303, 303]);
+    expect(await deps.knex('reviews').where({ product_id: card.id })).to.have.length(1);
+  });
+
   it('Cancel renewal then Resume: the Merchant API shows cancel_at_period_end, then not; another buyer cannot', async () => {
     const { server } = suite;
     const merchant = new MerchantClient(server, await merchantToken(acme));
