@@ -62,7 +62,6 @@ const back = (ctx: AppContext, done: (typeof NOTICES)[number], anchor = '') =>
 
 /** A refusal shown on the account page itself (the buyer's own state; nothing was changed). */
 async function refused(ctx: AppContext, status: number, message: string) {
-  if (status === 429) ctx.set('Retry-After', ctx.response.get('Retry-After') || '60');
   await home(ctx, status, '', null, message);
 }
 

@@ -472,6 +472,19 @@ describe('the buyer’s account', function () {
       two.cookie,
     );
     expect(stranger.status).to.equal(404);
+    // Three a quarter hour per order and channel.
+    const again = () =>
+      post(
+        server,
+        `/account/orders/${orders.card1.id}/send-again`,
+        { _csrf: one.csrf, channel: 'message' },
+        one.cookie,
+      );
+    expect((await again()).status).to.equal(303);
+    expect((await again()).status).to.equal(303);
+    const limited = await again();
+    expect(limited.status).to.equal(429);
+    expect(limited.text).to.contain('Too many requests');
   });
 
   it('opens on a verified store domain, branded with the store, and its e-mailed link comes back to that domain', async () => {
@@ -495,6 +508,53 @@ describe('the buyer’s account', function () {
     const mail = await waitFor('the e-mail', () => latestEmail(server, 'domain@i41.test'));
     expect(mail.body).to.match(/http:\/\/acme\.i41\.test(:\d+)?\/account\/email\//);
     expect(mail.subject).to.contain('Acme Keys');
+  });
+
+  it('purges buyer sessions a week after they ended, with the dashboard’s sessions', async () => {
+    const { server, deps } = suite;
+    const old = new Date(Date.now() - 8 * 86_400_000);
+    const [row] = (await deps
+      .knex('buyer_sessions')
+      .insert({
+        identity_kind: 'phone',
+        identity: `966${P2.phone}`,
+        token_hash: 'f'.repeat(64),
+        expires_at: new Date(Date.now() + 86_400_000),
+        revoked_at: old,
+      })
+      .returning('id')) as { id: number }[];
+    const ran = await server.request('/__dev/tasks/purge-dashboard-sessions', { method: 'POST' });
+    expect(ran.status, ran.text).to.equal(200);
+    expect(await deps.knex('buyer_sessions').where({ id: row!.id })).to.have.length(0);
+    // A live session is kept.
+    expect((await get(server, '/account?lang=en', two.cookie)).text).to.contain(`Order ${orders.card2.id}<`);
+  });
+
+  it('limits review writes to ten an hour per buyer', async () => {
+    const { server } = suite;
+    expect((await post(server, '/account/signin/email', { email: 'one@i41.test' })).status).to.equal(200);
+    const mail = await waitFor('the sign-in e-mail', async () =>
+      latestEmail(server, 'one@i41.test').then((m) =>
+        m && /\/account\/email\//.test(m.body) ? m : undefined,
+      ),
+    );
+    const opened = await get(
+      server,
+      new URL(/https?:\/\/\S+\/account\/email\/[A-Za-z0-9_-]+/.exec(mail.body)![0]).pathname,
+    );
+    const cookie = cookieOf(opened, 'matjar_account');
+    const csrf = formTokenIn((await get(server, '/account', cookie)).text);
+    const write = () =>
+      post(
+        server,
+        '/account/reviews',
+        { _csrf: csrf, product_id: String(card.id), rating: '4', comment: 'again' },
+        cookie,
+      );
+    for (let i = 0; i < 10; i += 1) expect((await write()).status).to.equal(303);
+    const limited = await write();
+    expect(limited.status).to.equal(429);
+    expect(limited.headers.get('retry-after')).to.match(/^\d+$/);
   });
 
   it('sign out ends this session; sign out everywhere ends every session of the phone', async () => {
