@@ -2,7 +2,8 @@
  * `npm run demo`, with `npm start` running: a whole purchase through the public API only, printed step by
  * step (the request, then a short answer). Sign in by OTP read from the dev outbox, guest checkout of the
  * demo store's code key, payment through the sandbox page (docs/operations.md), status polling, and the
- * delivered key read from the dev outbox. README "Try the demo" shows the same steps as curl commands.
+ * delivered key read from the dev outbox; then the buyer's account (/account, docs/account.md) signed in
+ * with the same phone shows the order. README "Try the demo" shows the same steps as curl commands.
  *
  * DEMO_BASE_URL (default PUBLIC_BASE_URL, else http://localhost:$PORT) names the running platform;
  * DEMO_EMBED_KEY (default the demo fixture's) the store.
@@ -35,6 +36,8 @@ interface Answer {
   status: number;
   json: Json;
   text: string;
+  /** `name=value` of each Set-Cookie (the buyer's account's cookies). */
+  cookies: string[];
 }
 
 let step = 0;
@@ -52,10 +55,17 @@ function short(value: unknown, max = 160): string {
 async function call(
   method: 'GET' | 'POST',
   path: string,
-  opts: { json?: unknown; form?: Record<string, string>; embed?: boolean; quiet?: boolean } = {},
+  opts: {
+    json?: unknown;
+    form?: Record<string, string>;
+    embed?: boolean;
+    quiet?: boolean;
+    cookie?: string;
+  } = {},
 ): Promise<Answer> {
   const url = path.startsWith('http') ? path : `${BASE}${path}`;
   const headers: Record<string, string> = {};
+  if (opts.cookie) headers.Cookie = opts.cookie;
   let body: string | undefined;
   if (opts.embed) headers['X-Embed-Key'] = EMBED_KEY;
   if (opts.json !== undefined) {
@@ -84,7 +94,8 @@ async function call(
   } catch {
     // an HTML page
   }
-  return { status: res.status, json, text };
+  const cookies = res.headers.getSetCookie().map((c) => c.split(';')[0]!);
+  return { status: res.status, json, text, cookies };
 }
 
 function expectOk(answer: Answer, what: string): Json {
@@ -243,6 +254,33 @@ export async function main(): Promise<number> {
       (await outbox(to)).find((m) => m.body.includes(`#${String(status.order_id)}`)),
     );
     say(`   → 200 ${delivery.body.split('\n').join(' | ')}`);
+
+    title('The buyer’s account: sign in at /account with the same phone, and find the order there');
+    const seen = (await outbox(to)).length;
+    const signIn = await call('POST', '/account/signin/phone', {
+      form: { country_code: COUNTRY, phone },
+    });
+    if (signIn.status !== 303) throw new DemoError(`/account/signin/phone: HTTP ${signIn.status}`);
+    show(signIn, 'to the code page');
+    const accountCode = await poll('the account code in the outbox', async () => {
+      const list = await outbox(to);
+      const match = list.length > seen ? /(?<!\d)\d{4,8}(?!\d)/.exec(list[0]!.body) : null;
+      return match ? match[0] : undefined;
+    });
+    const confirmed = await call('POST', '/account/code', {
+      form: { code: accountCode },
+      cookie: signIn.cookies.join('; '),
+    });
+    const accountSession = confirmed.cookies.find((c) => c.startsWith('matjar_account='));
+    if (confirmed.status !== 303 || !accountSession)
+      throw new DemoError(`/account/code: HTTP ${confirmed.status}`);
+    show(confirmed, 'signed in (HttpOnly session cookie)');
+    const account = await call('GET', '/account?lang=en', { cookie: accountSession });
+    if (!account.text.includes(`Order ${String(status.order_id)}<`)) {
+      throw new DemoError(`the account does not show order ${String(status.order_id)}`);
+    }
+    show(account, `the account lists order ${String(status.order_id)} with its key`);
+    say(`   Open ${BASE}/account in a browser and sign in with +${COUNTRY} ${phone} to see it yourself.`);
 
     say();
     say(

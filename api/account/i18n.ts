@@ -55,6 +55,10 @@ const en = {
   firstSeen: 'First seen',
   lastSeen: 'Last seen',
   deactivate: 'Deactivate',
+  certificate: 'Offline certificate',
+  certificateHwid: 'Machine ID (hwid) for an offline certificate',
+  certificateGet: 'Download the certificate',
+  certificateRefused: 'No certificate for this machine',
   deactivated: 'The machine is deactivated: its seat is free.',
   resetLimit: (next: string | null) =>
     next
@@ -144,6 +148,10 @@ const ar: AccountStrings = {
   firstSeen: 'أول ظهور',
   lastSeen: 'آخر ظهور',
   deactivate: 'إلغاء التفعيل',
+  certificate: 'شهادة العمل دون اتصال',
+  certificateHwid: 'معرّف الجهاز (hwid) لشهادة العمل دون اتصال',
+  certificateGet: 'تنزيل الشهادة',
+  certificateRefused: 'لا شهادة لهذا الجهاز',
   deactivated: 'أُلغي تفعيل الجهاز وأصبح مقعده متاحًا.',
   resetLimit: (next: string | null) =>
     next

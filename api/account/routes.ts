@@ -1,8 +1,10 @@
 import Joi from 'joi';
 import { InvalidError, NotFoundError, RateLimitedError } from '../../shared/errors';
 import { LicenseError } from '../../shared/services/licenses/errors';
+import { localeFrom } from '../../shared/services/licenses/labels';
 import {
   cancelRenewal,
+  certificateFor,
   deactivateActivation,
   resumeRenewal,
   REVIEW_MAX_LENGTH,
@@ -60,7 +62,6 @@ const back = (ctx: AppContext, done: (typeof NOTICES)[number], anchor = '') =>
 
 /** A refusal shown on the account page itself (the buyer's own state; nothing was changed). */
 async function refused(ctx: AppContext, status: number, message: string) {
-  if (status === 429) ctx.set('Retry-After', ctx.response.get('Retry-After') || '60');
   await home(ctx, status, '', null, message);
 }
 
@@ -175,6 +176,54 @@ const accountActionRoutes = [
         throw err;
       }
       back(ctx, 'deactivated');
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/account/licenses/{licenseId}/certificate',
+    interface: 'platform',
+    operationId: 'accountLicenseCertificate',
+    summary: 'Buyer account: an offline certificate for a machine',
+    description:
+      'Form field `hwid` (the machine’s id, as the program sends it to /verify). Answers the certificate of ' +
+      '`POST /verify/certificate` for this license and machine as a file (`license-certificate.jws`): it ' +
+      'activates the machine as /verify does, and is refused as /verify refuses (409, the page saying so).',
+    guards: accountSignedIn(),
+    request: {
+      params: Joi.object<{ licenseId: number }, true>({ licenseId: ID }),
+      ...form({ hwid: Joi.string().trim().min(1).max(200).required() }),
+    },
+    responses: {
+      200: {
+        description: 'The certificate (a JWS compact serialization), as an attachment.',
+        content: { 'application/jose': { schema: { type: 'string' } } },
+      },
+      ...signedInPost,
+      409: htmlResponse('Refused as /verify refuses (no seat left, suspended, expired).'),
+    },
+    handler: async (ctx, { params, body }) => {
+      const { hwid } = body as { hwid: string };
+      try {
+        const issued = await certificateFor(ctx.deps, accountOf(ctx).session.identity, params.licenseId, {
+          hwid,
+          ip: ctx.ip,
+          locale: localeFrom(ctx.get('Accept-Language')),
+        });
+        ctx.set({
+          'Cache-Control': 'no-store',
+          'Content-Disposition': 'attachment; filename="license-certificate.jws"',
+          'X-Content-Type-Options': 'nosniff',
+        });
+        ctx.type = 'application/jose';
+        ctx.status = 200;
+        ctx.body = issued.certificate;
+      } catch (err) {
+        if (err instanceof NotFoundError) return notFoundPage(ctx);
+        if (err instanceof LicenseError || err instanceof InvalidError) {
+          return refused(ctx, 409, `${(await accountPage(ctx)).t.certificateRefused} (${err.message})`);
+        }
+        throw err;
+      }
     },
   }),
   defineRoute({

@@ -134,6 +134,10 @@ function licenseBlock(p: AccountPage, l: AccountLicense, formToken: string): str
     rows
       ? `<div class="table-wrap"><table><caption class="muted" style="text-align:start">${esc(p.t.activations(l.activations.length, l.max_activations))}</caption><thead><tr><th scope="col">${esc(p.t.activation)}</th><th scope="col">${esc(p.t.firstSeen)}</th><th scope="col">${esc(p.t.lastSeen)}</th><th scope="col"><span class="muted">${esc(p.t.deactivate)}</span></th></tr></thead><tbody>${rows}</tbody></table></div>`
       : ''
+  }${
+    l.lock_type !== 'ip' && (l.status === 'active' || l.status === 'generated')
+      ? `<details><summary>${esc(p.t.certificate)}</summary><form method="post" action="/account/licenses/${l.id}/certificate">${token(formToken)}<label for="hwid-${l.id}">${esc(p.t.certificateHwid)}</label><input id="hwid-${l.id}" name="hwid" required maxlength="200" dir="ltr" autocomplete="off"><button type="submit" class="secondary">${esc(p.t.certificateGet)}</button></form></details>`
+      : ''
   }</div>`;
 }
 

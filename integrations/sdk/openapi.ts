@@ -3,6 +3,270 @@
 // Regenerate with `npx tsx scripts/generate-sdk.ts`.
 
 export interface paths {
+    "/account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Buyer account: sign-in, or the signed-in buyer’s purchases
+         * @description Not signed in: sign-in by phone (`tel-country-code`, `tel-national`) or by e-mail. Signed in: every paid or free order placed with that phone (or that e-mail) in any store, grouped by store, newest first, with keys, license keys and activations, download links, the invoice or receipt and the store’s support; subscriptions. `q` searches store and product names. Also on verified store domains.
+         */
+        get: operations["accountHome"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account/activations/{activationId}/deactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Buyer account: deactivate a machine
+         * @description Removes one activation of the buyer’s license: the seat is free at once and `/verify` can activate another machine. Within the product’s self-service reset quota (409 with the page saying when the next one is allowed).
+         */
+        post: operations["accountDeactivate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account/code": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Buyer account: enter the code
+         * @description The `one-time-code` input for the code just sent. Without a pending code: 302 to /account.
+         */
+        get: operations["accountCodePage"];
+        put?: never;
+        /**
+         * Buyer account: confirm the code
+         * @description Form field `code`. Right: the session cookie (HttpOnly, SameSite=Strict, path /account) and 303 to /account. Wrong: the code page again with the error and the attempts left (3 per code; at most 10 wrong codes per phone and day across every sign-in).
+         */
+        post: operations["accountCodeVerify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account/code/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Buyer account: a new code by SMS
+         * @description After the cooldown (OTP_RESEND_COOLDOWN_SECONDS) and within the per-phone resend limit.
+         */
+        post: operations["accountCodeResend"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account/email/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Buyer account: the e-mailed sign-in link
+         * @description Signs in the address the link was sent to, once (the link is spent), and 303 to /account. A used, expired or unknown link: 410 with a page that says so.
+         */
+        get: operations["accountEmailLink"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account/licenses/{licenseId}/certificate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Buyer account: an offline certificate for a machine
+         * @description Form field `hwid` (the machine’s id, as the program sends it to /verify). Answers the certificate of `POST /verify/certificate` for this license and machine as a file (`license-certificate.jws`): it activates the machine as /verify does, and is refused as /verify refuses (409, the page saying so).
+         */
+        post: operations["accountLicenseCertificate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account/orders/{orderId}/send-again": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Buyer account: send an order’s goods again
+         * @description `channel` `message` (to the order’s phone, WhatsApp then SMS) or `email` (to the order’s address): the delivery again, keys, license keys, download addresses and the invoice or receipt. Three a quarter hour per order and channel (429).
+         */
+        post: operations["accountSendAgain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account/reviews": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Buyer account: review a product bought
+         * @description Form fields `product_id`, `rating` (1 to 5), `comment` (up to 2000 characters). Only for a product of a paid order (not cancelled or refunded) of this buyer; one review per product and buyer: writing again edits it. It waits for the store to publish it. Ten writes an hour (429).
+         */
+        post: operations["accountWriteReview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account/signin/email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Buyer account: e-mail a sign-in link
+         * @description Form field `email`. Any valid address gets a one-time link (15 minutes) by e-mail (GET /__dev/outbox?to=ADDRESS in development) and the same answer. Limited per address and IP.
+         */
+        post: operations["accountSignInEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account/signin/phone": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Buyer account: send a sign-in code
+         * @description Form fields `country_code`, `phone`. Any valid phone gets a 6-digit code through the platform’s messaging (WhatsApp, then SMS) and the answer is 303 to the code page. The platform’s OTP limits apply (per IP and per phone, shared with every other sign-in).
+         */
+        post: operations["accountSignInPhone"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account/signout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Buyer account: sign out
+         * @description Ends this session; with `everywhere=1`, every session of this phone (or address). 303.
+         */
+        post: operations["accountSignOut"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account/subscriptions/{subscriptionId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Buyer account: cancel a subscription’s renewal
+         * @description At the end of the period paid for: the subscription stays active until then with `cancel_at_period_end` (GET /shawarma/subscriptions/{id} shows it) and renews no more.
+         */
+        post: operations["accountCancelRenewal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account/subscriptions/{subscriptionId}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Buyer account: resume a cancelled renewal
+         * @description While the period is still running: the subscription renews again. An ended one: 409.
+         */
+        post: operations["accountResumeRenewal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/queues": {
         parameters: {
             query?: never;
@@ -442,7 +706,7 @@ export interface paths {
          *
          *     **Reservations.** A code-key product reserves `quantity` available keys and a product with finite stock takes `quantity` units, both released if the checkout expires unpaid. A `quantity` above the product’s `max_per_order` (default 10) is a 422 naming `quantity`. Not enough: 400 "Insufficient stock". The checkout lives `CHECKOUT_TTL_SECONDS` (default 3600); afterwards payment calls and the status endpoint answer 404.
          *
-         *     **Errors.** 422 (`errors` by field) for invalid input: a `product_id` that is not an active product of this store, a `subscription_plan` missing for a subscription product or not a plan of the product, custom field values (`fields.{index}`) and uploads (`field_files.{index}`). 400 for a coupon refused as by apply-coupon (same messages), insufficient stock, or no payment method. 403 `checkout_blocked` when a fraud control of the store refuses the buyer (block lists, daily limits; docs/fraud.md).
+         *     **Errors.** 422 (`errors` by field) for invalid input: a `product_id` that is not an active product of this store, a `subscription_plan` missing for a subscription product or not a plan of the product, custom field values (`fields.{index}`) and uploads (`field_files.{index}`). 400 for a coupon refused as by apply-coupon (same messages), insufficient stock, or no payment method.
          *
          *     **Bodies.** `application/json`, or `multipart/form-data` to upload files. In multipart, custom values are parts `fields[{index}]` or `fields.{index}`, or one part `fields` holding a JSON object; files are parts `field_files.{index}`: image fields JPG, PNG, GIF up to 10 MB; file fields PDF, DOC, DOCX, TXT, ZIP up to 20 MB. Files are judged by their content (magic numbers; DOCX = a ZIP with `word/` entries; TXT = UTF-8 without NUL bytes), and a file name’s extension must agree with it. A refused upload stores nothing.
          */
@@ -474,7 +738,7 @@ export interface paths {
          *
          *     **Reservations.** A code-key product reserves `quantity` available keys and a product with finite stock takes `quantity` units, both released if the checkout expires unpaid. A `quantity` above the product’s `max_per_order` (default 10) is a 422 naming `quantity`. Not enough: 400 "Insufficient stock". The checkout lives `CHECKOUT_TTL_SECONDS` (default 3600); afterwards payment calls and the status endpoint answer 404.
          *
-         *     **Errors.** 422 (`errors` by field) for invalid input: a `product_id` that is not an active product of this store, a `subscription_plan` missing for a subscription product or not a plan of the product, custom field values (`fields.{index}`) and uploads (`field_files.{index}`). 400 for a coupon refused as by apply-coupon (same messages), insufficient stock, or no payment method. 403 `checkout_blocked` when a fraud control of the store refuses the buyer (block lists, daily limits; docs/fraud.md).
+         *     **Errors.** 422 (`errors` by field) for invalid input: a `product_id` that is not an active product of this store, a `subscription_plan` missing for a subscription product or not a plan of the product, custom field values (`fields.{index}`) and uploads (`field_files.{index}`). 400 for a coupon refused as by apply-coupon (same messages), insufficient stock, or no payment method.
          *
          *     **Bodies.** `application/json`, or `multipart/form-data` to upload files. In multipart, custom values are parts `fields[{index}]` or `fields.{index}`, or one part `fields` holding a JSON object; files are parts `field_files.{index}`: image fields JPG, PNG, GIF up to 10 MB; file fields PDF, DOC, DOCX, TXT, ZIP up to 20 MB. Files are judged by their content (magic numbers; DOCX = a ZIP with `word/` entries; TXT = UTF-8 without NUL bytes), and a file name’s extension must agree with it. A refused upload stores nothing.
          */
@@ -913,46 +1177,6 @@ export interface paths {
          * @description How many products the wishlist holds
          */
         get: operations["storefrontWishlistCount"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/claims": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Key replacement claim: report a key
-         * @description Form fields `t` (the claim link’s token), `note` (optional, up to 1000 characters) and `lang`. Answers 303 to the claim page, which then shows the claim. One open or approved claim per key: another is a 409 page. A cross-site post is refused (403).
-         */
-        post: operations["keyClaimCreate"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/claims/new": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Key replacement claim: the buyer’s page
-         * @description The signed link of a delivered code key (`t`, from the delivery message and e-mail): the key, the claims on it with the store’s answers (a replacement key, or a note), and the form that reports it. A token the platform did not sign is a 404 page.
-         */
-        get: operations["keyClaimPage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1461,126 +1685,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/merchant/fraud": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Merchant dashboard: fraud controls
-         * @description The review queue, key replacement claims, disputes, the block lists and limits, and the refused checkouts with the rule that matched (docs/fraud.md).
-         */
-        get: operations["dashboardFraud"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/merchant/fraud/claims/{claimId}/approve": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Merchant dashboard: replace a claimed key
-         * @description A replacement key from stock, once per key; the buyer gets it by message and e-mail. 303 back.
-         */
-        post: operations["dashboardClaimApprove"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/merchant/fraud/claims/{claimId}/decline": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Merchant dashboard: decline a key claim
-         * @description Form field `note` (required): sent to the buyer by message and e-mail. 303 back.
-         */
-        post: operations["dashboardClaimDecline"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/merchant/fraud/orders/{orderId}/approve": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Merchant dashboard: approve a held order (deliver)
-         * @description One click: Under review to Completed through the order lifecycle (the goods go out), as PUT /shawarma/orders/{id} with 4. 303 back to the page.
-         */
-        post: operations["dashboardFraudApprove"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/merchant/fraud/orders/{orderId}/refund": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Merchant dashboard: refund a held order
-         * @description One click: Under review to Refunded through the order lifecycle (the payment is refunded and nothing is delivered), as PUT /shawarma/orders/{id} with 6. 303 back to the page.
-         */
-        post: operations["dashboardFraudRefund"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/merchant/fraud/settings": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Merchant dashboard: save the fraud settings
-         * @description Form fields `blocked_emails` and `blocked_ips` (one entry a line), `max_orders_per_buyer_per_day`, `max_units_per_product_per_day`, `new_buyer_daily_limit`, `review_above`, `review_buyers_per_ip_per_hour` (empty: off). 303 back, or the page with each bad field named (422).
-         */
-        post: operations["dashboardFraudSettingsSave"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/merchant/licenses": {
         parameters: {
             query?: never;
@@ -1728,11 +1832,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * Merchant dashboard: the order’s refund address opened again
-         * @description A reload of the form’s answer: 303 to the order’s page.
-         */
-        get: operations["dashboardOrderRefundReload"];
+        get?: never;
         put?: never;
         /**
          * Merchant dashboard: refund an order in full or in part
@@ -1752,11 +1852,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * Merchant dashboard: the order’s status address opened again
-         * @description A reload of the form’s answer: 303 to the order’s page.
-         */
-        get: operations["dashboardOrderStatusReload"];
+        get?: never;
         put?: never;
         /**
          * Merchant dashboard: change an order’s status
@@ -1979,6 +2075,26 @@ export interface paths {
          * @description Form fields `published` (`1` publish, `0` hide), `show` (the list to go back to). 303.
          */
         post: operations["dashboardReviewModerate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/merchant/reviews/{reviewId}/reply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Merchant dashboard: reply to a review
+         * @description Form field `reply` (up to 2000 characters; empty withdraws the reply), shown under the review wherever it is published. 303.
+         */
+        post: operations["dashboardReviewReply"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2512,7 +2628,7 @@ export interface paths {
         put?: never;
         /**
          * Sandbox payment: pay or fail
-         * @description The sandbox’s Pay/Fail taken on the `redirect_url` itself (docs/operations.md): form field `outcome=paid` or `failed`. The choice is recorded by the sandbox provider, which then delivers its signed webhook to `/webhooks/sandbox`; the answer (200) is the payment page confirming, then showing, the outcome. After the payment was paid, `outcome=disputed` is the card holder’s dispute (a chargeback): the sandbox delivers a signed `payment.disputed` webhook (docs/fraud.md); again, the same event again. A post right after payment/initiate waits (a few seconds at most) for the worker to open the sandbox session. The same choice twice is one decision (one order); the other choice after the first is refused (409).
+         * @description The sandbox’s Pay/Fail taken on the `redirect_url` itself (docs/operations.md): form field `outcome=paid` or `failed`. The choice is recorded by the sandbox provider, which then delivers its signed webhook to `/webhooks/sandbox`; the answer (200) is the payment page confirming, then showing, the outcome. A post right after payment/initiate waits (a few seconds at most) for the worker to open the sandbox session. The same choice twice is one decision (one order); the other choice after the first is refused (409).
          */
         post: operations["hostedPaymentSandboxDecide"];
         delete?: never;
@@ -2677,66 +2793,6 @@ export interface paths {
         patch: operations["merchantUpdateCategory"];
         trace?: never;
     };
-    "/shawarma/claims": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Key replacement claims
-         * @description Buyers’ “this key does not work” claims on delivered code keys, newest first (the latest 100); `status` filters open, approved or declined.
-         */
-        get: operations["merchantListKeyClaims"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/shawarma/claims/{id}/approve": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Approve a key claim: a replacement key from stock
-         * @description Sells the next available key of the product to the same order item and marks the claimed key bad (it is never on sale again); the buyer gets the new key by message and e-mail. Once per claim (a second answer is a 409); no key left in stock is a 400 `out_of_stock` and the claim stays open.
-         */
-        post: operations["merchantApproveKeyClaim"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/shawarma/claims/{id}/decline": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Decline a key claim, with a note
-         * @description The buyer gets the note by message and e-mail. Once per claim (a second answer is a 409).
-         */
-        post: operations["merchantDeclineKeyClaim"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/shawarma/coupons": {
         parameters: {
             query?: never;
@@ -2868,46 +2924,6 @@ export interface paths {
          * @description Revoke a FiveM game server’s secret
          */
         delete: operations["merchantRevokeFivemServer"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/shawarma/fraud/disputes": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Disputed orders
-         * @description Payments the card holder disputed with the provider (chargebacks), newest first, with the deadline for the merchant’s evidence and the licenses the dispute revoked.
-         */
-        get: operations["merchantListDisputes"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/shawarma/fraud/refusals": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Checkouts refused by the fraud controls
-         * @description The latest 100 checkouts the store’s fraud controls refused (docs/fraud.md), newest first, each with the rule and the entry that matched (the buyer was told only `checkout_blocked`).
-         */
-        get: operations["merchantListCheckoutRefusals"];
-        put?: never;
-        post?: never;
-        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -3086,7 +3102,7 @@ export interface paths {
         };
         /**
          * Order details
-         * @description Items, customer, payment, coupon, custom field values (uploads as links), the code keys sold, the licenses with their status, the FiveM commands with their state, subscriptions, and the history of merchant status changes; `invoice_url`, once the order is paid, is the buyer’s invoice page (a receipt for a store without a VAT number); `emails`, the e-mails sent to the buyer about it, a hard bounce included; `disputed` (a provider dispute, with `dispute` and its `deadline`) and `risk` (the score and reasons of the fraud controls, docs/fraud.md).
+         * @description Items, customer, payment, coupon, custom field values (uploads as links), the code keys sold, the licenses with their status, the FiveM commands with their state, subscriptions, and the history of merchant status changes; `invoice_url`, once the order is paid, is the buyer’s invoice page (a receipt for a store without a VAT number); `emails`, the e-mails sent to the buyer about it, a hard bounce included.
          */
         get: operations["merchantGetOrder"];
         /**
@@ -3420,7 +3436,7 @@ export interface paths {
         head?: never;
         /**
          * Change store settings
-         * @description Any of `name`, `locale` (`ar`, `en`), `support_email` (the `Reply-To` of the store’s e-mails to buyers; `null` removes it), `currency` (refused once the store has orders), `allowed_origins` (origins allowed to call the Embed API from a browser), `domains` (the whole list of storefront hosts the store wants, at most 20: one left out is removed, a new one is added pending and listed in `pending_domains` with the DNS TXT record that proves it; a 422 naming `domains` for the platform’s own host, `localhost`, an IP address, a name that is not a host name, or a domain another store holds, verified or pending), `blocked_phones` (`{country_code, phone, reason}`: buyers refused at sign-in and checkout) and `payment_methods` in the fixture format: `card`, `mada`, `stcpay`, `applepay` (`{provider: sandbox|moyasar, secret_key, publishable_key, webhook_secret}`), `coinbase` (`{provider: sandbox|coinbase, api_key, webhook_secret}`), `paypal` (`{email}` or `{pay_link}`), `bank` (`{bank_name, account_name, account_number, iban}`); each may carry `active`, `min_amount`, `max_amount`. A method given replaces that method; `null` removes it; methods left out stay. Credentials are write-only and encrypted at rest: left out, the stored ones are kept while the provider stays the same. A list given replaces the stored list. `settings`: the fraud controls (docs/fraud.md), any of `blocked_emails` (addresses and `@domain` entries), `blocked_ips` (addresses and CIDR ranges, IPv4 or IPv6), `max_orders_per_buyer_per_day`, `max_units_per_product_per_day`, `new_buyer_daily_limit` and `review_above` (decimal strings), `review_buyers_per_ip_per_hour`; `null` turns a limit off, keys left out stay.
+         * @description Any of `name`, `locale` (`ar`, `en`), `support_email` (the `Reply-To` of the store’s e-mails to buyers; `null` removes it), `currency` (refused once the store has orders), `allowed_origins` (origins allowed to call the Embed API from a browser), `domains` (the whole list of storefront hosts the store wants, at most 20: one left out is removed, a new one is added pending and listed in `pending_domains` with the DNS TXT record that proves it; a 422 naming `domains` for the platform’s own host, `localhost`, an IP address, a name that is not a host name, or a domain another store holds, verified or pending), `blocked_phones` (`{country_code, phone, reason}`: buyers refused at sign-in and checkout) and `payment_methods` in the fixture format: `card`, `mada`, `stcpay`, `applepay` (`{provider: sandbox|moyasar, secret_key, publishable_key, webhook_secret}`), `coinbase` (`{provider: sandbox|coinbase, api_key, webhook_secret}`), `paypal` (`{email}` or `{pay_link}`), `bank` (`{bank_name, account_name, account_number, iban}`); each may carry `active`, `min_amount`, `max_amount`. A method given replaces that method; `null` removes it; methods left out stay. Credentials are write-only and encrypted at rest: left out, the stored ones are kept while the provider stays the same. A list given replaces the stored list.
          */
         patch: operations["merchantUpdateStore"];
         trace?: never;
@@ -3907,28 +3923,6 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
-    "order.disputed": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * A paid order was disputed
-         * @description The card holder disputed the payment with the provider (a chargeback; docs/fraud.md): the order is marked `disputed`, its licenses revoked, undelivered goods withheld (an order not yet Completed is Cancelled) and the buyer’s phone and e-mail blocked in the store. `deadline`: when the provider wants the merchant’s evidence (null when it gives none). Sent once per order.
-         *
-         *     Sent to every endpoint of the store subscribed to `order.disputed` or `order.*`. Verify `X-Signature` (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` under the endpoint’s secret) on the raw body before parsing it; see docs/webhooks.md.
-         */
-        post: operations["webhookOrderDisputed"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "order.paid": {
         parameters: {
             query?: never;
@@ -4214,7 +4208,7 @@ export interface components {
              * @description Stable name of the failure (docs/errors.md); `message` is for people and may be translated.
              * @enum {string}
              */
-            error_code: "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "checkout_blocked" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
+            error_code: "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
             errors?: components["schemas"]["FieldErrors"];
             message: string;
         };
@@ -4323,7 +4317,7 @@ export interface components {
              * @description The spec's codes (PHONE_BLOCKED, RATE_LIMIT_EXCEEDED, COOLDOWN_ACTIVE, SESSION_EXPIRED, INVALID_CODE, MAX_ATTEMPTS_REACHED), else a stable lower_snake_case code of docs/errors.md.
              * @enum {string}
              */
-            error_code?: "PHONE_BLOCKED" | "COOLDOWN_ACTIVE" | "SESSION_EXPIRED" | "INVALID_CODE" | "MAX_ATTEMPTS_REACHED" | "RATE_LIMIT_EXCEEDED" | "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "checkout_blocked" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
+            error_code?: "PHONE_BLOCKED" | "COOLDOWN_ACTIVE" | "SESSION_EXPIRED" | "INVALID_CODE" | "MAX_ATTEMPTS_REACHED" | "RATE_LIMIT_EXCEEDED" | "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
             errors?: components["schemas"]["FieldErrors"];
             message: string;
             /** @description INVALID_CODE only. */
@@ -4416,7 +4410,7 @@ export interface components {
              * @description Stable name of the failure (docs/errors.md); `message` is for people and may be translated.
              * @enum {string}
              */
-            error_code: "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "checkout_blocked" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
+            error_code: "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
             errors?: components["schemas"]["FieldErrors"];
             message: string;
             /** @description On a 429: seconds to wait before the next request. */
@@ -4576,7 +4570,7 @@ export interface components {
              * @description Stable name of the failure (docs/errors.md); `message` is for people and may be translated.
              * @enum {string}
              */
-            error_code: "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "checkout_blocked" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
+            error_code: "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
             errors?: components["schemas"]["FieldErrors"];
             message: string;
             /** @description Unix time in seconds. */
@@ -4622,32 +4616,6 @@ export interface components {
             test?: boolean;
             /** @constant */
             type: "order.created";
-        };
-        /** @description A paid order was disputed: The card holder disputed the payment with the provider (a chargeback; docs/fraud.md): the order is marked `disputed`, its licenses revoked, undelivered goods withheld (an order not yet Completed is Cancelled) and the buyer’s phone and e-mail blocked in the store. `deadline`: when the provider wants the merchant’s evidence (null when it gives none). Sent once per order. */
-        OrderDisputedEvent: {
-            /** Format: date-time */
-            created_at: string;
-            data: {
-                /** @description The amount disputed, a decimal string. */
-                amount: string;
-                currency: string;
-                /** Format: date-time */
-                deadline: string | null;
-                /** @description The provider’s dispute id. */
-                dispute_id: string;
-                licenses_revoked: number;
-                /** @description The order. */
-                order_id: number;
-                reason: string | null;
-            };
-            /** @description The event, the same on every retry (X-Webhook-Id): drop a second delivery of it. A test event’s begins `test_`. */
-            id: string;
-            /** @description The store the event is about. */
-            store_id: number;
-            /** @description Present (true) on a test event only. */
-            test?: boolean;
-            /** @constant */
-            type: "order.disputed";
         };
         /** @description An order was paid: A provider payment, or the merchant confirmed a manual payment. */
         OrderPaidEvent: {
@@ -4784,7 +4752,7 @@ export interface components {
              * @description Stable name of the failure (docs/errors.md); `message` is for people and may be translated.
              * @enum {string}
              */
-            error_code: "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "checkout_blocked" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
+            error_code: "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
             errors?: components["schemas"]["FieldErrors"];
             message: string;
         };
@@ -4908,7 +4876,7 @@ export interface components {
              * @description Stable name of the failure (docs/errors.md); `message` is for people and may be translated.
              * @enum {string}
              */
-            error_code: "PHONE_BLOCKED" | "COOLDOWN_ACTIVE" | "SESSION_EXPIRED" | "INVALID_CODE" | "MAX_ATTEMPTS_REACHED" | "RATE_LIMIT_EXCEEDED" | "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "checkout_blocked" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
+            error_code: "PHONE_BLOCKED" | "COOLDOWN_ACTIVE" | "SESSION_EXPIRED" | "INVALID_CODE" | "MAX_ATTEMPTS_REACHED" | "RATE_LIMIT_EXCEEDED" | "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
             errors?: components["schemas"]["FieldErrors"];
             message: string;
             /** @constant */
@@ -5520,6 +5488,866 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    accountHome: {
+        parameters: {
+            query?: {
+                done?: "sent" | "deactivated" | "cancelled" | "resumed" | "review";
+                lang?: "ar" | "en";
+                q?: string;
+            };
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sign-in page or the account. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    accountDeactivate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                activationId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    _csrf?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Done: back to the account, saying so. */
+            303: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A form from another site, or a missing or wrong form token. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not one of this buyer’s (another buyer’s is answered the same). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The reset quota is used up (the account, saying so). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    accountCodePage: {
+        parameters: {
+            query?: {
+                lang?: "ar" | "en";
+            };
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The code form. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No pending code: to /account. */
+            302: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            422: components["responses"]["PlatformError"];
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    accountCodeVerify: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    _csrf?: string;
+                    code?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Signed in, or the code expired: to /account. */
+            303: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A form from another site, or a missing or wrong form token. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A wrong code (the code page again, saying so). */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many codes checked, or today’s wrong codes used up. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    accountCodeResend: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The code page, saying a new code is on its way. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No pending code: to /account. */
+            303: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A form from another site, or a missing or wrong form token. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            /** @description The cooldown or the resend limit (with Retry-After). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    accountEmailLink: {
+        parameters: {
+            query?: {
+                lang?: "ar" | "en";
+            };
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed in: to /account. */
+            303: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The link was used, expired or is unknown. */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    accountLicenseCertificate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                licenseId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    _csrf?: string;
+                    hwid: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The certificate (a JWS compact serialization), as an attachment. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/jose": string;
+                };
+            };
+            /** @description Done: back to the account, saying so. */
+            303: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A form from another site, or a missing or wrong form token. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not one of this buyer’s (another buyer’s is answered the same). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Refused as /verify refuses (no seat left, suspended, expired). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    accountSendAgain: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                orderId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    _csrf?: string;
+                    /** @enum {string} */
+                    channel: "message" | "email";
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Done: back to the account, saying so. */
+            303: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A form from another site, or a missing or wrong form token. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not one of this buyer’s (another buyer’s is answered the same). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            /** @description Sent again too often (with Retry-After). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    accountWriteReview: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    _csrf?: string;
+                    comment?: string;
+                    product_id: number;
+                    rating: number;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Done: back to the account, saying so. */
+            303: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A form from another site, or a missing or wrong form token. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not one of this buyer’s (another buyer’s is answered the same). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A rating outside 1 to 5 or a comment too long. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many reviews written (with Retry-After). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    accountSignInEmail: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    _csrf?: string;
+                    email?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description “Check your e-mail”. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A form from another site, or a missing or wrong form token. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not an e-mail address (the sign-in page again, saying so). */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many links for this address or IP (with Retry-After). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    accountSignInPhone: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    _csrf?: string;
+                    country_code?: string;
+                    phone?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Code sent: to the code page. */
+            303: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A form from another site, or a missing or wrong form token. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not a valid phone (the sign-in page again, saying so). */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many codes for this phone or IP (with Retry-After). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    accountSignOut: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    _csrf?: string;
+                    /** @enum {string} */
+                    everywhere?: "0" | "1";
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Signed out: to /account. */
+            303: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A form from another site, or a missing or wrong form token. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    accountCancelRenewal: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                subscriptionId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    _csrf?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Done: back to the account, saying so. */
+            303: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A form from another site, or a missing or wrong form token. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not one of this buyer’s (another buyer’s is answered the same). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    accountResumeRenewal: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                subscriptionId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    _csrf?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Done: back to the account, saying so. */
+            303: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A form from another site, or a missing or wrong form token. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not one of this buyer’s (another buyer’s is answered the same). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The subscription has ended. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
     getQueueDashboard: {
         parameters: {
             query?: never;
@@ -6868,18 +7696,6 @@ export interface operations {
                     "application/json": components["schemas"]["StorefrontError"];
                 };
             };
-            /** @description A fraud control of the store refused the checkout (docs/fraud.md); nothing was created. */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["StorefrontError"];
-                };
-            };
             415: components["responses"]["StorefrontError"];
             422: components["responses"]["StorefrontValidationFailed"];
             429: components["responses"]["RateLimited"];
@@ -7345,18 +8161,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["EmbedUnauthenticated"];
-            /** @description A fraud control of the store refused the checkout (docs/fraud.md), `error_code` `checkout_blocked`; nothing was created. The answer never says which control. */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EmbedError"];
-                };
-            };
+            403: components["responses"]["EmbedForbidden"];
             /** @description The body is larger than the checkout accepts. */
             413: {
                 headers: {
@@ -7468,18 +8273,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["EmbedUnauthenticated"];
-            /** @description A fraud control of the store refused the checkout (docs/fraud.md), `error_code` `checkout_blocked`; nothing was created. The answer never says which control. */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EmbedError"];
-                };
-            };
+            403: components["responses"]["EmbedForbidden"];
             /** @description The body is larger than the checkout accepts. */
             413: {
                 headers: {
@@ -8414,12 +9208,16 @@ export interface operations {
                                 /** @description Null for a store (order-level) review. */
                                 product_id: number | null;
                                 rating: number;
+                                /** @description The store’s public answer. */
+                                reply: string | null;
                                 reviewer: {
                                     /** @description First name and initial: "Sara A." */
                                     name: string;
                                 };
                                 /** @enum {string} */
                                 type: "store" | "product";
+                                /** @description Written from the buyer’s account by someone who bought the product. */
+                                verified_purchase: boolean;
                             }[];
                             meta: {
                                 last_page: number;
@@ -8479,12 +9277,16 @@ export interface operations {
                             /** @description Null for a store (order-level) review. */
                             product_id: number | null;
                             rating: number;
+                            /** @description The store’s public answer. */
+                            reply: string | null;
                             reviewer: {
                                 /** @description First name and initial: "Sara A." */
                                 name: string;
                             };
                             /** @enum {string} */
                             type: "store" | "product";
+                            /** @description Written from the buyer’s account by someone who bought the product. */
+                            verified_purchase: boolean;
                         }[];
                     };
                 };
@@ -9030,111 +9832,6 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["StorefrontInternalError"];
             503: components["responses"]["StorefrontDependencyUnavailable"];
-        };
-    };
-    keyClaimCreate: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
-                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Back to the claim page. */
-            303: {
-                headers: {
-                    /** @description Where the browser goes next. */
-                    Location?: string;
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description A cross-site request. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PlatformError"];
-                };
-            };
-            /** @description Not a claim link. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description The key already has a claim, or cannot be claimed. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            422: components["responses"]["PlatformError"];
-            500: components["responses"]["PlatformInternalError"];
-            503: components["responses"]["PlatformDependencyUnavailable"];
-        };
-    };
-    keyClaimPage: {
-        parameters: {
-            query?: {
-                /** @description The page language. */
-                lang?: "ar" | "en";
-                /** @description 1 right after a claim was sent: the page says so. */
-                sent?: "1";
-                /** @description The claim link’s token. */
-                t?: string;
-            };
-            header?: {
-                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
-                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The claim page. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description Not a claim link. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            422: components["responses"]["PlatformError"];
-            500: components["responses"]["PlatformInternalError"];
-            503: components["responses"]["PlatformDependencyUnavailable"];
         };
     };
     getDocs: {
@@ -10703,400 +11400,6 @@ export interface operations {
             503: components["responses"]["PlatformDependencyUnavailable"];
         };
     };
-    dashboardFraud: {
-        parameters: {
-            query?: {
-                done?: "saved" | "approved" | "refunded" | "claim-approved" | "claim-declined";
-                id?: number;
-                lang?: "ar" | "en";
-            };
-            header?: {
-                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
-                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The Fraud page. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description Not signed in: to the sign-in page. */
-            302: {
-                headers: {
-                    /** @description Where the browser goes next. */
-                    Location?: string;
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Not allowed for this role, or (POST) a missing or wrong form token. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            422: components["responses"]["PlatformError"];
-            500: components["responses"]["PlatformInternalError"];
-            503: components["responses"]["PlatformDependencyUnavailable"];
-        };
-    };
-    dashboardClaimApprove: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
-                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path: {
-                claimId: number;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/x-www-form-urlencoded": {
-                    _csrf?: string;
-                    note?: string;
-                } & {
-                    [key: string]: unknown;
-                };
-            };
-        };
-        responses: {
-            /** @description Done: back to the Fraud page. */
-            303: {
-                headers: {
-                    /** @description Where the browser goes next. */
-                    Location?: string;
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Not allowed for this role, a missing or wrong form token, or a form from another site. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description No such claim in this store. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description Already answered, no key left in stock, or (decline) no note. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            422: components["responses"]["PlatformError"];
-            500: components["responses"]["PlatformInternalError"];
-            503: components["responses"]["PlatformDependencyUnavailable"];
-        };
-    };
-    dashboardClaimDecline: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
-                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path: {
-                claimId: number;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/x-www-form-urlencoded": {
-                    _csrf?: string;
-                    note?: string;
-                } & {
-                    [key: string]: unknown;
-                };
-            };
-        };
-        responses: {
-            /** @description Done: back to the Fraud page. */
-            303: {
-                headers: {
-                    /** @description Where the browser goes next. */
-                    Location?: string;
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Not allowed for this role, a missing or wrong form token, or a form from another site. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description No such claim in this store. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description Already answered, no key left in stock, or (decline) no note. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            422: components["responses"]["PlatformError"];
-            500: components["responses"]["PlatformInternalError"];
-            503: components["responses"]["PlatformDependencyUnavailable"];
-        };
-    };
-    dashboardFraudApprove: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
-                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path: {
-                orderId: number;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/x-www-form-urlencoded": {
-                    _csrf?: string;
-                } & {
-                    [key: string]: unknown;
-                };
-            };
-        };
-        responses: {
-            /** @description Done: back to the Fraud page. */
-            303: {
-                headers: {
-                    /** @description Where the browser goes next. */
-                    Location?: string;
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Not allowed for this role, a missing or wrong form token, or a form from another site. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description No such order in this store. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description The order is no longer waiting for review. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            422: components["responses"]["PlatformError"];
-            500: components["responses"]["PlatformInternalError"];
-            503: components["responses"]["PlatformDependencyUnavailable"];
-        };
-    };
-    dashboardFraudRefund: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
-                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path: {
-                orderId: number;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/x-www-form-urlencoded": {
-                    _csrf?: string;
-                } & {
-                    [key: string]: unknown;
-                };
-            };
-        };
-        responses: {
-            /** @description Done: back to the Fraud page. */
-            303: {
-                headers: {
-                    /** @description Where the browser goes next. */
-                    Location?: string;
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Not allowed for this role, a missing or wrong form token, or a form from another site. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description No such order in this store. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description The order is no longer waiting for review. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            422: components["responses"]["PlatformError"];
-            500: components["responses"]["PlatformInternalError"];
-            503: components["responses"]["PlatformDependencyUnavailable"];
-        };
-    };
-    dashboardFraudSettingsSave: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
-                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/x-www-form-urlencoded": {
-                    _csrf?: string;
-                    blocked_emails?: string;
-                    blocked_ips?: string;
-                    max_orders_per_buyer_per_day?: string;
-                    max_units_per_product_per_day?: string;
-                    new_buyer_daily_limit?: string;
-                    review_above?: string;
-                    review_buyers_per_ip_per_hour?: string;
-                } & {
-                    [key: string]: unknown;
-                };
-            };
-        };
-        responses: {
-            /** @description Saved: back to the page. */
-            303: {
-                headers: {
-                    /** @description Where the browser goes next. */
-                    Location?: string;
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Not allowed for this role, a missing or wrong form token, or a form from another site. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description The page, naming each bad field. */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            500: components["responses"]["PlatformInternalError"];
-            503: components["responses"]["PlatformDependencyUnavailable"];
-        };
-    };
     dashboardLicenses: {
         parameters: {
             query?: {
@@ -11546,59 +11849,6 @@ export interface operations {
             503: components["responses"]["PlatformDependencyUnavailable"];
         };
     };
-    dashboardOrderRefundReload: {
-        parameters: {
-            query?: {
-                lang?: "ar" | "en";
-            };
-            header?: {
-                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
-                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path: {
-                orderId: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Not signed in: to the sign-in page. */
-            302: {
-                headers: {
-                    /** @description Where the browser goes next. */
-                    Location?: string;
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description To the order’s page. */
-            303: {
-                headers: {
-                    /** @description Where the browser goes next. */
-                    Location?: string;
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Not allowed for this role, or (POST) a missing or wrong form token. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            422: components["responses"]["PlatformError"];
-            500: components["responses"]["PlatformInternalError"];
-            503: components["responses"]["PlatformDependencyUnavailable"];
-        };
-    };
     dashboardOrderRefund: {
         parameters: {
             query?: never;
@@ -11666,59 +11916,6 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            500: components["responses"]["PlatformInternalError"];
-            503: components["responses"]["PlatformDependencyUnavailable"];
-        };
-    };
-    dashboardOrderStatusReload: {
-        parameters: {
-            query?: {
-                lang?: "ar" | "en";
-            };
-            header?: {
-                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
-                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path: {
-                orderId: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Not signed in: to the sign-in page. */
-            302: {
-                headers: {
-                    /** @description Where the browser goes next. */
-                    Location?: string;
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description To the order’s page. */
-            303: {
-                headers: {
-                    /** @description Where the browser goes next. */
-                    Location?: string;
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Not allowed for this role, or (POST) a missing or wrong form token. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            422: components["responses"]["PlatformError"];
             500: components["responses"]["PlatformInternalError"];
             503: components["responses"]["PlatformDependencyUnavailable"];
         };
@@ -12623,7 +12820,7 @@ export interface operations {
     dashboardReviews: {
         parameters: {
             query?: {
-                done?: "published" | "hidden";
+                done?: "published" | "hidden" | "replied";
                 lang?: "ar" | "en";
                 page?: number;
                 show?: "waiting" | "published" | "all";
@@ -12694,6 +12891,68 @@ export interface operations {
                     _csrf?: string;
                     /** @enum {string} */
                     published: "0" | "1";
+                    /** @enum {string} */
+                    show?: "waiting" | "published" | "all";
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Done: back to the list. */
+            303: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not allowed for this role, a missing or wrong form token, or a form from another site. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No such review in this store. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    dashboardReviewReply: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                reviewId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    _csrf?: string;
+                    reply: string;
                     /** @enum {string} */
                     show?: "waiting" | "published" | "all";
                 } & {
@@ -14708,7 +14967,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description outcome is not paid, failed or disputed. */
+            /** @description outcome is not paid or failed. */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15318,256 +15577,6 @@ export interface operations {
             403: components["responses"]["MerchantError"];
             /** @description No such category in this store. */
             404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MerchantError"];
-                };
-            };
-            415: components["responses"]["MerchantError"];
-            422: components["responses"]["MerchantValidationFailed"];
-            429: components["responses"]["RateLimited"];
-            500: components["responses"]["MerchantInternalError"];
-            503: components["responses"]["MerchantDependencyUnavailable"];
-        };
-    };
-    merchantListKeyClaims: {
-        parameters: {
-            query?: {
-                status?: "open" | "approved" | "declined";
-            };
-            header?: {
-                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
-                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The claims. */
-            200: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MerchantSuccess"] & {
-                        data: {
-                            buyer_note: string | null;
-                            code: string;
-                            /** Format: date-time */
-                            created_at: string;
-                            customer: {
-                                email: string;
-                                name: string;
-                                phone: string;
-                            };
-                            /** Format: date-time */
-                            decided_at: string | null;
-                            id: number;
-                            merchant_note: string | null;
-                            order_id: number;
-                            product_id: number | null;
-                            product_name: string;
-                            replacement_code: string | null;
-                            /** @enum {string} */
-                            status: "open" | "approved" | "declined";
-                        }[];
-                    };
-                };
-            };
-            401: components["responses"]["MerchantError"];
-            403: components["responses"]["MerchantError"];
-            422: components["responses"]["MerchantValidationFailed"];
-            429: components["responses"]["RateLimited"];
-            500: components["responses"]["MerchantInternalError"];
-            503: components["responses"]["MerchantDependencyUnavailable"];
-        };
-    };
-    merchantApproveKeyClaim: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
-                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path: {
-                /** @description The id. */
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    note?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description The claim, approved. */
-            200: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MerchantSuccess"] & {
-                        data: {
-                            buyer_note: string | null;
-                            code: string;
-                            /** Format: date-time */
-                            created_at: string;
-                            customer: {
-                                email: string;
-                                name: string;
-                                phone: string;
-                            };
-                            /** Format: date-time */
-                            decided_at: string | null;
-                            id: number;
-                            merchant_note: string | null;
-                            order_id: number;
-                            product_id: number | null;
-                            product_name: string;
-                            replacement_code: string | null;
-                            /** @enum {string} */
-                            status: "open" | "approved" | "declined";
-                        };
-                    };
-                };
-            };
-            /** @description No key of the product is left in stock. */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MerchantError"];
-                };
-            };
-            401: components["responses"]["MerchantError"];
-            403: components["responses"]["MerchantError"];
-            /** @description No such claim in this store. */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MerchantError"];
-                };
-            };
-            /** @description The claim was already answered. */
-            409: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MerchantError"];
-                };
-            };
-            415: components["responses"]["MerchantError"];
-            422: components["responses"]["MerchantValidationFailed"];
-            429: components["responses"]["RateLimited"];
-            500: components["responses"]["MerchantInternalError"];
-            503: components["responses"]["MerchantDependencyUnavailable"];
-        };
-    };
-    merchantDeclineKeyClaim: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
-                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path: {
-                /** @description The id. */
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    note: string;
-                };
-            };
-        };
-        responses: {
-            /** @description The claim, declined. */
-            200: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MerchantSuccess"] & {
-                        data: {
-                            buyer_note: string | null;
-                            code: string;
-                            /** Format: date-time */
-                            created_at: string;
-                            customer: {
-                                email: string;
-                                name: string;
-                                phone: string;
-                            };
-                            /** Format: date-time */
-                            decided_at: string | null;
-                            id: number;
-                            merchant_note: string | null;
-                            order_id: number;
-                            product_id: number | null;
-                            product_name: string;
-                            replacement_code: string | null;
-                            /** @enum {string} */
-                            status: "open" | "approved" | "declined";
-                        };
-                    };
-                };
-            };
-            401: components["responses"]["MerchantError"];
-            403: components["responses"]["MerchantError"];
-            /** @description No such claim in this store. */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MerchantError"];
-                };
-            };
-            /** @description The claim was already answered. */
-            409: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -16256,104 +16265,6 @@ export interface operations {
                     "application/json": components["schemas"]["MerchantError"];
                 };
             };
-            422: components["responses"]["MerchantValidationFailed"];
-            429: components["responses"]["RateLimited"];
-            500: components["responses"]["MerchantInternalError"];
-            503: components["responses"]["MerchantDependencyUnavailable"];
-        };
-    };
-    merchantListDisputes: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
-                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The disputes. */
-            200: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MerchantSuccess"] & {
-                        data: {
-                            amount: string;
-                            /** Format: date-time */
-                            created_at: string;
-                            currency: string;
-                            /** Format: date-time */
-                            deadline: string | null;
-                            id: number;
-                            licenses_revoked: number;
-                            order_id: number;
-                            provider: string;
-                            provider_dispute_id: string;
-                            reason: string | null;
-                        }[];
-                    };
-                };
-            };
-            401: components["responses"]["MerchantError"];
-            403: components["responses"]["MerchantError"];
-            422: components["responses"]["MerchantValidationFailed"];
-            429: components["responses"]["RateLimited"];
-            500: components["responses"]["MerchantInternalError"];
-            503: components["responses"]["MerchantDependencyUnavailable"];
-        };
-    };
-    merchantListCheckoutRefusals: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
-                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The refusals. */
-            200: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MerchantSuccess"] & {
-                        data: {
-                            client_ip: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            customer_email: string | null;
-                            customer_phone: string | null;
-                            id: number;
-                            /** @description The entry or limit that matched. */
-                            matched: string;
-                            /** @description blocked_email, blocked_email_domain, blocked_ip, blocked_phone, country_code, max_orders_per_buyer_per_day, max_units_per_product_per_day or new_buyer_daily_limit. */
-                            rule: string;
-                            /** @description The checkout path: embed, storefront, merchant, ... */
-                            source: string;
-                        }[];
-                    };
-                };
-            };
-            401: components["responses"]["MerchantError"];
-            403: components["responses"]["MerchantError"];
             422: components["responses"]["MerchantValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["MerchantInternalError"];
@@ -17132,18 +17043,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["MerchantError"];
-            /** @description A fraud control of the store refused the buyer (docs/fraud.md): nothing was created. */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MerchantError"];
-                };
-            };
+            403: components["responses"]["MerchantError"];
             /** @description The Idempotency-Key was used with another body, or an identical request is still running. */
             409: {
                 headers: {
@@ -17216,19 +17116,6 @@ export interface operations {
                             customer_note: string | null;
                             /** @description Decimal string with the currency’s own decimals (ISO 4217: 2 for SAR, 3 for KWD, none for JPY). */
                             discount: string;
-                            /** @description The dispute: the provider’s id, reason, amount and the deadline for the merchant’s evidence. */
-                            dispute: {
-                                /** @description Decimal string with the currency’s own decimals (ISO 4217: 2 for SAR, 3 for KWD, none for JPY). */
-                                amount?: string;
-                                /** Format: date-time */
-                                created_at?: string;
-                                /** Format: date-time */
-                                deadline?: string | null;
-                                id?: string;
-                                reason?: string | null;
-                            } | null;
-                            /** @description The payment was disputed with the provider (a chargeback). */
-                            disputed: boolean;
                             /** @description The e-mails sent to the buyer about the order (docs/email.md): `status` queued, sending, sent, `bounced` (the buyer’s mail server refused the address for good; `error` holds its answer) or failed. */
                             emails: {
                                 /** Format: date-time */
@@ -17336,16 +17223,6 @@ export interface operations {
                                 /** @description Decimal string with the currency’s own decimals (ISO 4217: 2 for SAR, 3 for KWD, none for JPY). */
                                 refunded: string;
                             };
-                            /** @description The fraud controls’ risk score (0-100) and its reasons, judged when the payment was confirmed; `held`: the order waited in Under review (docs/fraud.md). */
-                            risk: {
-                                held?: boolean;
-                                reasons?: {
-                                    code: string;
-                                    detail: string;
-                                    points: number;
-                                }[];
-                                score?: number;
-                            } | null;
                             source: string;
                             /** @description Order status code. */
                             status: number;
@@ -19632,17 +19509,6 @@ export interface operations {
                             }[];
                             /** @enum {string} */
                             plan: "paid" | "free";
-                            settings: {
-                                /** @description Addresses and `@domain` entries refused at checkout. */
-                                blocked_emails: string[];
-                                /** @description Client addresses and CIDR ranges refused at checkout. */
-                                blocked_ips: string[];
-                                max_orders_per_buyer_per_day: number | null;
-                                max_units_per_product_per_day: number | null;
-                                new_buyer_daily_limit: string | null;
-                                review_above: string | null;
-                                review_buyers_per_ip_per_hour: number | null;
-                            };
                             /** @description The Reply-To of the store’s e-mails to buyers; null: none. */
                             support_email: string | null;
                             tax: {
@@ -19780,15 +19646,6 @@ export interface operations {
                             webhook_secret?: string;
                         } | null;
                     };
-                    settings?: {
-                        blocked_emails?: string[];
-                        blocked_ips?: string[];
-                        max_orders_per_buyer_per_day?: number | null;
-                        max_units_per_product_per_day?: number | null;
-                        new_buyer_daily_limit?: string | null;
-                        review_above?: string | null;
-                        review_buyers_per_ip_per_hour?: number | null;
-                    };
                     /** Format: email */
                     support_email?: string | null;
                 };
@@ -19845,17 +19702,6 @@ export interface operations {
                             }[];
                             /** @enum {string} */
                             plan: "paid" | "free";
-                            settings: {
-                                /** @description Addresses and `@domain` entries refused at checkout. */
-                                blocked_emails: string[];
-                                /** @description Client addresses and CIDR ranges refused at checkout. */
-                                blocked_ips: string[];
-                                max_orders_per_buyer_per_day: number | null;
-                                max_units_per_product_per_day: number | null;
-                                new_buyer_daily_limit: string | null;
-                                review_above: string | null;
-                                review_buyers_per_ip_per_hour: number | null;
-                            };
                             /** @description The Reply-To of the store’s e-mails to buyers; null: none. */
                             support_email: string | null;
                             tax: {
@@ -20950,7 +20796,7 @@ export interface operations {
             content: {
                 "application/json": {
                     description?: string;
-                    events: ("order.created" | "order.paid" | "order.status_changed" | "license.revoked" | "subscription.created" | "subscription.cancelled" | "refund.created" | "refund.succeeded" | "refund.failed" | "subscription.renewed" | "subscription.payment_failed" | "subscription.renewal_link_sent" | "subscription.updated" | "subscription.expired" | "order.disputed" | "order.*" | "subscription.*" | "refund.*" | "license.*")[];
+                    events: ("order.created" | "order.paid" | "order.status_changed" | "license.revoked" | "subscription.created" | "subscription.cancelled" | "refund.created" | "refund.succeeded" | "refund.failed" | "subscription.renewed" | "subscription.payment_failed" | "subscription.renewal_link_sent" | "subscription.updated" | "subscription.expired" | "order.*" | "subscription.*" | "refund.*" | "license.*")[];
                     /** Format: uri */
                     url: string;
                 };
@@ -21159,7 +21005,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @enum {string} */
-                    type: "order.created" | "order.paid" | "order.status_changed" | "license.revoked" | "subscription.created" | "subscription.cancelled" | "refund.created" | "refund.succeeded" | "refund.failed" | "subscription.renewed" | "subscription.payment_failed" | "subscription.renewal_link_sent" | "subscription.updated" | "subscription.expired" | "order.disputed";
+                    type: "order.created" | "order.paid" | "order.status_changed" | "license.revoked" | "subscription.created" | "subscription.cancelled" | "refund.created" | "refund.succeeded" | "refund.failed" | "subscription.renewed" | "subscription.payment_failed" | "subscription.renewal_link_sent" | "subscription.updated" | "subscription.expired";
                 };
             };
         };
@@ -21940,40 +21786,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["OrderCreatedEvent"];
-            };
-        };
-        responses: {
-            /** @description Any 2xx within 10 s delivers the event. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Anything else (or no answer) is retried with back-off for about a day. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    webhookOrderDisputed: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`. */
-                "X-Signature": string;
-                /** @description The event id, the same on every retry. */
-                "X-Webhook-Id": string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["OrderDisputedEvent"];
             };
         };
         responses: {

@@ -281,7 +281,9 @@ describe('the buyer’s account in a browser', function () {
       async (page) => {
         await openSignedIn(page, 'ar');
         expect(await page.locator('html').getAttribute('dir')).to.equal('rtl');
-        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+        const overflow = (await page.evaluate(
+          'document.documentElement.scrollWidth - window.innerWidth',
+        )) as number;
         expect(overflow).to.be.at.most(0);
         await page.screenshot({ path: '/tmp/account-ar-phone.png' });
       },

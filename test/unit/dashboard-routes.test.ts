@@ -89,7 +89,6 @@ const DASHBOARD_ROUTES: [string, string, string][] = [
   ['post', '/merchant/security/totp', 'dashboardSecurityTotpStart'],
   ['post', '/merchant/security/totp/confirm', 'dashboardSecurityTotpConfirm'],
   ['post', '/merchant/security/totp/disable', 'dashboardSecurityTotpDisable'],
-<<<<<<< HEAD
   ['get', '/merchant/einvoicing', 'dashboardEinvoicing'],
   ['post', '/merchant/einvoicing/onboard', 'dashboardEinvoicingOnboard'],
   ['post', '/merchant/einvoicing/compliance', 'dashboardEinvoicingCompliance'],
@@ -100,14 +99,12 @@ const DASHBOARD_ROUTES: [string, string, string][] = [
   ['post', '/merchant/growth/sales', 'dashboardSaleCreate'],
   ['post', '/merchant/growth/sales/{saleId}/delete', 'dashboardSaleDelete'],
   ['post', '/merchant/growth/creators', 'dashboardCreatorCreate'],
-=======
   ['get', '/merchant/fraud', 'dashboardFraud'],
   ['post', '/merchant/fraud/settings', 'dashboardFraudSettingsSave'],
   ['post', '/merchant/fraud/orders/{orderId}/approve', 'dashboardFraudApprove'],
   ['post', '/merchant/fraud/orders/{orderId}/refund', 'dashboardFraudRefund'],
   ['post', '/merchant/fraud/claims/{claimId}/approve', 'dashboardClaimApprove'],
   ['post', '/merchant/fraud/claims/{claimId}/decline', 'dashboardClaimDecline'],
->>>>>>> t-i43
 ];
 
 function* walk(dir: string): Generator<string> {

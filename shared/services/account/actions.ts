@@ -2,6 +2,8 @@ import type { Knex } from 'knex';
 import { InvalidError, NotFoundError } from '../../errors';
 import type { LimitDefinition } from '../../rate-limits';
 import { noteStoreContentChangedOn } from '../catalogue/cache';
+import { issueCertificate } from '../licenses/certificate';
+import type { LicenseLocale } from '../licenses/labels';
 import { selfResetActivations } from '../licenses/self-reset';
 import type { VerifyDeps } from '../licenses/verify';
 import type { LimitUse } from '../rate-limiter';
@@ -124,4 +126,36 @@ export async function writeReview(
     noteStoreContentChangedOn(uow, bought.store_id);
     return { id: Number(result.rows[0]!.id) };
   });
+}
+
+/**
+ * An offline certificate for one of the buyer's licenses, for the machine they name (its hwid: the account
+ * never knows it, activations keep only an HMAC). Exactly POST /verify/certificate for that key: it
+ * activates the machine as /verify does and is refused as /verify refuses (docs/license.md).
+ */
+export async function certificateFor(
+  deps: Parameters<typeof issueCertificate>[0],
+  identity: BuyerIdentity,
+  licenseId: number,
+  input: { hwid: string; ip: string; locale: LicenseLocale },
+): Promise<{ certificate: string; expiresAt: string }> {
+  const row = (await whereBuyerOwns(
+    deps.knex('licenses as l').join('orders as o', 'o.id', 'l.order_id'),
+    identity,
+  )
+    .where('l.id', licenseId)
+    .whereIn('o.status', [3, 4])
+    .whereNot('l.lock_type', 'ip')
+    .first('l.product_id', 'l.key')) as { product_id: number; key: string } | undefined;
+  if (!row) throw new NotFoundError('License not found');
+  const issued = await issueCertificate(deps, {
+    productId: row.product_id,
+    licenseKey: row.key,
+    hwid: input.hwid,
+    ip: input.ip,
+    locale: input.locale,
+    licenseKeyAsSent: row.key,
+    hwidAsSent: input.hwid,
+  });
+  return { certificate: issued.certificate, expiresAt: issued.expires_at };
 }

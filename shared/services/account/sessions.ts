@@ -91,3 +91,31 @@ export function buyerFormTokenMatches(
   if (typeof given !== 'string' || given.length === 0) return false;
   return [appSecret, ...previous].some((secret) => safeEqual(buyerFormToken(secret, session), given));
 }
+
+/** Ended buyer sessions are kept a week after expiry or sign-out, as the dashboard's. */
+const RETENTION_MS = 7 * 86_400_000;
+
+/**
+ * Part of the maintenance task `purge-dashboard-sessions`: buyer sessions that ended more than a week ago
+ * and sign-in links a day past their expiry, 1,000 rows a statement (safe to run twice, or on two workers).
+ */
+export async function purgeBuyerSessions(knex: Knex, now: Date = new Date()): Promise<{ deleted: number }> {
+  const cutoff = new Date(now.getTime() - RETENTION_MS);
+  await knex('buyer_email_links')
+    .where('expires_at', '<', new Date(now.getTime() - 86_400_000))
+    .delete();
+  let deleted = 0;
+  for (;;) {
+    const n = await knex('buyer_sessions')
+      .whereIn(
+        'id',
+        knex('buyer_sessions')
+          .select('id')
+          .where((q) => q.where('expires_at', '<', cutoff).orWhere('revoked_at', '<', cutoff))
+          .limit(1_000),
+      )
+      .delete();
+    deleted += n;
+    if (n < 1_000) return { deleted };
+  }
+}

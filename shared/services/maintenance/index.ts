@@ -11,6 +11,7 @@ import type { ChangeStatusDeps } from '../orders/change-status';
 import { sweepPayments } from '../payments/sweep';
 import { sweepWebhooks } from '../payments/webhooks';
 import { purgeDashboardSessions } from '../dashboard/sessions';
+import { purgeBuyerSessions } from '../account/sessions';
 import { renewSubscriptionsTask } from '../subscriptions/due';
 import { dropExpiredEvents, ensurePartitions } from '../analytics/partitions';
 import { rollupAnalytics } from '../analytics/rollups';
@@ -259,7 +260,12 @@ export const MAINTENANCE_TASKS: Readonly<Partial<Record<MaintenanceTask, Mainten
       now ?? new Date(),
       ctx.config?.analyticsRetentionDays ?? DEFAULT_ANALYTICS_RETENTION_DAYS,
     ),
-  'purge-dashboard-sessions': (knex, now) => purgeDashboardSessions(knex, now),
+  // The buyer's account's sessions and sign-in links go with the dashboard's (docs/account.md).
+  'purge-dashboard-sessions': async (knex, now) => {
+    const dashboard = await purgeDashboardSessions(knex, now);
+    const buyers = await purgeBuyerSessions(knex, now);
+    return { deleted: dashboard.deleted + buyers.deleted };
+  },
   'order-rollups': (knex) => compactOrderRollups(knex),
   'verify-domains': (knex, now, ctx) =>
     verifyPendingDomains({ knex, tx: ctx.tx, resolveTxt: ctx.resolveTxt ?? systemTxtResolver() }, now),

@@ -250,6 +250,53 @@ describe('the buyer’s account', function () {
     expect((await verify('NEW-LAPTOP-2')).status).to.equal(200);
   });
 
+  it('gives an offline certificate for a machine of the buyer’s license, refused as /verify refuses; never to another buyer', async () => {
+    const { server, deps } = suite;
+    const license = (await deps.knex('licenses').where({ order_id: orders.app1.id }).first('id', 'key')) as {
+      id: number;
+      key: string;
+    };
+    const path = `/account/licenses/${license.id}/certificate`;
+    expect((await get(server, '/account?lang=en', one.cookie)).text).to.contain(`action="${path}"`);
+    const issued = await post(server, path, { _csrf: one.csrf, hwid: 'NEW-LAPTOP-2' }, one.cookie);
+    expect(issued.status, issued.text).to.equal(200);
+    expect(issued.headers.get('content-disposition')).to.match(
+      /^attachment; filename="license-certificate\.jws"/,
+    );
+    const [, payload] = issued.text.split('.');
+    const claims = JSON.parse(Buffer.from(payload!, 'base64url').toString()) as Record<string, unknown>;
+    expect(claims).to.include({ product_id: app.id, hwid: 'NEW-LAPTOP-2', status: 'active' });
+    // The one seat is taken by NEW-LAPTOP-2: another machine is refused, as /verify would refuse it.
+    const refused = await post(server, path, { _csrf: one.csrf, hwid: 'THIRD-PC' }, one.cookie);
+    expect(refused.status).to.equal(409);
+    expect(refused.text).to.contain('No certificate for this machine');
+    const stranger = await post(server, path, { _csrf: two.csrf, hwid: 'NEW-LAPTOP-2' }, two.cookie);
+    expect(stranger.status).to.equal(404);
+  });
+
+  it('holds under simultaneous requests: a sign-in link opens one session, a review stays one', async () => {
+    const { server, deps } = suite;
+    const sent = await post(server, '/account/signin/email', { email: 'race@i41.test' });
+    expect(sent.status).to.equal(200);
+    const mail = await waitFor('the sign-in e-mail', () => latestEmail(server, 'race@i41.test'));
+    const path = new URL(/https?:\/\/\S+\/account\/email\/[A-Za-z0-9_-]+/.exec(mail.body)![0]).pathname;
+    const answers = await Promise.all(Array.from({ length: 6 }, () => get(server, path)));
+    expect(answers.map((a) => a.status).sort()).to.deep.equal([303, 410, 410, 410, 410, 410]);
+
+    const writes = await Promise.all(
+      [1, 2, 3, 4, 5].map((rating) =>
+        post(
+          server,
+          '/account/reviews',
+          { _csrf: one.csrf, product_id: String(card.id), rating: String(rating), comment: `take ${rating}` },
+          one.cookie,
+        ),
+      ),
+    );
+    expect(writes.map((w) => w.status)).to.deep.equal([303, 303, 303, 303, 303]);
+    expect(await deps.knex('reviews').where({ product_id: card.id })).to.have.length(1);
+  });
+
   it('Cancel renewal then Resume: the Merchant API shows cancel_at_period_end, then not; another buyer cannot', async () => {
     const { server } = suite;
     const merchant = new MerchantClient(server, await merchantToken(acme));
@@ -425,6 +472,19 @@ describe('the buyer’s account', function () {
       two.cookie,
     );
     expect(stranger.status).to.equal(404);
+    // Three a quarter hour per order and channel.
+    const again = () =>
+      post(
+        server,
+        `/account/orders/${orders.card1.id}/send-again`,
+        { _csrf: one.csrf, channel: 'message' },
+        one.cookie,
+      );
+    expect((await again()).status).to.equal(303);
+    expect((await again()).status).to.equal(303);
+    const limited = await again();
+    expect(limited.status).to.equal(429);
+    expect(limited.text).to.contain('Too many requests');
   });
 
   it('opens on a verified store domain, branded with the store, and its e-mailed link comes back to that domain', async () => {
@@ -448,6 +508,53 @@ describe('the buyer’s account', function () {
     const mail = await waitFor('the e-mail', () => latestEmail(server, 'domain@i41.test'));
     expect(mail.body).to.match(/http:\/\/acme\.i41\.test(:\d+)?\/account\/email\//);
     expect(mail.subject).to.contain('Acme Keys');
+  });
+
+  it('purges buyer sessions a week after they ended, with the dashboard’s sessions', async () => {
+    const { server, deps } = suite;
+    const old = new Date(Date.now() - 8 * 86_400_000);
+    const [row] = (await deps
+      .knex('buyer_sessions')
+      .insert({
+        identity_kind: 'phone',
+        identity: `966${P2.phone}`,
+        token_hash: 'f'.repeat(64),
+        expires_at: new Date(Date.now() + 86_400_000),
+        revoked_at: old,
+      })
+      .returning('id')) as { id: number }[];
+    const ran = await server.request('/__dev/tasks/purge-dashboard-sessions', { method: 'POST' });
+    expect(ran.status, ran.text).to.equal(200);
+    expect(await deps.knex('buyer_sessions').where({ id: row!.id })).to.have.length(0);
+    // A live session is kept.
+    expect((await get(server, '/account?lang=en', two.cookie)).text).to.contain(`Order ${orders.card2.id}<`);
+  });
+
+  it('limits review writes to ten an hour per buyer', async () => {
+    const { server } = suite;
+    expect((await post(server, '/account/signin/email', { email: 'one@i41.test' })).status).to.equal(200);
+    const mail = await waitFor('the sign-in e-mail', async () =>
+      latestEmail(server, 'one@i41.test').then((m) =>
+        m && /\/account\/email\//.test(m.body) ? m : undefined,
+      ),
+    );
+    const opened = await get(
+      server,
+      new URL(/https?:\/\/\S+\/account\/email\/[A-Za-z0-9_-]+/.exec(mail.body)![0]).pathname,
+    );
+    const cookie = cookieOf(opened, 'matjar_account');
+    const csrf = formTokenIn((await get(server, '/account', cookie)).text);
+    const write = () =>
+      post(
+        server,
+        '/account/reviews',
+        { _csrf: csrf, product_id: String(card.id), rating: '4', comment: 'again' },
+        cookie,
+      );
+    for (let i = 0; i < 10; i += 1) expect((await write()).status).to.equal(303);
+    const limited = await write();
+    expect(limited.status).to.equal(429);
+    expect(limited.headers.get('retry-after')).to.match(/^\d+$/);
   });
 
   it('sign out ends this session; sign out everywhere ends every session of the phone', async () => {
