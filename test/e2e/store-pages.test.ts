@@ -2,8 +2,10 @@ import { expect } from 'chai';
 import http from 'node:http';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
+import QRCode from 'qrcode';
 import { createApp } from '../../api/app';
 import type { Deps } from '../../shared/deps';
+import { createSession } from '../../shared/services/dashboard/sessions';
 import { loadFixture } from '../../shared/services/seed';
 import type { WorkerPool } from '../../workers/worker-pool';
 import { withPage } from '../helpers/browser';
@@ -143,6 +145,61 @@ describe('store pages in a browser', function () {
     expect(result.text).to.contain('بطاقة لعبة').and.to.contain('واتساب');
     expect(result.account).to.equal('/account?lang=ar');
     expect(outside).to.deep.equal([]);
+  });
+
+  it('gives the merchant the product’s link, its QR code and copy buttons on the dashboard', async () => {
+    const store = await deps.knex('stores').where('slug', 'i42-browser').first();
+    const product = await deps.knex('products').where({ store_id: store.id, slug: 'game-card' }).first();
+    const [user] = await deps
+      .knex('merchant_users')
+      .insert({ name: 'Owner', country_code: '966', phone: '594200901', e164: '966594200901' })
+      .returning('id');
+    const userId = (user as { id: number }).id;
+    await deps.knex('store_members').insert({ store_id: store.id, merchant_user_id: userId, role: 'owner' });
+    const token = await createSession(deps.knex, userId, store.id, 'test');
+    const link = `${base}/s/i42-browser/p/game-card`;
+
+    const seen = await withPage(
+      async (page) => {
+        await page.context().addCookies([{ name: 'matjar_merchant', value: token, url: `${base}/merchant` }]);
+        await page.goto(`${base}/merchant/products/${product.id}?lang=en`);
+        expect(await page.getByLabel('Buy link (this product’s page)').inputValue()).to.equal(link);
+        await page.getByRole('button', { name: 'Copy link' }).click();
+        await page.getByRole('button', { name: 'Copied' }).waitFor();
+        const copiedLink = await page.evaluate<string>('navigator.clipboard.readText()');
+        await page.getByRole('button', { name: 'Copy snippet' }).click();
+        const copiedSnippet = await page.evaluate<string>('navigator.clipboard.readText()');
+        await shot(page, 'store-pages-dashboard-share-en');
+        return {
+          copiedLink,
+          copiedSnippet,
+          qr: await page.locator('[data-qr]').innerHTML(),
+          qrLabel: await page.getByRole('img', { name: 'QR code of the buy link' }).count(),
+        };
+      },
+      {
+        locale: 'en-US',
+        permissions: ['clipboard-read', 'clipboard-write'],
+        viewport: { width: 1200, height: 900 },
+      },
+    );
+    expect(seen.copiedLink).to.equal(link);
+    expect(seen.copiedSnippet)
+      .to.contain(`data-matjar-product="${product.id}"`)
+      .and.to.contain(store.embed_key);
+    // The QR code is the one of the link itself (made the same way, it matches mark for mark).
+    const expected = await QRCode.toString(link, {
+      type: 'svg',
+      errorCorrectionLevel: 'M',
+      margin: 2,
+      width: 176,
+    });
+    const marks = (svg: string): string[] => [...svg.matchAll(/ d="([^"]+)"/g)].map((m) => m[1]);
+    expect(marks(seen.qr)).to.have.length(2);
+    expect(marks(seen.qr)).to.deep.equal(marks(expected));
+    expect(seen.qrLabel).to.equal(1);
+    // And the link it carries opens the product page.
+    expect((await fetch(link)).status).to.equal(200);
   });
 
   it('shows the English store page on a desktop screen', async () => {

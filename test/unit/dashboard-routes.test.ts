@@ -30,6 +30,7 @@ const DASHBOARD_ROUTES: [string, string, string][] = [
   ['post', '/merchant/orders/{orderId}/status', 'dashboardOrderStatus'],
   ['post', '/merchant/orders/{orderId}/refund', 'dashboardOrderRefund'],
   ['get', '/merchant/customers', 'dashboardCustomers'],
+  ['get', '/merchant/assets/share.js', 'dashboardShareScript'],
   ['get', '/merchant/products', 'dashboardProducts'],
   ['get', '/merchant/products/new', 'dashboardProductNew'],
   ['post', '/merchant/products', 'dashboardProductCreate'],

@@ -17,6 +17,7 @@ import type { AppContext } from '../../../context';
 import { defineRoute } from '../../../http/route';
 import { htmlResponse, redirectResponse } from '../../../openapi/components';
 import { sendPage } from '../../layout';
+import { shareCard, shareScriptRoute } from './share';
 import { dashboardOf, formField, signedIn } from '../../session';
 import { productsView, productFormView } from './view';
 import {
@@ -167,6 +168,7 @@ function formErrorsOf(err: ValidationError): FormErrors {
 }
 
 export const dashboardProductRoutes = [
+  shareScriptRoute,
   defineRoute({
     method: 'get',
     path: '/merchant/products',
@@ -323,6 +325,15 @@ export const dashboardProductRoutes = [
           availableCodes: product.available_codes ?? 0,
           currency: store.currency,
           categories: await categoryChoices(ctx),
+          share: await shareCard({
+            locale: shell.locale,
+            publicBaseUrl: ctx.deps.config.publicBaseUrl,
+            storeSlug: store.slug,
+            productSlug: product.slug,
+            productId: product.id,
+            embedKey: store.embed_key,
+            active: product.active,
+          }),
         }),
       });
     },

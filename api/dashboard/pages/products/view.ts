@@ -54,6 +54,8 @@ export function productFormView(
     availableCodes: number | null;
     currency: string;
     categories?: { id: number; name: string }[];
+    /** The product's share card (share.ts): its buy link, QR code and widget snippet. */
+    share?: string;
   },
 ): string {
   const t = s.t;
@@ -147,7 +149,8 @@ ${plansAndFields(s, opts)}
 ${fieldError('fivem')}
 <label class="check" for="active"><input type="checkbox" id="active" name="active" value="1"${v.active ? ' checked' : ''}> ${esc(t.active)}</label>
 <button type="submit">${esc(t.save)}</button>
-</form>`,
+</form>
+${opts.share ?? ''}`,
   );
 }
 
