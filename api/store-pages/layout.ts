@@ -155,6 +155,7 @@ ${seo.noindex ? '<meta name="robots" content="noindex">' : ''}
 <meta name="twitter:description" content="${escapeHtml(seo.description)}">
 ${image}
 <meta name="theme-color" content="${accentOf(store)}">
+<link rel="icon" href="${escapeHtml(store.logo_url ?? 'data:,')}">
 <style>:root{--accent:${accentOf(store)}}
 ${STYLE}</style>
 ${ld}
