@@ -162,6 +162,63 @@ interface TimedContext {
 
 /** A distinct client address per request (10.0.0.0/8), forwarded by the proxy the web process trusts. */
 const clientAddress = (n: number): string => `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
+/** A store of `count` products (names in Arabic and English), for the store pages' scenarios. */
+function benchCatalogue(count: number): object {
+  return {
+    stores: [
+      {
+        ref: 'bench-catalogue',
+        slug: 'bench-catalogue',
+        name: 'Bench catalogue',
+        currency: 'SAR',
+        description: 'A store of many products, to measure its pages.',
+        payment_methods: { card: { provider: 'sandbox' } },
+        categories: [{ ref: 'all', name: 'Everything', name_ar: 'كل شيء', slug: 'everything' }],
+        products: Array.from({ length: count }, (_, i) => ({
+          ref: `p${i}`,
+          name: `Gift card ${i}`,
+          name_ar: `بطاقة هدية ${i}`,
+          description: `Gift card number ${i}, delivered at once.`,
+          description_ar: `بطاقة هدية رقم ${i} تصلك فورًا.`,
+          slug: `gift-card-${i}`,
+          type: 'service',
+          price: `${10 + (i % 90)}.00`,
+          ...(i % 3 === 0 ? { sale_price: `${5 + (i % 90)}.00` } : {}),
+          stock: i % 7 === 0 ? 0 : null,
+          categories: ['all'],
+        })),
+      },
+    ],
+  };
+}
+
+/** The store pages at `rate` a second, limits on (each request another client): page, product, search. */
+function storePageScenarios(rate: number): Scenario[] {
+  const page = (name: string, what: string, path: string): Scenario => ({
+    name,
+    what: `${what} at ${rate} req/s`,
+    target: 'limited',
+    rate,
+    request: { method: 'GET', path },
+    vary: fromClient,
+    expect: [200],
+    goal: { p99Below: 20 },
+  });
+  return [
+    page('store page', '`GET /s/{slug}` (500 products, first 48, Arabic)', '/s/bench-catalogue?lang=ar'),
+    page(
+      'product page',
+      '`GET /s/{slug}/p/{product}` (English)',
+      '/s/bench-catalogue/p/gift-card-250?lang=en',
+    ),
+    page(
+      'store search',
+      '`GET /s/{slug}/search` among 500 products',
+      '/s/bench-catalogue/search?q=card%2049&lang=en',
+    ),
+  ];
+}
+
 const fromClient = (n: number, request: Request): Request => ({
   ...request,
   headers: { ...request.headers, 'x-forwarded-for': clientAddress(n) },
@@ -437,6 +494,7 @@ export async function main(): Promise<number> {
   const seconds = Number(process.env.BENCH_SECONDS ?? (quick ? 1 : 8));
   const connections = Number(process.env.BENCH_CONNECTIONS ?? (quick ? 10 : 50));
   const rate = Number(process.env.BENCH_RATE ?? 200);
+  const pageRate = Number(process.env.BENCH_PAGE_RATE ?? 100);
   const ingestEvents = Number(process.env.BENCH_INGEST_EVENTS ?? (quick ? 3_000 : 30_000));
   const orderCount = Number(process.env.BENCH_ORDERS ?? (quick ? 2_000 : 100_000));
   const merchantRate = Number(process.env.BENCH_MERCHANT_RATE ?? 50);
@@ -495,6 +553,8 @@ export async function main(): Promise<number> {
     const manifest = await loadFixture(deps, await readFixtureFile(path.join(root, 'fixtures/demo.json')));
     const store = Object.values(manifest.stores)[0];
     const productId = Object.values(store.products)[0].id;
+    // Store pages (docs/store-pages.md) are read on a store of 500 products in two languages.
+    await loadFixture(deps, benchCatalogue(500));
     // Checkouts need a product without required custom fields, given unlimited stock for the run.
     const plain = await Product.query(deps.knex)
       .where({ store_id: store.id, active: true, type: 'product' })
@@ -773,6 +833,7 @@ export async function main(): Promise<number> {
         expect: [200],
         goal: { p99Below: 30 },
       },
+      ...storePageScenarios(pageRate),
       {
         name: 'merchant statistics',
         what: `\`GET /shawarma/store/statics\` on ${orderCount.toLocaleString('en')} orders at ${merchantRate} req/s`,

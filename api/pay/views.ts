@@ -62,10 +62,14 @@ function page(
   });
 }
 
+/** The product's name in the page's language (docs/store-pages.md: name_ar for Arabic readers). */
+const productNameOf = (s: Summary, view: View): string =>
+  view.locale === 'ar' && s.productNameAr ? s.productNameAr : s.productName;
+
 function summary(s: Summary, view: View): string {
   const renews = s.renews ? `\n<p class="renews">${escapeHtml(strings(view).renews(s.renews))}</p>` : '';
   return `<p class="muted"><bdi>${escapeHtml(s.storeName)}</bdi></p>
-<h1><bdi>${escapeHtml(s.productName)}</bdi>${s.quantity > 1 ? ` &times; ${s.quantity}` : ''}</h1>
+<h1><bdi>${escapeHtml(productNameOf(s, view))}</bdi>${s.quantity > 1 ? ` &times; ${s.quantity}` : ''}</h1>
 <p class="amount">${escapeHtml(formatAmount(s.amountMinor, s.currency, view.locale))}</p>${renews}`;
 }
 
@@ -141,7 +145,7 @@ function successPage(
 <h1 class="ok">${escapeHtml(t.paidTitle)}</h1>
 ${order}
 ${/* The goods revealed to the browser that paid (keys, downloads) belong here, under the order. */ ''}<h2>${escapeHtml(t.youBought)}</h2>
-<p><bdi>${escapeHtml(s.productName)}</bdi>${s.quantity > 1 ? ` &times; ${s.quantity}` : ''} &middot; <span class="ltr">${escapeHtml(formatAmount(s.amountMinor, s.currency, view.locale))}</span></p>
+<p><bdi>${escapeHtml(productNameOf(s, view))}</bdi>${s.quantity > 1 ? ` &times; ${s.quantity}` : ''} &middot; <span class="ltr">${escapeHtml(formatAmount(s.amountMinor, s.currency, view.locale))}</span></p>
 ${goodsHtml(goods, view.locale)}
 <h2>${escapeHtml(t.deliveryTitle)}</h2>
 ${lines.map((l) => `<p>${escapeHtml(l)}</p>`).join('\n')}

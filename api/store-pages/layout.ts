@@ -98,6 +98,7 @@ h2{font-size:1.2rem;margin:1.5rem 0 .6rem}
 @media(min-width:48rem){.product{grid-template-columns:minmax(0,1fr) minmax(0,1fr)}}
 .panel{background:#fff;border:1px solid #e3e6ea;border-radius:12px;padding:1.25rem}
 .hero{width:100%;height:auto;border-radius:12px;background:#eef1f4;display:block}
+.ph.hero{display:flex;background:var(--accent);font-size:4rem}
 .text{white-space:pre-line}
 .reviews{list-style:none;padding:0;margin:0}
 .reviews li{border-top:1px solid #e3e6ea;padding:.75rem 0}
@@ -154,6 +155,7 @@ ${seo.noindex ? '<meta name="robots" content="noindex">' : ''}
 <meta name="twitter:description" content="${escapeHtml(seo.description)}">
 ${image}
 <meta name="theme-color" content="${accentOf(store)}">
+<link rel="icon" href="${escapeHtml(store.logo_url ?? 'data:,')}">
 <style>:root{--accent:${accentOf(store)}}
 ${STYLE}</style>
 ${ld}

@@ -31,6 +31,8 @@ export const PAGE_CSP = [
   "style-src 'unsafe-inline'",
   'img-src https: http: data:',
   "form-action 'self'",
+  // Crawlers and audits read /robots.txt from within the page (Lighthouse does): same origin only.
+  "connect-src 'self'",
   "base-uri 'none'",
   "frame-ancestors 'none'",
 ].join('; ');
@@ -68,6 +70,7 @@ export function sendPublic(
   type: string,
   body: string,
   explicit = true,
+  etag?: string,
 ): void {
   ctx.status = status;
   ctx.type = type;
@@ -84,7 +87,7 @@ export function sendPublic(
     return;
   }
   ctx.set('Cache-Control', CACHE_CONTROL);
-  ctx.set('ETag', `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`);
+  ctx.set('ETag', etag ?? etagOf(body));
   if (ctx.fresh) {
     ctx.status = 304;
     ctx.body = null;
@@ -146,14 +149,39 @@ export async function embedProduct(
   }
 }
 
+const etagOf = (body: string): string =>
+  `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+
+/**
+ * A page's bytes and ETag, rendered once per catalogue stamp (the store's and its products' counters,
+ * which every writer of what a list shows bumps): a store of 500 products is not rendered and hashed
+ * again for every reader. `key` names everything else the bytes depend on (page, language, query).
+ */
+export function rendered(
+  ctx: AppContext,
+  key: string,
+  stamp: string,
+  render: () => string,
+): { body: string; etag: string } {
+  const cache = ctx.deps.caches.of<{ body: string; etag: string }>('store-page-html', undefined, 2_000);
+  const hit = cache.get(key, stamp);
+  if (hit) return hit;
+  const body = render();
+  const value = { body, etag: etagOf(body) };
+  cache.set(key, stamp, value);
+  return value;
+}
+
 export async function renderHome(ctx: AppContext, store: Store, page: number): Promise<void> {
   const catalogue = await storeCatalogue(ctx.deps, store.id);
   const r = contextOf(ctx, store, '', page > 1 ? { page: String(page) } : undefined);
-  const html = homeView(r.pc, catalogue.categories, pageOf(catalogue.products, page), {
-    page,
-    pages: Math.max(1, Math.ceil(catalogue.products.length / PAGE_SIZE)),
-  });
-  sendPublic(ctx, 200, 'text/html; charset=utf-8', html, r.explicit);
+  const { body, etag } = rendered(ctx, `${store.id}|home|${r.pc.locale}|${page}`, catalogue.stamp, () =>
+    homeView(r.pc, catalogue.categories, pageOf(catalogue.products, page), {
+      page,
+      pages: Math.max(1, Math.ceil(catalogue.products.length / PAGE_SIZE)),
+    }),
+  );
+  sendPublic(ctx, 200, 'text/html; charset=utf-8', body, r.explicit, etag);
 }
 
 export const htmlPage = (what: string) => ({

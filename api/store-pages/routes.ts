@@ -24,6 +24,7 @@ import {
   pageQuery,
   productBySlug,
   renderHome,
+  rendered,
   sendNotFound,
   sendPublic,
   slugParam,
@@ -93,13 +94,16 @@ export const storePageRoutes = [
       const catalogue = await storeCatalogue(ctx.deps, store.id);
       const category = catalogue.categories.find((c) => c.slug === params.category);
       if (!category) return sendNotFound(ctx, store, path);
-      const products = catalogue.products.filter((p) => p.category_ids.includes(category.id));
       const r = contextOf(ctx, store, path, query.page > 1 ? { page: String(query.page) } : undefined);
-      const html = categoryView(r.pc, catalogue.categories, category, pageOf(products, query.page), {
-        page: query.page,
-        pages: Math.max(1, Math.ceil(products.length / PAGE_SIZE)),
+      const key = `${store.id}|c|${category.id}|${r.pc.locale}|${query.page}`;
+      const { body, etag } = rendered(ctx, key, catalogue.stamp, () => {
+        const products = catalogue.products.filter((p) => p.category_ids.includes(category.id));
+        return categoryView(r.pc, catalogue.categories, category, pageOf(products, query.page), {
+          page: query.page,
+          pages: Math.max(1, Math.ceil(products.length / PAGE_SIZE)),
+        });
       });
-      sendPublic(ctx, 200, 'text/html; charset=utf-8', html, r.explicit);
+      sendPublic(ctx, 200, 'text/html; charset=utf-8', body, r.explicit, etag);
     },
   }),
   defineRoute({
@@ -198,16 +202,19 @@ export const storePageRoutes = [
       const store = await storeBySlug(ctx.deps, params.slug);
       if (!store) return sendNotFound(ctx, undefined, '/search');
       const catalogue = await storeCatalogue(ctx.deps, store.id);
-      const found = searchProducts(catalogue.products, query.q);
       const r = contextOf(ctx, store, '/search', {
         q: query.q,
         ...(query.page > 1 ? { page: String(query.page) } : {}),
       });
-      const html = searchView(r.pc, query.q, pageOf(found, query.page), {
-        page: query.page,
-        pages: Math.max(1, Math.ceil(found.length / PAGE_SIZE)),
+      const key = `${store.id}|q|${r.pc.locale}|${query.page}|${query.q}`;
+      const { body, etag } = rendered(ctx, key, catalogue.stamp, () => {
+        const found = searchProducts(catalogue.products, query.q);
+        return searchView(r.pc, query.q, pageOf(found, query.page), {
+          page: query.page,
+          pages: Math.max(1, Math.ceil(found.length / PAGE_SIZE)),
+        });
       });
-      sendPublic(ctx, 200, 'text/html; charset=utf-8', html, r.explicit);
+      sendPublic(ctx, 200, 'text/html; charset=utf-8', body, r.explicit, etag);
     },
   }),
   defineRoute({

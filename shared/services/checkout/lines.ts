@@ -45,23 +45,29 @@ export async function checkoutLines(
 export async function checkoutTitle(
   knex: Knex,
   checkout: Checkout,
-): Promise<{ name: string; quantity: number }> {
+): Promise<{ name: string; nameAr: string; quantity: number }> {
   const lines = await checkoutLines(knex, checkout);
-  const names = new Map(
-    (
-      await knex('products')
-        .whereIn(
-          'id',
-          lines.map((l) => l.product_id),
-        )
-        .select<{ id: number; name: string }[]>('id', 'name')
-    ).map((p) => [p.id, p.name]),
-  );
-  if (lines.length === 1)
-    return { name: names.get(lines[0]!.product_id) ?? '', quantity: lines[0]!.quantity };
-  const parts = lines.map((l) => {
-    const name = names.get(l.product_id) ?? '';
-    return l.quantity > 1 ? `${name} × ${l.quantity}` : name;
-  });
-  return { name: parts.join(', '), quantity: 1 };
+  const rows = await knex('products')
+    .whereIn(
+      'id',
+      lines.map((l) => l.product_id),
+    )
+    .select<{ id: number; name: string; name_ar: string | null }[]>('id', 'name', 'name_ar');
+  const names = new Map(rows.map((p) => [p.id, p.name]));
+  // The Arabic title for Arabic readers (docs/store-pages.md): each product's name_ar, else its name.
+  const namesAr = new Map(rows.map((p) => [p.id, p.name_ar || p.name]));
+  const title = (of: Map<number, string>): string => {
+    if (lines.length === 1) return of.get(lines[0]!.product_id) ?? '';
+    return lines
+      .map((l) => {
+        const name = of.get(l.product_id) ?? '';
+        return l.quantity > 1 ? `${name} × ${l.quantity}` : name;
+      })
+      .join(', ');
+  };
+  return {
+    name: title(names),
+    nameAr: title(namesAr),
+    quantity: lines.length === 1 ? lines[0]!.quantity : 1,
+  };
 }

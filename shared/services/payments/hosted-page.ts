@@ -33,6 +33,8 @@ import { isVoidedRenewalLink } from '../subscriptions/page';
 export interface Summary {
   storeName: string;
   productName: string;
+  /** The Arabic name (name_ar, else the name), for Arabic readers. */
+  productNameAr?: string;
   quantity: number;
   amountMinor: number;
   currency: string;
@@ -158,6 +160,7 @@ async function summaryOf(deps: PaymentsDeps, checkout: Checkout): Promise<Summar
   return {
     storeName: store?.name ?? '',
     productName: title.name,
+    productNameAr: title.nameAr,
     quantity: title.quantity,
     amountMinor: checkout.total_minor,
     currency: checkout.currency,

@@ -284,3 +284,46 @@ describe('store pages', function () {
     expect((await get('/s/i42-pages?lang=en')).text).to.contain('data-stock="out"');
   });
 });
+
+describe('store pages: a store of 500 products', function () {
+  this.timeout(60_000);
+  const suite = usePaymentsSuite({ workers: false });
+
+  before(async () => {
+    await loadFixture(suite.deps, {
+      stores: [
+        {
+          ref: 'i42-many',
+          name: 'Many i42',
+          currency: 'SAR',
+          products: Array.from({ length: 500 }, (_, i) => ({
+            ref: `p${i}`,
+            name: `Item ${i}`,
+            name_ar: `عنصر ${i}`,
+            slug: `item-${i}`,
+            type: 'service',
+            price: '10.00',
+          })),
+        },
+      ],
+    });
+  });
+
+  it('lists 48 a page with links between pages, and finds one product among them', async () => {
+    const first = await suite.server.request('/s/i42-many?lang=en');
+    expect(first.text.match(/data-product-id=/g)).to.have.length(48);
+    expect(first.text).to.contain('rel="next" href="/s/i42-many?page=2&amp;lang=en"');
+    const last = await suite.server.request('/s/i42-many?lang=en&page=11');
+    expect(last.text.match(/data-product-id=/g)).to.have.length(20);
+    expect(last.text).to.contain(
+      `<link rel="canonical" href="${suite.deps.config.publicBaseUrl}/s/i42-many?page=11&amp;lang=en">`,
+    );
+    const found = await suite.server.request(
+      `/s/i42-many/search?lang=ar&q=${encodeURIComponent('عنصر 499')}`,
+    );
+    expect(found.text.match(/data-product-id=/g)).to.have.length(1);
+    expect(found.text).to.contain('عنصر 499');
+    const sitemap = await suite.server.request('/s/i42-many/sitemap.xml');
+    expect(sitemap.text.match(/<loc>[^<]*\/p\/item-\d+<\/loc>/g)).to.have.length(500);
+  });
+});

@@ -17,6 +17,7 @@ import type { AppContext } from '../../../context';
 import { defineRoute } from '../../../http/route';
 import { htmlResponse, redirectResponse } from '../../../openapi/components';
 import { sendPage } from '../../layout';
+import { shareCard, shareScriptRoute } from './share';
 import { dashboardOf, formField, signedIn } from '../../session';
 import { snippetSection } from '../launch/view';
 import { productsView, productFormView } from './view';
@@ -168,6 +169,7 @@ function formErrorsOf(err: ValidationError): FormErrors {
 }
 
 export const dashboardProductRoutes = [
+  shareScriptRoute,
   defineRoute({
     method: 'get',
     path: '/merchant/products',
@@ -324,7 +326,16 @@ export const dashboardProductRoutes = [
           availableCodes: product.available_codes ?? 0,
           currency: store.currency,
           categories: await categoryChoices(ctx),
-          share: snippetSection(shell, product.id, store.embed_key, ctx.deps.config.publicBaseUrl),
+          share:
+            (await shareCard({
+              locale: shell.locale,
+              publicBaseUrl: ctx.deps.config.publicBaseUrl,
+              storeSlug: store.slug,
+              productSlug: product.slug,
+              productId: product.id,
+              embedKey: store.embed_key,
+              active: product.active,
+            })) + snippetSection(shell, product.id, store.embed_key, ctx.deps.config.publicBaseUrl),
         }),
       });
     },

@@ -55,7 +55,7 @@ export function productFormView(
     availableCodes: number | null;
     currency: string;
     categories?: { id: number; name: string }[];
-    /** The widget snippet with its Copy button (api/dashboard/pages/launch/view.ts), on a saved product. */
+    /** The product's share card (share.ts): its buy link, QR code and widget snippet. */
     share?: string;
   },
 ): string {
@@ -150,7 +150,8 @@ ${plansAndFields(s, opts)}
 ${fieldError('fivem')}
 <label class="check" for="active"><input type="checkbox" id="active" name="active" value="1"${v.active ? ' checked' : ''}> ${esc(t.active)}</label>
 <button type="submit">${esc(t.save)}</button>
-</form>${opts.share ?? ''}`,
+</form>
+${opts.share ?? ''}`,
   );
 }
 

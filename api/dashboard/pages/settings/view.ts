@@ -42,6 +42,19 @@ function livePreview(
 <script src="/widget/v1.js" async></script>`;
 }
 
+/** How a domain reaches the platform once proven (docs/store-pages.md, "Store domains"). */
+const DNS_SETUP = {
+  en:
+    'To show your store at a domain: point it at the platform. For a subdomain (shop.example.com) add a ' +
+    'CNAME record whose value is the host name of this dashboard’s address; for a bare domain ' +
+    '(example.com) add an A record with the platform’s IP address (your host gives it). Once the TXT ' +
+    'record proves the domain, its address opens your store page.',
+  ar:
+    'لعرض متجرك على نطاقك: وجّه النطاق إلى المنصة. للنطاق الفرعي (shop.example.com) أضف سجل CNAME قيمته ' +
+    'اسم المضيف في عنوان لوحة التحكم هذه؛ وللنطاق الرئيسي (example.com) أضف سجل A بعنوان IP الخاص بالمنصة ' +
+    '(يعطيك إياه مزود الاستضافة). بعد أن يثبت سجل TXT ملكية النطاق يفتح عنوانه صفحة متجرك.',
+} as const;
+
 /**
  * Each domain's state; a pending one with the TXT record that proves it (name and value in read-only
  * inputs, to select and copy) and a "verify now" button (docs/merchant.md, "Store domains").
@@ -65,7 +78,8 @@ function domainStatesView(s: Shell, domains: DomainStateView[]): string {
 ${domains.some((d) => d.status === 'pending') ? `<p class="hint">${esc(t.domainProofHint)}</p>` : ''}
 <ul class="plain">
 ${rows.join('\n')}
-</ul></section>`;
+</ul>
+<p class="hint" data-dns-setup>${esc(DNS_SETUP[s.locale])}</p></section>`;
 }
 
 export function settingsView(
