@@ -3,6 +3,26 @@
 // Regenerate with `npx tsx scripts/generate-sdk.ts`.
 
 export interface paths {
+    "/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Store page on a store domain
+         * @description On a verified store domain (or `{slug}.<STORE_DOMAIN_SUFFIX>` when that is set), the store page as at `/s/{slug}`. On any other host, a 404 page.
+         */
+        get: operations["storeDomainHome"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/account": {
         parameters: {
             query?: never;
@@ -706,7 +726,7 @@ export interface paths {
          *
          *     **Reservations.** A code-key product reserves `quantity` available keys and a product with finite stock takes `quantity` units, both released if the checkout expires unpaid. A `quantity` above the product’s `max_per_order` (default 10) is a 422 naming `quantity`. Not enough: 400 "Insufficient stock". The checkout lives `CHECKOUT_TTL_SECONDS` (default 3600); afterwards payment calls and the status endpoint answer 404.
          *
-         *     **Errors.** 422 (`errors` by field) for invalid input: a `product_id` that is not an active product of this store, a `subscription_plan` missing for a subscription product or not a plan of the product, custom field values (`fields.{index}`) and uploads (`field_files.{index}`). 400 for a coupon refused as by apply-coupon (same messages), insufficient stock, or no payment method.
+         *     **Errors.** 422 (`errors` by field) for invalid input: a `product_id` that is not an active product of this store, a `subscription_plan` missing for a subscription product or not a plan of the product, custom field values (`fields.{index}`) and uploads (`field_files.{index}`). 400 for a coupon refused as by apply-coupon (same messages), insufficient stock, or no payment method. 403 `checkout_blocked` when a fraud control of the store refuses the buyer (block lists, daily limits; docs/fraud.md).
          *
          *     **Bodies.** `application/json`, or `multipart/form-data` to upload files. In multipart, custom values are parts `fields[{index}]` or `fields.{index}`, or one part `fields` holding a JSON object; files are parts `field_files.{index}`: image fields JPG, PNG, GIF up to 10 MB; file fields PDF, DOC, DOCX, TXT, ZIP up to 20 MB. Files are judged by their content (magic numbers; DOCX = a ZIP with `word/` entries; TXT = UTF-8 without NUL bytes), and a file name’s extension must agree with it. A refused upload stores nothing.
          */
@@ -738,7 +758,7 @@ export interface paths {
          *
          *     **Reservations.** A code-key product reserves `quantity` available keys and a product with finite stock takes `quantity` units, both released if the checkout expires unpaid. A `quantity` above the product’s `max_per_order` (default 10) is a 422 naming `quantity`. Not enough: 400 "Insufficient stock". The checkout lives `CHECKOUT_TTL_SECONDS` (default 3600); afterwards payment calls and the status endpoint answer 404.
          *
-         *     **Errors.** 422 (`errors` by field) for invalid input: a `product_id` that is not an active product of this store, a `subscription_plan` missing for a subscription product or not a plan of the product, custom field values (`fields.{index}`) and uploads (`field_files.{index}`). 400 for a coupon refused as by apply-coupon (same messages), insufficient stock, or no payment method.
+         *     **Errors.** 422 (`errors` by field) for invalid input: a `product_id` that is not an active product of this store, a `subscription_plan` missing for a subscription product or not a plan of the product, custom field values (`fields.{index}`) and uploads (`field_files.{index}`). 400 for a coupon refused as by apply-coupon (same messages), insufficient stock, or no payment method. 403 `checkout_blocked` when a fraud control of the store refuses the buyer (block lists, daily limits; docs/fraud.md).
          *
          *     **Bodies.** `application/json`, or `multipart/form-data` to upload files. In multipart, custom values are parts `fields[{index}]` or `fields.{index}`, or one part `fields` holding a JSON object; files are parts `field_files.{index}`: image fields JPG, PNG, GIF up to 10 MB; file fields PDF, DOC, DOCX, TXT, ZIP up to 20 MB. Files are judged by their content (magic numbers; DOCX = a ZIP with `word/` entries; TXT = UTF-8 without NUL bytes), and a file name’s extension must agree with it. A refused upload stores nothing.
          */
@@ -767,6 +787,26 @@ export interface paths {
          *     **Refusals**: 404 unknown or expired checkout (or, authenticated, a checkout of another customer); 400 order already created; 400 method not configured for the store; 400 a method outside the coupon’s `payment_restrictions`; 400 a method whose minimum or maximum amount excludes the total; 422 a `payment_method` that is not one of the seven ids.
          */
         post: operations["embedGuestPaymentInitiate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/embed/order/reveal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The goods of a paid order, for the browser that paid
+         * @description The code keys, license keys and download addresses of the checkout’s order, and where else they were sent (masked), for the browser that checked out: it sends the `checkout_url` and the `reveal_token` of its checkout answer (only a hash of the token is kept; compared in constant time). Shown for 30 minutes after the order was placed, while it is paid; never before payment, after a refund or after a cancellation (`hidden` with the reason). A wrong token, or a checkout of another store, answers 404 like an unknown checkout. A POST so that the secrets stay out of addresses and logs.
+         */
+        post: operations["embedOrderReveal"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1185,6 +1225,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/claims": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Key replacement claim: report a key
+         * @description Form fields `t` (the claim link’s token), `note` (optional, up to 1000 characters) and `lang`. Answers 303 to the claim page, which then shows the claim. One open or approved claim per key: another is a 409 page. A cross-site post is refused (403).
+         */
+        post: operations["keyClaimCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/claims/new": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Key replacement claim: the buyer’s page
+         * @description The signed link of a delivered code key (`t`, from the delivery message and e-mail): the key, the claims on it with the store’s answers (a replacement key, or a note), and the form that reports it. A token the platform did not sign is a 404 page.
+         */
+        get: operations["keyClaimPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/creators/{secret}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A creator’s private page
+         * @description The creator’s paid orders, revenue and commission, all time and by month (UTC), net of refunds and disputes. The address is the creator’s secret (`page_url`, shown once by the Merchant API).
+         */
+        get: operations["creatorPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/docs": {
         parameters: {
             query?: never;
@@ -1394,7 +1494,7 @@ export interface paths {
         };
         /**
          * Merchant dashboard: home
-         * @description The dashboard of the signed-in merchant’s store: today’s and this month’s sales, orders and new customers, a 30-day sales chart. Not signed in: 302 to `/merchant/signin`. Arabic (`?lang=ar`, right to left) or English (`?lang=en`), else the browser’s Accept-Language.
+         * @description The dashboard of the signed-in merchant’s store: the launch checklist until it is done, today’s and this month’s sales, orders and new customers, a 30-day sales chart. Not signed in: 302 to `/merchant/signin`. Arabic (`?lang=ar`, right to left) or English (`?lang=en`), else the browser’s Accept-Language.
          */
         get: operations["dashboardHome"];
         put?: never;
@@ -1437,6 +1537,46 @@ export interface paths {
          * @description Sends the keys in parts of 500 lines and moves the progress bar. The page works without it.
          */
         get: operations["dashboardKeysScript"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/merchant/assets/launch.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Merchant dashboard: the product page’s snippet Copy button
+         * @description Copies the widget snippet to the clipboard and posts the Copy form by fetch. The page works without it.
+         */
+        get: operations["dashboardLaunchScript"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/merchant/assets/share.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Merchant dashboard: the product page’s copy buttons
+         * @description Copies the buy link or the widget snippet. The page works without it (read-only inputs).
+         */
+        get: operations["dashboardShareScript"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1641,6 +1781,126 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/merchant/einvoicing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Merchant dashboard: e-invoicing (ZATCA phase 2)
+         * @description Onboarding with ZATCA step by step, the certificate’s expiry and renewal, and the latest documents with their reporting status (pending, reported, rejected) and ZATCA’s warnings and errors.
+         */
+        get: operations["dashboardEinvoicing"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/merchant/einvoicing/activate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Merchant dashboard: e-invoicing compliance checks and production CSID
+         * @description Runs ZATCA’s compliance checks (sample invoice, credit note, debit note), then obtains the production CSID.
+         */
+        post: operations["dashboardEinvoicingActivate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/merchant/einvoicing/compliance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Merchant dashboard: e-invoicing compliance CSID
+         * @description Form field `otp`: the one-time password from ZATCA’s Fatoora portal (6 digits).
+         */
+        post: operations["dashboardEinvoicingCompliance"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/merchant/einvoicing/documents/{documentId}/xml": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Merchant dashboard: a document’s signed XML
+         * @description The signed UBL 2.1 document as an attachment (application/xml). 404 for another store’s document.
+         */
+        get: operations["dashboardEinvoiceXml"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/merchant/einvoicing/onboard": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Merchant dashboard: e-invoicing address, key and CSR
+         * @description Form fields `crn` (optional), `street`, `building_number` (4 digits), `district`, `city`, `postal_zone` (5 digits), `branch_name`, `location`, `industry`. Makes a new secp256k1 key (sealed) and the CSR.
+         */
+        post: operations["dashboardEinvoicingOnboard"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/merchant/einvoicing/renew": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Merchant dashboard: renew the e-invoicing certificate
+         * @description Form field `otp` (6 digits, from the Fatoora portal): a new key and CSR, then the renewed production CSID.
+         */
+        post: operations["dashboardEinvoicingRenew"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/merchant/fivem": {
         parameters: {
             query?: never;
@@ -1679,6 +1939,206 @@ export interface paths {
          * @description The game server is refused from its next request. 303 to the page.
          */
         post: operations["dashboardFivemServerRevoke"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/merchant/fraud": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Merchant dashboard: fraud controls
+         * @description The review queue, key replacement claims, disputes, the block lists and limits, and the refused checkouts with the rule that matched (docs/fraud.md).
+         */
+        get: operations["dashboardFraud"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/merchant/fraud/claims/{claimId}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Merchant dashboard: replace a claimed key
+         * @description A replacement key from stock, once per key; the buyer gets it by message and e-mail. 303 back.
+         */
+        post: operations["dashboardClaimApprove"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/merchant/fraud/claims/{claimId}/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Merchant dashboard: decline a key claim
+         * @description Form field `note` (required): sent to the buyer by message and e-mail. 303 back.
+         */
+        post: operations["dashboardClaimDecline"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/merchant/fraud/orders/{orderId}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Merchant dashboard: approve a held order (deliver)
+         * @description One click: Under review to Completed through the order lifecycle (the goods go out), as PUT /shawarma/orders/{id} with 4. 303 back to the page.
+         */
+        post: operations["dashboardFraudApprove"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/merchant/fraud/orders/{orderId}/refund": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Merchant dashboard: refund a held order
+         * @description One click: Under review to Refunded through the order lifecycle (the payment is refunded and nothing is delivered), as PUT /shawarma/orders/{id} with 6. 303 back to the page.
+         */
+        post: operations["dashboardFraudRefund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/merchant/fraud/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Merchant dashboard: save the fraud settings
+         * @description Form fields `blocked_emails` and `blocked_ips` (one entry a line), `max_orders_per_buyer_per_day`, `max_units_per_product_per_day`, `new_buyer_daily_limit`, `review_above`, `review_buyers_per_ip_per_hour` (empty: off). 303 back, or the page with each bad field named (422).
+         */
+        post: operations["dashboardFraudSettingsSave"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/merchant/growth": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Merchant dashboard: sales and creators
+         * @description Abandoned-checkout figures, the timed sales (with the form to schedule one) and the creators.
+         */
+        get: operations["dashboardGrowth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/merchant/growth/creators": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Merchant dashboard: add a creator
+         * @description The creator form; the Merchant API’s rules. The page again (200) with the creator’s private page address shown once, or with each bad field named (422).
+         */
+        post: operations["dashboardCreatorCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/merchant/growth/sales": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Merchant dashboard: schedule a timed sale
+         * @description The sale form (times in UTC); the Merchant API’s rules. 303 to the page, or the page again (422).
+         */
+        post: operations["dashboardSaleCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/merchant/growth/sales/{saleId}/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Merchant dashboard: delete a timed sale
+         * @description Ends it at once. 303 to the page.
+         */
+        post: operations["dashboardSaleDelete"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1832,13 +2292,37 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Merchant dashboard: the order’s refund address opened again
+         * @description A reload of the form’s answer: 303 to the order’s page.
+         */
+        get: operations["dashboardOrderRefundReload"];
         put?: never;
         /**
          * Merchant dashboard: refund an order in full or in part
          * @description Form fields `amount` (a decimal in the order’s currency, at most what is left to refund: 3 decimals for KWD, BHD, OMR), `reason` (optional) and `_csrf`. First answers a confirmation page; the confirmed form adds `confirm=1` and the refund is made as `POST /shawarma/orders/{id}/refunds` makes it (all that is left: the order becomes Refunded; less: it keeps its status). Owners and managers.
          */
         post: operations["dashboardOrderRefund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/merchant/orders/{orderId}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Merchant dashboard: send an order’s delivery again, by message or by e-mail
+         * @description Form fields `channel` (`message` or `email`), `nonce` (32 hex characters drawn by the order page) and `_csrf`. Sends every key, license key and download address of a paid order again, under a key of its own: the same nonce again (a double click) sends nothing more. Audited as `order.delivery_resent`. Owners, managers and support.
+         */
+        post: operations["dashboardOrderResend"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1852,7 +2336,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Merchant dashboard: the order’s status address opened again
+         * @description A reload of the form’s answer: 303 to the order’s page.
+         */
+        get: operations["dashboardOrderStatusReload"];
         put?: never;
         /**
          * Merchant dashboard: change an order’s status
@@ -2015,6 +2503,26 @@ export interface paths {
          * @description multipart/form-data or a urlencoded form: `csv` (a CSV file, first column, optional `code` header) and/or `codes` (one key a line), `_csrf`. At most 10,000 keys of 500 characters. Keys the product has are skipped. `Accept: application/json` (the page’s script) answers the counts as JSON.
          */
         post: operations["dashboardProductKeysAdd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/merchant/products/{productId}/snippet-copied": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Merchant dashboard: the product’s widget snippet was copied
+         * @description The product page’s Copy button: notes that the store’s widget snippet was copied (the launch checklist’s “share the product’s link or paste the widget” step), then 303 back to the snippet.
+         */
+        post: operations["dashboardSnippetCopied"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2628,7 +3136,7 @@ export interface paths {
         put?: never;
         /**
          * Sandbox payment: pay or fail
-         * @description The sandbox’s Pay/Fail taken on the `redirect_url` itself (docs/operations.md): form field `outcome=paid` or `failed`. The choice is recorded by the sandbox provider, which then delivers its signed webhook to `/webhooks/sandbox`; the answer (200) is the payment page confirming, then showing, the outcome. A post right after payment/initiate waits (a few seconds at most) for the worker to open the sandbox session. The same choice twice is one decision (one order); the other choice after the first is refused (409).
+         * @description The sandbox’s Pay/Fail taken on the `redirect_url` itself (docs/operations.md): form field `outcome=paid` or `failed`. The choice is recorded by the sandbox provider, which then delivers its signed webhook to `/webhooks/sandbox`; the answer (200) is the payment page confirming, then showing, the outcome. After the payment was paid, `outcome=disputed` is the card holder’s dispute (a chargeback): the sandbox delivers a signed `payment.disputed` webhook (docs/fraud.md); again, the same event again. A post right after payment/initiate waits (a few seconds at most) for the worker to open the sandbox session. The same choice twice is one decision (one order); the other choice after the first is refused (409).
          */
         post: operations["hostedPaymentSandboxDecide"];
         delete?: never;
@@ -2681,6 +3189,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/r/{ref}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Resume a checkout from its reminder
+         * @description The address an abandoned-checkout reminder carries (docs/growth.md): a redirect to the payment step of that checkout while it can be paid (its `checkout_url` is issued anew), else of a new checkout with the same content at today’s price and stock (and the reminder’s coupon). A page when the order is paid (200), can no longer be made (410), or the link is unknown (404).
+         */
+        get: operations["resumeAbandonedCheckout"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/r/{ref}/opt-out": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stop reminders (confirmation page)
+         * @description Asks the buyer to confirm (a form POST to the same address): a link followed by a mail scanner changes nothing.
+         */
+        get: operations["reminderOptOutPage"];
+        put?: never;
+        /**
+         * Stop reminders
+         * @description The buyer of this reminder (their phone and e-mail) gets no more abandoned-checkout reminders from the store, whichever checkout they open next.
+         */
+        post: operations["reminderOptOut"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/readyz": {
         parameters: {
             query?: never;
@@ -2701,6 +3253,210 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/robots.txt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * robots.txt on a store domain
+         * @description The store’s robots.txt on its verified domain; elsewhere the platform’s own (allows all).
+         */
+        get: operations["storeDomainRobots"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/s/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Store page
+         * @description The store’s home page (HTML): name, logo, accent colour, description, categories, and its products on sale (image, price, sale price, stock state, a link to each product page), 48 a page. `?lang=ar` Arabic right to left, `?lang=en` English; without it, Accept-Language. ETag and Cache-Control for a CDN; SEO head (title, description, canonical, hreflang, OpenGraph, Twitter). docs/store-pages.md.
+         */
+        get: operations["storePage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/s/{slug}/c/{category}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Store category page
+         * @description The category’s name and description and its products on sale, as the store page lists them.
+         */
+        get: operations["storeCategoryPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/s/{slug}/checkout/{product}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Hosted checkout of a product
+         * @description The buy control’s target: guest details (inputs with the `autocomplete` tokens given-name, family-name, email, tel-country-code, tel-national), the plan, the product’s custom fields (image and file fields as uploads), quantity, a coupon, and the payment methods as radio inputs whose value is the method id. A sold-out, inactive or deleted product is a 404 page.
+         */
+        get: operations["storeCheckoutPage"];
+        put?: never;
+        /**
+         * Hosted checkout: pay
+         * @description The checkout form (`multipart/form-data`, or urlencoded without files): the Embed guest checkout’s fields (`customer_first_name`, `customer_last_name`, `customer_email`, `customer_country_code`, `customer_phone`, `quantity`, `subscription_plan`, `coupon_code`, `customer_note`, `fields.{index}`, uploads as `field_files.{index}`) and `payment_method`. The checkout is made by the same service and rules as POST /api/embed/guest/checkout, then the payment starts as on the hosted payment page: 303 to the provider’s page (the sandbox’s, in development), whose end shows the order id. A free order goes straight to its confirmation. Refused: the form again with each bad field named (422) or the reason (400, 403).
+         */
+        post: operations["storeCheckoutSubmit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/s/{slug}/p/{product}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Product page (the buy link)
+         * @description The product’s name (`name_ar` for Arabic readers when set), images, description, price (the sale price when one applies, the list price struck through), stock state, custom fields, plans, published reviews (with "verified purchase") and a buy control leading to the hosted checkout in the same tab. A JSON-LD `Product` with `offers` (`price`, `priceCurrency`, `availability`) and `aggregateRating`; `og:image` is the product image or its generated card. An inactive or deleted product is a 404 page.
+         */
+        get: operations["storeProductPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/s/{slug}/p/{product}/card.svg": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Product card image
+         * @description A generated 1200×630 card (SVG) with the product’s name, price and the store’s name in its accent colour: the `og:image` of a product without its own image.
+         */
+        get: operations["storeProductCard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/s/{slug}/policies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Store policies
+         * @description The policies the merchant wrote (refunds, contact), as plain text.
+         */
+        get: operations["storePoliciesPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/s/{slug}/robots.txt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Store robots.txt
+         * @description Allows the store’s pages, keeps crawlers out of its checkout and search, and names its sitemap. On a store domain the same text answers at `/robots.txt`.
+         */
+        get: operations["storeRobots"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/s/{slug}/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Store search
+         * @description Products on sale whose name or description (either language) contains `q`, case-insensitively; not indexed by search engines.
+         */
+        get: operations["storeSearchPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/s/{slug}/sitemap.xml": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Store sitemap
+         * @description The store page, its policies, category and product pages (with `lastmod`), each with its Arabic and English alternates (`xhtml:link hreflang`).
+         */
+        get: operations["storeSitemap"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/shawarma": {
         parameters: {
             query?: never;
@@ -2713,6 +3469,26 @@ export interface paths {
          * @description What answers at this interface: each operation with its method, path and summary, and where the full reference is. Needs no credentials.
          */
         get: operations["getMerchantIndex"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/shawarma/abandoned-checkouts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Abandoned-checkout recovery figures
+         * @description Reminders sent, checkouts recovered (the reminded checkout, or the one its link rebuilt, was paid) and the revenue those orders paid; since `since` (ISO 8601) or all time. The delay and coupon are store settings (`settings` in PATCH /shawarma/store).
+         */
+        get: operations["merchantAbandonedCheckoutFigures"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2793,6 +3569,66 @@ export interface paths {
         patch: operations["merchantUpdateCategory"];
         trace?: never;
     };
+    "/shawarma/claims": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Key replacement claims
+         * @description Buyers’ “this key does not work” claims on delivered code keys, newest first (the latest 100); `status` filters open, approved or declined.
+         */
+        get: operations["merchantListKeyClaims"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/shawarma/claims/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a key claim: a replacement key from stock
+         * @description Sells the next available key of the product to the same order item and marks the claimed key bad (it is never on sale again); the buyer gets the new key by message and e-mail. Once per claim (a second answer is a 409); no key left in stock is a 400 `out_of_stock` and the claim stays open.
+         */
+        post: operations["merchantApproveKeyClaim"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/shawarma/claims/{id}/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Decline a key claim, with a note
+         * @description The buyer gets the note by message and e-mail. Once per claim (a second answer is a 409).
+         */
+        post: operations["merchantDeclineKeyClaim"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/shawarma/coupons": {
         parameters: {
             query?: never;
@@ -2843,6 +3679,98 @@ export interface paths {
          * @description Any of the creation keys; a key left out keeps its value. `max_uses` may not go below the uses so far. Keys: `code` (letters, digits, - and _; unique in the store whatever the case: a code already used is a 422 naming `code`), `type` (`percentage`: `amount` is a percent up to 100; `fixed`: `amount` is money), `active`, `max_uses` (null: unlimited), `min_order` (the subtotal it needs), `products` (product ids it applies to; empty: all), `payment_restrictions` (payment methods it is valid with; empty: all), `starts_at`, `expires_at`. The checkout enforces every one.
          */
         patch: operations["merchantUpdateCoupon"];
+        trace?: never;
+    };
+    "/shawarma/creators": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List creators
+         * @description Newest first (at most 1,000), each with its paid orders, revenue and commission.
+         */
+        get: operations["merchantListCreators"];
+        put?: never;
+        /**
+         * Create a creator
+         * @description Keys: `name`, `code` (2 to 100 letters, digits, - or _; unique among the store’s creators whatever the case), `commission_percent` (0 to 100: the creator’s share of what each credited order paid), `discount_percent` (optional: percent off for a buyer using the code without a coupon), `active`. A checkout credits the creator through its `creator_code` field, a `coupon_code` equal to the code, or a store page visited with `?ref=CODE`. A refund takes its share back out of `revenue` and `commission` (in proportion), a dispute takes back what is left. The answer carries `page_url`, the creator’s private page, once.
+         */
+        post: operations["merchantCreateCreator"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/shawarma/creators/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Creator details
+         * @description `orders` (paid orders credited), `revenue` and `commission` (net of refunds and disputes).
+         */
+        get: operations["merchantGetCreator"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a creator
+         * @description A creator with no orders is deleted (`deleted: true`); one with a ledger is deactivated instead (`deleted: false`, `active: false`): its code credits nobody, its payout lines stay.
+         */
+        delete: operations["merchantDeleteCreator"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a creator
+         * @description Any of the creation keys; a key left out keeps its value. A new commission applies to orders paid from now on. Keys: `name`, `code` (2 to 100 letters, digits, - or _; unique among the store’s creators whatever the case), `commission_percent` (0 to 100: the creator’s share of what each credited order paid), `discount_percent` (optional: percent off for a buyer using the code without a coupon), `active`. A checkout credits the creator through its `creator_code` field, a `coupon_code` equal to the code, or a store page visited with `?ref=CODE`. A refund takes its share back out of `revenue` and `commission` (in proportion), a dispute takes back what is left.
+         */
+        patch: operations["merchantUpdateCreator"];
+        trace?: never;
+    };
+    "/shawarma/creators/{id}/page": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * New private page address for a creator
+         * @description The old address stops working at once; the new one is in `page_url`.
+         */
+        post: operations["merchantRotateCreatorPage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/shawarma/creators/payouts.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Creator payout report (CSV)
+         * @description One line per creator and month (UTC): `creator_id,name,code,month,orders,revenue,commission,currency`, the commission owed net of refunds and disputes. `month` (YYYY-MM) keeps one month. UTF-8 with a byte order mark, CRLF; a text cell that a spreadsheet could run as a formula starts with an apostrophe.
+         */
+        get: operations["merchantCreatorPayouts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/shawarma/downloads/{id}": {
@@ -2929,6 +3857,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/shawarma/fraud/disputes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Disputed orders
+         * @description Payments the card holder disputed with the provider (chargebacks), newest first, with the deadline for the merchant’s evidence and the licenses the dispute revoked.
+         */
+        get: operations["merchantListDisputes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/shawarma/fraud/refusals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Checkouts refused by the fraud controls
+         * @description The latest 100 checkouts the store’s fraud controls refused (docs/fraud.md), newest first, each with the rule and the entry that matched (the buyer was told only `checkout_blocked`).
+         */
+        get: operations["merchantListCheckoutRefusals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/shawarma/invoices": {
         parameters: {
             query?: never;
@@ -2958,7 +3926,7 @@ export interface paths {
         };
         /**
          * Invoices and credit notes of a month as CSV
-         * @description The same rows as the list, all of them, as a CSV attachment (UTF-8 with a byte order mark, CRLF): `type,number,issued_at,order_id,invoice_number,currency,total_excl_vat,vat,total,reason,url`.
+         * @description The same rows as the list, all of them, as a CSV attachment (UTF-8 with a byte order mark, CRLF): `type,number,issued_at,order_id,invoice_number,currency,total_excl_vat,vat,total,reason,url,hash,reporting_status` (the last two: e-invoicing phase 2, empty outside it).
          */
         get: operations["merchantExportTaxDocuments"];
         put?: never;
@@ -3102,7 +4070,7 @@ export interface paths {
         };
         /**
          * Order details
-         * @description Items, customer, payment, coupon, custom field values (uploads as links), the code keys sold, the licenses with their status, the FiveM commands with their state, subscriptions, and the history of merchant status changes; `invoice_url`, once the order is paid, is the buyer’s invoice page (a receipt for a store without a VAT number); `emails`, the e-mails sent to the buyer about it, a hard bounce included.
+         * @description Items, customer, payment, coupon, custom field values (uploads as links), the code keys sold, the licenses with their status, the FiveM commands with their state, subscriptions, and the history of merchant status changes; `invoice_url`, once the order is paid, is the buyer’s invoice page (a receipt for a store without a VAT number); `emails`, the e-mails sent to the buyer about it, a hard bounce included; `disputed` (a provider dispute, with `dispute` and its `deadline`) and `risk` (the score and reasons of the fraud controls, docs/fraud.md).
          */
         get: operations["merchantGetOrder"];
         /**
@@ -3417,6 +4385,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/shawarma/sales": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List timed sales
+         * @description Latest start first (at most 500), each with its `state` now. Filter `state`.
+         */
+        get: operations["merchantListSales"];
+        put?: never;
+        /**
+         * Schedule a timed sale
+         * @description Keys: `name`; `percent` (0 to 100, two decimals; a number or a decimal string) or `amount` (money off each unit), one of them; `products` and/or `categories` (ids of this store; a category covers every product in it); `starts_at` and `ends_at` (ISO 8601; the sale runs from the first, included, to the second, excluded); `stackable` (default false). Between the two instants the products’ `price.actual` in every interface and what every checkout charges are the price less the sale (rounded half up to the currency’s minor unit); overlapping sales give the buyer the best of the non-stackable ones plus every stackable one. The price starts and ends on time without a restart.
+         */
+        post: operations["merchantCreateSale"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/shawarma/sales/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Timed sale details
+         * @description Timed sale details
+         */
+        get: operations["merchantGetSale"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a timed sale
+         * @description Ends it at once: the usual prices from the next read on.
+         */
+        delete: operations["merchantDeleteSale"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a timed sale
+         * @description Any of the creation keys; a key left out keeps its value (naming `percent` replaces an `amount` and the other way round). Keys: `name`; `percent` (0 to 100, two decimals; a number or a decimal string) or `amount` (money off each unit), one of them; `products` and/or `categories` (ids of this store; a category covers every product in it); `starts_at` and `ends_at` (ISO 8601; the sale runs from the first, included, to the second, excluded); `stackable` (default false). Between the two instants the products’ `price.actual` in every interface and what every checkout charges are the price less the sale (rounded half up to the currency’s minor unit); overlapping sales give the buyer the best of the non-stackable ones plus every stackable one. The price starts and ends on time without a restart.
+         */
+        patch: operations["merchantUpdateSale"];
+        trace?: never;
+    };
     "/shawarma/store": {
         parameters: {
             query?: never;
@@ -3426,7 +4446,7 @@ export interface paths {
         };
         /**
          * Store information and settings
-         * @description Name, currency, locale, `support_email`, plan, the `embed_key` (the public key of the widget and the Embed API), `allowed_origins`, storefront `domains` (verified: they pick the store for Storefront requests), `pending_domains` (each `{domain, txt_name, txt_value}`: the TXT record to create), `blocked_phones`, the payment methods configured (method, provider, active, amount bounds, what buyers see, and each credential as `"set"`: credentials are never shown) and the tax setting (`mode` none, inclusive or exclusive; `rate` a percentage string).
+         * @description Name, currency, locale, `support_email`, plan, the `embed_key` (the public key of the widget and the Embed API), `allowed_origins`, storefront `domains` (verified: they pick the store for Storefront requests), `pending_domains` (each `{domain, txt_name, txt_value}`: the TXT record to create), `blocked_phones`, the payment methods configured (method, provider, active, amount bounds, what buyers see, and each credential as `"set"`: credentials are never shown) and the tax setting (`mode` none, inclusive or exclusive; `rate` a percentage string). Store pages (docs/store-pages.md): `slug` (the page address `/s/{slug}`), `description`, `logo_url`, `accent_color` and `policies`.
          */
         get: operations["merchantGetStore"];
         put?: never;
@@ -3436,7 +4456,7 @@ export interface paths {
         head?: never;
         /**
          * Change store settings
-         * @description Any of `name`, `locale` (`ar`, `en`), `support_email` (the `Reply-To` of the store’s e-mails to buyers; `null` removes it), `currency` (refused once the store has orders), `allowed_origins` (origins allowed to call the Embed API from a browser), `domains` (the whole list of storefront hosts the store wants, at most 20: one left out is removed, a new one is added pending and listed in `pending_domains` with the DNS TXT record that proves it; a 422 naming `domains` for the platform’s own host, `localhost`, an IP address, a name that is not a host name, or a domain another store holds, verified or pending), `blocked_phones` (`{country_code, phone, reason}`: buyers refused at sign-in and checkout) and `payment_methods` in the fixture format: `card`, `mada`, `stcpay`, `applepay` (`{provider: sandbox|moyasar, secret_key, publishable_key, webhook_secret}`), `coinbase` (`{provider: sandbox|coinbase, api_key, webhook_secret}`), `paypal` (`{email}` or `{pay_link}`), `bank` (`{bank_name, account_name, account_number, iban}`); each may carry `active`, `min_amount`, `max_amount`. A method given replaces that method; `null` removes it; methods left out stay. Credentials are write-only and encrypted at rest: left out, the stored ones are kept while the provider stays the same. A list given replaces the stored list.
+         * @description Any of `name`, `locale` (`ar`, `en`), `support_email` (the `Reply-To` of the store’s e-mails to buyers; `null` removes it), `currency` (refused once the store has orders), `allowed_origins` (origins allowed to call the Embed API from a browser), `domains` (the whole list of storefront hosts the store wants, at most 20: one left out is removed, a new one is added pending and listed in `pending_domains` with the DNS TXT record that proves it; a 422 naming `domains` for the platform’s own host, `localhost`, an IP address, a name that is not a host name, or a domain another store holds, verified or pending), `blocked_phones` (`{country_code, phone, reason}`: buyers refused at sign-in and checkout) and `payment_methods` in the fixture format: `card`, `mada`, `stcpay`, `applepay` (`{provider: sandbox|moyasar, secret_key, publishable_key, webhook_secret}`), `coinbase` (`{provider: sandbox|coinbase, api_key, webhook_secret}`), `paypal` (`{email}` or `{pay_link}`), `bank` (`{bank_name, account_name, account_number, iban}`); each may carry `active`, `min_amount`, `max_amount`. A method given replaces that method; `null` removes it; methods left out stay. Credentials are write-only and encrypted at rest: left out, the stored ones are kept while the provider stays the same. A list given replaces the stored list. `settings`: the fraud controls (docs/fraud.md), any of `blocked_emails` (addresses and `@domain` entries), `blocked_ips` (addresses and CIDR ranges, IPv4 or IPv6), `max_orders_per_buyer_per_day`, `max_units_per_product_per_day`, `new_buyer_daily_limit` and `review_above` (decimal strings), `review_buyers_per_ip_per_hour`; `null` turns a limit off, keys left out stay; and growth's (docs/growth.md) `abandoned_checkout_minutes` and `abandoned_checkout_coupon`. Store pages: `slug` (1 to 63 lower-case letters, digits and inner hyphens; a 422 naming `slug` when another store has it), `description` (500 characters), `logo_url`, `accent_color` (`#rrggbb`), `policies` (the policies page, plain text); an empty string clears one.
          */
         patch: operations["merchantUpdateStore"];
         trace?: never;
@@ -3879,6 +4899,50 @@ export interface paths {
     };
 }
 export interface webhooks {
+    "checkout.recovered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A reminded checkout was paid
+         * @description An abandoned checkout whose reminder went out was paid: itself, or the checkout its resume address rebuilt (docs/growth.md, "Abandoned checkouts").
+         *
+         *     Sent to every endpoint of the store subscribed to `checkout.recovered` or `checkout.*`. Verify `X-Signature` (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` under the endpoint’s secret) on the raw body before parsing it; see docs/webhooks.md.
+         */
+        post: operations["webhookCheckoutRecovered"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "creator.commission": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A creator’s commission moved
+         * @description `earned` when an order crediting a creator is paid; `reversed` when a refund takes its share back (in proportion, `refund_id` set) or a dispute takes back what is left (docs/growth.md, "Creator codes"). Reversed amounts are negative.
+         *
+         *     Sent to every endpoint of the store subscribed to `creator.commission` or `creator.*`. Verify `X-Signature` (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` under the endpoint’s secret) on the raw body before parsing it; see docs/webhooks.md.
+         */
+        post: operations["webhookCreatorCommission"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "license.revoked": {
         parameters: {
             query?: never;
@@ -3917,6 +4981,28 @@ export interface webhooks {
          *     Sent to every endpoint of the store subscribed to `order.created` or `order.*`. Verify `X-Signature` (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` under the endpoint’s secret) on the raw body before parsing it; see docs/webhooks.md.
          */
         post: operations["webhookOrderCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.disputed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A paid order was disputed
+         * @description The card holder disputed the payment with the provider (a chargeback; docs/fraud.md): the order is marked `disputed`, its licenses revoked, undelivered goods withheld (an order not yet Completed is Cancelled) and the buyer’s phone and e-mail blocked in the store. `deadline`: when the provider wants the merchant’s evidence (null when it gives none). Sent once per order.
+         *
+         *     Sent to every endpoint of the store subscribed to `order.disputed` or `order.*`. Verify `X-Signature` (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` under the endpoint’s secret) on the raw body before parsing it; see docs/webhooks.md.
+         */
+        post: operations["webhookOrderDisputed"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4208,9 +5294,34 @@ export interface components {
              * @description Stable name of the failure (docs/errors.md); `message` is for people and may be translated.
              * @enum {string}
              */
-            error_code: "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
+            error_code: "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "checkout_blocked" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
             errors?: components["schemas"]["FieldErrors"];
             message: string;
+        };
+        /** @description A reminded checkout was paid: An abandoned checkout whose reminder went out was paid: itself, or the checkout its resume address rebuilt (docs/growth.md, "Abandoned checkouts"). */
+        CheckoutRecoveredEvent: {
+            /** Format: date-time */
+            created_at: string;
+            data: {
+                /** @description The checkout that was paid. */
+                checkout_id: number;
+                /** @description ISO 4217 code. */
+                currency: string;
+                /** @description The order it became. */
+                order_id: number;
+                /** @description The reminder that brought it back. */
+                reminder_id: number;
+                /** @description What the order paid, in major units. */
+                total: string;
+            };
+            /** @description The event, the same on every retry (X-Webhook-Id): drop a second delivery of it. A test event’s begins `test_`. */
+            id: string;
+            /** @description The store the event is about. */
+            store_id: number;
+            /** @description Present (true) on a test event only. */
+            test?: boolean;
+            /** @constant */
+            type: "checkout.recovered";
         };
         CheckoutSession: {
             /** @description Total payable. With the currency's own decimals (ISO 4217): 2 for SAR, 3 for KWD, none for JPY. */
@@ -4226,6 +5337,8 @@ export interface components {
              * @description The hosted payment page: PUBLIC_BASE_URL/pay/{checkout_url}.
              */
             payment_url: string;
+            /** @description Opaque 256-bit secret for this browser only: with `checkout_url` it shows the goods of the paid order for 30 minutes (POST /api/embed/order/reveal). Keep it in memory; only its hash is stored. */
+            reveal_token: string;
             /** @description (unit price + options) × quantity. With the currency's own decimals (ISO 4217): 2 for SAR, 3 for KWD, none for JPY. */
             subtotal: string;
             /** @description Tax added (exclusive) or contained (inclusive); 0.00 without tax. With the currency's own decimals (ISO 4217): 2 for SAR, 3 for KWD, none for JPY. */
@@ -4243,6 +5356,8 @@ export interface components {
             message: string;
             order_id: number;
             payment_methods: components["schemas"]["PaymentMethod"][];
+            /** @description Opaque 256-bit secret for this browser only: with `checkout_url` it shows the goods of the paid order for 30 minutes (POST /api/embed/order/reveal). Keep it in memory; only its hash is stored. */
+            reveal_token: string;
             /** @description (unit price + options) × quantity. With the currency's own decimals (ISO 4217): 2 for SAR, 3 for KWD, none for JPY. */
             subtotal: string;
             /** @description Tax added (exclusive) or contained (inclusive); 0.00 without tax. With the currency's own decimals (ISO 4217): 2 for SAR, 3 for KWD, none for JPY. */
@@ -4261,6 +5376,37 @@ export interface components {
             payment_restrictions: ("card" | "mada" | "stcpay" | "applepay" | "paypal" | "bank" | "coinbase")[];
             /** @enum {string} */
             type: "percentage" | "fixed";
+        };
+        /** @description A creator’s commission moved: `earned` when an order crediting a creator is paid; `reversed` when a refund takes its share back (in proportion, `refund_id` set) or a dispute takes back what is left (docs/growth.md, "Creator codes"). Reversed amounts are negative. */
+        CreatorCommissionEvent: {
+            /** Format: date-time */
+            created_at: string;
+            data: {
+                /** @description The creator’s code. */
+                code: string;
+                /** @description The commission it adds (negative for a reversal), in major units. */
+                commission: string;
+                /** @description The creator. */
+                creator_id: number;
+                /** @description ISO 4217 code. */
+                currency: string;
+                /** @enum {string} */
+                kind: "earned" | "reversed";
+                /** @description The order. */
+                order_id: number;
+                /** @description The refund that took it back, for a reversal by refund. */
+                refund_id: number | null;
+                /** @description The revenue it adds (negative for a reversal), in major units. */
+                revenue: string;
+            };
+            /** @description The event, the same on every retry (X-Webhook-Id): drop a second delivery of it. A test event’s begins `test_`. */
+            id: string;
+            /** @description The store the event is about. */
+            store_id: number;
+            /** @description Present (true) on a test event only. */
+            test?: boolean;
+            /** @constant */
+            type: "creator.commission";
         };
         Customer: {
             /** @description Digits, no plus sign. */
@@ -4317,7 +5463,7 @@ export interface components {
              * @description The spec's codes (PHONE_BLOCKED, RATE_LIMIT_EXCEEDED, COOLDOWN_ACTIVE, SESSION_EXPIRED, INVALID_CODE, MAX_ATTEMPTS_REACHED), else a stable lower_snake_case code of docs/errors.md.
              * @enum {string}
              */
-            error_code?: "PHONE_BLOCKED" | "COOLDOWN_ACTIVE" | "SESSION_EXPIRED" | "INVALID_CODE" | "MAX_ATTEMPTS_REACHED" | "RATE_LIMIT_EXCEEDED" | "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
+            error_code?: "PHONE_BLOCKED" | "COOLDOWN_ACTIVE" | "SESSION_EXPIRED" | "INVALID_CODE" | "MAX_ATTEMPTS_REACHED" | "RATE_LIMIT_EXCEEDED" | "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "checkout_blocked" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
             errors?: components["schemas"]["FieldErrors"];
             message: string;
             /** @description INVALID_CODE only. */
@@ -4343,6 +5489,11 @@ export interface components {
             /** @description Most units one checkout line may take; a larger `quantity` is a 422 naming `quantity`. */
             max_per_order: number;
             name: string;
+            /**
+             * @description Why `purchasable` is false; null when it is true.
+             * @enum {string|null}
+             */
+            not_purchasable_reason: "no_payment_method" | "out_of_stock" | null;
             /** @description The store’s active methods; checkout narrows them by the real total and the coupon. */
             payment_methods: (components["schemas"]["PaymentMethod"] & {
                 /** @description Largest total the method takes. */
@@ -4359,6 +5510,8 @@ export interface components {
                 /** @description List price. */
                 original: number;
             };
+            /** @description Whether a buyer can complete a purchase now. False when the product costs something and the store has no payment method on, or when it is out of stock: a widget says so before the buyer types anything. */
+            purchasable: boolean;
             slug: string;
             stock: {
                 is_in_stock: boolean;
@@ -4410,7 +5563,7 @@ export interface components {
              * @description Stable name of the failure (docs/errors.md); `message` is for people and may be translated.
              * @enum {string}
              */
-            error_code: "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
+            error_code: "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "checkout_blocked" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
             errors?: components["schemas"]["FieldErrors"];
             message: string;
             /** @description On a 429: seconds to wait before the next request. */
@@ -4570,7 +5723,7 @@ export interface components {
              * @description Stable name of the failure (docs/errors.md); `message` is for people and may be translated.
              * @enum {string}
              */
-            error_code: "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
+            error_code: "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "checkout_blocked" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
             errors?: components["schemas"]["FieldErrors"];
             message: string;
             /** @description Unix time in seconds. */
@@ -4617,6 +5770,32 @@ export interface components {
             /** @constant */
             type: "order.created";
         };
+        /** @description A paid order was disputed: The card holder disputed the payment with the provider (a chargeback; docs/fraud.md): the order is marked `disputed`, its licenses revoked, undelivered goods withheld (an order not yet Completed is Cancelled) and the buyer’s phone and e-mail blocked in the store. `deadline`: when the provider wants the merchant’s evidence (null when it gives none). Sent once per order. */
+        OrderDisputedEvent: {
+            /** Format: date-time */
+            created_at: string;
+            data: {
+                /** @description The amount disputed, a decimal string. */
+                amount: string;
+                currency: string;
+                /** Format: date-time */
+                deadline: string | null;
+                /** @description The provider’s dispute id. */
+                dispute_id: string;
+                licenses_revoked: number;
+                /** @description The order. */
+                order_id: number;
+                reason: string | null;
+            };
+            /** @description The event, the same on every retry (X-Webhook-Id): drop a second delivery of it. A test event’s begins `test_`. */
+            id: string;
+            /** @description The store the event is about. */
+            store_id: number;
+            /** @description Present (true) on a test event only. */
+            test?: boolean;
+            /** @constant */
+            type: "order.disputed";
+        };
         /** @description An order was paid: A provider payment, or the merchant confirmed a manual payment. */
         OrderPaidEvent: {
             /** Format: date-time */
@@ -4644,6 +5823,46 @@ export interface components {
             test?: boolean;
             /** @constant */
             type: "order.paid";
+        };
+        /** @description The goods of the checkout’s order, for the browser holding its reveal token (docs/widget.md, “The goods after paying”): `shown` for 30 minutes after the order was placed while it is paid; else `hidden` with why (`not_paid`, `expired`, `withdrawn`: refunded or cancelled). */
+        OrderReveal: {
+            items: {
+                /** @description Code keys. */
+                codes: string[];
+                downloads: {
+                    name: string;
+                    /** Format: uri */
+                    url: string;
+                }[];
+                license_keys: string[];
+                name: string;
+            }[];
+            /** @description The platform-wide order id. */
+            order_id: number;
+            /** @description The order’s number in its store (#1, #2…). */
+            order_number: number;
+            /** @description Some goods are still being prepared (license keys): ask again in a few seconds. */
+            pending: boolean;
+            sent_to: {
+                /** @description Masked: h•••@example.com. */
+                email: string | null;
+                /** @description Masked: +966 ••••••101. */
+                phone: string | null;
+            };
+            /** @constant */
+            state: "shown";
+            /**
+             * Format: date-time
+             * @description When they stop being shown here.
+             */
+            until: string;
+        } | {
+            order_id: number | null;
+            order_number: number | null;
+            /** @enum {string} */
+            reason: "not_paid" | "expired" | "withdrawn";
+            /** @constant */
+            state: "hidden";
         };
         /** @description An order’s status changed: The merchant changed it, a payment provider confirmed the payment (`reason` payment_confirmed), fulfilment completed it (fulfilled), or an unpaid manual payment passed its deadline (manual_payment_deadline). */
         OrderStatusChangedEvent: {
@@ -4752,7 +5971,7 @@ export interface components {
              * @description Stable name of the failure (docs/errors.md); `message` is for people and may be translated.
              * @enum {string}
              */
-            error_code: "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
+            error_code: "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "checkout_blocked" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
             errors?: components["schemas"]["FieldErrors"];
             message: string;
         };
@@ -4876,7 +6095,7 @@ export interface components {
              * @description Stable name of the failure (docs/errors.md); `message` is for people and may be translated.
              * @enum {string}
              */
-            error_code: "PHONE_BLOCKED" | "COOLDOWN_ACTIVE" | "SESSION_EXPIRED" | "INVALID_CODE" | "MAX_ATTEMPTS_REACHED" | "RATE_LIMIT_EXCEEDED" | "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
+            error_code: "PHONE_BLOCKED" | "COOLDOWN_ACTIVE" | "SESSION_EXPIRED" | "INVALID_CODE" | "MAX_ATTEMPTS_REACHED" | "RATE_LIMIT_EXCEEDED" | "validation_failed" | "malformed_json" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "method_not_implemented" | "not_found" | "invalid_request" | "unauthenticated" | "forbidden" | "conflict" | "rate_limited" | "service_unavailable" | "internal_error" | "embed_key_required" | "embed_key_invalid" | "origin_not_allowed" | "token_ability_missing" | "token_not_for_product" | "product_not_found" | "session_not_found" | "session_already_verified" | "session_invalid" | "registration_not_allowed" | "out_of_stock" | "no_payment_method" | "coupon_invalid" | "coupon_not_active" | "coupon_exhausted" | "coupon_minimum_order" | "coupon_not_for_product" | "checkout_not_found" | "order_already_created" | "payment_method_not_configured" | "payment_method_not_allowed_by_coupon" | "payment_method_amount_out_of_range" | "checkout_blocked" | "store_not_resolved" | "wishlist_already_added" | "wishlist_item_not_found" | "merchant_plan_required" | "webhook_endpoint_not_found" | "webhook_event_type_invalid";
             errors?: components["schemas"]["FieldErrors"];
             message: string;
             /** @constant */
@@ -5488,6 +6707,69 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    storeDomainHome: {
+        parameters: {
+            query?: {
+                /** @description The page language; default: Accept-Language. */
+                lang?: "ar" | "en";
+                /** @description The page of products. */
+                page?: number;
+            };
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The store page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not modified: the If-None-Match ETag is current. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No store with this slug, or no such page in it. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            /** @description Too many requests from this IP (600 per minute). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformError"];
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
     accountHome: {
         parameters: {
             query?: {
@@ -7640,6 +8922,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description A creator’s code (case-insensitive): the order credits that creator (docs/growth.md). */
+                    creator_code?: string;
                     /** @description Required without a customer token. */
                     customer_country_code?: string | number;
                     /**
@@ -7686,6 +8970,18 @@ export interface operations {
             };
             /** @description No token, an invalid or expired one, a token of another store, or an Embed token. */
             401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StorefrontError"];
+                };
+            };
+            /** @description A fraud control of the store refused the checkout (docs/fraud.md); nothing was created. */
+            403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -8100,8 +9396,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Matched case-insensitively. */
+                    /** @description Matched case-insensitively; a creator’s code credits that creator (docs/growth.md). */
                     coupon_code?: string;
+                    /** @description A creator’s code (case-insensitive): the order credits that creator. Unknown: 422. */
+                    creator_code?: string;
                     customer_note?: string;
                     /** @description Custom field values keyed by the field’s index in the product’s `fields` (an array is read by position). text: string (at most 1000 characters); number: number; date: `YYYY-MM-DD`; datetime: ISO 8601; color: `#rgb` or `#rrggbb`; select: the option’s index, whose price is added to each unit. Image and file fields are not sent here but as `field_files.{index}` parts. */
                     fields?: {
@@ -8116,8 +9414,10 @@ export interface operations {
                     subscription_plan?: number;
                 };
                 "multipart/form-data": {
-                    /** @description Matched case-insensitively. */
+                    /** @description Matched case-insensitively; a creator’s code credits that creator (docs/growth.md). */
                     coupon_code?: string;
+                    /** @description A creator’s code (case-insensitive): the order credits that creator. Unknown: 422. */
+                    creator_code?: string;
                     customer_note?: string;
                     /** @description Custom field values keyed by the field’s index in the product’s `fields` (an array is read by position). text: string (at most 1000 characters); number: number; date: `YYYY-MM-DD`; datetime: ISO 8601; color: `#rgb` or `#rrggbb`; select: the option’s index, whose price is added to each unit. Image and file fields are not sent here but as `field_files.{index}` parts. */
                     fields?: {
@@ -8161,7 +9461,18 @@ export interface operations {
                 };
             };
             401: components["responses"]["EmbedUnauthenticated"];
-            403: components["responses"]["EmbedForbidden"];
+            /** @description A fraud control of the store refused the checkout (docs/fraud.md), `error_code` `checkout_blocked`; nothing was created. The answer never says which control. */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmbedError"];
+                };
+            };
             /** @description The body is larger than the checkout accepts. */
             413: {
                 headers: {
@@ -8196,8 +9507,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Matched case-insensitively. */
+                    /** @description Matched case-insensitively; a creator’s code credits that creator (docs/growth.md). */
                     coupon_code?: string;
+                    /** @description A creator’s code (case-insensitive): the order credits that creator. Unknown: 422. */
+                    creator_code?: string;
                     /** @description 1 to 4 digits, optionally after + or 00. */
                     customer_country_code: string | number;
                     /** Format: email */
@@ -8220,8 +9533,10 @@ export interface operations {
                     subscription_plan?: number;
                 };
                 "multipart/form-data": {
-                    /** @description Matched case-insensitively. */
+                    /** @description Matched case-insensitively; a creator’s code credits that creator (docs/growth.md). */
                     coupon_code?: string;
+                    /** @description A creator’s code (case-insensitive): the order credits that creator. Unknown: 422. */
+                    creator_code?: string;
                     /** @description 1 to 4 digits, optionally after + or 00. */
                     customer_country_code: string | number;
                     /** Format: email */
@@ -8273,7 +9588,18 @@ export interface operations {
                 };
             };
             401: components["responses"]["EmbedUnauthenticated"];
-            403: components["responses"]["EmbedForbidden"];
+            /** @description A fraud control of the store refused the checkout (docs/fraud.md), `error_code` `checkout_blocked`; nothing was created. The answer never says which control. */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmbedError"];
+                };
+            };
             /** @description The body is larger than the checkout accepts. */
             413: {
                 headers: {
@@ -8345,6 +9671,64 @@ export interface operations {
             401: components["responses"]["EmbedUnauthenticated"];
             403: components["responses"]["EmbedForbidden"];
             /** @description Unknown or expired checkout. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmbedError"];
+                };
+            };
+            415: components["responses"]["EmbedError"];
+            422: components["responses"]["EmbedValidationFailed"];
+            429: components["responses"]["EmbedRateLimited"];
+            500: components["responses"]["EmbedInternalError"];
+            503: components["responses"]["EmbedDependencyUnavailable"];
+        };
+    };
+    embedOrderReveal: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description From the checkout answer. */
+                    checkout_url: string;
+                    /** @description From the checkout answer. */
+                    reveal_token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The goods, or why they are not shown. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmbedSuccess"] & {
+                        data: components["schemas"]["OrderReveal"];
+                    };
+                };
+            };
+            401: components["responses"]["EmbedUnauthenticated"];
+            403: components["responses"]["EmbedForbidden"];
+            /** @description Unknown checkout, another store’s, or a wrong reveal token. */
             404: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -9834,6 +11218,164 @@ export interface operations {
             503: components["responses"]["StorefrontDependencyUnavailable"];
         };
     };
+    keyClaimCreate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Back to the claim page. */
+            303: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A cross-site request. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformError"];
+                };
+            };
+            /** @description Not a claim link. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The key already has a claim, or cannot be claimed. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    keyClaimPage: {
+        parameters: {
+            query?: {
+                /** @description The page language. */
+                lang?: "ar" | "en";
+                /** @description 1 right after a claim was sent: the page says so. */
+                sent?: "1";
+                /** @description The claim link’s token. */
+                t?: string;
+            };
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The claim page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not a claim link. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    creatorPage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The creator’s page secret. */
+                secret: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Unknown link. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            /** @description Too many requests from this IP (120 per minute, shared with the payment pages). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformError"];
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
     getDocs: {
         parameters: {
             query?: never;
@@ -10395,6 +11937,64 @@ export interface operations {
         };
     };
     dashboardKeysScript: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The script. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/javascript": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    dashboardLaunchScript: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The script. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/javascript": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    dashboardShareScript: {
         parameters: {
             query?: never;
             header?: {
@@ -11232,6 +12832,354 @@ export interface operations {
             503: components["responses"]["PlatformDependencyUnavailable"];
         };
     };
+    dashboardEinvoicing: {
+        parameters: {
+            query?: {
+                done?: string;
+                lang?: "ar" | "en";
+            };
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The e-invoicing page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not signed in: to the sign-in page. */
+            302: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not allowed for this role. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    dashboardEinvoicingActivate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    _csrf?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Done: to the e-invoicing page. */
+            303: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not allowed for this role, a missing or wrong form token, or a form from another site. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The page again with ZATCA’s messages. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    dashboardEinvoicingCompliance: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    _csrf?: string;
+                    otp?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Done: to the e-invoicing page. */
+            303: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not allowed for this role, a missing or wrong form token, or a form from another site. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The page again with ZATCA’s refusal. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    dashboardEinvoiceXml: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                documentId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The XML document. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/xml": string;
+                };
+            };
+            /** @description Not signed in: to the sign-in page. */
+            302: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not allowed for this role. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No such document in this store. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    dashboardEinvoicingOnboard: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    _csrf?: string;
+                    branch_name?: string;
+                    building_number?: string;
+                    city?: string;
+                    crn?: string;
+                    district?: string;
+                    industry?: string;
+                    location?: string;
+                    postal_zone?: string;
+                    street?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Done: to the e-invoicing page. */
+            303: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not allowed for this role, a missing or wrong form token, or a form from another site. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The page again, naming what is wrong. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    dashboardEinvoicingRenew: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    _csrf?: string;
+                    otp?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Done: to the e-invoicing page. */
+            303: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not allowed for this role, a missing or wrong form token, or a form from another site. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The page again with ZATCA’s refusal. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
     dashboardFivemServers: {
         parameters: {
             query?: {
@@ -11386,6 +13334,665 @@ export interface operations {
                 };
             };
             /** @description No such live server in this store. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    dashboardFraud: {
+        parameters: {
+            query?: {
+                done?: "saved" | "approved" | "refunded" | "claim-approved" | "claim-declined";
+                id?: number;
+                lang?: "ar" | "en";
+            };
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The Fraud page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not signed in: to the sign-in page. */
+            302: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not allowed for this role, or (POST) a missing or wrong form token. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    dashboardClaimApprove: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                claimId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    _csrf?: string;
+                    note?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Done: back to the Fraud page. */
+            303: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not allowed for this role, a missing or wrong form token, or a form from another site. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No such claim in this store. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Already answered, no key left in stock, or (decline) no note. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    dashboardClaimDecline: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                claimId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    _csrf?: string;
+                    note?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Done: back to the Fraud page. */
+            303: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not allowed for this role, a missing or wrong form token, or a form from another site. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No such claim in this store. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Already answered, no key left in stock, or (decline) no note. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    dashboardFraudApprove: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                orderId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    _csrf?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Done: back to the Fraud page. */
+            303: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not allowed for this role, a missing or wrong form token, or a form from another site. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No such order in this store. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The order is no longer waiting for review. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    dashboardFraudRefund: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                orderId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    _csrf?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Done: back to the Fraud page. */
+            303: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not allowed for this role, a missing or wrong form token, or a form from another site. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No such order in this store. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The order is no longer waiting for review. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    dashboardFraudSettingsSave: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    _csrf?: string;
+                    blocked_emails?: string;
+                    blocked_ips?: string;
+                    max_orders_per_buyer_per_day?: string;
+                    max_units_per_product_per_day?: string;
+                    new_buyer_daily_limit?: string;
+                    review_above?: string;
+                    review_buyers_per_ip_per_hour?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Saved: back to the page. */
+            303: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not allowed for this role, a missing or wrong form token, or a form from another site. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The page, naming each bad field. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    dashboardGrowth: {
+        parameters: {
+            query?: {
+                lang?: "ar" | "en";
+                saved?: string;
+            };
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not signed in: to the sign-in page. */
+            302: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not allowed for this role, or (POST) a missing or wrong form token. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    dashboardCreatorCreate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    _csrf?: string;
+                    code?: string;
+                    commission_percent?: string;
+                    discount_percent?: string;
+                    name?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Added: the page with the private page address. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not signed in: to the sign-in page. */
+            302: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not allowed for this role, or (POST) a missing or wrong form token. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The page again, naming each bad field. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    dashboardSaleCreate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    _csrf?: string;
+                    amount?: string;
+                    categories?: string | string[];
+                    ends_at?: string;
+                    name?: string;
+                    percent?: string;
+                    products?: string | string[];
+                    stackable?: string;
+                    starts_at?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Not signed in: to the sign-in page. */
+            302: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Scheduled. */
+            303: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not allowed for this role, or (POST) a missing or wrong form token. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The page again, naming each bad field. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    dashboardSaleDelete: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                saleId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    _csrf?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Not signed in: to the sign-in page. */
+            302: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Deleted. */
+            303: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not allowed for this role, or (POST) a missing or wrong form token. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No such sale. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11849,6 +14456,59 @@ export interface operations {
             503: components["responses"]["PlatformDependencyUnavailable"];
         };
     };
+    dashboardOrderRefundReload: {
+        parameters: {
+            query?: {
+                lang?: "ar" | "en";
+            };
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                orderId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Not signed in: to the sign-in page. */
+            302: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description To the order’s page. */
+            303: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not allowed for this role, or (POST) a missing or wrong form token. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
     dashboardOrderRefund: {
         parameters: {
             query?: never;
@@ -11916,6 +14576,129 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    dashboardOrderResend: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                orderId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    _csrf?: string;
+                    channel?: string;
+                    nonce?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The order, saying the delivery is on its way again (or was sent for this nonce). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not allowed for this role, a missing or wrong form token, or a form from another site. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No such order in this store. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not paid, nothing to send, no e-mail address, or a bad channel or nonce (the order page, saying so). */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    dashboardOrderStatusReload: {
+        parameters: {
+            query?: {
+                lang?: "ar" | "en";
+            };
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                orderId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Not signed in: to the sign-in page. */
+            302: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description To the order’s page. */
+            303: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not allowed for this role, or (POST) a missing or wrong form token. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
             500: components["responses"]["PlatformInternalError"];
             503: components["responses"]["PlatformDependencyUnavailable"];
         };
@@ -12762,6 +15545,65 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    dashboardSnippetCopied: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                productId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    _csrf?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Back to the product’s snippet. */
+            303: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not allowed for this role, a missing or wrong form token, or a form from another site. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No such product in this store. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
             500: components["responses"]["PlatformInternalError"];
             503: components["responses"]["PlatformDependencyUnavailable"];
         };
@@ -14967,7 +17809,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description outcome is not paid or failed. */
+            /** @description outcome is not paid, failed or disputed. */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15152,6 +17994,185 @@ export interface operations {
             503: components["responses"]["PlatformDependencyUnavailable"];
         };
     };
+    resumeAbandonedCheckout: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The reminder id and its signature, as sent. */
+                ref: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Already paid. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description To the checkout’s payment step. */
+            302: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unknown link. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The content cannot be bought any more (off sale, out of stock). */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            /** @description Too many requests from this IP (120 per minute, shared with the payment pages). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformError"];
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    reminderOptOutPage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The reminder id and its signature, as sent. */
+                ref: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The question. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Unknown link. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            /** @description Too many requests from this IP (120 per minute, shared with the payment pages). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformError"];
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    reminderOptOut: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The reminder id and its signature, as sent. */
+                ref: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Unknown link. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            /** @description Too many requests from this IP (120 per minute, shared with the payment pages). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformError"];
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
     getReadyz: {
         parameters: {
             query?: never;
@@ -15191,6 +18212,748 @@ export interface operations {
             };
         };
     };
+    storeDomainRobots: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rules. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Not modified. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            422: components["responses"]["PlatformError"];
+            /** @description Too many requests from this IP (600 per minute). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformError"];
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    storePage: {
+        parameters: {
+            query?: {
+                /** @description The page language; default: Accept-Language. */
+                lang?: "ar" | "en";
+                /** @description The page of products. */
+                page?: number;
+            };
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The store’s slug. */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The store page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not modified: the If-None-Match ETag is current. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No store with this slug, or no such page in it. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            /** @description Too many requests from this IP (600 per minute). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformError"];
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    storeCategoryPage: {
+        parameters: {
+            query?: {
+                /** @description The page language; default: Accept-Language. */
+                lang?: "ar" | "en";
+                /** @description The page of products. */
+                page?: number;
+            };
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The category’s slug. */
+                category: string;
+                /** @description The store’s slug. */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The category page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not modified: the If-None-Match ETag is current. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No store with this slug, or no such page in it. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            /** @description Too many requests from this IP (600 per minute). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformError"];
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    storeCheckoutPage: {
+        parameters: {
+            query?: {
+                /** @description The page language; default: Accept-Language. */
+                lang?: "ar" | "en";
+            };
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The product’s slug. */
+                product: string;
+                /** @description The store’s slug. */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The checkout form. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No such product on sale. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            /** @description Too many requests from this IP (600 per minute). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformError"];
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    storeCheckoutSubmit: {
+        parameters: {
+            query?: {
+                /** @description The page language; default: Accept-Language. */
+                lang?: "ar" | "en";
+            };
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The product’s slug. */
+                product: string;
+                /** @description The store’s slug. */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    [key: string]: unknown;
+                };
+                "multipart/form-data": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Manual payment instructions (bank transfer, PayPal). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description To the payment page, or to the free order’s confirmation. */
+            303: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (coupon, stock, payment method); the form says why. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Refused by the store’s checkout rules. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No such product on sale. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The body is larger than the checkout accepts. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The form again, each bad field named. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many requests from this IP (600 per minute). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformError"];
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    storeProductPage: {
+        parameters: {
+            query?: {
+                /** @description The page language; default: Accept-Language. */
+                lang?: "ar" | "en";
+            };
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The product’s slug. */
+                product: string;
+                /** @description The store’s slug. */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The product page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not modified: the If-None-Match ETag is current. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No store with this slug, or no such page in it. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            /** @description Too many requests from this IP (600 per minute). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformError"];
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    storeProductCard: {
+        parameters: {
+            query?: {
+                /** @description The page language; default: Accept-Language. */
+                lang?: "ar" | "en";
+            };
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The product’s slug. */
+                product: string;
+                /** @description The store’s slug. */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The card. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/svg+xml": string;
+                };
+            };
+            /** @description Not modified. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such store or product. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            /** @description Too many requests from this IP (600 per minute). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformError"];
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    storePoliciesPage: {
+        parameters: {
+            query?: {
+                /** @description The page language; default: Accept-Language. */
+                lang?: "ar" | "en";
+            };
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The store’s slug. */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policies page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not modified: the If-None-Match ETag is current. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No store with this slug, or no such page in it. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            /** @description Too many requests from this IP (600 per minute). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformError"];
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    storeRobots: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The store’s slug. */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rules. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Not modified. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No store with this slug. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            /** @description Too many requests from this IP (600 per minute). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformError"];
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    storeSearchPage: {
+        parameters: {
+            query?: {
+                /** @description The page language; default: Accept-Language. */
+                lang?: "ar" | "en";
+                /** @description The page of products. */
+                page?: number;
+                /** @description What to look for. */
+                q?: string;
+            };
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The store’s slug. */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The results. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not modified: the If-None-Match ETag is current. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No store with this slug, or no such page in it. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            /** @description Too many requests from this IP (600 per minute). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformError"];
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    storeSitemap: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The store’s slug. */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sitemap. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/xml": string;
+                };
+            };
+            /** @description Not modified. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No store with this slug. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            /** @description Too many requests from this IP (600 per minute). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformError"];
+                };
+            };
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
     getMerchantIndex: {
         parameters: {
             query?: never;
@@ -15228,6 +18991,49 @@ export interface operations {
                 };
             };
             422: components["responses"]["MerchantValidationFailed"];
+            500: components["responses"]["MerchantInternalError"];
+            503: components["responses"]["MerchantDependencyUnavailable"];
+        };
+    };
+    merchantAbandonedCheckoutFigures: {
+        parameters: {
+            query?: {
+                since?: string;
+            };
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The figures. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantSuccess"] & {
+                        data: {
+                            checkouts_recovered: number;
+                            currency: string;
+                            reminders_sent: number;
+                            revenue_recovered: string;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["MerchantError"];
+            403: components["responses"]["MerchantError"];
+            422: components["responses"]["MerchantValidationFailed"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["MerchantInternalError"];
             503: components["responses"]["MerchantDependencyUnavailable"];
         };
@@ -15336,8 +19142,11 @@ export interface operations {
                             data: {
                                 /** Format: date-time */
                                 created_at: string;
+                                description: string | null;
+                                description_ar: string | null;
                                 id: number;
                                 name: string;
+                                name_ar: string | null;
                                 position: number;
                                 product_count: number;
                                 slug: string;
@@ -15378,7 +19187,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    description?: string | null;
+                    description_ar?: string | null;
                     name: string;
+                    name_ar?: string | null;
                     position?: number;
                     slug: string;
                 };
@@ -15398,8 +19210,11 @@ export interface operations {
                         data: {
                             /** Format: date-time */
                             created_at: string;
+                            description: string | null;
+                            description_ar: string | null;
                             id: number;
                             name: string;
+                            name_ar: string | null;
                             position: number;
                             product_count: number;
                             slug: string;
@@ -15446,8 +19261,11 @@ export interface operations {
                         data: {
                             /** Format: date-time */
                             created_at: string;
+                            description: string | null;
+                            description_ar: string | null;
                             id: number;
                             name: string;
+                            name_ar: string | null;
                             position: number;
                             product_count: number;
                             slug: string;
@@ -15544,7 +19362,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    description?: string | null;
+                    description_ar?: string | null;
                     name?: string;
+                    name_ar?: string | null;
                     position?: number;
                     slug?: string;
                 };
@@ -15564,8 +19385,11 @@ export interface operations {
                         data: {
                             /** Format: date-time */
                             created_at: string;
+                            description: string | null;
+                            description_ar: string | null;
                             id: number;
                             name: string;
+                            name_ar: string | null;
                             position: number;
                             product_count: number;
                             slug: string;
@@ -15577,6 +19401,256 @@ export interface operations {
             403: components["responses"]["MerchantError"];
             /** @description No such category in this store. */
             404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantError"];
+                };
+            };
+            415: components["responses"]["MerchantError"];
+            422: components["responses"]["MerchantValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["MerchantInternalError"];
+            503: components["responses"]["MerchantDependencyUnavailable"];
+        };
+    };
+    merchantListKeyClaims: {
+        parameters: {
+            query?: {
+                status?: "open" | "approved" | "declined";
+            };
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The claims. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantSuccess"] & {
+                        data: {
+                            buyer_note: string | null;
+                            code: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            customer: {
+                                email: string;
+                                name: string;
+                                phone: string;
+                            };
+                            /** Format: date-time */
+                            decided_at: string | null;
+                            id: number;
+                            merchant_note: string | null;
+                            order_id: number;
+                            product_id: number | null;
+                            product_name: string;
+                            replacement_code: string | null;
+                            /** @enum {string} */
+                            status: "open" | "approved" | "declined";
+                        }[];
+                    };
+                };
+            };
+            401: components["responses"]["MerchantError"];
+            403: components["responses"]["MerchantError"];
+            422: components["responses"]["MerchantValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["MerchantInternalError"];
+            503: components["responses"]["MerchantDependencyUnavailable"];
+        };
+    };
+    merchantApproveKeyClaim: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    note?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The claim, approved. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantSuccess"] & {
+                        data: {
+                            buyer_note: string | null;
+                            code: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            customer: {
+                                email: string;
+                                name: string;
+                                phone: string;
+                            };
+                            /** Format: date-time */
+                            decided_at: string | null;
+                            id: number;
+                            merchant_note: string | null;
+                            order_id: number;
+                            product_id: number | null;
+                            product_name: string;
+                            replacement_code: string | null;
+                            /** @enum {string} */
+                            status: "open" | "approved" | "declined";
+                        };
+                    };
+                };
+            };
+            /** @description No key of the product is left in stock. */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantError"];
+                };
+            };
+            401: components["responses"]["MerchantError"];
+            403: components["responses"]["MerchantError"];
+            /** @description No such claim in this store. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantError"];
+                };
+            };
+            /** @description The claim was already answered. */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantError"];
+                };
+            };
+            415: components["responses"]["MerchantError"];
+            422: components["responses"]["MerchantValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["MerchantInternalError"];
+            503: components["responses"]["MerchantDependencyUnavailable"];
+        };
+    };
+    merchantDeclineKeyClaim: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    note: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The claim, declined. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantSuccess"] & {
+                        data: {
+                            buyer_note: string | null;
+                            code: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            customer: {
+                                email: string;
+                                name: string;
+                                phone: string;
+                            };
+                            /** Format: date-time */
+                            decided_at: string | null;
+                            id: number;
+                            merchant_note: string | null;
+                            order_id: number;
+                            product_id: number | null;
+                            product_name: string;
+                            replacement_code: string | null;
+                            /** @enum {string} */
+                            status: "open" | "approved" | "declined";
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["MerchantError"];
+            403: components["responses"]["MerchantError"];
+            /** @description No such claim in this store. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantError"];
+                };
+            };
+            /** @description The claim was already answered. */
+            409: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -15977,6 +20051,433 @@ export interface operations {
             503: components["responses"]["MerchantDependencyUnavailable"];
         };
     };
+    merchantListCreators: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The creators. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantSuccess"] & {
+                        data: {
+                            active: boolean;
+                            code: string;
+                            /** @description The creator’s share of the revenue, less refunds and disputes. */
+                            commission: string;
+                            /** @description Percent of each paid order the creator earns ("10.00"). */
+                            commission_percent: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            currency: string;
+                            /** @description Percent off for a buyer using the code. */
+                            discount_percent: string | null;
+                            id: number;
+                            name: string;
+                            /** @description Paid orders credited to the creator. */
+                            orders: number;
+                            /** @description What those orders paid, less refunds and disputes. */
+                            revenue: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
+                    };
+                };
+            };
+            401: components["responses"]["MerchantError"];
+            403: components["responses"]["MerchantError"];
+            422: components["responses"]["MerchantValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["MerchantInternalError"];
+            503: components["responses"]["MerchantDependencyUnavailable"];
+        };
+    };
+    merchantCreateCreator: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    active?: boolean;
+                    code: string;
+                    commission_percent: number | string;
+                    discount_percent?: unknown | number | string;
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The creator, with its private page address. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantSuccess"] & {
+                        data: {
+                            active: boolean;
+                            code: string;
+                            /** @description The creator’s share of the revenue, less refunds and disputes. */
+                            commission: string;
+                            /** @description Percent of each paid order the creator earns ("10.00"). */
+                            commission_percent: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            currency: string;
+                            /** @description Percent off for a buyer using the code. */
+                            discount_percent: string | null;
+                            id: number;
+                            name: string;
+                            /** @description Paid orders credited to the creator. */
+                            orders: number;
+                            /**
+                             * Format: uri
+                             * @description The creator’s private page (a secret address): shown once; rotate it to get a new one.
+                             */
+                            page_url: string;
+                            /** @description What those orders paid, less refunds and disputes. */
+                            revenue: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["MerchantError"];
+            403: components["responses"]["MerchantError"];
+            415: components["responses"]["MerchantError"];
+            422: components["responses"]["MerchantValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["MerchantInternalError"];
+            503: components["responses"]["MerchantDependencyUnavailable"];
+        };
+    };
+    merchantGetCreator: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The creator. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantSuccess"] & {
+                        data: {
+                            active: boolean;
+                            code: string;
+                            /** @description The creator’s share of the revenue, less refunds and disputes. */
+                            commission: string;
+                            /** @description Percent of each paid order the creator earns ("10.00"). */
+                            commission_percent: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            currency: string;
+                            /** @description Percent off for a buyer using the code. */
+                            discount_percent: string | null;
+                            id: number;
+                            name: string;
+                            /** @description Paid orders credited to the creator. */
+                            orders: number;
+                            /** @description What those orders paid, less refunds and disputes. */
+                            revenue: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["MerchantError"];
+            403: components["responses"]["MerchantError"];
+            /** @description No such creator in this store. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantError"];
+                };
+            };
+            422: components["responses"]["MerchantValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["MerchantInternalError"];
+            503: components["responses"]["MerchantDependencyUnavailable"];
+        };
+    };
+    merchantDeleteCreator: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted or deactivated. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantSuccess"] & {
+                        data: {
+                            active: boolean;
+                            deleted: boolean;
+                            id: number;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["MerchantError"];
+            403: components["responses"]["MerchantError"];
+            /** @description No such creator in this store. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantError"];
+                };
+            };
+            422: components["responses"]["MerchantValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["MerchantInternalError"];
+            503: components["responses"]["MerchantDependencyUnavailable"];
+        };
+    };
+    merchantUpdateCreator: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    active?: boolean;
+                    code?: string;
+                    commission_percent?: number | string;
+                    discount_percent?: unknown | number | string;
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The creator. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantSuccess"] & {
+                        data: {
+                            active: boolean;
+                            code: string;
+                            /** @description The creator’s share of the revenue, less refunds and disputes. */
+                            commission: string;
+                            /** @description Percent of each paid order the creator earns ("10.00"). */
+                            commission_percent: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            currency: string;
+                            /** @description Percent off for a buyer using the code. */
+                            discount_percent: string | null;
+                            id: number;
+                            name: string;
+                            /** @description Paid orders credited to the creator. */
+                            orders: number;
+                            /** @description What those orders paid, less refunds and disputes. */
+                            revenue: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["MerchantError"];
+            403: components["responses"]["MerchantError"];
+            /** @description No such creator in this store. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantError"];
+                };
+            };
+            415: components["responses"]["MerchantError"];
+            422: components["responses"]["MerchantValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["MerchantInternalError"];
+            503: components["responses"]["MerchantDependencyUnavailable"];
+        };
+    };
+    merchantRotateCreatorPage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new address. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantSuccess"] & {
+                        data: {
+                            id: number;
+                            /** Format: uri */
+                            page_url: string;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["MerchantError"];
+            403: components["responses"]["MerchantError"];
+            /** @description No such creator in this store. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantError"];
+                };
+            };
+            422: components["responses"]["MerchantValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["MerchantInternalError"];
+            503: components["responses"]["MerchantDependencyUnavailable"];
+        };
+    };
+    merchantCreatorPayouts: {
+        parameters: {
+            query?: {
+                month?: string;
+            };
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV file. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            401: components["responses"]["MerchantError"];
+            403: components["responses"]["MerchantError"];
+            422: components["responses"]["MerchantValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["MerchantInternalError"];
+            503: components["responses"]["MerchantDependencyUnavailable"];
+        };
+    };
     merchantOrderDownloads: {
         parameters: {
             query?: never;
@@ -16271,6 +20772,104 @@ export interface operations {
             503: components["responses"]["MerchantDependencyUnavailable"];
         };
     };
+    merchantListDisputes: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The disputes. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantSuccess"] & {
+                        data: {
+                            amount: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            currency: string;
+                            /** Format: date-time */
+                            deadline: string | null;
+                            id: number;
+                            licenses_revoked: number;
+                            order_id: number;
+                            provider: string;
+                            provider_dispute_id: string;
+                            reason: string | null;
+                        }[];
+                    };
+                };
+            };
+            401: components["responses"]["MerchantError"];
+            403: components["responses"]["MerchantError"];
+            422: components["responses"]["MerchantValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["MerchantInternalError"];
+            503: components["responses"]["MerchantDependencyUnavailable"];
+        };
+    };
+    merchantListCheckoutRefusals: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The refusals. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantSuccess"] & {
+                        data: {
+                            client_ip: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            customer_email: string | null;
+                            customer_phone: string | null;
+                            id: number;
+                            /** @description The entry or limit that matched. */
+                            matched: string;
+                            /** @description blocked_email, blocked_email_domain, blocked_ip, blocked_phone, country_code, max_orders_per_buyer_per_day, max_units_per_product_per_day or new_buyer_daily_limit. */
+                            rule: string;
+                            /** @description The checkout path: embed, storefront, merchant, ... */
+                            source: string;
+                        }[];
+                    };
+                };
+            };
+            401: components["responses"]["MerchantError"];
+            403: components["responses"]["MerchantError"];
+            422: components["responses"]["MerchantValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["MerchantInternalError"];
+            503: components["responses"]["MerchantDependencyUnavailable"];
+        };
+    };
     merchantListTaxDocuments: {
         parameters: {
             query: {
@@ -16304,12 +20903,16 @@ export interface operations {
                             current_page: number;
                             data: {
                                 currency: string;
+                                /** @description E-invoicing phase 2: the document’s hash; null outside it. */
+                                hash: string | null;
                                 invoice_number: number;
                                 /** Format: date-time */
                                 issued_at: string;
                                 number: number;
                                 order_id: number;
                                 reason: string | null;
+                                /** @enum {string|null} */
+                                reporting_status: "pending" | "reported" | "rejected" | null;
                                 /** @description Decimal string with the currency’s decimals. */
                                 total: string;
                                 /** @description Decimal string with the currency’s decimals. */
@@ -16895,6 +21498,8 @@ export interface operations {
                                     product_id: number | null;
                                     quantity: number;
                                 }[];
+                                /** @description The order’s number in its store, counting from 1 (shown to the merchant and the buyer as #number); `id` is the platform-wide id. */
+                                number: number;
                                 payment_method: string | null;
                                 source: string;
                                 /** @description Order status code. */
@@ -16941,8 +21546,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Matched case-insensitively. */
+                    /** @description Matched case-insensitively; a creator’s code credits that creator (docs/growth.md). */
                     coupon_code?: string;
+                    /** @description A creator’s code (case-insensitive): the order credits that creator. Unknown: 422. */
+                    creator_code?: string;
                     /** @description 1 to 4 digits, optionally after + or 00. */
                     customer_country_code: string | number;
                     /** Format: email */
@@ -17043,7 +21650,18 @@ export interface operations {
                 };
             };
             401: components["responses"]["MerchantError"];
-            403: components["responses"]["MerchantError"];
+            /** @description A fraud control of the store refused the buyer (docs/fraud.md): nothing was created. */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantError"];
+                };
+            };
             /** @description The Idempotency-Key was used with another body, or an identical request is still running. */
             409: {
                 headers: {
@@ -17116,6 +21734,19 @@ export interface operations {
                             customer_note: string | null;
                             /** @description Decimal string with the currency’s own decimals (ISO 4217: 2 for SAR, 3 for KWD, none for JPY). */
                             discount: string;
+                            /** @description The dispute: the provider’s id, reason, amount and the deadline for the merchant’s evidence. */
+                            dispute: {
+                                /** @description Decimal string with the currency’s own decimals (ISO 4217: 2 for SAR, 3 for KWD, none for JPY). */
+                                amount?: string;
+                                /** Format: date-time */
+                                created_at?: string;
+                                /** Format: date-time */
+                                deadline?: string | null;
+                                id?: string;
+                                reason?: string | null;
+                            } | null;
+                            /** @description The payment was disputed with the provider (a chargeback). */
+                            disputed: boolean;
                             /** @description The e-mails sent to the buyer about the order (docs/email.md): `status` queued, sending, sent, `bounced` (the buyer’s mail server refused the address for good; `error` holds its answer) or failed. */
                             emails: {
                                 /** Format: date-time */
@@ -17200,6 +21831,8 @@ export interface operations {
                                 /** @enum {string} */
                                 status: "generated" | "active" | "expired" | "suspended" | "revoked";
                             }[];
+                            /** @description The order’s number in its store, counting from 1 (shown to the merchant and the buyer as #number); `id` is the platform-wide id. */
+                            number: number;
                             payment: {
                                 amount?: string | null;
                                 currency?: string | null;
@@ -17223,6 +21856,16 @@ export interface operations {
                                 /** @description Decimal string with the currency’s own decimals (ISO 4217: 2 for SAR, 3 for KWD, none for JPY). */
                                 refunded: string;
                             };
+                            /** @description The fraud controls’ risk score (0-100) and its reasons, judged when the payment was confirmed; `held`: the order waited in Under review (docs/fraud.md). */
+                            risk: {
+                                held?: boolean;
+                                reasons?: {
+                                    code: string;
+                                    detail: string;
+                                    points: number;
+                                }[];
+                                score?: number;
+                            } | null;
                             source: string;
                             /** @description Order status code. */
                             status: number;
@@ -17384,23 +22027,58 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
+                            /** @description The invoice counter (ICV): +1 per document of the store. */
+                            counter?: number;
                             credit_notes: {
+                                /** @description The invoice counter (ICV): +1 per document of the store. */
+                                counter?: number;
+                                /** @description Base64 SHA-256 of the document canonicalised as ZATCA specifies. */
+                                hash?: string;
                                 /** Format: date-time */
                                 issued_at: string;
                                 number: number;
+                                /** @description The hash of the store’s previous document (PIH). */
+                                previous_hash?: string;
                                 qr: string;
                                 reason: string;
+                                reporting?: {
+                                    errors: {
+                                        category?: string;
+                                        code?: string;
+                                        message?: string;
+                                        status?: string;
+                                        type?: string;
+                                    }[];
+                                    last_error: string | null;
+                                    /** Format: date-time */
+                                    reported_at: string | null;
+                                    /** @enum {string} */
+                                    status: "pending" | "reported" | "rejected";
+                                    warnings: {
+                                        category?: string;
+                                        code?: string;
+                                        message?: string;
+                                        status?: string;
+                                        type?: string;
+                                    }[];
+                                };
                                 /** @description Decimal string with the currency’s decimals. */
                                 total: string;
                                 /** @description Decimal string with the currency’s decimals. */
                                 total_excl_vat: string;
                                 url: string;
+                                /** Format: uuid */
+                                uuid?: string;
                                 /** @description Decimal string with the currency’s decimals. */
                                 vat: string;
+                                /** @description The signed UBL 2.1 document, base64. */
+                                xml?: string;
                             }[];
                             currency: string;
                             /** @description Decimal string with the currency’s decimals. */
                             discount: string;
+                            /** @description Base64 SHA-256 of the document canonicalised as ZATCA specifies. */
+                            hash?: string;
                             /**
                              * Format: date-time
                              * @description ISO 8601 to the second, UTC: the QR’s time stamp, character for character.
@@ -17409,8 +22087,31 @@ export interface operations {
                             /** @description Gapless per store, from 1. */
                             number: number;
                             order_id: number;
-                            /** @description Base64 of the ZATCA TLV record (tags 1 to 5). */
+                            /** @description The hash of the store’s previous document (PIH). */
+                            previous_hash?: string;
+                            /** @description Base64 of the ZATCA TLV record (tags 1 to 5; 1 to 9 for a store in e-invoicing phase 2). */
                             qr: string;
+                            reporting?: {
+                                errors: {
+                                    category?: string;
+                                    code?: string;
+                                    message?: string;
+                                    status?: string;
+                                    type?: string;
+                                }[];
+                                last_error: string | null;
+                                /** Format: date-time */
+                                reported_at: string | null;
+                                /** @enum {string} */
+                                status: "pending" | "reported" | "rejected";
+                                warnings: {
+                                    category?: string;
+                                    code?: string;
+                                    message?: string;
+                                    status?: string;
+                                    type?: string;
+                                }[];
+                            };
                             seller_address: string | null;
                             seller_name: string;
                             /** @description Decimal string with the currency’s decimals. */
@@ -17421,11 +22122,15 @@ export interface operations {
                             total_excl_vat: string;
                             /** @description The buyer’s invoice page (no login). */
                             url: string;
+                            /** Format: uuid */
+                            uuid?: string;
                             /** @description Decimal string with the currency’s decimals. */
                             vat: string;
                             vat_number: string;
                             /** @description Percentage, "15.00". */
                             vat_rate: string;
+                            /** @description The signed UBL 2.1 document, base64. */
+                            xml?: string;
                         };
                     };
                 };
@@ -17506,7 +22211,12 @@ export interface operations {
                                 provider_status: string | null;
                                 reason: string | null;
                                 /**
-                                 * @description `pending`: the provider has not answered yet (retried while it is out of reach); `succeeded`: the money is on its way back (a manual refund: recorded); `failed`: the provider refused it, and its amount may be refunded again.
+                                 * @description The refund’s own state machine: `requested` (recorded, the provider not asked yet), `sent` (asked, no final answer yet: retried while the provider is out of reach), `succeeded` (the goods are taken back now when `withdraw_goods`), `failed` (declined: the order and its goods are as they were). `status` is `pending` for the first two.
+                                 * @enum {string}
+                                 */
+                                state: "requested" | "sent" | "succeeded" | "failed";
+                                /**
+                                 * @description `pending`: the provider has not answered yet (retried while it is out of reach); `succeeded`: the money is on its way back (a manual refund: recorded); `failed`: the provider refused it, and its amount may be refunded again. `state` says where a pending refund is.
                                  * @enum {string}
                                  */
                                 status: "pending" | "succeeded" | "failed";
@@ -17629,7 +22339,12 @@ export interface operations {
                                 provider_status: string | null;
                                 reason: string | null;
                                 /**
-                                 * @description `pending`: the provider has not answered yet (retried while it is out of reach); `succeeded`: the money is on its way back (a manual refund: recorded); `failed`: the provider refused it, and its amount may be refunded again.
+                                 * @description The refund’s own state machine: `requested` (recorded, the provider not asked yet), `sent` (asked, no final answer yet: retried while the provider is out of reach), `succeeded` (the goods are taken back now when `withdraw_goods`), `failed` (declined: the order and its goods are as they were). `status` is `pending` for the first two.
+                                 * @enum {string}
+                                 */
+                                state: "requested" | "sent" | "succeeded" | "failed";
+                                /**
+                                 * @description `pending`: the provider has not answered yet (retried while it is out of reach); `succeeded`: the money is on its way back (a manual refund: recorded); `failed`: the provider refused it, and its amount may be refunded again. `state` says where a pending refund is.
                                  * @enum {string}
                                  */
                                 status: "pending" | "succeeded" | "failed";
@@ -17678,7 +22393,12 @@ export interface operations {
                                 provider_status: string | null;
                                 reason: string | null;
                                 /**
-                                 * @description `pending`: the provider has not answered yet (retried while it is out of reach); `succeeded`: the money is on its way back (a manual refund: recorded); `failed`: the provider refused it, and its amount may be refunded again.
+                                 * @description The refund’s own state machine: `requested` (recorded, the provider not asked yet), `sent` (asked, no final answer yet: retried while the provider is out of reach), `succeeded` (the goods are taken back now when `withdraw_goods`), `failed` (declined: the order and its goods are as they were). `status` is `pending` for the first two.
+                                 * @enum {string}
+                                 */
+                                state: "requested" | "sent" | "succeeded" | "failed";
+                                /**
+                                 * @description `pending`: the provider has not answered yet (retried while it is out of reach); `succeeded`: the money is on its way back (a manual refund: recorded); `failed`: the provider refused it, and its amount may be refunded again. `state` says where a pending refund is.
                                  * @enum {string}
                                  */
                                 status: "pending" | "succeeded" | "failed";
@@ -17829,6 +22549,8 @@ export interface operations {
                                 id: number;
                                 image_url: string | null;
                                 name: string;
+                                /** @description The Arabic name, shown to Arabic readers. */
+                                name_ar: string | null;
                                 price: {
                                     /** @description Decimal string with the currency’s own decimals (ISO 4217: 2 for SAR, 3 for KWD, none for JPY). */
                                     actual: string;
@@ -17889,13 +22611,16 @@ export interface operations {
                     /** @default [] */
                     codes?: string[];
                     description?: string | null;
+                    description_ar?: string | null;
                     /** @default 5 */
                     download_limit?: number;
                     /** @default [] */
                     fields?: {
                         label: string;
+                        label_ar?: string | null;
                         options?: {
                             label: string;
+                            label_ar?: string | null;
                             /** @default 0.00 */
                             price?: string;
                         }[];
@@ -17935,6 +22660,7 @@ export interface operations {
                     /** @default 10 */
                     max_per_order?: number;
                     name: string;
+                    name_ar?: string | null;
                     /** @default [] */
                     plans?: {
                         /** @default true */
@@ -17978,6 +22704,8 @@ export interface operations {
                             id: number;
                             image_url: string | null;
                             name: string;
+                            /** @description The Arabic name, shown to Arabic readers. */
+                            name_ar: string | null;
                             price: {
                                 /** @description Decimal string with the currency’s own decimals (ISO 4217: 2 for SAR, 3 for KWD, none for JPY). */
                                 actual: string;
@@ -18007,14 +22735,17 @@ export interface operations {
                                 sold: number;
                             };
                             description: string | null;
+                            description_ar: string | null;
                             /** @description Downloads allowed per file and order item (0: no limit; docs/downloads.md). */
                             download_limit: number;
                             fields: {
                                 index: number;
                                 label: string;
+                                label_ar: string | null;
                                 options: {
                                     index: number;
                                     label: string;
+                                    label_ar: string | null;
                                     /** @description Decimal string with the currency’s own decimals (ISO 4217: 2 for SAR, 3 for KWD, none for JPY). */
                                     price: string;
                                 }[];
@@ -18106,6 +22837,8 @@ export interface operations {
                             id: number;
                             image_url: string | null;
                             name: string;
+                            /** @description The Arabic name, shown to Arabic readers. */
+                            name_ar: string | null;
                             price: {
                                 /** @description Decimal string with the currency’s own decimals (ISO 4217: 2 for SAR, 3 for KWD, none for JPY). */
                                 actual: string;
@@ -18135,14 +22868,17 @@ export interface operations {
                                 sold: number;
                             };
                             description: string | null;
+                            description_ar: string | null;
                             /** @description Downloads allowed per file and order item (0: no limit; docs/downloads.md). */
                             download_limit: number;
                             fields: {
                                 index: number;
                                 label: string;
+                                label_ar: string | null;
                                 options: {
                                     index: number;
                                     label: string;
+                                    label_ar: string | null;
                                     /** @description Decimal string with the currency’s own decimals (ISO 4217: 2 for SAR, 3 for KWD, none for JPY). */
                                     price: string;
                                 }[];
@@ -18283,11 +23019,14 @@ export interface operations {
                     categories?: number[];
                     codes?: unknown;
                     description?: string | null;
+                    description_ar?: string | null;
                     download_limit?: number;
                     fields?: {
                         label: string;
+                        label_ar?: string | null;
                         options?: {
                             label: string;
+                            label_ar?: string | null;
                             /** @default 0.00 */
                             price?: string;
                         }[];
@@ -18325,6 +23064,7 @@ export interface operations {
                     } | null;
                     max_per_order?: number;
                     name?: string;
+                    name_ar?: string | null;
                     plans?: {
                         /** @default true */
                         active?: boolean;
@@ -18367,6 +23107,8 @@ export interface operations {
                             id: number;
                             image_url: string | null;
                             name: string;
+                            /** @description The Arabic name, shown to Arabic readers. */
+                            name_ar: string | null;
                             price: {
                                 /** @description Decimal string with the currency’s own decimals (ISO 4217: 2 for SAR, 3 for KWD, none for JPY). */
                                 actual: string;
@@ -18396,14 +23138,17 @@ export interface operations {
                                 sold: number;
                             };
                             description: string | null;
+                            description_ar: string | null;
                             /** @description Downloads allowed per file and order item (0: no limit; docs/downloads.md). */
                             download_limit: number;
                             fields: {
                                 index: number;
                                 label: string;
+                                label_ar: string | null;
                                 options: {
                                     index: number;
                                     label: string;
+                                    label_ar: string | null;
                                     /** @description Decimal string with the currency’s own decimals (ISO 4217: 2 for SAR, 3 for KWD, none for JPY). */
                                     price: string;
                                 }[];
@@ -19445,6 +24190,348 @@ export interface operations {
             503: components["responses"]["MerchantDependencyUnavailable"];
         };
     };
+    merchantListSales: {
+        parameters: {
+            query?: {
+                state?: "scheduled" | "running" | "ended";
+            };
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sales. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantSuccess"] & {
+                        data: {
+                            /** @description Money off each unit, or null for a percentage. */
+                            amount: string | null;
+                            categories: number[];
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            ends_at: string;
+                            id: number;
+                            name: string;
+                            /** @description Percent off ("20.00"), or null for a fixed amount. */
+                            percent: string | null;
+                            products: number[];
+                            stackable: boolean;
+                            /** Format: date-time */
+                            starts_at: string;
+                            /** @enum {string} */
+                            state: "scheduled" | "running" | "ended";
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
+                    };
+                };
+            };
+            401: components["responses"]["MerchantError"];
+            403: components["responses"]["MerchantError"];
+            422: components["responses"]["MerchantValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["MerchantInternalError"];
+            503: components["responses"]["MerchantDependencyUnavailable"];
+        };
+    };
+    merchantCreateSale: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    amount?: string | null;
+                    categories?: number[];
+                    /** Format: date-time */
+                    ends_at: string;
+                    name: string;
+                    percent?: unknown | number | string;
+                    products?: number[];
+                    stackable?: boolean;
+                    /** Format: date-time */
+                    starts_at: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The sale. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantSuccess"] & {
+                        data: {
+                            /** @description Money off each unit, or null for a percentage. */
+                            amount: string | null;
+                            categories: number[];
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            ends_at: string;
+                            id: number;
+                            name: string;
+                            /** @description Percent off ("20.00"), or null for a fixed amount. */
+                            percent: string | null;
+                            products: number[];
+                            stackable: boolean;
+                            /** Format: date-time */
+                            starts_at: string;
+                            /** @enum {string} */
+                            state: "scheduled" | "running" | "ended";
+                            /** Format: date-time */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["MerchantError"];
+            403: components["responses"]["MerchantError"];
+            415: components["responses"]["MerchantError"];
+            422: components["responses"]["MerchantValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["MerchantInternalError"];
+            503: components["responses"]["MerchantDependencyUnavailable"];
+        };
+    };
+    merchantGetSale: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sale. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantSuccess"] & {
+                        data: {
+                            /** @description Money off each unit, or null for a percentage. */
+                            amount: string | null;
+                            categories: number[];
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            ends_at: string;
+                            id: number;
+                            name: string;
+                            /** @description Percent off ("20.00"), or null for a fixed amount. */
+                            percent: string | null;
+                            products: number[];
+                            stackable: boolean;
+                            /** Format: date-time */
+                            starts_at: string;
+                            /** @enum {string} */
+                            state: "scheduled" | "running" | "ended";
+                            /** Format: date-time */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["MerchantError"];
+            403: components["responses"]["MerchantError"];
+            /** @description No such sale in this store. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantError"];
+                };
+            };
+            422: components["responses"]["MerchantValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["MerchantInternalError"];
+            503: components["responses"]["MerchantDependencyUnavailable"];
+        };
+    };
+    merchantDeleteSale: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantSuccess"] & {
+                        data: {
+                            deleted: boolean;
+                            id: number;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["MerchantError"];
+            403: components["responses"]["MerchantError"];
+            /** @description No such sale in this store. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantError"];
+                };
+            };
+            422: components["responses"]["MerchantValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["MerchantInternalError"];
+            503: components["responses"]["MerchantDependencyUnavailable"];
+        };
+    };
+    merchantUpdateSale: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    amount?: string | null;
+                    categories?: number[];
+                    /** Format: date-time */
+                    ends_at?: string;
+                    name?: string;
+                    percent?: unknown | number | string;
+                    products?: number[];
+                    stackable?: boolean;
+                    /** Format: date-time */
+                    starts_at?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The sale. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantSuccess"] & {
+                        data: {
+                            /** @description Money off each unit, or null for a percentage. */
+                            amount: string | null;
+                            categories: number[];
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            ends_at: string;
+                            id: number;
+                            name: string;
+                            /** @description Percent off ("20.00"), or null for a fixed amount. */
+                            percent: string | null;
+                            products: number[];
+                            stackable: boolean;
+                            /** Format: date-time */
+                            starts_at: string;
+                            /** @enum {string} */
+                            state: "scheduled" | "running" | "ended";
+                            /** Format: date-time */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["MerchantError"];
+            403: components["responses"]["MerchantError"];
+            /** @description No such sale in this store. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantError"];
+                };
+            };
+            415: components["responses"]["MerchantError"];
+            422: components["responses"]["MerchantValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["MerchantInternalError"];
+            503: components["responses"]["MerchantDependencyUnavailable"];
+        };
+    };
     merchantGetStore: {
         parameters: {
             query?: never;
@@ -19470,6 +24557,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
+                            accent_color: string | null;
                             allowed_origins: string[];
                             blocked_phones: {
                                 country_code: string;
@@ -19479,12 +24567,14 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                             currency: string;
+                            description: string | null;
                             /** @description Verified domains: they pick the store on the Storefront. */
                             domains: string[];
                             embed_key: string;
                             id: number;
                             /** @enum {string} */
                             locale: "ar" | "en";
+                            logo_url: string | null;
                             name: string;
                             payment_methods: {
                                 active: boolean;
@@ -19509,6 +24599,24 @@ export interface operations {
                             }[];
                             /** @enum {string} */
                             plan: "paid" | "free";
+                            policies: string | null;
+                            settings: {
+                                /** @description The coupon the reminder names. */
+                                abandoned_checkout_coupon: string | null;
+                                /** @description Minutes an unpaid checkout waits for its one reminder (docs/growth.md); 0: off. */
+                                abandoned_checkout_minutes: number;
+                                /** @description Addresses and `@domain` entries refused at checkout. */
+                                blocked_emails: string[];
+                                /** @description Client addresses and CIDR ranges refused at checkout. */
+                                blocked_ips: string[];
+                                max_orders_per_buyer_per_day: number | null;
+                                max_units_per_product_per_day: number | null;
+                                new_buyer_daily_limit: string | null;
+                                review_above: string | null;
+                                review_buyers_per_ip_per_hour: number | null;
+                            };
+                            /** @description The store page’s address: `/s/{slug}` (docs/store-pages.md). */
+                            slug: string;
                             /** @description The Reply-To of the store’s e-mails to buyers; null: none. */
                             support_email: string | null;
                             tax: {
@@ -19544,6 +24652,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    accent_color?: string | null;
                     allowed_origins?: string[];
                     blocked_phones?: {
                         country_code: string;
@@ -19552,9 +24661,12 @@ export interface operations {
                     }[];
                     /** @enum {string} */
                     currency?: "SAR" | "AED" | "QAR" | "KWD" | "BHD" | "OMR" | "JOD" | "IQD" | "LYD" | "TND" | "EGP" | "MAD" | "DZD" | "LBP" | "TRY" | "ILS" | "PKR" | "INR" | "USD" | "EUR" | "GBP" | "CHF" | "CAD" | "AUD" | "NZD" | "SEK" | "NOK" | "DKK" | "PLN" | "CZK" | "HUF" | "RON" | "CNY" | "HKD" | "SGD" | "MYR" | "IDR" | "THB" | "PHP" | "BRL" | "MXN" | "ZAR" | "NGN" | "JPY" | "KRW" | "VND" | "CLP" | "ISK" | "UGX";
+                    description?: string | null;
                     domains?: string[];
                     /** @enum {string} */
                     locale?: "ar" | "en";
+                    /** Format: uri */
+                    logo_url?: string | null;
                     name?: string;
                     payment_methods?: {
                         applepay?: {
@@ -19646,6 +24758,20 @@ export interface operations {
                             webhook_secret?: string;
                         } | null;
                     };
+                    policies?: string | null;
+                    settings?: {
+                        abandoned_checkout_coupon?: string | null;
+                        abandoned_checkout_minutes?: number;
+                        blocked_emails?: string[];
+                        blocked_ips?: string[];
+                        max_orders_per_buyer_per_day?: number | null;
+                        max_units_per_product_per_day?: number | null;
+                        new_buyer_daily_limit?: string | null;
+                        review_above?: string | null;
+                        review_buyers_per_ip_per_hour?: number | null;
+                    };
+                    /** @description The store page’s address `/s/{slug}`; unique on the platform. */
+                    slug?: string;
                     /** Format: email */
                     support_email?: string | null;
                 };
@@ -19663,6 +24789,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["MerchantSuccess"] & {
                         data: {
+                            accent_color: string | null;
                             allowed_origins: string[];
                             blocked_phones: {
                                 country_code: string;
@@ -19672,12 +24799,14 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                             currency: string;
+                            description: string | null;
                             /** @description Verified domains: they pick the store on the Storefront. */
                             domains: string[];
                             embed_key: string;
                             id: number;
                             /** @enum {string} */
                             locale: "ar" | "en";
+                            logo_url: string | null;
                             name: string;
                             payment_methods: {
                                 active: boolean;
@@ -19702,6 +24831,24 @@ export interface operations {
                             }[];
                             /** @enum {string} */
                             plan: "paid" | "free";
+                            policies: string | null;
+                            settings: {
+                                /** @description The coupon the reminder names. */
+                                abandoned_checkout_coupon: string | null;
+                                /** @description Minutes an unpaid checkout waits for its one reminder (docs/growth.md); 0: off. */
+                                abandoned_checkout_minutes: number;
+                                /** @description Addresses and `@domain` entries refused at checkout. */
+                                blocked_emails: string[];
+                                /** @description Client addresses and CIDR ranges refused at checkout. */
+                                blocked_ips: string[];
+                                max_orders_per_buyer_per_day: number | null;
+                                max_units_per_product_per_day: number | null;
+                                new_buyer_daily_limit: string | null;
+                                review_above: string | null;
+                                review_buyers_per_ip_per_hour: number | null;
+                            };
+                            /** @description The store page’s address: `/s/{slug}` (docs/store-pages.md). */
+                            slug: string;
                             /** @description The Reply-To of the store’s e-mails to buyers; null: none. */
                             support_email: string | null;
                             tax: {
@@ -20796,7 +25943,7 @@ export interface operations {
             content: {
                 "application/json": {
                     description?: string;
-                    events: ("order.created" | "order.paid" | "order.status_changed" | "license.revoked" | "subscription.created" | "subscription.cancelled" | "refund.created" | "refund.succeeded" | "refund.failed" | "subscription.renewed" | "subscription.payment_failed" | "subscription.renewal_link_sent" | "subscription.updated" | "subscription.expired" | "order.*" | "subscription.*" | "refund.*" | "license.*")[];
+                    events: ("order.created" | "order.paid" | "order.status_changed" | "license.revoked" | "subscription.created" | "subscription.cancelled" | "refund.created" | "refund.succeeded" | "refund.failed" | "subscription.renewed" | "subscription.payment_failed" | "subscription.renewal_link_sent" | "subscription.updated" | "subscription.expired" | "order.disputed" | "checkout.recovered" | "creator.commission" | "order.*" | "subscription.*" | "refund.*" | "license.*")[];
                     /** Format: uri */
                     url: string;
                 };
@@ -21005,7 +26152,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @enum {string} */
-                    type: "order.created" | "order.paid" | "order.status_changed" | "license.revoked" | "subscription.created" | "subscription.cancelled" | "refund.created" | "refund.succeeded" | "refund.failed" | "subscription.renewed" | "subscription.payment_failed" | "subscription.renewal_link_sent" | "subscription.updated" | "subscription.expired";
+                    type: "order.created" | "order.paid" | "order.status_changed" | "license.revoked" | "subscription.created" | "subscription.cancelled" | "refund.created" | "refund.succeeded" | "refund.failed" | "subscription.renewed" | "subscription.payment_failed" | "subscription.renewal_link_sent" | "subscription.updated" | "subscription.expired" | "order.disputed" | "checkout.recovered" | "creator.commission";
                 };
             };
         };
@@ -21737,6 +26884,74 @@ export interface operations {
             503: components["responses"]["PlatformDependencyUnavailable"];
         };
     };
+    webhookCheckoutRecovered: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`. */
+                "X-Signature": string;
+                /** @description The event id, the same on every retry. */
+                "X-Webhook-Id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CheckoutRecoveredEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 s delivers the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer) is retried with back-off for about a day. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookCreatorCommission: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`. */
+                "X-Signature": string;
+                /** @description The event id, the same on every retry. */
+                "X-Webhook-Id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreatorCommissionEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 s delivers the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer) is retried with back-off for about a day. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     webhookLicenseRevoked: {
         parameters: {
             query?: never;
@@ -21786,6 +27001,40 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["OrderCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 s delivers the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer) is retried with back-off for about a day. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookOrderDisputed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`. */
+                "X-Signature": string;
+                /** @description The event id, the same on every retry. */
+                "X-Webhook-Id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderDisputedEvent"];
             };
         };
         responses: {
