@@ -12,6 +12,7 @@ import {
   time,
   extension,
 } from '../../shared/services/einvoicing/der';
+import { recomputeHash } from './einvoice-check';
 import { FakeAnswer, FakeRequest, FakeServer } from './fake-server';
 
 /**
@@ -142,6 +143,15 @@ export class FakeZatca extends FakeServer {
     if (!xml.startsWith('<?xml')) errors.push('XSD_INVALID: not an XML document');
     if (digest !== body?.invoiceHash)
       errors.push('invoiceHash_QRCODE_INVALID: the hash does not match the document');
+    else if (xml) {
+      // ZATCA recomputes the hash from the document (here: minidom and xmllint --c14n11, einvoice-check.ts).
+      try {
+        if (recomputeHash(xml) !== digest)
+          errors.push('invalid-invoice-hash: the document does not hash to its hash');
+      } catch {
+        errors.push('XSD_INVALID: the document does not parse');
+      }
+    }
     if (uuid !== body?.uuid) errors.push('invalid-uuid: the UUID does not match the document');
     try {
       const x509 = new crypto.X509Certificate(Buffer.from(cert ?? '', 'base64'));

@@ -33,13 +33,18 @@ export interface EinvoicingOverview {
     errors: ZatcaMessage[];
     last_error: string | null;
     order_id: number | null;
+    /** Pending more than 24 hours after it was issued: past ZATCA's reporting deadline. */
+    overdue: boolean;
   }[];
 }
+
+export const REPORTING_DEADLINE_MS = 24 * 3600_000;
 
 export async function einvoicingOverview(
   knex: Knex,
   storeId: number,
   limit = 50,
+  now: Date = new Date(),
 ): Promise<EinvoicingOverview> {
   const store = await knex('stores').where({ id: storeId }).first('vat_number', 'legal_name', 'currency');
   const s = await knex('einvoice_settings').where({ store_id: storeId }).first();
@@ -96,6 +101,9 @@ export async function einvoicingOverview(
       errors: d.errors ?? [],
       last_error: d.last_error,
       order_id: d.order_id === null ? null : Number(d.order_id),
+      overdue:
+        d.reporting_status === 'pending' &&
+        now.getTime() - new Date(d.issued_at).getTime() > REPORTING_DEADLINE_MS,
     })),
   };
 }

@@ -82,10 +82,13 @@ const amount = (minor: number): string => formatAmount(minor, SAR);
 const money = (name: string, minor: number) => el(name, { currencyID: SAR }, amount(minor));
 const percent = (bp: number): string => formatAmount(bp, SAR);
 
-/** The issue date and time in Saudi local time (UTC+3, no daylight saving), as ZATCA's samples write them. */
-export function riyadhDateTime(at: Date): { date: string; time: string } {
-  const local = new Date(at.getTime() + 3 * 3600 * 1000).toISOString();
-  return { date: local.slice(0, 10), time: local.slice(11, 19) };
+/**
+ * The issue date and time: the UTC instant, the time written with its `Z`, so that IssueDate `T` IssueTime
+ * is character for character the QR's tag 3 (ZATCA checks the QR's time stamp against them).
+ */
+export function issueDateTime(at: Date): { date: string; time: string } {
+  const iso = at.toISOString();
+  return { date: iso.slice(0, 10), time: `${iso.slice(11, 19)}Z` };
 }
 
 function vatCategory(name: string, rateBp: number, withSchemes: boolean): XmlElement {
@@ -165,7 +168,7 @@ export interface BuildOptions {
  */
 export function buildDocument(input: DocumentInput, opts: BuildOptions = {}): XmlElement {
   const t = totals(input);
-  const { date, time } = riyadhDateTime(input.issuedAt);
+  const { date, time } = issueDateTime(input.issuedAt);
   const s = input.seller;
   const text = (v: string) => xmlSafe(v);
   return el(

@@ -346,7 +346,10 @@ function checkStore(store: StoreFixture, at: string): void {
     );
   }
   if (store.einvoicing !== undefined && (store.vat_number === undefined || store.currency !== 'SAR')) {
-    throw new FixtureError(`${at}.einvoicing`, 'needs a vat_number and currency SAR (ZATCA documents are in SAR)');
+    throw new FixtureError(
+      `${at}.einvoicing`,
+      'needs a vat_number and currency SAR (ZATCA documents are in SAR)',
+    );
   }
   for (const [method, bounds] of Object.entries(store.payment_methods)) {
     if (bounds) checkBounds(bounds, `${at}.payment_methods.${method}`, store.currency);

@@ -108,6 +108,23 @@ describe('e-invoicing: the dashboard page', function () {
     expect(list.text).to.contain(`href="/merchant/orders/${reportedOrder}"`);
     expect(list.text).to.contain(`href="/merchant/orders/${rejectedOrder}"`);
 
+    // An outage past ZATCA's 24 hours: the document is still pending and shown as late.
+    await sell();
+    const third = await deps.knex('einvoice_documents').where({ store_id: store.id, counter: 3 }).first();
+    await deps
+      .knex('einvoice_documents')
+      .where({ id: third.id })
+      .update({
+        issued_at: new Date(Date.now() - 25 * 3600_000),
+        next_attempt_at: new Date(Date.now() - 1000),
+      });
+    zatca.failNext('5xx');
+    await server.request('/__dev/tasks/report-einvoices', { method: 'POST' });
+    const late = await get('/merchant/einvoicing?lang=en');
+    expect(late.text).to.contain('Late: not reported within 24 hours');
+    expect(late.text).to.contain('ZATCA answered HTTP 503; trying again later.');
+    expect((await get('/merchant/einvoicing?lang=ar')).text).to.contain('متأخر: لم يُبلَّغ عنه خلال 24 ساعة');
+
     const [doc] = await deps.knex('einvoice_documents').where({ store_id: store.id }).orderBy('counter');
     const xml = await get(`/merchant/einvoicing/documents/${doc.id}/xml`);
     expect(xml.status).to.equal(200);

@@ -3,6 +3,7 @@ import { ORDER_STATUS, Product, Store } from '../../../db/models';
 import type { Deps } from '../../../shared/deps';
 import { enableSimulation } from '../../../shared/services/einvoicing/settings';
 import { FIRST_RETRY_MS, reportEinvoices } from '../../../shared/services/einvoicing/reporting';
+import { ensureSigned } from '../../../shared/services/einvoicing/chain';
 import { maintenanceContext, maintenanceRunner } from '../../../shared/services/maintenance';
 import { createOrderFromCheckout } from '../../../shared/services/orders/create-from-checkout';
 import { monthCsv } from '../../../shared/services/invoices/report';
@@ -139,6 +140,22 @@ describe('e-invoicing: reporting to ZATCA', function () {
     const sent = zatca.requests.length;
     await report(new Date(t0.getTime() + 48 * 3600_000));
     expect(zatca.requests.length).to.equal(sent);
+  });
+
+  it('a document changed after it was hashed is rejected by ZATCA’s hash check (the stub recomputes it)', async () => {
+    await order();
+    const [doc] = await docs();
+    const signed = await ensureSigned(deps.knex, deps.cipher, Number(doc.id));
+    const tampered = String(signed.xml).replace(
+      '<cbc:PayableAmount currencyID="SAR">115.00</cbc:PayableAmount>',
+      '<cbc:PayableAmount currencyID="SAR">1.00</cbc:PayableAmount>',
+    );
+    expect(tampered).to.not.equal(signed.xml);
+    await deps.knex('einvoice_documents').where({ id: doc.id }).update({ xml: tampered });
+    expect((await report(new Date(Date.now() + 1000))).rejected).to.equal(1);
+    const [after] = await docs();
+    expect(after.reporting_status).to.equal('rejected');
+    expect(after.errors.map((e: { code: string }) => e.code)).to.deep.equal(['invalid-invoice-hash']);
   });
 
   it('two reporting runs at once report each document once', async () => {

@@ -82,9 +82,11 @@ describe('e-invoicing: the phase-2 document', function () {
     expect(xpathText(x, 'ProfileID')).to.equal('reporting:1.0');
     expect(xpathText(x, 'ID')).to.equal('urn:oasis:names:specification:ubl:signature:1'); // first cbc:ID is inside the signature
     expect(xpathText(x, 'UUID')).to.equal(doc.uuid);
-    // Saudi local time (UTC+3): 22:15:09Z on the 24th is 01:15:09 on the 25th.
-    expect(xpathText(x, 'IssueDate')).to.equal('2026-11-25');
-    expect(xpathText(x, 'IssueTime')).to.equal('01:15:09');
+    // The UTC instant; IssueDate T IssueTime is the QR's tag 3, character for character.
+    expect(xpathText(x, 'IssueDate')).to.equal('2026-11-24');
+    expect(xpathText(x, 'IssueTime')).to.equal('22:15:09Z');
+    const tag3 = tlvFields(signed.qr).get(3)!.toString();
+    expect(`${xpathText(x, 'IssueDate')}T${xpathText(x, 'IssueTime')}`).to.equal(tag3);
     expect(xpathCount(x, "/*/*[local-name()='InvoiceTypeCode' and @name='0200000' and .='388']")).to.equal(1);
     expect(
       xpathCount(

@@ -58,6 +58,7 @@ const STRINGS = {
     download: 'Download',
     order: 'Order',
     saved: 'Done.',
+    overdue: 'Late: not reported within 24 hours',
     fieldsError: 'Check the address: building number 4 digits, postal code 5 digits, the others filled in.',
   },
   ar: {
@@ -108,6 +109,7 @@ const STRINGS = {
     download: 'تنزيل',
     order: 'الطلب',
     saved: 'تم.',
+    overdue: 'متأخر: لم يُبلَّغ عنه خلال 24 ساعة',
     fieldsError: 'راجع العنوان: رقم المبنى 4 أرقام، والرمز البريدي 5 أرقام، وبقية الحقول مملوءة.',
   },
 };
@@ -187,6 +189,8 @@ ${field('e-renew-otp', 'otp', L.otp, '', ' inputmode="numeric" maxlength="6" aut
 <td>${d.order_id ? `<a href="/merchant/orders/${d.order_id}">#${d.order_id}</a>` : ''}</td>
 <td class="num">${esc(formatDate(d.issued_at, s.locale))}</td>
 <td><span class="status-${esc(d.reporting_status)}">${esc(L.status[d.reporting_status] ?? d.reporting_status)}</span>${
+        d.overdue ? `<br><strong class="field-error">${esc(L.overdue)}</strong>` : ''
+      }${
         d.last_error && d.reporting_status === 'pending'
           ? `<br><small class="muted">${esc(d.last_error)}</small>`
           : ''
