@@ -5,7 +5,13 @@ import path from 'node:path';
 import { MochaSummary, summaryLine } from './mocha-reporter';
 import { buildWidget, describeBuild, WIDGET_GZIP_BUDGET } from './build-widget';
 import { checkLockFile } from './lib/lockfile';
-import { findOrInstallChromium, findOrInstallLua, provision, Provisioned } from './lib/provision';
+import {
+  findOrInstallChromium,
+  findOrInstallLua,
+  findOrInstallXmllint,
+  provision,
+  Provisioned,
+} from './lib/provision';
 import { splitLanes } from './lib/test-lanes';
 
 /**
@@ -260,6 +266,12 @@ export async function main(args: string[], startedAt = Date.now()): Promise<numb
         env.LUA = await findOrInstallLua(process.env.PATH ?? '', say);
       } catch (err) {
         say(`lua: ${(err as Error).message}`);
+      }
+      // The e-invoicing tests check our canonical XML against libxml2's (installed here when missing).
+      try {
+        await findOrInstallXmllint(process.env.PATH ?? '', say);
+      } catch (err) {
+        say(`xmllint: ${(err as Error).message}`);
       }
       const result =
         args.length > 0

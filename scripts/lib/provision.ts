@@ -513,6 +513,24 @@ export async function findOrInstallLua(
   );
 }
 
+/**
+ * xmllint from PATH; else Debian's libxml2-utils package through apt-get (with sudo when we are not root).
+ * The e-invoicing tests canonicalise ZATCA documents with it (Canonical XML 1.1), an implementation
+ * independent of ours.
+ */
+export async function findOrInstallXmllint(
+  searchPath: string,
+  log: (line: string) => void,
+  install = runStreaming,
+): Promise<string> {
+  return findOrInstallDebianProgram(
+    { name: 'xmllint', binaries: ['xmllint'], pkg: 'libxml2-utils', otherwise: 'install libxml2-utils' },
+    searchPath,
+    log,
+    install,
+  );
+}
+
 async function provideRedis(opts: ProvisionOptions): Promise<Found> {
   const given = opts.env.REDIS_URL;
   if (given) {
