@@ -4523,6 +4523,11 @@ export interface components {
                 order_id: number;
                 provider?: string | null;
                 reason?: string | null;
+                /**
+                 * @description The refund’s own state (docs/merchant.md, "Refunds"); `status` is `pending` for the first two.
+                 * @enum {string}
+                 */
+                state?: "requested" | "sent" | "succeeded" | "failed";
                 /** @enum {string} */
                 status: "pending" | "succeeded" | "failed";
             };
@@ -4556,6 +4561,11 @@ export interface components {
                 order_id: number;
                 provider?: string | null;
                 reason?: string | null;
+                /**
+                 * @description The refund’s own state (docs/merchant.md, "Refunds"); `status` is `pending` for the first two.
+                 * @enum {string}
+                 */
+                state?: "requested" | "sent" | "succeeded" | "failed";
                 /** @enum {string} */
                 status: "pending" | "succeeded" | "failed";
             };
@@ -4589,6 +4599,11 @@ export interface components {
                 order_id: number;
                 provider?: string | null;
                 reason?: string | null;
+                /**
+                 * @description The refund’s own state (docs/merchant.md, "Refunds"); `status` is `pending` for the first two.
+                 * @enum {string}
+                 */
+                state?: "requested" | "sent" | "succeeded" | "failed";
                 /** @enum {string} */
                 status: "pending" | "succeeded" | "failed";
             };
