@@ -61,13 +61,19 @@ const refund = object(
     amount: decimal('The amount refunded, in major units.'),
     currency: { type: 'string', description: 'ISO 4217 code.' },
     status: { type: 'string', enum: ['pending', 'succeeded', 'failed'] },
+    state: {
+      type: 'string',
+      enum: ['requested', 'sent', 'succeeded', 'failed'],
+      description:
+        'The refund’s own state (docs/merchant.md, "Refunds"); `status` is `pending` for the first two.',
+    },
     kind: { type: 'string', enum: ['provider', 'manual'] },
     provider: { type: ['string', 'null'] },
     reason: { type: ['string', 'null'] },
     failure_reason: { type: ['string', 'null'], description: 'Why the provider refused it.' },
     created_at: { type: 'string', format: 'date-time' },
   },
-  ['provider', 'reason', 'failure_reason', 'created_at'],
+  ['provider', 'state', 'reason', 'failure_reason', 'created_at'],
 );
 
 export interface WebhookEventDeclaration {

@@ -6006,6 +6006,11 @@ export interface components {
                 order_id: number;
                 provider?: string | null;
                 reason?: string | null;
+                /**
+                 * @description The refund’s own state (docs/merchant.md, "Refunds"); `status` is `pending` for the first two.
+                 * @enum {string}
+                 */
+                state?: "requested" | "sent" | "succeeded" | "failed";
                 /** @enum {string} */
                 status: "pending" | "succeeded" | "failed";
             };
@@ -6039,6 +6044,11 @@ export interface components {
                 order_id: number;
                 provider?: string | null;
                 reason?: string | null;
+                /**
+                 * @description The refund’s own state (docs/merchant.md, "Refunds"); `status` is `pending` for the first two.
+                 * @enum {string}
+                 */
+                state?: "requested" | "sent" | "succeeded" | "failed";
                 /** @enum {string} */
                 status: "pending" | "succeeded" | "failed";
             };
@@ -6072,6 +6082,11 @@ export interface components {
                 order_id: number;
                 provider?: string | null;
                 reason?: string | null;
+                /**
+                 * @description The refund’s own state (docs/merchant.md, "Refunds"); `status` is `pending` for the first two.
+                 * @enum {string}
+                 */
+                state?: "requested" | "sent" | "succeeded" | "failed";
                 /** @enum {string} */
                 status: "pending" | "succeeded" | "failed";
             };

@@ -186,7 +186,9 @@ describe('e-mail over SMTP', function () {
     expect(page.status, page.text).to.equal(200);
     expect(page.text).to.contain('رسائل البريد إلى المشتري').and.contain('مرتدة: العنوان لا يستقبل البريد');
     expect(page.text).to.match(
-      new RegExp(`data-email-status="bounced"><bdi>${to.replace(/\./g, '\\.')}</bdi>`),
+      new RegExp(
+        `data-email-status="bounced" data-email-purpose="[a-z_]+"><strong>[^<]+</strong> · <bdi>${to.replace(/\./g, '\\.')}</bdi>`,
+      ),
     );
   });
 
