@@ -99,6 +99,7 @@ const DASHBOARD_ROUTES: [string, string, string][] = [
   ['get', '/merchant/growth', 'dashboardGrowth'],
   ['post', '/merchant/growth/sales', 'dashboardSaleCreate'],
   ['post', '/merchant/growth/sales/{saleId}/delete', 'dashboardSaleDelete'],
+  ['post', '/merchant/growth/settings', 'dashboardGrowthSettings'],
   ['post', '/merchant/growth/creators', 'dashboardCreatorCreate'],
   ['get', '/merchant/fraud', 'dashboardFraud'],
   ['post', '/merchant/fraud/settings', 'dashboardFraudSettingsSave'],

@@ -60,6 +60,18 @@ describe('Growth: dashboard page and a recovered purchase in Chromium', function
         await page.getByRole('button', { name: 'إضافة صانع المحتوى' }).click();
         expect(await page.locator('code[dir="ltr"]').first().innerText()).to.match(/\/creators\//);
         expect(await page.locator('tr', { hasText: 'NOURA44' }).isVisible()).to.equal(true);
+
+        // The reminder settings: an unknown coupon is named; a delay alone saves.
+        await page.getByLabel('التذكير بعد (دقائق؛ 0: أبداً)').fill('45');
+        await page.getByLabel('الكوبون المذكور في التذكير (اختياري)').fill('NOPE');
+        await page.getByRole('button', { name: 'حفظ إعدادات التذكير' }).click();
+        expect(
+          await page.locator('#recovery-abandoned_checkout_coupon').getAttribute('aria-invalid'),
+        ).to.equal('true');
+        await page.getByLabel('الكوبون المذكور في التذكير (اختياري)').fill('');
+        await page.getByRole('button', { name: 'حفظ إعدادات التذكير' }).click();
+        await page.waitForURL(/\/merchant\/growth\?saved=1/);
+        expect(await page.getByLabel('التذكير بعد (دقائق؛ 0: أبداً)').inputValue()).to.equal('45');
       },
       { locale: 'ar' },
     );
@@ -68,6 +80,11 @@ describe('Growth: dashboard page and a recovered purchase in Chromium', function
       headers: { 'X-Embed-Key': g.store.embed_key, 'X-Forwarded-For': randomIp() },
     });
     expect((product.body.data as { price: { actual: number } }).price.actual).to.equal(80);
+    const settings = await merchant(suite, g, 'GET', '/shawarma/store');
+    expect((settings.body.data as { settings: unknown }).settings).to.deep.equal({
+      abandoned_checkout_minutes: 45,
+      abandoned_checkout_coupon: null,
+    });
   });
 });
 

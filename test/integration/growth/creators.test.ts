@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { commissionEvent, reverseCommissionForDispute } from '../../../shared/services/growth/creators';
 import { usePaymentsSuite } from '../payments/support';
 import {
   deliveredData,
@@ -178,5 +179,47 @@ describe('Growth: creator codes and commissions', function () {
     expect(deleted.body.data).to.include({ deleted: false, active: false });
     const refused = await embedCheckout(suite, g, { product_id: g.products.ebook, creator_code: 'PAGE1' });
     expect(refused.status).to.equal(422);
+  });
+
+  it('a Merchant API order with creator_code credits the creator; a dispute takes back what is left, once', async () => {
+    const created = await merchant(suite, g, 'POST', '/shawarma/creators', {
+      name: 'Desk',
+      code: 'DESK44',
+      commission_percent: 10,
+    });
+    const c = created.body.data as CreatorBody;
+    const res = await merchant(suite, g, 'POST', '/shawarma/orders', {
+      product_id: g.products.ebook,
+      quantity: 1,
+      customer_first_name: 'Walk',
+      customer_last_name: 'In',
+      customer_email: 'walkin@i44.test',
+      customer_phone: '594400015',
+      customer_country_code: '966',
+      creator_code: 'desk44',
+    });
+    expect(res.status, res.text).to.be.oneOf([200, 201]);
+    const orderId = await payCheckout(suite, g, (res.body.data as { checkout_url: string }).checkout_url);
+    expect(await creator(c.id)).to.include({ orders: 1, revenue: '100.00', commission: '10.00' });
+
+    // The disputes flow's call (docs/growth.md): everything left goes back; a second call changes nothing.
+    const refund = await merchant(suite, g, 'POST', `/shawarma/orders/${orderId}/refunds`, {
+      amount: '25.00',
+    });
+    expect(refund.status, refund.text).to.be.oneOf([200, 201, 202]);
+    await waitFor('the refund’s share', async () =>
+      (await creator(c.id)).revenue === '75.00' ? true : undefined,
+    );
+    const first = await suite.deps.knex.transaction((trx) => reverseCommissionForDispute(trx, orderId));
+    expect(first && commissionEvent(first).data).to.include({
+      kind: 'reversed',
+      revenue: '-75.00',
+      commission: '-7.50',
+      refund_id: null,
+    });
+    expect(await suite.deps.knex.transaction((trx) => reverseCommissionForDispute(trx, orderId))).to.equal(
+      null,
+    );
+    expect(await creator(c.id)).to.include({ orders: 1, revenue: '0.00', commission: '0.00' });
   });
 });

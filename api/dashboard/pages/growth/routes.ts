@@ -1,6 +1,7 @@
 import Joi from 'joi';
 import { NotFoundError, ValidationError } from '../../../../shared/errors';
 import { reminderFigures } from '../../../../shared/services/growth/abandoned';
+import { storeSettings, updateStoreSettings } from '../../../../shared/services/merchant/store-settings';
 import { createCreator, listCreators } from '../../../../shared/services/growth/creators';
 import {
   createSale,
@@ -20,6 +21,7 @@ import {
   emptySale,
   growthView,
   type GrowthPage,
+  type RecoveryForm,
   type SaleForm,
   savedNotice,
 } from './view';
@@ -78,10 +80,11 @@ const utc = (value: string): string =>
 async function render(
   ctx: AppContext,
   status: number,
-  parts: Partial<Pick<GrowthPage, 'sale' | 'creator' | 'notice' | 'pageUrl'>> = {},
+  parts: Partial<Pick<GrowthPage, 'sale' | 'creator' | 'recovery' | 'notice' | 'pageUrl'>> = {},
 ) {
   const { store, shell } = dashboardOf(ctx);
-  const [figures, sales, creators, choices] = await Promise.all([
+  const [settings, figures, sales, creators, choices] = await Promise.all([
+    storeSettings(ctx.deps, store.id),
     reminderFigures(ctx.deps.knex, store.id),
     listSales(ctx.deps.knex, store.id),
     listCreators(ctx.deps.knex, store.id),
@@ -96,6 +99,13 @@ async function render(
       ...choices,
       sale: parts.sale ?? { values: emptySale, errors: {} },
       creator: parts.creator ?? { values: emptyCreator, errors: {} },
+      recovery: parts.recovery ?? {
+        values: {
+          minutes: String(settings.settings.abandoned_checkout_minutes),
+          coupon: settings.settings.abandoned_checkout_coupon ?? '',
+        },
+        errors: {},
+      },
       notice: parts.notice ?? null,
       pageUrl: parts.pageUrl ?? null,
     }),
@@ -182,6 +192,54 @@ export const dashboardGrowthRoutes = [
       } catch (err) {
         if (err instanceof NotFoundError)
           return sendPage(ctx, messagePage(shell, 404, shell.t.notFoundTitle, shell.t.notFound));
+        throw err;
+      }
+      sendPage(ctx, { status: 303, location: '/merchant/growth?saved=1' });
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/merchant/growth/settings',
+    interface: 'platform',
+    operationId: 'dashboardGrowthSettings',
+    summary: 'Merchant dashboard: abandoned-checkout reminder settings',
+    description:
+      'Form fields `abandoned_checkout_minutes` (0 turns reminders off) and `abandoned_checkout_coupon` (a ' +
+      'coupon code of the store, empty for none): the store settings of PATCH /shawarma/store. 303 to the page.',
+    guards: signedIn('settings.edit'),
+    request: formBody({
+      abandoned_checkout_minutes: Joi.string().allow('').max(10),
+      abandoned_checkout_coupon: Joi.string().allow('').max(200),
+    }),
+    responses: {
+      303: redirectResponse('Saved.'),
+      422: htmlResponse('The page again, naming each bad field.'),
+      ...guardedAnswers,
+    },
+    handler: async (ctx) => {
+      const { store, shell, signedIn: s } = dashboardOf(ctx);
+      const values: RecoveryForm = {
+        minutes: formField(ctx, 'abandoned_checkout_minutes').trim(),
+        coupon: formField(ctx, 'abandoned_checkout_coupon').trim(),
+      };
+      const again = (e: Record<string, string[]>) =>
+        render(ctx, 422, { recovery: { values, errors: fieldErrors(shell.locale, e) } });
+      const minutes = Number(values.minutes);
+      if (!/^\d{1,5}$/.test(values.minutes) || minutes > 10_080)
+        return again({ abandoned_checkout_minutes: ['must be whole minutes from 0 to 10080'] });
+      try {
+        await updateStoreSettings(ctx.deps, dashboardActor(store.id, s.user), store.id, {
+          settings: {
+            abandoned_checkout_minutes: minutes,
+            abandoned_checkout_coupon: values.coupon === '' ? null : values.coupon,
+          },
+        });
+      } catch (err) {
+        if (err instanceof ValidationError) {
+          return again(
+            Object.fromEntries(Object.entries(err.errors).map(([k, m]) => [k.replace(/^settings\./, ''), m])),
+          );
+        }
         throw err;
       }
       sendPage(ctx, { status: 303, location: '/merchant/growth?saved=1' });

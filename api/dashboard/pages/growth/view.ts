@@ -14,7 +14,9 @@ const T = {
     sent: 'Reminders sent',
     recovered: 'Checkouts recovered',
     revenue: 'Revenue recovered',
-    recoveryHint: 'Reminder delay and coupon: Settings → store settings (abandoned_checkout_minutes).',
+    delay: 'Remind after (minutes; 0: never)',
+    reminderCoupon: 'Coupon named in the reminder (optional)',
+    saveRecovery: 'Save reminder settings',
     sales: 'Timed sales',
     noSales: 'No sales scheduled.',
     name: 'Name',
@@ -49,7 +51,9 @@ const T = {
     sent: 'التذكيرات المرسلة',
     recovered: 'الطلبات المستعادة',
     revenue: 'الإيرادات المستعادة',
-    recoveryHint: 'مدة التذكير والكوبون: الإعدادات ← إعدادات المتجر (abandoned_checkout_minutes).',
+    delay: 'التذكير بعد (دقائق؛ 0: أبداً)',
+    reminderCoupon: 'الكوبون المذكور في التذكير (اختياري)',
+    saveRecovery: 'حفظ إعدادات التذكير',
     sales: 'التخفيضات المؤقتة',
     noSales: 'لا توجد تخفيضات مجدولة.',
     name: 'الاسم',
@@ -108,8 +112,14 @@ export const emptySale: SaleForm = {
 };
 export const emptyCreator: CreatorForm = { name: '', code: '', commission_percent: '', discount_percent: '' };
 
+export interface RecoveryForm {
+  minutes: string;
+  coupon: string;
+}
+
 export interface GrowthPage {
   figures: ReminderFigures;
+  recovery: { values: RecoveryForm; errors: Record<string, string> };
   sales: SaleView[];
   creators: CreatorView[];
   products: { id: number; name: string }[];
@@ -176,7 +186,11 @@ ${p.pageUrl ? `<p class="notice" role="status">${esc(t.pageLink)} <code dir="ltr
 <dl><dt>${esc(t.sent)}</dt><dd data-figure="sent">${p.figures.reminders_sent}</dd>
 <dt>${esc(t.recovered)}</dt><dd data-figure="recovered">${p.figures.checkouts_recovered}</dd>
 <dt>${esc(t.revenue)}</dt><dd data-figure="revenue"><bdi>${esc(p.figures.revenue_recovered)} ${esc(p.figures.currency)}</bdi></dd></dl>
-<p class="hint">${esc(t.recoveryHint)}</p></section>
+${Object.keys(p.recovery.errors).length ? `<p class="alert" role="alert">${esc(t.fix)}</p>` : ''}
+<form method="post" action="/merchant/growth/settings" novalidate>${tokenField(s.formToken)}
+${field('recovery', p.recovery.errors, 'abandoned_checkout_minutes', t.delay, `<input name="abandoned_checkout_minutes" inputmode="numeric" dir="ltr" required value="${esc(p.recovery.values.minutes)}">`)}
+${field('recovery', p.recovery.errors, 'abandoned_checkout_coupon', t.reminderCoupon, `<input name="abandoned_checkout_coupon" dir="ltr" autocomplete="off" maxlength="100" value="${esc(p.recovery.values.coupon)}">`)}
+<button type="submit">${esc(t.saveRecovery)}</button></form></section>
 <section class="card" aria-labelledby="sales-h"><h2 id="sales-h">${esc(t.sales)}</h2>${
       p.sales.length
         ? `<div class="table-wrap"><table><thead><tr><th scope="col">${esc(t.name)}</th><th scope="col">${esc(t.percent)} / ${esc(t.amount)}</th><th scope="col">${esc(t.starts)}</th><th scope="col">${esc(t.ends)}</th><th scope="col">${esc(t.state)}</th><th scope="col"></th></tr></thead><tbody>${saleRows}</tbody></table></div>`
