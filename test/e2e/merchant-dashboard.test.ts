@@ -307,7 +307,7 @@ describe('merchant dashboard in a browser', function () {
       await page.getByText(`#${order.number}`, { exact: true }).click();
       expect(await page.locator('main').innerText())
         .to.contain('Game card')
-        .and.to.contain('bank');
+        .and.to.contain('Bank transfer');
       await page.getByRole('button', { name: 'Confirm payment, start' }).click();
       return page.getByRole('status').innerText();
     });

@@ -95,6 +95,8 @@ export class DashboardSignIn {
     purpose: 'signin' | 'signup',
     input: { country_code: string; phone: string },
     ip: string,
+    /** The page's language: the code's message is written in it (docs/dashboard.md, "People, roles, sign-in"). */
+    locale: 'ar' | 'en' = 'en',
   ): Promise<StartOutcome> {
     const phone =
       parseInternational(input.phone) ??
@@ -138,7 +140,7 @@ export class DashboardSignIn {
       .returning(['id']);
     const id = (row as { id: number }).id;
     try {
-      await this.enqueueSend(id, 1, 'whatsapp_first');
+      await this.enqueueSend(id, 1, 'whatsapp_first', locale);
     } catch (err) {
       await this.deps.knex('otp_sessions').where({ id }).delete();
       throw err;
@@ -254,7 +256,7 @@ export class DashboardSignIn {
   }
 
   /** A new code by SMS (WhatsApp did not arrive), after the cooldown, under the per-phone resend limit. */
-  async resend(sessionToken: string, ip: string): Promise<ResendOutcome> {
+  async resend(sessionToken: string, ip: string, locale: 'ar' | 'en' = 'en'): Promise<ResendOutcome> {
     const session = await this.find(sessionToken);
     if (!session || session.status !== 'pending' || session.expires_at.getTime() <= Date.now()) {
       return { kind: 'expired' };
@@ -285,7 +287,7 @@ export class DashboardSignIn {
         expires_at: new Date(now.getTime() + this.deps.config.otpTtlSeconds * 1000),
       });
     if (updated === 0) return { kind: 'cooldown', wait: this.deps.config.otpResendCooldownSeconds };
-    await this.enqueueSend(session.id, version, 'sms_only');
+    await this.enqueueSend(session.id, version, 'sms_only', locale);
     return { kind: 'sent' };
   }
 
@@ -313,12 +315,13 @@ export class DashboardSignIn {
     id: number,
     version: number,
     route: 'whatsapp_first' | 'sms_only',
+    locale: 'ar' | 'en',
   ): Promise<void> {
     // The session row is written before, on its own: no transaction exists to stage the send in.
     await enqueue(
       this.deps.queues,
       'otp',
-      { otpSessionId: id, codeVersion: version, route },
+      { otpSessionId: id, codeVersion: version, route, locale },
       { jobId: `otp-${id}-${version}` },
     );
   }

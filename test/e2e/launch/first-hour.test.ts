@@ -143,6 +143,10 @@ describe('a merchant’s first hour ends in a sale (Arabic, 390 px)', function (
       await merchant.getByText('#1', { exact: true }).click();
       await merchant.waitForURL(/\/merchant\/orders\/\d+/);
       expect(await merchant.locator('h1').innerText()).to.contain('#1');
+      // The payment method and its status in Arabic, not the API's ids.
+      expect(await merchant.locator('[data-payment-method=card]').innerText()).to.equal(
+        'بطاقة ائتمانية (مدفوعة)',
+      );
       await shot(merchant, 'first-hour-order-ar-phone.png');
       await merchant.locator('form[action$="/refund"] button[type=submit]').click();
       await merchant.getByRole('button', { name: ar.yesDoIt }).click();

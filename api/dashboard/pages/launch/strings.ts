@@ -35,6 +35,8 @@ export interface LaunchText {
   copied: string;
   /** A code product's stock in the products list. */
   keysLeft: (n: number) => string;
+  /** A payment's status on the order page. */
+  paymentStatus: Record<string, string>;
 }
 
 export const LAUNCH_TEXT: Record<Locale, LaunchText> = {
@@ -68,6 +70,14 @@ export const LAUNCH_TEXT: Record<Locale, LaunchText> = {
     copy: 'Copy snippet',
     copied: 'Copied',
     keysLeft: (n) => (n === 1 ? '1 key left' : `${n} keys left`),
+    paymentStatus: {
+      pending: 'pending',
+      initiated: 'started',
+      paid: 'paid',
+      failed: 'failed',
+      expired: 'expired',
+      refunded: 'refunded',
+    },
   },
   ar: {
     title: 'جهّز متجرك',
@@ -99,5 +109,13 @@ export const LAUNCH_TEXT: Record<Locale, LaunchText> = {
     copy: 'نسخ الشيفرة',
     copied: 'تم النسخ',
     keysLeft: (n) => `المتبقي ${n} من الأكواد`,
+    paymentStatus: {
+      pending: 'قيد الانتظار',
+      initiated: 'بدأت',
+      paid: 'مدفوعة',
+      failed: 'فشلت',
+      expired: 'انتهت صلاحيتها',
+      refunded: 'مستردة',
+    },
   },
 };

@@ -9,6 +9,8 @@ import type { OrderRefunds } from '../../../../shared/services/dashboard/refunds
 import type { DocumentLink } from '../../../../shared/services/invoices/read';
 import { formatDate } from '../../i18n';
 import { LAUNCH_TEXT } from '../launch/strings';
+import { PAYMENT_METHOD_NAMES } from '../../../../shared/services/payment-methods';
+import type { PaymentMethodId } from '../../../../db/models';
 import { esc, shellPage, tokenField } from '../../layout';
 import { type Shell, money, decimalMoney, pager, badge } from '../../view-parts';
 import { emailPurpose, resendSection } from './resend';
@@ -16,6 +18,13 @@ import { emailPurpose, resendSection } from './resend';
 /** The orders pages' content: the list, an order, its refunds, the confirmations. */
 
 // ---------------------------------------------------------------- orders
+
+/** A payment method's name in the page's language (the Embed API's names), or a dash. */
+function methodWords(s: Shell, method: string | null | undefined): string {
+  const names = method ? PAYMENT_METHOD_NAMES[method as PaymentMethodId] : undefined;
+  if (!names) return method ?? '—';
+  return s.locale === 'ar' ? names.name_ar : names.name_en;
+}
 
 export function ordersView(
   s: Shell,
@@ -179,7 +188,7 @@ ${notice ? `<p class="notice" role="status">${esc(notice)}</p>` : ''}
 <section class="card"><dl>
 <dt>${esc(t.total)}</dt><dd class="num">${esc(decimalMoney(s, o.total, o.currency))}</dd>
 <dt>${esc(t.customer)}</dt><dd><bdi>${esc(`${o.customer.first_name} ${o.customer.last_name}`)}</bdi> · <span class="tel">+${esc(o.customer.country_code)} ${esc(o.customer.phone)}</span> · <bdi>${esc(o.customer.email)}</bdi></dd>
-<dt>${esc(t.method)}</dt><dd>${esc(o.payment?.method ?? '—')}${o.payment?.status ? ` (${esc(o.payment.status)})` : ''}</dd>
+<dt>${esc(t.method)}</dt><dd data-payment-method="${esc(o.payment?.method ?? '')}">${esc(methodWords(s, o.payment?.method))}${o.payment?.status ? ` (${esc(LAUNCH_TEXT[s.locale].paymentStatus[o.payment.status] ?? o.payment.status)})` : ''}</dd>
 <dt>${esc(t.date)}</dt><dd class="num">${o.created_at ? esc(formatDate(o.created_at, s.locale)) : ''}</dd>
 ${o.customer_note ? `<dt>${esc(t.note)}</dt><dd><bdi>${esc(o.customer_note)}</bdi></dd>` : ''}
 </dl></section>

@@ -91,7 +91,7 @@ export const dashboardSignInRoutes = [
     handler: async (ctx) => {
       const p = publicContext(ctx);
       const values = { country_code: formField(ctx, 'country_code'), phone: formField(ctx, 'phone') };
-      const outcome = await signInService(ctx).start('signin', values, ctx.ip);
+      const outcome = await signInService(ctx).start('signin', values, ctx.ip, p.locale);
       if (outcome.kind !== 'sent') {
         const [status, message] = startError(ctx, p, outcome);
         return sendPage(ctx, { status, html: signInView(p, values, message, nextOf(ctx)) });
@@ -159,7 +159,7 @@ export const dashboardSignInRoutes = [
       if (!values.store_name || values.store_name.length > STORE_NAME_MAX) {
         return sendPage(ctx, { status: 422, html: signUpView(p, values, { store_name: p.t.errStoreName }) });
       }
-      const outcome = await signInService(ctx).start('signup', values, ctx.ip);
+      const outcome = await signInService(ctx).start('signup', values, ctx.ip, p.locale);
       if (outcome.kind !== 'sent') {
         const [status, message] = startError(ctx, p, outcome);
         return sendPage(ctx, { status, html: signUpView(p, values, { phone: message }) });
@@ -321,7 +321,7 @@ export const dashboardSignInRoutes = [
       const pending = pendingOf(ctx);
       if (!pending) return sendPage(ctx, { status: 303, location: '/merchant/signin' });
       const back = pending.purpose === 'signup' ? '/merchant/signup' : '/merchant/signin';
-      const outcome = await signInService(ctx).resend(pending.token, ctx.ip);
+      const outcome = await signInService(ctx).resend(pending.token, ctx.ip, p.locale);
       const masked = (await signInService(ctx).pendingPhone(pending.token)) ?? '';
       switch (outcome.kind) {
         case 'expired':
