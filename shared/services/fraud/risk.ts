@@ -26,6 +26,7 @@ export interface RiskAssessment {
 
 interface PaidOrder {
   id: number;
+  source: string;
   store_id: number;
   checkout_id: number | null;
   total_minor: number | string;
@@ -43,6 +44,8 @@ export async function assessPaidOrder(
   order: PaidOrder,
   now: Date = new Date(),
 ): Promise<RiskAssessment> {
+  // A subscription's renewal is the buyer's standing agreement, not a new purchase: never held.
+  if (order.source === 'renewal') return { score: 0, reasons: [], held: false };
   const settings = await fraudSettingsOf(trx, order.store_id);
   const reasons: RiskReason[] = [];
   const total = Number(order.total_minor);

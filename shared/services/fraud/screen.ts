@@ -66,20 +66,31 @@ function clientAddress(ip: string): { address: string; family: 'ipv4' | 'ipv6' }
   return { address: plain, family: family === 4 ? 'ipv4' : 'ipv6' };
 }
 
-/** The first rule of `rules` (addresses and CIDR ranges) that holds `ip`, or null. */
+/** Adds one rule (an address or a CIDR range) to `list`; false when it is none. */
+function addRule(list: net.BlockList, rule: string): boolean {
+  const [address, bits] = rule.split('/');
+  const family = net.isIP(address!);
+  if (family === 0) return false;
+  const type = family === 4 ? 'ipv4' : 'ipv6';
+  if (bits === undefined) list.addAddress(address!, type);
+  else list.addSubnet(address!, Number(bits), type);
+  return true;
+}
+
+/**
+ * The first rule of `rules` (addresses and CIDR ranges) that holds `ip`, or null. All rules are checked at
+ * once (one BlockList); only a hit looks for which rule it was, for the merchant's list.
+ */
 export function matchIpRule(rules: readonly string[], ip: string | null): string | null {
   if (!ip || rules.length === 0) return null;
   const client = clientAddress(ip);
   if (!client) return null;
+  const all = new net.BlockList();
+  for (const rule of rules) addRule(all, rule);
+  if (!all.check(client.address, client.family)) return null;
   for (const rule of rules) {
-    const [address, bits] = rule.split('/');
-    const family = net.isIP(address!);
-    if (family === 0) continue;
-    const list = new net.BlockList();
-    const type = family === 4 ? 'ipv4' : 'ipv6';
-    if (bits === undefined) list.addAddress(address!, type);
-    else list.addSubnet(address!, Number(bits), type);
-    if (list.check(client.address, client.family)) return rule;
+    const one = new net.BlockList();
+    if (addRule(one, rule) && one.check(client.address, client.family)) return rule;
   }
   return null;
 }
