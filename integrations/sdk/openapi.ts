@@ -1201,6 +1201,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/merchant/assets/share.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Merchant dashboard: the product page’s copy buttons
+         * @description Copies the buy link or the widget snippet. The page works without it (read-only inputs).
+         */
+        get: operations["dashboardShareScript"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/merchant/categories": {
         parameters: {
             query?: never;
@@ -4232,11 +4252,15 @@ export interface components {
         EmbedCustomField: {
             /** @description The key of its value in checkout `fields` / `field_files`. */
             index: number;
+            /** @description In the reader’s language (Accept-Language): `label_ar` for Arabic. */
             label: string;
+            /** @description The Arabic label, when the merchant gave one. */
+            label_ar: string | null;
             /** @description select fields: the options; choose one by its index. */
             options: {
                 index: number;
                 label: string;
+                label_ar: string | null;
                 /** @description Added per unit. With the currency's own decimals (ISO 4217): 2 for SAR, 3 for KWD, none for JPY. */
                 price: string;
             }[];
@@ -4274,7 +4298,9 @@ export interface components {
                 slug: string;
             }[];
             currency: string;
+            /** @description In the reader’s language, as `name`. */
             description: string | null;
+            description_ar: string | null;
             fields: components["schemas"]["EmbedCustomField"][];
             id: number;
             image: {
@@ -4282,7 +4308,10 @@ export interface components {
             };
             /** @description Most units one checkout line may take; a larger `quantity` is a 422 naming `quantity`. */
             max_per_order: number;
+            /** @description In the reader’s language (Accept-Language): `name_ar` for Arabic readers when set. */
             name: string;
+            /** @description The Arabic name, when the merchant gave one. */
+            name_ar: string | null;
             /** @description The store’s active methods; checkout narrows them by the real total and the coupon. */
             payment_methods: (components["schemas"]["PaymentMethod"] & {
                 /** @description Largest total the method takes. */
@@ -9530,6 +9559,35 @@ export interface operations {
         };
     };
     dashboardKeysScript: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The script. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/javascript": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    dashboardShareScript: {
         parameters: {
             query?: never;
             header?: {
