@@ -11379,6 +11379,7 @@ export interface operations {
                     categories?: string | string[];
                     codes?: string;
                     description?: string;
+                    description_ar?: string;
                     field_label?: string | string[];
                     field_options?: string | string[];
                     field_remove?: string | string[];
@@ -11391,6 +11392,7 @@ export interface operations {
                     license_on?: string;
                     license_prefix?: string;
                     name?: string;
+                    name_ar?: string;
                     plan_duration?: string | string[];
                     plan_id?: string | string[];
                     plan_name?: string | string[];
@@ -11526,6 +11528,7 @@ export interface operations {
                     categories?: string | string[];
                     codes?: string;
                     description?: string;
+                    description_ar?: string;
                     field_label?: string | string[];
                     field_options?: string | string[];
                     field_remove?: string | string[];
@@ -11538,6 +11541,7 @@ export interface operations {
                     license_on?: string;
                     license_prefix?: string;
                     name?: string;
+                    name_ar?: string;
                     plan_duration?: string | string[];
                     plan_id?: string | string[];
                     plan_name?: string | string[];
