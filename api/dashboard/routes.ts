@@ -17,6 +17,7 @@ import { dashboardProductRoutes } from './pages/products/routes';
 import { dashboardSettingsRoutes } from './pages/settings/routes';
 import { dashboardStaffRoutes } from './pages/staff/routes';
 import { dashboardTokenRoutes } from './pages/tokens/routes';
+import { dashboardStorePageRoutes } from './pages/store-page/routes';
 import { dashboardWebhookRoutes } from './pages/webhooks/routes';
 import { timed } from './server-timing';
 
@@ -43,6 +44,7 @@ export const dashboardRoutes = [
   ...dashboardCatalogueRoutes,
   ...dashboardFileRoutes,
   ...dashboardTokenRoutes,
+  ...dashboardStorePageRoutes,
   ...dashboardWebhookRoutes,
   ...dashboardCouponRoutes,
   ...dashboardCategoryRoutes,
