@@ -154,6 +154,18 @@ describe('store pages', function () {
     expect(en.headers.get('vary')).to.match(/Accept-Language/i);
   });
 
+  it('answers the Storefront products in the reader’s language too', async () => {
+    const headers = (lang: string) => ({ Host: 'shop.i42.test', 'Accept-Language': lang });
+    const list = await get('/api/products', headers('ar'));
+    expect(list.status, list.text).to.equal(200);
+    const names = ((list.body.data as { items: { name: string }[] }).items ?? []).map((p) => p.name);
+    expect(names).to.include('كتاب إلكتروني').and.to.include('Game key');
+    const one = await get('/api/products/ebook', headers('ar'));
+    expect((one.body.data as { name: string }).name).to.equal('كتاب إلكتروني');
+    const en = await get('/api/products/ebook', headers('en'));
+    expect((en.body.data as { name: string }).name).to.equal('E-book');
+  });
+
   it('answers 304 to a current ETag and sends Cache-Control for a CDN', async () => {
     const first = await get('/s/i42-pages/p/ebook?lang=en');
     const etag = first.headers.get('etag');
