@@ -17,7 +17,8 @@ async function productPage(): Promise<string> {
   const base = (process.env.PUBLIC_BASE_URL ?? 'http://localhost:3000').replace(/\/+$/, '');
   const store = process.env.LIGHTHOUSE_STORE ?? 'demo';
   const res = await fetch(`${base}/s/${store}/sitemap.xml`);
-  if (!res.ok) throw new Error(`${base}/s/${store}/sitemap.xml answered ${res.status}: is the platform running?`);
+  if (!res.ok)
+    throw new Error(`${base}/s/${store}/sitemap.xml answered ${res.status}: is the platform running?`);
   const match = /<loc>([^<]+\/p\/[^<]+)<\/loc>/.exec(await res.text());
   if (!match) throw new Error(`the store ${store} has no product page in its sitemap`);
   return match[1];
@@ -56,7 +57,8 @@ export async function main(): Promise<number> {
           .map((a) => a.id);
         if (lost.length) console.log(`    ${c}: ${lost.join(', ')}`);
         if (process.env.LIGHTHOUSE_DETAILS) {
-          for (const id of lost) console.log(JSON.stringify(result.lhr.audits[id]?.details ?? {}).slice(0, 600));
+          for (const id of lost)
+            console.log(JSON.stringify(result.lhr.audits[id]?.details ?? {}).slice(0, 600));
         }
       }
     }

@@ -21,6 +21,7 @@ import { dashboardProductRoutes } from './pages/products/routes';
 import { dashboardSettingsRoutes } from './pages/settings/routes';
 import { dashboardStaffRoutes } from './pages/staff/routes';
 import { dashboardTokenRoutes } from './pages/tokens/routes';
+import { dashboardStorePageRoutes } from './pages/store-page/routes';
 import { dashboardWebhookRoutes } from './pages/webhooks/routes';
 import { dashboardFraudRoutes } from './pages/fraud/routes';
 import { timed } from './server-timing';
@@ -50,6 +51,7 @@ export const dashboardRoutes = [
   ...dashboardCatalogueRoutes,
   ...dashboardFileRoutes,
   ...dashboardTokenRoutes,
+  ...dashboardStorePageRoutes,
   ...dashboardWebhookRoutes,
   ...dashboardCouponRoutes,
   ...dashboardCategoryRoutes,

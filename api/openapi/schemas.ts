@@ -107,7 +107,11 @@ export const sharedSchemas: Record<string, SchemaObject> = {
       type: 'string',
       enum: ['text', 'number', 'date', 'datetime', 'color', 'select', 'image', 'file'],
     },
-    label: { type: 'string' },
+    label: {
+      type: 'string',
+      description: 'In the reader’s language (Accept-Language): `label_ar` for Arabic.',
+    },
+    label_ar: { type: ['string', 'null'], description: 'The Arabic label, when the merchant gave one.' },
     required: { type: 'boolean' },
     options: {
       type: 'array',
@@ -115,6 +119,7 @@ export const sharedSchemas: Record<string, SchemaObject> = {
       items: object({
         index: { type: 'integer' },
         label: { type: 'string' },
+        label_ar: { type: ['string', 'null'] },
         price: decimal('Added per unit.'),
       }),
     },
@@ -129,9 +134,14 @@ export const sharedSchemas: Record<string, SchemaObject> = {
   }),
   EmbedProduct: object({
     id: { type: 'integer' },
-    name: { type: 'string' },
+    name: {
+      type: 'string',
+      description: 'In the reader’s language (Accept-Language): `name_ar` for Arabic readers when set.',
+    },
+    name_ar: { type: ['string', 'null'], description: 'The Arabic name, when the merchant gave one.' },
     slug: { type: 'string' },
-    description: { type: ['string', 'null'] },
+    description: { type: ['string', 'null'], description: 'In the reader’s language, as `name`.' },
+    description_ar: { type: ['string', 'null'] },
     type: { type: 'string', enum: ['product', 'code', 'service', 'subscription'] },
     currency: { type: 'string' },
     price: object({

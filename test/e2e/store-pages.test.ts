@@ -163,6 +163,12 @@ describe('store pages in a browser', function () {
       async (page) => {
         await page.context().addCookies([{ name: 'matjar_merchant', value: token, url: `${base}/merchant` }]);
         await page.goto(`${base}/merchant/products/${product.id}?lang=en`);
+        // The product form takes the Arabic name and description too.
+        expect(await page.getByLabel(/^Name in Arabic/).inputValue()).to.equal('بطاقة لعبة');
+        await page.getByLabel(/^Name in Arabic/).fill('بطاقة الألعاب');
+        await page.getByLabel(/^Description in Arabic/).fill('شحن فوري');
+        await page.getByRole('button', { name: 'Save' }).click();
+        await page.waitForURL(/saved=1/);
         expect(await page.getByLabel('Buy link (this product’s page)').inputValue()).to.equal(link);
         await page.getByRole('button', { name: 'Copy link' }).click();
         await page.getByRole('button', { name: 'Copied' }).waitFor();
@@ -198,8 +204,12 @@ describe('store pages in a browser', function () {
     expect(marks(seen.qr)).to.have.length(2);
     expect(marks(seen.qr)).to.deep.equal(marks(expected));
     expect(seen.qrLabel).to.equal(1);
-    // And the link it carries opens the product page.
-    expect((await fetch(link)).status).to.equal(200);
+    // And the link it carries opens the product page, in Arabic with the name the form saved.
+    const arabic = await fetch(`${link}?lang=ar`);
+    expect(arabic.status).to.equal(200);
+    expect(await arabic.text())
+      .to.contain('<h1><bdi>بطاقة الألعاب</bdi></h1>')
+      .and.to.contain('شحن فوري');
   });
 
   it('shows the English store page on a desktop screen', async () => {

@@ -67,6 +67,8 @@ const DASHBOARD_ROUTES: [string, string, string][] = [
   ['get', '/merchant/tokens', 'dashboardTokens'],
   ['post', '/merchant/tokens', 'dashboardTokenCreate'],
   ['post', '/merchant/tokens/{tokenId}/revoke', 'dashboardTokenRevoke'],
+  ['get', '/merchant/store-page', 'dashboardStorePage'],
+  ['post', '/merchant/store-page', 'dashboardStorePageSave'],
   ['get', '/merchant/webhooks', 'dashboardWebhooks'],
   ['post', '/merchant/webhooks', 'dashboardWebhookCreate'],
   ['post', '/merchant/webhooks/{endpointId}/delete', 'dashboardWebhookDelete'],

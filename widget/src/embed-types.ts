@@ -6,8 +6,10 @@ export interface EmbedAnswers {
   'GET /api/embed/product/{productId}': {
     id: number;
     name: string;
+    name_ar: string | null;
     slug: string;
     description: string | null;
+    description_ar: string | null;
     type: 'product' | 'code' | 'service' | 'subscription';
     currency: string;
     price: {
@@ -33,10 +35,12 @@ export interface EmbedAnswers {
       index: number;
       type: 'text' | 'number' | 'date' | 'datetime' | 'color' | 'select' | 'image' | 'file';
       label: string;
+      label_ar: string | null;
       required: boolean;
       options: Array<{
         index: number;
         label: string;
+        label_ar: string | null;
         price: string;
       }>;
       upload: {

@@ -1,5 +1,6 @@
 import Joi from 'joi';
-import { cachedProductView } from '../../../shared/services/catalogue';
+import { cachedProductView, localizedProductView } from '../../../shared/services/catalogue';
+import { buyerLocale } from '../../pay/i18n';
 import { embedOk, schemaRef } from '../../openapi/components';
 import { defineRoute } from '../../http/route';
 import { embedGuards } from '../../guards';
@@ -30,6 +31,12 @@ export const embedProductRoutes = [
       200: embedOk('The product.', schemaRef('EmbedProduct')),
       404: refused('No such product on sale in this store.', 'Product not found'),
     },
-    handler: (ctx, { params }) => cachedProductView(ctx.deps, ctx.state.store!, params.productId),
+    handler: async (ctx, { params }) => {
+      ctx.vary('Accept-Language');
+      return localizedProductView(
+        await cachedProductView(ctx.deps, ctx.state.store!, params.productId),
+        buyerLocale(ctx),
+      );
+    },
   }),
 ];

@@ -1,3 +1,5 @@
+import { buyerLocale } from '../../pay/i18n';
+import { localizedProductView } from '../../../shared/services/catalogue';
 import Joi from 'joi';
 import type { Product } from '../../../db/models';
 import {
@@ -52,7 +54,12 @@ export const storefrontProductRoutes = [
     responses: { 200: storefrontOk('A page of products.', pageOf(productCard)) },
     handler: (ctx, { query }) =>
       ctx.deps.readKnex.run(ctx.state.store!.id, (knex) =>
-        listProducts(knex, ctx.state.store!, { ...query, search: query.search || undefined }),
+        listProducts(
+          knex,
+          ctx.state.store!,
+          { ...query, search: query.search || undefined },
+          buyerLocale(ctx),
+        ),
       ),
   }),
   defineRoute({
@@ -78,7 +85,9 @@ export const storefrontProductRoutes = [
     },
     handler: (ctx, { params }) =>
       ctx.deps.readKnex.run(ctx.state.store!.id, (knex) =>
-        storefrontProduct(knex, ctx.state.store!, params.idOrSlug, ctx.deps.config),
+        storefrontProduct(knex, ctx.state.store!, params.idOrSlug, ctx.deps.config).then((view) =>
+          localizedProductView(view, buyerLocale(ctx)),
+        ),
       ),
   }),
 ];

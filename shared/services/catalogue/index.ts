@@ -27,8 +27,10 @@ export interface CustomFieldView {
   index: number;
   type: CustomField['type'];
   label: string;
+  /** The Arabic label (docs/store-pages.md); the Embed product answers Arabic readers with it as `label`. */
+  label_ar: string | null;
   required: boolean;
-  options: { index: number; label: string; price: string }[];
+  options: { index: number; label: string; label_ar: string | null; price: string }[];
   /** image and file fields: the extensions and the largest size accepted. */
   upload: { accept: string[]; max_size_bytes: number } | null;
 }
@@ -44,8 +46,11 @@ export interface PlanView {
 export interface ProductView {
   id: number;
   name: string;
+  /** The Arabic name and description (docs/store-pages.md); null when the merchant gave none. */
+  name_ar: string | null;
   slug: string;
   description: string | null;
+  description_ar: string | null;
   type: Product['type'];
   currency: string;
   price: PriceView;
@@ -135,12 +140,14 @@ export function customFieldViews(fields: readonly CustomField[], currency: strin
     index,
     type: field.type,
     label: field.label,
+    label_ar: field.label_ar ?? null,
     required: field.required,
     options:
       field.type === 'select'
         ? (field.options ?? []).map((option, i) => ({
             index: i,
             label: option.label,
+            label_ar: option.label_ar ?? null,
             price: formatMoney(option.price_minor, currency),
           }))
         : [],
@@ -255,8 +262,10 @@ async function productViewUntil(
   const view: ProductView = {
     id: product.id,
     name: product.name,
+    name_ar: product.name_ar ?? null,
     slug: product.slug,
     description: product.description,
+    description_ar: product.description_ar ?? null,
     type: product.type,
     currency: store.currency,
     price: priceView(product, store.currency),
@@ -305,4 +314,31 @@ export async function sellableWithPlan(
     );
   }
   return { product, plan };
+}
+
+/**
+ * The product answer in the reader's language (docs/store-pages.md): for Arabic readers `name`,
+ * `description` and the custom field labels are the Arabic ones where the merchant gave them; for others
+ * the English ones, with the Arabic description when there is no English one. The cached answer is shared
+ * and frozen, so this makes a new object and never writes to it.
+ */
+export function localizedProductView(
+  view: Readonly<ProductView>,
+  locale: 'ar' | 'en',
+): Readonly<ProductView> {
+  if (locale !== 'ar') {
+    return view.description === null && view.description_ar
+      ? { ...view, description: view.description_ar }
+      : view;
+  }
+  return {
+    ...view,
+    name: view.name_ar || view.name,
+    description: view.description_ar || view.description,
+    fields: view.fields.map((f) => ({
+      ...f,
+      label: f.label_ar || f.label,
+      options: f.options.map((o) => ({ ...o, label: o.label_ar || o.label })),
+    })),
+  };
 }

@@ -29,6 +29,8 @@ export async function productCards(
   knex: Knex,
   store: Pick<Store, 'currency'>,
   products: readonly Product[],
+  /** The reader's language: Arabic readers get `name_ar` where set (docs/store-pages.md). */
+  locale: 'ar' | 'en' = 'en',
 ): Promise<ProductCard[]> {
   if (products.length === 0) return [];
   const ids = products.map((p) => p.id);
@@ -64,7 +66,7 @@ export async function productCards(
     const units = p.type === 'code' ? (keys.get(p.id) ?? 0) : p.stock;
     return {
       id: p.id,
-      name: p.name,
+      name: locale === 'ar' && p.name_ar ? p.name_ar : p.name,
       slug: p.slug,
       type: p.type,
       price: priceView(p, store.currency),
@@ -129,6 +131,7 @@ export async function listProducts(
   knex: Knex,
   store: Store,
   query: ProductListQuery,
+  locale: 'ar' | 'en' = 'en',
 ): Promise<Page<ProductCard>> {
   const base = Product.query(knex).where('products.store_id', store.id).andWhere('products.active', true);
   if (query.type) base.andWhere('products.type', query.type);
@@ -165,7 +168,7 @@ export async function listProducts(
     .select('products.*')
     .limit(query.per_page)
     .offset((query.page - 1) * query.per_page);
-  return { items: await productCards(knex, store, rows), meta: pageMeta(query, total) };
+  return { items: await productCards(knex, store, rows, locale), meta: pageMeta(query, total) };
 }
 
 /** GET /api/products/{id or slug}: digits name an id, anything else a slug; not found is a 404. */

@@ -70,6 +70,8 @@ export interface ProductRow {
   id: number;
   store_id: number;
   name: string;
+  name_ar?: string | null;
+  description_ar?: string | null;
   slug: string;
   description: string | null;
   type: ProductType;
@@ -84,6 +86,9 @@ export interface ProductRow {
 /** What the form sends, as typed: strings, checked here field by field. */
 export interface ProductForm {
   name: string;
+  /** The Arabic name and description (docs/store-pages.md); empty: none. */
+  name_ar?: string;
+  description_ar?: string;
   type: string;
   price: string;
   sale_price: string;
@@ -136,6 +141,8 @@ export interface FieldInputRow {
 
 export interface ProductInput {
   name: string;
+  name_ar?: string | null;
+  description_ar?: string | null;
   type: ProductType;
   price_minor: number;
   sale_price_minor: number | null;
@@ -182,6 +189,10 @@ export function readProductForm(
   }
   const description = form.description.trim();
   if (description.length > 10_000) errors.description = 'tooLong';
+  const nameAr = (form.name_ar ?? '').trim();
+  if (nameAr.length > 200) errors.name_ar = 'tooLong';
+  const descriptionAr = (form.description_ar ?? '').trim();
+  if (descriptionAr.length > 10_000) errors.description_ar = 'tooLong';
   const codes = [
     ...new Set(
       form.codes
@@ -262,6 +273,8 @@ export function readProductForm(
       sale_price_minor: sale,
       stock: type === 'code' ? null : stock,
       description: description || null,
+      name_ar: nameAr || null,
+      description_ar: descriptionAr || null,
       active: form.active,
       codes: type === 'code' ? codes : [],
       categories,
@@ -331,8 +344,10 @@ function merchantKeys(input: ProductInput, currency: string) {
         : {}),
     })),
     name: input.name,
+    name_ar: input.name_ar ?? null,
     type: input.type,
     description: input.description,
+    description_ar: input.description_ar ?? null,
     price: formatMoney(input.price_minor, currency),
     sale_price: input.sale_price_minor === null ? null : formatMoney(input.sale_price_minor, currency),
     active: input.active,

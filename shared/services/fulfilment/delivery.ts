@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import { documentLink, type DocumentLink } from '../invoices/read';
 import { Order, OrderItem, Store } from '../../../db/models';
 import { NotFoundError } from '../../errors';
@@ -66,6 +67,20 @@ function claimPrompt(locale: BuyerLocale): string {
   return locale === 'ar' ? 'مفتاح لا يعمل؟ أبلغ عنه:' : 'A key does not work? Report it:';
 }
 
+/** The Arabic names (name_ar) of the products delivered, for an Arabic buyer (docs/store-pages.md). */
+async function arabicNames(knex: Knex, list: readonly Deliverable[]): Promise<Map<number, string>> {
+  const ids = [...new Set(list.map((d) => d.item.product_id).filter((id): id is number => id !== null))];
+  if (ids.length === 0) return new Map();
+  const rows = (await knex('products')
+    .whereIn('id', ids)
+    .whereNotNull('name_ar')
+    .select('id', 'name_ar')) as {
+    id: number;
+    name_ar: string;
+  }[];
+  return new Map(rows.filter((r) => r.name_ar.trim()).map((r) => [Number(r.id), r.name_ar]));
+}
+
 export function deliveryMessage(
   order: Pick<Order, 'id'>,
   storeName: string,
@@ -73,10 +88,13 @@ export function deliveryMessage(
   /** The order's invoice (or receipt) page, when the sender can build its address. */
   link: DocumentLink | null = null,
   locale: BuyerLocale = 'en',
+  /** Product names in the buyer's language by product id (name_ar for Arabic buyers); else the item's. */
+  names: ReadonlyMap<number, string> = new Map(),
 ): string {
   const lines = [deliveryHeadline(storeName, order.id, locale)];
   for (const { item, codes, licenseKeys, downloads, claims = [] } of list) {
-    lines.push('', `${item.name}:`, ...codes, ...licenseKeys, ...downloads.map((d) => `${d.name}: ${d.url}`));
+    const name = (item.product_id !== null && names.get(item.product_id)) || item.name;
+    lines.push('', `${name}:`, ...codes, ...licenseKeys, ...downloads.map((d) => `${d.name}: ${d.url}`));
     if (claims.length > 0) {
       lines.push(`${claimPrompt(locale)}`, ...claims.map((c) => `${c.code}: ${c.url}`));
     }
@@ -97,11 +115,13 @@ export function deliveryEmailData(
   order: Pick<Order, 'id'>,
   list: readonly Deliverable[],
   link: DocumentLink | null,
+  /** Product names in the buyer's language by product id (name_ar for Arabic buyers); else the item's. */
+  names: ReadonlyMap<number, string> = new Map(),
 ) {
   return {
     order_id: order.id,
     items: list.map((d) => ({
-      name: d.item.name,
+      name: (d.item.product_id !== null && names.get(d.item.product_id)) || d.item.name,
       codes: d.codes,
       license_keys: d.licenseKeys,
       downloads: d.downloads.map((f) => ({ name: f.name, url: f.url })),
@@ -143,6 +163,7 @@ export async function sendOrderDelivery(
   if (list.length === 0) return 'nothing-to-send';
   const store = await Store.query(deps.knex).findById(order.store_id);
   const locale = await orderBuyerLocale(deps.knex, order.id);
+  const names = locale === 'ar' ? await arabicNames(deps.knex, list) : new Map<number, string>();
   const link = await documentLink(
     deps.knex,
     { appSecret: deps.appSecret, publicBaseUrl: deps.config.publicBaseUrl },
@@ -154,7 +175,7 @@ export async function sendOrderDelivery(
   );
   const result = await deps.messenger.send({
     to: recipientOf(order),
-    body: deliveryMessage(order, store?.name ?? 'Your store', list, link, locale),
+    body: deliveryMessage(order, store?.name ?? 'Your store', list, link, locale, names),
     route: 'whatsapp_first',
     purpose: 'order_delivery',
     storeId: order.store_id,
@@ -171,7 +192,7 @@ export async function sendOrderDelivery(
       template: 'delivery',
       storeId: order.store_id,
       orderId: order.id,
-      data: deliveryEmailData(order, list, link),
+      data: deliveryEmailData(order, list, link, names),
       attachments: link?.kind === 'invoice' ? [{ kind: 'invoice_pdf', orderId: order.id }] : [],
     });
   }

@@ -212,9 +212,7 @@ class StoreSeeder {
       const holder = await Store.query(this.trx).findOne({ embed_key: f.embed_key });
       if (holder && holder.id !== existing?.id) throw this.conflict('embed_key', 'this embed key');
     }
-    const slug = f.slug ?? slugFromHandle(f.ref);
-    const slugHolder = await Store.query(this.trx).findOne({ slug });
-    if (slugHolder && slugHolder.id !== existing?.id) throw this.conflict('slug', `the slug "${slug}"`);
+    const slug = await this.storeSlug(f, existing);
     const desired: Partial<Store> = {
       slug,
       page_description: f.description || null,
@@ -242,6 +240,29 @@ class StoreSeeder {
     if (!existing) return Store.query(this.trx).insertAndFetch({ ...desired, fixture_ref: f.ref });
     const patch = changes(existing, desired);
     return isEmpty(patch) ? existing : existing.$query(this.trx).patchAndFetch(patch);
+  }
+
+  /**
+   * The store's slug: the fixture's `slug` (refused when another store holds it), else the ref made an
+   * address; when another store holds that one, the store keeps the slug it has, or a new store gets the
+   * first free `<slug>-2`, `<slug>-3`... (a default must not fail a load).
+   */
+  private async storeSlug(f: StoreFixture, existing: Store | undefined): Promise<string> {
+    const taken = async (slug: string) => {
+      const holder = await Store.query(this.trx).findOne({ slug });
+      return holder !== undefined && holder.id !== existing?.id;
+    };
+    if (f.slug !== undefined) {
+      if (await taken(f.slug)) throw this.conflict('slug', `the slug "${f.slug}"`);
+      return f.slug;
+    }
+    const base = slugFromHandle(f.ref);
+    if (!(await taken(base))) return base;
+    if (existing) return existing.slug;
+    for (let n = 2; ; n++) {
+      const candidate = `${base.slice(0, 60 - String(n).length)}-${n}`;
+      if (!(await taken(candidate))) return candidate;
+    }
   }
 
   private async syncDomains(): Promise<void> {

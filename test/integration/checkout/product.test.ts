@@ -85,15 +85,24 @@ describe('GET /api/embed/product/{productId}', () => {
       { id: games.id, name: 'Games', slug: 'games' },
     ]);
     expect(data.fields).to.deep.equal([
-      { index: 0, type: 'text', label: 'Player name', required: true, options: [], upload: null },
+      {
+        index: 0,
+        type: 'text',
+        label: 'Player name',
+        label_ar: null,
+        required: true,
+        options: [],
+        upload: null,
+      },
       {
         index: 1,
         type: 'select',
         label: 'Edition',
+        label_ar: null,
         required: false,
         options: [
-          { index: 0, label: 'Standard', price: '0.00' },
-          { index: 1, label: 'Deluxe', price: '15.50' },
+          { index: 0, label: 'Standard', label_ar: null, price: '0.00' },
+          { index: 1, label: 'Deluxe', label_ar: null, price: '15.50' },
         ],
         upload: null,
       },
@@ -101,6 +110,7 @@ describe('GET /api/embed/product/{productId}', () => {
         index: 2,
         type: 'image',
         label: 'Avatar',
+        label_ar: null,
         required: false,
         options: [],
         upload: { accept: ['jpg', 'jpeg', 'png', 'gif'], max_size_bytes: 10 * 1024 * 1024 },

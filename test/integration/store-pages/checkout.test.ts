@@ -158,5 +158,12 @@ describe('store pages: the hosted checkout', function () {
     const uploads = await CheckoutUpload.query(suite.deps.knex).where('checkout_id', checkout!.id);
     expect(uploads).to.have.length(1);
     expect(paymentId).to.be.greaterThan(0);
+    // The delivery message speaks the page's language: the product's Arabic name, and the key.
+    const message = await waitFor('the delivery message', async () => {
+      const res = await suite.server.request('/__dev/outbox?to=966594200010');
+      const bodies = (res.body.messages as { body: string }[]).map((m) => m.body);
+      return bodies.find((b) => b.includes(`#${order.id}`) && b.includes('I42-S-'));
+    });
+    expect(message).to.contain('حزمة أشكال');
   });
 });

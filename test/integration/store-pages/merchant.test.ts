@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { loadFixture, type StoreManifest } from '../../../shared/services/seed';
+import { FixtureError, loadFixture, type StoreManifest } from '../../../shared/services/seed';
 import { createStore } from '../../helpers/builders';
 import { usePaymentsSuite } from '../payments/support';
 
@@ -82,6 +82,27 @@ describe('store pages: the Merchant API', function () {
       .where('slug', 'i42-contested')
       .count<{ count: string }[]>();
     expect(Number(holders[0].count)).to.equal(1);
+  });
+
+  it('loads a fixture whose default slug is taken under the next free one; an explicit taken slug is refused', async () => {
+    const first = await loadFixture(suite.deps, { stores: [store('i42.dup', 'mt_i42_dup_one_0001')] });
+    const second = await loadFixture(suite.deps, { stores: [store('i42-dup', 'mt_i42_dup_two_0001')] });
+    const slugOf = async (id: number) => (await suite.deps.knex('stores').where('id', id).first('slug')).slug;
+    expect(await slugOf(first.stores['i42.dup'].id)).to.equal('i42-dup');
+    expect(await slugOf(second.stores['i42-dup'].id)).to.equal('i42-dup-2');
+    // Loading it again keeps it.
+    const again = await loadFixture(suite.deps, { stores: [store('i42-dup', 'mt_i42_dup_two_0001')] });
+    expect(await slugOf(again.stores['i42-dup'].id)).to.equal('i42-dup-2');
+    let refused: unknown;
+    try {
+      await loadFixture(suite.deps, {
+        stores: [{ ...store('i42-dup-3', 'mt_i42_dup_three_01'), slug: 'i42-dup' }],
+      });
+    } catch (err) {
+      refused = err;
+    }
+    expect(refused).to.be.instanceOf(FixtureError);
+    expect((refused as FixtureError).path).to.equal('stores[0].slug');
   });
 
   it('gives every new store a slug, as sign-up does', async () => {

@@ -135,6 +135,37 @@ describe('store pages', function () {
     expect(byHeader.headers.get('vary')).to.match(/Accept-Language/i);
   });
 
+  it('answers the Embed product in the reader’s language (the widget shows it so)', async () => {
+    const ask = (lang: string) =>
+      suite.server.request(`/api/embed/product/${m.products.ebook.id}`, {
+        headers: { 'X-Embed-Key': m.embed_key, 'Accept-Language': lang },
+      });
+    const ar = (await ask('ar-SA')).body.data as {
+      name: string;
+      description: string;
+      fields: { label: string; options: { label: string }[] }[];
+    };
+    expect(ar.name).to.equal('كتاب إلكتروني');
+    expect(ar.description).to.equal('كتاب رائع');
+    expect(ar.fields[0].label).to.equal('اسم اللاعب');
+    expect(ar.fields[1].options.map((o) => o.label)).to.deep.equal(['عادي', 'Deluxe']);
+    const en = await ask('en-US');
+    expect((en.body.data as { name: string }).name).to.equal('E-book');
+    expect(en.headers.get('vary')).to.match(/Accept-Language/i);
+  });
+
+  it('answers the Storefront products in the reader’s language too', async () => {
+    const headers = (lang: string) => ({ Host: 'shop.i42.test', 'Accept-Language': lang });
+    const list = await get('/api/products', headers('ar'));
+    expect(list.status, list.text).to.equal(200);
+    const names = ((list.body.data as { items: { name: string }[] }).items ?? []).map((p) => p.name);
+    expect(names).to.include('كتاب إلكتروني').and.to.include('Game key');
+    const one = await get('/api/products/ebook', headers('ar'));
+    expect((one.body.data as { name: string }).name).to.equal('كتاب إلكتروني');
+    const en = await get('/api/products/ebook', headers('en'));
+    expect((en.body.data as { name: string }).name).to.equal('E-book');
+  });
+
   it('answers 304 to a current ETag and sends Cache-Control for a CDN', async () => {
     const first = await get('/s/i42-pages/p/ebook?lang=en');
     const etag = first.headers.get('etag');

@@ -21,14 +21,23 @@ const product = {
       index: 0,
       type: 'select' as const,
       label: 'Package',
+      label_ar: null,
       required: true,
       options: [
-        { index: 0, label: 'Basic', price: '0.00' },
-        { index: 1, label: 'Pro', price: '25.50' },
+        { index: 0, label: 'Basic', label_ar: null, price: '0.00' },
+        { index: 1, label: 'Pro', label_ar: null, price: '25.50' },
       ],
       upload: null,
     },
-    { index: 1, type: 'text' as const, label: 'Site', required: false, options: [], upload: null },
+    {
+      index: 1,
+      type: 'text' as const,
+      label: 'Site',
+      label_ar: null,
+      required: false,
+      options: [],
+      upload: null,
+    },
   ],
 };
 

@@ -15,6 +15,12 @@ import { LAUNCH_TEXT } from '../launch/strings';
 
 /** The products pages' content: the list and the product form. */
 
+/** The labels of the Arabic name and description (docs/store-pages.md: shown to Arabic readers). */
+const ARABIC_TEXTS = {
+  en: { name: 'Name in Arabic', description: 'Description in Arabic' },
+  ar: { name: 'الاسم بالعربية', description: 'الوصف بالعربية' },
+} as const;
+
 // ---------------------------------------------------------------- products
 
 export function productsView(
@@ -129,6 +135,12 @@ ${fieldError('stock')}
 <label for="description">${esc(t.description)}</label>
 <textarea id="description" name="description" rows="4" maxlength="10000"${invalid('description')}>${esc(v.description)}</textarea>
 ${fieldError('description')}
+<label for="name_ar">${esc(ARABIC_TEXTS[s.locale].name)} <span class="hint" style="display:inline">${esc(t.optional)}</span></label>
+<input id="name_ar" name="name_ar" maxlength="200" dir="rtl" lang="ar" value="${esc(v.name_ar ?? '')}"${invalid('name_ar')}>
+${fieldError('name_ar')}
+<label for="description_ar">${esc(ARABIC_TEXTS[s.locale].description)} <span class="hint" style="display:inline">${esc(t.optional)}</span></label>
+<textarea id="description_ar" name="description_ar" rows="4" maxlength="10000" dir="rtl" lang="ar"${invalid('description_ar')}>${esc(v.description_ar ?? '')}</textarea>
+${fieldError('description_ar')}
 <label for="codes">${esc(t.codes)}</label>
 <textarea id="codes" name="codes" rows="4" dir="ltr"${invalid('codes', 'codes-hint')}>${esc(v.codes)}</textarea>
 <span id="codes-hint" class="hint">${esc(t.codesHint)}</span>

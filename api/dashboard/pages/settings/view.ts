@@ -133,6 +133,7 @@ ${form.errors.domains ? `<p id="domains-error" class="field-error">${esc(form.er
 <button type="submit">${esc(t.save)}</button>
 </form>
 ${domainStatesView(s, store.domains)}
+<p><a href="/merchant/store-page" data-store-page-link>${esc(s.locale === 'ar' ? 'صفحة المتجر: العنوان والوصف والسياسات' : 'Store page: address, description, policies')}</a></p>
 <section class="card"><dl>
 <dt>${esc(t.currency)}</dt><dd>${esc(store.currency)}</dd>
 <dt>${esc(t.embedKey)}</dt><dd><code data-embed-key>${esc(store.embed_key)}</code>
