@@ -17,7 +17,7 @@ describe('scheduler', () => {
     );
   });
 
-  it('schedules expire-checkouts every minute, sweep-payments every 2 minutes, renewals every 5, expire-manual-orders every 10, order rollups every minute, pending domains every 5, e-invoice reporting every 5, analytics retention daily and the other tasks hourly', () => {
+  it('schedules expire-checkouts every minute, sweep-payments every 2 minutes, renewals every 5, expire-manual-orders every 10, order rollups every minute, pending domains every 5, e-invoice reporting every 5, abandoned-checkout reminders every 5, analytics retention daily and the other tasks hourly', () => {
     expect(MAINTENANCE_SCHEDULE.map((e) => [e.task, e.cron])).to.deep.equal([
       ['expire-checkouts', '* * * * *'],
       ['sweep-payments', '*/2 * * * *'],
@@ -35,6 +35,7 @@ describe('scheduler', () => {
       ['order-rollups', '* * * * *'],
       ['verify-domains', '3-59/5 * * * *'],
       ['report-einvoices', '1-59/5 * * * *'],
+      ['abandoned-checkouts', '*/5 * * * *'],
     ]);
   });
 
