@@ -122,6 +122,44 @@ export interface PaymentProvider {
   disputeOf?(body: unknown): ProviderDispute | null;
 }
 
+/**
+ * A card-saving session (docs/account.md, "Update the saved card"): the provider's page takes the card and
+ * saves it as a token without charging; it sends the buyer back to `returnUrl` (with `?id={reference}`) and
+ * tells the platform by a signed webhook naming `reference`. Nothing of the card reaches the platform.
+ */
+export interface CardSetupRequest {
+  storeId: number;
+  description: string;
+  returnUrl: string;
+}
+
+export interface CardSetup {
+  /** The provider's id of the session (what its webhook and redirect name). */
+  reference: string;
+  redirectUrl: string;
+}
+
+/** What the provider says of a card-saving session, read back from it (never from a redirect or webhook). */
+export interface CardSetupState {
+  status: 'saved' | 'failed' | 'pending';
+  token?: string;
+}
+
+/** A provider that saves a card without a payment (tokenisation). */
+export interface CardSavingProvider {
+  createCardSetup(request: CardSetupRequest, credentials: ProviderCredentials): Promise<CardSetup>;
+  fetchCardSetup(reference: string, credentials: ProviderCredentials): Promise<CardSetupState>;
+}
+
+export function isCardSavingProvider(provider: unknown): provider is CardSavingProvider {
+  return (
+    typeof provider === 'object' &&
+    provider !== null &&
+    typeof (provider as Partial<CardSavingProvider>).createCardSetup === 'function' &&
+    typeof (provider as Partial<CardSavingProvider>).fetchCardSetup === 'function'
+  );
+}
+
 /** A card holder's dispute of a paid payment, as the provider's webhook tells it. */
 export interface ProviderDispute {
   providerPaymentId: string;
