@@ -3,11 +3,14 @@ import { ConflictError, InvalidError, NotFoundError, RateLimitedError } from '..
 import { claimKeyFromAccount } from '../../shared/services/account/claims';
 import {
   acceptNewPrice,
+  browserCardFormOf,
   CARD_UPDATE_LIMIT,
   completeCardUpdate,
   startCardUpdate,
 } from '../../shared/services/account/subscriptions';
 import type { AccountStrings } from './i18n';
+import { CARD_FORM_SCRIPT, cardFormView } from './card-form';
+import { pageScriptRoute } from '../dashboard/forms';
 import type { AppContext } from '../context';
 import { sendPage } from '../dashboard/layout';
 import { formField } from '../dashboard/session';
@@ -138,6 +141,69 @@ export const accountFollowupRoutes = ({ back, refused, notFoundPage }: Helpers) 
   }),
   defineRoute({
     method: 'get',
+    path: '/account/card/{provider}/form/{reference}',
+    interface: 'platform',
+    operationId: 'accountCardForm',
+    summary: 'Buyer account: the card page of a browser tokenisation',
+    description:
+      'For a provider whose tokenisation runs in the buyer’s browser (Moyasar): the card inputs (no `name`, ' +
+      'so no form carries them) and the page’s own script, which posts the card with the store’s ' +
+      'publishable key straight to the provider (`connect-src` allows that one origin on this page only) and ' +
+      'follows its 3-D Secure address. Only the buyer who started the update sees it.',
+    guards: accountSignedIn(),
+    request: {
+      params: Joi.object<{ provider: string; reference: string }, true>({
+        provider: Joi.string()
+          .valid(...PROVIDERS)
+          .required(),
+        reference: Joi.string()
+          .pattern(/^cu_[A-Za-z0-9_-]{10,60}$/)
+          .required(),
+      }),
+    },
+    responses: {
+      200: htmlResponse('The card page.'),
+      302: redirectResponse('Not signed in: to /account.'),
+      404: htmlResponse('No pending card update of this buyer has that reference.'),
+    },
+    handler: async (ctx, { params }) => {
+      let form: Awaited<ReturnType<typeof browserCardFormOf>>;
+      try {
+        form = await browserCardFormOf(
+          ctx.deps,
+          accountOf(ctx).session.identity,
+          params.provider,
+          params.reference,
+        );
+      } catch (err) {
+        if (err instanceof NotFoundError) return notFoundPage(ctx);
+        throw err;
+      }
+      const p = await accountPage(ctx);
+      const callbackUrl = `${ctx.deps.config.publicBaseUrl}/account/card/${params.provider}/return?ref=${params.reference}`;
+      sendPage(ctx, {
+        status: 200,
+        html: cardFormView(p, { ...form, callbackUrl, update: params.reference }),
+      });
+      // The dashboard's CSP, with the provider's tokens origin as the one place this page may connect to.
+      const csp = ctx.response.get('Content-Security-Policy');
+      ctx.set(
+        'Content-Security-Policy',
+        csp.replace("connect-src 'self'", `connect-src 'self' ${new URL(form.tokensUrl).origin}`),
+      );
+    },
+  }),
+  pageScriptRoute({
+    path: '/account/assets/card-form.js',
+    operationId: 'accountCardFormScript',
+    summary: 'Buyer account: the card page’s script',
+    description:
+      'Posts the card from the buyer’s browser straight to the provider’s tokens address and follows its ' +
+      '3-D Secure address; nothing of the card goes to the platform.',
+    source: CARD_FORM_SCRIPT,
+  }),
+  defineRoute({
+    method: 'get',
     path: '/account/card/{provider}/return',
     interface: 'platform',
     operationId: 'accountCardReturn',
@@ -152,8 +218,9 @@ export const accountFollowupRoutes = ({ back, refused, notFoundPage }: Helpers) 
           .valid(...PROVIDERS)
           .required(),
       }),
-      query: Joi.object<{ id: string; status?: string; message?: string }, true>({
+      query: Joi.object<{ id: string; ref?: string; status?: string; message?: string }, true>({
         id: Joi.string().max(200).required(),
+        ref: Joi.string().max(100),
         status: Joi.string().max(50),
         message: Joi.string().max(500),
       }).unknown(true),
@@ -163,7 +230,12 @@ export const accountFollowupRoutes = ({ back, refused, notFoundPage }: Helpers) 
       404: htmlResponse('No card update of this platform has that id.'),
     },
     handler: async (ctx, { params, query }) => {
-      const outcome = await completeCardUpdate(ctx.deps, params.provider, query.id);
+      const returned = query as Record<string, string>;
+      // The provider's own session id (the sandbox's), else the platform's (`ref`, Moyasar's token flow).
+      let outcome = await completeCardUpdate(ctx.deps, params.provider, query.id, returned);
+      if (outcome === 'unknown' && typeof returned.ref === 'string') {
+        outcome = await completeCardUpdate(ctx.deps, params.provider, returned.ref, returned);
+      }
       if (outcome === 'unknown') return notFoundPage(ctx);
       const done = outcome === 'saved' ? 'card_updated' : outcome === 'failed' ? 'card_failed' : null;
       sendPage(ctx, { status: 303, location: done ? `/account?done=${done}` : '/account' });

@@ -123,6 +123,16 @@ const en = {
   cardNotUpdated: 'The card was not saved. Nothing changed; try again.',
   cardNote: 'You type the card on the payment provider’s page; this site never sees its number.',
   nothingToSend: 'This order has no keys, licenses or files to send.',
+  cardName: 'Name on the card',
+  cardNumber: 'Card number',
+  cardMonth: 'Expiry month (MM)',
+  cardYear: 'Expiry year (YY)',
+  cardCvc: 'Security code (CVC)',
+  cardSave: 'Save the card',
+  cardBrowserNote:
+    'The card goes from this page straight to the payment provider, which may ask your bank to confirm it; this site never receives its number. Nothing is charged.',
+  cardFormFailed: 'The payment provider did not take the card. Check it and try again.',
+  cardNeedsScript: 'Saving a card needs JavaScript in this browser.',
 };
 
 export type AccountStrings = typeof en;
@@ -233,6 +243,16 @@ const ar: AccountStrings = {
   cardNotUpdated: 'لم تُحفظ البطاقة. لم يتغير شيء؛ حاول مجددًا.',
   cardNote: 'تكتب بيانات البطاقة في صفحة مزود الدفع؛ هذا الموقع لا يرى رقمها أبدًا.',
   nothingToSend: 'لا مفاتيح أو تراخيص أو ملفات في هذا الطلب لإرسالها.',
+  cardName: 'الاسم على البطاقة',
+  cardNumber: 'رقم البطاقة',
+  cardMonth: 'شهر الانتهاء (MM)',
+  cardYear: 'سنة الانتهاء (YY)',
+  cardCvc: 'رمز الأمان (CVC)',
+  cardSave: 'احفظ البطاقة',
+  cardBrowserNote:
+    'تذهب البطاقة من هذه الصفحة مباشرة إلى مزود الدفع، وقد يطلب من بنكك تأكيدها؛ هذا الموقع لا يستلم رقمها أبدًا. لا يُخصم أي مبلغ.',
+  cardFormFailed: 'لم يقبل مزود الدفع البطاقة. تحقق منها وحاول مجددًا.',
+  cardNeedsScript: 'حفظ البطاقة يحتاج إلى تفعيل JavaScript في هذا المتصفح.',
 };
 
 export const ACCOUNT_STRINGS: Record<Locale, AccountStrings> = { en, ar };

@@ -21,6 +21,10 @@ const EXTRA = `
 .item{border-top:1px solid #d8dee4;padding:.5rem 0}
 `;
 
+export function accountDocument(p: AccountPage, title: string, body: string, header = ''): string {
+  return document(p, title, body, header);
+}
+
 function document(p: AccountPage, title: string, body: string, header = ''): string {
   const brand = p.store ? p.store.name : p.t.appName;
   return `<!doctype html>

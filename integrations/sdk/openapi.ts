@@ -63,6 +63,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/account/assets/card-form.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Buyer account: the card page’s script
+         * @description Posts the card from the buyer’s browser straight to the provider’s tokens address and follows its 3-D Secure address; nothing of the card goes to the platform.
+         */
+        get: operations["accountCardFormScript"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account/card/{provider}/form/{reference}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Buyer account: the card page of a browser tokenisation
+         * @description For a provider whose tokenisation runs in the buyer’s browser (Moyasar): the card inputs (no `name`, so no form carries them) and the page’s own script, which posts the card with the store’s publishable key straight to the provider (`connect-src` allows that one origin on this page only) and follows its 3-D Secure address. Only the buyer who started the update sees it.
+         */
+        get: operations["accountCardForm"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/account/card/{provider}/return": {
         parameters: {
             query?: never;
@@ -6952,11 +6992,93 @@ export interface operations {
             503: components["responses"]["PlatformDependencyUnavailable"];
         };
     };
+    accountCardFormScript: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The script. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/javascript": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    accountCardForm: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                provider: "sandbox" | "moyasar" | "coinbase";
+                reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The card page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not signed in: to /account. */
+            302: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No pending card update of this buyer has that reference. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
     accountCardReturn: {
         parameters: {
             query: {
                 id: string;
                 message?: string;
+                ref?: string;
                 status?: string;
             };
             header?: {

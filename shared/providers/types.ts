@@ -131,6 +131,20 @@ export interface CardSetupRequest {
   storeId: number;
   description: string;
   returnUrl: string;
+  /** The platform's id of this card update (random): a provider without sessions of its own takes it. */
+  setupId: string;
+  /**
+   * The platform's own card page for this update, for providers whose card form runs in the buyer's
+   * browser and posts the card straight to them (Moyasar's tokenisation): the card never reaches us.
+   */
+  formUrl: string;
+}
+
+/** What the platform's card page needs to let the buyer's browser tokenise a card at the provider. */
+export interface BrowserCardForm {
+  /** Where the browser posts the card (form-encoded), e.g. Moyasar's `/v1/tokens`. */
+  tokensUrl: string;
+  publishableKey: string;
 }
 
 export interface CardSetup {
@@ -148,7 +162,17 @@ export interface CardSetupState {
 /** A provider that saves a card without a payment (tokenisation). */
 export interface CardSavingProvider {
   createCardSetup(request: CardSetupRequest, credentials: ProviderCredentials): Promise<CardSetup>;
-  fetchCardSetup(reference: string, credentials: ProviderCredentials): Promise<CardSetupState>;
+  /**
+   * `returned`: the query the provider sent the buyer back with (Moyasar: the token's `id`), when the
+   * answer is read on the return; it only names what to read from the provider.
+   */
+  fetchCardSetup(
+    reference: string,
+    credentials: ProviderCredentials,
+    returned?: Readonly<Record<string, string>>,
+  ): Promise<CardSetupState>;
+  /** Present on providers whose card form runs in the buyer's browser (see `formUrl`). */
+  browserCardForm?(credentials: ProviderCredentials): BrowserCardForm;
 }
 
 export function isCardSavingProvider(provider: unknown): provider is CardSavingProvider {

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Cipher } from '../../crypto';
-import { sha256 } from '../../crypto';
+import { randomToken, sha256 } from '../../crypto';
 import { InvalidError, NotFoundError } from '../../errors';
 import type { PaymentProviders } from '../../providers';
 import { isCardSavingProvider, isHostedProvider } from '../../providers/types';
@@ -171,11 +171,23 @@ export async function startCardUpdate(
     method: sub.payment_method as never,
     provider: sub.provider!,
   });
+  // A provider whose card form runs in the browser needs the store's publishable key: without it, no page.
+  if (provider.browserCardForm) {
+    try {
+      provider.browserCardForm(credentials);
+    } catch {
+      throw new InvalidError(CARD_UPDATE_UNAVAILABLE);
+    }
+  }
+  const setupId = randomToken(16, 'cu_');
   const setup = await provider.createCardSetup(
     {
       storeId: sub.store_id,
       description: sub.product_name,
-      returnUrl: `${deps.config.publicBaseUrl}/account/card/${sub.provider}/return`,
+      // The platform's own session id rides on the return for providers that answer with their token's id.
+      returnUrl: `${deps.config.publicBaseUrl}/account/card/${sub.provider}/return?ref=${setupId}`,
+      setupId,
+      formUrl: `${deps.config.publicBaseUrl}/account/card/${sub.provider}/form/${setupId}`,
     },
     credentials,
   );
@@ -226,6 +238,7 @@ export async function completeCardUpdate(
   deps: Omit<CardUpdateDeps, 'config'>,
   provider: string,
   reference: string,
+  returned?: Readonly<Record<string, string>>,
   now: Date = new Date(),
 ): Promise<CardUpdateOutcome> {
   const update = await cardUpdateOf(deps.knex, provider, reference);
@@ -243,7 +256,7 @@ export async function completeCardUpdate(
     method: (sub.payment_method ?? 'card') as never,
     provider,
   });
-  const state = await adapter.fetchCardSetup(reference, credentials);
+  const state = await adapter.fetchCardSetup(reference, credentials, returned);
   if (state.status === 'pending') return 'pending';
   return deps.tx(async ({ trx }) => {
     const locked = (await trx('subscription_card_updates')
@@ -268,4 +281,38 @@ export async function completeCardUpdate(
     );
     return 'saved';
   });
+}
+
+/**
+ * The platform's card page of a pending update, for a provider whose card form runs in the buyer's browser
+ * (Moyasar): where the browser posts the card and with which publishable key. Only the buyer who started
+ * the update (signed in as the same identity) gets it; anything else is NotFound.
+ */
+export async function browserCardFormOf(
+  deps: Pick<CardUpdateDeps, 'knex' | 'cipher' | 'providers'>,
+  identity: BuyerIdentity,
+  provider: string,
+  reference: string,
+): Promise<{ tokensUrl: string; publishableKey: string; description: string }> {
+  const update = await cardUpdateOf(deps.knex, provider, reference);
+  const adapter = isHostedProvider(provider) ? deps.providers[provider] : null;
+  if (
+    !update ||
+    update.status !== 'pending' ||
+    !isCardSavingProvider(adapter) ||
+    !adapter.browserCardForm ||
+    !(await deps
+      .knex('subscription_card_updates')
+      .where({ id: update.id, requested_by: identityKey(identity).slice(0, 300) })
+      .first('id'))
+  ) {
+    throw new NotFoundError('Card update not found');
+  }
+  const sub = (await deps
+    .knex('subscriptions as sub')
+    .join('products as p', 'p.id', 'sub.product_id')
+    .where('sub.id', update.subscription_id)
+    .first('p.name')) as { name: string };
+  const credentials = await credentialsFor(deps, await cardUpdateTarget(deps.knex, update, provider));
+  return { ...adapter.browserCardForm(credentials), description: sub.name };
 }

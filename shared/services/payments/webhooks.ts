@@ -221,6 +221,6 @@ async function cardEventOf(ctx: PaymentsContext, event: WebhookEvent): Promise<C
   if (!isHostedProvider(provider)) return null;
   const reference = ctx.providers[provider].webhookReference(event.payload);
   if (!reference) return null;
-  const outcome = await completeCardUpdate(ctx, provider, reference.providerPaymentId);
+  const outcome = await completeCardUpdate(ctx, provider, reference.providerPaymentId, undefined);
   return outcome === 'unknown' ? null : outcome;
 }
