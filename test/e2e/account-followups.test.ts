@@ -237,7 +237,7 @@ describe('the buyer’s account follow-ups in a browser', function () {
   it('accepts an announced price rise: recorded once, audited, shown to the merchant', async () => {
     const phone = '594600014';
     const p = await subscriptionProduct(acme, { name: 'Price plan A41' });
-    const { subscription } = await subscribeThroughSandbox(deps, api, acme, p.monthly, phone);
+    const { subscription, order: first } = await subscribeThroughSandbox(deps, api, acme, p.monthly, phone);
     const merchant = new MerchantClient(api, await merchantToken(acme));
     const raised = await merchant.request(`/shawarma/products/${p.product.id}`, {
       method: 'PATCH',
@@ -287,5 +287,18 @@ describe('the buyer’s account follow-ups in a browser', function () {
       refused = err;
     });
     expect(refused).to.be.instanceOf(NotFoundError);
+    // The merchant sees it on the dashboard's page of the order that started the subscription.
+    const owner = await dashboardLogin(deps.knex, deps.appSecret, acme.id, 'owner');
+    await withPage(async (page) => {
+      await page
+        .context()
+        .addCookies([
+          { name: 'matjar_merchant', value: owner.cookie.split('=')[1]!, url: `${base}/merchant` },
+        ]);
+      await page.goto(`${base}/merchant/orders/${first.id}?lang=en`);
+      const history = await page.locator('[data-audit]').innerText();
+      expect(history).to.contain('subscription.price_accepted').and.to.contain('buyer (account)');
+      expect(history).to.contain('"to_price_minor":1500');
+    });
   });
 });

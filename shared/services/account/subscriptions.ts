@@ -6,7 +6,7 @@ import type { PaymentProviders } from '../../providers';
 import { isCardSavingProvider, isHostedProvider } from '../../providers/types';
 import type { LimitDefinition } from '../../rate-limits';
 import type { TxDeps } from '../../unit-of-work';
-import { recordAudit, type Actor } from '../merchant/audit';
+import { listAudit, recordAudit, type Actor, type AuditEventView } from '../merchant/audit';
 import { credentialsFor } from '../payments/context';
 import { providerOffered, type MethodOffer } from '../payment-methods';
 import { whereBuyerOwns } from './identity';
@@ -315,4 +315,29 @@ export async function browserCardFormOf(
     .first('p.name')) as { name: string };
   const credentials = await credentialsFor(deps, await cardUpdateTarget(deps.knex, update, provider));
   return { ...adapter.browserCardForm(credentials), description: sub.name };
+}
+
+/**
+ * What the buyer changed on the subscriptions an order started (their price acceptances and card updates,
+ * as the store's audit log records them), for the dashboard's order page beside the order's own events.
+ */
+export async function subscriptionAuditOfOrder(
+  knex: Knex,
+  storeId: number,
+  orderId: number,
+): Promise<AuditEventView[]> {
+  const subs = (await knex('subscriptions').where({ store_id: storeId, order_id: orderId }).select('id')) as {
+    id: number;
+  }[];
+  const pages = await Promise.all(
+    subs.map((s) =>
+      listAudit(
+        knex,
+        storeId,
+        { resource_type: 'subscription', resource_id: Number(s.id) },
+        { page: 1, per_page: 50 },
+      ),
+    ),
+  );
+  return pages.flatMap((p) => p.items);
 }
