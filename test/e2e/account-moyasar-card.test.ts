@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import http from 'node:http';
 import { expect } from 'chai';
 import { createApp } from '../../api/app';
@@ -178,6 +179,22 @@ describe('the buyer’s account: a Moyasar card update in a browser', function (
       await page.waitForURL(/\/account\/card\/moyasar\/form\/cu_/);
       formUrl = page.url();
       expect(await page.locator('html').getAttribute('dir')).to.equal('rtl');
+      // Labelled inputs with card autocomplete tokens; no serious or critical axe-core violation.
+      expect(await page.locator('#card-number').getAttribute('autocomplete')).to.equal('cc-number');
+      const scan = await withPage(
+        async (scanPage) => {
+          await scanPage.context().addCookies(await page.context().cookies());
+          await scanPage.goto(formUrl);
+          await scanPage.addScriptTag({
+            content: fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8'),
+          });
+          return (await scanPage.evaluate(
+            'axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id))',
+          )) as string[];
+        },
+        { bypassCSP: true },
+      );
+      expect(scan).to.deep.equal([]);
       expect(await page.locator('#card-number').getAttribute('name')).to.equal(null);
       await page.getByLabel('الاسم على البطاقة').fill('Sara A');
       await page.getByLabel('رقم البطاقة').fill('4000000000000002');
