@@ -143,7 +143,16 @@ describe('the buyer’s account follow-ups in a browser', function () {
       expect(await page.locator('[data-bad]').innerText()).to.equal('GC-A41-FIRST');
       const keys = await page.locator(`#order-${order.id} code[data-key]`).allInnerTexts();
       expect(keys).to.include('GC-A41-SPARE');
+      // Sent again, the delivery carries the replacement and never the replaced key.
+      await page.getByRole('button', { name: `Send again by e-mail: Order ${order.id}` }).click();
+      await page.getByRole('status').filter({ hasText: 'On its way again' }).waitFor();
     });
+    const resent = await waitFor('the e-mail sent again', async () => {
+      const res = await fetch(`${base}/__dev/outbox?to=${encodeURIComponent(P.email)}`);
+      const messages = ((await res.json()) as { messages: { body: string }[] }).messages;
+      return messages.find((m) => m.body.includes('GC-A41-SPARE'));
+    });
+    expect(resent.body).to.not.contain('GC-A41-FIRST');
   });
 
   it('updates a subscription’s saved card through the sandbox’s card page: a new token, no order, the next renewal charged to it', async () => {
