@@ -13,6 +13,7 @@ import {
 import { ownedOrderId } from '../../shared/services/account/identity';
 import { accountOrders, accountSubscriptions } from '../../shared/services/account/read';
 import { requestSendAgain } from '../../shared/services/account/resend';
+import { cardUpdatable } from '../../shared/services/account/subscriptions';
 import { buyerFormToken, findBuyerSession, type BuyerIdentity } from '../../shared/services/account/sessions';
 import type { AppContext } from '../context';
 import { sendPage } from '../dashboard/layout';
@@ -23,6 +24,7 @@ import { ACCOUNT_COOKIE, accountOf, accountPage, accountSignedIn } from './sessi
 import { homeView, messagePage, signInView } from './view';
 import { enforce, form, ID, page, signedInPost } from './forms';
 import { accountSignInRoutes } from './sign-in-routes';
+import { accountFollowupRoutes, FOLLOWUP_NOTICES, followupNotices } from './followup-routes';
 
 /**
  * The buyer's account (docs/account.md): /account on the platform and on every verified store domain.
@@ -34,7 +36,7 @@ import { accountSignInRoutes } from './sign-in-routes';
 const who = (identity: BuyerIdentity): string =>
   identity.kind === 'phone' ? `+${identity.value}` : identity.value;
 
-const NOTICES = ['sent', 'deactivated', 'cancelled', 'resumed', 'review'] as const;
+const NOTICES = ['sent', 'deactivated', 'cancelled', 'resumed', 'review', ...FOLLOWUP_NOTICES] as const;
 
 async function home(ctx: AppContext, status: number, search: string, notice: string | null, error?: string) {
   const p = await accountPage(ctx);
@@ -53,6 +55,8 @@ async function home(ctx: AppContext, status: number, search: string, notice: str
       search,
       notice,
       error: error ?? null,
+      storeBase: ctx.deps.config.publicBaseUrl,
+      cardUpdatable: (sub) => cardUpdatable(ctx.deps, sub),
     }),
   });
 }
@@ -107,6 +111,7 @@ const accountHomeRoutes = [
         cancelled: p.t.cancelled,
         resumed: p.t.resumed,
         review: p.t.reviewSaved,
+        ...followupNotices(p.t),
       };
       await home(
         ctx,
@@ -127,25 +132,43 @@ const accountActionRoutes = [
     summary: 'Buyer account: send an order’s goods again',
     description:
       '`channel` `message` (to the order’s phone, WhatsApp then SMS) or `email` (to the order’s address): ' +
-      'the delivery again, keys, license keys, download addresses and the invoice or receipt. Three a ' +
-      'quarter hour per order and channel (429).',
+      'the delivery again, keys, license keys, download addresses and the invoice or receipt. The ' +
+      'dashboard’s resend service: `nonce` (32 hex digits, drawn by the page) keys it, so a double submit ' +
+      'sends once. Three a quarter hour per order and channel (429).',
     guards: accountSignedIn(),
     request: {
       params: Joi.object<{ orderId: number }, true>({ orderId: ID }),
-      ...form({ channel: Joi.string().valid('message', 'email').required() }),
+      ...form({
+        channel: Joi.string().valid('message', 'email').required(),
+        nonce: Joi.string().pattern(/^[0-9a-f]{32}$/),
+      }),
     },
-    responses: { ...signedInPost, 429: htmlResponse('Sent again too often (with Retry-After).') },
+    responses: {
+      ...signedInPost,
+      422: htmlResponse('The order has no keys, licenses or files to send (the account, saying so).'),
+      429: htmlResponse('Sent again too often (with Retry-After).'),
+    },
     handler: async (ctx, { params }) => {
       const { session } = accountOf(ctx);
       const order = await ownedOrderId(ctx.deps.knex, session.identity, params.orderId);
       if (!order) return notFoundPage(ctx);
       const channel = formField(ctx, 'channel') === 'email' ? 'email' : 'message';
-      const outcome = await requestSendAgain({ ...ctx.deps, enforce: enforce(ctx) }, order, channel);
+      const outcome = await requestSendAgain(
+        { ...ctx.deps, enforce: enforce(ctx) },
+        order,
+        channel,
+        formField(ctx, 'nonce') || undefined,
+      );
       if (outcome.kind === 'rate_limited') {
         ctx.set('Retry-After', String(outcome.retryAfter));
         return refused(ctx, 429, (await accountPage(ctx)).t.tooMany);
       }
-      if (outcome.kind === 'no_email') return notFoundPage(ctx);
+      if (outcome.kind === 'refused') {
+        if (outcome.reason === 'nothing_to_send') {
+          return refused(ctx, 422, (await accountPage(ctx)).t.nothingToSend);
+        }
+        return notFoundPage(ctx);
+      }
       back(ctx, 'sent', `#order-${order.id}`);
     },
   }),
@@ -312,4 +335,9 @@ const accountActionRoutes = [
   }),
 ];
 
-export const accountRoutes = [...accountHomeRoutes, ...accountSignInRoutes, ...accountActionRoutes];
+export const accountRoutes = [
+  ...accountHomeRoutes,
+  ...accountSignInRoutes,
+  ...accountActionRoutes,
+  ...accountFollowupRoutes({ back, refused, notFoundPage }),
+];

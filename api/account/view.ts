@@ -1,3 +1,5 @@
+import type { AccountKey } from '../../shared/services/account/claims';
+import { resendNonce } from '../../shared/services/fulfilment/resend';
 import type { AccountLicense, AccountOrder, AccountSubscription } from '../../shared/services/account/read';
 import { formatDate, DASHBOARD_STRINGS } from '../dashboard/i18n';
 import { esc, STYLE } from '../dashboard/layout';
@@ -18,6 +20,10 @@ const EXTRA = `
 .inline{display:inline-block;margin-inline-end:.5rem}.inline button{margin-top:.5rem}
 .item{border-top:1px solid #d8dee4;padding:.5rem 0}
 `;
+
+export function accountDocument(p: AccountPage, title: string, body: string, header = ''): string {
+  return document(p, title, body, header);
+}
 
 function document(p: AccountPage, title: string, body: string, header = ''): string {
   const brand = p.store ? p.store.name : p.t.appName;
@@ -157,13 +163,33 @@ function reviewForm(p: AccountPage, item: AccountOrder['items'][number], formTok
 <button type="submit">${esc(p.t.saveReview)}</button></form></details>`;
 }
 
+/** A delivered key's replacement claims (docs/account.md, "This key does not work"): history, then the form. */
+function claimBlock(p: AccountPage, k: AccountKey, formToken: string): string {
+  const t = p.t;
+  const history = k.claims
+    .map(
+      (c) =>
+        `<li class="claim" data-claim-status="${esc(c.status)}">${when(new Date(c.created_at), p)} · ${esc(t.claimStatus[c.status] ?? c.status)}${
+          c.replacement_code
+            ? ` · ${esc(t.claimReplacement)}: <code data-replacement>${esc(c.replacement_code)}</code>`
+            : ''
+        }${c.merchant_note ? ` · ${esc(t.claimStoreNote)}: <bdi>${esc(c.merchant_note)}</bdi>` : ''}</li>`,
+    )
+    .join('');
+  const form = k.claimable
+    ? `<details><summary>${esc(t.claimKey)}: <bdi dir="ltr">${esc(k.code)}</bdi></summary><form method="post" action="/account/keys/${k.id}/claim">${token(formToken)}<label for="claim-${k.id}">${esc(t.claimNote)}</label><textarea id="claim-${k.id}" name="note" rows="2" maxlength="1000"></textarea><button type="submit" class="secondary">${esc(t.claimSend)}</button></form></details>`
+    : '';
+  if (!history && !form) return '';
+  return `<div class="claims" id="key-${k.id}">${history ? `<p class="muted">${esc(t.claimHistory)} (<bdi dir="ltr">${esc(k.code)}</bdi>)</p><ul class="plain">${history}</ul>` : ''}${form}</div>`;
+}
+
 function orderBlock(p: AccountPage, o: AccountOrder, formToken: string): string {
   const t = p.t;
   const items = o.items
     .map((i) => {
       const goods = [
-        i.codes.length
-          ? `<div class="goods"><strong>${esc(t.codes)}:</strong> ${i.codes.map((c) => `<code data-key>${esc(c)}</code>`).join(' ')}</div>`
+        i.keys.length
+          ? `<div class="goods"><strong>${esc(t.codes)}:</strong> ${i.keys.map((k) => (k.bad ? `<del><code data-key data-bad>${esc(k.code)}</code></del> <span class="muted">(${esc(t.keyReplaced)})</span>` : `<code data-key>${esc(k.code)}</code>`)).join(' ')}${i.keys.map((k) => claimBlock(p, k, formToken)).join('')}</div>`
           : '',
         ...i.licenses.map((l) => licenseBlock(p, l, formToken)),
         i.downloads.length
@@ -174,8 +200,10 @@ function orderBlock(p: AccountPage, o: AccountOrder, formToken: string): string 
     })
     .join('');
   const canResend = o.status === 3 || o.status === 4;
+  // One nonce per order and page render: a double submit is one resend (shared/services/fulfilment/resend.ts).
+  const nonce = `<input type="hidden" name="nonce" value="${resendNonce()}">`;
   const resend = canResend
-    ? `<form class="inline" method="post" action="/account/orders/${o.id}/send-again">${token(formToken)}<input type="hidden" name="channel" value="message"><button type="submit" class="secondary" aria-label="${esc(`${t.sendAgainMessage}: ${t.order(o.id)}`)}">${esc(t.sendAgainMessage)}</button></form><form class="inline" method="post" action="/account/orders/${o.id}/send-again">${token(formToken)}<input type="hidden" name="channel" value="email"><button type="submit" class="secondary" aria-label="${esc(`${t.sendAgainEmail}: ${t.order(o.id)}`)}">${esc(t.sendAgainEmail)}</button></form>`
+    ? `<form class="inline" method="post" action="/account/orders/${o.id}/send-again">${token(formToken)}${nonce}<input type="hidden" name="channel" value="message"><button type="submit" class="secondary" aria-label="${esc(`${t.sendAgainMessage}: ${t.order(o.id)}`)}">${esc(t.sendAgainMessage)}</button></form><form class="inline" method="post" action="/account/orders/${o.id}/send-again">${token(formToken)}${nonce}<input type="hidden" name="channel" value="email"><button type="submit" class="secondary" aria-label="${esc(`${t.sendAgainEmail}: ${t.order(o.id)}`)}">${esc(t.sendAgainEmail)}</button></form>`
     : '';
   const links = [
     o.document
@@ -188,11 +216,26 @@ function orderBlock(p: AccountPage, o: AccountOrder, formToken: string): string 
     .filter(Boolean)
     .join(' · ');
   return `<article class="card order" id="order-${o.id}" aria-labelledby="order-${o.id}-h"><h3 id="order-${o.id}-h">${esc(t.order(o.id))}</h3>
+<p class="muted" data-store-order aria-label="${esc(t.storeOrderLabel(o.store.name, o.number))}"><bdi>${esc(o.store.name)}</bdi> <span class="num">${esc(t.storeOrder(o.number))}</span></p>
 <dl><dt>${esc(t.date)}</dt><dd>${when(o.created_at, p)}</dd><dt>${esc(t.total)}</dt><dd class="num">${esc(formatAmount(o.total_minor, o.currency, p.locale))}</dd><dt>${esc(t.status)}</dt><dd><span class="badge s${o.status}">${esc(t.statuses[o.status] ?? String(o.status))}</span></dd></dl>
 ${items}${links ? `<p>${links}</p>` : ''}${resend}</article>`;
 }
 
-function subscriptionBlock(p: AccountPage, s: AccountSubscription, formToken: string): string {
+/** "Accept the new price" for an announced rise, or when it was accepted. */
+function priceAnswer(p: AccountPage, s: AccountSubscription, formToken: string): string {
+  if (!s.price_notice) return '';
+  if (s.price_notice.accepted_at) {
+    return `<p data-price-accepted>${esc(p.t.priceAcceptedOn(formatDate(s.price_notice.accepted_at, p.locale)))}</p>`;
+  }
+  return `<form class="inline" method="post" action="/account/subscriptions/${s.id}/accept-price">${token(formToken)}<button type="submit" aria-label="${esc(`${p.t.acceptPrice}: ${s.product_name}`)}">${esc(p.t.acceptPrice)}</button></form>`;
+}
+
+function subscriptionBlock(
+  p: AccountPage,
+  s: AccountSubscription,
+  formToken: string,
+  cardUpdatable: boolean,
+): string {
   const t = p.t;
   const live = s.status === 'active' || s.status === 'past_due';
   const price = formatAmount(s.price_minor, s.currency, p.locale);
@@ -218,9 +261,13 @@ function subscriptionBlock(p: AccountPage, s: AccountSubscription, formToken: st
     s.next_price_minor !== null && s.next_terms_from && live && !s.cancel_at_period_end
       ? `<p data-next-price>${esc(t.nextPrice(formatAmount(s.next_price_minor, s.currency, p.locale), formatDate(s.next_terms_from, p.locale)))}</p>${
           s.next_price_minor > s.price_minor
-            ? `<form method="post" action="/account/subscriptions/${s.id}/cancel">${token(formToken)}<button type="submit" class="secondary" aria-label="${esc(`${t.declinePrice}: ${s.product_name}`)}">${esc(t.declinePrice)}</button></form>`
+            ? `${priceAnswer(p, s, formToken)}<form method="post" action="/account/subscriptions/${s.id}/cancel">${token(formToken)}<button type="submit" class="secondary" aria-label="${esc(`${t.declinePrice}: ${s.product_name}`)}">${esc(t.declinePrice)}</button></form>`
             : ''
         }`
+      : ''
+  }${
+    cardUpdatable
+      ? `<form method="post" action="/account/subscriptions/${s.id}/card">${token(formToken)}<p class="muted">${esc(t.cardNote)}</p><button type="submit" class="secondary" aria-label="${esc(`${t.updateCard}: ${s.product_name}`)}">${esc(t.updateCard)}</button></form>`
       : ''
   }${renewals ? `<h4>${esc(t.renewals)}</h4><ul class="plain">${renewals}</ul>` : ''}${action}</article>`;
 }
@@ -235,6 +282,10 @@ export function homeView(
     search: string;
     notice: string | null;
     error?: string | null;
+    /** Where store pages are (`/s/{slug}`): PUBLIC_BASE_URL. */
+    storeBase: string;
+    /** Whether "Update the saved card" is offered for a subscription (its provider can save a card). */
+    cardUpdatable: (sub: AccountSubscription) => boolean;
   },
 ): string {
   const t = p.t;
@@ -244,7 +295,7 @@ export function homeView(
   const stores = [...groups.values()]
     .map((orders) => {
       const store = orders[0]!.store;
-      return `<section aria-labelledby="store-${store.id}"><h2 class="store" id="store-${store.id}"><bdi>${esc(store.name)}</bdi></h2>${orders.map((o) => orderBlock(p, o, input.formToken)).join('')}</section>`;
+      return `<section aria-labelledby="store-${store.id}"><h2 class="store" id="store-${store.id}"><a href="${esc(`${input.storeBase}/s/${encodeURIComponent(store.slug)}`)}" aria-label="${esc(t.storePage(store.name))}"><bdi>${esc(store.name)}</bdi></a></h2>${orders.map((o) => orderBlock(p, o, input.formToken)).join('')}</section>`;
     })
     .join('');
   const header = `<span class="muted">${esc(t.signedInAs)} <bdi dir="ltr">${esc(input.who)}</bdi></span>
@@ -256,7 +307,7 @@ export function homeView(
 ${input.notice ? `<p class="notice" role="status">${esc(input.notice)}</p>` : ''}${input.error ? `<p class="alert" role="alert">${esc(input.error)}</p>` : ''}
 ${
   input.subscriptions.length
-    ? `<h2>${esc(t.subscriptions)}</h2>${input.subscriptions.map((s) => subscriptionBlock(p, s, input.formToken)).join('')}`
+    ? `<h2>${esc(t.subscriptions)}</h2>${input.subscriptions.map((s) => subscriptionBlock(p, s, input.formToken, input.cardUpdatable(s))).join('')}`
     : ''
 }
 <h2>${esc(t.orders)}</h2>

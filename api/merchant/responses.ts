@@ -430,11 +430,12 @@ export const SubscriptionSummary = obj({
   },
   currency: nstr,
   next_price: {
-    ...obj({ price: money, applies_from: ntime }),
+    ...obj({ price: money, applies_from: ntime, accepted_at: ntime }),
     type: ['object', 'null'],
     description:
       'A new unit price waiting: charged from the first renewal at or after `applies_from` (a rise is ' +
-      'announced to the buyer 7 days ahead; a drop waits for nothing).',
+      'announced to the buyer 7 days ahead; a drop waits for nothing). `accepted_at`: when the buyer ' +
+      'accepted the announced rise from their account, else null.',
   },
   payment_method: nstr,
   renews_by: {

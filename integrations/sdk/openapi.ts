@@ -63,6 +63,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/account/assets/card-form.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Buyer account: the card page’s script
+         * @description Posts the card from the buyer’s browser straight to the provider’s tokens address and follows its 3-D Secure address; nothing of the card goes to the platform.
+         */
+        get: operations["accountCardFormScript"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account/card/{provider}/form/{reference}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Buyer account: the card page of a browser tokenisation
+         * @description For a provider whose tokenisation runs in the buyer’s browser (Moyasar): the card inputs (no `name`, so no form carries them) and the page’s own script, which posts the card with the store’s publishable key straight to the provider (`connect-src` allows that one origin on this page only) and follows its 3-D Secure address. Only the buyer who started the update sees it.
+         */
+        get: operations["accountCardForm"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account/card/{provider}/return": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Buyer account: back from the provider’s card page
+         * @description Where the provider sends the buyer back (`id`: its card-saving session). The session’s outcome is read from the provider, never from this address; a saved card is put on the subscription once (the webhook may have done it first). Answers 303 to the account, saying whether the card was saved.
+         */
+        get: operations["accountCardReturn"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/account/code": {
         parameters: {
             query?: never;
@@ -127,6 +187,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/account/keys/{keyId}/claim": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Buyer account: this key does not work
+         * @description A replacement claim on one delivered code key of the buyer’s paid order (form field `note`, up to 1000 characters), through the fraud claims service: the store approves (a new key from stock) or declines with a note; the account shows the claim’s status and history. One open or approved claim per key (409).
+         */
+        post: operations["accountClaimKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/account/licenses/{licenseId}/certificate": {
         parameters: {
             query?: never;
@@ -158,7 +238,7 @@ export interface paths {
         put?: never;
         /**
          * Buyer account: send an order’s goods again
-         * @description `channel` `message` (to the order’s phone, WhatsApp then SMS) or `email` (to the order’s address): the delivery again, keys, license keys, download addresses and the invoice or receipt. Three a quarter hour per order and channel (429).
+         * @description `channel` `message` (to the order’s phone, WhatsApp then SMS) or `email` (to the order’s address): the delivery again, keys, license keys, download addresses and the invoice or receipt. The dashboard’s resend service: `nonce` (32 hex digits, drawn by the page) keys it, so a double submit sends once. Three a quarter hour per order and channel (429).
          */
         post: operations["accountSendAgain"];
         delete?: never;
@@ -247,6 +327,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/account/subscriptions/{subscriptionId}/accept-price": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Buyer account: accept a subscription’s new price
+         * @description The buyer accepts the announced price rise: recorded on its notice (once), in the store’s audit log (`subscription.price_accepted`) and shown by the Merchant API as `next_price.accepted_at`. No rise waiting: 409.
+         */
+        post: operations["accountAcceptPrice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/account/subscriptions/{subscriptionId}/cancel": {
         parameters: {
             query?: never;
@@ -261,6 +361,26 @@ export interface paths {
          * @description At the end of the period paid for: the subscription stays active until then with `cancel_at_period_end` (GET /shawarma/subscriptions/{id} shows it) and renews no more.
          */
         post: operations["accountCancelRenewal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account/subscriptions/{subscriptionId}/card": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Buyer account: update the saved card
+         * @description Opens a card-saving page at the subscription’s provider (the sandbox; a provider’s tokenisation) that saves a card without charging, and answers 303 to it. The card is typed there, never here; the new token reaches the subscription from the provider (its signed webhook, or the return to `/account/card/{provider}/return`). Five a quarter hour per subscription (429).
+         */
+        post: operations["accountUpdateCard"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6841,7 +6961,7 @@ export interface operations {
     accountHome: {
         parameters: {
             query?: {
-                done?: "sent" | "deactivated" | "cancelled" | "resumed" | "review";
+                done?: "sent" | "deactivated" | "cancelled" | "resumed" | "review" | "claimed" | "price_accepted" | "card_updated" | "card_failed";
                 lang?: "ar" | "en";
                 q?: string;
             };
@@ -6927,6 +7047,133 @@ export interface operations {
             };
             /** @description The reset quota is used up (the account, saying so). */
             409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    accountCardFormScript: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The script. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/javascript": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    accountCardForm: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                provider: "sandbox" | "moyasar" | "coinbase";
+                reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The card page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not signed in: to /account. */
+            302: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No pending card update of this buyer has that reference. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    accountCardReturn: {
+        parameters: {
+            query: {
+                id: string;
+                message?: string;
+                ref?: string;
+                status?: string;
+            };
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                provider: "sandbox" | "moyasar" | "coinbase";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Back to the account. */
+            303: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No card update of this platform has that id. */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -7152,6 +7399,76 @@ export interface operations {
             503: components["responses"]["PlatformDependencyUnavailable"];
         };
     };
+    accountClaimKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                keyId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    _csrf?: string;
+                    note?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Done: back to the account, saying so. */
+            303: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A form from another site, or a missing or wrong form token. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not one of this buyer’s (another buyer’s is answered the same). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The key already has a claim, or can no longer be claimed (the account, saying so). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
     accountLicenseCertificate: {
         parameters: {
             query?: never;
@@ -7252,6 +7569,7 @@ export interface operations {
                     _csrf?: string;
                     /** @enum {string} */
                     channel: "message" | "email";
+                    nonce?: string;
                 } & {
                     [key: string]: unknown;
                 };
@@ -7288,7 +7606,16 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            422: components["responses"]["PlatformError"];
+            /** @description The order has no keys, licenses or files to send (the account, saying so). */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
             /** @description Sent again too often (with Retry-After). */
             429: {
                 headers: {
@@ -7570,6 +7897,75 @@ export interface operations {
             503: components["responses"]["PlatformDependencyUnavailable"];
         };
     };
+    accountAcceptPrice: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                subscriptionId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    _csrf?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Done: back to the account, saying so. */
+            303: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A form from another site, or a missing or wrong form token. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not one of this buyer’s (another buyer’s is answered the same). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No new price is waiting. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
     accountCancelRenewal: {
         parameters: {
             query?: never;
@@ -7625,6 +8021,86 @@ export interface operations {
                 };
             };
             422: components["responses"]["PlatformError"];
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
+    accountUpdateCard: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                subscriptionId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    _csrf?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description To the provider’s card page. */
+            303: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A form from another site, or a missing or wrong form token. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not one of this buyer’s (another buyer’s is answered the same). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The subscription’s provider cannot save a card here, or it has ended. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            /** @description Asked too often (with Retry-After). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
             500: components["responses"]["PlatformInternalError"];
             503: components["responses"]["PlatformDependencyUnavailable"];
         };
@@ -25486,8 +25962,10 @@ export interface operations {
                                 id: number;
                                 /** @description A plan change waiting for a renewal (see `next_price`). */
                                 next_plan_id: number | null;
-                                /** @description A new unit price waiting: charged from the first renewal at or after `applies_from` (a rise is announced to the buyer 7 days ahead; a drop waits for nothing). */
+                                /** @description A new unit price waiting: charged from the first renewal at or after `applies_from` (a rise is announced to the buyer 7 days ahead; a drop waits for nothing). `accepted_at`: when the buyer accepted the announced rise from their account, else null. */
                                 next_price: {
+                                    /** Format: date-time */
+                                    accepted_at: string | null;
                                     /** Format: date-time */
                                     applies_from: string | null;
                                     /** @description Decimal string with the currency’s own decimals (ISO 4217: 2 for SAR, 3 for KWD, none for JPY). */
@@ -25593,8 +26071,10 @@ export interface operations {
                             id: number;
                             /** @description A plan change waiting for a renewal (see `next_price`). */
                             next_plan_id: number | null;
-                            /** @description A new unit price waiting: charged from the first renewal at or after `applies_from` (a rise is announced to the buyer 7 days ahead; a drop waits for nothing). */
+                            /** @description A new unit price waiting: charged from the first renewal at or after `applies_from` (a rise is announced to the buyer 7 days ahead; a drop waits for nothing). `accepted_at`: when the buyer accepted the announced rise from their account, else null. */
                             next_price: {
+                                /** Format: date-time */
+                                accepted_at: string | null;
                                 /** Format: date-time */
                                 applies_from: string | null;
                                 /** @description Decimal string with the currency’s own decimals (ISO 4217: 2 for SAR, 3 for KWD, none for JPY). */
@@ -25727,8 +26207,10 @@ export interface operations {
                             id: number;
                             /** @description A plan change waiting for a renewal (see `next_price`). */
                             next_plan_id: number | null;
-                            /** @description A new unit price waiting: charged from the first renewal at or after `applies_from` (a rise is announced to the buyer 7 days ahead; a drop waits for nothing). */
+                            /** @description A new unit price waiting: charged from the first renewal at or after `applies_from` (a rise is announced to the buyer 7 days ahead; a drop waits for nothing). `accepted_at`: when the buyer accepted the announced rise from their account, else null. */
                             next_price: {
+                                /** Format: date-time */
+                                accepted_at: string | null;
                                 /** Format: date-time */
                                 applies_from: string | null;
                                 /** @description Decimal string with the currency’s own decimals (ISO 4217: 2 for SAR, 3 for KWD, none for JPY). */
@@ -25858,8 +26340,10 @@ export interface operations {
                             id: number;
                             /** @description A plan change waiting for a renewal (see `next_price`). */
                             next_plan_id: number | null;
-                            /** @description A new unit price waiting: charged from the first renewal at or after `applies_from` (a rise is announced to the buyer 7 days ahead; a drop waits for nothing). */
+                            /** @description A new unit price waiting: charged from the first renewal at or after `applies_from` (a rise is announced to the buyer 7 days ahead; a drop waits for nothing). `accepted_at`: when the buyer accepted the announced rise from their account, else null. */
                             next_price: {
+                                /** Format: date-time */
+                                accepted_at: string | null;
                                 /** Format: date-time */
                                 applies_from: string | null;
                                 /** @description Decimal string with the currency’s own decimals (ISO 4217: 2 for SAR, 3 for KWD, none for JPY). */

@@ -3,6 +3,11 @@ import { safeEqual } from '../crypto';
 import { requiredCredential } from './credentials';
 import { eventReference, paymentMetadata, ProviderApi, ProviderApiOptions, referenceOrRefuse } from './http';
 import {
+  BrowserCardForm,
+  CardSavingProvider,
+  CardSetup,
+  CardSetupRequest,
+  CardSetupState,
   ReceivedWebhook,
   asRecord,
   asString,
@@ -53,13 +58,56 @@ const FAILED_INVOICE_STATUSES = new Set(['failed', 'canceled', 'expired', 'voide
  * (`secret_token`); it is compared in constant time, and the invoice is then fetched again, because the
  * webhook only tells us which invoice to look at.
  */
-export class MoyasarProvider implements PaymentProvider, RefundingProvider {
+export class MoyasarProvider implements PaymentProvider, RefundingProvider, CardSavingProvider {
   readonly id = 'moyasar' as const;
 
   private readonly api: ProviderApi;
+  private readonly apiUrl: string;
 
   constructor(options: MoyasarOptions) {
     this.api = new ProviderApi(this.id, options);
+    this.apiUrl = options.apiUrl;
+  }
+
+  /**
+   * "Update the saved card" (docs/account.md): Moyasar's tokenisation (Create Token, `save_only`) runs in the
+   * buyer's browser on the platform's card page (`formUrl`): the page's script posts the card with the
+   * store's publishable key straight to `/v1/tokens`, the card holder passes 3-D Secure at its
+   * `verification_url`, and Moyasar sends them to `callback_url` with the token's `id`. So the session is
+   * the platform's own (`setupId`); the token is read back with the secret key and must carry that id in
+   * its metadata (`card_update`), so a token made for another update is never taken.
+   */
+  async createCardSetup(request: CardSetupRequest): Promise<CardSetup> {
+    return { reference: request.setupId, redirectUrl: request.formUrl };
+  }
+
+  browserCardForm(credentials: ProviderCredentials): BrowserCardForm {
+    return {
+      tokensUrl: `${this.apiUrl}/v1/tokens`,
+      publishableKey: requiredCredential(credentials, this.id, 'publishable_key'),
+    };
+  }
+
+  async fetchCardSetup(
+    reference: string,
+    credentials: ProviderCredentials,
+    returned?: Readonly<Record<string, string>>,
+  ): Promise<CardSetupState> {
+    const tokenId = returned?.id;
+    if (!tokenId || !/^token_[A-Za-z0-9]{1,100}$/.test(tokenId)) return { status: 'pending' };
+    const { body } = await this.api.request(
+      'GET',
+      `/v1/tokens/${encodeURIComponent(tokenId)}`,
+      this.auth(credentials),
+    );
+    const token = asRecord(body);
+    const status = asString(token?.status);
+    const update = asString(asRecord(token?.metadata)?.card_update);
+    if (!token || !status) throw new ProviderUnavailableError(this.id, 'token answer without a status');
+    if (!update || !safeEqual(update, reference)) return { status: 'failed' };
+    if (status === 'active') return { status: 'saved', token: tokenId };
+    if (status === 'initiated') return { status: 'pending' };
+    return { status: 'failed' };
   }
 
   private auth(credentials: ProviderCredentials): Record<string, string> {

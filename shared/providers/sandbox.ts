@@ -4,6 +4,10 @@ import { hmacSha256, randomToken } from '../crypto';
 import type { Logger } from '../logger';
 import { eventReference, referenceOrRefuse, verifySignatureHeader } from './http';
 import {
+  CardSavingProvider,
+  CardSetup,
+  CardSetupRequest,
+  CardSetupState,
   ReceivedWebhook,
   HostedPayment,
   HostedPaymentRequest,
@@ -48,6 +52,8 @@ export interface SandboxPayment {
   decided_at: Date | null;
   created_at: Date;
   save_card: boolean;
+  /** A card-saving session (no amount charged): "Update the saved card" (docs/account.md). */
+  card_only: boolean;
   /** The card token saved by this payment (save_card, once paid), or the token a renewal charged. */
   token: string | null;
   idempotency_key: string | null;
@@ -68,7 +74,7 @@ export interface SandboxOptions {
   publicBaseUrl: string;
 }
 
-export class SandboxProvider implements PaymentProvider, RefundingProvider {
+export class SandboxProvider implements PaymentProvider, RefundingProvider, CardSavingProvider {
   readonly id = 'sandbox' as const;
   private readonly key: Buffer;
 
@@ -88,6 +94,34 @@ export class SandboxProvider implements PaymentProvider, RefundingProvider {
       save_card: request.saveCard === true,
     });
     return { providerPaymentId: id, redirectUrl: `${this.options.publicBaseUrl}/sandbox/checkout/${id}` };
+  }
+
+  /** A card-saving page like the payment page: Save card or Fail; nothing is charged. */
+  async createCardSetup(request: CardSetupRequest): Promise<CardSetup> {
+    const id = randomToken(16, 'sbx_');
+    const back = new URL(request.returnUrl);
+    back.searchParams.set('id', id);
+    await this.options.knex('sandbox_payments').insert({
+      id,
+      store_id: request.storeId,
+      amount_minor: 0,
+      currency: 'SAR',
+      description: request.description.slice(0, 500),
+      return_url: back.toString(),
+      save_card: true,
+      card_only: true,
+    });
+    return { reference: id, redirectUrl: `${this.options.publicBaseUrl}/sandbox/checkout/${id}` };
+  }
+
+  async fetchCardSetup(reference: string): Promise<CardSetupState> {
+    const row = await this.options
+      .knex<SandboxPayment>('sandbox_payments')
+      .where({ id: reference, card_only: true })
+      .first();
+    if (!row) throw new ProviderRejectedError(this.id, `unknown card setup ${reference}`, 404);
+    if (row.status === 'paid' && row.token) return { status: 'saved', token: row.token };
+    return { status: row.status === 'failed' ? 'failed' : 'pending' };
   }
 
   async fetchPayment(providerPaymentId: string): Promise<ProviderPaymentState> {
@@ -213,7 +247,7 @@ export class SandboxProvider implements PaymentProvider, RefundingProvider {
 
 export interface SandboxEvent {
   id: string;
-  type: 'payment.paid' | 'payment.failed' | 'payment.disputed';
+  type: 'payment.paid' | 'payment.failed' | 'payment.disputed' | 'card.saved' | 'card.failed';
   created_at: string;
   data: {
     id: string;
@@ -350,7 +384,13 @@ export class SandboxGateway {
       payment: { ...payment, amount_minor: amount },
       event: {
         id: payment.event_id,
-        type: outcome === 'paid' ? 'payment.paid' : 'payment.failed',
+        type: payment.card_only
+          ? outcome === 'paid'
+            ? 'card.saved'
+            : 'card.failed'
+          : outcome === 'paid'
+            ? 'payment.paid'
+            : 'payment.failed',
         created_at: (payment.decided_at ?? now).toISOString(),
         data: { id: payment.id, status: outcome, amount, currency: payment.currency },
       },
@@ -364,7 +404,7 @@ export class SandboxGateway {
    */
   async dispute(id: string, now = new Date()): Promise<SandboxDecision> {
     const [updated] = await this.knex('sandbox_payments')
-      .where({ id, status: 'paid' })
+      .where({ id, status: 'paid', card_only: false })
       .whereNull('disputed_at')
       .update({ disputed_at: now, dispute_event_id: randomToken(12, 'evt_') })
       .returning('*');

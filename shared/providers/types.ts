@@ -122,6 +122,68 @@ export interface PaymentProvider {
   disputeOf?(body: unknown): ProviderDispute | null;
 }
 
+/**
+ * A card-saving session (docs/account.md, "Update the saved card"): the provider's page takes the card and
+ * saves it as a token without charging; it sends the buyer back to `returnUrl` (with `?id={reference}`) and
+ * tells the platform by a signed webhook naming `reference`. Nothing of the card reaches the platform.
+ */
+export interface CardSetupRequest {
+  storeId: number;
+  description: string;
+  returnUrl: string;
+  /** The platform's id of this card update (random): a provider without sessions of its own takes it. */
+  setupId: string;
+  /**
+   * The platform's own card page for this update, for providers whose card form runs in the buyer's
+   * browser and posts the card straight to them (Moyasar's tokenisation): the card never reaches us.
+   */
+  formUrl: string;
+}
+
+/** What the platform's card page needs to let the buyer's browser tokenise a card at the provider. */
+export interface BrowserCardForm {
+  /** Where the browser posts the card (form-encoded), e.g. Moyasar's `/v1/tokens`. */
+  tokensUrl: string;
+  publishableKey: string;
+}
+
+export interface CardSetup {
+  /** The provider's id of the session (what its webhook and redirect name). */
+  reference: string;
+  redirectUrl: string;
+}
+
+/** What the provider says of a card-saving session, read back from it (never from a redirect or webhook). */
+export interface CardSetupState {
+  status: 'saved' | 'failed' | 'pending';
+  token?: string;
+}
+
+/** A provider that saves a card without a payment (tokenisation). */
+export interface CardSavingProvider {
+  createCardSetup(request: CardSetupRequest, credentials: ProviderCredentials): Promise<CardSetup>;
+  /**
+   * `returned`: the query the provider sent the buyer back with (Moyasar: the token's `id`), when the
+   * answer is read on the return; it only names what to read from the provider.
+   */
+  fetchCardSetup(
+    reference: string,
+    credentials: ProviderCredentials,
+    returned?: Readonly<Record<string, string>>,
+  ): Promise<CardSetupState>;
+  /** Present on providers whose card form runs in the buyer's browser (see `formUrl`). */
+  browserCardForm?(credentials: ProviderCredentials): BrowserCardForm;
+}
+
+export function isCardSavingProvider(provider: unknown): provider is CardSavingProvider {
+  return (
+    typeof provider === 'object' &&
+    provider !== null &&
+    typeof (provider as Partial<CardSavingProvider>).createCardSetup === 'function' &&
+    typeof (provider as Partial<CardSavingProvider>).fetchCardSetup === 'function'
+  );
+}
+
 /** A card holder's dispute of a paid payment, as the provider's webhook tells it. */
 export interface ProviderDispute {
   providerPaymentId: string;

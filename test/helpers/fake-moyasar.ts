@@ -18,8 +18,12 @@ export interface FakeMoyasarPayment {
 /** A saved card (Moyasar tokenisation): its status and how many of its next charges to decline. */
 export interface FakeToken {
   id: string;
-  status: 'active' | 'inactive';
+  status: 'initiated' | 'active' | 'inactive';
   declineNext: number;
+  /** Tokens created by POST /v1/tokens (the buyer's browser): where 3-D Secure sends the card holder back. */
+  callback_url?: string;
+  metadata?: Record<string, string> | null;
+  last_four?: string;
 }
 
 export interface FakeInvoice {
@@ -61,8 +65,117 @@ export class FakeMoyasar extends FakeServer {
   /** Payments made with a saved token (POST /v1/payments), by id. */
   readonly payments = new Map<string, FakeMoyasarPayment>();
 
-  constructor(private readonly secretKeys: readonly string[]) {
+  constructor(
+    private readonly secretKeys: readonly string[],
+    private readonly publishableKeys: readonly string[] = [],
+  ) {
     super();
+  }
+
+  /** Card numbers received by POST /v1/tokens (only here, never at the platform). */
+  readonly cardNumbersSeen: string[] = [];
+  /** The next token's 3-D Secure fails (the token ends `inactive`). */
+  failNextVerification = false;
+
+  /**
+   * Moyasar's tokenisation as documented (Create Token): `POST /v1/tokens` from the buyer's browser with the
+   * publishable key (`publishable_api_key` in the form body), the card, `save_only` and `callback_url`;
+   * answers the token `initiated` with a `verification_url` (3-D Secure), CORS-readable. The verification
+   * page makes it `active` (or `inactive`) and sends the card holder to `callback_url` with `id`, `status`
+   * and `message`. `GET /v1/tokens/{id}` with the secret key reads it.
+   */
+  private tokenRoutes(req: FakeRequest): FakeAnswer | null {
+    const cors = { 'Access-Control-Allow-Origin': String(req.headers.origin ?? '*') };
+    if (req.method === 'OPTIONS' && req.path === '/v1/tokens') {
+      return {
+        status: 204,
+        body: null,
+        headers: {
+          ...cors,
+          'Access-Control-Allow-Methods': 'POST',
+          'Access-Control-Allow-Headers': 'Content-Type',
+        },
+        raw: { type: 'text/plain', text: '' },
+      };
+    }
+    if (req.method === 'POST' && req.path === '/v1/tokens') {
+      const form = new URLSearchParams(req.body);
+      if (!this.publishableKeys.includes(form.get('publishable_api_key') ?? '')) {
+        return {
+          status: 401,
+          headers: cors,
+          body: { type: 'authentication_error', message: 'Invalid authorization credentials', errors: null },
+        };
+      }
+      const number = (form.get('number') ?? '').replace(/\s+/g, '');
+      const errors: Record<string, string[]> = {};
+      if (!/^\d{16,19}$/.test(number)) errors.number = ['is invalid'];
+      if (!form.get('name')) errors.name = ["can't be blank"];
+      if (!/^\d{3,4}$/.test(form.get('cvc') ?? '')) errors.cvc = ['is invalid'];
+      if (!/^\d{1,2}$/.test(form.get('month') ?? '')) errors.month = ['is invalid'];
+      if (!/^\d{2,4}$/.test(form.get('year') ?? '')) errors.year = ['is invalid'];
+      if (!form.get('callback_url')) errors.callback_url = ["can't be blank"];
+      if (Object.keys(errors).length > 0) {
+        return {
+          status: 400,
+          headers: cors,
+          body: { type: 'invalid_request_error', message: 'Validation Failed', errors },
+        };
+      }
+      this.cardNumbersSeen.push(number);
+      const id = `token_${crypto.randomBytes(13).toString('hex')}`;
+      const metadata: Record<string, string> = {};
+      for (const [k, v] of form) {
+        const m = /^metadata\[(\w+)\]$/.exec(k);
+        if (m) metadata[m[1]!] = v;
+      }
+      const token: FakeToken = {
+        id,
+        status: 'initiated',
+        declineNext: 0,
+        callback_url: form.get('callback_url')!,
+        metadata,
+        last_four: number.slice(-4),
+      };
+      this.tokens.set(id, token);
+      return {
+        status: 201,
+        headers: cors,
+        body: { ...this.tokenView(token), verification_url: `${this.url}/tokens/${id}/verify` },
+      };
+    }
+    const verify = /^\/tokens\/([^/]+)\/verify$/.exec(req.path);
+    if (req.method === 'GET' && verify) {
+      const token = this.tokens.get(decodeURIComponent(verify[1]!));
+      if (!token || !token.callback_url) return { status: 404, body: { message: 'Object not found' } };
+      const ok = !this.failNextVerification;
+      this.failNextVerification = false;
+      if (token.status === 'initiated') token.status = ok ? 'active' : 'inactive';
+      const back = new URL(token.callback_url);
+      back.searchParams.set('id', token.id);
+      back.searchParams.set('status', token.status);
+      back.searchParams.set('message', ok ? 'APPROVED' : '3-D Secure transaction attempt failed');
+      return {
+        status: 302,
+        body: null,
+        headers: { Location: back.toString() },
+        raw: { type: 'text/plain', text: '' },
+      };
+    }
+    return null;
+  }
+
+  private tokenView(token: FakeToken): Record<string, unknown> {
+    return {
+      id: token.id,
+      status: token.status,
+      brand: 'visa',
+      funding: 'credit',
+      country: 'SA',
+      last_four: token.last_four ?? '1111',
+      metadata: token.metadata ?? null,
+      message: null,
+    };
   }
 
   private authorised(req: FakeRequest): boolean {
@@ -73,6 +186,8 @@ export class FakeMoyasar extends FakeServer {
   }
 
   protected handle(req: FakeRequest): FakeAnswer {
+    const tokens = this.tokenRoutes(req);
+    if (tokens) return tokens;
     if (!this.authorised(req)) {
       return {
         status: 401,
@@ -83,6 +198,13 @@ export class FakeMoyasar extends FakeServer {
     const refund = /^\/v1\/payments\/([^/]+)\/refund$/.exec(req.path);
     if (req.method === 'POST' && refund) return this.refund(decodeURIComponent(refund[1]), req);
     if (req.method === 'POST' && req.path === '/v1/payments') return this.chargeToken(req);
+    const tokenRead = /^\/v1\/tokens\/([^/]+)$/.exec(req.path);
+    if (req.method === 'GET' && tokenRead) {
+      const token = this.tokens.get(decodeURIComponent(tokenRead[1]!));
+      return token
+        ? { status: 200, body: this.tokenView(token) }
+        : { status: 404, body: { type: 'record_not_found', message: 'Object not found', errors: null } };
+    }
     const payment = /^\/v1\/payments\/([^/]+)$/.exec(req.path);
     if (req.method === 'GET' && payment) {
       const found = this.payment(decodeURIComponent(payment[1]));

@@ -11,6 +11,10 @@ export interface FakeRequest {
 export interface FakeAnswer {
   status: number;
   body: unknown;
+  /** Extra headers (a redirect's Location, CORS). */
+  headers?: Record<string, string>;
+  /** A body sent as is (HTML), instead of `body` as JSON. */
+  raw?: { type: string; text: string };
 }
 
 /**
@@ -57,8 +61,11 @@ export abstract class FakeServer {
         }
         const answer: FakeAnswer =
           fault === '5xx' ? { status: 503, body: { message: 'Service Unavailable' } } : this.handle(request);
-        res.writeHead(answer.status, { 'Content-Type': 'application/json' });
-        res.end(JSON.stringify(answer.body));
+        res.writeHead(answer.status, {
+          'Content-Type': answer.raw?.type ?? 'application/json',
+          ...answer.headers,
+        });
+        res.end(answer.raw ? answer.raw.text : JSON.stringify(answer.body));
       });
     });
     this.server.on('connection', (socket) => {

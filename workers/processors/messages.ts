@@ -6,7 +6,6 @@ import { sendRefundMessage } from '../../shared/services/refunds';
 import { sendCheckoutReminder } from '../../shared/services/growth/abandoned';
 import { sendClaimMessage } from '../../shared/services/fraud/claims-notify';
 import { sendSubscriptionMessage } from '../../shared/services/subscriptions/messages';
-import { sendOrderAgain } from '../../shared/services/account/resend';
 import type { QueueProcessor } from './types';
 
 /**
@@ -59,7 +58,12 @@ export const messagesProcessor: QueueProcessor<'messages'> = {
         return outcome;
       }
       if (data.kind === 'order_resend') {
-        const outcome = await sendOrderAgain(deps, data.orderId, data.request);
+        // Queued by the account before its resend became the dashboard's: the same sender, its old key.
+        const outcome = await sendDeliveryResend(
+          deps,
+          data.orderId,
+          `order-resend:${data.orderId}:${data.request}`,
+        );
         deps.logger.info(
           { queue: 'messages', jobId: job.id, orderId: data.orderId, outcome },
           'order resend',

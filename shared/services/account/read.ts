@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { downloadLinksFor, type DownloadLink } from '../files/entitlement';
 import { documentLink, type DocumentLink } from '../invoices/read';
+import { accountKeys, type AccountKey } from './claims';
 import { ACCOUNT_STATUSES, whereBuyerOwns } from './identity';
 import type { BuyerIdentity } from './sessions';
 
@@ -39,6 +40,8 @@ export interface AccountItem {
   quantity: number;
   total_minor: number;
   codes: string[];
+  /** The code keys with their replacement claims (docs/account.md, "This key does not work"). */
+  keys: AccountKey[];
   licenses: AccountLicense[];
   downloads: DownloadLink[];
   reviewable: boolean;
@@ -47,11 +50,13 @@ export interface AccountItem {
 
 export interface AccountOrder {
   id: number;
+  /** The order's number in its store (counting from 1); `id` stays the platform-wide id. */
+  number: number;
   status: number;
   total_minor: number;
   currency: string;
   created_at: Date;
-  store: { id: number; name: string; support_email: string | null };
+  store: { id: number; name: string; slug: string; support_email: string | null };
   items: AccountItem[];
   document: DocumentLink | null;
 }
@@ -69,6 +74,10 @@ export interface AccountSubscription {
   next_terms_from: Date | null;
   store_name: string;
   order_id: number | null;
+  /** The provider that keeps the saved card (renewals charge it), or null. */
+  provider: string | null;
+  /** The waiting price was announced (a rise), and when the buyer accepted it from the account, if they did. */
+  price_notice: { accepted_at: Date | null } | null;
   renewals: { order_id: number | null; created_at: Date; status: string }[];
 }
 
@@ -107,21 +116,25 @@ export async function accountOrders(
     .limit(ACCOUNT_ORDER_LIMIT)
     .select(
       'o.id',
+      'o.number',
       'o.status',
       'o.total_minor',
       'o.currency',
       'o.created_at',
       's.id as store_id',
       's.name as store_name',
+      's.slug as store_slug',
       's.support_email',
     )) as {
     id: number;
+    number: number;
     status: number;
     total_minor: string;
     currency: string;
     created_at: Date;
     store_id: number;
     store_name: string;
+    store_slug: string;
     support_email: string | null;
   }[];
   if (rows.length === 0) return [];
@@ -143,6 +156,7 @@ export async function accountOrders(
     .whereIn('order_item_id', paidItemIds)
     .orderBy('id')
     .select('order_item_id', 'code')) as { order_item_id: number; code: string }[];
+  const keys = await accountKeys(knex, paidItemIds);
   const licenses = await licensesOf(knex, paidItemIds);
   const reviews = (await knex('reviews')
     .where('buyer', `${identity.kind}:${identity.value}`)
@@ -158,11 +172,12 @@ export async function accountOrders(
     const own = items.filter((i) => i.order_id === r.id);
     out.push({
       id: r.id,
+      number: Number(r.number),
       status: Number(r.status),
       total_minor: Number(r.total_minor),
       currency: r.currency,
       created_at: r.created_at,
-      store: { id: r.store_id, name: r.store_name, support_email: r.support_email },
+      store: { id: r.store_id, name: r.store_name, slug: r.store_slug, support_email: r.support_email },
       document: await documentLink(
         knex,
         { appSecret: deps.appSecret, publicBaseUrl: deps.config.publicBaseUrl },
@@ -178,6 +193,7 @@ export async function accountOrders(
             quantity: Number(i.quantity),
             total_minor: Number(i.total_minor),
             codes: paid ? codes.filter((c) => c.order_item_id === i.id).map((c) => c.code) : [],
+            keys: paid ? (keys.get(i.id) ?? []) : [],
             licenses: paid ? licenses.filter((l) => l.order_item_id === i.id) : [],
             downloads: paid ? await downloadLinksFor(deps, i.id) : [],
             reviewable: paid && i.product_id !== null,
@@ -262,6 +278,7 @@ export async function accountSubscriptions(
       'sub.next_price_minor',
       'sub.next_terms_from',
       'sub.order_id',
+      'sub.provider',
       'p.name as product_name',
       'pp.name as plan_name',
       'pp.price_minor as plan_price_minor',
@@ -280,8 +297,28 @@ export async function accountSubscriptions(
         status: string;
       }[])
     : [];
+  const notices = ids.length
+    ? ((await knex('subscription_price_notices')
+        .whereIn('subscription_id', ids)
+        .orderBy('id', 'desc')
+        .select('subscription_id', 'to_price_minor', 'accepted_at')) as {
+        subscription_id: number;
+        to_price_minor: string;
+        accepted_at: Date | null;
+      }[])
+    : [];
   return rows.map((r) => ({
     id: Number(r.id),
+    provider: (r.provider as string | null) ?? null,
+    price_notice: (() => {
+      const n = notices.find(
+        (x) =>
+          x.subscription_id === Number(r.id) &&
+          r.next_price_minor !== null &&
+          Number(x.to_price_minor) === Number(r.next_price_minor),
+      );
+      return n ? { accepted_at: n.accepted_at } : null;
+    })(),
     status: String(r.status),
     cancel_at_period_end: Boolean(r.cancel_at_period_end),
     current_period_end: (r.current_period_end as Date | null) ?? null,

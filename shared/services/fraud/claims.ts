@@ -13,7 +13,7 @@ import { noteStockChangedOn } from '../catalogue/cache';
  * bad and stays on its order item, never on sale again) or declines with a note. The buyer is told by
  * message and e-mail (the `messages` job `key_claim`), and both sides see the claim's history.
  *
- * The buyer's proof, until the buyer account offers its own: a signed claim link per code key, sent with
+ * The buyer's proof outside the account (which uses its session: ../account/claims.ts): a signed claim link per code key, sent with
  * the delivery (`/claims/new?t=...`): `t` is the key's id and an HMAC of it under a key derived from the
  * platform secret, so only whoever received the delivery can claim, and for that key only.
  */
@@ -183,7 +183,7 @@ export const CLAIM_NOT_ALLOWED = 'This key cannot be claimed';
 export const NO_REPLACEMENT = 'No key of this product is left in stock to replace it';
 
 /**
- * The buyer's claim on one delivered key (the service the buyer account will call with its own proof).
+ * The buyer's claim on one delivered key (also called by the buyer account, ../account/claims.ts, with its own proof).
  * One open or approved claim per key: a second is a 409, also when two arrive at once (the unique index).
  */
 export async function openClaim(

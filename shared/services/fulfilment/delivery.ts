@@ -38,6 +38,8 @@ export async function deliverables(deps: DeliveryDeps, items: OrderItem[]): Prom
   const ids = items.map((i) => i.id);
   const codes = await knex('product_codes')
     .whereIn('order_item_id', ids)
+    // A key replaced after a claim (docs/fraud.md) is never sent again; its replacement is.
+    .whereNull('bad_at')
     .orderBy('id')
     .select<{ id: number; order_item_id: number; code: string }[]>('id', 'order_item_id', 'code');
   const licenses = await knex('licenses')

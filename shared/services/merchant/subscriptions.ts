@@ -35,6 +35,12 @@ function baseQuery(knex: Knex, storeId: number): Knex.QueryBuilder {
       'pl.name as plan_name',
       'pl.duration as plan_duration',
       'pl.price_minor as plan_price_minor',
+      // When the buyer accepted the waiting price from their account (docs/account.md).
+      knex.raw(
+        `(select n.accepted_at from subscription_price_notices n
+           where n.subscription_id = s.id and n.to_price_minor = s.next_price_minor
+           order by n.id desc limit 1) as next_price_accepted_at`,
+      ),
       'o.customer_first_name',
       'o.customer_last_name',
       'o.customer_email',
@@ -61,6 +67,7 @@ interface SubscriptionRow {
   currency: string | null;
   next_price_minor: number | string | null;
   next_terms_from: Date | null;
+  next_price_accepted_at: Date | null;
   payment_method: string | null;
   payment_token_encrypted: string | null;
   past_due_since: Date | null;
@@ -116,6 +123,7 @@ function viewOf(s: SubscriptionRow) {
         : {
             price: formatMoney(Number(s.next_price_minor), s.currency),
             applies_from: iso(s.next_terms_from),
+            accepted_at: iso(s.next_price_accepted_at),
           },
     payment_method: s.payment_method,
     renews_by:

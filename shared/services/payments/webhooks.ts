@@ -16,6 +16,12 @@ import { enqueue, Queues } from '../../queues';
 import { credentialsFor, PaymentsContext } from './context';
 import { reconcilePayment, ReconcileOutcome } from './reconcile';
 import { type DisputeOutcome, recordDispute } from '../fraud/disputes';
+import {
+  cardUpdateOf,
+  cardUpdateTarget,
+  completeCardUpdate,
+  type CardUpdateOutcome,
+} from '../account/subscriptions';
 
 export const INVALID_SIGNATURE = 'Invalid webhook signature';
 
@@ -68,10 +74,15 @@ export async function receiveWebhook(
   const adapter = deps.providers[provider];
   const reference = adapter.webhookReference(body);
   if (!reference) return { received: true, status: 'ignored' };
-  const payment = await Payment.query(deps.knex).findOne({
+  const found = await Payment.query(deps.knex).findOne({
     provider,
     provider_payment_id: reference.providerPaymentId,
   });
+  // Not a payment: perhaps a card-saving session of "Update the saved card" (docs/account.md), verified
+  // with the same store's credentials and kept in the same inbox (its payment_id null).
+  const card = found ? null : await cardUpdateOf(deps.knex, provider, reference.providerPaymentId);
+  const payment =
+    found ?? (card ? { id: null, ...(await cardUpdateTarget(deps.knex, card, provider)) } : null);
   if (!payment) return { received: true, status: 'ignored' };
 
   try {
@@ -159,7 +170,12 @@ export async function sweepWebhooks(
 export async function processWebhookEvent(
   ctx: PaymentsContext,
   webhookEventId: number,
-): Promise<ReconcileOutcome | DisputeOutcome | { outcome: 'processed-before' | 'unknown-payment' }> {
+): Promise<
+  | ReconcileOutcome
+  | DisputeOutcome
+  | { outcome: 'processed-before' | 'unknown-payment' }
+  | { outcome: 'card-update'; card: CardUpdateOutcome }
+> {
   const event = await WebhookEvent.query(ctx.knex).findById(webhookEventId);
   if (!event) throw new NotFoundError(`webhook event ${webhookEventId} does not exist`);
   if (event.processed_at) return { outcome: 'processed-before' };
@@ -170,11 +186,15 @@ export async function processWebhookEvent(
   const dispute = isHostedProvider(event.provider)
     ? ctx.providers[event.provider].disputeOf?.(event.payload)
     : null;
-  const result = !paymentId
-    ? ({ outcome: 'unknown-payment' } as const)
-    : dispute
-      ? await recordDispute(ctx, paymentId, dispute)
-      : await reconcilePayment(ctx, paymentId, 'webhook');
+  const card = !paymentId ? await cardEventOf(ctx, event) : null;
+  if (card === 'pending') throw new Error(`card update of webhook event ${event.id} is still pending`);
+  const result = card
+    ? ({ outcome: 'card-update', card } as const)
+    : !paymentId
+      ? ({ outcome: 'unknown-payment' } as const)
+      : dispute
+        ? await recordDispute(ctx, paymentId, dispute)
+        : await reconcilePayment(ctx, paymentId, 'webhook');
   await WebhookEvent.query(ctx.knex)
     .patch({ processed_at: new Date() })
     .where({ id: event.id })
@@ -193,4 +213,14 @@ async function paymentOfPayload(ctx: PaymentsContext, event: WebhookEvent): Prom
     provider_payment_id: reference.providerPaymentId,
   });
   return payment?.id ?? null;
+}
+
+/** A card-saving session's event (docs/account.md, "Update the saved card"), completed from the provider. */
+async function cardEventOf(ctx: PaymentsContext, event: WebhookEvent): Promise<CardUpdateOutcome | null> {
+  const provider = event.provider;
+  if (!isHostedProvider(provider)) return null;
+  const reference = ctx.providers[provider].webhookReference(event.payload);
+  if (!reference) return null;
+  const outcome = await completeCardUpdate(ctx, provider, reference.providerPaymentId, undefined);
+  return outcome === 'unknown' ? null : outcome;
 }

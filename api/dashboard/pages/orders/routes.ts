@@ -15,6 +15,7 @@ import { documentLink } from '../../../../shared/services/invoices/read';
 import { requestRefund } from '../../../../shared/services/orders/refund';
 import { formatAmount } from '../../../pay/i18n';
 import { listAudit } from '../../../../shared/services/merchant/audit';
+import { subscriptionAuditOfOrder } from '../../../../shared/services/account/subscriptions';
 import type { AppContext } from '../../../context';
 import { defineRoute } from '../../../http/route';
 import { htmlResponse } from '../../../openapi/components';
@@ -60,13 +61,15 @@ async function renderOrder(
     throw err;
   }
   const { knex, config } = ctx.deps;
-  const [attempts, refunds, document, audit, emails, fraud] = await Promise.all([
+  const [attempts, refunds, document, audit, emails, fraud, subscriptionAudit] = await Promise.all([
     paymentAttempts(knex, store.id, orderId),
     orderRefunds(knex, store.id, orderId),
     documentLink(knex, { appSecret: ctx.deps.appSecret, publicBaseUrl: config.publicBaseUrl }, orderId),
     listAudit(knex, store.id, { resource_type: 'order', resource_id: orderId }, { page: 1, per_page: 50 }),
     emailsForOrder(knex, orderId),
     orderFraud(knex, store.id, orderId),
+    // The buyer's own changes to the subscriptions this order started (docs/account.md).
+    subscriptionAuditOfOrder(knex, store.id, orderId),
   ]);
   sendPage(ctx, {
     status,
@@ -74,7 +77,7 @@ async function renderOrder(
       refunds,
       document,
       refundForm,
-      audit: audit.items,
+      audit: [...audit.items, ...subscriptionAudit].sort((a, b) => b.created_at.localeCompare(a.created_at)),
       emails,
       resendable: isFulfillable(detail.status as OrderStatus),
       fraud: orderFraudSection(shell, fraud),
