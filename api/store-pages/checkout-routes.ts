@@ -16,6 +16,7 @@ import { toErrorView } from '../middleware/error-handler';
 import { byClientIp, rateLimit } from '../middleware/rate-limit';
 import { htmlResponse, redirectResponse } from '../openapi/components';
 import { sendHtml } from '../pay/html';
+import { bindRevealCookie } from '../pay/reveal-cookie';
 import { type Locale } from '../pay/i18n';
 import { pageActionView } from '../pay/views';
 import { requestDeps } from '../request-deps';
@@ -163,10 +164,13 @@ export const storeCheckoutRoutes = [
           result.checkout_url,
           String(method),
         );
+        if (action.kind === 'error') return again(action.status, { errors: {}, alert: action.message });
+        // The browser that submitted this form is the one that sees the goods on the payment page once paid
+        // (shared/services/reveal): bound here, before the payment page's address leaves this answer.
+        await bindRevealCookie(ctx, result.checkout_id);
         if (action.kind === 'redirect') {
           return sendHtml(ctx, { status: 303, location: withLang(action.url, r.pc.locale) });
         }
-        if (action.kind === 'error') return again(action.status, { errors: {}, alert: action.message });
         return sendHtml(
           ctx,
           pageActionView(action, { locale: r.pc.locale, switchHref: ctx.path, path: ctx.path }),
