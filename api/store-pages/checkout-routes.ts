@@ -21,6 +21,7 @@ import { type Locale } from '../pay/i18n';
 import { pageActionView } from '../pay/views';
 import { requestDeps } from '../request-deps';
 import { checkoutView, type CheckoutForm } from './checkout-view';
+import { creatorCodeFor } from './ref';
 import {
   contextOf,
   embedProduct,
@@ -144,6 +145,9 @@ export const storeCheckoutRoutes = [
       if (Object.keys(errors).length > 0) return again(422, { errors, alert: null });
       const body = checked.value;
       try {
+        // A `?ref=CODE` this browser came with credits that creator (docs/growth.md).
+        const creatorCode = await creatorCodeFor(ctx, store, body.creator_code);
+        if (creatorCode) body.creator_code = creatorCode;
         const result = await createCheckout(
           requestDeps(ctx),
           store,

@@ -18520,6 +18520,8 @@ export interface operations {
                 lang?: "ar" | "en";
                 /** @description The page of products. */
                 page?: number;
+                /** @description A creator’s code (docs/growth.md): kept for the browser session and credited on this store’s checkout. A code that is malformed or names no active creator is ignored. */
+                ref?: string;
             };
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
@@ -18586,6 +18588,8 @@ export interface operations {
                 lang?: "ar" | "en";
                 /** @description The page of products. */
                 page?: number;
+                /** @description A creator’s code (docs/growth.md): kept for the browser session and credited on this store’s checkout. A code that is malformed or names no active creator is ignored. */
+                ref?: string;
             };
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
@@ -18826,6 +18830,8 @@ export interface operations {
             query?: {
                 /** @description The page language; default: Accept-Language. */
                 lang?: "ar" | "en";
+                /** @description A creator’s code (docs/growth.md): kept for the browser session and credited on this store’s checkout. A code that is malformed or names no active creator is ignored. */
+                ref?: string;
             };
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
