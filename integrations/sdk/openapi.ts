@@ -5413,7 +5413,10 @@ export interface components {
             /** @description Percent (10 = 10%) or fixed amount in major units (5.5). */
             amount: number;
             code: string;
-            coupon_id: number;
+            /** @description Null when the code is a creator’s code and no coupon of the store (`creator: true`). */
+            coupon_id: number | null;
+            /** @description True when the code is a creator’s (docs/growth.md, "Creator codes"): the checkout credits that creator and the discount is the creator’s buyer discount (`amount` percent, 0 when none). */
+            creator: boolean;
             /** @description Discount for this product and quantity, major units. */
             discount_amount: number;
             /** @description Empty: any method. */
