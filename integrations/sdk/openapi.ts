@@ -1553,30 +1553,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Merchant dashboard: the product page’s snippet Copy button
-         * @description Copies the widget snippet to the clipboard and posts the Copy form by fetch. The page works without it.
+         * Merchant dashboard: the product page’s Copy buttons
+         * @description Copies the buy link or the widget snippet to the clipboard and posts that Copy form by fetch (the launch checklist’s “share” step). The page works without it.
          */
         get: operations["dashboardLaunchScript"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/merchant/assets/share.js": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Merchant dashboard: the product page’s copy buttons
-         * @description Copies the buy link or the widget snippet. The page works without it (read-only inputs).
-         */
-        get: operations["dashboardShareScript"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2540,7 +2520,7 @@ export interface paths {
         put?: never;
         /**
          * Merchant dashboard: the product’s widget snippet was copied
-         * @description The product page’s Copy button: notes that the store’s widget snippet was copied (the launch checklist’s “share the product’s link or paste the widget” step), then 303 back to the snippet.
+         * @description The product page’s Copy buttons (the buy link’s and the widget snippet’s): notes that the product was shared (the launch checklist’s “share the product’s link or paste the widget” step), then 303 back to the share card.
          */
         post: operations["dashboardSnippetCopied"];
         delete?: never;
@@ -12037,35 +12017,6 @@ export interface operations {
         };
     };
     dashboardLaunchScript: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
-                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The script. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/javascript": string;
-                };
-            };
-            422: components["responses"]["PlatformError"];
-            500: components["responses"]["PlatformInternalError"];
-            503: components["responses"]["PlatformDependencyUnavailable"];
-        };
-    };
-    dashboardShareScript: {
         parameters: {
             query?: never;
             header?: {
