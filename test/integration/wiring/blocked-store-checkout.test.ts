@@ -3,10 +3,11 @@ import { usePaymentsSuite } from '../payments/support';
 import { wiringStore, type Wiring } from './support';
 
 /**
- * The store page checkout applies the store’s block lists (docs/fraud.md, "Block lists") before anything is
- * created: a blocked e-mail domain or address range gets the form again with one neutral message.
+ * The store page checkout applies the store's block lists and limits (docs/fraud.md, "Block lists",
+ * "Limits") before anything is created: a blocked e-mail domain or address range, or a buyer past the daily
+ * order limit (ten forms at once, a limit of two), gets the form again with one neutral message.
  */
-describe('wiring: store page checkout: block lists', function () {
+describe('wiring: store page checkout: block lists and limits', function () {
   this.timeout(60_000);
   const suite = usePaymentsSuite();
   let w: Wiring;
@@ -61,5 +62,32 @@ describe('wiring: store page checkout: block lists', function () {
       .select('rule', 'source');
     expect(refusals.map((r) => r.rule)).to.deep.equal(['blocked_email_domain', 'blocked_ip', 'blocked_ip']);
     expect(refusals.every((r) => r.source === 'store_page')).to.equal(true);
+  });
+
+  it('holds a daily order limit on the store page checkout when ten of one buyer’s forms arrive at once', async () => {
+    const limited = await w.merchant('PATCH', '/shawarma/store', {
+      settings: { max_orders_per_buyer_per_day: 2 },
+    });
+    expect(limited.status, limited.text).to.equal(200);
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => w.postCheckout('pack', w.buyer('594800051'))),
+    );
+    const statuses = answers.map((a) => a.status).sort();
+    expect(statuses).to.deep.equal([303, 303, 403, 403, 403, 403, 403, 403, 403, 403]);
+    for (const refused of answers.filter((a) => a.status === 403)) {
+      expect(/<p class="alert" role="alert">([^<]*)<\/p>/.exec(refused.text)?.[1]).to.equal(
+        'This checkout cannot be completed.',
+      );
+    }
+    const opened = await suite.deps
+      .knex('checkouts')
+      .where({ store_id: w.m.id, customer_phone: '594800051' })
+      .count<{ n: string }[]>('* as n');
+    expect(Number(opened[0]!.n)).to.equal(2);
+    const rules = await suite.deps
+      .knex('checkout_refusals')
+      .where({ store_id: w.m.id, rule: 'max_orders_per_buyer_per_day', source: 'store_page' })
+      .count<{ n: string }[]>('* as n');
+    expect(Number(rules[0]!.n)).to.equal(8);
   });
 });
