@@ -50,7 +50,10 @@ export const sharedSchemas: Record<string, SchemaObject> = {
     icon: { type: 'string', description: 'Icon key (the method id).' },
   }),
   CouponResult: object({
-    coupon_id: { type: 'integer' },
+    coupon_id: {
+      type: ['integer', 'null'],
+      description: 'Null when the code is a creator’s code and no coupon of the store (`creator: true`).',
+    },
     code: { type: 'string' },
     type: { type: 'string', enum: ['percentage', 'fixed'] },
     amount: { type: 'number', description: 'Percent (10 = 10%) or fixed amount in major units (5.5).' },
@@ -59,6 +62,12 @@ export const sharedSchemas: Record<string, SchemaObject> = {
       type: 'array',
       items: { type: 'string', enum: METHOD_IDS },
       description: 'Empty: any method.',
+    },
+    creator: {
+      type: 'boolean',
+      description:
+        'True when the code is a creator’s (docs/growth.md, "Creator codes"): the checkout credits that ' +
+        'creator and the discount is the creator’s buyer discount (`amount` percent, 0 when none).',
     },
   }),
   CheckoutSession: {

@@ -11,7 +11,6 @@ import {
   type PaymentPage,
 } from '../../shared/services/payments';
 import {
-  claimRevealCookie,
   revealCookieName,
   revealGoodsByCookie,
   type RevealAnswer,
@@ -22,6 +21,7 @@ import { defineRoute, type ResponseDoc } from '../http/route';
 import { htmlResponse, redirectResponse, schemaRef } from '../openapi/components';
 import { sandboxWebhookTarget } from '../sandbox/webhook-target';
 import { sendHtml } from './html';
+import { bindRevealCookie } from './reveal-cookie';
 import { LOCALES, pickLocale, STRINGS } from './i18n';
 import { checkoutPageView, messageView, pageActionView, paymentPageView, View } from './views';
 
@@ -92,20 +92,7 @@ const limited: Record<number, ResponseDoc> = {
  */
 async function revealOnPage(ctx: AppContext, page: PaymentPage): Promise<RevealAnswer | null> {
   if (page.kind === 'sandbox' || page.kind === 'waiting' || page.kind === 'forward') {
-    const token = await claimRevealCookie(ctx.deps.knex, page.checkoutId);
-    if (token) {
-      const secure = ctx.secure || ctx.deps.config.publicBaseUrl.startsWith('https:');
-      // Lax: the provider sends the buyer back here with a top-level GET from its own site.
-      const parts = [
-        `${revealCookieName(page.checkoutId)}=${token}`,
-        'Path=/pay/',
-        'HttpOnly',
-        'SameSite=Lax',
-      ];
-      parts.push('Max-Age=7200');
-      if (secure) parts.push('Secure');
-      ctx.append('Set-Cookie', parts.join('; '));
-    }
+    await bindRevealCookie(ctx, page.checkoutId);
     return null;
   }
   if (page.kind !== 'paid') return null;

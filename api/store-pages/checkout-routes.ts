@@ -16,10 +16,12 @@ import { toErrorView } from '../middleware/error-handler';
 import { byClientIp, rateLimit } from '../middleware/rate-limit';
 import { htmlResponse, redirectResponse } from '../openapi/components';
 import { sendHtml } from '../pay/html';
+import { bindRevealCookie } from '../pay/reveal-cookie';
 import { type Locale } from '../pay/i18n';
 import { pageActionView } from '../pay/views';
 import { requestDeps } from '../request-deps';
 import { checkoutView, type CheckoutForm } from './checkout-view';
+import { creatorCodeFor } from './ref';
 import {
   contextOf,
   embedProduct,
@@ -143,6 +145,9 @@ export const storeCheckoutRoutes = [
       if (Object.keys(errors).length > 0) return again(422, { errors, alert: null });
       const body = checked.value;
       try {
+        // A `?ref=CODE` this browser came with credits that creator (docs/growth.md).
+        const creatorCode = await creatorCodeFor(ctx, store, body.creator_code);
+        if (creatorCode) body.creator_code = creatorCode;
         const result = await createCheckout(
           requestDeps(ctx),
           store,
@@ -163,10 +168,13 @@ export const storeCheckoutRoutes = [
           result.checkout_url,
           String(method),
         );
+        if (action.kind === 'error') return again(action.status, { errors: {}, alert: action.message });
+        // The browser that submitted this form is the one that sees the goods on the payment page once paid
+        // (shared/services/reveal): bound here, before the payment page's address leaves this answer.
+        await bindRevealCookie(ctx, result.checkout_id);
         if (action.kind === 'redirect') {
           return sendHtml(ctx, { status: 303, location: withLang(action.url, r.pc.locale) });
         }
-        if (action.kind === 'error') return again(action.status, { errors: {}, alert: action.message });
         return sendHtml(
           ctx,
           pageActionView(action, { locale: r.pc.locale, switchHref: ctx.path, path: ctx.path }),

@@ -32,6 +32,7 @@ import {
   storeParams,
 } from './page-http';
 import { storeCheckoutRoutes } from './checkout-routes';
+import { keepRef, refQuery } from './ref';
 
 /**
  * Store pages and buy links (docs/store-pages.md; the operator contract's "Store pages and buy links"):
@@ -60,13 +61,18 @@ export const storePageRoutes = [
     guards: storePageGuards,
     request: {
       params: storeParams,
-      query: Joi.object<{ lang?: string; page: number }, true>({ lang: langQuery, page: pageQuery }),
+      query: Joi.object<{ lang?: string; page: number; ref?: string }, true>({
+        lang: langQuery,
+        page: pageQuery,
+        ref: refQuery,
+      }),
     },
     responses: htmlPage('The store page.'),
     handler: async (ctx, { params, query }) => {
       const store = await storeBySlug(ctx.deps, params.slug);
       if (!store) return sendNotFound(ctx, undefined, '');
       await renderHome(ctx, store, query.page);
+      keepRef(ctx, store);
     },
   }),
   defineRoute({
@@ -84,7 +90,11 @@ export const storePageRoutes = [
         slug: slugParam,
         category: Joi.string().max(200).required().description('The category’s slug.'),
       }),
-      query: Joi.object<{ lang?: string; page: number }, true>({ lang: langQuery, page: pageQuery }),
+      query: Joi.object<{ lang?: string; page: number; ref?: string }, true>({
+        lang: langQuery,
+        page: pageQuery,
+        ref: refQuery,
+      }),
     },
     responses: htmlPage('The category page.'),
     handler: async (ctx, { params, query }) => {
@@ -104,6 +114,7 @@ export const storePageRoutes = [
         });
       });
       sendPublic(ctx, 200, 'text/html; charset=utf-8', body, r.explicit, etag);
+      keepRef(ctx, store);
     },
   }),
   defineRoute({
@@ -125,7 +136,7 @@ export const storePageRoutes = [
         slug: slugParam,
         product: Joi.string().max(200).required().description('The product’s slug.'),
       }),
-      query: Joi.object<{ lang?: string }, true>({ lang: langQuery }),
+      query: Joi.object<{ lang?: string; ref?: string }, true>({ lang: langQuery, ref: refQuery }),
     },
     responses: htmlPage('The product page.'),
     handler: async (ctx, { params }) => {
@@ -141,6 +152,7 @@ export const storePageRoutes = [
       const card = `${base(ctx)}/s/${store.slug}/p/${product.slug}/card.svg?lang=${r.pc.locale}`;
       const html = productViewHtml(r.pc, product, embed, reviews, card);
       sendPublic(ctx, 200, 'text/html; charset=utf-8', html, r.explicit);
+      keepRef(ctx, store);
     },
   }),
   defineRoute({

@@ -696,7 +696,7 @@ export interface paths {
         put?: never;
         /**
          * Check a coupon
-         * @description No customer authentication. The discount is computed on the product’s price (the sale price when set, or the price of `subscription_plan` when given) times the quantity, before options and tax; checkout recomputes it on the real subtotal. Checks, in order, each a 400 with its message: unknown code in this store → "Invalid coupon"; inactive, not yet started or expired → "Coupon is not active"; uses reached → "Coupon has reached maximum uses"; limited to other products → "This coupon is not valid for this product"; subtotal below the minimum → "Minimum order value is 20.00" (a decimal amount in the store’s currency, without the code). A `product_id` that is not an active product of this store is a 422 on `product_id`. When `payment_restrictions` is non-empty only those methods may be used with the coupon.
+         * @description No customer authentication. The discount is computed on the product’s price (the sale price when set, or the price of `subscription_plan` when given) times the quantity, before options and tax; checkout recomputes it on the real subtotal. Checks, in order, each a 400 with its message: unknown code in this store → "Invalid coupon"; inactive, not yet started or expired → "Coupon is not active"; uses reached → "Coupon has reached maximum uses"; limited to other products → "This coupon is not valid for this product"; subtotal below the minimum → "Minimum order value is 20.00" (a decimal amount in the store’s currency, without the code). A `product_id` that is not an active product of this store is a 422 on `product_id`. When `payment_restrictions` is non-empty only those methods may be used with the coupon. A creator’s code that is no coupon of the store is accepted as the checkout takes it (docs/growth.md): `creator: true`, `coupon_id` null, the creator’s buyer discount (0 when none).
          */
         post: operations["embedApplyCoupon"];
         delete?: never;
@@ -1673,30 +1673,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Merchant dashboard: the product page’s snippet Copy button
-         * @description Copies the widget snippet to the clipboard and posts the Copy form by fetch. The page works without it.
+         * Merchant dashboard: the product page’s Copy buttons
+         * @description Copies the buy link or the widget snippet to the clipboard and posts that Copy form by fetch (the launch checklist’s “share” step). The page works without it.
          */
         get: operations["dashboardLaunchScript"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/merchant/assets/share.js": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Merchant dashboard: the product page’s copy buttons
-         * @description Copies the buy link or the widget snippet. The page works without it (read-only inputs).
-         */
-        get: operations["dashboardShareScript"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2660,7 +2640,7 @@ export interface paths {
         put?: never;
         /**
          * Merchant dashboard: the product’s widget snippet was copied
-         * @description The product page’s Copy button: notes that the store’s widget snippet was copied (the launch checklist’s “share the product’s link or paste the widget” step), then 303 back to the snippet.
+         * @description The product page’s Copy buttons (the buy link’s and the widget snippet’s): notes that the product was shared (the launch checklist’s “share the product’s link or paste the widget” step), then 303 back to the share card.
          */
         post: operations["dashboardSnippetCopied"];
         delete?: never;
@@ -5533,7 +5513,10 @@ export interface components {
             /** @description Percent (10 = 10%) or fixed amount in major units (5.5). */
             amount: number;
             code: string;
-            coupon_id: number;
+            /** @description Null when the code is a creator’s code and no coupon of the store (`creator: true`). */
+            coupon_id: number | null;
+            /** @description True when the code is a creator’s (docs/growth.md, "Creator codes"): the checkout credits that creator and the discount is the creator’s buyer discount (`amount` percent, 0 when none). */
+            creator: boolean;
             /** @description Discount for this product and quantity, major units. */
             discount_amount: number;
             /** @description Empty: any method. */
@@ -12538,35 +12521,6 @@ export interface operations {
             503: components["responses"]["PlatformDependencyUnavailable"];
         };
     };
-    dashboardShareScript: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
-                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The script. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/javascript": string;
-                };
-            };
-            422: components["responses"]["PlatformError"];
-            500: components["responses"]["PlatformInternalError"];
-            503: components["responses"]["PlatformDependencyUnavailable"];
-        };
-    };
     dashboardCategories: {
         parameters: {
             query?: {
@@ -18996,6 +18950,8 @@ export interface operations {
                 lang?: "ar" | "en";
                 /** @description The page of products. */
                 page?: number;
+                /** @description A creator’s code (docs/growth.md): kept for the browser session and credited on this store’s checkout. A code that is malformed or names no active creator is ignored. */
+                ref?: string;
             };
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
@@ -19062,6 +19018,8 @@ export interface operations {
                 lang?: "ar" | "en";
                 /** @description The page of products. */
                 page?: number;
+                /** @description A creator’s code (docs/growth.md): kept for the browser session and credited on this store’s checkout. A code that is malformed or names no active creator is ignored. */
+                ref?: string;
             };
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
@@ -19302,6 +19260,8 @@ export interface operations {
             query?: {
                 /** @description The page language; default: Accept-Language. */
                 lang?: "ar" | "en";
+                /** @description A creator’s code (docs/growth.md): kept for the browser session and credited on this store’s checkout. A code that is malformed or names no active creator is ignored. */
+                ref?: string;
             };
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */

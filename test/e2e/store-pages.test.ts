@@ -170,10 +170,19 @@ describe('store pages in a browser', function () {
         await page.getByRole('button', { name: 'Save' }).click();
         await page.waitForURL(/saved=1/);
         expect(await page.getByLabel('Buy link (this product’s page)').inputValue()).to.equal(link);
+        // One share card: the link, its QR code and the widget snippet, each Copy saying "Copied" beside it.
+        expect(await page.locator('[data-share]').count()).to.equal(1);
         await page.getByRole('button', { name: 'Copy link' }).click();
-        await page.getByRole('button', { name: 'Copied' }).waitFor();
+        await page
+          .locator('form[data-copy-form="share-link"] [data-copy-status]')
+          .filter({ hasText: 'Copied' })
+          .waitFor();
         const copiedLink = await page.evaluate<string>('navigator.clipboard.readText()');
         await page.getByRole('button', { name: 'Copy snippet' }).click();
+        await page
+          .locator('form[data-copy-form="product-snippet"] [data-copy-status]')
+          .filter({ hasText: 'Copied' })
+          .waitFor();
         const copiedSnippet = await page.evaluate<string>('navigator.clipboard.readText()');
         await shot(page, 'store-pages-dashboard-share-en');
         return {

@@ -35,7 +35,6 @@ const DASHBOARD_ROUTES: [string, string, string][] = [
   ['post', '/merchant/orders/{orderId}/refund', 'dashboardOrderRefund'],
   ['post', '/merchant/orders/{orderId}/resend', 'dashboardOrderResend'],
   ['get', '/merchant/customers', 'dashboardCustomers'],
-  ['get', '/merchant/assets/share.js', 'dashboardShareScript'],
   ['get', '/merchant/products', 'dashboardProducts'],
   ['get', '/merchant/products/new', 'dashboardProductNew'],
   ['post', '/merchant/products', 'dashboardProductCreate'],

@@ -119,12 +119,13 @@ export interface EmbedAnswers {
     };
   };
   'POST /api/embed/apply-coupon': {
-    coupon_id: number;
+    coupon_id: number | null;
     code: string;
     type: 'percentage' | 'fixed';
     amount: number;
     discount_amount: number;
     payment_restrictions: Array<'card' | 'mada' | 'stcpay' | 'applepay' | 'paypal' | 'bank' | 'coinbase'>;
+    creator: boolean;
   };
   'POST /api/embed/checkout':
     | {

@@ -30,7 +30,9 @@ export const embedCouponRoutes = [
       '"Coupon has reached maximum uses"; limited to other products → "This coupon is not valid for this ' +
       'product"; subtotal below the minimum → "Minimum order value is 20.00" (a decimal amount in the store’s ' +
       'currency, without the code). A `product_id` that is not an active product of this store is a 422 on ' +
-      '`product_id`. When `payment_restrictions` is non-empty only those methods may be used with the coupon.',
+      '`product_id`. When `payment_restrictions` is non-empty only those methods may be used with the coupon. ' +
+      'A creator’s code that is no coupon of the store is accepted as the checkout takes it (docs/growth.md): ' +
+      '`creator: true`, `coupon_id` null, the creator’s buyer discount (0 when none).',
     guards: embedGuards,
     request: { body: applyCouponBody, example: { code: 'SAVE10', product_id: 10, quantity: 1 } },
     responses: {
@@ -43,6 +45,7 @@ export const embedCouponRoutes = [
           amount: 10,
           discount_amount: 8,
           payment_restrictions: ['card', 'mada'],
+          creator: false,
         },
       }),
       400: refused('The coupon cannot be used (see the description for each message).', 'Invalid coupon'),

@@ -1,3 +1,4 @@
+import { creatorCreditOf } from '../growth/creators';
 import { withTimedSales } from '../growth/sales';
 import type { Knex } from 'knex';
 import { Coupon, PaymentMethodId, Store } from '../../../db/models';
@@ -34,13 +35,16 @@ export const COUPON_ERRORS = {
 
 /** The coupon result object of POST /api/embed/apply-coupon. */
 export interface CouponView {
-  coupon_id: number;
+  /** Null for a creator's code that is no coupon of the store (`creator: true`). */
+  coupon_id: number | null;
   code: string;
   type: Coupon['type'];
   /** 10 for 10%; 5.5 for a fixed 5.50. */
   amount: number;
   discount_amount: number;
   payment_restrictions: PaymentMethodId[];
+  /** True when the code is a creator's (docs/growth.md, "Creator codes"): the discount is the creator's. */
+  creator: boolean;
 }
 
 export async function findCouponByCode(
@@ -160,8 +164,27 @@ export async function applyCoupon(knex: Knex, store: Store, input: ApplyCouponIn
   await withTimedSales(knex, store.id, [product]);
   const subtotalMinor = subtotalOf(unitPrice(product, plan), 0, input.quantity);
   if (subtotalMinor === null) throw ValidationError.field('quantity', 'The quantity is too large.');
+  // As the checkout reads a coupon_code: a creator's code that is no coupon of the store is the creator's
+  // (accepted, with the creator's buyer discount or none); a coupon with that code stays the coupon.
+  const credit = await creatorCreditOf(knex, store.id, undefined, input.code.trim());
+  if (credit.creator && credit.couponIsCreator) {
+    const bp = credit.discountBp ?? 0;
+    return {
+      coupon_id: null,
+      code: credit.creator.code,
+      type: 'percentage',
+      amount: bp / 100,
+      discount_amount: toMajorNumber(
+        bp > 0 ? couponDiscount(subtotalMinor, { type: 'percentage', amount: bp }) : 0,
+        store.currency,
+      ),
+      payment_restrictions: [],
+      creator: true,
+    };
+  }
   const coupon = await resolveCoupon(knex, store.id, input.code, product.id, subtotalMinor);
   return {
+    creator: false,
     coupon_id: coupon.id,
     code: coupon.code,
     type: coupon.type,

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { ORDER_STATUS, Order, OrderStatus, Payment } from '../../../db/models';
 import { formatMoney } from '../../money';
+import { commissionEvent, reverseCommissionForDispute } from '../growth/creators';
 import type { ProviderDispute } from '../../providers/types';
 import type { UnitOfWork } from '../../unit-of-work';
 import { noteOrderLicensesChangedOn, revokeOrderLicenses } from '../licenses';
@@ -20,7 +21,9 @@ import { addToBlockLists } from './settings';
  *   on sale, no fulfilment); a Completed order keeps its status and has its licenses revoked (the card
  *   holder took the money back, so the goods stop working);
  * - the buyer's phone and e-mail go on the store's block lists;
- * - `order.disputed` is emitted (the merchant's webhook).
+ * - `order.disputed` is emitted (the merchant's webhook);
+ * - the creator credited by the order loses what it still holds of its revenue and commission
+ *   (growth/creators.ts reverseCommissionForDispute), with its `creator.commission` event.
  */
 
 export type DisputeOutcome =
@@ -76,6 +79,9 @@ export async function recordDispute(
     const licensesRevoked = await withhold(ctx, uow, order, now);
     await trx('order_disputes').where('id', disputeId).update({ licenses_revoked: licensesRevoked });
     await blockBuyer(trx, order);
+    // The card holder took the money back: so goes the creator's share (once per order, docs/growth.md).
+    const reversal = await reverseCommissionForDispute(trx, order.id);
+    if (reversal) await uow.emit(commissionEvent(reversal));
 
     await uow.emit({
       type: 'order.disputed',

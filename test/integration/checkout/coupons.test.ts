@@ -40,6 +40,7 @@ describe('POST /api/embed/apply-coupon', () => {
         amount: 10,
         discount_amount: 8,
         payment_restrictions: ['card', 'mada'],
+        creator: false,
       },
     });
   });
@@ -55,6 +56,7 @@ describe('POST /api/embed/apply-coupon', () => {
       amount: 5.5,
       discount_amount: 5.5,
       payment_restrictions: [],
+      creator: false,
     });
   });
 

@@ -14,9 +14,10 @@ export const dashboardLaunchRoutes = [
   pageScriptRoute({
     path: '/merchant/assets/launch.js',
     operationId: 'dashboardLaunchScript',
-    summary: 'Merchant dashboard: the product page’s snippet Copy button',
+    summary: 'Merchant dashboard: the product page’s Copy buttons',
     description:
-      'Copies the widget snippet to the clipboard and posts the Copy form by fetch. The page works without it.',
+      'Copies the buy link or the widget snippet to the clipboard and posts that Copy form by fetch (the ' +
+      'launch checklist’s “share” step). The page works without it.',
     source: LAUNCH_SCRIPT,
   }),
   defineRoute({
@@ -26,8 +27,9 @@ export const dashboardLaunchRoutes = [
     operationId: 'dashboardSnippetCopied',
     summary: 'Merchant dashboard: the product’s widget snippet was copied',
     description:
-      'The product page’s Copy button: notes that the store’s widget snippet was copied (the launch ' +
-      'checklist’s “share the product’s link or paste the widget” step), then 303 back to the snippet.',
+      'The product page’s Copy buttons (the buy link’s and the widget snippet’s): notes that the product was ' +
+      'shared (the launch checklist’s “share the product’s link or paste the widget” step), then 303 back ' +
+      'to the share card.',
     guards: signedIn('products.edit'),
     request: {
       params: idParam('productId') as Joi.ObjectSchema<{ productId: number }>,

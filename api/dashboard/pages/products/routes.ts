@@ -17,9 +17,8 @@ import type { AppContext } from '../../../context';
 import { defineRoute } from '../../../http/route';
 import { htmlResponse, redirectResponse } from '../../../openapi/components';
 import { sendPage } from '../../layout';
-import { shareCard, shareScriptRoute } from './share';
+import { shareCard } from './share';
 import { dashboardOf, formField, signedIn } from '../../session';
-import { snippetSection } from '../launch/view';
 import { productsView, productFormView } from './view';
 import {
   formBody,
@@ -175,7 +174,6 @@ function formErrorsOf(err: ValidationError): FormErrors {
 }
 
 export const dashboardProductRoutes = [
-  shareScriptRoute,
   defineRoute({
     method: 'get',
     path: '/merchant/products',
@@ -334,16 +332,16 @@ export const dashboardProductRoutes = [
           availableCodes: product.available_codes ?? 0,
           currency: store.currency,
           categories: await categoryChoices(ctx),
-          share:
-            (await shareCard({
-              locale: shell.locale,
-              publicBaseUrl: ctx.deps.config.publicBaseUrl,
-              storeSlug: store.slug,
-              productSlug: product.slug,
-              productId: product.id,
-              embedKey: store.embed_key,
-              active: product.active,
-            })) + snippetSection(shell, product.id, store.embed_key, ctx.deps.config.publicBaseUrl),
+          share: await shareCard({
+            locale: shell.locale,
+            publicBaseUrl: ctx.deps.config.publicBaseUrl,
+            storeSlug: store.slug,
+            productSlug: product.slug,
+            productId: product.id,
+            embedKey: store.embed_key,
+            active: product.active,
+            formToken: shell.formToken,
+          }),
         }),
       });
     },
