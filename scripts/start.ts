@@ -45,6 +45,8 @@ const asText = (value: unknown): string | undefined => (typeof value === 'string
 /** What the address box shows of the demo store: read from the fixture and the manifest, not repeated here. */
 interface DemoStore {
   ref: string;
+  /** The store page's address `/s/{slug}` (the fixture's `slug`, else its `ref`). */
+  slug: string;
   embedKey?: string;
   merchantToken?: string;
   fivemSecret?: string;
@@ -63,6 +65,7 @@ function demoStore(fixtureFile: string, manifest: Json): DemoStore {
   const customerRef = asText(customer.ref) ?? '';
   return {
     ref,
+    slug: asText(store.slug) ?? ref,
     embedKey: asText(entry.embed_key) ?? asText(store.embed_key),
     merchantToken: asText(asList(store.merchant_tokens)[0]),
     fivemSecret: asText(store.fivem_secret),
@@ -312,6 +315,11 @@ class Launcher {
     rows.push([
       'Merchant dashboard',
       `${base}/merchant${demo.ownerPhone && config.nodeEnv !== 'production' ? `   (demo owner's phone +${demo.ownerPhone}, code in the dev outbox)` : ''}`,
+    ]);
+    rows.push(['Store page', `${base}/s/${demo.slug}   (buy links: /s/${demo.slug}/p/{product slug})`]);
+    rows.push([
+      'Buyer account',
+      `${base}/account${demo.customerPhone && config.nodeEnv !== 'production' ? "   (the demo buyer's phone, code in the dev outbox)" : ''}`,
     ]);
     rows.push(['Checkout widget', `${base}/widget/v1.js`]);
     if (config.nodeEnv !== 'production') rows.push(['Widget demo page', `${base}/demo/widget`]);
