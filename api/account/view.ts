@@ -175,7 +175,7 @@ function orderBlock(p: AccountPage, o: AccountOrder, formToken: string): string 
     .join('');
   const canResend = o.status === 3 || o.status === 4;
   const resend = canResend
-    ? `<form class="inline" method="post" action="/account/orders/${o.id}/send-again">${token(formToken)}<input type="hidden" name="channel" value="message"><button type="submit" class="secondary" aria-label="${esc(`${t.sendAgainMessage}: ${t.order(o.id)}`)}">${esc(t.sendAgainMessage)}</button></form><form class="inline" method="post" action="/account/orders/${o.id}/send-again">${token(formToken)}<input type="hidden" name="channel" value="email"><button type="submit" class="secondary" aria-label="${esc(`${t.sendAgainEmail}: ${t.order(o.id)}`)}">${esc(t.sendAgainEmail)}</button></form>`
+    ? `<form class="inline" method="post" action="/account/orders/${o.id}/send-again">${token(formToken)}<input type="hidden" name="channel" value="message"><button type="submit" class="secondary" aria-label="${esc(`${t.sendAgainMessage}: ${t.order(o.number)}`)}">${esc(t.sendAgainMessage)}</button></form><form class="inline" method="post" action="/account/orders/${o.id}/send-again">${token(formToken)}<input type="hidden" name="channel" value="email"><button type="submit" class="secondary" aria-label="${esc(`${t.sendAgainEmail}: ${t.order(o.number)}`)}">${esc(t.sendAgainEmail)}</button></form>`
     : '';
   const links = [
     o.document
@@ -187,7 +187,7 @@ function orderBlock(p: AccountPage, o: AccountOrder, formToken: string): string 
   ]
     .filter(Boolean)
     .join(' · ');
-  return `<article class="card order" id="order-${o.id}" aria-labelledby="order-${o.id}-h"><h3 id="order-${o.id}-h">${esc(t.order(o.id))}</h3>
+  return `<article class="card order" id="order-${o.id}" aria-labelledby="order-${o.id}-h"><h3 id="order-${o.id}-h">${esc(t.order(o.number))}</h3>
 <dl><dt>${esc(t.date)}</dt><dd>${when(o.created_at, p)}</dd><dt>${esc(t.total)}</dt><dd class="num">${esc(formatAmount(o.total_minor, o.currency, p.locale))}</dd><dt>${esc(t.status)}</dt><dd><span class="badge s${o.status}">${esc(t.statuses[o.status] ?? String(o.status))}</span></dd></dl>
 ${items}${links ? `<p>${links}</p>` : ''}${resend}</article>`;
 }
@@ -205,7 +205,7 @@ function subscriptionBlock(p: AccountPage, s: AccountSubscription, formToken: st
     .filter((r) => r.order_id !== null)
     .map(
       (r) =>
-        `<li>${when(r.created_at, p)} · <a href="#order-${r.order_id}">${esc(t.order(r.order_id!))}</a></li>`,
+        `<li>${when(r.created_at, p)} · <a href="#order-${r.order_id}">${esc(t.order(r.order_number ?? r.order_id!))}</a></li>`,
     )
     .join('');
   return `<article class="card" id="subscription-${s.id}" aria-labelledby="sub-${s.id}-h"><h3 id="sub-${s.id}-h"><bdi>${esc(s.product_name)}</bdi> (<bdi>${esc(s.plan_name)}</bdi>)</h3>

@@ -47,6 +47,8 @@ export interface AccountItem {
 
 export interface AccountOrder {
   id: number;
+  /** The store's own order number (`orders.number`), the one the buyer reads. */
+  number: number;
   status: number;
   total_minor: number;
   currency: string;
@@ -69,7 +71,7 @@ export interface AccountSubscription {
   next_terms_from: Date | null;
   store_name: string;
   order_id: number | null;
-  renewals: { order_id: number | null; created_at: Date; status: string }[];
+  renewals: { order_id: number | null; order_number: number | null; created_at: Date; status: string }[];
 }
 
 interface ReadDeps {
@@ -107,6 +109,7 @@ export async function accountOrders(
     .limit(ACCOUNT_ORDER_LIMIT)
     .select(
       'o.id',
+      'o.number',
       'o.status',
       'o.total_minor',
       'o.currency',
@@ -116,6 +119,7 @@ export async function accountOrders(
       's.support_email',
     )) as {
     id: number;
+    number: number;
     status: number;
     total_minor: string;
     currency: string;
@@ -158,6 +162,7 @@ export async function accountOrders(
     const own = items.filter((i) => i.order_id === r.id);
     out.push({
       id: r.id,
+      number: Number(r.number),
       status: Number(r.status),
       total_minor: Number(r.total_minor),
       currency: r.currency,
@@ -270,12 +275,20 @@ export async function accountSubscriptions(
     )) as Record<string, unknown>[];
   const ids = rows.map((r) => Number(r.id));
   const renewals = ids.length
-    ? ((await knex('subscription_renewals')
-        .whereIn('subscription_id', ids)
-        .orderBy('id', 'desc')
-        .select('subscription_id', 'order_id', 'created_at', 'status')) as {
+    ? ((await knex('subscription_renewals as sr')
+        .leftJoin('orders as ro', 'ro.id', 'sr.order_id')
+        .whereIn('sr.subscription_id', ids)
+        .orderBy('sr.id', 'desc')
+        .select(
+          'sr.subscription_id',
+          'sr.order_id',
+          'ro.number as order_number',
+          'sr.created_at',
+          'sr.status',
+        )) as {
         subscription_id: number;
         order_id: number | null;
+        order_number: number | null;
         created_at: Date;
         status: string;
       }[])
@@ -296,6 +309,11 @@ export async function accountSubscriptions(
     order_id: r.order_id === null ? null : Number(r.order_id),
     renewals: renewals
       .filter((n) => n.subscription_id === Number(r.id))
-      .map((n) => ({ order_id: n.order_id, created_at: n.created_at, status: n.status })),
+      .map((n) => ({
+        order_id: n.order_id,
+        order_number: n.order_number === null ? null : Number(n.order_number),
+        created_at: n.created_at,
+        status: n.status,
+      })),
   }));
 }

@@ -77,6 +77,7 @@ async function sendDeliveryEmail(deps: DeliveryDeps, order: Order, key: string):
     orderId: order.id,
     data: {
       order_id: order.id,
+      order_number: order.number,
       items: list.map((d) => ({
         name: d.item.name,
         codes: d.codes,

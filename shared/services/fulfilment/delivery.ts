@@ -67,14 +67,14 @@ function claimPrompt(locale: BuyerLocale): string {
 }
 
 export function deliveryMessage(
-  order: Pick<Order, 'id'>,
+  order: Pick<Order, 'id' | 'number'>,
   storeName: string,
   list: readonly Deliverable[],
   /** The order's invoice (or receipt) page, when the sender can build its address. */
   link: DocumentLink | null = null,
   locale: BuyerLocale = 'en',
 ): string {
-  const lines = [deliveryHeadline(storeName, order.id, locale)];
+  const lines = [deliveryHeadline(storeName, order.number, locale)];
   for (const { item, codes, licenseKeys, downloads, claims = [] } of list) {
     lines.push('', `${item.name}:`, ...codes, ...licenseKeys, ...downloads.map((d) => `${d.name}: ${d.url}`));
     if (claims.length > 0) {
@@ -94,12 +94,13 @@ export function deliveryMessage(
 
 /** The delivery e-mail's template data: the same goods as the message, by item. */
 export function deliveryEmailData(
-  order: Pick<Order, 'id'>,
+  order: Pick<Order, 'id' | 'number'>,
   list: readonly Deliverable[],
   link: DocumentLink | null,
 ) {
   return {
     order_id: order.id,
+    order_number: order.number,
     items: list.map((d) => ({
       name: d.item.name,
       codes: d.codes,
