@@ -7,6 +7,7 @@ import { sendCheckoutReminder } from '../../shared/services/growth/abandoned';
 import { sendClaimMessage } from '../../shared/services/fraud/claims-notify';
 import { sendSubscriptionMessage } from '../../shared/services/subscriptions/messages';
 import { sendOrderAgain } from '../../shared/services/account/resend';
+import { sendOrderNotice } from '../../shared/services/notices/order-notice';
 import type { QueueProcessor } from './types';
 
 /**
@@ -41,6 +42,14 @@ export const messagesProcessor: QueueProcessor<'messages'> = {
         deps.logger.info(
           { queue: 'messages', jobId: job.id, claimId: data.claimId, outcome },
           'key claim message',
+        );
+        return outcome;
+      }
+      if (data.kind === 'order_notice') {
+        const outcome = await sendOrderNotice(deps, data.orderId);
+        deps.logger.info(
+          { queue: 'messages', jobId: job.id, orderId: data.orderId, outcome },
+          'new order notice',
         );
         return outcome;
       }
