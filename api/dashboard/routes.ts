@@ -23,6 +23,7 @@ import { dashboardStaffRoutes } from './pages/staff/routes';
 import { dashboardTokenRoutes } from './pages/tokens/routes';
 import { dashboardWebhookRoutes } from './pages/webhooks/routes';
 import { dashboardFraudRoutes } from './pages/fraud/routes';
+import { dashboardPreferencesRoutes } from './pages/preferences/routes';
 import { timed } from './server-timing';
 
 /**
@@ -59,4 +60,5 @@ export const dashboardRoutes = [
   ...dashboardEinvoicingRoutes,
   ...dashboardGrowthRoutes,
   ...dashboardFraudRoutes,
+  ...dashboardPreferencesRoutes,
 ].map(timed);

@@ -107,6 +107,8 @@ const DASHBOARD_ROUTES: [string, string, string][] = [
   ['post', '/merchant/fraud/orders/{orderId}/refund', 'dashboardFraudRefund'],
   ['post', '/merchant/fraud/claims/{claimId}/approve', 'dashboardClaimApprove'],
   ['post', '/merchant/fraud/claims/{claimId}/decline', 'dashboardClaimDecline'],
+  ['get', '/merchant/preferences', 'dashboardPreferences'],
+  ['post', '/merchant/preferences', 'dashboardPreferencesSave'],
 ];
 
 function* walk(dir: string): Generator<string> {
