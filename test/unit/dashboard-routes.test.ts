@@ -90,6 +90,7 @@ const DASHBOARD_ROUTES: [string, string, string][] = [
   ['post', '/merchant/security/totp', 'dashboardSecurityTotpStart'],
   ['post', '/merchant/security/totp/confirm', 'dashboardSecurityTotpConfirm'],
   ['post', '/merchant/security/totp/disable', 'dashboardSecurityTotpDisable'],
+  ['post', '/merchant/security/sessions/{sessionId}/revoke', 'dashboardSessionRevoke'],
   ['get', '/merchant/einvoicing', 'dashboardEinvoicing'],
   ['post', '/merchant/einvoicing/onboard', 'dashboardEinvoicingOnboard'],
   ['post', '/merchant/einvoicing/compliance', 'dashboardEinvoicingCompliance'],
