@@ -248,7 +248,7 @@ function subscriptionBlock(
     .filter((r) => r.order_id !== null)
     .map(
       (r) =>
-        `<li>${when(r.created_at, p)} · <a href="#order-${r.order_id}">${esc(t.order(r.order_id!))}</a></li>`,
+        `<li>${when(r.created_at, p)} · <a href="#order-${r.order_id}">${esc(t.order(r.order_number ?? r.order_id!))}</a></li>`,
     )
     .join('');
   return `<article class="card" id="subscription-${s.id}" aria-labelledby="sub-${s.id}-h"><h3 id="sub-${s.id}-h"><bdi>${esc(s.product_name)}</bdi> (<bdi>${esc(s.plan_name)}</bdi>)</h3>

@@ -24,6 +24,7 @@ import { dashboardTokenRoutes } from './pages/tokens/routes';
 import { dashboardStorePageRoutes } from './pages/store-page/routes';
 import { dashboardWebhookRoutes } from './pages/webhooks/routes';
 import { dashboardFraudRoutes } from './pages/fraud/routes';
+import { dashboardPreferencesRoutes } from './pages/preferences/routes';
 import { timed } from './server-timing';
 
 /**
@@ -61,4 +62,5 @@ export const dashboardRoutes = [
   ...dashboardEinvoicingRoutes,
   ...dashboardGrowthRoutes,
   ...dashboardFraudRoutes,
+  ...dashboardPreferencesRoutes,
 ].map(timed);

@@ -23,6 +23,8 @@ import { esc, pageContext, PageContext, publicPage, sendPage, ShellContext } fro
 export const SESSION_COOKIE = 'matjar_merchant';
 /** The pending code: `<purpose>.<otp session token>`. */
 export const PENDING_COOKIE = 'matjar_merchant_otp';
+/** "Keep me signed in" was ticked on the sign-in form: the session cookie will last SESSION_DAYS. */
+export const REMEMBER_COOKIE = 'matjar_merchant_remember';
 /**
  * The half-signed-in state (docs/dashboard.md, "Two-step sign-in"): the phone code was right, the
  * authenticator app's code is still to come. Only this browser holds the challenge's token.

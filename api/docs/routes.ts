@@ -21,6 +21,14 @@ const ASSETS: Record<string, string> = {
   'favicon-16x16.png': 'image/png',
 };
 const INIT_SCRIPT = 'init.js';
+/** The platform's own mark and the page's own style (no third-party banner: Swagger UI's top bar is left out). */
+const LOGO = 'matjar-logo.svg';
+const BRAND_CSS = 'matjar.css';
+const logoSvg = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32" role="img" aria-label="Matjar"><rect width="32" height="32" rx="7" fill="#0f766e"/><path d="M8 13h16l-1.6 11H9.6z" fill="#fff"/><path d="M12 13v-2a4 4 0 0 1 8 0v2" fill="none" stroke="#fff" stroke-width="2"/></svg>`;
+const brandCss = `.matjar-bar{display:flex;align-items:center;gap:.6rem;padding:.8rem 1.2rem;background:#0f766e;color:#fff;font:600 1.1rem system-ui,sans-serif}
+.matjar-bar img{width:32px;height:32px;border-radius:7px;background:#fff}
+.matjar-bar a{color:#fff}
+`;
 
 // A separate script rather than an inline one, so the page works under a Content-Security-Policy without
 // 'unsafe-inline' for scripts.
@@ -30,7 +38,7 @@ const initScript = `window.addEventListener('load', function () {
     dom_id: '#swagger-ui',
     deepLinking: true,
     presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
-    layout: 'StandaloneLayout',
+    layout: 'BaseLayout',
   });
 });
 `;
@@ -39,12 +47,14 @@ const page = `<!doctype html>
 <html lang="en">
   <head>
     <meta charset="utf-8" />
-    <title>Commerce Platform API</title>
+    <title>Matjar API</title>
     <meta name="viewport" content="width=device-width, initial-scale=1" />
     <link rel="stylesheet" href="/docs/assets/swagger-ui.css" />
-    <link rel="icon" type="image/png" href="/docs/assets/favicon-32x32.png" sizes="32x32" />
+    <link rel="stylesheet" href="/docs/assets/${BRAND_CSS}" />
+    <link rel="icon" type="image/svg+xml" href="/docs/assets/${LOGO}" />
   </head>
   <body>
+    <header class="matjar-bar"><img src="/docs/assets/${LOGO}" alt="" /><span>Matjar API</span></header>
     <noscript>This page needs JavaScript. The raw document is at <a href="/openapi.json">/openapi.json</a>.</noscript>
     <div id="swagger-ui"></div>
     <script src="/docs/assets/swagger-ui-bundle.js"></script>
@@ -157,6 +167,11 @@ export const docsRoutes = [
       if (file === INIT_SCRIPT) {
         ctx.type = 'application/javascript; charset=utf-8';
         ctx.body = initScript;
+        return;
+      }
+      if (file === LOGO || file === BRAND_CSS) {
+        ctx.type = file === LOGO ? 'image/svg+xml' : 'text/css; charset=utf-8';
+        ctx.body = file === LOGO ? logoSvg : brandCss;
         return;
       }
       const type = Object.hasOwn(ASSETS, file) ? ASSETS[file] : undefined;

@@ -3,6 +3,7 @@ import type { DocumentPage } from '../../shared/services/invoices/read';
 import type { InvoiceLine } from '../../shared/services/invoices/issue';
 import { formatAmount, inclusiveVat } from '../../shared/services/invoices/amounts';
 import { escapeHtml, HtmlAnswer } from '../pay/html';
+import { PAYMENT_METHOD_NAMES } from '../../shared/services/payment-methods';
 
 /**
  * The buyer's invoice page: Arabic and English side by side, as Saudi invoices are printed (every label in
@@ -27,6 +28,9 @@ const L = {
   issued: { en: 'Issue date', ar: 'تاريخ الإصدار' },
   paid: { en: 'Paid on', ar: 'تاريخ الدفع' },
   order: { en: 'Order', ar: 'الطلب' },
+  status: { en: 'Status', ar: 'الحالة' },
+  method: { en: 'Payment method', ar: 'طريقة الدفع' },
+  buyer: { en: 'Buyer', ar: 'المشتري' },
   seller: { en: 'Seller', ar: 'البائع' },
   vatNumber: { en: 'VAT registration number', ar: 'الرقم الضريبي' },
   address: { en: 'Address', ar: 'العنوان' },
@@ -66,6 +70,34 @@ const field = (l: Label, value: string, ltr = true): string =>
   `<tr><th scope="row" lang="en">${escapeHtml(l.en)}</th><td${ltr ? ' dir="ltr"' : ''}><bdi>${escapeHtml(value)}</bdi></td><th scope="row" lang="ar" dir="rtl">${escapeHtml(l.ar)}</th></tr>`;
 
 const money = (amount: string, currency: string): string => `${amount} ${currency}`;
+
+/** A row whose value differs by language: the English value under the English label, the Arabic one beside. */
+const fieldPair = (l: Label, en: string, ar: string): string =>
+  `<tr><th scope="row" lang="en">${escapeHtml(l.en)}</th><td><span lang="en" dir="ltr"><bdi>${escapeHtml(en)}</bdi></span> · <span lang="ar" dir="rtl"><bdi>${escapeHtml(ar)}</bdi></span></td><th scope="row" lang="ar" dir="rtl">${escapeHtml(l.ar)}</th></tr>`;
+
+/** The order statuses as a buyer reads them (ORDER_STATUS's numbers). */
+const STATUS: Readonly<Record<number, Label>> = {
+  1: { en: 'Awaiting payment', ar: 'بانتظار الدفع' },
+  2: { en: 'Under review', ar: 'قيد المراجعة' },
+  3: { en: 'In progress', ar: 'قيد التنفيذ' },
+  4: { en: 'Completed', ar: 'مكتمل' },
+  5: { en: 'Cancelled', ar: 'ملغي' },
+  6: { en: 'Refunded', ar: 'مسترد' },
+};
+
+/** A moment in the store's time zone, both languages with Western digits (e.g. "27 Nov 2026, 20:40"). */
+export function localDate(iso: string, timeZone: string): Label {
+  const at = new Date(iso);
+  const opts: Intl.DateTimeFormatOptions = { dateStyle: 'medium', timeStyle: 'short', timeZone };
+  const zone = (locale: string): string => {
+    try {
+      return new Intl.DateTimeFormat(locale, opts).format(at);
+    } catch {
+      return new Intl.DateTimeFormat(locale, { ...opts, timeZone: 'Asia/Riyadh' }).format(at);
+    }
+  };
+  return { en: zone('en-GB'), ar: zone('ar-SA-u-nu-latn-ca-gregory') };
+}
 
 const STYLE = `
 body{font-family:system-ui,-apple-system,"Segoe UI",Tahoma,"Noto Sans Arabic","Noto Naskh Arabic","DejaVu Sans",sans-serif;background:#f4f5f7;color:#1f2328;margin:0;line-height:1.45}
@@ -169,9 +201,12 @@ export async function documentPageView(result: DocumentPage): Promise<HtmlAnswer
       };
     case 'receipt': {
       const c = result.currency;
+      const paid = localDate(result.paidAt, result.timeZone);
+      const status = STATUS[result.status] ?? { en: String(result.status), ar: String(result.status) };
+      const method = result.method ? PAYMENT_METHOD_NAMES[result.method] : null;
       const body = `${title(L.receipt)}
 <p class="store"><bdi>${escapeHtml(result.storeName)}</bdi></p>
-<table class="meta">${field(L.order, `#${result.orderId}`)}${field(L.paid, result.paidAt)}</table>
+<table class="meta">${field(L.order, `#${result.orderNumber}`)}${fieldPair(L.paid, paid.en, paid.ar)}${fieldPair(L.status, status.en, status.ar)}${method ? fieldPair(L.method, method.name_en, method.name_ar) : ''}${result.buyerName ? field(L.buyer, result.buyerName, false) : ''}</table>
 <h2>${both(L.item)}</h2>
 ${linesTable(result.lines, c, null)}
 <table class="totals">
@@ -181,7 +216,10 @@ ${totalRow(L.totalPlain, money(result.total, c), true)}
 </table>
 <p class="muted pair"><span lang="en">${escapeHtml(L.noVat.en)}</span><span lang="ar" dir="rtl">${escapeHtml(L.noVat.ar)}</span></p>
 <p class="pair"><a href="${escapeHtml(`${result.url}/pdf`)}" download>${both(L.pdf)}</a></p>`;
-      return { status: 200, html: page(`${L.receipt.en} #${result.orderId} · ${result.storeName}`, body) };
+      return {
+        status: 200,
+        html: page(`${L.receipt.en} #${result.orderNumber} · ${result.storeName}`, body),
+      };
     }
     case 'invoice': {
       const inv = result.invoice;
@@ -196,7 +234,7 @@ ${totalRow(L.totalPlain, money(result.total, c), true)}
         const body = `${title(L.creditNote)}
 <p class="store"><bdi>${escapeHtml(result.storeName)}</bdi></p>
 <div class="top"><table class="meta">
-${field(L.noteNumber, String(note.number))}${field(L.issued, note.issued_at)}${field(L.forInvoice, `${inv.number} (${inv.issued_at})`)}${field(L.order, `#${result.orderId}`)}
+${field(L.noteNumber, String(note.number))}${field(L.issued, note.issued_at)}${field(L.forInvoice, `${inv.number} (${inv.issued_at})`)}${field(L.order, `#${result.orderNumber}`)}
 ${seller}${field(L.reason, note.reason, false)}
 </table>
 <figure class="qr">${await qrSvg(note.qr, L.qr.en)}<figcaption>${both(L.qr)}</figcaption></figure></div>
@@ -221,7 +259,7 @@ ${totalRow(L.credited, money(note.total, c), true)}
       const body = `${title(L.invoice)}
 <p class="store"><bdi>${escapeHtml(result.storeName)}</bdi></p>
 <div class="top"><table class="meta">
-${field(L.number, String(inv.number))}${field(L.issued, inv.issued_at)}${field(L.order, `#${result.orderId}`)}
+${field(L.number, String(inv.number))}${field(L.issued, inv.issued_at)}${field(L.order, `#${result.orderNumber}`)}
 ${seller}
 </table>
 <figure class="qr">${await qrSvg(inv.qr, L.qr.en)}<figcaption>${both(L.qr)}</figcaption></figure></div>

@@ -92,6 +92,13 @@ export class Store extends BaseModel {
   /** The store's policies page (refunds, contact), written by the merchant; plain text. */
   policies!: string | null;
   fixture_ref!: string | null;
+  /** The IANA zone people read dates in (receipts, expiry); Asia/Riyadh by default. */
+  time_zone?: string;
+  /** Digits shown to people: `western` (default) or `arabic_indic`. */
+  digits?: 'western' | 'arabic_indic';
+  /** Tell the owner of each new paid order by message / by e-mail (both on by default). */
+  notify_order_message?: boolean;
+  notify_order_email?: boolean;
   created_at!: Date;
   updated_at!: Date;
   domains?: StoreDomain[];

@@ -101,11 +101,11 @@ export function otpMessageText(code: string, locale: BuyerLocale = 'en'): string
     : `Your verification code is ${code}. Do not share it with anyone.`;
 }
 
-/** The first line of the delivery message (the keys follow, one per line). */
-export function deliveryHeadline(storeName: string, orderId: number, locale: BuyerLocale = 'en'): string {
+/** The first line of the delivery message (the keys follow, one per line); the store's order number. */
+export function deliveryHeadline(storeName: string, orderNumber: number, locale: BuyerLocale = 'en'): string {
   return locale === 'ar'
-    ? `${storeName}: طلبك رقم #${orderId} جاهز.`
-    : `${storeName}: your order #${orderId} is ready.`;
+    ? `${storeName}: طلبك رقم #${orderNumber} جاهز.`
+    : `${storeName}: your order #${orderNumber} is ready.`;
 }
 
 /** The success messages of the Embed and Storefront APIs, by their English text (the default). */

@@ -26,6 +26,8 @@ export interface JobPayloads {
     | { kind: 'checkout_reminder'; reminderId: number }
     /** The merchant's answer to a key replacement claim (shared/services/fraud/claims.ts). */
     | { kind: 'key_claim'; claimId: number }
+    /** The store owners' notice of a new paid order (shared/services/notices/order-notice.ts). */
+    | { kind: 'order_notice'; orderId: number }
     | {
         kind: 'subscription';
         subscriptionId: number;

@@ -1088,6 +1088,7 @@ describe('merchant dashboard in a browser', function () {
       .returning('id');
     const customerId = (customer as { id: number }).id;
     const orderIds: number[] = [];
+    const orderNumbers: number[] = [];
     for (const [status, total] of [
       [4, 12_500],
       [2, 3_000],
@@ -1107,8 +1108,9 @@ describe('merchant dashboard in a browser', function () {
           total_minor: total,
           currency: 'SAR',
         })
-        .returning('id');
+        .returning(['id', 'number']);
       orderIds.push((row as { id: number }).id);
+      orderNumbers.push((row as { number: number }).number);
     }
     // What the Merchant API's audit net records after an order write through a token.
     await recordAudit(
@@ -1121,12 +1123,12 @@ describe('merchant dashboard in a browser', function () {
     const seen = await withPage(async (page) => {
       await openAsOwner(page, '/merchant/customers?lang=en');
       const orders = await page.getByRole('list', { name: 'Orders of Noura Saad' }).innerText();
-      await page.getByRole('link', { name: `#${orderIds[0]}` }).click();
+      await page.getByRole('link', { name: `#${orderNumbers[0]}`, exact: true }).click();
       await page.waitForURL(new RegExp(`/merchant/orders/${orderIds[0]}`));
       const audit = await page.locator('[data-audit]').innerText();
       return { orders, audit };
     });
-    expect(seen.orders).to.contain(`#${orderIds[0]}`).and.contain(`#${orderIds[1]}`);
+    expect(seen.orders).to.contain(`#${orderNumbers[0]}`).and.contain(`#${orderNumbers[1]}`);
     expect(seen.orders).to.contain('125.00').and.contain('30.00');
     expect(seen.audit).to.contain('token:Fulfilment bot');
     expect(seen.audit).to.contain('POST /shawarma/orders/:id/status');

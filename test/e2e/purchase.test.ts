@@ -139,8 +139,10 @@ describe('purchase with the sandbox provider (web and worker processes)', functi
       const body = (await res.json()) as { messages: { body: string }[] };
       return body.messages.some((m) => m.body.includes(`DEMO-${store.id}-KEY`)) ? body.messages : undefined;
     });
+    // The buyer reads the store's own order number (docs/dashboard.md, "Order numbers").
+    const placed = await deps.knex('orders').where({ id: status.order_id }).first('number');
     expect(messages.find((m) => m.body.includes(`DEMO-${store.id}-KEY`))?.body).to.contain(
-      `order #${status.order_id}`,
+      `order #${placed.number}`,
     );
   });
 });

@@ -214,6 +214,14 @@ describe('GET /openapi.json and /docs', () => {
     expect(res.headers.get('content-security-policy')).to.contain("script-src 'self'");
     const sources = [...res.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]);
     expect(sources).to.include('/docs/assets/swagger-ui-bundle.js');
+    // Under the platform's name and mark, with no third-party banner (Swagger UI's top bar left out).
+    expect(res.text).to.contain('<title>Matjar API</title>').and.to.contain('/docs/assets/matjar-logo.svg');
+    expect(res.text).to.not.contain('favicon-32x32.png');
+    const initJs = await server.request('/docs/assets/init.js');
+    expect(initJs.text).to.contain("layout: 'BaseLayout'").and.to.not.contain('StandaloneLayout');
+    const logo = await server.request('/docs/assets/matjar-logo.svg');
+    expect(logo.status).to.equal(200);
+    expect(logo.headers.get('content-type')).to.match(/^image\/svg\+xml/);
     expect(
       sources.filter((s) => /^(https?:)?\/\//.test(s)),
       'nothing from another host',

@@ -91,6 +91,7 @@ const DASHBOARD_ROUTES: [string, string, string][] = [
   ['post', '/merchant/security/totp', 'dashboardSecurityTotpStart'],
   ['post', '/merchant/security/totp/confirm', 'dashboardSecurityTotpConfirm'],
   ['post', '/merchant/security/totp/disable', 'dashboardSecurityTotpDisable'],
+  ['post', '/merchant/security/sessions/{sessionId}/revoke', 'dashboardSessionRevoke'],
   ['get', '/merchant/einvoicing', 'dashboardEinvoicing'],
   ['post', '/merchant/einvoicing/onboard', 'dashboardEinvoicingOnboard'],
   ['post', '/merchant/einvoicing/compliance', 'dashboardEinvoicingCompliance'],
@@ -108,6 +109,8 @@ const DASHBOARD_ROUTES: [string, string, string][] = [
   ['post', '/merchant/fraud/orders/{orderId}/refund', 'dashboardFraudRefund'],
   ['post', '/merchant/fraud/claims/{claimId}/approve', 'dashboardClaimApprove'],
   ['post', '/merchant/fraud/claims/{claimId}/decline', 'dashboardClaimDecline'],
+  ['get', '/merchant/preferences', 'dashboardPreferences'],
+  ['post', '/merchant/preferences', 'dashboardPreferencesSave'],
 ];
 
 function* walk(dir: string): Generator<string> {

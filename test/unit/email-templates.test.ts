@@ -41,6 +41,14 @@ const SAMPLES: TemplateData = {
     effective_at: '2027-01-27T00:00:00.000Z',
   },
   sign_in: { url: 'https://shop.example/account/sign-in/xyz', expires_minutes: 15 },
+  order_notice: {
+    order_number: 7,
+    amount: '50.00',
+    currency: 'SAR',
+    buyer: 'Huda <b>Test</b>',
+    items: ['Game <b>card</b> × 1'],
+    url: 'https://shop.example/merchant/orders/42',
+  },
   checkout_reminder: {
     items: ['Game <b>card</b> × 2'],
     total: '100.00',

@@ -6,6 +6,7 @@ import { sendRefundMessage } from '../../shared/services/refunds';
 import { sendCheckoutReminder } from '../../shared/services/growth/abandoned';
 import { sendClaimMessage } from '../../shared/services/fraud/claims-notify';
 import { sendSubscriptionMessage } from '../../shared/services/subscriptions/messages';
+import { sendOrderNotice } from '../../shared/services/notices/order-notice';
 import type { QueueProcessor } from './types';
 
 /**
@@ -40,6 +41,14 @@ export const messagesProcessor: QueueProcessor<'messages'> = {
         deps.logger.info(
           { queue: 'messages', jobId: job.id, claimId: data.claimId, outcome },
           'key claim message',
+        );
+        return outcome;
+      }
+      if (data.kind === 'order_notice') {
+        const outcome = await sendOrderNotice(deps, data.orderId);
+        deps.logger.info(
+          { queue: 'messages', jobId: job.id, orderId: data.orderId, outcome },
+          'new order notice',
         );
         return outcome;
       }

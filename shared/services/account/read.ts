@@ -78,7 +78,7 @@ export interface AccountSubscription {
   provider: string | null;
   /** The waiting price was announced (a rise), and when the buyer accepted it from the account, if they did. */
   price_notice: { accepted_at: Date | null } | null;
-  renewals: { order_id: number | null; created_at: Date; status: string }[];
+  renewals: { order_id: number | null; order_number: number | null; created_at: Date; status: string }[];
 }
 
 interface ReadDeps {
@@ -287,12 +287,20 @@ export async function accountSubscriptions(
     )) as Record<string, unknown>[];
   const ids = rows.map((r) => Number(r.id));
   const renewals = ids.length
-    ? ((await knex('subscription_renewals')
-        .whereIn('subscription_id', ids)
-        .orderBy('id', 'desc')
-        .select('subscription_id', 'order_id', 'created_at', 'status')) as {
+    ? ((await knex('subscription_renewals as sr')
+        .leftJoin('orders as ro', 'ro.id', 'sr.order_id')
+        .whereIn('sr.subscription_id', ids)
+        .orderBy('sr.id', 'desc')
+        .select(
+          'sr.subscription_id',
+          'sr.order_id',
+          'ro.number as order_number',
+          'sr.created_at',
+          'sr.status',
+        )) as {
         subscription_id: number;
         order_id: number | null;
+        order_number: number | null;
         created_at: Date;
         status: string;
       }[])
@@ -333,6 +341,11 @@ export async function accountSubscriptions(
     order_id: r.order_id === null ? null : Number(r.order_id),
     renewals: renewals
       .filter((n) => n.subscription_id === Number(r.id))
-      .map((n) => ({ order_id: n.order_id, created_at: n.created_at, status: n.status })),
+      .map((n) => ({
+        order_id: n.order_id,
+        order_number: n.order_number === null ? null : Number(n.order_number),
+        created_at: n.created_at,
+        status: n.status,
+      })),
   }));
 }

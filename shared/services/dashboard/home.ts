@@ -83,7 +83,10 @@ export async function homeFigures(
 }
 
 export interface CustomerRow {
-  id: number;
+  /** The customer's id; null for a guest buyer (orders placed without an account, by phone). */
+  id: number | null;
+  /** A buyer who never made an account: the orders' phone, with the latest order's name and e-mail. */
+  guest: boolean;
   first_name: string;
   last_name: string;
   email: string;
@@ -98,6 +101,8 @@ export interface CustomerRow {
 
 export interface CustomerOrder {
   id: number;
+  /** The store's own order number (`orders.number`), the one people read. */
+  number: number;
   status: number;
   total_minor: number;
   currency: string;
@@ -107,90 +112,124 @@ export interface CustomerOrder {
 /** Orders listed under each customer on the customers page; the rest are one link away. */
 export const RECENT_ORDERS = 5;
 
-/** The latest RECENT_ORDERS orders of each of the customers, in one query. */
+/**
+ * Whose an order is on the customers page: its customer (`c<id>`), or for a guest order its phone
+ * (`g<code>:<phone>`).
+ */
+const PERSON_OF_ORDER =
+  "coalesce('c' || o.customer_id, 'g' || o.customer_country_code || ':' || o.customer_phone)";
+const personKey = (r: Pick<CustomerRow, 'id' | 'country_code' | 'phone'>): string =>
+  r.id !== null ? `c${r.id}` : `g${r.country_code}:${r.phone}`;
+
+/** The latest RECENT_ORDERS orders of each of the people, in one query. */
 async function recentOrdersOf(
   knex: Knex,
   storeId: number,
-  customerIds: number[],
-): Promise<Map<number, CustomerOrder[]>> {
-  const out = new Map<number, CustomerOrder[]>();
-  if (customerIds.length === 0) return out;
+  keys: string[],
+): Promise<Map<string, CustomerOrder[]>> {
+  const out = new Map<string, CustomerOrder[]>();
+  if (keys.length === 0) return out;
   const rows = (await knex
     .select('*')
     .from(
-      knex('orders')
-        .where('store_id', storeId)
-        .whereIn('customer_id', customerIds)
+      knex('orders as o')
+        .where('o.store_id', storeId)
+        .whereRaw(`${PERSON_OF_ORDER} = any(?)`, [keys])
         .select(
-          'id',
-          'customer_id',
-          'status',
-          'total_minor',
-          'currency',
-          'created_at',
-          knex.raw('row_number() over (partition by customer_id order by created_at desc, id desc) as n'),
+          'o.id',
+          'o.number',
+          knex.raw(`${PERSON_OF_ORDER} as person`),
+          'o.status',
+          'o.total_minor',
+          'o.currency',
+          'o.created_at',
+          knex.raw(
+            `row_number() over (partition by ${PERSON_OF_ORDER} order by o.created_at desc, o.id desc) as n`,
+          ),
         )
-        .as('o'),
+        .as('r'),
     )
     .where('n', '<=', RECENT_ORDERS)
     .orderBy([
       { column: 'created_at', order: 'desc' },
       { column: 'id', order: 'desc' },
-    ])) as (CustomerOrder & { customer_id: number })[];
+    ])) as (CustomerOrder & { person: string })[];
   for (const r of rows) {
-    const list = out.get(Number(r.customer_id)) ?? [];
+    const list = out.get(r.person) ?? [];
     list.push({
       id: Number(r.id),
+      number: Number(r.number),
       status: Number(r.status),
       total_minor: Number(r.total_minor),
       currency: r.currency,
       created_at: r.created_at,
     });
-    out.set(Number(r.customer_id), list);
+    out.set(r.person, list);
   }
   return out;
 }
 
-/** The store's customers, newest first, with their order count and paid total. */
+/**
+ * The store's people, newest first, with their order count and paid total: its customers, and its guest
+ * buyers (orders without an account, one row per phone that is no customer's), so a store whose buyers
+ * never sign up still sees who bought.
+ */
+function peopleQuery(knex: Knex, storeId: number): Knex.Raw {
+  return knex.raw(
+    `select c.id, false as guest, c.first_name, c.last_name, c.email, c.country_code, c.phone, c.created_at
+       from customers c where c.store_id = :storeId
+     union all
+     select null, true, (array_agg(o.customer_first_name order by o.id desc))[1],
+            (array_agg(o.customer_last_name order by o.id desc))[1],
+            (array_agg(o.customer_email order by o.id desc))[1],
+            o.customer_country_code, o.customer_phone, min(o.created_at)
+       from orders o
+      where o.store_id = :storeId and o.customer_id is null
+        and not exists (select 1 from customers c2 where c2.store_id = o.store_id
+                         and c2.country_code = o.customer_country_code and c2.phone = o.customer_phone)
+      group by o.customer_country_code, o.customer_phone`,
+    { storeId },
+  );
+}
+
+/** The store's customers and guest buyers, newest first, with their order count and paid total. */
 export async function listCustomers(
   knex: Knex,
   storeId: number,
   page: number,
   perPage = 20,
 ): Promise<{ items: CustomerRow[]; total: number; lastPage: number }> {
-  const [countRow] = await knex('customers').where('store_id', storeId).count<{ n: string }[]>('* as n');
+  const people = peopleQuery(knex, storeId);
+  const [countRow] = await knex.from(knex.raw('(?) as p', [people])).count<{ n: string }[]>('* as n');
   const total = Number(countRow?.n ?? 0);
-  const rows = await knex('customers as c')
-    .where('c.store_id', storeId)
+  const ordersOf = `o.store_id = :storeId and (o.customer_id = p.id or (p.guest and o.customer_id is null
+      and o.customer_country_code = p.country_code and o.customer_phone = p.phone))`;
+  const rows = (await knex
+    .from(knex.raw('(?) as p', [people]))
     .orderBy([
-      { column: 'c.created_at', order: 'desc' },
-      { column: 'c.id', order: 'desc' },
+      { column: 'p.created_at', order: 'desc' },
+      { column: 'p.guest', order: 'asc' },
+      { column: 'p.id', order: 'desc' },
+      { column: 'p.phone', order: 'asc' },
     ])
     .limit(perPage)
     .offset((page - 1) * perPage)
     .select(
-      'c.id',
-      'c.first_name',
-      'c.last_name',
-      'c.email',
-      'c.country_code',
-      'c.phone',
-      'c.created_at',
-      knex.raw('(select count(*)::int from orders o where o.customer_id = c.id) as orders'),
+      'p.*',
+      knex.raw(`(select count(*)::int from orders o where ${ordersOf}) as orders`, { storeId }),
       knex.raw(
-        '(select coalesce(sum(total_minor), 0)::bigint from orders o where o.customer_id = c.id and o.status in (3, 4)) as spent_minor',
+        `(select coalesce(sum(o.total_minor), 0)::bigint from orders o where ${ordersOf} and o.status in (3, 4)) as spent_minor`,
+        { storeId },
       ),
-    );
-  const recent = await recentOrdersOf(
-    knex,
-    storeId,
-    rows.map((r: CustomerRow) => Number(r.id)),
-  );
+    )) as CustomerRow[];
+  const recent = await recentOrdersOf(knex, storeId, rows.map(personKey));
   return {
-    items: rows.map((r: CustomerRow) => ({
+    items: rows.map((r) => ({
       ...r,
+      id: r.id === null ? null : Number(r.id),
+      guest: Boolean(r.guest),
       spent_minor: Number(r.spent_minor),
-      recent_orders: recent.get(Number(r.id)) ?? [],
+      recent_orders: recent.get(personKey(r)) ?? [],
     })),
     total,
     lastPage: Math.max(1, Math.ceil(total / perPage)),

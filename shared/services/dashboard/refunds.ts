@@ -6,6 +6,8 @@ import type { Knex } from 'knex';
  * Refunds themselves go through `requestRefund` (shared/services/refunds), the Merchant API's path.
  */
 export interface OrderRefunds {
+  /** The store's own order number (`orders.number`), the one people read. */
+  number: number;
   currency: string;
   paidMinor: number;
   refundedMinor: number;
@@ -29,7 +31,7 @@ export async function orderRefunds(
   const order = await knex('orders as o')
     .leftJoin('payments as p', 'p.id', 'o.payment_id')
     .where({ 'o.id': orderId, 'o.store_id': storeId })
-    .first('o.currency', 'o.payment_id', 'p.status as payment_status', 'p.amount_minor');
+    .first('o.number', 'o.currency', 'o.payment_id', 'p.status as payment_status', 'p.amount_minor');
   if (!order) return null;
   const paidMinor =
     order.payment_id && ['paid', 'refunded'].includes(String(order.payment_status))
@@ -44,6 +46,7 @@ export async function orderRefunds(
   const refundedMinor = sum('succeeded');
   const pendingMinor = sum('requested') + sum('sent');
   return {
+    number: Number(order.number),
     currency: String(order.currency),
     paidMinor,
     refundedMinor,

@@ -9,15 +9,20 @@ import { findClaim, type ClaimView } from './claims';
 export type ClaimMessageOutcome = 'sent' | 'already-sent' | 'not-decided';
 
 /** The buyer's message about a decided claim: the replacement key, or the merchant's note. */
-export function claimMessage(claim: ClaimView, storeName: string, locale: 'ar' | 'en'): string {
+export function claimMessage(
+  claim: ClaimView,
+  storeName: string,
+  locale: 'ar' | 'en',
+  orderNumber: number = claim.order_id,
+): string {
   if (locale === 'ar') {
     return claim.status === 'approved'
-      ? `${storeName}: تم استبدال المفتاح ${claim.code} في طلبك رقم ${claim.order_id}. مفتاحك الجديد:\n${claim.replacement_code}`
-      : `${storeName}: تم رفض طلب استبدال المفتاح ${claim.code} في طلبك رقم ${claim.order_id}.${claim.merchant_note ? `\n${claim.merchant_note}` : ''}`;
+      ? `${storeName}: تم استبدال المفتاح ${claim.code} في طلبك رقم ${orderNumber}. مفتاحك الجديد:\n${claim.replacement_code}`
+      : `${storeName}: تم رفض طلب استبدال المفتاح ${claim.code} في طلبك رقم ${orderNumber}.${claim.merchant_note ? `\n${claim.merchant_note}` : ''}`;
   }
   return claim.status === 'approved'
-    ? `${storeName}: the key ${claim.code} of your order #${claim.order_id} was replaced. Your new key:\n${claim.replacement_code}`
-    : `${storeName}: your claim on the key ${claim.code} of order #${claim.order_id} was declined.${claim.merchant_note ? `\n${claim.merchant_note}` : ''}`;
+    ? `${storeName}: the key ${claim.code} of your order #${orderNumber} was replaced. Your new key:\n${claim.replacement_code}`
+    : `${storeName}: your claim on the key ${claim.code} of order #${orderNumber} was declined.${claim.merchant_note ? `\n${claim.merchant_note}` : ''}`;
 }
 
 /**
@@ -38,7 +43,7 @@ export async function sendClaimMessage(
   const storeName = store?.name ?? 'Your store';
   const result = await deps.messenger.send({
     to: recipientOf(order),
-    body: claimMessage(claim, storeName, locale),
+    body: claimMessage(claim, storeName, locale, order.number),
     route: 'whatsapp_first',
     purpose: 'key_claim',
     storeId: claim.store_id,
@@ -55,6 +60,7 @@ export async function sendClaimMessage(
       orderId: order.id,
       data: {
         order_id: order.id,
+        order_number: order.number,
         code: claim.code,
         approved: claim.status === 'approved',
         replacement_code: claim.replacement_code,

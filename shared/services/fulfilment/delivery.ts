@@ -84,7 +84,7 @@ async function arabicNames(knex: Knex, list: readonly Deliverable[]): Promise<Ma
 }
 
 export function deliveryMessage(
-  order: Pick<Order, 'id'>,
+  order: Pick<Order, 'id' | 'number'>,
   storeName: string,
   list: readonly Deliverable[],
   /** The order's invoice (or receipt) page, when the sender can build its address. */
@@ -93,7 +93,7 @@ export function deliveryMessage(
   /** Product names in the buyer's language by product id (name_ar for Arabic buyers); else the item's. */
   names: ReadonlyMap<number, string> = new Map(),
 ): string {
-  const lines = [deliveryHeadline(storeName, order.id, locale)];
+  const lines = [deliveryHeadline(storeName, order.number, locale)];
   for (const { item, codes, licenseKeys, downloads, claims = [] } of list) {
     const name = (item.product_id !== null && names.get(item.product_id)) || item.name;
     lines.push('', `${name}:`, ...codes, ...licenseKeys, ...downloads.map((d) => `${d.name}: ${d.url}`));
@@ -114,7 +114,7 @@ export function deliveryMessage(
 
 /** The delivery e-mail's template data: the same goods as the message, by item. */
 export function deliveryEmailData(
-  order: Pick<Order, 'id'>,
+  order: Pick<Order, 'id' | 'number'>,
   list: readonly Deliverable[],
   link: DocumentLink | null,
   /** Product names in the buyer's language by product id (name_ar for Arabic buyers); else the item's. */
@@ -122,6 +122,7 @@ export function deliveryEmailData(
 ) {
   return {
     order_id: order.id,
+    order_number: order.number,
     items: list.map((d) => ({
       name: (d.item.product_id !== null && names.get(d.item.product_id)) || d.item.name,
       codes: d.codes,

@@ -66,6 +66,14 @@ export async function fulfilOrder(
   }
   if (!isFulfillable(order.status)) return { ...result, skipped: 'not-paid' };
 
+  // The owners hear of each new paid order once (the job id, and the notice's send keys, dedupe re-runs);
+  // no transaction exists here, as below.
+  await enqueue(
+    deps.queues,
+    'messages',
+    { kind: 'order_notice', orderId },
+    { jobId: `order-notice-${orderId}` },
+  );
   const items = await OrderItem.query(knex).where('order_id', orderId).orderBy('id');
   // A subscription's renewal order extends the subscription (and its licenses) instead of starting anew.
   const renewal = order.source === 'renewal';

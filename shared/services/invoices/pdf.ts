@@ -213,7 +213,7 @@ export async function documentPdf(result: Exclude<DocumentPage, { kind: 'not_fou
   if (result.kind === 'receipt') {
     const c = result.currency;
     y = title(doc, y, { en: 'Receipt', ar: 'إيصال' }, result.storeName);
-    y = row(doc, y, { en: 'Order', ar: 'الطلب' }, `#${result.orderId}`);
+    y = row(doc, y, { en: 'Order', ar: 'الطلب' }, `#${result.orderNumber}`);
     y = row(doc, y, { en: 'Paid on', ar: 'تاريخ الدفع' }, result.paidAt);
     y = linesTable(doc, y + 12, result.lines, c, null);
     if (result.tax !== null) y = totalRow(doc, y, { en: 'Tax', ar: 'الضريبة' }, `${result.tax} ${c}`);
@@ -253,7 +253,7 @@ export async function documentPdf(result: Exclude<DocumentPage, { kind: 'not_fou
     y = row(doc, y, { en: 'Credit note number', ar: 'رقم الإشعار' }, String(note.number), metaWidth);
     y = row(doc, y, { en: 'Issue date', ar: 'تاريخ الإصدار' }, note.issued_at, metaWidth);
     y = row(doc, y, { en: 'For invoice', ar: 'عن الفاتورة' }, `${inv.number} (${inv.issued_at})`, metaWidth);
-    y = row(doc, y, { en: 'Order', ar: 'الطلب' }, `#${result.orderId}`, metaWidth);
+    y = row(doc, y, { en: 'Order', ar: 'الطلب' }, `#${result.orderNumber}`, metaWidth);
     y = seller(y);
     y = row(doc, y, { en: 'Reason', ar: 'السبب' }, note.reason, metaWidth);
     y = Math.max(y, PAGE.margin + 50 + 140) + 12;
@@ -279,7 +279,7 @@ export async function documentPdf(result: Exclude<DocumentPage, { kind: 'not_fou
   await qrImage(doc, inv.qr, RIGHT - 120, y);
   y = row(doc, y, { en: 'Invoice number', ar: 'رقم الفاتورة' }, String(inv.number), metaWidth);
   y = row(doc, y, { en: 'Issue date', ar: 'تاريخ الإصدار' }, inv.issued_at, metaWidth);
-  y = row(doc, y, { en: 'Order', ar: 'الطلب' }, `#${result.orderId}`, metaWidth);
+  y = row(doc, y, { en: 'Order', ar: 'الطلب' }, `#${result.orderNumber}`, metaWidth);
   y = seller(y);
   y = Math.max(y, PAGE.margin + 50 + 140) + 12;
   const rateBp = Math.round(Number(inv.vat_rate) * 100);
@@ -306,7 +306,7 @@ export async function documentPdf(result: Exclude<DocumentPage, { kind: 'not_fou
 }
 
 function pdfTitle(result: Exclude<DocumentPage, { kind: 'not_found' }>): string {
-  if (result.kind === 'receipt') return `Receipt ${result.orderId}`;
+  if (result.kind === 'receipt') return `Receipt ${result.orderNumber}`;
   if (result.creditNote) return `Credit note ${result.creditNote.number}`;
   return `Tax invoice ${result.invoice.number}`;
 }

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { NotFoundError } from '../../errors';
 import { formatAmount } from './amounts';
+import type { PaymentMethodId } from '../../../db/models';
 import type { InvoiceLine } from './issue';
 import { isoSeconds } from './issue';
 import { InvoicePageRefs } from './refs';
@@ -184,6 +185,8 @@ export type DocumentPage =
       kind: 'invoice';
       storeName: string;
       orderId: number;
+      /** The store's own order number (`orders.number`), the one people read. */
+      orderNumber: number;
       invoice: InvoiceView;
       lines: InvoiceLine[];
       creditNote: CreditNoteView | null;
@@ -192,8 +195,16 @@ export type DocumentPage =
       kind: 'receipt';
       storeName: string;
       orderId: number;
+      orderNumber: number;
       url: string;
       paidAt: string;
+      /** The store's time zone, the one the page shows `paidAt` in. */
+      timeZone: string;
+      /** The order's status now (a refunded order's receipt says so). */
+      status: number;
+      /** The payment method's id (`card`, `bank`…), null when the order has no payment. */
+      method: PaymentMethodId | null;
+      buyerName: string;
       currency: string;
       lines: ReceiptLine[];
       subtotal: string;
@@ -220,7 +231,14 @@ export async function documentPage(
     .join('stores as s', 's.id', 'o.store_id')
     .leftJoin('payments as p', 'p.id', 'o.payment_id')
     .where('o.id', orderId)
-    .first('o.*', 's.name as store_name', 'p.status as payment_status', 'p.paid_at');
+    .first(
+      'o.*',
+      's.name as store_name',
+      's.time_zone',
+      'p.status as payment_status',
+      'p.paid_at',
+      'p.method as payment_method',
+    );
   if (!order || !wasPaid(order)) return { kind: 'not_found' };
   const url = refs.url(deps.publicBaseUrl, orderId);
   const invoice = await knex('invoices').where({ order_id: orderId }).first();
@@ -239,6 +257,7 @@ export async function documentPage(
       kind: 'invoice',
       storeName: String(order.store_name),
       orderId,
+      orderNumber: Number(order.number),
       invoice: view,
       lines: invoice.lines as InvoiceLine[],
       creditNote: note,
@@ -255,8 +274,13 @@ export async function documentPage(
     kind: 'receipt',
     storeName: String(order.store_name),
     orderId,
+    orderNumber: Number(order.number),
     url,
     paidAt: isoSeconds(new Date((order.paid_at ?? order.created_at) as string)),
+    timeZone: String(order.time_zone ?? 'Asia/Riyadh'),
+    status: Number(order.status),
+    method: (order.payment_method as PaymentMethodId | null) ?? null,
+    buyerName: `${String(order.customer_first_name ?? '')} ${String(order.customer_last_name ?? '')}`.trim(),
     currency,
     lines: items.map((i) => ({
       name: String(i.name),

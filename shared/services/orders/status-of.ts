@@ -10,3 +10,11 @@ export async function orderStatusOf(knex: Knex, storeId: number, orderId: number
     .first<{ status: number } | undefined>('status');
   return row ? Number(row.status) : null;
 }
+
+/** The store's own number of one of its orders (`orders.number`, the one people read); null if not its. */
+export async function orderNumberOf(knex: Knex, storeId: number, orderId: number): Promise<number | null> {
+  const row = await knex('orders')
+    .where({ id: orderId, store_id: storeId })
+    .first<{ number: number } | undefined>('number');
+  return row ? Number(row.number) : null;
+}

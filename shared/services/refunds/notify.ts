@@ -9,21 +9,21 @@ import { orderBuyerLocale } from '../../i18n/buyer-locale';
 
 export type RefundMessageOutcome = 'sent' | 'already-sent' | 'not-succeeded';
 
-/** The buyer's message for a refund that succeeded, in English and Arabic. */
+/** The buyer's message for a refund that succeeded, in English and Arabic, naming the store's order number. */
 export function refundMessage(
   refund: Pick<Refund, 'amount_minor' | 'currency' | 'kind'>,
-  orderId: number,
+  orderNumber: number,
   storeName: string,
 ): string {
   const amount = `${formatMoney(Number(refund.amount_minor), refund.currency)} ${refund.currency}`;
   const en =
     refund.kind === 'provider'
-      ? `${storeName}: a refund of ${amount} for your order #${orderId} was sent back to your payment method. It may take a few days to appear.`
-      : `${storeName}: a refund of ${amount} for your order #${orderId} is being returned to you by the store.`;
+      ? `${storeName}: a refund of ${amount} for your order #${orderNumber} was sent back to your payment method. It may take a few days to appear.`
+      : `${storeName}: a refund of ${amount} for your order #${orderNumber} is being returned to you by the store.`;
   const ar =
     refund.kind === 'provider'
-      ? `${storeName}: تم استرداد ${amount} لطلبك رقم ${orderId} إلى وسيلة الدفع الخاصة بك، وقد يستغرق ظهوره بضعة أيام.`
-      : `${storeName}: يقوم المتجر بإعادة ${amount} إليك عن طلبك رقم ${orderId}.`;
+      ? `${storeName}: تم استرداد ${amount} لطلبك رقم ${orderNumber} إلى وسيلة الدفع الخاصة بك، وقد يستغرق ظهوره بضعة أيام.`
+      : `${storeName}: يقوم المتجر بإعادة ${amount} إليك عن طلبك رقم ${orderNumber}.`;
   return `${en}\n\n${ar}`;
 }
 
@@ -44,7 +44,7 @@ export async function sendRefundMessage(
   const store = await Store.query(deps.knex).findById(refund.store_id);
   const result = await deps.messenger.send({
     to: recipientOf(order),
-    body: refundMessage(refund, order.id, store?.name ?? 'Your store'),
+    body: refundMessage(refund, order.number, store?.name ?? 'Your store'),
     route: 'whatsapp_first',
     purpose: 'refund',
     storeId: refund.store_id,
@@ -61,6 +61,7 @@ export async function sendRefundMessage(
       orderId: order.id,
       data: {
         order_id: order.id,
+        order_number: order.number,
         amount: formatMoney(Number(refund.amount_minor), refund.currency),
         currency: refund.currency,
         reason: refund.reason ?? null,

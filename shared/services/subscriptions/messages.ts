@@ -260,14 +260,21 @@ export async function sendSubscriptionMessage(
       ? await deps
           .knex('subscription_renewals as r')
           .join('product_plans as pl', 'pl.id', 'r.plan_id')
+          .leftJoin('orders as ro', 'ro.id', 'r.order_id')
           .where('r.id', job.renewalId)
           .first<
-            | { price_minor: number | string; next_attempt_at: Date | null; order_id: number | null }
+            | {
+                price_minor: number | string;
+                next_attempt_at: Date | null;
+                order_id: number | null;
+                order_number: number | null;
+              }
             | undefined
           >(
             deps.knex.raw('coalesce(r.price_minor, pl.price_minor) as price_minor'),
             'r.next_attempt_at',
             'r.order_id',
+            'ro.number as order_number',
           )
       : undefined;
   const links = new SubscriptionLinks(deps.appSecret);
@@ -295,6 +302,7 @@ export async function sendSubscriptionMessage(
       amount: formatMoney(Number(renewal?.price_minor ?? sub.price_minor), sub.currency),
       payUrl: job.renewalId !== null ? links.renewalPaymentUrl(base, job.renewalId) : null,
       renewalOrderId: renewal?.order_id ?? null,
+      renewalOrderNumber: renewal?.order_number ?? null,
     });
   }
   return result.duplicate ? 'already-sent' : 'sent';
@@ -315,7 +323,12 @@ async function emailSubscriptionNews(
     current_period_end: Date | null;
     customer_email: string | null;
   },
-  news: { amount: string; payUrl: string | null; renewalOrderId: number | null },
+  news: {
+    amount: string;
+    payUrl: string | null;
+    renewalOrderId: number | null;
+    renewalOrderNumber: number | null;
+  },
 ): Promise<void> {
   const base = {
     key: messageKey(job.subscriptionId, job.event, job.renewalId, job.attempt),
@@ -332,6 +345,7 @@ async function emailSubscriptionNews(
       data: {
         product_name: sub.product,
         order_id: news.renewalOrderId,
+        order_number: news.renewalOrderNumber,
         amount: news.amount,
         currency: sub.currency,
         next_renewal_at: sub.current_period_end.toISOString(),

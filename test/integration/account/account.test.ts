@@ -134,7 +134,7 @@ describe('the buyer’s account', function () {
     const page = await get(suite.server, '/account?lang=en', one.cookie);
     expect(page.status).to.equal(200);
     const html = page.text;
-    for (const o of [orders.card1, orders.app1, orders.sub1]) expect(html).to.contain(`Order ${o.id}<`);
+    for (const o of [orders.card1, orders.app1, orders.sub1]) expect(html).to.contain(`id="order-${o.id}-h"`);
     expect(html).to.contain('Acme Keys').and.to.contain('Beta Apps');
     expect(html).to.contain(await codeOf(orders.card1));
     expect(html).to.contain(await licenseOf(orders.app1));
@@ -144,24 +144,24 @@ describe('the buyer’s account', function () {
     expect(html).to.contain('help@acme.i41.test');
     expect(html).to.match(/Receipt|Tax invoice/);
     // Nobody else's: P2's order and key, nor P3's (same e-mail, other phone).
-    expect(html).to.not.contain(`Order ${orders.card2.id}<`);
+    expect(html).to.not.contain(`id="order-${orders.card2.id}-h"`);
     expect(html).to.not.contain(await codeOf(orders.card2));
-    expect(html).to.not.contain(`Order ${orders.card3.id}<`);
+    expect(html).to.not.contain(`id="order-${orders.card3.id}-h"`);
     expect(html).to.not.contain(await codeOf(orders.card3));
     // Grouped by store, the store of the newest order first (the subscription at Acme), newest first within.
     const acmeAt = html.indexOf('>Acme Keys<');
     const betaAt = html.indexOf('>Beta Apps<');
     expect(acmeAt).to.be.greaterThan(-1).and.lessThan(betaAt);
-    expect(html.indexOf(`Order ${orders.sub1.id}<`)).to.be.lessThan(
-      html.indexOf(`Order ${orders.card1.id}<`),
+    expect(html.indexOf(`id="order-${orders.sub1.id}-h"`)).to.be.lessThan(
+      html.indexOf(`id="order-${orders.card1.id}-h"`),
     );
 
     const search = await get(suite.server, '/account?lang=en&q=desktop', one.cookie);
-    expect(search.text).to.contain(`Order ${orders.app1.id}<`);
-    expect(search.text).to.not.contain(`Order ${orders.card1.id}<`);
+    expect(search.text).to.contain(`id="order-${orders.app1.id}-h"`);
+    expect(search.text).to.not.contain(`id="order-${orders.card1.id}-h"`);
     const byStore = await get(suite.server, '/account?lang=en&q=acme', one.cookie);
-    expect(byStore.text).to.contain(`Order ${orders.card1.id}<`);
-    expect(byStore.text).to.not.contain(`Order ${orders.app1.id}<`);
+    expect(byStore.text).to.contain(`id="order-${orders.card1.id}-h"`);
+    expect(byStore.text).to.not.contain(`id="order-${orders.app1.id}-h"`);
   });
 
   it('signs in by e-mail with the one-time link: only the orders placed with that address, whatever the phone', async () => {
@@ -180,12 +180,12 @@ describe('the buyer’s account', function () {
     expect(opened.status).to.equal(303);
     const cookie = cookieOf(opened, 'matjar_account');
     const html = (await get(server, '/account?lang=en', cookie)).text;
-    expect(html).to.contain(`Order ${orders.card1.id}<`);
-    expect(html).to.contain(`Order ${orders.card3.id}<`);
+    expect(html).to.contain(`id="order-${orders.card1.id}-h"`);
+    expect(html).to.contain(`id="order-${orders.card3.id}-h"`);
     expect(html).to.contain(await codeOf(orders.card3));
     // The subscription was bought with another address: not this sign-in's.
-    expect(html).to.not.contain(`Order ${orders.sub1.id}<`);
-    expect(html).to.not.contain(`Order ${orders.card2.id}<`);
+    expect(html).to.not.contain(`id="order-${orders.sub1.id}-h"`);
+    expect(html).to.not.contain(`id="order-${orders.card2.id}-h"`);
     // The link works once.
     expect((await get(server, path)).status).to.equal(410);
   });
@@ -527,7 +527,9 @@ describe('the buyer’s account', function () {
     expect(ran.status, ran.text).to.equal(200);
     expect(await deps.knex('buyer_sessions').where({ id: row!.id })).to.have.length(0);
     // A live session is kept.
-    expect((await get(server, '/account?lang=en', two.cookie)).text).to.contain(`Order ${orders.card2.id}<`);
+    expect((await get(server, '/account?lang=en', two.cookie)).text).to.contain(
+      `id="order-${orders.card2.id}-h"`,
+    );
   });
 
   it('limits review writes to ten an hour per buyer', async () => {
@@ -565,7 +567,9 @@ describe('the buyer’s account', function () {
     expect((await get(server, '/account?lang=en', second.cookie)).text).to.match(
       /autocomplete="tel-national"/,
     );
-    expect((await get(server, '/account?lang=en', one.cookie)).text).to.contain(`Order ${orders.card1.id}<`);
+    expect((await get(server, '/account?lang=en', one.cookie)).text).to.contain(
+      `id="order-${orders.card1.id}-h"`,
+    );
     const third = await signInByPhone(deps, server, P1.phone);
     const everywhere = await post(
       server,
@@ -576,10 +580,12 @@ describe('the buyer’s account', function () {
     expect(everywhere.status).to.equal(303);
     for (const cookie of [one.cookie, third.cookie]) {
       const page = await get(server, '/account?lang=en', cookie);
-      expect(page.text).to.not.contain(`Order ${orders.card1.id}<`);
+      expect(page.text).to.not.contain(`id="order-${orders.card1.id}-h"`);
     }
     // The other buyer is still signed in.
-    expect((await get(server, '/account?lang=en', two.cookie)).text).to.contain(`Order ${orders.card2.id}<`);
+    expect((await get(server, '/account?lang=en', two.cookie)).text).to.contain(
+      `id="order-${orders.card2.id}-h"`,
+    );
     expect(formTokenIn((await get(server, '/account', two.cookie)).text)).to.equal(two.csrf);
   });
 });

@@ -88,10 +88,12 @@ describe('a digital product delivered by message and e-mail, with its download a
 
     // The e-mail: subject or body names the order, Arabic text, the same download address.
     const mail = await waitFor('the delivery e-mail', async () =>
-      (await outbox(email)).find((m) => m.body.includes(String(order.id)) && m.body.includes('/downloads/')),
+      (await outbox(email)).find(
+        (m) => m.body.includes(String(order.number)) && m.body.includes('/downloads/'),
+      ),
     );
     expect(mail.channel).to.equal('email');
-    expect(`${mail.subject} ${mail.body}`).to.contain(`${order.id}`);
+    expect(`${mail.subject} ${mail.body}`).to.contain(`${order.number}`);
     expect(mail.subject).to.match(/[\u0600-\u06FF]/);
     expect(downloadUrlIn(mail.body)).to.equal(fromMessage);
 
@@ -111,7 +113,7 @@ describe('a digital product delivered by message and e-mail, with its download a
     const refundMail = await waitFor('the refund e-mail', async () =>
       (await outbox(email)).find((m) => m !== undefined && m.subject !== mail.subject),
     );
-    expect(`${refundMail.subject} ${refundMail.body}`).to.contain(`${order.id}`);
+    expect(`${refundMail.subject} ${refundMail.body}`).to.contain(`${order.number}`);
     const refused = await rawGet(fromMessage, { Accept: 'application/json' });
     expect(refused.status).to.equal(410);
     expect(JSON.parse(refused.body.toString()) as { error_code: string }).to.include({

@@ -222,11 +222,11 @@ describe('Merchant API: refunds', function () {
       const rows = await suite.deps
         .knex('outbound_messages')
         .where({ purpose: 'refund', to: '966500000001' })
-        .where('body', 'like', `%order #${order.id} %`);
+        .where('body', 'like', `%order #${order.number} %`);
       return rows.length > 0 ? (rows as { body: string }[]) : undefined;
     });
     expect(messages).to.have.length(1);
-    expect(messages[0].body).to.contain('25.50 SAR').and.to.contain(`رقم ${order.id}`);
+    expect(messages[0].body).to.contain('25.50 SAR').and.to.contain(`رقم ${order.number}`);
     const detail = await call(suite.server, m.token, 'GET', `/shawarma/orders/${order.id}`);
     expectEnvelope(detail, 200);
     expect((detail.body.data as { refunds: unknown }).refunds).to.deep.equal(listed(page).summary);

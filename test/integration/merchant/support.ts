@@ -83,6 +83,8 @@ export function expectEnvelope(res: TestResponse, status: number): void {
 
 export interface SeededOrder {
   id: number;
+  /** The store's own number of the order (`orders.number`). */
+  number: number;
   itemId: number;
 }
 
@@ -124,8 +126,9 @@ export async function seedOrder(
       source: 'embed',
       created_at: opts.createdAt ?? new Date(),
     })
-    .returning('id');
+    .returning(['id', 'number']);
   const orderId = Number((order as { id: number }).id);
+  const orderNumber = Number((order as { number: number }).number);
   const [item] = await knex('order_items')
     .insert({
       order_id: orderId,
@@ -139,7 +142,7 @@ export async function seedOrder(
       fields: JSON.stringify({ '0': 'Player42' }),
     })
     .returning('id');
-  return { id: orderId, itemId: Number((item as { id: number }).id) };
+  return { id: orderId, number: orderNumber, itemId: Number((item as { id: number }).id) };
 }
 
 export { createProduct };

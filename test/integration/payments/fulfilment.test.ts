@@ -343,11 +343,13 @@ describe('fulfilment: keys, licenses, subscriptions, FiveM, order status, cancel
       const out = await suite.server.request('/__dev/outbox?to=966500000599', {
         headers: { 'X-Forwarded-For': randomIp() },
       });
-      const mine = (out.body.messages as { body: string }[]).filter((m) => m.body.includes(`#${placed.id} `));
+      const mine = (out.body.messages as { body: string }[]).filter((m) =>
+        m.body.includes(`CODE-${store.id}-1`),
+      );
       expect(mine).to.have.length(1);
       const keys = (await licensesOf(placed.id)).map((l: { key: string }) => l.key);
       expect(mine[0].body)
-        .to.contain('Fulfil Store: your order')
+        .to.contain(`Fulfil Store: your order #${placed.number} is ready.`)
         .and.to.contain(`CODE-${store.id}-1`)
         .and.to.contain(`CODE-${store.id}-2`);
       for (const key of keys) expect(mine[0].body).to.contain(key);

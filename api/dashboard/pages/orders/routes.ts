@@ -7,7 +7,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../../../../share
 import { paymentAttempts, productChoices } from '../../../../shared/services/dashboard/home';
 import { can, permissionForStatus } from '../../../../shared/services/dashboard/roles';
 import { listOrders, orderDetail } from '../../../../shared/services/merchant/orders';
-import { orderStatusOf } from '../../../../shared/services/orders/status-of';
+import { orderNumberOf, orderStatusOf } from '../../../../shared/services/orders/status-of';
 import { TRANSITIONS, updateOrderStatus } from '../../../../shared/services/merchant/transitions';
 import { parseMoney } from '../../../../shared/money';
 import { orderRefunds } from '../../../../shared/services/dashboard/refunds';
@@ -225,7 +225,11 @@ export const dashboardOrderRoutes = [
         (target === ORDER_STATUS.CANCELLED || target === ORDER_STATUS.REFUNDED) &&
         formField(ctx, 'confirm') !== '1'
       ) {
-        return sendPage(ctx, { status: 200, html: confirmStatusView(shell, params.orderId, target) });
+        const orderNumber = (await orderNumberOf(ctx.deps.knex, store.id, params.orderId)) ?? params.orderId;
+        return sendPage(ctx, {
+          status: 200,
+          html: confirmStatusView(shell, params.orderId, orderNumber, target),
+        });
       }
       try {
         const result = await updateOrderStatus(ctx.deps, store.id, params.orderId, target as OrderStatus, {

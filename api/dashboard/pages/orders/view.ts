@@ -281,15 +281,15 @@ export function confirmRefundView(
   return shellPage(
     { ...s, current: 'orders' },
     t.confirmTitle,
-    `<section class="card"><h1>${esc(t.confirmTitle)}</h1><p>${esc(t.confirmRefundAmount(money(s, amountMinor, m.currency), orderId, full))}</p>
+    `<section class="card"><h1>${esc(t.confirmTitle)}</h1><p>${esc(t.confirmRefundAmount(money(s, amountMinor, m.currency), m.number, full))}</p>
 <form method="post" action="/merchant/orders/${orderId}/refund">${tokenField(s.formToken)}<input type="hidden" name="amount" value="${esc(formatMoney(amountMinor, m.currency))}"><input type="hidden" name="reason" value="${esc(reason)}"><input type="hidden" name="confirm" value="1"><button type="submit" class="danger">${esc(t.yesDoIt)}</button></form>
 <p><a href="/merchant/orders/${orderId}">${esc(t.back)}</a></p></section>`,
   );
 }
 
-export function confirmStatusView(s: Shell, orderId: number, to: number): string {
+export function confirmStatusView(s: Shell, orderId: number, orderNumber: number, to: number): string {
   const t = s.t;
-  const text = to === 6 ? t.confirmRefund(orderId) : t.confirmCancel(orderId);
+  const text = to === 6 ? t.confirmRefund(orderNumber) : t.confirmCancel(orderNumber);
   return shellPage(
     { ...s, current: 'orders' },
     t.confirmTitle,

@@ -3,6 +3,7 @@ import QRCode from 'qrcode';
 import type { Deps } from '../../../../shared/deps';
 import { SecondFactor } from '../../../../shared/services/dashboard/second-factor';
 import { revokeOtherSessions } from '../../../../shared/services/dashboard/sessions';
+import { liveSessions, revokeOwnSession } from '../../../../shared/services/dashboard/session-list';
 import { otpauthUri } from '../../../../shared/services/dashboard/totp';
 import { DashboardSignIn } from '../../../../shared/services/dashboard/sign-in';
 import { otpGuardsOf } from '../../../../shared/services/otp/factory';
@@ -12,7 +13,7 @@ import { defineRoute } from '../../../http/route';
 import { htmlResponse, redirectResponse } from '../../../openapi/components';
 import { sendPage } from '../../layout';
 import { SecurityPage, securityView } from './view';
-import { dashboardOf, formField, signedIn } from '../../session';
+import { dashboardOf, formField, messagePage, signedIn } from '../../session';
 
 /**
  * The person's own two-step sign-in (docs/dashboard.md, "Two-step sign-in"): an authenticator app is
@@ -74,6 +75,7 @@ async function render(
       recoveryCodes: extra.recoveryCodes ?? null,
       notice: extra.notice ?? null,
       error: extra.error ?? null,
+      sessions: { rows: await liveSessions(ctx.deps.knex, s.user.id), current: s.session.id },
     }),
   });
 }
@@ -195,6 +197,36 @@ export const dashboardSecurityRoutes = [
       }
       await factors.disable(s.user.id);
       sendPage(ctx, { status: 303, location: '/merchant/security?off=1' });
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/merchant/security/sessions/{sessionId}/revoke',
+    interface: 'platform',
+    operationId: 'dashboardSessionRevoke',
+    summary: 'Merchant dashboard: end one of my sessions',
+    description:
+      'Ends one of the signed-in person’s own sessions (a "keep me signed in" device lost or left): its ' +
+      'cookie signs no one in from then on. Another person’s session: 404. 303 back to the security page.',
+    guards: withSecurity,
+    request: {
+      params: Joi.object<{ sessionId: number }, true>({
+        sessionId: Joi.number().integer().min(1).max(2_147_483_647).required(),
+      }),
+      ...formBody({}),
+    },
+    responses: {
+      303: redirectResponse('Ended: to the security page.'),
+      302: redirectResponse('Not signed in: to the sign-in page.'),
+      404: htmlResponse('No such session of this person.'),
+      ...securityPostAnswers,
+    },
+    handler: async (ctx, { params }) => {
+      const { signedIn: s, shell } = dashboardOf(ctx);
+      if (!(await revokeOwnSession(ctx.deps.knex, s.user.id, params.sessionId))) {
+        return sendPage(ctx, messagePage(shell, 404, shell.t.notFoundTitle, shell.t.notFound));
+      }
+      sendPage(ctx, { status: 303, location: '/merchant/security' });
     },
   }),
 ];

@@ -1,4 +1,5 @@
 import type { SecondFactorStatus } from '../../../../shared/services/dashboard/second-factor';
+import type { SessionRow } from '../../../../shared/services/dashboard/session-list';
 import { esc, shellPage, ShellContext, tokenField } from '../../layout';
 
 type Shell = Omit<ShellContext, 'current'>;
@@ -11,6 +12,25 @@ export interface SecurityPage {
   recoveryCodes: string[] | null;
   notice: string | null;
   error: string | null;
+  /** The person's live sessions ("keep me signed in" ones included), each revocable; `current` is this one. */
+  sessions?: { rows: SessionRow[]; current: number };
+}
+
+/** The sessions card: each live session with its device and last use, and a button to end it. */
+function sessionsCard(s: Shell, list: { rows: SessionRow[]; current: number }): string {
+  const ar = s.locale === 'ar';
+  const when = (d: Date) => new Date(d).toISOString().slice(0, 16).replace('T', ' ');
+  const rows = list.rows
+    .map((r) => {
+      const label = `${r.user_agent ?? (ar ? 'جهاز غير معروف' : 'Unknown device')}`;
+      const mine =
+        r.id === list.current ? ` <strong>${esc(ar ? '(هذا الجهاز)' : '(this device)')}</strong>` : '';
+      return `<li data-session="${r.id}"><bdi>${esc(label.slice(0, 120))}</bdi>${mine}<br><span class="muted num" dir="ltr">${esc(when(r.last_seen_at))} UTC</span>
+<form method="post" action="/merchant/security/sessions/${r.id}/revoke" class="inline">${tokenField(s.formToken)}<button type="submit" class="secondary" aria-label="${esc(`${ar ? 'إنهاء الجلسة' : 'End session'} ${label.slice(0, 60)}`)}">${esc(ar ? 'إنهاء' : 'End')}</button></form></li>`;
+    })
+    .join('');
+  return `<section class="card" aria-labelledby="sessions-h"><h2 id="sessions-h">${esc(ar ? 'الأجهزة المسجّلة' : 'Signed-in devices')}</h2>
+<ul class="plain">${rows}</ul></section>`;
 }
 
 const codeInput = (id: string, error: string | null): string =>
@@ -56,6 +76,6 @@ ${codeInput('confirm-code', page.error)}
     t.secondFactorTitle,
     `<h1>${esc(t.secondFactorTitle)}</h1>
 ${page.notice ? `<p class="notice" role="status">${esc(page.notice)}</p>` : ''}
-${body}`,
+${body}${page.sessions ? sessionsCard(s, page.sessions) : ''}`,
   );
 }

@@ -112,6 +112,7 @@ export function settingsView(
     t.settings,
     `<h1>${esc(t.settings)}</h1>
 ${form.notice ? `<p class="notice" role="status">${esc(form.notice)}</p>` : ''}
+<p><a href="/merchant/preferences" data-preferences>${esc(s.locale === 'ar' ? 'التفضيلات: تنبيهات الطلبات الجديدة والمنطقة الزمنية' : 'Preferences: new-order notices and time zone')}</a></p>
 <form method="post" action="/merchant/settings" class="card" novalidate>
 <h2>${esc(t.storeDetails)}</h2>
 ${tokenField(s.formToken)}

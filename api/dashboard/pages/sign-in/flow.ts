@@ -1,7 +1,7 @@
 import { otpGuardsOf } from '../../../../shared/services/otp/factory';
 import Joi from 'joi';
 import type { Deps } from '../../../../shared/deps';
-import { createSession } from '../../../../shared/services/dashboard/sessions';
+import { createSession, SESSION_DAYS } from '../../../../shared/services/dashboard/sessions';
 import {
   CHALLENGE_TTL_SECONDS,
   createChallenge,
@@ -20,6 +20,7 @@ import {
   crossSite,
   messagePage,
   PENDING_COOKIE,
+  REMEMBER_COOKIE,
   publicContext,
   readCookie,
   SESSION_COOKIE,
@@ -127,9 +128,17 @@ export function safeNext(next: string | undefined): string {
   return next && /^\/merchant(\/[A-Za-z0-9/_-]*)?$/.test(next) ? next : '/merchant';
 }
 
+/**
+ * Signs the person in. Asked to "keep me signed in" (the sign-in form's box, carried in REMEMBER_COOKIE
+ * through the code and any second step), the cookie lasts the session's SESSION_DAYS and survives closing
+ * the browser; otherwise it is a browser-session cookie. Either way the session is listed, and revocable,
+ * on the security page.
+ */
 export async function startSession(ctx: AppContext, userId: number, storeId: number | null): Promise<void> {
+  const remember = readCookie(ctx, REMEMBER_COOKIE) === '1';
   const token = await createSession(ctx.deps.knex, userId, storeId, ctx.get('User-Agent'));
-  setCookie(ctx, SESSION_COOKIE, token, null);
+  setCookie(ctx, SESSION_COOKIE, token, remember ? SESSION_DAYS * 86_400 : null);
+  if (remember) clearCookie(ctx, REMEMBER_COOKIE);
   clearCookie(ctx, PENDING_COOKIE);
   clearCookie(ctx, SIGNUP_COOKIE);
   clearCookie(ctx, CHALLENGE_COOKIE);

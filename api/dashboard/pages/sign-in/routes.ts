@@ -16,6 +16,7 @@ import {
   formField,
   messagePage,
   PENDING_COOKIE,
+  REMEMBER_COOKIE,
   publicContext,
   readCookie,
   SESSION_COOKIE,
@@ -90,13 +91,20 @@ export const dashboardSignInRoutes = [
     },
     handler: async (ctx) => {
       const p = publicContext(ctx);
-      const values = { country_code: formField(ctx, 'country_code'), phone: formField(ctx, 'phone') };
+      const values = {
+        country_code: formField(ctx, 'country_code'),
+        phone: formField(ctx, 'phone'),
+        remember: formField(ctx, 'remember') === '1',
+      };
       const outcome = await signInService(ctx).start('signin', values, ctx.ip, p.locale);
       if (outcome.kind !== 'sent') {
         const [status, message] = startError(ctx, p, outcome);
         return sendPage(ctx, { status, html: signInView(p, values, message, nextOf(ctx)) });
       }
       setCookie(ctx, PENDING_COOKIE, `signin.${outcome.sessionToken}`, ctx.deps.config.otpTtlSeconds);
+      // "Keep me signed in": the session cookie this sign-in ends with outlives the browser (flow.ts).
+      if (values.remember) setCookie(ctx, REMEMBER_COOKIE, '1', ctx.deps.config.otpTtlSeconds);
+      else clearCookie(ctx, REMEMBER_COOKIE);
       const next =
         typeof ctx.query.next === 'string' ? `?next=${encodeURIComponent(safeNext(ctx.query.next))}` : '';
       sendPage(ctx, { status: 303, location: `/merchant/code${next}` });

@@ -20,6 +20,8 @@ const COUNTRIES: ReadonlyArray<[string, string, string, string]> = [
 export interface PhoneValues {
   country_code: string;
   phone: string;
+  /** "Keep me signed in" ticked (the dashboard's sign-in form). */
+  remember?: boolean;
 }
 
 /** Also the buyer's account's phone step (api/account). */
@@ -56,6 +58,7 @@ export function signInView(
 <p class="muted">${esc(p.t.signInIntro)}</p>
 <form method="post" action="/merchant/signin${next ? `?next=${esc(encodeURIComponent(next))}` : ''}" novalidate>
 ${phoneFields(p, v, error)}
+<p><label><input type="checkbox" name="remember" value="1" data-remember${v.remember ? ' checked' : ''}> ${esc(p.locale === 'ar' ? 'أبقني مسجّلاً (30 يوماً على هذا الجهاز)' : 'Keep me signed in (30 days on this device)')}</label></p>
 <button type="submit" class="wide">${esc(p.t.sendCode)}</button>
 </form></div>
 <p>${esc(p.t.noAccountYet)} <a href="/merchant/signup">${esc(p.t.createStore)}</a></p>`,

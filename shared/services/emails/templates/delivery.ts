@@ -8,6 +8,8 @@ import { link, shortText, type EmailTemplate } from './common';
  */
 export interface DeliveryData {
   order_id: number;
+  /** The store's own order number (`orders.number`), shown to the buyer; the id when absent (older rows). */
+  order_number?: number | null;
   items: {
     name: string;
     codes?: string[];
@@ -49,6 +51,7 @@ const T = {
 export const delivery: EmailTemplate<DeliveryData> = {
   schema: Joi.object<DeliveryData, true>({
     order_id: Joi.number().integer().min(1).required(),
+    order_number: Joi.number().integer().min(1).allow(null),
     items: Joi.array()
       .items(
         Joi.object({
@@ -97,8 +100,8 @@ export const delivery: EmailTemplate<DeliveryData> = {
       if (data.document.kind === 'invoice') blocks.push({ kind: 'paragraph', text: t.attached });
     }
     return layout(locale, brand, {
-      subject: t.subject(brand.name, data.order_id),
-      title: t.title(data.order_id),
+      subject: t.subject(brand.name, data.order_number ?? data.order_id),
+      title: t.title(data.order_number ?? data.order_id),
       blocks,
     });
   },

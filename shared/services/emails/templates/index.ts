@@ -2,6 +2,7 @@ import type { EmailTemplate } from './common';
 import { checkoutReminder, type CheckoutReminderData } from './checkout-reminder';
 import { delivery, type DeliveryData } from './delivery';
 import { keyClaim, type KeyClaimData } from './key-claim';
+import { orderNotice, type OrderNoticeData } from './order-notice';
 import { priceChange, type PriceChangeData } from './price-change';
 import { refund, type RefundData } from './refund';
 import { renewalFailed, type RenewalFailedData } from './renewal-failed';
@@ -18,6 +19,7 @@ export type {
   SignInData,
   SubscriptionRenewedData,
   KeyClaimData,
+  OrderNoticeData,
 };
 
 /** Every buyer e-mail, by name, with the data it takes. */
@@ -30,6 +32,7 @@ export interface TemplateData {
   sign_in: SignInData;
   checkout_reminder: CheckoutReminderData;
   key_claim: KeyClaimData;
+  order_notice: OrderNoticeData;
 }
 
 export type TemplateName = keyof TemplateData;
@@ -43,6 +46,7 @@ export const TEMPLATES: { readonly [N in TemplateName]: EmailTemplate<TemplateDa
   sign_in: signIn,
   checkout_reminder: checkoutReminder,
   key_claim: keyClaim,
+  order_notice: orderNotice,
 };
 
 export const TEMPLATE_NAMES = Object.keys(TEMPLATES) as TemplateName[];

@@ -5,6 +5,8 @@ import { shortText, type EmailTemplate } from './common';
 /** The merchant's answer to a key replacement claim (docs/fraud.md): the new key, or the note. */
 export interface KeyClaimData {
   order_id: number;
+  /** The store's own order number (`orders.number`), shown to the buyer; the id when absent (older rows). */
+  order_number?: number | null;
   code: string;
   approved: boolean;
   replacement_code?: string | null;
@@ -39,6 +41,7 @@ const T = {
 export const keyClaim: EmailTemplate<KeyClaimData> = {
   schema: Joi.object<KeyClaimData, true>({
     order_id: Joi.number().integer().min(1).required(),
+    order_number: Joi.number().integer().min(1).allow(null),
     code: shortText(1000).required(),
     approved: Joi.boolean().required(),
     replacement_code: shortText(1000).allow(null),
@@ -46,13 +49,15 @@ export const keyClaim: EmailTemplate<KeyClaimData> = {
   }),
   render(locale, brand, data) {
     const t = T[locale];
-    const blocks: Block[] = [{ kind: 'paragraph', text: t.body(data.code, data.order_id, data.approved) }];
+    const blocks: Block[] = [
+      { kind: 'paragraph', text: t.body(data.code, data.order_number ?? data.order_id, data.approved) },
+    ];
     if (data.approved && data.replacement_code) {
       blocks.push({ kind: 'values', title: t.newKey, values: [data.replacement_code] });
     }
     if (data.note) blocks.push({ kind: 'facts', rows: [{ label: t.note, value: data.note }] });
     return layout(locale, brand, {
-      subject: t.subject(data.order_id),
+      subject: t.subject(data.order_number ?? data.order_id),
       title: data.approved ? t.approved : t.declined,
       blocks,
     });

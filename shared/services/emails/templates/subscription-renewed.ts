@@ -6,6 +6,8 @@ import { amount, currency, day, money, shortText, type EmailTemplate } from './c
 export interface SubscriptionRenewedData {
   product_name: string;
   order_id: number;
+  /** The store's own order number (`orders.number`), shown to the buyer; the id when absent (older rows). */
+  order_number?: number | null;
   amount: string;
   currency: string;
   /** The end of the new period (ISO), when the next renewal falls. */
@@ -33,6 +35,7 @@ export const subscriptionRenewed: EmailTemplate<SubscriptionRenewedData> = {
   schema: Joi.object<SubscriptionRenewedData, true>({
     product_name: shortText(200).required(),
     order_id: Joi.number().integer().min(1).required(),
+    order_number: Joi.number().integer().min(1).allow(null),
     amount: amount().required(),
     currency: currency().required(),
     next_renewal_at: Joi.string().isoDate().required(),
@@ -47,7 +50,7 @@ export const subscriptionRenewed: EmailTemplate<SubscriptionRenewedData> = {
         {
           kind: 'facts',
           rows: [
-            { label: t.order, value: `#${data.order_id}` },
+            { label: t.order, value: `#${data.order_number ?? data.order_id}` },
             { label: t.next, value: day(data.next_renewal_at) },
           ],
         },
