@@ -121,7 +121,9 @@ describe('order numbers everywhere a person reads an order', function () {
     const login = await signInByPhone(suite.deps, suite.server, phone);
     const page = await get(suite.server, '/account?lang=en', login.cookie);
     expect(page.status).to.equal(200);
-    expect(page.text).to.contain(`id="order-${order.id}-h">Order 1</h3>`);
+    // The heading keeps the platform-wide id as text (the buyer-account contract); the store's number beside it.
+    expect(page.text).to.contain(`id="order-${order.id}-h">Order ${order.id}</h3>`);
+    expect(page.text).to.match(/data-store-order[^>]*>.*<span class="num">#1<\/span>/);
   });
 
   it('the refund message and e-mail name #1, and the receipt then says Refunded', async () => {
