@@ -148,7 +148,7 @@ describe('the buyer’s account in a browser', function () {
     await withPage(async (page) => {
       await signInByPhone(page, 'en', true);
       const text = await page.locator('main').innerText();
-      for (const o of Object.values(orders)) expect(text).to.contain(`Order ${o.number}`);
+      for (const o of Object.values(orders)) expect(text).to.contain(`Order ${o.id}`);
       expect(text).to.contain('Acme Keys').and.to.contain('Beta Apps');
       expect(text).to.contain('GC-BROWSER-0001');
       const license = (await deps.knex('licenses').where({ order_id: orders.app!.id }).first('key')) as {
@@ -174,7 +174,7 @@ describe('the buyer’s account in a browser', function () {
       const link = /https?:\/\/\S+\/account\/email\/[A-Za-z0-9_-]+/.exec(mail.body)![0];
       await page.goto(link);
       await page.waitForURL(`${base}/account`);
-      expect(await page.locator('main').innerText()).to.contain(`Order ${orders.card!.number}`);
+      expect(await page.locator('main').innerText()).to.contain(`Order ${orders.card!.id}`);
     });
   });
 

@@ -185,7 +185,9 @@ describe('error codes, error headers and the buyer’s language', () => {
     const [delivery] = await deps
       .knex('outbound_messages')
       .where({ to: '966500000772', purpose: 'order_delivery' });
-    expect(delivery.body).to.contain(`#${orderId}`).and.contain(`KEY-${store.id}`).and.match(AR);
+    // People read the store's own order number (docs/dashboard.md, "Order numbers").
+    const { number } = await deps.knex('orders').where('id', orderId).first('number');
+    expect(delivery.body).to.contain(`#${number}`).and.contain(`KEY-${store.id}`).and.match(AR);
   });
 });
 

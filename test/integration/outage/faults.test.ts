@@ -233,7 +233,7 @@ describe('outages: private Redis and Postgres stopped, frozen and restarted', fu
     expect(await Order.query(web.knex).where({ checkout_id: checkout.checkoutId }).resultSize()).to.equal(1);
     const deliveries = await outbox('966500000202', 'order_delivery');
     expect(deliveries).to.have.length(1);
-    expect(deliveries[0].body).to.contain('KEY-OUTAGE-0001').and.to.contain(`#${order.id}`);
+    expect(deliveries[0].body).to.contain('KEY-OUTAGE-0001').and.to.contain(`#${order.number}`);
     expect(await outbox('966500000201', 'otp')).to.have.length(1);
     expect((await WebhookEvent.query(web.knex).findById(stored[0].id))?.processed_at).to.be.an.instanceOf(
       Date,

@@ -162,7 +162,7 @@ describe('payments: duplicates, races and crashes', function () {
       const delivered = await waitFor('one delivery message', async () => {
         const out = await suite.server.request('/__dev/outbox?to=966500009001');
         const mine = (out.body.messages as { body: string }[]).filter((m) =>
-          m.body.includes(`#${order.id} `),
+          m.body.includes(`#${order.number} `),
         );
         return mine.length > 0 ? mine : undefined;
       });

@@ -95,7 +95,7 @@ describe('sandbox provider: checkout to fulfilled order', function () {
       const all = await outboxBodies('966500000101');
       return all.some((b) => b.includes(`KEY-${store.id}-0001`)) ? all : undefined;
     });
-    expect(bodies.filter((b) => b.includes(`#${order.id}`))).to.have.length(1);
+    expect(bodies.filter((b) => b.includes(`#${order.number}`))).to.have.length(1);
     expect(bodies.join('\n')).to.not.contain(`KEY-${store.id}-0002`);
 
     // The audit trail: created by the API, session by the worker, paid on the webhook.

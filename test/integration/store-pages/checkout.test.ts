@@ -162,7 +162,7 @@ describe('store pages: the hosted checkout', function () {
     const message = await waitFor('the delivery message', async () => {
       const res = await suite.server.request('/__dev/outbox?to=966594200010');
       const bodies = (res.body.messages as { body: string }[]).map((m) => m.body);
-      return bodies.find((b) => b.includes(`#${order.id}`) && b.includes('I42-S-'));
+      return bodies.find((b) => b.includes(`#${order.number}`) && b.includes('I42-S-'));
     });
     expect(message).to.contain('حزمة أشكال');
   });

@@ -102,9 +102,11 @@ describe('Subscriptions: renewals by saved card, dunning, links and cancellation
     });
     expect(messages[0]).to.include('/pay/subscriptions/');
     // And one e-mail a renewal, naming its order (docs/email.md).
+    // People read the store's own order numbers (docs/dashboard.md, "Order numbers").
+    const numbers = (await suite.deps.knex('orders').whereIn('id', orders).pluck('number')) as number[];
     const mails = await waitFor('three renewal e-mails', async () => {
       const all = await outboxEntries(suite.server, `buyer${phone}@example.com`);
-      const renewed = all.filter((m) => orders.some((id) => `${m.subject} ${m.body}`.includes(`#${id}`)));
+      const renewed = all.filter((m) => numbers.some((n) => `${m.subject} ${m.body}`.includes(`#${n}`)));
       return renewed.length === 3 ? renewed : undefined;
     });
     expect(mails.map((m) => m.channel)).to.deep.equal(['email', 'email', 'email']);
