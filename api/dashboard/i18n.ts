@@ -445,6 +445,8 @@ const en = {
   // categories
   categories: 'Categories',
   categoryName: 'Category name',
+  categoryNameAr: 'Arabic name',
+  categoryNameArHint: 'Shown to Arabic readers; leave empty to show the name.',
   categorySlug: 'Address name (slug)',
   categorySlugHint: 'Lower-case letters, digits and dashes, e.g. gift-cards.',
   addCategory: 'Add category',
@@ -934,6 +936,8 @@ const ar: DashboardStrings = {
   errEndpointHttps: 'يجب أن يبدأ عنوان الـ webhook بـ https.',
   categories: 'التصنيفات',
   categoryName: 'اسم التصنيف',
+  categoryNameAr: 'الاسم بالعربية',
+  categoryNameArHint: 'يظهر لقرّاء العربية؛ اتركه فارغًا ليظهر الاسم.',
   categorySlug: 'الاسم في العنوان (slug)',
   categorySlugHint: 'حروف لاتينية صغيرة وأرقام وشرطات، مثل gift-cards.',
   addCategory: 'إضافة تصنيف',

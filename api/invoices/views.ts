@@ -177,7 +177,11 @@ function linesTable(lines: readonly InvoiceLine[], currency: string, vatRateBp: 
         vatRateBp === null
           ? ''
           : `<td class="num">${escapeHtml(money(formatAmount(inclusiveVat(line.total_minor, vatRateBp), currency), currency))}</td>`;
-      return `<tr><td><bdi>${escapeHtml(line.name)}</bdi></td><td class="num">${line.quantity}</td><td class="num">${escapeHtml(money(formatAmount(line.unit_price_minor, currency), currency))}</td>${vat}<td class="num">${escapeHtml(money(formatAmount(line.total_minor, currency), currency))}</td></tr>`;
+      // Bilingual (docs/store-pages.md): the product's Arabic name under the English one when it has one.
+      const ar = line.name_ar
+        ? `<br><bdi lang="ar" dir="rtl" class="ar" data-name-ar>${escapeHtml(line.name_ar)}</bdi>`
+        : '';
+      return `<tr><td><bdi>${escapeHtml(line.name)}</bdi>${ar}</td><td class="num">${line.quantity}</td><td class="num">${escapeHtml(money(formatAmount(line.unit_price_minor, currency), currency))}</td>${vat}<td class="num">${escapeHtml(money(formatAmount(line.total_minor, currency), currency))}</td></tr>`;
     })
     .join('\n');
   return `<table class="lines"><thead><tr>${head}</tr></thead><tbody>${rows}</tbody></table>`;

@@ -1700,7 +1700,7 @@ export interface paths {
         put?: never;
         /**
          * Merchant dashboard: add a category
-         * @description Form fields `name`, `slug`, checked as `POST /shawarma/categories` checks them. 303.
+         * @description Form fields `name`, `name_ar` (optional), `slug`, checked as `POST /shawarma/categories` checks them. 303.
          */
         post: operations["dashboardCategoryCreate"];
         delete?: never;
@@ -12634,6 +12634,7 @@ export interface operations {
                 "application/x-www-form-urlencoded": {
                     _csrf?: string;
                     name?: string;
+                    name_ar?: string;
                     slug?: string;
                 } & {
                     [key: string]: unknown;

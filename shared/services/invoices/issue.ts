@@ -8,6 +8,8 @@ export type Series = 'invoice' | 'credit_note';
 /** One line of an issued invoice, as sold. */
 export interface InvoiceLine {
   name: string;
+  /** The product's Arabic name (name_ar) at issue, for the Arabic side; absent when it has none. */
+  name_ar?: string;
   quantity: number;
   unit_price_minor: number;
   total_minor: number;
@@ -17,6 +19,11 @@ export interface IssuedInvoice {
   id: number;
   number: number;
   created: boolean;
+}
+
+/** `{ name_ar }` for a product's Arabic name when it has one (not blank), else nothing. */
+export function arabicName(value: unknown): { name_ar?: string } {
+  return typeof value === 'string' && value.trim() !== '' ? { name_ar: value } : {};
 }
 
 /** ISO 8601 to the second, in UTC: the form of the QR's time stamp and of `issued_at` (the same text). */
@@ -68,12 +75,15 @@ export async function issueInvoiceForOrder(
   const existing = await trx('invoices').where({ order_id: orderId }).first('id', 'number');
   if (existing) return { id: Number(existing.id), number: Number(existing.number), created: false };
 
-  const items = await trx('order_items')
-    .where({ order_id: orderId })
-    .orderBy('id')
-    .select('name', 'quantity', 'unit_price_minor', 'total_minor');
+  const items = await trx('order_items as i')
+    .leftJoin('products as p', 'p.id', 'i.product_id')
+    .where('i.order_id', orderId)
+    .orderBy('i.id')
+    .select('i.name', 'p.name_ar', 'i.quantity', 'i.unit_price_minor', 'i.total_minor');
+  // The bilingual catalogue (docs/store-pages.md): each line keeps its product's Arabic name as issued.
   const lines: InvoiceLine[] = items.map((i) => ({
     name: String(i.name),
+    ...arabicName(i.name_ar),
     quantity: Number(i.quantity),
     unit_price_minor: Number(i.unit_price_minor),
     total_minor: Number(i.total_minor),

@@ -157,6 +157,11 @@ function linesTable(
         align: i === 0 ? 'left' : 'right',
       });
     });
+    // Bilingual (docs/store-pages.md): the product's Arabic name on its own line, right-aligned in the column.
+    if (line.name_ar) {
+      cell(doc, y + 13, { text: line.name_ar, x: xs[0]! + 4, width: cols[0]! * CONTENT - 8, align: 'right' });
+      y += 13;
+    }
     y += 18;
     doc
       .moveTo(PAGE.margin, y - 3)

@@ -3,7 +3,7 @@ import { NotFoundError } from '../../errors';
 import { formatAmount } from './amounts';
 import type { PaymentMethodId } from '../../../db/models';
 import type { InvoiceLine } from './issue';
-import { isoSeconds } from './issue';
+import { arabicName, isoSeconds } from './issue';
 import { InvoicePageRefs } from './refs';
 import { Phase2View, phase2Documents, phase2View } from '../einvoicing/views';
 import type { DocumentRow } from '../einvoicing/chain';
@@ -173,6 +173,8 @@ function wasPaid(order: Row): boolean {
 
 export interface ReceiptLine {
   name: string;
+  /** The product's Arabic name (name_ar), for the Arabic side; absent when it has none. */
+  name_ar?: string;
   quantity: number;
   unit_price_minor: number;
   total_minor: number;
@@ -264,10 +266,11 @@ export async function documentPage(
     };
   }
   if (creditNote !== undefined) return { kind: 'not_found' };
-  const items = await knex('order_items')
-    .where({ order_id: orderId })
-    .orderBy('id')
-    .select('name', 'quantity', 'unit_price_minor', 'total_minor');
+  const items = await knex('order_items as i')
+    .leftJoin('products as p', 'p.id', 'i.product_id')
+    .where('i.order_id', orderId)
+    .orderBy('i.id')
+    .select('i.name', 'p.name_ar', 'i.quantity', 'i.unit_price_minor', 'i.total_minor');
   const currency = String(order.currency);
   const tax = Number(order.tax_minor);
   return {
@@ -284,6 +287,7 @@ export async function documentPage(
     currency,
     lines: items.map((i) => ({
       name: String(i.name),
+      ...arabicName(i.name_ar),
       quantity: Number(i.quantity),
       unit_price_minor: Number(i.unit_price_minor),
       total_minor: Number(i.total_minor),

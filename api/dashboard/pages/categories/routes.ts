@@ -23,6 +23,7 @@ async function categoriesPage(
   const items = list.items.map((c) => ({
     id: Number(c.id),
     name: String(c.name),
+    name_ar: c.name_ar ? String(c.name_ar) : null,
     slug: String(c.slug),
     product_count: Number(c.product_count ?? 0),
   }));
@@ -53,7 +54,7 @@ export const dashboardCategoryRoutes = [
           : query.done === 'deleted'
             ? shell.t.categoryDeleted
             : null;
-      await categoriesPage(ctx, 200, { notice, errors: {}, name: '', slug: '' });
+      await categoriesPage(ctx, 200, { notice, errors: {}, name: '', name_ar: '', slug: '' });
     },
   }),
   defineRoute({
@@ -62,9 +63,14 @@ export const dashboardCategoryRoutes = [
     interface: 'platform',
     operationId: 'dashboardCategoryCreate',
     summary: 'Merchant dashboard: add a category',
-    description: 'Form fields `name`, `slug`, checked as `POST /shawarma/categories` checks them. 303.',
+    description:
+      'Form fields `name`, `name_ar` (optional), `slug`, checked as `POST /shawarma/categories` checks them. 303.',
     guards: signedIn('products.edit'),
-    request: formBody({ name: Joi.string().allow('').max(400), slug: Joi.string().allow('').max(400) }),
+    request: formBody({
+      name: Joi.string().allow('').max(400),
+      name_ar: Joi.string().allow('').max(400),
+      slug: Joi.string().allow('').max(400),
+    }),
     responses: {
       303: redirectResponse('Added.'),
       422: htmlResponse('The form again, naming each bad field.'),
@@ -73,11 +79,19 @@ export const dashboardCategoryRoutes = [
     handler: async (ctx) => {
       const { store, shell, signedIn: s } = dashboardOf(ctx);
       const name = formField(ctx, 'name').trim();
+      const nameAr = formField(ctx, 'name_ar').trim();
       const slug = formField(ctx, 'slug').trim();
       const again = (errors: Record<string, string[]>) =>
-        categoriesPage(ctx, 422, { notice: null, errors: fieldErrors(shell.locale, errors), name, slug });
+        categoriesPage(ctx, 422, {
+          notice: null,
+          errors: fieldErrors(shell.locale, errors),
+          name,
+          name_ar: nameAr,
+          slug,
+        });
+      // An empty Arabic name is no Arabic name: readers fall back to `name` (docs/store-pages.md).
       const { value, error } = Joi.object<CategoryInput>(categoryKeys('create')).validate(
-        { name, slug },
+        { name, ...(nameAr ? { name_ar: nameAr } : {}), slug },
         { abortEarly: false },
       );
       if (error) return again(Object.fromEntries(error.details.map((d) => [String(d.path[0]), [d.message]])));
