@@ -174,7 +174,11 @@ describe('the buyer’s account', function () {
       ),
     );
     const link = /https?:\/\/[^\s"<>]+\/account\/email\/[A-Za-z0-9_-]+/.exec(mail.body)![0];
-    expect(link.startsWith(`${suite.deps.config.publicBaseUrl}/account/email/`)).to.equal(true);
+    // The link points at PUBLIC_BASE_URL, or at the store domain the request came in on: another file in
+    // this process may have seeded the demo store, whose fixture domains include 127.0.0.1, this server's host.
+    expect([new URL(suite.deps.config.publicBaseUrl).hostname, '127.0.0.1']).to.include(
+      new URL(link).hostname,
+    );
     const path = new URL(link).pathname;
     const opened = await get(server, path);
     expect(opened.status).to.equal(303);
