@@ -218,11 +218,11 @@ describe('checkout widget: purchases in a real browser', function () {
       await openWidget(page);
       const dialog = page.getByRole('dialog');
       await dialog.getByLabel('Sign in with phone').check();
-      await dialog.locator('[autocomplete=tel-national]').fill('500009555');
+      await dialog.locator('[autocomplete=tel-national]').fill('500009556');
       await dialog.locator('[autocomplete=tel-national]').press('Enter');
       await dialog.locator('[autocomplete=one-time-code]').waitFor();
       const code = await waitFor('the OTP in the dev outbox', async () => {
-        const res = await fetch(`${world.api}/__dev/outbox?to=966500009555`);
+        const res = await fetch(`${world.api}/__dev/outbox?to=966500009556`);
         const body = (await res.json()) as { messages: { body: string }[] };
         return /\b(\d{4})\b/.exec(body.messages[0]?.body ?? '')?.[1];
       });
