@@ -144,6 +144,9 @@ describe('hot-read caches across two web processes', function () {
     const chosen = await browse(httpClient(web1, 'test'), redirect.toString(), { outcome: 'paid' });
     expect(chosen.status).to.equal(200);
     const order = await orderOf(opened.body.data.checkout_id as number, 20_000);
+    // The writer bumps the status counters just after its commit: once web 1 answers paid, web 2 (which
+    // cached "not paid" three times above) answers paid at its very next request.
+    await waitFor('web 1 to answer paid', async () => (await status(web1)).is_paid === true);
     expect(await status(web2)).to.deep.equal({ is_paid: true, order_id: order.id });
     expect(await status(web1)).to.deep.equal({ is_paid: true, order_id: order.id });
   });

@@ -5,7 +5,16 @@ import { createProduct, createStore, merchantToken } from '../../helpers/builder
 import { randomIp } from '../../helpers/otp';
 import { call, expectEnvelope } from '../merchant/support';
 import { rawGet, upload } from '../files/support';
-import { browse, guestInitiate, hostedMethod, orderOf, usePaymentsSuite, waitFor } from '../payments/support';
+import {
+  browse,
+  guestInitiate,
+  hostedMethod,
+  orderOf,
+  paymentIdOf,
+  sessionOf,
+  usePaymentsSuite,
+  waitFor,
+} from '../payments/support';
 
 interface OutboxEntry {
   to: string;
@@ -73,9 +82,10 @@ describe('a digital product delivered by message and e-mail, with its download a
     };
     const initiated = await guestInitiate(suite.server, store, checkoutUrl, 'card');
     expect(initiated.status, initiated.text).to.equal(200);
-    const paid = await browse(suite.server, (initiated.body.data as { redirect_url: string }).redirect_url, {
-      outcome: 'paid',
-    });
+    const redirectUrl = (initiated.body.data as { redirect_url: string }).redirect_url;
+    // The payment page takes the answer once the initiate job has opened the provider's session.
+    await sessionOf(paymentIdOf(redirectUrl), 30_000);
+    const paid = await browse(suite.server, redirectUrl, { outcome: 'paid' });
     expect(paid.status, paid.text).to.be.oneOf([200, 303]);
     const order = await orderOf(checkoutId, 20_000);
 

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { Deps } from '../../../shared/deps';
 import { emitEvent } from '../../../shared/events/emit';
 import { createEndpoint } from '../../../shared/services/merchant/webhooks';
-import { relayOutbox } from '../../../shared/queues/outbox';
+import { RELAY_GRACE_MS, relayOutbox } from '../../../shared/queues/outbox';
 import { refundJobId } from '../../../shared/services/refunds';
 import { createStore } from '../../helpers/builders';
 import { isolatedDeps } from '../../helpers/deps';
@@ -110,11 +110,18 @@ describe('events: emit through the unit of work', () => {
 
     // Two relays at once (a duplicate delivery of the same rows): each job is handed over once.
     const later = new Date(Date.now() + 60_000);
+    // The parallel lane shares a database between the files of one process: rows an earlier file left
+    // in the outbox are handed over too, and counted apart.
+    const [{ n: leftovers }] = await deps
+      .knex('job_outbox')
+      .whereNotIn('job_id', jobIds)
+      .where('created_at', '<', new Date(later.getTime() - RELAY_GRACE_MS))
+      .count<{ n: string }[]>({ n: '*' });
     const [a, b] = await Promise.all([
       relayOutbox(deps.knex, later, deps),
       relayOutbox(deps.knex, later, deps),
     ]);
-    expect(a.relayed + b.relayed).to.equal(7);
+    expect(a.relayed + b.relayed).to.equal(7 + Number(leftovers));
     // A third hand-over of the same jobs (the relay's row delete lost): the job ids dedupe it.
     const provider = await deps.queues.payments.getJob(refundJobId(refundId));
     await deps.queues.payments.add('payments', provider!.data, { jobId: refundJobId(refundId) });

@@ -89,7 +89,10 @@ describe('the merchant is told of each new paid order', function () {
     await suite.deps.knex('stores').where({ id: store.id }).update({ notify_order_email: true });
     expect(await sendOrderNotice(suite.deps, order.id)).to.equal('sent');
     // The e-mail leaves through the `emails` queue: the outbox holds it once the worker has sent it.
-    await waitFor('the notice e-mail', async () => (await outbox('quiet@f40.test')).length === 1 || undefined);
+    await waitFor(
+      'the notice e-mail',
+      async () => (await outbox('quiet@f40.test')).length === 1 || undefined,
+    );
     expect(await outbox('quiet@f40.test')).to.have.length(1);
     expect(await outbox('966594700211')).to.have.length(0);
   });
