@@ -1,5 +1,5 @@
-import type { MerchantEventType } from '../../shared/services/merchant/webhooks/events';
-import { SAMPLE_DATA } from '../../shared/services/merchant/webhooks/test-event';
+import type { MerchantEventType } from '../../shared/services/webhooks/events';
+import { SAMPLE_DATA } from '../../shared/services/webhooks/test-event';
 import { object, schemaRef } from './component-helpers';
 import type { OperationObject, SchemaObject } from './types';
 

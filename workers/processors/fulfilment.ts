@@ -1,7 +1,7 @@
 import { UnrecoverableError } from 'bullmq';
 import { NotFoundError } from '../../shared/errors';
 import { fulfilOrder } from '../../shared/services/fulfilment';
-import { emitFulfilmentEvents } from '../../shared/services/merchant/webhooks/order-events';
+import { emitFulfilmentEvents } from '../../shared/services/webhooks/order-events';
 import type { QueueProcessor } from './types';
 
 /** The `fulfilment` queue: one job per order event; the service is safe to run twice. */

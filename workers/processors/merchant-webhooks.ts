@@ -4,7 +4,7 @@ import {
   DeliveryOptions,
   markDeliveryFailed,
   SsrfRefusedError,
-} from '../../shared/services/merchant/webhooks';
+} from '../../shared/services/webhooks';
 import type { QueueProcessor } from './types';
 
 /**

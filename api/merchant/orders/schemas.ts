@@ -1,9 +1,9 @@
 import Joi from 'joi';
 import type { OrderStatus } from '../../../db/models';
 import { ValidationError } from '../../../shared/errors';
-import type { MerchantOrderBody } from '../../../shared/services/merchant/create-order';
-import type { OrderFilters } from '../../../shared/services/merchant/orders';
-import type { PageRequest } from '../../../shared/services/merchant/pagination';
+import type { MerchantOrderBody } from '../../../shared/services/orders/create-order';
+import type { OrderFilters } from '../../../shared/services/orders/read';
+import type { PageRequest } from '../../../shared/pagination';
 import type { AppMiddleware } from '../../context';
 import { guestCheckoutBody } from '../../embed/checkout/schemas';
 import { id, listQuery } from '../common';

@@ -1,12 +1,12 @@
 import Joi from 'joi';
-import { storeStatistics } from '../../../shared/services/merchant/statistics';
+import { storeStatistics } from '../../../shared/services/statistics/index';
 import {
   rotateEmbedKey,
   storeSettings,
   supportEmailSchema,
   type StoreSettingsPatch,
   updateStoreSettings,
-} from '../../../shared/services/merchant/store-settings';
+} from '../../../shared/services/stores/settings';
 import {
   blockedPhoneSchema,
   currency,
@@ -27,7 +27,7 @@ import {
   Statistics,
   StoreSettings,
 } from '../responses';
-import { verifyStoreDomain } from '../../../shared/services/merchant/domains';
+import { verifyStoreDomain } from '../../../shared/services/stores/domains';
 import { storeSettingsSchema } from '../../../shared/services/stores/settings-schema';
 
 /** The store keys a merchant may change, in the fixture's format (the schemas the seed uses). */

@@ -8,8 +8,8 @@ import {
   storeStatistics,
   topProductsQuery,
   windowsOf,
-} from '../../../shared/services/merchant/statistics';
-import { listOrders } from '../../../shared/services/merchant/orders';
+} from '../../../shared/services/statistics/index';
+import { listOrders } from '../../../shared/services/orders/read';
 import { createProduct } from '../../helpers/builders';
 import { call, expectEnvelope, merchantStore, MerchantStore, seedOrder, useMerchantSuite } from './support';
 

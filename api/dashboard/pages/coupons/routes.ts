@@ -7,7 +7,7 @@ import {
   listCoupons,
   updateCoupon,
   type CouponView,
-} from '../../../../shared/services/merchant/coupons';
+} from '../../../../shared/services/coupons/manage';
 import { dashboardActor, fieldErrors, formBody, guardedAnswers } from '../../forms';
 import type { AppContext } from '../../../context';
 import { defineRoute } from '../../../http/route';

@@ -3,7 +3,7 @@ import {
   revokeAllSessions,
   revokeSession,
   switchStore,
-} from '../../../../shared/services/dashboard/sessions';
+} from '../../../../shared/services/staff/sessions';
 import { defineRoute } from '../../../http/route';
 import { htmlResponse, redirectResponse } from '../../../openapi/components';
 import { sendPage } from '../../layout';

@@ -6,8 +6,8 @@ import {
   listStaff,
   removeStaff,
   setMemberGrants,
-} from '../../../../shared/services/dashboard/accounts';
-import { type Permission } from '../../../../shared/services/dashboard/roles';
+} from '../../../../shared/services/staff/accounts';
+import { type Permission } from '../../../../shared/services/staff/roles';
 import { defineRoute } from '../../../http/route';
 import { htmlResponse, redirectResponse } from '../../../openapi/components';
 import { sendPage } from '../../layout';

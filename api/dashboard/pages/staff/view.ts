@@ -1,4 +1,4 @@
-import type { StaffMember } from '../../../../shared/services/dashboard/accounts';
+import type { StaffMember } from '../../../../shared/services/staff/accounts';
 import { esc, shellPage, tokenField } from '../../layout';
 import { type Shell } from '../../view-parts';
 

@@ -1,8 +1,8 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { Knex } from 'knex';
-import type { Cipher } from '../../../crypto';
-import { hmacSha256 } from '../../../crypto';
+import type { Cipher } from '../../crypto';
+import { hmacSha256 } from '../../crypto';
 import { Resolver, SsrfRefusedError, systemResolver, vetHost } from './ssrf';
 
 /** Why a delivery attempt failed, as the delivery log shows it (docs/webhooks.md). */

@@ -1,10 +1,10 @@
 import type { Knex } from 'knex';
 import { NotFoundError } from '../../errors';
 import type { TxDeps } from '../../unit-of-work';
-import { noteStockChangedOn } from '../catalogue/cache';
-import { type Actor, recordAudit } from './audit';
-import { codeCounts, PRODUCT_NOT_FOUND } from './catalogue';
-import { paginate, type PageMeta, type PageRequest } from './pagination';
+import { noteStockChangedOn } from './cache';
+import { type Actor, recordAudit } from '../audit/index';
+import { codeCounts, PRODUCT_NOT_FOUND } from './read';
+import { paginate, type PageMeta, type PageRequest } from '../../pagination';
 import { insertCodes } from './product-writes';
 
 /**

@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
-import type { Cipher } from '../../../crypto';
-import { randomToken } from '../../../crypto';
-import { InvalidError, NotFoundError } from '../../../errors';
-import { paginate, PageMeta, PageRequest } from '../pagination';
+import type { Cipher } from '../../crypto';
+import { randomToken } from '../../crypto';
+import { InvalidError, NotFoundError } from '../../errors';
+import { paginate, PageMeta, PageRequest } from '../../pagination';
 
 /** A store's webhook endpoints (POST/GET/DELETE /shawarma/webhooks). */
 

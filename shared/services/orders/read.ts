@@ -3,10 +3,10 @@ import type { CustomField, OrderStatus } from '../../../db/models';
 import { NotFoundError } from '../../errors';
 import { formatMoney } from '../../money';
 import { refundSummary } from '../refunds/view';
-import { orderFivemCommands } from './fivem-commands';
-import { ORDER_NOT_FOUND, STATUS_LABELS } from '../orders/lifecycle';
-import { paginate, PageMeta, PageRequest } from './pagination';
-import { countStoreOrders } from './rollups';
+import { orderFivemCommands } from '../fivem/commands';
+import { ORDER_NOT_FOUND, STATUS_LABELS } from './lifecycle';
+import { paginate, PageMeta, PageRequest } from '../../pagination';
+import { countStoreOrders } from '../statistics/rollups';
 import { iso } from '../../views';
 
 /**
@@ -14,7 +14,7 @@ import { iso } from '../../views';
  * every lookup is by (store_id, id).
  */
 
-export { ORDER_NOT_FOUND, STATUS_LABELS } from '../orders/lifecycle';
+export { ORDER_NOT_FOUND, STATUS_LABELS } from './lifecycle';
 
 export interface OrderFilters {
   status?: number[];

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import type { Queues } from '../../../queues';
-import { InvalidError, NotFoundError } from '../../../errors';
-import { paginate, PageMeta, PageRequest } from '../pagination';
+import type { Queues } from '../../queues';
+import { InvalidError, NotFoundError } from '../../errors';
+import { paginate, PageMeta, PageRequest } from '../../pagination';
 import { ENDPOINT_NOT_FOUND } from './endpoints';
 import { dispatchDeliveries, MERCHANT_EVENT_TYPES, MerchantEventType } from './events';
 

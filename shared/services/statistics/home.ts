@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { countStoreOrders, orderDayRows } from '../merchant/rollups';
+import { countStoreOrders, orderDayRows } from './rollups';
 
 /**
  * The dashboard home's figures, from the store's own orders and customers, in UTC days like the Merchant

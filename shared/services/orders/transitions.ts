@@ -4,14 +4,14 @@ import {
   type ChangeStatusDeps,
   type ChangeStatusOptions,
   type StatusChange,
-} from '../orders/change-status';
+} from './change-status';
 
 /**
  * PUT /shawarma/orders/{id} {"status": code}: the Merchant API's door to the order lifecycle, which lives
  * in shared/services/orders (the table in lifecycle.ts, the steps in steps.ts, the change in
  * change-status.ts). Kept under its old names for the routes and the dashboard.
  */
-export { ORDER_NOT_FOUND, TRANSITIONS } from '../orders/lifecycle';
+export { ORDER_NOT_FOUND, TRANSITIONS } from './lifecycle';
 
 export type TransitionDeps = ChangeStatusDeps;
 export type TransitionResult = StatusChange;

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { NotFoundError } from '../../errors';
 import { formatMoney } from '../../money';
-import { paginate, PageMeta, PageRequest } from './pagination';
+import { paginate, PageMeta, PageRequest } from '../../pagination';
 import { iso } from '../../views';
 
 /**

@@ -10,16 +10,16 @@ import {
   productSchema,
   type ProductInput as MerchantProductInput,
   type ProductPatch,
-} from '../catalogue/schema';
+} from './schema';
 import type { ProductSettingsDeps } from '../licenses/product-settings';
-import type { Actor } from '../merchant/audit';
-import { addCodes } from '../merchant/codes';
-import { productDetail } from '../merchant/catalogue';
-import { paginate, PageMeta } from '../merchant/pagination';
+import type { Actor } from '../audit/index';
+import { addCodes } from './codes';
+import { productDetail } from './read';
+import { paginate, PageMeta } from '../../pagination';
 import {
   createProduct as merchantCreateProduct,
   updateProduct as merchantUpdateProduct,
-} from '../merchant/product-writes';
+} from './product-writes';
 
 /**
  * The dashboard's product form: reads the form (name, type, price, sale price, stock, description, active,

@@ -4,7 +4,7 @@ import type { CustomField } from '../../../db/models';
 import { ConflictError, FieldErrors, messagesOf, NotFoundError, ValidationError } from '../../errors';
 import { formatMoney, parseMoney, precisionMessage } from '../../money';
 import type { TxDeps } from '../../unit-of-work';
-import { noteStockChangedOn, noteStoreContentChangedOn } from '../catalogue/cache';
+import { noteStockChangedOn, noteStoreContentChangedOn } from './cache';
 import type {
   FieldInput,
   FivemCommandInput,
@@ -12,11 +12,11 @@ import type {
   PlanInput,
   ProductInput,
   ProductPatch,
-} from '../catalogue/schema';
+} from './schema';
 import { noteLicenseProductChangedOn } from '../licenses/cache';
 import type { ProductSettingsDeps } from '../licenses/product-settings';
-import { type Actor, diff, recordAudit, SECRET } from './audit';
-import { PRODUCT_NOT_FOUND, productDetail } from './catalogue';
+import { type Actor, diff, recordAudit, SECRET } from '../audit/index';
+import { PRODUCT_NOT_FOUND, productDetail } from './read';
 import { announcePlanPrices, PlanPriceChange } from '../subscriptions/terms';
 
 /**

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { orderFivemCommands as fivemCommandsOf } from '../fivem/lifecycle';
+import { orderFivemCommands as fivemCommandsOf } from './lifecycle';
 
 /**
  * An order's FiveM commands as the Merchant order detail shows them, from the FiveM service: `status` is

@@ -3,9 +3,9 @@ import { randomToken } from '../../crypto';
 import { ValidationError } from '../../errors';
 import { SUPPORTED_CURRENCIES } from '../../currency';
 import { parsePhone, type Phone } from '../../phone';
-import { syncFixtureOwner } from '../dashboard/accounts';
-import { operatorActor, recordAudit } from './audit';
-import { createMerchantToken } from './tokens';
+import { syncFixtureOwner } from '../staff/accounts';
+import { operatorActor, recordAudit } from '../audit/index';
+import { createMerchantToken } from '../tokens/merchant';
 
 /**
  * A new store for a merchant, made by the operator (`npm run store:create`): the store with a fresh embed

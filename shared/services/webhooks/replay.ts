@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { NotFoundError } from '../../errors';
 import { enqueue, type Queues } from '../../queues';
-import { DELIVERY_ATTEMPTS } from '../merchant/webhooks/events';
+import { DELIVERY_ATTEMPTS } from './events';
 
 /**
  * The webhooks page's delivery log and replay. Deliveries are written and sent by the Merchant API's

@@ -1,7 +1,7 @@
-import type { PlatformEvent } from '../../../events/types';
-import { formatMoney } from '../../../money';
-import { isTransientDependencyError } from '../../../dependency-errors';
-import { unitOfWork, type UnitOfWorkDeps } from '../../../unit-of-work';
+import type { PlatformEvent } from '../../events/types';
+import { formatMoney } from '../../money';
+import { isTransientDependencyError } from '../../dependency-errors';
+import { unitOfWork, type UnitOfWorkDeps } from '../../unit-of-work';
 
 /**
  * The merchant events that follow an order's fulfilment job (free orders, paid orders, confirmed manual

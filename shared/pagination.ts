@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { pageMeta, type PageMeta } from '../../views';
+import { pageMeta, type PageMeta } from './views';
 
 /**
  * Merchant lists (docs/operations.md): `page` (1-based) and `per_page`, 15 by default, at most 100.
@@ -15,7 +15,7 @@ export interface PageRequest {
   per_page: number;
 }
 
-export type { PageMeta } from '../../views';
+export type { PageMeta } from './views';
 
 export interface Paged<T> {
   items: T[];

@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
 import { NotFoundError, ValidationError } from '../../errors';
 import type { TxDeps } from '../../unit-of-work';
-import { noteStoreContentChangedOn } from '../catalogue/cache';
-import type { CategoryInput } from '../catalogue/schema';
-import { type Actor, diff, recordAudit } from './audit';
+import { noteStoreContentChangedOn } from './cache';
+import type { CategoryInput } from './schema';
+import { type Actor, diff, recordAudit } from '../audit/index';
 
 /** Categories written through the Merchant API. A slug is unique in its store (422 naming `slug`). */
 

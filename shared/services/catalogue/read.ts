@@ -5,7 +5,7 @@ import type { ProductSettingsDeps } from '../licenses/product-settings';
 import type { CustomField } from '../../../db/models';
 import { NotFoundError } from '../../errors';
 import { formatMoney } from '../../money';
-import { paginate, PageMeta, PageRequest } from './pagination';
+import { paginate, PageMeta, PageRequest } from '../../pagination';
 import { pageMeta } from '../../views';
 
 /** Products and categories as the merchant sees them: stock, sales, everything configured. */

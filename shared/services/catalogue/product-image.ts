@@ -4,10 +4,10 @@ import type { Knex } from 'knex';
 import { NotFoundError, ValidationError } from '../../errors';
 import type { StorageDriver } from '../../storage';
 import type { TxDeps } from '../../unit-of-work';
-import { noteStoreContentChangedOn } from '../catalogue/cache';
+import { noteStoreContentChangedOn } from './cache';
 import { judgeUpload, MAX_UPLOAD_BYTES } from '../custom-fields/uploads';
-import { type Actor, recordAudit } from './audit';
-import { PRODUCT_NOT_FOUND } from './catalogue';
+import { type Actor, recordAudit } from '../audit/index';
+import { PRODUCT_NOT_FOUND } from './read';
 
 /**
  * A product's image, uploaded by the merchant and judged exactly as a buyer's image upload is (by its

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { paginate, type PageMeta, type PageRequest } from './pagination';
+import { paginate, type PageMeta, type PageRequest } from '../../pagination';
 
 /**
  * The merchant's audit log: one row per write through the Merchant API (who, with which token, when,

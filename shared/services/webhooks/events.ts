@@ -1,5 +1,5 @@
 import type { JobsOptions } from 'bullmq';
-import { enqueue, Queues } from '../../../queues';
+import { enqueue, Queues } from '../../queues';
 
 /**
  * Events a store can subscribe its webhook endpoints to. `order.*`, `subscription.*`, `refund.*` and
