@@ -37,7 +37,7 @@ export interface PageContext {
 export interface ShellContext extends PageContext {
   storeName: string;
   role: Membership['role'];
-  /** Permissions an owner granted on top of the role (shared/services/dashboard/roles.ts). */
+  /** Permissions an owner granted on top of the role (shared/services/staff/roles.ts). */
   grants: Membership['grants'];
   memberships: Membership[];
   userName: string;

@@ -254,7 +254,7 @@ export const WEBHOOK_EVENTS: Readonly<Record<MerchantEventType, WebhookEventDecl
   },
 };
 
-/** The delivery body of one event: `{id, type, created_at, store_id, data}` (shared/services/merchant/webhooks). */
+/** The delivery body of one event: `{id, type, created_at, store_id, data}` (shared/services/webhooks). */
 function eventSchema(type: MerchantEventType, event: WebhookEventDeclaration): SchemaObject {
   return {
     ...object(

@@ -30,7 +30,7 @@ const notFound = merchantRefused(
 );
 
 /**
- * The order detail's schema, read without its type: orderDetail() (shared/services/merchant/orders.ts)
+ * The order detail's schema, read without its type: orderDetail() (shared/services/orders/read.ts)
  * returns an untyped record, so this answer is held to its schema by the contract tests alone.
  */
 const orderDetailAnswer: SchemaObject = OrderDetail;

@@ -39,7 +39,7 @@ const patchBody = Joi.object<StoreSettingsPatch, true>({
     .messages({ 'string.email': 'support_email must be an e-mail address' }),
   currency: currency(),
   allowed_origins: Joi.array().items(origin()).max(50),
-  // Host names, checked by the domains service (shared/services/merchant/domains.ts) so every refusal,
+  // Host names, checked by the domains service (shared/services/stores/domains.ts) so every refusal,
   // syntax included, names `domains` alike for the API and the dashboard form.
   domains: Joi.array().items(Joi.string().trim().lowercase().max(300)).max(100),
   blocked_phones: Joi.array().items(blockedPhoneSchema).max(10_000),

@@ -367,7 +367,7 @@ async function freeSlug(knex: Knex, storeId: number, name: string): Promise<stri
 }
 
 /**
- * Creates the product through the Merchant API's write service (shared/services/merchant/product-writes.ts):
+ * Creates the product through the Merchant API's write service (shared/services/catalogue/product-writes.ts):
  * the same schema (shared/services/catalogue/schema.ts), checks, audit row and key stock as
  * `POST /shawarma/products`. A refusal is that service's ValidationError, naming the fields.
  */

@@ -5,7 +5,7 @@ import { DELIVERY_ATTEMPTS } from './events';
 
 /**
  * The webhooks page's delivery log and replay. Deliveries are written and sent by the Merchant API's
- * webhook services (shared/services/merchant/webhooks); the dashboard reads the log and sends one again.
+ * webhook services (shared/services/webhooks); the dashboard reads the log and sends one again.
  */
 export interface DeliveryRow {
   id: number;

@@ -16,7 +16,7 @@ const DAY = 86_400_000;
 const PAID = [3, 4];
 
 /**
- * The order rollups (shared/services/merchant/CONTEXT.md, "Order rollups"): after every kind of write the
+ * The order rollups (shared/services/statistics/CONTEXT.md): after every kind of write the
  * Merchant statistics, the order list's total and the dashboard home equal a straightforward aggregate
  * over `orders` and `order_items`, with deltas pending and after the compaction folded them.
  */

@@ -215,7 +215,7 @@ export const dashboardOrderRoutes = [
       const target = Number(formField(ctx, 'status'));
       if (![2, 3, 4, 5, 6].includes(target)) return renderOrder(ctx, params.orderId, null, 422);
       // The move's permission depends on where the order is now: confirming a payment (Awaiting payment or
-      // Under review to In progress or Completed) is granted apart (shared/services/dashboard/roles.ts).
+      // Under review to In progress or Completed) is granted apart (shared/services/staff/roles.ts).
       const current = await orderStatusOf(ctx.deps.knex, store.id, params.orderId);
       if (current === null) return notFound(ctx);
       if (!can(membership.role, permissionForStatus(target, current), membership.grants)) {

@@ -15,7 +15,7 @@ import { dashboardOf, formField, messagePage, signedIn } from '../../session';
 import { staffView } from './view';
 import { formBody, guardedAnswers, postAnswers, idParam, notFound, dashboardActor } from '../../forms';
 
-/** The staff page: invite, grants, remove (owners only, shared/services/dashboard/roles.ts). */
+/** The staff page: invite, grants, remove (owners only, shared/services/staff/roles.ts). */
 
 export const dashboardStaffRoutes = [
   defineRoute({
