@@ -1,4 +1,4 @@
-import { withTimedSales } from '../growth/sales';
+import { withTimedSales } from '../pricing/sales';
 import type { Knex } from 'knex';
 import { licenseSettingsForMerchant } from '../licenses';
 import type { ProductSettingsDeps } from '../licenses/product-settings';

@@ -32,7 +32,7 @@ import { createOrderFromCheckout } from '../orders/create-from-checkout';
 import { assertHoldsWithinCap } from './holds';
 import { PriceBreakdown, priceLines, subtotalOf, unitPrice } from '../pricing';
 import { availablePaymentMethods, PaymentMethodView } from '../payment-methods';
-import { withTimedSales } from '../growth/sales';
+import { withTimedSales } from '../pricing/sales';
 import { creatorCreditOf } from '../growth/creators';
 import { CheckoutBlockedError, enforceLimits, recordRefusal, ScreenContext } from '../fraud/screen';
 import { screenCheckoutBuyer } from '../fraud';

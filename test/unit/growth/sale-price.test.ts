@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import Koa from 'koa';
-import { nextBoundary, salePrice, type SaleTerms } from '../../../shared/services/growth/sale-price';
+import { nextBoundary, salePrice, type SaleTerms } from '../../../shared/services/pricing/sale-price';
 import { commissionOf } from '../../../shared/services/growth/creators';
 import { ReminderRefs } from '../../../shared/services/growth/reminder-refs';
 import { REF_COOKIE, refFromRequest } from '../../../api/growth/ref';
