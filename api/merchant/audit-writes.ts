@@ -1,5 +1,5 @@
 import type { Logger } from '../../shared/logger';
-import { recordAudit, SECRET } from '../../shared/services/audit/index';
+import { recordAudit, SECRET } from '../../shared/services/audit';
 import type { AppContext } from '../context';
 
 /**

@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { id, pagination } from '../http/fields';
 import { ValidationError } from '../../shared/errors';
-import type { Actor } from '../../shared/services/audit/index';
+import type { Actor } from '../../shared/services/audit';
 import type { Paged, PageMeta, PageRequest } from '../../shared/pagination';
 import type { AppContext } from '../context';
 import { markSelfAudited } from './audit-writes';

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { Page } from 'playwright-core';
 import { createApp } from '../../api/app';
-import { recordAudit } from '../../shared/services/audit/index';
+import { recordAudit } from '../../shared/services/audit';
 import { Store } from '../../db/models';
 import type { Deps } from '../../shared/deps';
 import { createSession, formToken } from '../../shared/services/staff/sessions';

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { storeStatistics } from '../../../shared/services/statistics/index';
+import { storeStatistics } from '../../../shared/services/statistics';
 import {
   rotateEmbedKey,
   storeSettings,

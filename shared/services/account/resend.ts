@@ -9,7 +9,7 @@ import {
   type ResendChannel,
   type ResendRefusal,
 } from '../fulfilment/resend';
-import type { Actor } from '../audit/index';
+import type { Actor } from '../audit';
 import type { LimitUse } from '../rate-limiter';
 
 /**

@@ -3,7 +3,7 @@ import { NotFoundError, ValidationError } from '../../errors';
 import type { TxDeps } from '../../unit-of-work';
 import { noteStoreContentChangedOn } from './cache';
 import type { CategoryInput } from './schema';
-import { type Actor, diff, recordAudit } from '../audit/index';
+import { type Actor, diff, recordAudit } from '../audit';
 
 /** Categories written through the Merchant API. A slug is unique in its store (422 naming `slug`). */
 

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { NotFoundError } from '../../errors';
 import type { TxDeps } from '../../unit-of-work';
 import { noteStockChangedOn } from './cache';
-import { type Actor, recordAudit } from '../audit/index';
+import { type Actor, recordAudit } from '../audit';
 import { codeCounts, PRODUCT_NOT_FOUND } from './read';
 import { paginate, type PageMeta, type PageRequest } from '../../pagination';
 import { insertCodes } from './product-writes';

@@ -12,7 +12,7 @@ import {
   type ProductPatch,
 } from './schema';
 import type { ProductSettingsDeps } from '../licenses/product-settings';
-import type { Actor } from '../audit/index';
+import type { Actor } from '../audit';
 import { addCodes } from './codes';
 import { productDetail } from './read';
 import { paginate, PageMeta } from '../../pagination';

@@ -6,7 +6,7 @@ import type { StorageDriver } from '../../storage';
 import type { TxDeps } from '../../unit-of-work';
 import { noteStoreContentChangedOn } from './cache';
 import { judgeUpload, MAX_UPLOAD_BYTES } from '../custom-fields/uploads';
-import { type Actor, recordAudit } from '../audit/index';
+import { type Actor, recordAudit } from '../audit';
 import { PRODUCT_NOT_FOUND } from './read';
 
 /**

@@ -15,7 +15,7 @@ import type {
 } from './schema';
 import { noteLicenseProductChangedOn } from '../licenses/cache';
 import type { ProductSettingsDeps } from '../licenses/product-settings';
-import { type Actor, diff, recordAudit, SECRET } from '../audit/index';
+import { type Actor, diff, recordAudit, SECRET } from '../audit';
 import { PRODUCT_NOT_FOUND, productDetail } from './read';
 import { announcePlanPrices, PlanPriceChange } from '../subscriptions/terms';
 

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { FieldErrors, messagesOf, NotFoundError, ValidationError } from '../../errors';
 import { formatMoney, parseMoney, precisionMessage } from '../../money';
 import type { CouponInput, CouponPatch } from '../catalogue/schema';
-import { type Actor, diff, recordAudit } from '../audit/index';
+import { type Actor, diff, recordAudit } from '../audit';
 import { paginate, type PageMeta, type PageRequest } from '../../pagination';
 import { iso } from '../../views';
 

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { NotFoundError } from '../../errors';
 import type { TxDeps } from '../../unit-of-work';
-import { type Actor, recordAudit } from '../audit/index';
+import { type Actor, recordAudit } from '../audit';
 import { PRODUCT_NOT_FOUND } from '../catalogue/read';
 
 /**

@@ -3,7 +3,7 @@ import { randomToken, sha256 } from '../../crypto';
 import { FieldErrors, NotFoundError, ValidationError } from '../../errors';
 import { formatMoney, parseMoney } from '../../money';
 import type { Refund } from '../../../db/models';
-import { type Actor, recordAudit } from '../audit/index';
+import { type Actor, recordAudit } from '../audit';
 import { csvField } from '../invoices/report';
 
 /**

@@ -3,7 +3,7 @@ import { MerchantUser, Store, StoreMember, StoreRole } from '../../../db/models'
 import { randomToken } from '../../crypto';
 import { ConflictError, InvalidError, NotFoundError, ValidationError } from '../../errors';
 import { parsePhone, Phone } from '../../phone';
-import { type Actor, recordAudit } from '../audit/index';
+import { type Actor, recordAudit } from '../audit';
 import { GRANTABLE, type Permission } from './roles';
 
 /**

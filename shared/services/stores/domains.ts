@@ -5,7 +5,7 @@ import type { TxtResolver } from '../../dns';
 import { NotFoundError, ValidationError } from '../../errors';
 import type { TxDeps } from '../../unit-of-work';
 import { noteStoreChangedOn } from '../catalogue/cache';
-import { type Actor, recordAudit } from '../audit/index';
+import { type Actor, recordAudit } from '../audit';
 
 /**
  * Store domains and their ownership (docs/merchant.md, "Store domains"). A domain a store adds is pending

@@ -4,7 +4,7 @@ import { ValidationError } from '../../errors';
 import { SUPPORTED_CURRENCIES } from '../../currency';
 import { parsePhone, type Phone } from '../../phone';
 import { syncFixtureOwner } from '../staff/accounts';
-import { operatorActor, recordAudit } from '../audit/index';
+import { operatorActor, recordAudit } from '../audit';
 import { createMerchantToken } from '../tokens/merchant';
 
 /**

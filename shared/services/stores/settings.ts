@@ -16,7 +16,7 @@ import {
 } from '../catalogue/store-schema';
 import type { TxDeps } from '../../unit-of-work';
 import { noteStoreChangedOn } from '../catalogue/cache';
-import { type Actor, type Changes, recordAudit, SECRET } from '../audit/index';
+import { type Actor, type Changes, recordAudit, SECRET } from '../audit';
 import {
   domainsError,
   type PendingDomainView,

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { randomToken, sha256 } from '../../crypto';
 import { NotFoundError } from '../../errors';
-import { type Actor, recordAudit } from '../audit/index';
+import { type Actor, recordAudit } from '../audit';
 import { iso } from '../../views';
 
 /**

@@ -6,7 +6,7 @@ import { homeFigures } from '../../../shared/services/statistics/home';
 import { listProducts } from '../../../shared/services/catalogue/read';
 import { listOrders } from '../../../shared/services/orders/read';
 import { compactOrderRollups, countStoreOrders } from '../../../shared/services/statistics/rollups';
-import { storeStatistics, windowsOf } from '../../../shared/services/statistics/index';
+import { storeStatistics, windowsOf } from '../../../shared/services/statistics';
 import { MAINTENANCE_TASKS } from '../../../shared/services/maintenance';
 import { createProduct, createStore } from '../../helpers/builders';
 import { sharedDeps } from '../../helpers/deps';

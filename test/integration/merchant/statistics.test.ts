@@ -8,7 +8,7 @@ import {
   storeStatistics,
   topProductsQuery,
   windowsOf,
-} from '../../../shared/services/statistics/index';
+} from '../../../shared/services/statistics';
 import { listOrders } from '../../../shared/services/orders/read';
 import { createProduct } from '../../helpers/builders';
 import { call, expectEnvelope, merchantStore, MerchantStore, seedOrder, useMerchantSuite } from './support';

@@ -14,7 +14,7 @@ import { orderRefunds } from '../../../../shared/services/refunds/order-refunds'
 import { documentLink } from '../../../../shared/services/invoices/read';
 import { requestRefund } from '../../../../shared/services/orders/refund';
 import { formatAmount } from '../../../pay/i18n';
-import { listAudit } from '../../../../shared/services/audit/index';
+import { listAudit } from '../../../../shared/services/audit';
 import { subscriptionAuditOfOrder } from '../../../../shared/services/account/subscriptions';
 import type { AppContext } from '../../../context';
 import { defineRoute } from '../../../http/route';

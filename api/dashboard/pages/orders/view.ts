@@ -1,7 +1,7 @@
 import type { OrderEmail } from '../../../../shared/services/emails';
 import type { PaymentAttempt } from '../../../../shared/services/statistics/home';
 import { can, permissionForStatus } from '../../../../shared/services/staff/roles';
-import type { AuditEventView } from '../../../../shared/services/audit/index';
+import type { AuditEventView } from '../../../../shared/services/audit';
 import type { OrderSummary } from '../../../../shared/services/orders/read';
 import type { PageMeta } from '../../../../shared/pagination';
 import { formatMoney } from '../../../../shared/money';

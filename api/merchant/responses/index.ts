@@ -1,10 +1,10 @@
-import { pageMetaSchema } from '../../shared/views';
-import { ref, schemaRef } from '../openapi/components';
-import { object } from '../openapi/component-helpers';
-import type { ResponseObject, SchemaObject } from '../openapi/types';
-import type { PublicErrorCode } from '../../shared/error-codes';
-import type { Infer } from '../../shared/json-schema';
-import type { TypedResponse } from '../http/route';
+import { pageMetaSchema } from '../../../shared/views';
+import { ref, schemaRef } from '../../openapi/components';
+import { object } from '../../openapi/component-helpers';
+import type { ResponseObject, SchemaObject } from '../../openapi/types';
+import type { PublicErrorCode } from '../../../shared/error-codes';
+import type { Infer } from '../../../shared/json-schema';
+import type { TypedResponse } from '../../http/route';
 
 /** Answers of the Merchant API: the envelope around each resource, and the resources' shapes. */
 
