@@ -33,7 +33,7 @@ import { assertHoldsWithinCap } from './holds';
 import { PriceBreakdown, priceLines, subtotalOf, unitPrice } from '../pricing';
 import { availablePaymentMethods, PaymentMethodView } from '../payment-methods';
 import { withTimedSales } from '../pricing/sales';
-import { creatorCreditOf } from '../growth/creators';
+import { creatorCreditOf } from '../growth/creator-ledger';
 import { CheckoutBlockedError, enforceLimits, recordRefusal, ScreenContext } from '../fraud/screen';
 import { screenCheckoutBuyer } from '../fraud';
 

@@ -1,4 +1,4 @@
-import { creatorCreditOf } from '../growth/creators';
+import { creatorCreditOf } from '../growth/creator-ledger';
 import { withTimedSales } from '../pricing/sales';
 import type { Knex } from 'knex';
 import { Coupon, PaymentMethodId, Store } from '../../../db/models';
