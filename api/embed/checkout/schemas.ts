@@ -1,5 +1,6 @@
 import Joi from 'joi';
 import type { CheckoutInput } from '../../../shared/services/checkout';
+import type { GuestDetails } from '../../../shared/services/orders/create-order';
 import { countryCodeDigits, customerName, email, id, phoneDigits, quantity } from '../../http/fields';
 
 /**
@@ -68,13 +69,8 @@ function normalise<T extends Record<string, unknown>>(value: T): T {
 
 export const checkoutBody = Joi.object<CheckoutBody, true>(common).custom(normalise);
 
-export interface GuestDetails {
-  customer_first_name: string;
-  customer_last_name: string;
-  customer_email: string;
-  customer_phone: string;
-  customer_country_code: string;
-}
+/** One declaration of the guest's fields, shared with the merchant's orders (the same body). */
+export type { GuestDetails };
 
 export const guestCheckoutBody = Joi.object<CheckoutBody & GuestDetails, true>({
   ...common,

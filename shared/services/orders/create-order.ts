@@ -30,13 +30,16 @@ export const STILL_PROCESSING = 'An identical request is still being processed; 
 const WAIT_MS = 15_000;
 const POLL_MS = 50;
 
-export interface MerchantOrderBody extends CheckoutInput {
+/** Who a guest order is for: the buyer's name, e-mail and phone (a merchant's order, a store page's guest checkout). */
+export interface GuestDetails {
   customer_first_name: string;
   customer_last_name: string;
   customer_email: string;
   customer_phone: string;
   customer_country_code: string;
 }
+
+export type MerchantOrderBody = CheckoutInput & GuestDetails;
 
 export interface MerchantOrderResult {
   type: 'free_order' | 'payment_required';
