@@ -1,6 +1,5 @@
 import Joi from 'joi';
-import type { CheckoutInput } from '../../../shared/services/checkout';
-import type { GuestDetails } from '../../../shared/services/orders/create-order';
+import type { CheckoutInput, GuestDetails } from '../../../shared/services/checkout';
 import { countryCodeDigits, customerName, email, id, phoneDigits, quantity } from '../../http/fields';
 
 /**
@@ -68,9 +67,6 @@ function normalise<T extends Record<string, unknown>>(value: T): T {
 }
 
 export const checkoutBody = Joi.object<CheckoutBody, true>(common).custom(normalise);
-
-/** One declaration of the guest's fields, shared with the merchant's orders (the same body). */
-export type { GuestDetails };
 
 export const guestCheckoutBody = Joi.object<CheckoutBody & GuestDetails, true>({
   ...common,

@@ -3,7 +3,7 @@ import type { Store } from '../../../db/models';
 import type { Cipher } from '../../crypto';
 import { sha256 } from '../../crypto';
 import { ConflictError } from '../../errors';
-import { CheckoutDeps, CheckoutInput, createCheckout } from '../checkout';
+import { CheckoutDeps, CheckoutInput, createCheckout, type GuestDetails } from '../checkout';
 
 /**
  * POST /shawarma/orders: the merchant makes an order for a customer (the guest checkout's fields).
@@ -30,15 +30,7 @@ export const STILL_PROCESSING = 'An identical request is still being processed; 
 const WAIT_MS = 15_000;
 const POLL_MS = 50;
 
-/** Who a guest order is for: the buyer's name, e-mail and phone (a merchant's order, a store page's guest checkout). */
-export interface GuestDetails {
-  customer_first_name: string;
-  customer_last_name: string;
-  customer_email: string;
-  customer_phone: string;
-  customer_country_code: string;
-}
-
+/** A merchant's order: a checkout's lines for a guest (one declaration of the guest's fields, checkout's). */
 export type MerchantOrderBody = CheckoutInput & GuestDetails;
 
 export interface MerchantOrderResult {
