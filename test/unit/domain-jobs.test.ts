@@ -81,8 +81,9 @@ describe('domain jobs', () => {
     expect(handlerFor(tables, 'otp', { otpSessionId: 1, codeVersion: 1, route: 'sms_only' })).to.equal(
       DOMAIN_JOBS.otp!.otp!.job,
     );
-    const unknown = { kind: 'gift_card', orderId: 1 } as unknown as { kind: 'refund'; refundId: number };
-    expect(handlerFor(tables, 'messages', unknown)).to.equal(null);
+    // A kind no payload type has (a job written by another version of the code), as Redis would hand it over.
+    const unknown: unknown = { kind: 'gift_card', orderId: 1 };
+    expect(handlerFor(tables, 'messages', unknown as never)).to.equal(null);
   });
 
   it("each domain folder's jobs.ts is registered under its folder's name, and only those", () => {
