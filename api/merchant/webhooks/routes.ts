@@ -1,9 +1,5 @@
 import { ValidationError } from '../../../shared/errors';
-import {
-  createEndpoint,
-  deleteEndpoint,
-  listEndpoints,
-} from '../../../shared/services/webhooks/endpoints';
+import { createEndpoint, deleteEndpoint, listEndpoints } from '../../../shared/services/webhooks/endpoints';
 import { listDeliveries, sendTestEvent } from '../../../shared/services/webhooks/test-event';
 import { merchantGuards } from '../../guards';
 import { defineRoute, reply } from '../../http/route';

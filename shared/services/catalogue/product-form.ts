@@ -6,11 +6,7 @@ import { randomToken } from '../../crypto';
 import { NotFoundError, ValidationError } from '../../errors';
 import { formatMoney, parseMoney } from '../../money';
 import type { TxDeps } from '../../unit-of-work';
-import {
-  productSchema,
-  type ProductInput as MerchantProductInput,
-  type ProductPatch,
-} from './schema';
+import { productSchema, type ProductInput as MerchantProductInput, type ProductPatch } from './schema';
 import type { ProductSettingsDeps } from '../licenses/product-settings';
 import type { Actor } from '../audit';
 import { addCodes } from './codes';
