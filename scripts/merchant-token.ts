@@ -4,7 +4,7 @@ import {
   createMerchantToken,
   listMerchantTokens,
   revokeMerchantToken,
-} from '../shared/services/merchant/tokens';
+} from '../shared/services/tokens/merchant';
 
 const USAGE = `usage:
   merchant-token create --store STORE_ID [--name NAME] [--scope write|read]

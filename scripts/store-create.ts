@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { DomainError, ValidationError } from '../shared/errors';
-import { checkNewStore, createStoreForOwner, NewStoreInput } from '../shared/services/merchant/onboarding';
+import { checkNewStore, createStoreForOwner, NewStoreInput } from '../shared/services/stores/onboarding';
 import { scriptDeps } from './lib/script-deps';
 
 export const STORE_CREATE_USAGE = `usage:

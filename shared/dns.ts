@@ -2,7 +2,7 @@ import { Resolver } from 'node:dns/promises';
 
 /**
  * A DNS TXT lookup: the records of `name`, each as the character strings it is made of (the shape of
- * node:dns/promises `resolveTxt`). Store domain verification (shared/services/merchant/domains.ts) looks
+ * node:dns/promises `resolveTxt`). Store domain verification (shared/services/stores/domains.ts) looks
  * records up through `deps.resolveTxt`, so tests give a resolver of their own and never query real DNS.
  */
 export type TxtResolver = (name: string) => Promise<string[][]>;

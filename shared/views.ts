@@ -11,7 +11,7 @@ export function iso(d: unknown): string | null {
 
 const count = { type: 'integer' } as const satisfies SchemaObject;
 
-/** The `meta` of a page, as the OpenAPI document shows it (api/merchant/responses.ts) and as its type. */
+/** The `meta` of a page, as the OpenAPI document shows it (api/merchant/responses/) and as its type. */
 export const pageMetaSchema = object({ page: count, per_page: count, total: count, last_page: count });
 
 export type PageMeta = Infer<typeof pageMetaSchema>;

@@ -12,7 +12,7 @@ import {
   revokeIdentitySessions,
   type BuyerIdentity,
 } from '../../shared/services/account/sessions';
-import { DashboardSignIn } from '../../shared/services/dashboard/sign-in';
+import { DashboardSignIn } from '../../shared/services/staff/sign-in';
 import { otpGuardsOf } from '../../shared/services/otp/factory';
 import type { AppContext, AppMiddleware } from '../context';
 import { DASHBOARD_STRINGS } from '../dashboard/i18n';

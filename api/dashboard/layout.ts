@@ -1,6 +1,6 @@
-import type { Membership } from '../../shared/services/dashboard/accounts';
-import type { Permission } from '../../shared/services/dashboard/roles';
-import { can } from '../../shared/services/dashboard/roles';
+import type { Membership } from '../../shared/services/staff/accounts';
+import type { Permission } from '../../shared/services/staff/roles';
+import { can } from '../../shared/services/staff/roles';
 import type { AppContext } from '../context';
 import { escapeHtml } from '../pay/html';
 import type { Locale } from '../pay/i18n';
@@ -37,7 +37,7 @@ export interface PageContext {
 export interface ShellContext extends PageContext {
   storeName: string;
   role: Membership['role'];
-  /** Permissions an owner granted on top of the role (shared/services/dashboard/roles.ts). */
+  /** Permissions an owner granted on top of the role (shared/services/staff/roles.ts). */
   grants: Membership['grants'];
   memberships: Membership[];
   userName: string;

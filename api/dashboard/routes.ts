@@ -31,7 +31,7 @@ import { timed } from './server-timing';
  * The merchant dashboard at /merchant (docs/dashboard.md): sign-in and sign-up first, then the store's pages,
  * each answer with its Server-Timing. Reads and writes go through the same services as the Merchant API
  * (orders, transitions), so a status the dashboard sets is the one the API reports, with the same audit row
- * and webhooks; each page names the permission it needs (shared/services/dashboard/roles.ts). Each page
+ * and webhooks; each page names the permission it needs (shared/services/staff/roles.ts). Each page
  * lives in a folder of its own under pages/ (its routes and its view); the form helpers they share are
  * forms.ts.
  */

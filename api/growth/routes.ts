@@ -1,7 +1,8 @@
 import Joi from 'joi';
 import { requestDeps } from '../request-deps';
 import { optOutOfReminders, reminderStoreName, resumeReminder } from '../../shared/services/growth/abandoned';
-import { creatorBySecret, creatorDetail, creatorMonths } from '../../shared/services/growth/creators';
+import { creatorDetail } from '../../shared/services/growth/creators';
+import { creatorBySecret, creatorMonths } from '../../shared/services/growth/creator-reports';
 import type { AppContext } from '../context';
 import { paymentStatusGuards } from '../guards';
 import { defineRoute, type ResponseDoc } from '../http/route';

@@ -1,6 +1,6 @@
 import { escapeHtml, type HtmlAnswer, layout } from '../pay/html';
 import type { Locale } from '../pay/i18n';
-import type { CreatorMonth } from '../../shared/services/growth/creators';
+import type { CreatorMonth } from '../../shared/services/growth/creator-reports';
 
 /** The buyer's reminder pages and the creator's private page, Arabic (right to left) and English. */
 

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { MEDIA_FILE, productImage } from '../../shared/services/merchant/product-image';
+import { MEDIA_FILE, productImage } from '../../shared/services/catalogue/product-image';
 import { defineRoute } from '../http/route';
 import { NO_CREDENTIALS } from '../openapi/components';
 

@@ -1,5 +1,5 @@
 import type { Logger } from '../../shared/logger';
-import { recordAudit, SECRET } from '../../shared/services/merchant/audit';
+import { recordAudit, SECRET } from '../../shared/services/audit';
 import type { AppContext } from '../context';
 
 /**

@@ -1,8 +1,8 @@
 import Joi from 'joi';
 import { id, pagination } from '../http/fields';
 import { ValidationError } from '../../shared/errors';
-import type { Actor } from '../../shared/services/merchant/audit';
-import type { Paged, PageMeta, PageRequest } from '../../shared/services/merchant/pagination';
+import type { Actor } from '../../shared/services/audit';
+import type { Paged, PageMeta, PageRequest } from '../../shared/pagination';
 import type { AppContext } from '../context';
 import { markSelfAudited } from './audit-writes';
 

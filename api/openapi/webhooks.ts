@@ -1,5 +1,5 @@
-import type { MerchantEventType } from '../../shared/services/merchant/webhooks/events';
-import { SAMPLE_DATA } from '../../shared/services/merchant/webhooks/test-event';
+import type { MerchantEventType } from '../../shared/services/webhooks/events';
+import { SAMPLE_DATA } from '../../shared/services/webhooks/test-event';
 import { object, schemaRef } from './component-helpers';
 import type { OperationObject, SchemaObject } from './types';
 
@@ -254,7 +254,7 @@ export const WEBHOOK_EVENTS: Readonly<Record<MerchantEventType, WebhookEventDecl
   },
 };
 
-/** The delivery body of one event: `{id, type, created_at, store_id, data}` (shared/services/merchant/webhooks). */
+/** The delivery body of one event: `{id, type, created_at, store_id, data}` (shared/services/webhooks). */
 function eventSchema(type: MerchantEventType, event: WebhookEventDeclaration): SchemaObject {
   return {
     ...object(

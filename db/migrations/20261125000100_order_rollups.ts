@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 
 /**
  * Per-store order rollups for the Merchant statistics and the order list's count
- * (shared/services/merchant/CONTEXT.md, "Order rollups"; docs/performance.md, "Merchant reads on 100,000
+ * (shared/services/statistics/CONTEXT.md; docs/performance.md, "Merchant reads on 100,000
  * orders"), kept by the database itself so that no writer can forget them:
  *
  * - `order_figure_deltas` / `order_figures_daily` and `order_figures_total`: orders and their totals per
@@ -14,7 +14,7 @@ import type { Knex } from 'knex';
  * Statement-level triggers on `orders` and `order_items` append signed deltas (one row per store, day and
  * status a statement touches: an insert-only table, so concurrent checkouts of one store never wait on a
  * shared counter row). The `order-rollups` maintenance task folds them into the compacted tables
- * (shared/services/merchant/rollups.ts); readers add the compacted rows and the pending deltas.
+ * (shared/services/statistics/rollups.ts); readers add the compacted rows and the pending deltas.
  *
  * The delta tables have no foreign key: a store's deletion cascades to its orders, whose triggers then
  * append deltas for a store that is going; the compaction drops deltas of stores that no longer exist.

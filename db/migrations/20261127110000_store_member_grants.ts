@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 
 /**
  * store_members.grants: permissions a store's owner grants one member on top of their role
- * (shared/services/dashboard/roles.ts). The only one so far is `orders.confirm_payment`: confirming that a
+ * (shared/services/staff/roles.ts). The only one so far is `orders.confirm_payment`: confirming that a
  * bank transfer or manual PayPal payment arrived (which releases the goods), off for the support role
  * until an owner grants it on the staff page. The check keeps anything else out of the column.
  */

@@ -23,7 +23,7 @@ export class StoreMember extends BaseModel {
   store_id!: number;
   merchant_user_id!: number;
   role!: StoreRole;
-  /** Permissions granted on top of the role (shared/services/dashboard/roles.ts, GRANTABLE). */
+  /** Permissions granted on top of the role (shared/services/staff/roles.ts, GRANTABLE). */
   grants!: string[];
   invited_by!: number | null;
   created_at!: Date;

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { stageJob, StagedJob } from '../queues/outbox';
-import { deliveryJobOptions, type MerchantEvent } from '../services/merchant/webhooks/events';
+import { deliveryJobOptions, type MerchantEvent } from '../services/webhooks/events';
 
 /**
  * Writes one delivery row per endpoint of the store that wants this event, inside the caller's

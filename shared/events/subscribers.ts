@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { JobsOptions } from 'bullmq';
 import type { JobPayloads, QueueName } from '../queues';
-import { MERCHANT_EVENT_TYPES } from '../services/merchant/webhooks/events';
+import { MERCHANT_EVENT_TYPES } from '../services/webhooks/events';
 import { refundJobOptions } from '../services/refunds/job';
 import { messageJob } from '../services/subscriptions/message-job';
 import type { EventOf, EventType, PlatformEvent, SubscriptionEventType } from './types';

@@ -1,4 +1,4 @@
-import type { MerchantEventType } from '../services/merchant/webhooks/events';
+import type { MerchantEventType } from '../services/webhooks/events';
 import type { SubscriptionMessageEvent } from '../services/subscriptions/message-job';
 
 /**

@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import type { Deps } from '../../shared/deps';
 import { recordMerchantEvent } from '../../shared/events/merchant-webhooks';
-import { createEndpoint } from '../../shared/services/merchant/webhooks';
+import { createEndpoint } from '../../shared/services/webhooks';
 import { createMerchantWebhooksProcessor } from '../../workers/processors/merchant-webhooks';
 import { WorkerPool } from '../../workers/worker-pool';
 import { withPage } from '../helpers/browser';

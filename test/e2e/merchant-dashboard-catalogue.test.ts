@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Product } from '../../db/models';
-import { createSession } from '../../shared/services/dashboard/sessions';
+import { createSession } from '../../shared/services/staff/sessions';
 import { newPage, withPage } from '../helpers/browser';
 import {
   merchantPage,

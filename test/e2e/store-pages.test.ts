@@ -5,7 +5,7 @@ import type { Page } from 'playwright-core';
 import QRCode from 'qrcode';
 import { createApp } from '../../api/app';
 import type { Deps } from '../../shared/deps';
-import { createSession } from '../../shared/services/dashboard/sessions';
+import { createSession } from '../../shared/services/staff/sessions';
 import { loadFixture } from '../../shared/services/seed';
 import type { WorkerPool } from '../../workers/worker-pool';
 import { withPage } from '../helpers/browser';

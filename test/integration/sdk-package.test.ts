@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Customer, Order, Product, Store } from '../../db/models';
-import { signatureHeader } from '../../shared/services/merchant/webhooks/deliver';
+import { signatureHeader } from '../../shared/services/webhooks/deliver';
 import { processors } from '../../workers/processors';
 import { WorkerPool } from '../../workers/worker-pool';
 import { createProduct, createStore } from '../helpers/builders';

@@ -13,8 +13,8 @@ import {
   type WebhookEvent,
 } from '../../integrations/sdk/index';
 import { generateSdkTypes, SDK_TYPES_FILE } from '../../scripts/generate-sdk';
-import { signatureHeader } from '../../shared/services/merchant/webhooks/deliver';
-import { MERCHANT_EVENT_TYPES } from '../../shared/services/merchant/webhooks/events';
+import { signatureHeader } from '../../shared/services/webhooks/deliver';
+import { MERCHANT_EVENT_TYPES } from '../../shared/services/webhooks/events';
 import { buildOpenApiDocument } from '../../api/http/openapi';
 import { allRoutes } from '../../api/routes';
 import { createProduct } from '../helpers/builders';

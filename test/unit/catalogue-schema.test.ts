@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { couponSchema, MONEY_MESSAGE, productSchema } from '../../shared/services/catalogue/schema';
-import { codesFromCsv } from '../../shared/services/merchant/codes';
-import { diff } from '../../shared/services/merchant/audit';
+import { codesFromCsv } from '../../shared/services/catalogue/codes';
+import { diff } from '../../shared/services/audit';
 
 const check = (schema: ReturnType<typeof productSchema>, value: unknown) =>
   schema.validate(value, { abortEarly: false, errors: { label: false } });

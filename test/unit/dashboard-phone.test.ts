@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { parseInternational, stripCountryCode } from '../../shared/services/dashboard/sign-in';
-import { can, permissionForStatus } from '../../shared/services/dashboard/roles';
+import { parseInternational, stripCountryCode } from '../../shared/services/staff/sign-in';
+import { can, permissionForStatus } from '../../shared/services/staff/roles';
 
 describe('dashboard sign-in phone input', () => {
   it('reads a number written with its own country code, whatever country is selected', () => {

@@ -183,8 +183,8 @@ describe('dashboard routes', () => {
     );
   });
 
-  it('no file under api/ holds more than 500 lines of logic (message tables and response schemas are data)', () => {
-    const data = new Set(['api/dashboard/i18n.ts', 'api/merchant/responses.ts']);
+  it('no file under api/ holds more than 500 lines of logic (message tables are data; test/unit/file-size.test.ts holds the rule for every folder)', () => {
+    const data = new Set(['api/dashboard/i18n.ts']);
     const over = [...walk(path.join(ROOT, 'api'))]
       .map((file) => ({ file: path.relative(ROOT, file), lines: logicLines(fs.readFileSync(file, 'utf8')) }))
       .filter(({ file, lines }) => lines > 500 && !data.has(file))

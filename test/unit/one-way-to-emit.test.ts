@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { EVENT_TYPES, SUBSCRIBERS } from '../../shared/events/subscribers';
-import { MERCHANT_EVENT_TYPES } from '../../shared/services/merchant/webhooks/events';
+import { MERCHANT_EVENT_TYPES } from '../../shared/services/webhooks/events';
 import { WEBHOOK_EVENTS } from '../../api/openapi/webhooks';
 
 /**

@@ -6,7 +6,7 @@ import {
   matchingStep,
   otpauthUri,
   totpAt,
-} from '../../shared/services/dashboard/totp';
+} from '../../shared/services/staff/totp';
 
 /** The dashboard's authenticator codes against the published test vectors of RFC 4226 and RFC 6238. */
 describe('TOTP (RFC 6238, SHA-1)', () => {

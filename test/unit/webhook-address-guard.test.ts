@@ -5,7 +5,7 @@ import {
   SsrfRefusedError,
   vetHost,
   type Resolver,
-} from '../../shared/services/merchant/webhooks/ssrf';
+} from '../../shared/services/webhooks/ssrf';
 
 /**
  * The outbound-webhook address guard against IPv6 forms that embed or tunnel IPv4: each is answered by an

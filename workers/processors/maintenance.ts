@@ -1,20 +1,9 @@
-import { UnrecoverableError } from 'bullmq';
-import { maintenanceContext, maintenanceRunner } from '../../shared/services/maintenance';
-import type { QueueProcessor } from './types';
+import { NotFoundError } from '../../shared/errors';
+import { dispatchingProcessor, permanentWhen } from './dispatch';
 
-/** Housekeeping enqueued by the scheduler, one task per job. */
-export const maintenanceProcessor: QueueProcessor<'maintenance'> = {
+/** Housekeeping enqueued by the scheduler, one task per job (maintenance/jobs.ts); an unknown task fails for good. */
+export const maintenanceProcessor = dispatchingProcessor('maintenance', {
   // Tasks sweep whole tables; running two at once would only make them contend for the same rows.
   concurrency: 1,
-  async process(job, deps) {
-    const { task, tick } = job.data;
-    const run = maintenanceRunner(task);
-    if (!run) throw new UnrecoverableError(`Unknown maintenance task "${task}"`);
-    const result = await run(deps.knex, undefined, maintenanceContext(deps));
-    deps.logger.info(
-      { queue: 'maintenance', jobId: job.id, task, tick, ...result },
-      `maintenance ${task} done`,
-    );
-    return result;
-  },
-};
+  failure: permanentWhen((err) => err instanceof NotFoundError),
+});

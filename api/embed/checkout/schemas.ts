@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import type { CheckoutInput } from '../../../shared/services/checkout';
+import type { CheckoutInput, GuestDetails } from '../../../shared/services/checkout';
 import { countryCodeDigits, customerName, email, id, phoneDigits, quantity } from '../../http/fields';
 
 /**
@@ -67,14 +67,6 @@ function normalise<T extends Record<string, unknown>>(value: T): T {
 }
 
 export const checkoutBody = Joi.object<CheckoutBody, true>(common).custom(normalise);
-
-export interface GuestDetails {
-  customer_first_name: string;
-  customer_last_name: string;
-  customer_email: string;
-  customer_phone: string;
-  customer_country_code: string;
-}
 
 export const guestCheckoutBody = Joi.object<CheckoutBody & GuestDetails, true>({
   ...common,

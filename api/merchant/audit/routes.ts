@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { AuditFilters, listAudit } from '../../../shared/services/merchant/audit';
+import { AuditFilters, listAudit } from '../../../shared/services/audit';
 import { merchantGuards } from '../../guards';
 import { defineRoute } from '../../http/route';
 import { id, listQuery, PAGINATION_NOTE, pageBody } from '../common';

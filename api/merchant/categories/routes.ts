@@ -1,12 +1,12 @@
 import Joi from 'joi';
 import { categoryKeys, type CategoryInput } from '../../../shared/services/catalogue/schema';
-import { listCategories } from '../../../shared/services/merchant/catalogue';
+import { listCategories } from '../../../shared/services/catalogue/read';
 import {
   categoryDetail,
   createCategory,
   deleteCategory,
   updateCategory,
-} from '../../../shared/services/merchant/categories';
+} from '../../../shared/services/catalogue/categories';
 import { merchantGuards } from '../../guards';
 import { defineRoute, reply } from '../../http/route';
 import { actorOf, idParams, listQuery, PAGINATION_NOTE, pageBody } from '../common';

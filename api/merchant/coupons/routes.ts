@@ -7,7 +7,7 @@ import {
   deleteCoupon,
   listCoupons,
   updateCoupon,
-} from '../../../shared/services/merchant/coupons';
+} from '../../../shared/services/coupons/manage';
 import { merchantGuards } from '../../guards';
 import { defineRoute, reply } from '../../http/route';
 import { actorOf, idParams, listQuery, PAGINATION_NOTE, pageBody } from '../common';

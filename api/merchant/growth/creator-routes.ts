@@ -8,10 +8,9 @@ import {
   type CreatorPatch,
   deleteCreator,
   listCreators,
-  payoutCsv,
-  rotateCreatorPage,
   updateCreator,
 } from '../../../shared/services/growth/creators';
+import { payoutCsv, rotateCreatorPage } from '../../../shared/services/growth/creator-reports';
 import { merchantGuards } from '../../guards';
 import { defineRoute, reply } from '../../http/route';
 import { actorOf, idParams, noQuery } from '../common';

@@ -2,9 +2,9 @@ import path from 'node:path';
 import { orderFraud } from '../../../shared/services/fraud/order-view';
 import { emailsForOrder } from '../../../shared/services/emails';
 import { requestDeps } from '../../request-deps';
-import { createMerchantOrder } from '../../../shared/services/merchant/create-order';
-import { listOrders, orderDetail, orderUpload } from '../../../shared/services/merchant/orders';
-import { updateOrderStatus } from '../../../shared/services/merchant/transitions';
+import { createMerchantOrder } from '../../../shared/services/orders/create-order';
+import { listOrders, orderDetail, orderUpload } from '../../../shared/services/orders/read';
+import { updateOrderStatus } from '../../../shared/services/orders/transitions';
 import { documentUrl } from '../../../shared/services/invoices/read';
 import { urlDeps } from '../../invoices/routes';
 import { merchantGuards } from '../../guards';
@@ -30,7 +30,7 @@ const notFound = merchantRefused(
 );
 
 /**
- * The order detail's schema, read without its type: orderDetail() (shared/services/merchant/orders.ts)
+ * The order detail's schema, read without its type: orderDetail() (shared/services/orders/read.ts)
  * returns an untyped record, so this answer is held to its schema by the contract tests alone.
  */
 const orderDetailAnswer: SchemaObject = OrderDetail;

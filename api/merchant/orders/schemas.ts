@@ -1,9 +1,8 @@
 import Joi from 'joi';
 import type { OrderStatus } from '../../../db/models';
 import { ValidationError } from '../../../shared/errors';
-import type { MerchantOrderBody } from '../../../shared/services/merchant/create-order';
-import type { OrderFilters } from '../../../shared/services/merchant/orders';
-import type { PageRequest } from '../../../shared/services/merchant/pagination';
+import type { OrderFilters } from '../../../shared/services/orders/read';
+import type { PageRequest } from '../../../shared/pagination';
 import type { AppMiddleware } from '../../context';
 import { guestCheckoutBody } from '../../embed/checkout/schemas';
 import { id, listQuery } from '../common';
@@ -70,7 +69,7 @@ export const ordersQuery = listQuery<ListQuery>({
   .messages({ 'range.order': '"from" must not be after "to"' });
 
 /** The guest checkout's fields (docs/operations.md). */
-export const createBody = guestCheckoutBody as unknown as Joi.ObjectSchema<MerchantOrderBody>;
+export const createBody = guestCheckoutBody;
 
 export const statusBody = Joi.object<{ status: OrderStatus }, true>({
   status: Joi.number().integer().strict().min(1).max(6).required().description('The new order status code.'),

@@ -1,11 +1,11 @@
 import Joi from 'joi';
-import { listProducts, ProductFilters, productDetail } from '../../../shared/services/merchant/catalogue';
-import { addCodes, listCodes, withdrawCodes } from '../../../shared/services/merchant/codes';
+import { listProducts, ProductFilters, productDetail } from '../../../shared/services/catalogue/read';
+import { addCodes, listCodes, withdrawCodes } from '../../../shared/services/catalogue/codes';
 import {
   archiveProduct,
   createProduct,
   updateProduct,
-} from '../../../shared/services/merchant/product-writes';
+} from '../../../shared/services/catalogue/product-writes';
 import { merchantGuards } from '../../guards';
 import { defineRoute, reply } from '../../http/route';
 import { actorOf, id, idParams, ifMatchVersion, listQuery, PAGINATION_NOTE, pageBody } from '../common';
@@ -22,7 +22,7 @@ import {
   ProductSummary,
 } from '../responses';
 import { formBody, uploadsOf } from '../../embed/checkout/multipart';
-import { setProductImage } from '../../../shared/services/merchant/product-image';
+import { setProductImage } from '../../../shared/services/catalogue/product-image';
 import * as schemas from './schemas';
 import { csvCodesBody } from './writes';
 

@@ -1,6 +1,6 @@
 import { DomainError, ValidationError } from '../../../shared/errors';
 import type { AppMiddleware } from '../../context';
-import { codesFromCsv } from '../../../shared/services/merchant/codes';
+import { codesFromCsv } from '../../../shared/services/catalogue/codes';
 
 /** A CSV of keys may be this large: 10,000 keys of up to 500 characters, with line ends. */
 const MAX_CSV_BYTES = 6 * 1024 * 1024;

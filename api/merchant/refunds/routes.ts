@@ -1,4 +1,4 @@
-import { findStoreOrder } from '../../../shared/services/merchant/orders';
+import { findStoreOrder } from '../../../shared/services/orders/read';
 import { requestRefund } from '../../../shared/services/orders/refund';
 import { listOrderRefunds, refundSummary } from '../../../shared/services/refunds';
 import { merchantGuards } from '../../guards';

@@ -3,7 +3,7 @@ import { ValidationError } from '../../../shared/errors';
 import { parseDecimal, parseMoney, precisionMessage } from '../../../shared/money';
 import { MAX_EXPONENT } from '../../../shared/currency';
 import type { RefundInput } from '../../../shared/services/refunds';
-import type { PageRequest } from '../../../shared/services/merchant/pagination';
+import type { PageRequest } from '../../../shared/pagination';
 import { listQuery } from '../common';
 
 /** The body of POST /shawarma/orders/{id}/refunds, validated (`amount` still the decimal string sent). */

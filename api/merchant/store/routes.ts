@@ -1,12 +1,12 @@
 import Joi from 'joi';
-import { storeStatistics } from '../../../shared/services/merchant/statistics';
+import { storeStatistics } from '../../../shared/services/statistics';
 import {
   rotateEmbedKey,
   storeSettings,
   supportEmailSchema,
   type StoreSettingsPatch,
   updateStoreSettings,
-} from '../../../shared/services/merchant/store-settings';
+} from '../../../shared/services/stores/settings';
 import {
   blockedPhoneSchema,
   currency,
@@ -27,7 +27,7 @@ import {
   Statistics,
   StoreSettings,
 } from '../responses';
-import { verifyStoreDomain } from '../../../shared/services/merchant/domains';
+import { verifyStoreDomain } from '../../../shared/services/stores/domains';
 import { storeSettingsSchema } from '../../../shared/services/stores/settings-schema';
 
 /** The store keys a merchant may change, in the fixture's format (the schemas the seed uses). */
@@ -39,7 +39,7 @@ const patchBody = Joi.object<StoreSettingsPatch, true>({
     .messages({ 'string.email': 'support_email must be an e-mail address' }),
   currency: currency(),
   allowed_origins: Joi.array().items(origin()).max(50),
-  // Host names, checked by the domains service (shared/services/merchant/domains.ts) so every refusal,
+  // Host names, checked by the domains service (shared/services/stores/domains.ts) so every refusal,
   // syntax included, names `domains` alike for the API and the dashboard form.
   domains: Joi.array().items(Joi.string().trim().lowercase().max(300)).max(100),
   blocked_phones: Joi.array().items(blockedPhoneSchema).max(10_000),

@@ -4,7 +4,7 @@ import {
   listSubscriptions,
   SubscriptionFilters,
   subscriptionDetail,
-} from '../../../shared/services/merchant/subscriptions';
+} from '../../../shared/services/subscriptions/read';
 import { merchantGuards } from '../../guards';
 import { defineRoute } from '../../http/route';
 import { id, idParams, listQuery, PAGINATION_NOTE, pageBody } from '../common';

@@ -7,7 +7,7 @@ import {
   revokeTokenOf,
   TOKEN_SCOPES,
   type TokenScope,
-} from '../../../shared/services/merchant/tokens';
+} from '../../../shared/services/tokens/merchant';
 import { merchantGuards } from '../../guards';
 import { defineRoute, reply } from '../../http/route';
 import { actorOf, idParams, noQuery } from '../common';

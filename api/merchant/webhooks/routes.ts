@@ -1,10 +1,6 @@
 import { ValidationError } from '../../../shared/errors';
-import {
-  createEndpoint,
-  deleteEndpoint,
-  listEndpoints,
-} from '../../../shared/services/merchant/webhooks/endpoints';
-import { listDeliveries, sendTestEvent } from '../../../shared/services/merchant/webhooks/test-event';
+import { createEndpoint, deleteEndpoint, listEndpoints } from '../../../shared/services/webhooks/endpoints';
+import { listDeliveries, sendTestEvent } from '../../../shared/services/webhooks/test-event';
 import { merchantGuards } from '../../guards';
 import { defineRoute, reply } from '../../http/route';
 import { idParams, listQuery, PAGINATION_NOTE, pageBody } from '../common';

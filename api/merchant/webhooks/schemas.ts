@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { MERCHANT_EVENT_TYPES, SUBSCRIBABLE_EVENTS } from '../../../shared/services/merchant/webhooks/events';
+import { MERCHANT_EVENT_TYPES, SUBSCRIBABLE_EVENTS } from '../../../shared/services/webhooks/events';
 
 /** url: http or https without credentials (https only when NODE_ENV=production); events: one or more. */
 export const createBody = Joi.object<{ url: string; events: string[]; description?: string }, true>({

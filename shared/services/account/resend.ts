@@ -9,7 +9,7 @@ import {
   type ResendChannel,
   type ResendRefusal,
 } from '../fulfilment/resend';
-import type { Actor } from '../merchant/audit';
+import type { Actor } from '../audit';
 import type { LimitUse } from '../rate-limiter';
 
 /**

@@ -4,7 +4,7 @@ import { hmacSha256, randomToken, safeEqual, sha256 } from '../../crypto';
 /**
  * The buyer's account sessions (docs/account.md). A buyer is the identity they signed in with, a phone or an
  * e-mail address, never a row of `customers` (those are per store). As the dashboard's sessions
- * (shared/services/dashboard/sessions.ts): the cookie holds a random 256-bit token and the database its
+ * (shared/services/staff/sessions.ts): the cookie holds a random 256-bit token and the database its
  * SHA-256; revocable one by one or every session of the identity at once; the form token (CSRF) is an
  * HMAC of the token hash under the platform secret.
  */

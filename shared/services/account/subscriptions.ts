@@ -6,7 +6,7 @@ import type { PaymentProviders } from '../../providers';
 import { isCardSavingProvider, isHostedProvider } from '../../providers/types';
 import type { LimitDefinition } from '../../rate-limits';
 import type { TxDeps } from '../../unit-of-work';
-import { listAudit, recordAudit, type Actor, type AuditEventView } from '../merchant/audit';
+import { listAudit, recordAudit, type Actor, type AuditEventView } from '../audit';
 import { credentialsFor } from '../payments/context';
 import { providerOffered, type MethodOffer } from '../payment-methods';
 import { whereBuyerOwns } from './identity';

@@ -84,7 +84,7 @@ export async function ensurePartitions(
 /**
  * Raw events older than `retentionDays` (whole UTC days before today) go: their day partitions are
  * dropped, and the default partition's old rows deleted. Days are rolled up first, and a day whose
- * rollup is missing is never dropped, so the statistics keep every day (shared/services/merchant/statistics.ts).
+ * rollup is missing is never dropped, so the statistics keep every day (shared/services/statistics/index.ts).
  */
 export async function dropExpiredEvents(
   knex: Knex,

@@ -3,7 +3,7 @@ import { Cart, CartItem, Customer, Product, ProductPlan, Store } from '../../../
 import { randomToken, sha256 } from '../../crypto';
 import { DomainError, InvalidError, NotFoundError, ValidationError } from '../../errors';
 import { formatMoney } from '../../money';
-import { withTimedSales } from '../growth/sales';
+import { withTimedSales } from '../pricing/sales';
 import { customFieldsOf, findSellableProduct, stockOf, sellableWithPlan } from '../catalogue';
 import { productCards, ProductCard } from '../catalogue/storefront';
 import {

@@ -6,7 +6,7 @@ import { NotFoundError, ValidationError } from '../../errors';
 import { formatDisplay, formatMoney, toMajorNumber } from '../../money';
 import { activeMethods, paymentMethodView, PaymentMethodView, type MethodOffer } from '../payment-methods';
 import { UPLOAD_RULES } from '../custom-fields/uploads';
-import { withTimedSales } from '../growth/sales';
+import { withTimedSales } from '../pricing/sales';
 
 /**
  * The product as the Embed API's checkout interface needs it (GET /api/embed/product/{id}): prices in the

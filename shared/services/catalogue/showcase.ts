@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { Product, Store } from '../../../db/models';
 import { formatDisplay } from '../../money';
-import { withTimedSales } from '../growth/sales';
+import { withTimedSales } from '../pricing/sales';
 
 /** A store's active products as a sample merchant page lists them (the development demo of the widget). */
 export interface Showcase {

@@ -4,7 +4,7 @@ import { NotFoundError } from '../../errors';
 import { pageMeta, type PageMeta } from '../../views';
 import { parseProductId, priceView, PriceView, productView, ProductView } from './index';
 import type { MethodOffer } from '../payment-methods';
-import { withTimedSales } from '../growth/sales';
+import { withTimedSales } from '../pricing/sales';
 
 /**
  * The Storefront's products: the product object of the spec ("Product (as embedded in wishlist

@@ -6,7 +6,6 @@ import {
   Checkout,
   CheckoutItem,
   CheckoutUpload,
-  Customer,
   ORDER_STATUS,
   Order,
   Product,
@@ -30,10 +29,11 @@ import { AcceptedUpload, checkCustomFields, FieldCheckResult, IncomingUpload } f
 import { KIND_INFO } from '../custom-fields/uploads';
 import { createOrderFromCheckout } from '../orders/create-from-checkout';
 import { assertHoldsWithinCap } from './holds';
+import type { Buyer } from './buyer';
 import { PriceBreakdown, priceLines, subtotalOf, unitPrice } from '../pricing';
 import { availablePaymentMethods, PaymentMethodView } from '../payment-methods';
-import { withTimedSales } from '../growth/sales';
-import { creatorCreditOf } from '../growth/creators';
+import { withTimedSales } from '../pricing/sales';
+import { creatorCreditOf } from '../growth/creator-ledger';
 import { CheckoutBlockedError, enforceLimits, recordRefusal, ScreenContext } from '../fraud/screen';
 import { screenCheckoutBuyer } from '../fraud';
 
@@ -58,6 +58,8 @@ import { screenCheckoutBuyer } from '../fraud';
  * should the coupon have been used up meanwhile, everything rolls back and the answer is 400
  * "Coupon has reached maximum uses".
  */
+
+export * from './buyer';
 
 export const INSUFFICIENT_STOCK = 'Insufficient stock';
 export const NO_PAYMENT_METHOD = 'No payment method is available for this order';
@@ -104,50 +106,6 @@ export interface CheckoutInput {
   customer_note?: string;
   subscription_plan?: number;
   fields?: Record<string, unknown>;
-}
-
-/** Who is buying: the token's customer (authenticated checkout) or the guest's own details. */
-export interface Buyer {
-  customerId: number | null;
-  firstName: string;
-  lastName: string;
-  email: string;
-  countryCode: string;
-  phone: string;
-  /** The language they read (Accept-Language): their delivery message's. */
-  locale?: 'ar' | 'en';
-}
-
-export function buyerFromCustomer(customer: Customer): Buyer {
-  return {
-    customerId: customer.id,
-    firstName: customer.first_name,
-    lastName: customer.last_name,
-    email: customer.email,
-    countryCode: customer.country_code,
-    phone: customer.phone,
-  };
-}
-
-/** A guest's own details, as the Embed and Storefront checkouts take them. */
-export interface GuestDetails {
-  customer_first_name: string;
-  customer_last_name: string;
-  customer_email: string;
-  customer_country_code: string;
-  customer_phone: string;
-}
-
-export function buyerFromGuest(guest: GuestDetails, locale?: Buyer['locale']): Buyer {
-  return {
-    customerId: null,
-    firstName: guest.customer_first_name,
-    lastName: guest.customer_last_name,
-    email: guest.customer_email,
-    countryCode: guest.customer_country_code,
-    phone: guest.customer_phone,
-    ...(locale ? { locale } : {}),
-  };
 }
 
 interface Amounts {

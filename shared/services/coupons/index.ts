@@ -1,5 +1,5 @@
-import { creatorCreditOf } from '../growth/creators';
-import { withTimedSales } from '../growth/sales';
+import { creatorCreditOf } from '../growth/creator-ledger';
+import { withTimedSales } from '../pricing/sales';
 import type { Knex } from 'knex';
 import { Coupon, PaymentMethodId, Store } from '../../../db/models';
 import { InvalidError, ValidationError } from '../../errors';

@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
 import { NotFoundError } from '../../errors';
 import type { TxDeps } from '../../unit-of-work';
-import { type Actor, recordAudit } from '../merchant/audit';
-import { PRODUCT_NOT_FOUND } from '../merchant/catalogue';
+import { type Actor, recordAudit } from '../audit';
+import { PRODUCT_NOT_FOUND } from '../catalogue/read';
 
 /**
  * A product's files as the merchant sees them (docs/downloads.md): the versions on the product now. A file

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { NotFoundError, ValidationError } from '../../errors';
 import type { TxDeps } from '../../unit-of-work';
-import { type Actor, recordAudit } from '../merchant/audit';
+import { type Actor, recordAudit } from '../audit';
 import { DOWNLOADABLE_STATUSES, downloadLinksFor, entitledFiles } from './entitlement';
 import { readDownloadToken } from './links';
 

@@ -4,7 +4,7 @@ import type { Knex } from 'knex';
 import { ValidationError } from '../../errors';
 import type { StorageDriver } from '../../storage';
 import type { TxDeps } from '../../unit-of-work';
-import { type Actor, recordAudit } from '../merchant/audit';
+import { type Actor, recordAudit } from '../audit';
 import { fileView, liveFileOf, productOfStore, type ProductFileRow, type ProductFileView } from './catalogue';
 
 /**

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { FivemServer } from '../../../db/models';
 import { NotFoundError } from '../../errors';
-import { type Actor, recordAudit } from '../merchant/audit';
+import { type Actor, recordAudit } from '../audit';
 import { createFivemServer } from './servers';
 
 /**

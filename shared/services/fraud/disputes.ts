@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { ORDER_STATUS, Order, OrderStatus, Payment } from '../../../db/models';
 import { formatMoney } from '../../money';
-import { commissionEvent, reverseCommissionForDispute } from '../growth/creators';
+import { commissionEvent, reverseCommissionForDispute } from '../growth/creator-ledger';
 import type { ProviderDispute } from '../../providers/types';
 import type { UnitOfWork } from '../../unit-of-work';
 import { noteOrderLicensesChangedOn, revokeOrderLicenses } from '../licenses';

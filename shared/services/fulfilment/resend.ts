@@ -6,7 +6,7 @@ import { stageJob } from '../../queues/outbox';
 import { unitOfWork, type UnitOfWorkDeps } from '../../unit-of-work';
 import { sendEmail } from '../emails';
 import { documentLink } from '../invoices/read';
-import { type Actor, recordAudit } from '../merchant/audit';
+import { type Actor, recordAudit } from '../audit';
 import {
   deliverables,
   deliveryEmailData,

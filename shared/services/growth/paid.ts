@@ -1,6 +1,6 @@
 import type { UnitOfWork } from '../../unit-of-work';
 import { formatMoney } from '../../money';
-import { commissionEvent, creditCreatorForOrder } from './creators';
+import { commissionEvent, creditCreatorForOrder } from './creator-ledger';
 
 /**
  * What growth records when an order is paid, in the unit of work that makes it paid (order creation from

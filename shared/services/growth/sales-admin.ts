@@ -3,7 +3,7 @@ import { FieldErrors, NotFoundError, ValidationError } from '../../errors';
 import { formatMoney, parseMoney, precisionMessage } from '../../money';
 import type { TxDeps } from '../../unit-of-work';
 import { noteStoreContentChangedOn } from '../catalogue/cache';
-import { type Actor, recordAudit } from '../merchant/audit';
+import { type Actor, recordAudit } from '../audit';
 
 /**
  * Timed sales written by the merchant (Merchant API, dashboard): docs/growth.md, "Timed sales". Every

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { PageMeta, PageRequest } from '../merchant/pagination';
+import { PageMeta, PageRequest } from '../../pagination';
 import { formatAmount } from './amounts';
 import { isoSeconds } from './issue';
 import { InvoicePageRefs } from './refs';

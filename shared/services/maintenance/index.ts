@@ -10,13 +10,13 @@ import { expireManualOrders } from '../payments/manual-expiry';
 import type { ChangeStatusDeps } from '../orders/change-status';
 import { sweepPayments } from '../payments/sweep';
 import { sweepWebhooks } from '../payments/webhooks';
-import { purgeDashboardSessions } from '../dashboard/sessions';
+import { purgeDashboardSessions } from '../staff/sessions';
 import { purgeBuyerSessions } from '../account/sessions';
 import { renewSubscriptionsTask } from '../subscriptions/due';
 import { dropExpiredEvents, ensurePartitions } from '../analytics/partitions';
 import { rollupAnalytics } from '../analytics/rollups';
-import { compactOrderRollups } from '../merchant/rollups';
-import { verifyPendingDomains } from '../merchant/domains';
+import { compactOrderRollups } from '../statistics/rollups';
+import { verifyPendingDomains } from '../stores/domains';
 import { systemTxtResolver, type TxtResolver } from '../../dns';
 
 /**

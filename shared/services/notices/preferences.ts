@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { ValidationError } from '../../errors';
-import { recordAudit } from '../merchant/audit';
+import { recordAudit } from '../audit';
 
 /** The store's reading and notice preferences (docs/dashboard.md, "New-order notices" and "Preferences"). */
 export interface StorePreferences {

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 
 /**
  * An order's current status in a store, or null when the store has no such order: the dashboard's status
- * form names the permission it needs from where the order is now (shared/services/dashboard/roles.ts).
+ * form names the permission it needs from where the order is now (shared/services/staff/roles.ts).
  */
 export async function orderStatusOf(knex: Knex, storeId: number, orderId: number): Promise<number | null> {
   const row = await knex('orders')

@@ -6,7 +6,7 @@ import type { UnitOfWork } from '../../unit-of-work';
 import { issueInvoiceForOrder } from '../invoices/issue';
 import { activateOrderLicenses, noteOrderLicensesChangedOn } from '../licenses';
 import type { LicenseCacheDeps } from '../licenses/cache';
-import type { MerchantEvent } from '../merchant/webhooks/events';
+import type { MerchantEvent } from '../webhooks/events';
 import { transitionPayment } from '../payments/audit';
 import { confirmLockedManualPayment } from '../payments/manual';
 import { addRefund, RefundDeps } from '../refunds/create';

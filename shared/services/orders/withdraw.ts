@@ -3,7 +3,7 @@ import type { UnitOfWork } from '../../unit-of-work';
 import { ORDER_STATUS, Order } from '../../../db/models';
 import { withdrawOrderCommands } from '../fivem/lifecycle';
 import { revokeOrderLicenses } from '../licenses';
-import type { MerchantEvent } from '../merchant/webhooks/events';
+import type { MerchantEvent } from '../webhooks/events';
 import { transitionPayment } from '../payments/audit';
 import { voidRenewalLinks } from '../subscriptions/lifecycle';
 

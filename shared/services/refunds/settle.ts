@@ -3,7 +3,7 @@ import { OPEN_REFUND_STATES, Refund } from '../../../db/models';
 import { NotFoundError } from '../../errors';
 import { PaymentSource, transitionPayment } from '../payments/audit';
 import { REFUND_SUCCEEDED_HOOKS } from './succeeded';
-import { commissionEvent, reverseCommissionForRefund } from '../growth/creators';
+import { commissionEvent, reverseCommissionForRefund } from '../growth/creator-ledger';
 import { refundView } from './view';
 
 export type RefundSettlement =

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Refund } from '../../../db/models';
 import { formatMoney } from '../../money';
-import { paginate, PageMeta, PageRequest } from '../merchant/pagination';
+import { paginate, PageMeta, PageRequest } from '../../pagination';
 import { iso } from '../../views';
 import type { Infer } from '../../json-schema';
 import type { refundSchema, refundSummarySchema } from './schema';

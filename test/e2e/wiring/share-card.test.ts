@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import http from 'node:http';
 import { createApp } from '../../../api/app';
 import type { Deps } from '../../../shared/deps';
-import { createSession } from '../../../shared/services/dashboard/sessions';
+import { createSession } from '../../../shared/services/staff/sessions';
 import { loadFixture } from '../../../shared/services/seed';
 import { withPage } from '../../helpers/browser';
 import { isolatedDeps } from '../../helpers/deps';

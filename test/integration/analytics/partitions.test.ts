@@ -7,7 +7,7 @@ import type { Deps } from '../../../shared/deps';
 import { dayOf, ensurePartitions, partitionName } from '../../../shared/services/analytics/partitions';
 import { AnalyticsWriter, ingestRows } from '../../../shared/services/analytics/writer';
 import { MAINTENANCE_TASKS } from '../../../shared/services/maintenance';
-import { storeStatistics } from '../../../shared/services/merchant/statistics';
+import { storeStatistics } from '../../../shared/services/statistics';
 import { createStore } from '../../helpers/builders';
 import { sharedDeps } from '../../helpers/deps';
 import { TEST_DB_NAME, testDatabaseUrl } from '../../helpers/env';

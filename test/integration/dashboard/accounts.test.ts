@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import type { Deps } from '../../../shared/deps';
 import { FixtureError, loadFixture } from '../../../shared/services/seed';
-import { inviteStaff, listStaff, removeStaff } from '../../../shared/services/dashboard/accounts';
-import { DashboardSignIn } from '../../../shared/services/dashboard/sign-in';
+import { inviteStaff, listStaff, removeStaff } from '../../../shared/services/staff/accounts';
+import { DashboardSignIn } from '../../../shared/services/staff/sign-in';
 import { otpGuardsOf } from '../../../shared/services/otp/factory';
 import { MAINTENANCE_TASKS } from '../../../shared/services/maintenance';
 import { createStore } from '../../helpers/builders';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { Store } from '../../../db/models';
 import type { Deps } from '../../../shared/deps';
-import { createSession } from '../../../shared/services/dashboard/sessions';
+import { createSession } from '../../../shared/services/staff/sessions';
 import { createProduct, createStore } from '../../helpers/builders';
 import { sharedDeps, truncateAll } from '../../helpers/deps';
 import { startServer, TestServer } from '../../helpers/http';

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import type { Deps } from '../../../shared/deps';
-import { inviteStaff } from '../../../shared/services/dashboard/accounts';
-import { createSession } from '../../../shared/services/dashboard/sessions';
-import { base32Decode, hotp, TOTP_STEP_SECONDS } from '../../../shared/services/dashboard/totp';
+import { inviteStaff } from '../../../shared/services/staff/accounts';
+import { createSession } from '../../../shared/services/staff/sessions';
+import { base32Decode, hotp, TOTP_STEP_SECONDS } from '../../../shared/services/staff/totp';
 import { loadFixture } from '../../../shared/services/seed';
 import { isolatedDeps } from '../../helpers/deps';
 import { startServer, TestResponse, TestServer } from '../../helpers/http';

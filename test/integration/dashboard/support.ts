@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import type { StoreRole } from '../../../db/models';
 import { randomToken, sha256 } from '../../../shared/crypto';
-import { createSession, formToken } from '../../../shared/services/dashboard/sessions';
+import { createSession, formToken } from '../../../shared/services/staff/sessions';
 
 /** A signed-in dashboard person: the session cookie and the form token every POST carries. */
 export interface DashboardLogin {

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import type { Refund } from '../../../db/models';
 import type { Deps } from '../../../shared/deps';
-import { readProductForm, type ProductForm } from '../../../shared/services/dashboard/products';
-import { operatorActor } from '../../../shared/services/merchant/audit';
-import { couponDetail, createCoupon, listCoupons } from '../../../shared/services/merchant/coupons';
+import { readProductForm, type ProductForm } from '../../../shared/services/catalogue/product-form';
+import { operatorActor } from '../../../shared/services/audit';
+import { couponDetail, createCoupon, listCoupons } from '../../../shared/services/coupons/manage';
 import { manualRefundNote } from '../../../shared/services/refunds/create';
 import { refundMessage } from '../../../shared/services/refunds/notify';
 import { refundSummary, refundView } from '../../../shared/services/refunds/view';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { Deps } from '../../../shared/deps';
 import { emitEvent } from '../../../shared/events/emit';
-import { createEndpoint } from '../../../shared/services/merchant/webhooks';
+import { createEndpoint } from '../../../shared/services/webhooks';
 import { RELAY_GRACE_MS, relayOutbox } from '../../../shared/queues/outbox';
 import { refundJobId } from '../../../shared/services/refunds';
 import { createStore } from '../../helpers/builders';

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { expect } from 'chai';
 import type { Deps } from '../../../shared/deps';
 import { FixtureError, loadFixture } from '../../../shared/services/seed';
-import { storeSettings } from '../../../shared/services/merchant/store-settings';
+import { storeSettings } from '../../../shared/services/stores/settings';
 import { isolatedDeps } from '../../helpers/deps';
 
 /** The fixture's store `settings` carries the fraud controls' keys (docs/fraud.md), like PATCH /shawarma/store. */

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { commissionEvent, reverseCommissionForDispute } from '../../../shared/services/growth/creators';
+import { commissionEvent, reverseCommissionForDispute } from '../../../shared/services/growth/creator-ledger';
 import { usePaymentsSuite } from '../payments/support';
 import {
   deliveredData,

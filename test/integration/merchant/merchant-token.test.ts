@@ -8,7 +8,7 @@ import {
   createMerchantToken,
   listMerchantTokens,
   revokeMerchantToken,
-} from '../../../shared/services/merchant/tokens';
+} from '../../../shared/services/tokens/merchant';
 import { TEST_ENV } from '../../helpers/env';
 import { createStore } from '../../helpers/builders';
 import { call, expectEnvelope, useMerchantSuite } from './support';

@@ -2,11 +2,11 @@ import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { ORDER_STATUS, type OrderStatus, type Product, type Store } from '../../../db/models';
 import { formatMoney } from '../../../shared/money';
-import { homeFigures } from '../../../shared/services/dashboard/home';
-import { listProducts } from '../../../shared/services/merchant/catalogue';
-import { listOrders } from '../../../shared/services/merchant/orders';
-import { compactOrderRollups, countStoreOrders } from '../../../shared/services/merchant/rollups';
-import { storeStatistics, windowsOf } from '../../../shared/services/merchant/statistics';
+import { homeFigures } from '../../../shared/services/statistics/home';
+import { listProducts } from '../../../shared/services/catalogue/read';
+import { listOrders } from '../../../shared/services/orders/read';
+import { compactOrderRollups, countStoreOrders } from '../../../shared/services/statistics/rollups';
+import { storeStatistics, windowsOf } from '../../../shared/services/statistics';
 import { MAINTENANCE_TASKS } from '../../../shared/services/maintenance';
 import { createProduct, createStore } from '../../helpers/builders';
 import { sharedDeps } from '../../helpers/deps';
@@ -16,7 +16,7 @@ const DAY = 86_400_000;
 const PAID = [3, 4];
 
 /**
- * The order rollups (shared/services/merchant/CONTEXT.md, "Order rollups"): after every kind of write the
+ * The order rollups (shared/services/statistics/CONTEXT.md): after every kind of write the
  * Merchant statistics, the order list's total and the dashboard home equal a straightforward aggregate
  * over `orders` and `order_items`, with deltas pending and after the compaction folded them.
  */

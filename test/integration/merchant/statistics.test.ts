@@ -8,8 +8,8 @@ import {
   storeStatistics,
   topProductsQuery,
   windowsOf,
-} from '../../../shared/services/merchant/statistics';
-import { listOrders } from '../../../shared/services/merchant/orders';
+} from '../../../shared/services/statistics';
+import { listOrders } from '../../../shared/services/orders/read';
 import { createProduct } from '../../helpers/builders';
 import { call, expectEnvelope, merchantStore, MerchantStore, seedOrder, useMerchantSuite } from './support';
 
@@ -198,7 +198,7 @@ describe('Merchant API: statistics on a store with 100,000 orders', function () 
     expect((body.sales as { all_time: { orders: number } }).all_time.orders).to.equal(
       expected(new Date()).sales.all_time.orders,
     );
-    // The order figures and top products read the order rollups (shared/services/merchant/rollups.ts);
+    // The order figures and top products read the order rollups (shared/services/statistics/rollups.ts);
     // the orders themselves only for the first, partial day of a rolling window, by index range.
     const explain = async (q: { toString(): string }) =>
       (

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { ORDER_STATUS, OrderStatus, Product } from '../../../db/models';
 import { randomToken, sha256 } from '../../../shared/crypto';
-import { TRANSITIONS } from '../../../shared/services/merchant/transitions';
+import { TRANSITIONS } from '../../../shared/services/orders/transitions';
 import { changeOrderStatus } from '../../../shared/services/orders';
 import { createProduct } from '../../helpers/builders';
 import { call, expectEnvelope, merchantStore, MerchantStore, seedOrder, useMerchantSuite } from './support';

@@ -4,7 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { expect } from 'chai';
-import { deliverWebhook, SsrfRefusedError } from '../../../shared/services/merchant/webhooks';
+import { deliverWebhook, SsrfRefusedError } from '../../../shared/services/webhooks';
 import { createMerchantWebhooksProcessor } from '../../../workers/processors/merchant-webhooks';
 import { WorkerPool } from '../../../workers/worker-pool';
 import { waitFor } from '../queues/support';

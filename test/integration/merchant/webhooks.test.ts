@@ -13,7 +13,7 @@ import {
   isPrivateAddress,
   SsrfRefusedError,
   vetHost,
-} from '../../../shared/services/merchant/webhooks';
+} from '../../../shared/services/webhooks';
 import { createMerchantWebhooksProcessor } from '../../../workers/processors/merchant-webhooks';
 import { processors } from '../../../workers/processors';
 import { WorkerPool } from '../../../workers/worker-pool';

@@ -3,7 +3,7 @@ import { Order, ORDER_STATUS, Payment, Product, Store } from '../../../db/models
 import type { Deps } from '../../../shared/deps';
 import { createDeps } from '../../../shared/deps';
 import { relayOutbox } from '../../../shared/queues/outbox';
-import { updateOrderStatus } from '../../../shared/services/merchant/transitions';
+import { updateOrderStatus } from '../../../shared/services/orders/transitions';
 import { CollectedEvent, collectEvents } from '../../../shared/services/analytics';
 import { createOrderFromCheckout } from '../../../shared/services/orders';
 import { otpGuardsOf } from '../../../shared/services/otp/factory';

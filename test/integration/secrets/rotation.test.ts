@@ -11,7 +11,7 @@ import { createDeps, Deps, StartupError } from '../../../shared/deps';
 import { encryptCredentials } from '../../../shared/providers/credentials';
 import { deleteKeysWithPrefix } from '../../../shared/redis';
 import { credentialsFor } from '../../../shared/services/payments/context';
-import { createEndpoint } from '../../../shared/services/merchant/webhooks/endpoints';
+import { createEndpoint } from '../../../shared/services/webhooks/endpoints';
 import { resealAll } from '../../../shared/services/secrets/sealed-data';
 import { SEALED_COLUMNS } from '../../../shared/sealed-columns';
 import { createPaymentMethod, createStore } from '../../helpers/builders';

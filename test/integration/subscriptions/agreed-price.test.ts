@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { Order, Store, Subscription, SubscriptionRenewal } from '../../../db/models';
 import { ProviderUnavailableError, type PaymentProvider } from '../../../shared/providers/types';
-import { updateProduct as dashboardUpdateProduct } from '../../../shared/services/dashboard/products';
-import { operatorActor } from '../../../shared/services/merchant/audit';
+import { updateProduct as dashboardUpdateProduct } from '../../../shared/services/catalogue/product-form';
+import { operatorActor } from '../../../shared/services/audit';
 import { sweepPayments } from '../../../shared/services/payments/sweep';
 import { renewSubscription } from '../../../shared/services/subscriptions/renew';
 import { createPaymentMethod, createStore, merchantToken } from '../../helpers/builders';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import Koa from 'koa';
-import { nextBoundary, salePrice, type SaleTerms } from '../../../shared/services/growth/sale-price';
-import { commissionOf } from '../../../shared/services/growth/creators';
+import { nextBoundary, salePrice, type SaleTerms } from '../../../shared/services/pricing/sale-price';
+import { commissionOf } from '../../../shared/services/growth/creator-ledger';
 import { ReminderRefs } from '../../../shared/services/growth/reminder-refs';
 import { REF_COOKIE, refFromRequest } from '../../../api/growth/ref';
 import type { AppContext } from '../../../api/context';

@@ -7,7 +7,7 @@ import {
   listCoupons,
   updateCoupon,
   type CouponView,
-} from '../../../../shared/services/merchant/coupons';
+} from '../../../../shared/services/coupons/manage';
 import { dashboardActor, fieldErrors, formBody, guardedAnswers } from '../../forms';
 import type { AppContext } from '../../../context';
 import { defineRoute } from '../../../http/route';
@@ -19,7 +19,7 @@ import { type CouponForm, emptyCoupon, couponsView, couponFormView } from './vie
 /**
  * Coupons: list, create, edit, disable. The form is read into the Merchant API's coupon input and checked
  * by the same schema (shared/services/catalogue/schema.ts) and the same write service
- * (shared/services/merchant/coupons.ts), so a coupon made here follows every rule of one made by API.
+ * (shared/services/coupons/manage.ts), so a coupon made here follows every rule of one made by API.
  */
 
 const couponFields = {

@@ -1,4 +1,4 @@
-import type { CouponView } from '../../../../shared/services/merchant/coupons';
+import type { CouponView } from '../../../../shared/services/coupons/manage';
 import { formatDate } from '../../i18n';
 import { esc, shellPage, ShellContext, tokenField } from '../../layout';
 

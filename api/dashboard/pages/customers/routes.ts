@@ -1,4 +1,4 @@
-import { listCustomers } from '../../../../shared/services/dashboard/home';
+import { listCustomers } from '../../../../shared/services/statistics/home';
 import { defineRoute } from '../../../http/route';
 import { htmlResponse } from '../../../openapi/components';
 import { sendPage } from '../../layout';

@@ -1,4 +1,4 @@
-import type { CustomerRow } from '../../../../shared/services/dashboard/home';
+import type { CustomerRow } from '../../../../shared/services/statistics/home';
 import { formatDate } from '../../i18n';
 import { esc, shellPage } from '../../layout';
 import { type Shell, money, pager, badge } from '../../view-parts';

@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { ORDER_STATUS } from '../../../../db/models';
 import { ConflictError, InvalidError, NotFoundError, ValidationError } from '../../../../shared/errors';
-import { can, permissionForStatus } from '../../../../shared/services/dashboard/roles';
+import { can, permissionForStatus } from '../../../../shared/services/staff/roles';
 import { decideClaim, listClaims } from '../../../../shared/services/fraud/claims';
 import { listDisputes } from '../../../../shared/services/fraud/disputes';
 import { listHeldOrders } from '../../../../shared/services/fraud/queue';
@@ -13,8 +13,8 @@ import {
   type FraudSettingsPatch,
   type FraudSettingsView,
 } from '../../../../shared/services/fraud/settings';
-import { updateStoreSettings } from '../../../../shared/services/merchant/store-settings';
-import { updateOrderStatus } from '../../../../shared/services/merchant/transitions';
+import { updateStoreSettings } from '../../../../shared/services/stores/settings';
+import { updateOrderStatus } from '../../../../shared/services/orders/transitions';
 import type { AppContext } from '../../../context';
 import { defineRoute } from '../../../http/route';
 import { htmlResponse, redirectResponse } from '../../../openapi/components';

@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { NotFoundError, ValidationError } from '../../../../shared/errors';
 import { reminderFigures } from '../../../../shared/services/growth/abandoned';
-import { storeSettings, updateStoreSettings } from '../../../../shared/services/merchant/store-settings';
+import { storeSettings, updateStoreSettings } from '../../../../shared/services/stores/settings';
 import { createCreator, listCreators } from '../../../../shared/services/growth/creators';
 import {
   createSale,

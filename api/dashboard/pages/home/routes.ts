@@ -1,6 +1,6 @@
 import Joi from 'joi';
-import { homeFigures } from '../../../../shared/services/dashboard/home';
-import { storeStatistics } from '../../../../shared/services/merchant/statistics';
+import { homeFigures } from '../../../../shared/services/statistics/home';
+import { storeStatistics } from '../../../../shared/services/statistics';
 import { defineRoute } from '../../../http/route';
 import { htmlResponse } from '../../../openapi/components';
 import { sendPage } from '../../layout';

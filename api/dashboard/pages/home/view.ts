@@ -1,4 +1,4 @@
-import type { HomeFigures } from '../../../../shared/services/dashboard/home';
+import type { HomeFigures } from '../../../../shared/services/statistics/home';
 import { esc, shellPage, tokenField } from '../../layout';
 import { type Shell, money } from '../../view-parts';
 

@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { NotFoundError } from '../../../../shared/errors';
-import { findProduct } from '../../../../shared/services/dashboard/products';
+import { findProduct } from '../../../../shared/services/catalogue/product-form';
 import { noteSnippetCopied } from '../../../../shared/services/launch/checklist';
 import { defineRoute } from '../../../http/route';
 import { htmlResponse, redirectResponse } from '../../../openapi/components';

@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import type { LicenseStatus } from '../../../../db/models';
 import { InvalidError, NotFoundError } from '../../../../shared/errors';
-import { LICENSE_STATUSES, listStoreLicenses } from '../../../../shared/services/dashboard/licenses';
+import { LICENSE_STATUSES, listStoreLicenses } from '../../../../shared/services/licenses/list';
 import {
   reactivateLicense,
   resetActivations,

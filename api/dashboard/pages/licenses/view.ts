@@ -1,5 +1,5 @@
-import type { LicenseRow } from '../../../../shared/services/dashboard/licenses';
-import { LICENSE_STATUSES } from '../../../../shared/services/dashboard/licenses';
+import type { LicenseRow } from '../../../../shared/services/licenses/list';
+import { LICENSE_STATUSES } from '../../../../shared/services/licenses/list';
 import type { MerchantActivation, MerchantLicense } from '../../../../shared/services/licenses/merchant';
 import { formatDate } from '../../i18n';
 import { esc, shellPage, ShellContext, tokenField } from '../../layout';

@@ -4,17 +4,17 @@ import { orderFraudSection } from '../fraud/view';
 import Joi from 'joi';
 import { ORDER_STATUS, OrderStatus } from '../../../../db/models';
 import { ConflictError, NotFoundError, ValidationError } from '../../../../shared/errors';
-import { paymentAttempts, productChoices } from '../../../../shared/services/dashboard/home';
-import { can, permissionForStatus } from '../../../../shared/services/dashboard/roles';
-import { listOrders, orderDetail } from '../../../../shared/services/merchant/orders';
+import { paymentAttempts, productChoices } from '../../../../shared/services/statistics/home';
+import { can, permissionForStatus } from '../../../../shared/services/staff/roles';
+import { listOrders, orderDetail } from '../../../../shared/services/orders/read';
 import { orderNumberOf, orderStatusOf } from '../../../../shared/services/orders/status-of';
-import { TRANSITIONS, updateOrderStatus } from '../../../../shared/services/merchant/transitions';
+import { TRANSITIONS, updateOrderStatus } from '../../../../shared/services/orders/transitions';
 import { parseMoney } from '../../../../shared/money';
-import { orderRefunds } from '../../../../shared/services/dashboard/refunds';
+import { orderRefunds } from '../../../../shared/services/refunds/order-refunds';
 import { documentLink } from '../../../../shared/services/invoices/read';
 import { requestRefund } from '../../../../shared/services/orders/refund';
 import { formatAmount } from '../../../pay/i18n';
-import { listAudit } from '../../../../shared/services/merchant/audit';
+import { listAudit } from '../../../../shared/services/audit';
 import { subscriptionAuditOfOrder } from '../../../../shared/services/account/subscriptions';
 import type { AppContext } from '../../../context';
 import { defineRoute } from '../../../http/route';
@@ -215,7 +215,7 @@ export const dashboardOrderRoutes = [
       const target = Number(formField(ctx, 'status'));
       if (![2, 3, 4, 5, 6].includes(target)) return renderOrder(ctx, params.orderId, null, 422);
       // The move's permission depends on where the order is now: confirming a payment (Awaiting payment or
-      // Under review to In progress or Completed) is granted apart (shared/services/dashboard/roles.ts).
+      // Under review to In progress or Completed) is granted apart (shared/services/staff/roles.ts).
       const current = await orderStatusOf(ctx.deps.knex, store.id, params.orderId);
       if (current === null) return notFound(ctx);
       if (!can(membership.role, permissionForStatus(target, current), membership.grants)) {

@@ -1,11 +1,11 @@
 import type { OrderEmail } from '../../../../shared/services/emails';
-import type { PaymentAttempt } from '../../../../shared/services/dashboard/home';
-import { can, permissionForStatus } from '../../../../shared/services/dashboard/roles';
-import type { AuditEventView } from '../../../../shared/services/merchant/audit';
-import type { OrderSummary } from '../../../../shared/services/merchant/orders';
-import type { PageMeta } from '../../../../shared/services/merchant/pagination';
+import type { PaymentAttempt } from '../../../../shared/services/statistics/home';
+import { can, permissionForStatus } from '../../../../shared/services/staff/roles';
+import type { AuditEventView } from '../../../../shared/services/audit';
+import type { OrderSummary } from '../../../../shared/services/orders/read';
+import type { PageMeta } from '../../../../shared/pagination';
 import { formatMoney } from '../../../../shared/money';
-import type { OrderRefunds } from '../../../../shared/services/dashboard/refunds';
+import type { OrderRefunds } from '../../../../shared/services/refunds/order-refunds';
 import type { DocumentLink } from '../../../../shared/services/invoices/read';
 import { formatDate } from '../../i18n';
 import { LAUNCH_TEXT } from '../launch/strings';

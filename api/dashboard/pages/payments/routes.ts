@@ -2,7 +2,7 @@ import Joi from 'joi';
 import { ValidationError } from '../../../../shared/errors';
 import { PAYMENT_METHOD_IDS } from '../../../../db/models';
 import { paymentMethodsSchema } from '../../../../shared/services/catalogue/store-schema';
-import { storeSettings, updateStoreSettings } from '../../../../shared/services/merchant/store-settings';
+import { storeSettings, updateStoreSettings } from '../../../../shared/services/stores/settings';
 import type { AppContext } from '../../../context';
 import { defineRoute } from '../../../http/route';
 import { htmlResponse, redirectResponse } from '../../../openapi/components';

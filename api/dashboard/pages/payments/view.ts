@@ -1,4 +1,4 @@
-import type { PaymentMethodView } from '../../../../shared/services/merchant/store-settings';
+import type { PaymentMethodView } from '../../../../shared/services/stores/settings';
 import { esc, shellPage, tokenField } from '../../layout';
 import { type Shell } from '../../view-parts';
 

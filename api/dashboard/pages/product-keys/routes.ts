@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { NotFoundError } from '../../../../shared/errors';
-import { findProduct } from '../../../../shared/services/dashboard/products';
-import { addCodes, codesFromCsv } from '../../../../shared/services/merchant/codes';
+import { findProduct } from '../../../../shared/services/catalogue/product-form';
+import { addCodes, codesFromCsv } from '../../../../shared/services/catalogue/codes';
 import { dashboardActor, pageScriptRoute } from '../../forms';
 import type { AppContext } from '../../../context';
 import { defineRoute } from '../../../http/route';

@@ -10,7 +10,7 @@ import {
   readProductForm,
   rowsOf,
   updateProduct,
-} from '../../../../shared/services/dashboard/products';
+} from '../../../../shared/services/catalogue/product-form';
 import { categoryChoices as storeCategoryChoices } from '../../../../shared/services/catalogue/choices';
 import { formatMoney } from '../../../../shared/money';
 import type { AppContext } from '../../../context';

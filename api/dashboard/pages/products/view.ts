@@ -5,10 +5,10 @@ import type {
   PlanRow,
   ProductForm,
   ProductRow,
-} from '../../../../shared/services/dashboard/products';
-import { BLANK_ROWS, FIELD_TYPES, PLAN_DURATIONS } from '../../../../shared/services/dashboard/products';
-import { FORM_TYPES } from '../../../../shared/services/dashboard/products';
-import type { PageMeta } from '../../../../shared/services/merchant/pagination';
+} from '../../../../shared/services/catalogue/product-form';
+import { BLANK_ROWS, FIELD_TYPES, PLAN_DURATIONS } from '../../../../shared/services/catalogue/product-form';
+import { FORM_TYPES } from '../../../../shared/services/catalogue/product-form';
+import type { PageMeta } from '../../../../shared/pagination';
 import { esc, shellPage, tokenField } from '../../layout';
 import { type Shell, money, pager } from '../../view-parts';
 import { LAUNCH_TEXT } from '../launch/strings';

@@ -5,7 +5,7 @@ import {
   REVIEW_REPLY_MAX,
   setReviewPublished,
   setReviewReply,
-} from '../../../../shared/services/dashboard/reviews';
+} from '../../../../shared/services/reviews/manage';
 import { formBody, guardedAnswers, langParam, notFound, postAnswers } from '../../forms';
 import { defineRoute } from '../../../http/route';
 import { htmlResponse, redirectResponse } from '../../../openapi/components';

@@ -1,4 +1,4 @@
-import type { ReviewRow } from '../../../../shared/services/dashboard/reviews';
+import type { ReviewRow } from '../../../../shared/services/reviews/manage';
 import { formatDate } from '../../i18n';
 import { esc, shellPage, ShellContext, tokenField } from '../../layout';
 import { notice, pager } from '../../view-parts';

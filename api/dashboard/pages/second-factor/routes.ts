@@ -3,12 +3,12 @@ import {
   createStoreWithOwner,
   findUserById,
   membershipsOf,
-} from '../../../../shared/services/dashboard/accounts';
+} from '../../../../shared/services/staff/accounts';
 import {
   challengeAttemptsLeft,
   finishChallenge,
   reserveChallengeAttempt,
-} from '../../../../shared/services/dashboard/second-factor';
+} from '../../../../shared/services/staff/second-factor';
 import { defineRoute } from '../../../http/route';
 import { htmlResponse, redirectResponse } from '../../../openapi/components';
 import { secondFactorView } from '../sign-in/view';

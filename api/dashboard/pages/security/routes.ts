@@ -1,11 +1,11 @@
 import Joi from 'joi';
 import QRCode from 'qrcode';
 import type { Deps } from '../../../../shared/deps';
-import { SecondFactor } from '../../../../shared/services/dashboard/second-factor';
-import { revokeOtherSessions } from '../../../../shared/services/dashboard/sessions';
-import { liveSessions, revokeOwnSession } from '../../../../shared/services/dashboard/session-list';
-import { otpauthUri } from '../../../../shared/services/dashboard/totp';
-import { DashboardSignIn } from '../../../../shared/services/dashboard/sign-in';
+import { SecondFactor } from '../../../../shared/services/staff/second-factor';
+import { revokeOtherSessions } from '../../../../shared/services/staff/sessions';
+import { liveSessions, revokeOwnSession } from '../../../../shared/services/staff/session-list';
+import { otpauthUri } from '../../../../shared/services/staff/totp';
+import { DashboardSignIn } from '../../../../shared/services/staff/sign-in';
 import { otpGuardsOf } from '../../../../shared/services/otp/factory';
 import { formBody } from '../../forms';
 import type { AppContext, AppMiddleware } from '../../../context';

@@ -1,5 +1,5 @@
-import type { SecondFactorStatus } from '../../../../shared/services/dashboard/second-factor';
-import type { SessionRow } from '../../../../shared/services/dashboard/session-list';
+import type { SecondFactorStatus } from '../../../../shared/services/staff/second-factor';
+import type { SessionRow } from '../../../../shared/services/staff/session-list';
 import { esc, shellPage, ShellContext, tokenField } from '../../layout';
 
 type Shell = Omit<ShellContext, 'current'>;

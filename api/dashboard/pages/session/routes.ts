@@ -1,9 +1,5 @@
 import Joi from 'joi';
-import {
-  revokeAllSessions,
-  revokeSession,
-  switchStore,
-} from '../../../../shared/services/dashboard/sessions';
+import { revokeAllSessions, revokeSession, switchStore } from '../../../../shared/services/staff/sessions';
 import { defineRoute } from '../../../http/route';
 import { htmlResponse, redirectResponse } from '../../../openapi/components';
 import { sendPage } from '../../layout';

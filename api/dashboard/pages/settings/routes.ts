@@ -1,19 +1,19 @@
 import Joi from 'joi';
 import { NotFoundError, ValidationError } from '../../../../shared/errors';
-import { STORE_NAME_MAX } from '../../../../shared/services/dashboard/accounts';
+import { STORE_NAME_MAX } from '../../../../shared/services/staff/accounts';
 import { newestProductOnSale } from '../../../../shared/services/catalogue/choices';
 import {
   rotateEmbedKey,
   supportEmailSchema,
   updateStoreSettings,
-} from '../../../../shared/services/merchant/store-settings';
+} from '../../../../shared/services/stores/settings';
 import {
   DOMAIN_LIMIT,
   domainStates,
   platformHostOf,
   refusedDomains,
   verifyStoreDomain,
-} from '../../../../shared/services/merchant/domains';
+} from '../../../../shared/services/stores/domains';
 import type { AppContext } from '../../../context';
 import { defineRoute } from '../../../http/route';
 import { htmlResponse, redirectResponse } from '../../../openapi/components';

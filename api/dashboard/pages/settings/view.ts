@@ -1,4 +1,4 @@
-import type { DomainStateView } from '../../../../shared/services/merchant/domains';
+import type { DomainStateView } from '../../../../shared/services/stores/domains';
 import { esc, shellPage, tokenField } from '../../layout';
 import { type Shell } from '../../view-parts';
 

@@ -1,15 +1,15 @@
 import { otpGuardsOf } from '../../../../shared/services/otp/factory';
 import Joi from 'joi';
 import type { Deps } from '../../../../shared/deps';
-import { createSession, SESSION_DAYS } from '../../../../shared/services/dashboard/sessions';
+import { createSession, SESSION_DAYS } from '../../../../shared/services/staff/sessions';
 import {
   CHALLENGE_TTL_SECONDS,
   createChallenge,
   findChallenge,
   SecondFactor,
   SignInChallenge,
-} from '../../../../shared/services/dashboard/second-factor';
-import { DashboardSignIn, StartOutcome } from '../../../../shared/services/dashboard/sign-in';
+} from '../../../../shared/services/staff/second-factor';
+import { DashboardSignIn, StartOutcome } from '../../../../shared/services/staff/sign-in';
 import type { AppContext, AppMiddleware } from '../../../context';
 import { htmlResponse } from '../../../openapi/components';
 import type { PageContext } from '../../layout';

@@ -4,9 +4,9 @@ import {
   findUserByPhone,
   membershipsOf,
   STORE_NAME_MAX,
-} from '../../../../shared/services/dashboard/accounts';
-import { findSession } from '../../../../shared/services/dashboard/sessions';
-import { DASHBOARD_CODE_LENGTH } from '../../../../shared/services/dashboard/sign-in';
+} from '../../../../shared/services/staff/accounts';
+import { findSession } from '../../../../shared/services/staff/sessions';
+import { DASHBOARD_CODE_LENGTH } from '../../../../shared/services/staff/sign-in';
 import { defineRoute } from '../../../http/route';
 import { htmlResponse, redirectResponse } from '../../../openapi/components';
 import { codeView, signInView, signUpView } from './view';

@@ -1,4 +1,4 @@
-import { DASHBOARD_CODE_LENGTH } from '../../../../shared/services/dashboard/sign-in';
+import { DASHBOARD_CODE_LENGTH } from '../../../../shared/services/staff/sign-in';
 import { esc, PageContext, publicPage } from '../../layout';
 
 /** Sign-in, sign-up and the code page. Inputs carry the standard autocomplete tokens. */

@@ -6,8 +6,8 @@ import {
   listStaff,
   removeStaff,
   setMemberGrants,
-} from '../../../../shared/services/dashboard/accounts';
-import { type Permission } from '../../../../shared/services/dashboard/roles';
+} from '../../../../shared/services/staff/accounts';
+import { type Permission } from '../../../../shared/services/staff/roles';
 import { defineRoute } from '../../../http/route';
 import { htmlResponse, redirectResponse } from '../../../openapi/components';
 import { sendPage } from '../../layout';
@@ -15,7 +15,7 @@ import { dashboardOf, formField, messagePage, signedIn } from '../../session';
 import { staffView } from './view';
 import { formBody, guardedAnswers, postAnswers, idParam, notFound, dashboardActor } from '../../forms';
 
-/** The staff page: invite, grants, remove (owners only, shared/services/dashboard/roles.ts). */
+/** The staff page: invite, grants, remove (owners only, shared/services/staff/roles.ts). */
 
 export const dashboardStaffRoutes = [
   defineRoute({

@@ -1,4 +1,4 @@
-import type { StaffMember } from '../../../../shared/services/dashboard/accounts';
+import type { StaffMember } from '../../../../shared/services/staff/accounts';
 import { esc, shellPage, tokenField } from '../../layout';
 import { type Shell } from '../../view-parts';
 
@@ -6,7 +6,7 @@ import { type Shell } from '../../view-parts';
 
 // ---------------------------------------------------------------- staff
 
-/** What an owner grants a support member on top of the role (shared/services/dashboard/roles.ts). */
+/** What an owner grants a support member on top of the role (shared/services/staff/roles.ts). */
 function grantsForm(s: Shell, m: StaffMember): string {
   const id = `grant-confirm-${m.id}`;
   const on = m.grants.includes('orders.confirm_payment');

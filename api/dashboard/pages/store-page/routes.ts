@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { ValidationError } from '../../../../shared/errors';
 import { storePageKeys, storeSlug } from '../../../../shared/services/catalogue/store-schema';
-import { storeSettings, updateStoreSettings } from '../../../../shared/services/merchant/store-settings';
+import { storeSettings, updateStoreSettings } from '../../../../shared/services/stores/settings';
 import type { Locale } from '../../../pay/i18n';
 import { defineRoute } from '../../../http/route';
 import { htmlResponse, redirectResponse } from '../../../openapi/components';

@@ -6,7 +6,7 @@ import {
   merchantTokenName,
   revokeTokenOf,
   TokenScope,
-} from '../../../../shared/services/merchant/tokens';
+} from '../../../../shared/services/tokens/merchant';
 import { defineRoute } from '../../../http/route';
 import { htmlResponse, redirectResponse } from '../../../openapi/components';
 import { sendPage } from '../../layout';

@@ -1,5 +1,5 @@
-import type { MerchantTokenInfo } from '../../../../shared/services/merchant/tokens';
-import { TOKEN_SCOPES } from '../../../../shared/services/merchant/tokens';
+import type { MerchantTokenInfo } from '../../../../shared/services/tokens/merchant';
+import { TOKEN_SCOPES } from '../../../../shared/services/tokens/merchant';
 import { formatDate } from '../../i18n';
 import { esc, shellPage, tokenField } from '../../layout';
 import { type Shell } from '../../view-parts';

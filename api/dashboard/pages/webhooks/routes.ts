@@ -1,12 +1,12 @@
 import Joi from 'joi';
 import { NotFoundError } from '../../../../shared/errors';
-import { recentDeliveries, replayDelivery } from '../../../../shared/services/dashboard/webhooks';
-import { sendTestEvent } from '../../../../shared/services/merchant/webhooks/test-event';
+import { recentDeliveries, replayDelivery } from '../../../../shared/services/webhooks/replay';
+import { sendTestEvent } from '../../../../shared/services/webhooks/test-event';
 import {
   createEndpoint,
   deleteEndpoint,
   listEndpoints,
-} from '../../../../shared/services/merchant/webhooks/endpoints';
+} from '../../../../shared/services/webhooks/endpoints';
 import { InvalidError } from '../../../../shared/errors';
 import type { AppContext } from '../../../context';
 import { defineRoute } from '../../../http/route';

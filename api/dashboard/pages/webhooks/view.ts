@@ -1,9 +1,6 @@
-import type { DeliveryRow } from '../../../../shared/services/dashboard/webhooks';
-import type { EndpointView } from '../../../../shared/services/merchant/webhooks/endpoints';
-import {
-  MERCHANT_EVENT_TYPES,
-  SUBSCRIBABLE_EVENTS,
-} from '../../../../shared/services/merchant/webhooks/events';
+import type { DeliveryRow } from '../../../../shared/services/webhooks/replay';
+import type { EndpointView } from '../../../../shared/services/webhooks/endpoints';
+import { MERCHANT_EVENT_TYPES, SUBSCRIBABLE_EVENTS } from '../../../../shared/services/webhooks/events';
 import { formatDate } from '../../i18n';
 import { esc, shellPage, tokenField } from '../../layout';
 import { type Shell } from '../../view-parts';
