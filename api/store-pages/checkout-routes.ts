@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import { fieldMessage } from './field-errors';
 import type { Store } from '../../db/models';
 import { DomainError, ValidationError } from '../../shared/errors';
 import { buyerErrorMessage, ERROR_MESSAGES_AR, type TranslatedCode } from '../../shared/i18n/buyer-messages';
@@ -129,6 +130,9 @@ export const storeCheckoutRoutes = [
         sendHtml(ctx, { status, html: checkoutView(r.pc, product, embed, { values, ...form }) });
         ctx.set('Content-Security-Policy', PAGE_CSP);
       };
+      // Each refused field's message in the page's language (field-errors.ts).
+      const localized = (key: string, message: string): string =>
+        fieldMessage(r.pc.locale, key, message, product.fields, values[key]);
       const { payment_method: method, ...rest } = raw;
       const checked = guestCheckoutBody.validate(
         { ...rest, product_id: product.id },
@@ -137,10 +141,10 @@ export const storeCheckoutRoutes = [
       const errors: Record<string, string> = {};
       for (const d of checked.error?.details ?? []) {
         const key = d.path.join('.');
-        errors[key] ??= d.message.replace(/^"[^"]*" /, '');
+        errors[key] ??= localized(key, d.message.replace(/^"[^"]*" /, ''));
       }
       if (typeof method !== 'string' || !embed.payment_methods.some((m) => m.id === method)) {
-        errors.payment_method = 'Choose a payment method';
+        errors.payment_method = localized('payment_method', 'Choose a payment method');
       }
       if (Object.keys(errors).length > 0) return again(422, { errors, alert: null });
       const body = checked.value;
@@ -182,7 +186,7 @@ export const storeCheckoutRoutes = [
       } catch (err) {
         if (err instanceof ValidationError) {
           const fieldErrors: Record<string, string> = {};
-          for (const [k, m] of Object.entries(err.errors)) fieldErrors[k] = m[0] ?? '';
+          for (const [k, m] of Object.entries(err.errors)) fieldErrors[k] = localized(k, m[0] ?? '');
           return again(422, { errors: fieldErrors, alert: null });
         }
         if (err instanceof DomainError) {

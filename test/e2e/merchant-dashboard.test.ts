@@ -10,6 +10,7 @@ import { createSession, formToken } from '../../shared/services/staff/sessions';
 import { sha256 } from '../../shared/crypto';
 import { loadFixture } from '../../shared/services/seed';
 import { recordMerchantEvent } from '../../shared/events/merchant-webhooks';
+import { createFivemServer, revokeFivemServers } from '../../shared/services/fivem/servers';
 import { withPage } from '../helpers/browser';
 import { isolatedDeps } from '../helpers/deps';
 import { httpClient, startServer, TestServer } from '../helpers/http';
@@ -976,6 +977,8 @@ describe('merchant dashboard in a browser', function () {
       .insert({ store_id: storeId, name: 'Software', slug: 'software', position: 0 })
       .returning('id');
     const categoryId = (cat as { id: number }).id;
+    // The form shows FiveM commands once FiveM is on for the store: it has a live game server.
+    const server = await createFivemServer(deps.knex, storeId, 'Form test server');
     const productId = await withPage(async (page) => {
       await openAsOwner(page, '/merchant/products/new?lang=en');
       await page.getByLabel('Name', { exact: true }).fill('Server pack');
@@ -1006,6 +1009,7 @@ describe('merchant dashboard in a browser', function () {
     expect(commands).to.deep.equal(['give {player} vip']);
     const cats = await deps.knex('product_categories').where({ product_id: productId }).pluck('category_id');
     expect(cats).to.deep.equal([categoryId]);
+    await revokeFivemServers(deps.knex, storeId, { id: server.id });
   });
 
   it('makes a subscription with two plans and a custom field through the form; the Embed API shows them', async () => {

@@ -40,6 +40,8 @@ const DASHBOARD_ROUTES: [string, string, string][] = [
   ['post', '/merchant/products', 'dashboardProductCreate'],
   ['get', '/merchant/products/{productId}', 'dashboardProduct'],
   ['post', '/merchant/products/{productId}', 'dashboardProductUpdate'],
+  ['get', '/merchant/assets/product-form.js', 'dashboardProductFormScript'],
+  ['post', '/merchant/products/{productId}/keys/{keyId}/delete', 'dashboardProductKeyDelete'],
   ['get', '/merchant/staff', 'dashboardStaff'],
   ['post', '/merchant/staff', 'dashboardStaffInvite'],
   ['post', '/merchant/staff/{memberId}/grants', 'dashboardStaffGrants'],

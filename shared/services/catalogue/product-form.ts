@@ -26,6 +26,26 @@ import {
 
 export const FORM_TYPES: readonly ProductType[] = ['product', 'code', 'service', 'subscription'];
 
+/**
+ * The product form's sections that depend on the type (docs/dashboard.md, "The product form by type"); the
+ * name, price, descriptions, categories, custom fields and "On sale" are every type's. `fivem` is the
+ * store's switch: shown when the store has a live FiveM server or the product has commands already.
+ */
+export type FormSection = 'stock' | 'keys' | 'files' | 'plans' | 'license' | 'fivem';
+
+export const TYPE_SECTIONS: Readonly<Record<ProductType, readonly FormSection[]>> = {
+  product: ['stock', 'files', 'license'],
+  code: ['keys'],
+  service: ['stock', 'license'],
+  subscription: ['stock', 'plans', 'license'],
+};
+
+/** Whether `type`'s form has `section` (`fivem` when the store has switched FiveM on). */
+export function typeHas(type: string, section: FormSection, opts: { fivem: boolean }): boolean {
+  if (section === 'fivem') return opts.fivem;
+  return (TYPE_SECTIONS[type as ProductType] ?? []).includes(section);
+}
+
 /** A subscription plan's billing intervals, as the Merchant API names them. */
 export const PLAN_DURATIONS = ['monthly', 'quarterly', 'yearly', 'lifetime'] as const;
 
@@ -56,9 +76,13 @@ export interface PlanRow {
 /** One row of the custom fields table; `options` one a line, "Label" or "Label | extra price". */
 export interface FieldRow {
   label: string;
+  /** The Arabic label (shown to Arabic readers); empty: none. */
+  label_ar?: string;
   type: string;
   required: boolean;
   options: string;
+  /** The options' Arabic labels, one a line in the options' order; empty: none. */
+  options_ar?: string;
   remove: boolean;
 }
 
@@ -118,7 +142,13 @@ export interface ProductExtras {
   };
   fivem_commands: Record<string, unknown>[];
   plans: { id: number; name: string; price: string; duration: string; active: boolean }[];
-  fields: { type: string; label: string; required: boolean; options: { label: string; price: string }[] }[];
+  fields: {
+    type: string;
+    label: string;
+    label_ar?: string | null;
+    required: boolean;
+    options: { label: string; label_ar?: string | null; price: string }[];
+  }[];
 }
 
 export interface PlanInputRow {
@@ -131,8 +161,9 @@ export interface PlanInputRow {
 export interface FieldInputRow {
   type: (typeof FIELD_TYPES)[number];
   label: string;
+  label_ar?: string | null;
   required: boolean;
-  options: { label: string; price_minor: number }[];
+  options: { label: string; label_ar?: string | null; price_minor: number }[];
 }
 
 export interface ProductInput {
@@ -147,9 +178,12 @@ export interface ProductInput {
   active: boolean;
   codes: string[];
   categories: number[];
-  license: { prefix: string; lock_type: string; max_activations: number } | null;
-  fivem: string[];
-  plans: PlanInputRow[];
+  /** Off (null), on, or left as it is (undefined: the type has no license section). */
+  license: { prefix: string; lock_type: string; max_activations: number } | null | undefined;
+  /** The FiveM commands, or undefined: the store has FiveM off, left as they are. */
+  fivem: string[] | undefined;
+  /** The plans, or undefined: not a subscription, left as they are. */
+  plans: PlanInputRow[] | undefined;
   fields: FieldInputRow[];
 }
 
@@ -162,6 +196,7 @@ export const MAX_CODES_PER_SAVE = 5_000;
 export function readProductForm(
   form: ProductForm,
   currency: string,
+  opts: { fivem: boolean } = { fivem: true },
 ): { ok: true; input: ProductInput } | { ok: false; errors: FormErrors } {
   const errors: FormErrors = {};
   const name = form.name.trim();
@@ -169,6 +204,8 @@ export function readProductForm(
   else if (name.length > 200) errors.name = 'tooLong';
   const type = (FORM_TYPES as readonly string[]).includes(form.type) ? (form.type as ProductType) : null;
   if (!type) errors.type = 'badType';
+  // Only the sections of the chosen type are read: another type's fields are ignored, never saved.
+  const has = (section: FormSection) => type !== null && typeHas(type, section, opts);
   const price = parseMoney(form.price.trim(), currency);
   if (!form.price.trim()) errors.price = 'required';
   else if (price === null) errors.price = 'badMoney';
@@ -179,7 +216,7 @@ export function readProductForm(
     else if (price !== null && sale >= price) errors.sale_price = 'saleBelowPrice';
   }
   let stock: number | null = null;
-  if (form.stock.trim()) {
+  if (has('stock') && form.stock.trim()) {
     stock = /^\d{1,9}$/.test(form.stock.trim()) ? Number(form.stock.trim()) : null;
     if (stock === null) errors.stock = 'badStock';
   }
@@ -191,30 +228,35 @@ export function readProductForm(
   if (descriptionAr.length > 10_000) errors.description_ar = 'tooLong';
   const codes = [
     ...new Set(
-      form.codes
+      (has('keys') ? form.codes : '')
         .split(/\r?\n|,/)
         .map((c) => c.trim())
         .filter(Boolean),
     ),
   ];
   if (codes.length > MAX_CODES_PER_SAVE || codes.some((c) => c.length > 500)) errors.codes = 'tooManyCodes';
-  const license = form.license_on
-    ? {
-        prefix: form.license_prefix.trim(),
-        lock_type: form.license_lock || 'none',
-        max_activations: /^\d{1,7}$/.test(form.license_max.trim()) ? Number(form.license_max.trim()) : 0,
-      }
-    : null;
+  const license = !has('license')
+    ? undefined
+    : form.license_on
+      ? {
+          prefix: form.license_prefix.trim(),
+          lock_type: form.license_lock || 'none',
+          max_activations: /^\d{1,7}$/.test(form.license_max.trim()) ? Number(form.license_max.trim()) : 0,
+        }
+      : null;
   if (license && !/^[A-Za-z0-9]{1,20}$/.test(license.prefix)) errors.license_prefix = 'rejected';
-  if (form.license_max.trim() && !/^\d{1,7}$/.test(form.license_max.trim())) errors.license_max = 'badStock';
-  const fivem = form.fivem
-    .split(/\r?\n/)
-    .map((c) => c.trim())
-    .filter(Boolean);
-  if (fivem.length > 50 || fivem.some((c) => c.length > 1000)) errors.fivem = 'tooLong';
+  if (license && form.license_max.trim() && !/^\d{1,7}$/.test(form.license_max.trim()))
+    errors.license_max = 'badStock';
+  const fivem = has('fivem')
+    ? form.fivem
+        .split(/\r?\n/)
+        .map((c) => c.trim())
+        .filter(Boolean)
+    : undefined;
+  if (fivem && (fivem.length > 50 || fivem.some((c) => c.length > 1000))) errors.fivem = 'tooLong';
   const categories = form.categories.filter((c) => /^\d{1,10}$/.test(c)).map(Number);
   const plans: PlanInputRow[] = [];
-  for (const row of form.plans) {
+  for (const row of has('plans') ? form.plans : []) {
     const blank = !row.id && !row.name.trim() && !row.price.trim();
     if (blank || row.remove) continue;
     const planPrice = parseMoney(row.price.trim(), currency);
@@ -237,15 +279,23 @@ export function readProductForm(
   for (const row of form.fields) {
     if (row.remove || (!row.label.trim() && !row.options.trim())) continue;
     const fieldType = (FIELD_TYPES as readonly string[]).includes(row.type) ? row.type : null;
-    const options: { label: string; price_minor: number }[] = [];
+    const options: FieldInputRow['options'] = [];
+    // The Arabic labels line up with the options line by line (an empty line: none for that option).
+    const arabic = (row.options_ar ?? '').split(/\r?\n/).map((l) => l.trim());
+    while (arabic.length > 0 && arabic[arabic.length - 1] === '') arabic.pop();
     for (const line of row.options.split(/\r?\n/)) {
       if (!line.trim()) continue;
       const [label = '', extra = ''] = line.split('|').map((part) => part.trim());
       const extraMinor = extra ? parseMoney(extra, currency) : 0;
-      if (!label || label.length > 200 || extraMinor === null) errors.fields ??= 'badOption';
-      else options.push({ label, price_minor: extraMinor });
+      const labelAr = arabic[options.length] || null;
+      if (!label || label.length > 200 || extraMinor === null || (labelAr !== null && labelAr.length > 200))
+        errors.fields ??= 'badOption';
+      else options.push({ label, ...(labelAr ? { label_ar: labelAr } : {}), price_minor: extraMinor });
     }
-    if (!row.label.trim() || row.label.trim().length > 200) errors.fields ??= 'fieldLabel';
+    if (arabic.length > options.length) errors.fields ??= 'badOption';
+    const labelAr = (row.label_ar ?? '').trim();
+    if (!row.label.trim() || row.label.trim().length > 200 || labelAr.length > 200)
+      errors.fields ??= 'fieldLabel';
     else if (!fieldType) errors.fields ??= 'rejected';
     else if (fieldType === 'select' && options.length === 0) errors.fields ??= 'selectOptions';
     else if (fieldType !== 'select' && options.length > 0) errors.fields ??= 'optionsOnSelect';
@@ -253,6 +303,7 @@ export function readProductForm(
       fields.push({
         type: fieldType as FieldInputRow['type'],
         label: row.label.trim(),
+        ...(labelAr ? { label_ar: labelAr } : {}),
         required: row.required,
         options,
       });
@@ -267,16 +318,16 @@ export function readProductForm(
       type,
       price_minor: price,
       sale_price_minor: sale,
-      stock: type === 'code' ? null : stock,
+      stock: has('stock') ? stock : null,
       description: description || null,
       name_ar: nameAr || null,
       description_ar: descriptionAr || null,
       active: form.active,
-      codes: type === 'code' ? codes : [],
+      codes,
       categories,
       license,
       fivem,
-      plans: type === 'subscription' ? plans : [],
+      plans: has('plans') ? plans : undefined,
       fields,
     },
   };
@@ -301,6 +352,7 @@ function extraKeys(input: ProductInput, current: ProductExtras | null): Record<s
   const keys: Record<string, unknown> = { categories: input.categories };
   const was = current?.license;
   const same =
+    input.license === undefined ||
     (input.license === null && !was?.enabled) ||
     (input.license !== null &&
       was?.enabled === true &&
@@ -309,8 +361,9 @@ function extraKeys(input: ProductInput, current: ProductExtras | null): Record<s
       was.max_activations === input.license.max_activations);
   if (!same) keys.license = input.license ? { ...input.license, encrypt: was?.encrypt ?? false } : null;
   const before = (current?.fivem_commands ?? []).map((c) => String(c.command));
-  if (before.join('\n') !== input.fivem.join('\n')) {
-    keys.fivem_commands = input.fivem.map((command) => {
+  const fivem = input.fivem;
+  if (fivem !== undefined && before.join('\n') !== fivem.join('\n')) {
+    keys.fivem_commands = fivem.map((command) => {
       const kept = current?.fivem_commands.find((c) => c.command === command);
       if (!kept) return { command };
       const { id: _id, ...rest } = kept;
@@ -324,19 +377,30 @@ function extraKeys(input: ProductInput, current: ProductExtras | null): Record<s
 function merchantKeys(input: ProductInput, currency: string) {
   const money = (minor: number) => formatMoney(minor, currency);
   return {
-    plans: input.plans.map((p) => ({
-      ...(p.id !== undefined ? { id: p.id } : {}),
-      name: p.name,
-      price: money(p.price_minor),
-      duration: p.duration,
-      active: true,
-    })),
+    ...(input.plans !== undefined
+      ? {
+          plans: input.plans.map((p) => ({
+            ...(p.id !== undefined ? { id: p.id } : {}),
+            name: p.name,
+            price: money(p.price_minor),
+            duration: p.duration,
+            active: true,
+          })),
+        }
+      : {}),
     fields: input.fields.map((f) => ({
       type: f.type,
       label: f.label,
+      label_ar: f.label_ar ?? null,
       required: f.required,
       ...(f.type === 'select'
-        ? { options: f.options.map((o) => ({ label: o.label, price: money(o.price_minor) })) }
+        ? {
+            options: f.options.map((o) => ({
+              label: o.label,
+              label_ar: o.label_ar ?? null,
+              price: money(o.price_minor),
+            })),
+          }
         : {}),
     })),
     name: input.name,
@@ -435,9 +499,11 @@ export function rowsOf(extras: Pick<ProductExtras, 'plans' | 'fields'> | null): 
       .map((p) => ({ id: String(p.id), name: p.name, price: p.price, duration: p.duration, remove: false })),
     fields: (extras?.fields ?? []).map((f) => ({
       label: f.label,
+      label_ar: f.label_ar ?? '',
       type: f.type,
       required: f.required,
       options: f.options.map((o) => (Number(o.price) === 0 ? o.label : `${o.label} | ${o.price}`)).join('\n'),
+      options_ar: f.options.map((o) => o.label_ar ?? '').join('\n'),
       remove: false,
     })),
   };
@@ -447,6 +513,12 @@ function joiToValidation(error: Joi.ValidationError): ValidationError {
   const errors: Record<string, string[]> = {};
   for (const d of error.details) (errors[String(d.path[0])] ??= []).push(d.message);
   return new ValidationError(errors);
+}
+
+/** FiveM is switched on for the store: it has a game server that is not revoked (docs/fivem.md). */
+export async function storeFivemOn(knex: Knex, storeId: number): Promise<boolean> {
+  const row = await knex('fivem_servers').where('store_id', storeId).whereNull('revoked_at').first('id');
+  return row !== undefined;
 }
 
 export async function findProduct(knex: Knex, storeId: number, productId: number): Promise<ProductRow> {

@@ -116,6 +116,29 @@ describe('store pages: the hosted checkout', function () {
     expect(await Checkout.query(suite.deps.knex).where('store_id', m.id).resultSize()).to.equal(before);
   });
 
+  it('says what is wrong beside each field in Arabic on an Arabic page, and in English on an English one', async () => {
+    const errorOf = (html: string, key: string): string | undefined =>
+      [...html.matchAll(/<p class="error" id="e-([^"]+)">([^<]*)<\/p>/g)].find((m) => m[1] === key)?.[2];
+    const ar = await post(
+      form({ ...buyer, 'fields.0': '', customer_email: 'not-an-email', quantity: '11' }),
+      'ar',
+    );
+    expect(ar.status).to.equal(422);
+    expect(ar.text).to.contain('dir="rtl"');
+    // Joi's refusals (e-mail, quantity) come before the custom field rules: one post each.
+    expect(errorOf(ar.text, 'customer_email')).to.equal('أدخل بريدًا إلكترونيًا صحيحًا، مثل name@example.com.');
+    const field = await post(form({ ...buyer, 'fields.0': '' }), 'ar');
+    expect(field.status).to.equal(422);
+    expect(errorOf(field.text, 'fields-0')).to.equal('هذا الحقل مطلوب.');
+    expect(field.text).to.not.contain('is required');
+    const many = await post(form({ ...buyer, quantity: '11' }), 'ar');
+    expect(errorOf(many.text, 'quantity')).to.equal('أدخل كمية صحيحة ضمن الحد المسموح للطلب.');
+    const method = await post(form({ ...buyer, payment_method: 'bitcoin' }), 'ar');
+    expect(errorOf(method.text, 'payment_method')).to.equal('اختر طريقة دفع.');
+    const en = await post(form({ ...buyer, 'fields.0': '' }), 'en');
+    expect(errorOf(en.text, 'fields-0')).to.equal('Player name is required.');
+  });
+
   it('refuses a coupon as the Embed API does, in the page’s language', async () => {
     const coupon = await post(form({ ...buyer, coupon_code: 'NOPE' }));
     expect(coupon.status).to.equal(400);

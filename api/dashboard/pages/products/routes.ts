@@ -3,23 +3,25 @@ import { NotFoundError, ValidationError } from '../../../../shared/errors';
 import {
   createProduct,
   findProduct,
+  FORM_TYPES,
   FormErrors,
-  productExtras,
   listProducts,
   ProductForm,
   readProductForm,
-  rowsOf,
   updateProduct,
 } from '../../../../shared/services/catalogue/product-form';
 import { categoryChoices as storeCategoryChoices } from '../../../../shared/services/catalogue/choices';
 import { formatMoney } from '../../../../shared/money';
+import { deleteUnsoldKey, KeyNotDeletableError } from '../../../../shared/services/catalogue/product-keys';
 import type { AppContext } from '../../../context';
 import { defineRoute } from '../../../http/route';
 import { htmlResponse, redirectResponse } from '../../../openapi/components';
 import { sendPage } from '../../layout';
-import { shareCard } from './share';
 import { dashboardOf, formField, signedIn } from '../../session';
-import { productsView, productFormView } from './view';
+import { productsView } from './view';
+import { fivemOn, formPage, productPage } from './page';
+import { PRODUCT_FORM_SCRIPT } from './script';
+import { PRODUCT_TEXT } from './strings';
 import {
   formBody,
   guardedAnswers,
@@ -29,6 +31,7 @@ import {
   notFound,
   listField,
   dashboardActor,
+  pageScriptRoute,
 } from '../../forms';
 
 /** The products pages: the list and the product form (create, edit) through the Merchant API's write service. */
@@ -53,11 +56,6 @@ const emptyProduct: ProductForm = {
   plans: [],
   fields: [],
 };
-
-/** The store's categories for the product form's checkboxes. */
-function categoryChoices(ctx: AppContext): Promise<{ id: number; name: string }[]> {
-  return storeCategoryChoices(ctx.deps.knex, dashboardOf(ctx).store.id);
-}
 
 function productFormOf(ctx: AppContext): ProductForm {
   return {
@@ -95,8 +93,10 @@ function rowsFromForm(ctx: AppContext): Pick<ProductForm, 'plans' | 'fields'> {
   const fieldRequired = ticked('field_required');
   const fieldRemove = ticked('field_remove');
   const labels = listField(ctx, 'field_label');
+  const labelsAr = listField(ctx, 'field_label_ar');
   const types = listField(ctx, 'field_type');
   const options = listField(ctx, 'field_options');
+  const optionsAr = listField(ctx, 'field_options_ar');
   return {
     plans: names.map((name, i) => ({
       id: ids[i] ?? '',
@@ -107,9 +107,11 @@ function rowsFromForm(ctx: AppContext): Pick<ProductForm, 'plans' | 'fields'> {
     })),
     fields: labels.map((label, i) => ({
       label,
+      label_ar: labelsAr[i] ?? '',
       type: types[i] ?? 'text',
       required: fieldRequired.has(String(i)),
       options: options[i] ?? '',
+      options_ar: optionsAr[i] ?? '',
       remove: fieldRemove.has(String(i)),
     })),
   };
@@ -145,9 +147,11 @@ const productFields = {
   plan_duration: rowList(20),
   plan_remove: rowList(4),
   field_label: rowList(400),
+  field_label_ar: rowList(400),
   field_type: rowList(20),
   field_required: rowList(4),
   field_options: rowList(20_000),
+  field_options_ar: rowList(20_000),
   field_remove: rowList(4),
 };
 
@@ -180,7 +184,7 @@ export const dashboardProductRoutes = [
     interface: 'platform',
     operationId: 'dashboardProducts',
     summary: 'Merchant dashboard: products',
-    description: 'Newest first, 20 a page.',
+    description: 'Newest first, 20 a page. A code product’s stock is its keys left.',
     guards: signedIn('products.edit'),
     request: { query: pageQuery },
     responses: { 200: htmlResponse('The products list.'), ...guardedAnswers },
@@ -197,23 +201,26 @@ export const dashboardProductRoutes = [
     operationId: 'dashboardProductNew',
     summary: 'Merchant dashboard: new product form',
     description:
-      'Inputs labelled "Name", "Type", "Price", "Sale price", "Stock", "Description", "Add keys", "On sale"; button "Save".',
+      'Inputs labelled "Name", "Type", "Price", "Sale price", "Stock", "Description", "Add keys", "On sale"; ' +
+      'button "Save". `type` (product, code, service, subscription) shows only that type’s sections; ' +
+      'without it every section is shown and the page’s script hides those the selected type has not.',
     guards: signedIn('products.edit'),
-    request: { query: Joi.object({ lang: Joi.string().valid('ar', 'en') }) },
+    request: {
+      query: Joi.object<{ lang?: string; type?: string }, true>({
+        lang: Joi.string().valid('ar', 'en'),
+        type: Joi.string().valid(...FORM_TYPES),
+      }),
+    },
     responses: { 200: htmlResponse('The empty form.'), ...guardedAnswers },
-    handler: async (ctx) => {
-      const { store, shell } = dashboardOf(ctx);
-      sendPage(ctx, {
-        status: 200,
-        html: productFormView(shell, {
-          productId: null,
-          values: emptyProduct,
-          errors: {},
-          notice: null,
-          availableCodes: null,
-          currency: store.currency,
-          categories: await categoryChoices(ctx),
-        }),
+    handler: async (ctx, { query }) => {
+      await formPage(ctx, 200, {
+        productId: null,
+        values: { ...emptyProduct, type: query.type ?? emptyProduct.type },
+        errors: {},
+        notice: null,
+        availableCodes: null,
+        fivem: await fivemOn(ctx, null),
+        showAll: query.type === undefined,
       });
     },
   }),
@@ -225,7 +232,8 @@ export const dashboardProductRoutes = [
     summary: 'Merchant dashboard: create a product',
     description:
       'The product form. Valid: the product is on sale at once through every interface (when "On sale" is ' +
-      'ticked) and the answer is 303 to its page. Invalid: the form again (422) naming each bad field.',
+      'ticked) and the answer is 303 to its page. Invalid: the form again (422) naming each bad field. ' +
+      'Only the chosen type’s sections are read: another type’s fields are ignored, never saved.',
     guards: signedIn('products.edit'),
     request: formBody(productFields),
     responses: {
@@ -234,40 +242,19 @@ export const dashboardProductRoutes = [
       ...postAnswers,
     },
     handler: async (ctx) => {
-      const { store, shell, signedIn: s } = dashboardOf(ctx);
+      const { store, signedIn: s } = dashboardOf(ctx);
       const values = productFormOf(ctx);
-      const read = readProductForm(values, store.currency);
-      if (!read.ok) {
-        return sendPage(ctx, {
-          status: 422,
-          html: productFormView(shell, {
-            productId: null,
-            values,
-            errors: read.errors,
-            notice: null,
-            availableCodes: null,
-            currency: store.currency,
-            categories: await categoryChoices(ctx),
-          }),
-        });
-      }
+      const fivem = await fivemOn(ctx, null);
+      const again = (errors: FormErrors) =>
+        formPage(ctx, 422, { productId: null, values, errors, notice: null, availableCodes: null, fivem });
+      const read = readProductForm(values, store.currency, { fivem });
+      if (!read.ok) return again(read.errors);
       let id: number;
       try {
         ({ id } = await createProduct(ctx.deps, dashboardActor(store.id, s.user), store, read.input));
       } catch (err) {
         if (!(err instanceof ValidationError)) throw err;
-        return sendPage(ctx, {
-          status: 422,
-          html: productFormView(shell, {
-            productId: null,
-            values,
-            errors: formErrorsOf(err),
-            notice: null,
-            availableCodes: null,
-            currency: store.currency,
-            categories: await categoryChoices(ctx),
-          }),
-        });
+        return again(formErrorsOf(err));
       }
       sendPage(ctx, { status: 303, location: `/merchant/products/${id}?saved=1` });
     },
@@ -277,73 +264,35 @@ export const dashboardProductRoutes = [
     path: '/merchant/products/{productId}',
     interface: 'platform',
     operationId: 'dashboardProduct',
-    summary: 'Merchant dashboard: edit a product',
-    description: 'The product form filled with the product; `saved=1` shows the saved notice.',
+    summary: 'Merchant dashboard: a product’s page',
+    description:
+      'The product form filled with the product (its type’s sections), a code product’s keys (counts and ' +
+      'a page of keys masked to their last four characters, `keys_page`), and the share card. `saved=1` ' +
+      'shows the saved notice, `key_deleted=1` that a key was deleted.',
     guards: signedIn('products.edit'),
     request: {
       params: idParam('productId') as Joi.ObjectSchema<{ productId: number }>,
-      query: Joi.object<{ saved?: string; lang?: string }, true>({
+      query: Joi.object<{ saved?: string; lang?: string; keys_page: number; key_deleted?: string }, true>({
         saved: Joi.string().max(2),
         lang: Joi.string().valid('ar', 'en'),
+        keys_page: Joi.number().integer().min(1).max(1_000_000).default(1),
+        key_deleted: Joi.string().max(2),
       }),
     },
     responses: {
-      200: htmlResponse('The form.'),
+      200: htmlResponse('The product’s page.'),
       404: htmlResponse('No such product in this store.'),
       ...guardedAnswers,
     },
     handler: async (ctx, { params, query }) => {
-      const { store, shell } = dashboardOf(ctx);
-      let product;
-      try {
-        product = await findProduct(ctx.deps.knex, store.id, params.productId);
-      } catch (err) {
-        if (err instanceof NotFoundError) return notFound(ctx);
-        throw err;
-      }
-      const extras = await productExtras(ctx.deps, store, product.id);
-      const values: ProductForm = {
-        name: product.name,
-        type: product.type,
-        price: formatMoney(product.price_minor, store.currency),
-        sale_price:
-          product.sale_price_minor === null ? '' : formatMoney(product.sale_price_minor, store.currency),
-        stock: product.stock === null ? '' : String(product.stock),
-        description: product.description ?? '',
-        name_ar: product.name_ar ?? '',
-        description_ar: product.description_ar ?? '',
-        active: product.active,
-        codes: '',
-        categories: extras.categories.map(String),
-        license_on: extras.license.enabled,
-        license_prefix: extras.license.prefix ?? '',
-        license_lock: extras.license.lock_type,
-        license_max: extras.license.enabled ? String(extras.license.max_activations) : '',
-        fivem: extras.fivem_commands.map((c) => String(c.command)).join('\n'),
-        ...rowsOf(extras),
-      };
-      sendPage(ctx, {
+      const { shell } = dashboardOf(ctx);
+      const shown = await productPage(ctx, params.productId, {
         status: 200,
-        html: productFormView(shell, {
-          productId: product.id,
-          values,
-          errors: {},
-          notice: query.saved === '1' ? shell.t.saved : null,
-          availableCodes: product.available_codes ?? 0,
-          currency: store.currency,
-          categories: await categoryChoices(ctx),
-          share: await shareCard({
-            locale: shell.locale,
-            publicBaseUrl: ctx.deps.config.publicBaseUrl,
-            storeSlug: store.slug,
-            productSlug: product.slug,
-            productId: product.id,
-            embedKey: store.embed_key,
-            active: product.active,
-            formToken: shell.formToken,
-          }),
-        }),
+        notice: query.saved === '1' ? shell.t.saved : null,
+        keysPage: query.keys_page,
+        keysNotice: query.key_deleted === '1' ? PRODUCT_TEXT[shell.locale].keyDeleted : null,
       });
+      if (!shown) return notFound(ctx);
     },
   }),
   defineRoute({
@@ -353,7 +302,9 @@ export const dashboardProductRoutes = [
     operationId: 'dashboardProductUpdate',
     summary: 'Merchant dashboard: save a product',
     description:
-      'The product form; keys in "Add keys" are added (ones the product has are skipped). 303 to the product.',
+      'The product form; keys in "Add keys" are added (ones the product has are skipped). Only the type’s ' +
+      'sections are read: another type’s fields are ignored and what they set is left as it is. 303 to ' +
+      'the product.',
     guards: signedIn('products.edit'),
     request: {
       params: idParam('productId') as Joi.ObjectSchema<{ productId: number }>,
@@ -366,42 +317,103 @@ export const dashboardProductRoutes = [
       ...postAnswers,
     },
     handler: async (ctx, { params }) => {
-      const { store, shell, signedIn: s } = dashboardOf(ctx);
-      const values = productFormOf(ctx);
-      const read = readProductForm(values, store.currency);
-      if (!read.ok) {
-        return sendPage(ctx, {
-          status: 422,
-          html: productFormView(shell, {
-            productId: params.productId,
-            values,
-            errors: read.errors,
-            notice: null,
-            availableCodes: null,
-            currency: store.currency,
-            categories: await categoryChoices(ctx),
-          }),
-        });
-      }
+      const { store, signedIn: s } = dashboardOf(ctx);
+      let product;
       try {
-        await updateProduct(ctx.deps, dashboardActor(store.id, s.user), store, params.productId, read.input);
+        product = await findProduct(ctx.deps.knex, store.id, params.productId);
+      } catch (err) {
+        if (err instanceof NotFoundError) return notFound(ctx);
+        throw err;
+      }
+      const values = productFormOf(ctx);
+      const fivem = await fivemOn(ctx, product.id);
+      const again = (errors: FormErrors) =>
+        formPage(ctx, 422, {
+          productId: product.id,
+          values,
+          errors,
+          notice: null,
+          availableCodes: product.type === 'code' ? (product.available_codes ?? 0) : null,
+          fivem,
+        });
+      const read = readProductForm(values, store.currency, { fivem });
+      if (!read.ok) return again(read.errors);
+      try {
+        await updateProduct(ctx.deps, dashboardActor(store.id, s.user), store, product.id, read.input);
       } catch (err) {
         if (err instanceof NotFoundError) return notFound(ctx);
         if (!(err instanceof ValidationError)) throw err;
+        return again(formErrorsOf(err));
+      }
+      sendPage(ctx, { status: 303, location: `/merchant/products/${product.id}?saved=1` });
+    },
+  }),
+  pageScriptRoute({
+    path: '/merchant/assets/product-form.js',
+    operationId: 'dashboardProductFormScript',
+    summary: 'Merchant dashboard: the product form’s script',
+    description:
+      'Shows the sections of the type the select names and hides (and disables) the others. The form ' +
+      'works without it.',
+    source: PRODUCT_FORM_SCRIPT,
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/merchant/products/{productId}/keys/{keyId}/delete',
+    interface: 'platform',
+    operationId: 'dashboardProductKeyDelete',
+    summary: 'Merchant dashboard: delete an unsold key',
+    description:
+      'Deletes one key of a code product that is on sale (audited as `product.codes_withdrawn`). A sold ' +
+      'key, or one a checkout in progress holds, is refused (409, the product page saying why). Under a ' +
+      'concurrent sale the key is either sold or deleted, never both.',
+    guards: signedIn('products.edit'),
+    request: {
+      params: Joi.object({
+        productId: Joi.number().integer().min(1).max(2_147_483_647).required(),
+        keyId: Joi.number().integer().min(1).max(2_147_483_647).required(),
+      }) as Joi.ObjectSchema<{ productId: number; keyId: number }>,
+      ...formBody({}),
+    },
+    responses: {
+      303: redirectResponse('Deleted: to the product’s keys.'),
+      404: htmlResponse('No such key on this store’s product.'),
+      409: htmlResponse('The key is sold or held by a checkout (the product page, saying so).'),
+      ...postAnswers,
+    },
+    handler: async (ctx, { params }) => {
+      const { store, shell, signedIn: s } = dashboardOf(ctx);
+      const p = PRODUCT_TEXT[shell.locale];
+      try {
+        await deleteUnsoldKey(
+          ctx.deps,
+          dashboardActor(store.id, s.user),
+          store.id,
+          params.productId,
+          params.keyId,
+        );
         return sendPage(ctx, {
-          status: 422,
-          html: productFormView(shell, {
-            productId: params.productId,
-            values,
-            errors: formErrorsOf(err),
+          status: 303,
+          location: `/merchant/products/${params.productId}?key_deleted=1#keys`,
+        });
+      } catch (err) {
+        if (err instanceof NotFoundError) {
+          const shown = await productPage(ctx, params.productId, {
+            status: 404,
             notice: null,
-            availableCodes: null,
-            currency: store.currency,
-            categories: await categoryChoices(ctx),
-          }),
+            keysPage: 1,
+            keysError: p.keyGone,
+          });
+          return shown ? undefined : notFound(ctx);
+        }
+        if (!(err instanceof KeyNotDeletableError)) throw err;
+        await productPage(ctx, params.productId, {
+          status: 409,
+          notice: null,
+          keysPage: 1,
+          keysError: err.reason === 'sold' ? p.keySoldRefused : p.keyHeldRefused,
         });
       }
-      sendPage(ctx, { status: 303, location: `/merchant/products/${params.productId}?saved=1` });
     },
   }),
 ];
