@@ -2216,7 +2216,7 @@ export interface paths {
         put?: never;
         /**
          * Merchant dashboard: schedule a timed sale
-         * @description The sale form (times in UTC); the Merchant API’s rules. 303 to the page, or the page again (422).
+         * @description The sale form (times in the store’s time zone); the Merchant API’s rules. 303 to the page, or the page again (422).
          */
         post: operations["dashboardSaleCreate"];
         delete?: never;
@@ -2522,13 +2522,13 @@ export interface paths {
         };
         /**
          * Merchant dashboard: preferences
-         * @description The new-order notice switches (message, e-mail) and the store’s time zone.
+         * @description The new-order notice switches (message, e-mail), the store’s time zone and its digits.
          */
         get: operations["dashboardPreferences"];
         put?: never;
         /**
          * Merchant dashboard: save preferences
-         * @description Form fields `notify_order_message` and `notify_order_email` (checkboxes: `1` on, left out off) and `time_zone` (an IANA zone such as Asia/Riyadh). Audited as `store.updated`. 303 to the page; 422 with the form naming a zone the platform does not know.
+         * @description Form fields `notify_order_message` and `notify_order_email` (checkboxes: `1` on, left out off) and `time_zone` (an IANA zone such as Asia/Riyadh), `digits` (`western`, the default, or `arabic_indic`: the digits of the store’s Arabic pages, widget and dashboard). Audited as `store.updated`. 303 to the page; 422 with the form naming a zone the platform does not know.
          */
         post: operations["dashboardPreferencesSave"];
         delete?: never;
@@ -5678,6 +5678,11 @@ export interface components {
             /** @description In the reader’s language, as `name`. */
             description: string | null;
             description_ar: string | null;
+            /**
+             * @description The digits the store writes its Arabic text with (its dashboard preference): `western` (0-9, the default) or `arabic_indic` (٠-٩). A widget shows Arabic amounts and dates with them; English text always uses 0-9. Optional: absent means `western`.
+             * @enum {string}
+             */
+            digits?: "western" | "arabic_indic";
             fields: components["schemas"]["EmbedCustomField"][];
             id: number;
             image: {
@@ -12997,7 +13002,7 @@ export interface operations {
                     active?: string;
                     amount?: string;
                     code?: string;
-                    expires_on?: string;
+                    expires_at?: string;
                     max_uses?: string;
                     min_order?: string;
                     type?: string;
@@ -13136,7 +13141,7 @@ export interface operations {
                     active?: string;
                     amount?: string;
                     code?: string;
-                    expires_on?: string;
+                    expires_at?: string;
                     max_uses?: string;
                     min_order?: string;
                     type?: string;
@@ -15576,6 +15581,8 @@ export interface operations {
             content: {
                 "application/x-www-form-urlencoded": {
                     _csrf?: string;
+                    /** @enum {string} */
+                    digits?: "western" | "arabic_indic";
                     /** @constant */
                     notify_order_email?: "1";
                     /** @constant */
