@@ -14,6 +14,7 @@ import type { PaymentMethodId } from '../../../../db/models';
 import { esc, shellPage, tokenField } from '../../layout';
 import { type Shell, money, decimalMoney, pager, badge, count } from '../../view-parts';
 import { emailPurpose, resendSection } from './resend';
+import { labelOf, ORDER_LABELS } from './labels';
 
 /** The orders pages' content: the list, an order, its refunds, the confirmations. */
 
@@ -114,6 +115,15 @@ export interface OrderDetailView {
 /** Keys show their last four characters: the whole key is the buyer's, sent to them already. */
 const maskKey = (key: string): string => (key.length <= 4 ? '••••' : `••••${key.slice(-4)}`);
 
+/** Subtotal and discount above the total, when a coupon took something off. */
+function discountLines(s: Shell, o: OrderDetailView): string {
+  const L = ORDER_LABELS[s.locale];
+  if (!o.discount || Number(o.discount) === 0) return '';
+  return `<dt>${esc(L.subtotal)}</dt><dd class="num">${esc(decimalMoney(s, o.subtotal, o.currency))}</dd>
+<dt>${esc(L.discount)}</dt><dd class="num" data-discount>−${esc(decimalMoney(s, o.discount, o.currency))}</dd>
+`;
+}
+
 export function orderView(
   s: Shell,
   o: OrderDetailView,
@@ -123,11 +133,12 @@ export function orderView(
   extra: OrderExtras = { refunds: null, document: null, refundForm: null },
 ): string {
   const t = s.t;
+  const L = ORDER_LABELS[s.locale];
   const payments = attempts.length
     ? `<section class="card"><h2>${esc(t.payments)}</h2><div class="table-wrap"><table><thead><tr><th scope="col">${esc(t.method)}</th><th scope="col">${esc(t.status)}</th><th scope="col">${esc(t.total)}</th><th scope="col">${esc(t.date)}</th></tr></thead><tbody>${attempts
         .map(
           (a) =>
-            `<tr><td>${esc(a.method)} <span class="muted">(${esc(a.provider)})</span></td><td>${esc(a.status)}${a.error_message ? `<br><span class="muted">${esc(a.error_message)}</span>` : ''}</td><td class="num">${esc(money(s, a.amount_minor, a.currency))}</td><td class="num">${esc(formatDate(a.created_at, s))}</td></tr>`,
+            `<tr><td data-method="${esc(a.method)}">${esc(methodWords(s, a.method))} <span class="muted">(${esc(labelOf(L.provider, a.provider))})</span></td><td data-payment-status="${esc(a.status)}">${esc(LAUNCH_TEXT[s.locale].paymentStatus[a.status] ?? '—')}${a.error_message ? `<br><span class="muted">${esc(a.error_message)}</span>` : ''}</td><td class="num">${esc(money(s, a.amount_minor, a.currency))}</td><td class="num">${esc(formatDate(a.created_at, s))}</td></tr>`,
         )
         .join('')}</tbody></table></div></section>`
     : '';
@@ -156,7 +167,7 @@ export function orderView(
   const history = o.history
     .map(
       (h) =>
-        `<li><span class="num">${h.at ? esc(formatDate(h.at, s)) : ''}</span> · ${h.from ? `${esc(t.statusName[h.from] ?? '')} ${t.dir === 'rtl' ? '←' : '→'} ` : ''}${esc(t.statusName[h.to] ?? '')} <span class="muted">(${esc(h.source)})</span></li>`,
+        `<li><span class="num">${h.at ? esc(formatDate(h.at, s)) : ''}</span> · ${h.from ? `${esc(t.statusName[h.from] ?? '')} ${t.dir === 'rtl' ? '←' : '→'} ` : ''}${esc(t.statusName[h.to] ?? '')} <span class="muted" data-source="${esc(h.source)}">(${esc(labelOf(L.source, h.source))})</span></li>`,
     )
     .join('');
   const fivem = o.fivem_commands.length
@@ -186,7 +197,7 @@ export function orderView(
 <p class="muted">${esc(LAUNCH_TEXT[s.locale].orderId)} <span class="num" data-order-id="${o.id}">${o.id}</span></p>
 ${notice ? `<p class="notice" role="status">${esc(notice)}</p>` : ''}
 <section class="card"><dl>
-<dt>${esc(t.total)}</dt><dd class="num">${esc(decimalMoney(s, o.total, o.currency))}</dd>
+${discountLines(s, o)}<dt>${esc(t.total)}</dt><dd class="num">${esc(decimalMoney(s, o.total, o.currency))}</dd>
 <dt>${esc(t.customer)}</dt><dd><bdi>${esc(`${o.customer.first_name} ${o.customer.last_name}`)}</bdi> · <span class="tel">+${esc(o.customer.country_code)} ${esc(o.customer.phone)}</span> · <bdi>${esc(o.customer.email)}</bdi></dd>
 <dt>${esc(t.method)}</dt><dd data-payment-method="${esc(o.payment?.method ?? '')}">${esc(methodWords(s, o.payment?.method))}${o.payment?.status ? ` (${esc(LAUNCH_TEXT[s.locale].paymentStatus[o.payment.status] ?? o.payment.status)})` : ''}</dd>
 <dt>${esc(t.date)}</dt><dd class="num">${o.created_at ? esc(formatDate(o.created_at, s)) : ''}</dd>
