@@ -2420,7 +2420,7 @@ export interface paths {
         put?: never;
         /**
          * Merchant dashboard: refund an order in full or in part
-         * @description Form fields `amount` (a decimal in the order’s currency, at most what is left to refund: 3 decimals for KWD, BHD, OMR), `reason` (optional) and `_csrf`. First answers a confirmation page; the confirmed form adds `confirm=1` and the refund is made as `POST /shawarma/orders/{id}/refunds` makes it (all that is left: the order becomes Refunded; less: it keeps its status). Owners and managers.
+         * @description Form fields `amount` (a decimal in the order’s currency, at most what is left to refund: 3 decimals for KWD, BHD, OMR), `reason` (optional) and `_csrf`. First answers a confirmation page; the confirmed form adds `confirm=1` and the refund is made as `POST /shawarma/orders/{id}/refunds` makes it (all that is left: the order becomes Refunded; less: it keeps its status), then 303 to the order’s page, which names the refund in its notice. Owners and managers.
          */
         post: operations["dashboardOrderRefund"];
         delete?: never;
@@ -3274,7 +3274,7 @@ export interface paths {
         };
         /**
          * This OpenAPI document
-         * @description This OpenAPI document
+         * @description The error answers’ example messages are in the reader’s language: Arabic for `?lang=ar` or an `Accept-Language` that prefers Arabic (as the Embed and Storefront APIs answer), English otherwise.
          */
         get: operations["getOpenApiDocument"];
         put?: never;
@@ -15013,6 +15013,7 @@ export interface operations {
         parameters: {
             query?: {
                 lang?: "ar" | "en";
+                refunded?: number;
             };
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
@@ -15027,7 +15028,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The order. */
+            /** @description The order; with `refunded` (a refund of this order) its amount as the notice. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15152,7 +15153,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The confirmation page, or the order with the refund. */
+            /** @description The confirmation page. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15161,6 +15162,16 @@ export interface operations {
                 content: {
                     "text/html": string;
                 };
+            };
+            /** @description Refunded: to the order’s page, naming the refund (`?refunded=`). */
+            303: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Not allowed for this role, a missing or wrong form token, or a form from another site. */
             403: {
@@ -18416,7 +18427,9 @@ export interface operations {
     };
     getOpenApiDocument: {
         parameters: {
-            query?: never;
+            query?: {
+                lang?: "ar" | "en";
+            };
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
