@@ -1,4 +1,4 @@
-import type { Locale } from '../pay/i18n';
+import { intlTag, type Locale, type Reading } from '../pay/i18n';
 
 /**
  * The dashboard's messages, English and Arabic, one key set (the Arabic object is typed by the English
@@ -409,7 +409,8 @@ const en = {
   maxUses: 'Maximum uses',
   maxUsesHint: 'Leave empty for no limit.',
   minOrder: (currency: string) => `Minimum order (${currency})`,
-  expiresOn: 'Expires on (UTC day)',
+  expiresOn: 'Ends at',
+  inStoreTime: (zone: string) => `In the store’s time zone (${zone}), set on the preferences page.`,
   uses: 'Uses',
   activeCoupon: 'Active',
   inactive: 'Disabled',
@@ -903,7 +904,8 @@ const ar: DashboardStrings = {
   maxUses: 'أقصى عدد للاستخدام',
   maxUsesHint: 'اتركه فارغاً بلا حد.',
   minOrder: (currency) => `الحد الأدنى للطلب (${currency})`,
-  expiresOn: 'ينتهي في (يوم UTC)',
+  expiresOn: 'ينتهي في',
+  inStoreTime: (zone: string) => `بتوقيت المتجر (${zone})، ويُضبط في صفحة التفضيلات.`,
   uses: 'الاستخدامات',
   activeCoupon: 'فعّال',
   inactive: 'معطّل',
@@ -1026,15 +1028,18 @@ const ar: DashboardStrings = {
 export const DASHBOARD_STRINGS: Readonly<Record<Locale, DashboardStrings>> = { en, ar };
 export type { DashboardStrings };
 
-/** A date and time as the locale writes it (Gregorian, Latin digits), in UTC. */
-export function formatDate(d: Date | string, locale: Locale): string {
-  const tag = locale === 'ar' ? 'ar-SA-u-ca-gregory-nu-latn' : 'en-GB';
-  return new Intl.DateTimeFormat(tag, {
+/**
+ * A date and time as the locale writes it (Gregorian): on a store's pages in the store's time zone and,
+ * in Arabic, its digits (Western unless it chose Arabic-Indic); UTC with Western digits otherwise.
+ */
+export function formatDate(d: Date | string, reading: Locale | Reading): string {
+  const r: Reading = typeof reading === 'string' ? { locale: reading } : reading;
+  return new Intl.DateTimeFormat(intlTag(r, 'date'), {
     year: 'numeric',
     month: 'short',
     day: 'numeric',
     hour: '2-digit',
     minute: '2-digit',
-    timeZone: 'UTC',
+    timeZone: r.timeZone ?? 'UTC',
   }).format(new Date(d));
 }

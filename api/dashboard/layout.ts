@@ -3,14 +3,15 @@ import type { Permission } from '../../shared/services/staff/roles';
 import { can } from '../../shared/services/staff/roles';
 import type { AppContext } from '../context';
 import { escapeHtml } from '../pay/html';
-import type { Locale } from '../pay/i18n';
+import type { Digits, Locale } from '../pay/i18n';
 import { DASHBOARD_STRINGS, DashboardStrings } from './i18n';
 import { LAUNCH_TEXT } from './pages/launch/strings';
 
 /**
  * The dashboard's page shell: server-rendered HTML, one inline stylesheet, no script and nothing loaded
  * from elsewhere (the CSP below says so). Forms are plain HTML forms: every page works without JavaScript.
- * Mobile first: one column under 720 px with the menu as a scrolling row; a side menu on wider screens.
+ * Mobile first: one column under 720 px with the menu wrapped over as many rows as it needs, so the
+ * current page's tab is always in view with no script; a side menu on wider screens.
  */
 const CSP = [
   "default-src 'none'",
@@ -44,6 +45,9 @@ export interface ShellContext extends PageContext {
   formToken: string;
   /** The store has no payment method on: every page says so (docs/dashboard.md, "Launch checklist"). */
   noPaymentMethod?: boolean;
+  /** The store's digits on Arabic pages and its time zone: dates and amounts are read in them. */
+  digits: Digits;
+  timeZone: string;
   current:
     | 'fraud'
     | 'home'
@@ -135,7 +139,12 @@ ul.plain{list-style:none;margin:0;padding:0}ul.plain li{margin:0 0 .25rem}
 .preview{display:flex;flex-wrap:wrap;gap:1.25rem;align-items:center}.buy-preview.dark{background:#4493f8;color:#0d1117;box-shadow:0 0 0 .6rem #0d1117;margin:.6rem}
 .buy-preview{display:inline-block;padding:.6rem 1.2rem;border-radius:8px;font-weight:600;background:#0b5cd5;color:#fff}
 .narrow-only{display:none}
-@media (max-width:600px){.wide-only{display:none}.narrow-only{display:inline}}
+code.whole{display:inline-block;max-width:100%;overflow-x:auto;vertical-align:bottom;white-space:nowrap;word-break:keep-all;overflow-wrap:normal}
+@media (max-width:600px){.wide-only{display:none}.narrow-only{display:inline}
+table.stack thead{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}
+table.stack tr{display:block;border-bottom:1px solid #d8dee4;padding:.4rem 0}table.stack td{display:block;border:0;padding:.15rem 0}
+table.stack td[data-label]::before{content:attr(data-label) ": ";color:#59636e;font-size:.85rem}}
+@media (max-width:719px){nav ul{flex-wrap:wrap;overflow-x:visible;padding:.4rem .5rem;border-bottom:1px solid #d8dee4}nav a{padding:.3rem .6rem;font-size:.9rem}}
 @media (min-width:720px){.shell{flex-direction:row}nav{flex:0 0 12rem}nav ul{flex-direction:column;position:sticky;top:0;padding:1rem .5rem}main{padding:1.5rem}}
 `;
 

@@ -154,6 +154,8 @@ export function signedIn(permission: Permission | null, opts: { readBody?: AppMi
           userName: found.user.name || `+${found.user.e164}`,
           formToken: formToken(deps.appSecret, found.session),
           noPaymentMethod: !(await hasPaymentMethod(deps.knex, store.id, deps.config)),
+          digits: store.digits === 'arabic_indic' ? 'arabic_indic' : 'western',
+          timeZone: store.time_zone ?? 'Asia/Riyadh',
         },
       };
       ctx.state.dashboard = state;

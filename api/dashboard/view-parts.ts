@@ -1,13 +1,14 @@
 import { parseMoney } from '../../shared/money';
-import { formatAmount } from '../pay/i18n';
+import { formatAmount, formatCount } from '../pay/i18n';
 import { esc, ShellContext } from './layout';
 
 /** What the signed-in pages' views share: the shell, money in the store's currency, the pager, the status badge. */
 
 export type Shell = Omit<ShellContext, 'current'>;
 
-export const money = (s: Shell, minor: number, currency: string): string =>
-  formatAmount(minor, currency, s.locale);
+export const money = (s: Shell, minor: number, currency: string): string => formatAmount(minor, currency, s);
+/** A count (orders, uses) in the store's digits. */
+export const count = (s: Shell, n: number): string => formatCount(n, s);
 export const decimalMoney = (s: Shell, amount: string, currency: string): string =>
   money(s, parseMoney(amount, currency) ?? 0, currency);
 

@@ -5,6 +5,8 @@ import { NotFoundError } from '../../shared/errors';
 import { buildOpenApiDocument } from '../http/openapi';
 import { defineRoute } from '../http/route';
 import { htmlResponse } from '../openapi/components';
+import { withArabicErrorExamples } from '../openapi/localize';
+import { fromAcceptLanguage, type Locale } from '../pay/i18n';
 
 /**
  * GET /openapi.json and the docs page GET /docs. The page is Swagger UI from the swagger-ui-dist package,
@@ -32,9 +34,11 @@ const brandCss = `.matjar-bar{display:flex;align-items:center;gap:.6rem;padding:
 
 // A separate script rather than an inline one, so the page works under a Content-Security-Policy without
 // 'unsafe-inline' for scripts.
+// `/docs?lang=ar` asks for the document's Arabic error examples (the browser's Accept-Language does too).
 const initScript = `window.addEventListener('load', function () {
+  var lang = new URLSearchParams(location.search).get('lang');
   window.ui = SwaggerUIBundle({
-    url: '/openapi.json',
+    url: '/openapi.json' + (lang === 'ar' || lang === 'en' ? '?lang=' + lang : ''),
     dom_id: '#swagger-ui',
     deepLinking: true,
     presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
@@ -100,8 +104,8 @@ export const SERVED_GUIDES: readonly string[] = [
 ];
 const DOCS_DIR = path.join(projectRoot(), 'docs');
 
-/** The document is built once per app, from the routes that app mounts. */
-const documents = new WeakMap<object, string>();
+/** The document is built once per app and language, from the routes that app mounts. */
+const documents = new WeakMap<object, Partial<Record<Locale, string>>>();
 
 export const docsRoutes = [
   defineRoute({
@@ -110,20 +114,30 @@ export const docsRoutes = [
     interface: 'platform',
     operationId: 'getOpenApiDocument',
     summary: 'This OpenAPI document',
+    description:
+      'The error answers’ example messages are in the reader’s language: Arabic for `?lang=ar` or an ' +
+      '`Accept-Language` that prefers Arabic (as the Embed and Storefront APIs answer), English otherwise.',
+    request: {
+      query: Joi.object<{ lang?: Locale }, true>({ lang: Joi.string().valid('ar', 'en') }),
+    },
     responses: {
       200: {
         description: 'The OpenAPI 3.1 document of every route the API serves.',
         content: { 'application/json': { schema: { type: 'object' } } },
       },
     },
-    handler: (ctx) => {
-      let document = documents.get(ctx.app);
+    handler: (ctx, { query }) => {
+      const locale: Locale = query.lang ?? fromAcceptLanguage(ctx.get('Accept-Language')) ?? 'en';
+      const built = documents.get(ctx.app) ?? {};
+      documents.set(ctx.app, built);
+      let document = built[locale];
       if (!document) {
-        document = JSON.stringify(
-          buildOpenApiDocument(ctx.routes, { publicBaseUrl: ctx.deps.config.publicBaseUrl }),
-        );
-        documents.set(ctx.app, document);
+        const english = buildOpenApiDocument(ctx.routes, { publicBaseUrl: ctx.deps.config.publicBaseUrl });
+        document = JSON.stringify(locale === 'ar' ? withArabicErrorExamples(english) : english);
+        built[locale] = document;
       }
+      ctx.set('Vary', 'Accept-Language');
+      ctx.set('Content-Language', locale);
       ctx.type = 'application/json';
       ctx.set('Access-Control-Allow-Origin', '*');
       ctx.body = document;

@@ -141,77 +141,91 @@ export const sharedSchemas: Record<string, SchemaObject> = {
       },
     },
   }),
-  EmbedProduct: object({
-    id: { type: 'integer' },
-    name: {
-      type: 'string',
-      description: 'In the reader’s language (Accept-Language): `name_ar` for Arabic readers when set.',
-    },
-    name_ar: { type: ['string', 'null'], description: 'The Arabic name, when the merchant gave one.' },
-    slug: { type: 'string' },
-    description: { type: ['string', 'null'], description: 'In the reader’s language, as `name`.' },
-    description_ar: { type: ['string', 'null'] },
-    type: { type: 'string', enum: ['product', 'code', 'service', 'subscription'] },
-    currency: { type: 'string' },
-    price: object({
-      original: { type: 'number', description: 'List price.' },
-      actual: { type: 'number', description: 'What is charged: the sale price when set.' },
-      formatted: { type: 'string', examples: ['40.00 SAR'] },
+  EmbedProduct: object(
+    {
+      id: { type: 'integer' },
+      name: {
+        type: 'string',
+        description: 'In the reader’s language (Accept-Language): `name_ar` for Arabic readers when set.',
+      },
+      name_ar: { type: ['string', 'null'], description: 'The Arabic name, when the merchant gave one.' },
+      slug: { type: 'string' },
+      description: { type: ['string', 'null'], description: 'In the reader’s language, as `name`.' },
+      description_ar: { type: ['string', 'null'] },
+      type: { type: 'string', enum: ['product', 'code', 'service', 'subscription'] },
       currency: { type: 'string' },
-    }),
-    stock: object({
-      is_in_stock: { type: 'boolean' },
-      quantity: { type: ['integer', 'null'], description: 'Null: unlimited. Code products: available keys.' },
-    }),
-    max_per_order: {
-      type: 'integer',
-      minimum: 1,
-      description: 'Most units one checkout line may take; a larger `quantity` is a 422 naming `quantity`.',
-    },
-    image: object({ url: { type: ['string', 'null'] } }),
-    categories: {
-      type: 'array',
-      items: object({ id: { type: 'integer' }, name: { type: 'string' }, slug: { type: 'string' } }),
-    },
-    fields: { type: 'array', items: schemaRef('EmbedCustomField') },
-    subscription_plans: {
-      type: 'array',
-      items: object({
-        id: { type: 'integer', description: 'Send as `subscription_plan`.' },
-        name: { type: 'string' },
-        price: decimal('Price per unit.'),
-        price_formatted: { type: 'string' },
-        duration: { type: 'string', enum: ['monthly', 'quarterly', 'yearly', 'lifetime'] },
+      price: object({
+        original: { type: 'number', description: 'List price.' },
+        actual: { type: 'number', description: 'What is charged: the sale price when set.' },
+        formatted: { type: 'string', examples: ['40.00 SAR'] },
+        currency: { type: 'string' },
       }),
-    },
-    payment_methods: {
-      type: 'array',
-      description: 'The store’s active methods; checkout narrows them by the real total and the coupon.',
-      items: {
-        allOf: [
-          schemaRef('PaymentMethod'),
-          {
-            type: 'object',
-            properties: {
-              min_amount: { type: ['string', 'null'], description: 'Smallest total the method takes.' },
-              max_amount: { type: ['string', 'null'], description: 'Largest total the method takes.' },
+      stock: object({
+        is_in_stock: { type: 'boolean' },
+        quantity: {
+          type: ['integer', 'null'],
+          description: 'Null: unlimited. Code products: available keys.',
+        },
+      }),
+      max_per_order: {
+        type: 'integer',
+        minimum: 1,
+        description: 'Most units one checkout line may take; a larger `quantity` is a 422 naming `quantity`.',
+      },
+      image: object({ url: { type: ['string', 'null'] } }),
+      categories: {
+        type: 'array',
+        items: object({ id: { type: 'integer' }, name: { type: 'string' }, slug: { type: 'string' } }),
+      },
+      fields: { type: 'array', items: schemaRef('EmbedCustomField') },
+      subscription_plans: {
+        type: 'array',
+        items: object({
+          id: { type: 'integer', description: 'Send as `subscription_plan`.' },
+          name: { type: 'string' },
+          price: decimal('Price per unit.'),
+          price_formatted: { type: 'string' },
+          duration: { type: 'string', enum: ['monthly', 'quarterly', 'yearly', 'lifetime'] },
+        }),
+      },
+      payment_methods: {
+        type: 'array',
+        description: 'The store’s active methods; checkout narrows them by the real total and the coupon.',
+        items: {
+          allOf: [
+            schemaRef('PaymentMethod'),
+            {
+              type: 'object',
+              properties: {
+                min_amount: { type: ['string', 'null'], description: 'Smallest total the method takes.' },
+                max_amount: { type: ['string', 'null'], description: 'Largest total the method takes.' },
+              },
             },
-          },
-        ],
+          ],
+        },
+      },
+      purchasable: {
+        type: 'boolean',
+        description:
+          'Whether a buyer can complete a purchase now. False when the product costs something and the store ' +
+          'has no payment method on, or when it is out of stock: a widget says so before the buyer types anything.',
+      },
+      not_purchasable_reason: {
+        type: ['string', 'null'],
+        enum: ['no_payment_method', 'out_of_stock', null],
+        description: 'Why `purchasable` is false; null when it is true.',
+      },
+      digits: {
+        type: 'string',
+        enum: ['western', 'arabic_indic'],
+        description:
+          'The digits the store writes its Arabic text with (its dashboard preference): `western` (0-9, the ' +
+          'default) or `arabic_indic` (٠-٩). A widget shows Arabic amounts and dates with them; English ' +
+          'text always uses 0-9. Optional: absent means `western`.',
       },
     },
-    purchasable: {
-      type: 'boolean',
-      description:
-        'Whether a buyer can complete a purchase now. False when the product costs something and the store ' +
-        'has no payment method on, or when it is out of stock: a widget says so before the buyer types anything.',
-    },
-    not_purchasable_reason: {
-      type: ['string', 'null'],
-      enum: ['no_payment_method', 'out_of_stock', null],
-      description: 'Why `purchasable` is false; null when it is true.',
-    },
-  }),
+    ['digits'],
+  ),
   PaymentInitiation: {
     description:
       'For `paypal_manual` and `bank_transfer` the order exists already (Under review): `order_id` is the id ' +

@@ -48,11 +48,45 @@ export function pickLocale(ctx: AppContext): Locale {
 }
 
 /**
- * "50.00 SAR" as the locale writes it: "SAR 50.00" / "50.00 ر.س.". Minor units in; out with the
- * currency's own decimals (ISO 4217: "1.250 KWD", "500 JPY"), read from the one currency table.
+ * The digits a store's Arabic pages are written with (`stores.digits`, chosen on the dashboard's
+ * preferences page): Western (0-9, the default) or Arabic-Indic (٠-٩). English pages always use 0-9.
  */
-export function formatAmount(minor: number, currency: string, locale: Locale): string {
-  const tag = locale === 'ar' ? 'ar-SA-u-nu-latn' : 'en-US';
+export type Digits = 'western' | 'arabic_indic';
+
+/** How a page writes numbers and times: its language, the store's digits, the store's time zone. */
+export interface Reading {
+  locale: Locale;
+  digits?: Digits;
+  /** An IANA zone; UTC when not given. */
+  timeZone?: string;
+}
+
+const readingOf = (r: Locale | Reading): Reading => (typeof r === 'string' ? { locale: r } : r);
+
+/**
+ * The BCP 47 tag Intl formats with: Arabic with the Gregorian calendar and the store's numbering system
+ * named outright (`nu-latn` or `nu-arab`), since `ar` alone gives Arabic-Indic digits in some runtimes.
+ */
+export function intlTag(r: Locale | Reading, kind: 'number' | 'date' = 'number'): string {
+  const { locale, digits } = readingOf(r);
+  if (locale !== 'ar') return kind === 'date' ? 'en-GB' : 'en-US';
+  return `ar-SA-u-ca-gregory-nu-${digits === 'arabic_indic' ? 'arab' : 'latn'}`;
+}
+
+/** Text whose Western digits become Arabic-Indic on an Arabic page of a store that chose them. */
+export function withDigits(text: string, r: Locale | Reading): string {
+  const { locale, digits } = readingOf(r);
+  if (locale !== 'ar' || digits !== 'arabic_indic') return text;
+  return text.replace(/[0-9]/g, (d) => String.fromCharCode(0x0660 + Number(d)));
+}
+
+/**
+ * "50.00 SAR" as the locale writes it: "SAR 50.00" / "50.00 ر.س.". Minor units in; out with the
+ * currency's own decimals (ISO 4217: "1.250 KWD", "500 JPY"), read from the one currency table; in
+ * Arabic with the store's digits (Western unless it chose Arabic-Indic).
+ */
+export function formatAmount(minor: number, currency: string, reading: Locale | Reading): string {
+  const tag = intlTag(reading);
   const digits = currencyExponent(currency);
   // Formatted from the exact decimal text, never from minor / 10^digits as a float.
   const text = formatMoney(minor, currency);
@@ -64,8 +98,13 @@ export function formatAmount(minor: number, currency: string, locale: Locale): s
       maximumFractionDigits: digits,
     }).format(text as unknown as number);
   } catch {
-    return `${text} ${currency}`;
+    return withDigits(`${text} ${currency}`, reading);
   }
+}
+
+/** A count (orders, uses, visitors) in the page's digits. */
+export function formatCount(n: number, reading: Locale | Reading): string {
+  return new Intl.NumberFormat(intlTag(reading), { useGrouping: false }).format(n);
 }
 
 /** A payment deadline as the locale writes it, in UTC (said so), Gregorian with Latin digits in Arabic too. */

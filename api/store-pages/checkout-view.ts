@@ -4,7 +4,7 @@ import { parseMoney } from '../../shared/money';
 import { escapeHtml } from '../pay/html';
 import { formatAmount } from '../pay/i18n';
 import { PAGE_STRINGS, pick } from './i18n';
-import { clip, layout, link, priceHtml, type PageContext, type Seo } from './layout';
+import { clip, layout, link, priceHtml, reading, type PageContext, type Seo } from './layout';
 
 export interface CheckoutForm {
   values: Record<string, string>;
@@ -68,7 +68,7 @@ export function checkoutView(
             );
             const extra =
               Number(o.price) > 0
-                ? ` (+${formatAmount(parseMoney(o.price, pc.store.currency) ?? 0, pc.store.currency, pc.locale)})`
+                ? ` (+${formatAmount(parseMoney(o.price, pc.store.currency) ?? 0, pc.store.currency, reading(pc))})`
                 : '';
             return `<option value="${o.index}"${form.values[key] === String(o.index) ? ' selected' : ''}>${escapeHtml(optLabel + extra)}</option>`;
           })
@@ -93,7 +93,7 @@ export function checkoutView(
     ? `<fieldset><legend class="legend">${escapeHtml(t.plan)}</legend>${embed.subscription_plans
         .map(
           (p, i) =>
-            `<label class="choice"><input type="radio" name="subscription_plan" value="${p.id}"${(form.values.subscription_plan ?? (i === 0 ? String(p.id) : '')) === String(p.id) ? ' checked' : ''} required> <bdi>${escapeHtml(p.name)}</bdi> · <span class="price">${escapeHtml(t.perPeriod(formatAmount(parseMoney(p.price, pc.store.currency) ?? 0, pc.store.currency, pc.locale), t.durations[p.duration] ?? p.duration))}</span></label>`,
+            `<label class="choice"><input type="radio" name="subscription_plan" value="${p.id}"${(form.values.subscription_plan ?? (i === 0 ? String(p.id) : '')) === String(p.id) ? ' checked' : ''} required> <bdi>${escapeHtml(p.name)}</bdi> · <span class="price">${escapeHtml(t.perPeriod(formatAmount(parseMoney(p.price, pc.store.currency) ?? 0, pc.store.currency, reading(pc)), t.durations[p.duration] ?? p.duration))}</span></label>`,
         )
         .join('')}${err('subscription_plan').html}</fieldset>`
     : '';
@@ -142,7 +142,7 @@ ${embed.payment_methods.length ? `<button type="submit">${escapeHtml(t.continueT
 <div class="panel">
 ${product.image_url ? `<img class="hero" src="${escapeHtml(product.image_url)}" alt="" width="800" height="600">` : ''}
 <h2><bdi>${escapeHtml(name)}</bdi></h2>
-<p>${escapeHtml(t.total)}: ${priceHtml(product, pc.store.currency, pc.locale)}</p>
+<p>${escapeHtml(t.total)}: ${priceHtml(product, pc.store.currency, reading(pc))}</p>
 </div>
 </div>`;
   return layout(pc, seo, body);

@@ -1,7 +1,7 @@
 import type { Store } from '../../db/models';
 import type { PageCategory, PageProduct } from '../../shared/services/store-pages/catalogue';
 import { escapeHtml } from '../pay/html';
-import { formatAmount, type Locale } from '../pay/i18n';
+import { formatAmount, type Locale, type Reading } from '../pay/i18n';
 import { PAGE_STRINGS, pick, type PageStrings } from './i18n';
 
 /**
@@ -182,18 +182,25 @@ ${body}
 </html>`;
 }
 
+/** How the page writes numbers: its language and, in Arabic, the store's digits (`stores.digits`). */
+export const reading = (pc: PageContext): Reading => ({
+  locale: pc.locale,
+  digits: pc.store.digits === 'arabic_indic' ? 'arabic_indic' : 'western',
+});
+
 /** Price, list price struck through when a sale price applies. */
 export function priceHtml(
   p: Pick<PageProduct, 'price_minor' | 'sale_price_minor'>,
   currency: string,
-  locale: Locale,
+  r: Reading,
 ) {
+  const locale = r.locale;
   const actual = p.sale_price_minor ?? p.price_minor;
   const was =
     p.sale_price_minor !== null && p.sale_price_minor < p.price_minor
-      ? `<s class="was"><span class="muted" hidden>${escapeHtml(PAGE_STRINGS[locale].was)}</span>${escapeHtml(formatAmount(p.price_minor, currency, locale))}</s>`
+      ? `<s class="was"><span class="muted" hidden>${escapeHtml(PAGE_STRINGS[locale].was)}</span>${escapeHtml(formatAmount(p.price_minor, currency, r))}</s>`
       : '';
-  return `<span class="price" data-price>${escapeHtml(formatAmount(actual, currency, locale))}</span>${was}`;
+  return `<span class="price" data-price>${escapeHtml(formatAmount(actual, currency, r))}</span>${was}`;
 }
 
 export function stockBadge(stock: number | null, t: PageStrings): string {
@@ -220,7 +227,7 @@ export function productCards(pc: PageContext, products: readonly PageProduct[], 
         p.sale_price_minor !== null && p.sale_price_minor < p.price_minor
           ? ` <span class="badge sale">${escapeHtml(t.onSale)}</span>`
           : '';
-      return `<li class="card" data-product-id="${p.id}"><a href="${escapeHtml(link(pc, `/p/${p.slug}`))}">${img}<div class="body"><h3><bdi>${escapeHtml(name)}</bdi></h3>${priceHtml(p, pc.store.currency, pc.locale)}<br>${stockBadge(p.stock, t)}${sale}</div></a></li>`;
+      return `<li class="card" data-product-id="${p.id}"><a href="${escapeHtml(link(pc, `/p/${p.slug}`))}">${img}<div class="body"><h3><bdi>${escapeHtml(name)}</bdi></h3>${priceHtml(p, pc.store.currency, reading(pc))}<br>${stockBadge(p.stock, t)}${sale}</div></a></li>`;
     })
     .join('')}</ul>`;
 }

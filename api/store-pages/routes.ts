@@ -185,7 +185,10 @@ export const storePageRoutes = [
       const product = productBySlug(await storeCatalogue(ctx.deps, store.id), params.product);
       if (!product) return sendNotFound(ctx, store, `/p/${params.product}`);
       const { locale, explicit } = pageLocale(ctx, undefined);
-      const price = formatAmount(product.sale_price_minor ?? product.price_minor, store.currency, locale);
+      const price = formatAmount(product.sale_price_minor ?? product.price_minor, store.currency, {
+        locale,
+        digits: store.digits === 'arabic_indic' ? 'arabic_indic' : 'western',
+      });
       const svg = cardSvg(store, pick(locale, product.name, product.name_ar), price, locale);
       sendPublic(ctx, 200, 'image/svg+xml; charset=utf-8', svg, explicit);
     },

@@ -2,7 +2,7 @@ import type { ProductView } from '../../shared/services/catalogue';
 import type { PageCategory, PageProduct, PageReview } from '../../shared/services/store-pages/catalogue';
 import { formatMoney, parseMoney } from '../../shared/money';
 import { escapeHtml } from '../pay/html';
-import { formatAmount } from '../pay/i18n';
+import { formatAmount, withDigits } from '../pay/i18n';
 import { PAGE_STRINGS, pick } from './i18n';
 import {
   categoryChips,
@@ -13,6 +13,7 @@ import {
   pager,
   pageUrl,
   priceHtml,
+  reading,
   productCards,
   stockBadge,
   type PageContext,
@@ -175,7 +176,7 @@ export function productViewHtml(
     title: `${name} · ${store.name}`,
     description: clip(
       description ||
-        `${name} · ${formatAmount(product.sale_price_minor ?? product.price_minor, store.currency, pc.locale)} · ${store.name}`,
+        `${name} · ${formatAmount(product.sale_price_minor ?? product.price_minor, store.currency, reading(pc))} · ${store.name}`,
       160,
     ),
     image,
@@ -237,12 +238,12 @@ export function productViewHtml(
       ? `<h2>${escapeHtml(t.plans)}</h2><ul>${embed.subscription_plans
           .map(
             (p) =>
-              `<li><bdi>${escapeHtml(p.name)}</bdi>: <span class="price">${escapeHtml(t.perPeriod(formatAmount(parseMoney(p.price, store.currency) ?? 0, store.currency, pc.locale), t.durations[p.duration] ?? p.duration))}</span></li>`,
+              `<li><bdi>${escapeHtml(p.name)}</bdi>: <span class="price">${escapeHtml(t.perPeriod(formatAmount(parseMoney(p.price, store.currency) ?? 0, store.currency, reading(pc)), t.durations[p.duration] ?? p.duration))}</span></li>`,
           )
           .join('')}</ul>`
       : '';
   const reviewList = reviews.count
-    ? `<p>${escapeHtml(t.ratingOf((reviews.average ?? 0).toFixed(1), reviews.count))}</p><ul class="reviews">${reviews.reviews
+    ? `<p>${escapeHtml(withDigits(t.ratingOf((reviews.average ?? 0).toFixed(1), reviews.count), reading(pc)))}</p><ul class="reviews">${reviews.reviews
         .map(
           (r) =>
             `<li data-review-id="${r.id}"><span class="stars" role="img" aria-label="${escapeHtml(t.stars(r.rating))}">${stars(r.rating)}</span> <strong><bdi>${escapeHtml(r.author)}</bdi></strong>${r.verified ? `<span class="ok" data-verified>✓ ${escapeHtml(t.verified)}</span>` : ''}${r.comment ? `<p class="text" dir="auto">${escapeHtml(r.comment)}</p>` : ''}</li>`,
@@ -257,7 +258,7 @@ export function productViewHtml(
 <div>${picture}</div>
 <div class="panel">
 <h1><bdi>${escapeHtml(name)}</bdi></h1>
-<p>${priceHtml(product, store.currency, pc.locale)}</p>
+<p>${priceHtml(product, store.currency, reading(pc))}</p>
 <p>${stockBadge(stock, t)}</p>
 ${buy}
 ${description ? `<h2>${escapeHtml(t.description)}</h2><p class="text" dir="auto">${escapeHtml(description)}</p>` : ''}

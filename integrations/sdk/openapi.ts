@@ -2216,7 +2216,7 @@ export interface paths {
         put?: never;
         /**
          * Merchant dashboard: schedule a timed sale
-         * @description The sale form (times in UTC); the Merchant API’s rules. 303 to the page, or the page again (422).
+         * @description The sale form (times in the store’s time zone); the Merchant API’s rules. 303 to the page, or the page again (422).
          */
         post: operations["dashboardSaleCreate"];
         delete?: never;
@@ -2420,7 +2420,7 @@ export interface paths {
         put?: never;
         /**
          * Merchant dashboard: refund an order in full or in part
-         * @description Form fields `amount` (a decimal in the order’s currency, at most what is left to refund: 3 decimals for KWD, BHD, OMR), `reason` (optional) and `_csrf`. First answers a confirmation page; the confirmed form adds `confirm=1` and the refund is made as `POST /shawarma/orders/{id}/refunds` makes it (all that is left: the order becomes Refunded; less: it keeps its status). Owners and managers.
+         * @description Form fields `amount` (a decimal in the order’s currency, at most what is left to refund: 3 decimals for KWD, BHD, OMR), `reason` (optional) and `_csrf`. First answers a confirmation page; the confirmed form adds `confirm=1` and the refund is made as `POST /shawarma/orders/{id}/refunds` makes it (all that is left: the order becomes Refunded; less: it keeps its status), then 303 to the order’s page, which names the refund in its notice. Owners and managers.
          */
         post: operations["dashboardOrderRefund"];
         delete?: never;
@@ -2522,13 +2522,13 @@ export interface paths {
         };
         /**
          * Merchant dashboard: preferences
-         * @description The new-order notice switches (message, e-mail) and the store’s time zone.
+         * @description The new-order notice switches (message, e-mail), the store’s time zone and its digits.
          */
         get: operations["dashboardPreferences"];
         put?: never;
         /**
          * Merchant dashboard: save preferences
-         * @description Form fields `notify_order_message` and `notify_order_email` (checkboxes: `1` on, left out off) and `time_zone` (an IANA zone such as Asia/Riyadh). Audited as `store.updated`. 303 to the page; 422 with the form naming a zone the platform does not know.
+         * @description Form fields `notify_order_message` and `notify_order_email` (checkboxes: `1` on, left out off) and `time_zone` (an IANA zone such as Asia/Riyadh), `digits` (`western`, the default, or `arabic_indic`: the digits of the store’s Arabic pages, widget and dashboard). Audited as `store.updated`. 303 to the page; 422 with the form naming a zone the platform does not know.
          */
         post: operations["dashboardPreferencesSave"];
         delete?: never;
@@ -3274,7 +3274,7 @@ export interface paths {
         };
         /**
          * This OpenAPI document
-         * @description This OpenAPI document
+         * @description The error answers’ example messages are in the reader’s language: Arabic for `?lang=ar` or an `Accept-Language` that prefers Arabic (as the Embed and Storefront APIs answer), English otherwise.
          */
         get: operations["getOpenApiDocument"];
         put?: never;
@@ -5678,6 +5678,11 @@ export interface components {
             /** @description In the reader’s language, as `name`. */
             description: string | null;
             description_ar: string | null;
+            /**
+             * @description The digits the store writes its Arabic text with (its dashboard preference): `western` (0-9, the default) or `arabic_indic` (٠-٩). A widget shows Arabic amounts and dates with them; English text always uses 0-9. Optional: absent means `western`.
+             * @enum {string}
+             */
+            digits?: "western" | "arabic_indic";
             fields: components["schemas"]["EmbedCustomField"][];
             id: number;
             image: {
@@ -12997,7 +13002,7 @@ export interface operations {
                     active?: string;
                     amount?: string;
                     code?: string;
-                    expires_on?: string;
+                    expires_at?: string;
                     max_uses?: string;
                     min_order?: string;
                     type?: string;
@@ -13136,7 +13141,7 @@ export interface operations {
                     active?: string;
                     amount?: string;
                     code?: string;
-                    expires_on?: string;
+                    expires_at?: string;
                     max_uses?: string;
                     min_order?: string;
                     type?: string;
@@ -15008,6 +15013,7 @@ export interface operations {
         parameters: {
             query?: {
                 lang?: "ar" | "en";
+                refunded?: number;
             };
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
@@ -15022,7 +15028,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The order. */
+            /** @description The order; with `refunded` (a refund of this order) its amount as the notice. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15147,7 +15153,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The confirmation page, or the order with the refund. */
+            /** @description The confirmation page. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15156,6 +15162,16 @@ export interface operations {
                 content: {
                     "text/html": string;
                 };
+            };
+            /** @description Refunded: to the order’s page, naming the refund (`?refunded=`). */
+            303: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Not allowed for this role, a missing or wrong form token, or a form from another site. */
             403: {
@@ -15576,6 +15592,8 @@ export interface operations {
             content: {
                 "application/x-www-form-urlencoded": {
                     _csrf?: string;
+                    /** @enum {string} */
+                    digits?: "western" | "arabic_indic";
                     /** @constant */
                     notify_order_email?: "1";
                     /** @constant */
@@ -18409,7 +18427,9 @@ export interface operations {
     };
     getOpenApiDocument: {
         parameters: {
-            query?: never;
+            query?: {
+                lang?: "ar" | "en";
+            };
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];

@@ -63,7 +63,8 @@ export class CheckoutDialog {
       controls,
       product: () => state.product!,
       digits: () => digits,
-      money: (minor) => formatMoney(minor, state.product!.currency, opts.lang, digits),
+      money: (minor) =>
+        formatMoney(minor, state.product!.currency, opts.lang, digits, state.product!.digits ?? 'western'),
       clearErrors: () => {
         shell.alert.textContent = '';
         controls.clear();

@@ -68,6 +68,7 @@ export interface EmbedAnswers {
     >;
     purchasable: boolean;
     not_purchasable_reason: 'no_payment_method' | 'out_of_stock' | null;
+    digits?: 'western' | 'arabic_indic';
   };
   'POST /api/embed/auth/start': {
     session_token: string;

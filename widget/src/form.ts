@@ -2,7 +2,7 @@ import type { Product } from './api';
 import type { Ctx } from './context';
 import { nationalDigits } from './countries';
 import { h, uid } from './dom';
-import { Choice, maxQuantity, quantityOf, toMinor } from './pricing';
+import { Choice, localDigits, maxQuantity, quantityOf, toMinor } from './pricing';
 import { PriceBox } from './price';
 import { SignIn } from './signin';
 
@@ -78,7 +78,7 @@ export class PurchaseForm {
               { class: 'opt' },
               this.planInputs[i],
               h('bdi', {}, plan.name),
-              ` · ${plan.price_formatted}`,
+              ` · ${localDigits(plan.price_formatted, this.c.lang, this.c.product().digits ?? 'western')}`,
             ),
           ),
         ),

@@ -3,7 +3,7 @@ import type { Ctx } from './context';
 import { h } from './dom';
 import type { PurchaseForm } from './form';
 import { move } from './state';
-import { toMinor } from './pricing';
+import { numberTag, toMinor } from './pricing';
 
 /**
  * Payment and status: the checkout (reused while the form is unchanged), the payment start, the provider's
@@ -108,7 +108,7 @@ export class Payment {
 
   /** The store's payment deadline of a manual order, in the buyer's language (UTC, said so). */
   private payWithin(initiated: { payment_days: number; pay_by: string }): string {
-    const tag = this.c.lang === 'ar' ? 'ar-SA-u-ca-gregory-nu-latn' : 'en-GB';
+    const tag = numberTag(this.c.lang, this.c.product().digits ?? 'western', true);
     const date = new Intl.DateTimeFormat(tag, {
       dateStyle: 'long',
       timeStyle: 'short',

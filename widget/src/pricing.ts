@@ -26,14 +26,36 @@ export function currencyDigits(currency: string): number {
 export const toMinor = (value: string | number, digits = 2): number =>
   Math.round(Number(value) * 10 ** digits);
 
-export function formatMoney(minor: number, currency: string, lang: Lang, digits = 2): string {
+/**
+ * The store's digits for Arabic text (the product answer's `digits`): Western 0-9 unless it chose
+ * Arabic-Indic. English always uses 0-9. `ar` alone would give Arabic-Indic digits in some browsers, so
+ * the numbering system is named outright.
+ */
+export type Numerals = 'western' | 'arabic_indic';
+
+export function numberTag(lang: Lang, numerals: Numerals = 'western', calendar = false): string {
+  if (lang !== 'ar') return calendar ? 'en-GB' : 'en';
+  return `ar-SA-u-${calendar ? 'ca-gregory-' : ''}nu-${numerals === 'arabic_indic' ? 'arab' : 'latn'}`;
+}
+
+/** Text the server wrote with 0-9 ("99.00 SAR"), in the store's digits when the page is Arabic. */
+export function localDigits(text: string, lang: Lang, numerals: Numerals = 'western'): string {
+  if (lang !== 'ar' || numerals !== 'arabic_indic') return text;
+  return text.replace(/[0-9]/g, (d) => String.fromCharCode(0x0660 + Number(d)));
+}
+
+export function formatMoney(
+  minor: number,
+  currency: string,
+  lang: Lang,
+  digits = 2,
+  numerals: Numerals = 'western',
+): string {
   const major = minor / 10 ** digits;
   try {
-    return new Intl.NumberFormat(lang === 'ar' ? 'ar-SA' : 'en', { style: 'currency', currency }).format(
-      major,
-    );
+    return new Intl.NumberFormat(numberTag(lang, numerals), { style: 'currency', currency }).format(major);
   } catch {
-    return `${major.toFixed(digits)} ${currency}`;
+    return localDigits(`${major.toFixed(digits)} ${currency}`, lang, numerals);
   }
 }
 

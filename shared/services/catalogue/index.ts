@@ -69,6 +69,8 @@ export interface ProductView {
   purchasable: boolean;
   /** Why not: `no_payment_method` or `out_of_stock`; null when purchasable. */
   not_purchasable_reason: NotPurchasableReason | null;
+  /** The store's digits for Arabic text (`stores.digits`, docs/widget.md, "Digits"). */
+  digits?: 'western' | 'arabic_indic';
 }
 
 export type NotPurchasableReason = 'no_payment_method' | 'out_of_stock';
@@ -288,6 +290,7 @@ async function productViewUntil(
     })),
     purchasable: reason === null,
     not_purchasable_reason: reason,
+    digits: store.digits === 'arabic_indic' ? 'arabic_indic' : 'western',
   };
   return { view, until };
 }

@@ -47,6 +47,7 @@ describe('widget logic in a real browser', function () {
             coupon: { type: 'fixed', amount: 0.5 } }, 3),
           en: logic.formatMoney(1750, 'KWD', 'en', 3),
           ar: logic.formatMoney(5550, 'SAR', 'ar'),
+          arIndic: logic.formatMoney(5550, 'SAR', 'ar', 2, 'arabic_indic'),
           moves,
         };
       })()`);
@@ -56,8 +57,10 @@ describe('widget logic in a real browser', function () {
       estimate: { subtotal: 2250, discount: 500, total: 1750 },
       moves: [null, 'form', 'paying', 'form', 'paying', 'done', 'closed', null],
     });
-    const { en, ar } = seen as { en: string; ar: string };
+    const { en, ar, arIndic } = seen as { en: string; ar: string; arIndic: string };
     expect(en).to.match(/KWD\s?1\.750/);
-    expect(ar).to.match(/[٠-٩]/);
+    // Arabic in Western digits by default; Arabic-Indic only when the store chose them.
+    expect(ar).to.contain('55.50').and.not.match(/[٠-٩]/);
+    expect(arIndic).to.contain('٥٥٫٥٠');
   });
 });

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { utcToLocalInput } from '../../../shared/i18n/local-time';
 import { withPage } from '../../helpers/browser';
 import { randomIp } from '../../helpers/otp';
 import { dashboardLogin } from '../dashboard/support';
@@ -37,10 +38,11 @@ describe('Growth: dashboard page and a recovered purchase in Chromium', function
         await page.getByLabel('نسبة الخصم').fill('20');
         await page.getByLabel('مبلغ الخصم').fill('5');
         await page.getByLabel('المنتجات').selectOption(String(g.products.ebook));
-        const start = new Date(Date.now() - 3_600_000).toISOString().slice(0, 16);
-        const end = new Date(Date.now() + 3_600_000).toISOString().slice(0, 16);
-        await page.getByLabel('يبدأ (UTC)').fill(start);
-        await page.getByLabel('ينتهي (UTC)').fill(end);
+        // The form takes the store's wall time (Asia/Riyadh, the default zone).
+        const start = utcToLocalInput(new Date(Date.now() - 3_600_000), 'Asia/Riyadh');
+        const end = utcToLocalInput(new Date(Date.now() + 3_600_000), 'Asia/Riyadh');
+        await page.getByLabel('يبدأ (بتوقيت المتجر)').fill(start);
+        await page.getByLabel('ينتهي (بتوقيت المتجر)').fill(end);
         await page.getByRole('button', { name: 'جدولة التخفيض' }).click();
         expect(await page.locator('#sale-amount').getAttribute('aria-invalid')).to.equal('true');
         expect(await page.getByRole('alert').first().isVisible()).to.equal(true);

@@ -120,8 +120,12 @@ describe('widget pricing', () => {
     expect(maxQuantity({ max_per_order: 5, stock: { is_in_stock: true, quantity: null } })).to.equal(5);
   });
 
-  it('formats amounts in the buyer language', () => {
+  it('formats amounts in the buyer language, Arabic with Western digits unless the store chose Arabic-Indic', () => {
     expect(formatMoney(5550, 'SAR', 'en')).to.match(/SAR\s?55\.50/);
-    expect(formatMoney(5550, 'SAR', 'ar')).to.match(/[٠-٩]/);
+    expect(formatMoney(5550, 'SAR', 'ar'))
+      .to.contain('55.50')
+      .and.not.match(/[٠-٩]/);
+    expect(formatMoney(5550, 'SAR', 'ar', 2, 'arabic_indic')).to.contain('٥٥٫٥٠');
+    expect(formatMoney(5550, 'SAR', 'en', 2, 'arabic_indic')).to.match(/SAR\s?55\.50/);
   });
 });

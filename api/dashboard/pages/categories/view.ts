@@ -1,3 +1,4 @@
+import { count } from '../../view-parts';
 import { esc, shellPage, ShellContext, tokenField } from '../../layout';
 
 /** The categories page's content. */
@@ -26,7 +27,7 @@ export function categoriesView(
     .map(
       (
         c,
-      ) => `<tr><td><bdi>${esc(c.name)}</bdi></td><td>${c.name_ar ? `<bdi lang="ar" dir="rtl">${esc(c.name_ar)}</bdi>` : ''}</td><td><code>${esc(c.slug)}</code></td><td class="num">${c.product_count}</td>
+      ) => `<tr><td><bdi>${esc(c.name)}</bdi></td><td>${c.name_ar ? `<bdi lang="ar" dir="rtl">${esc(c.name_ar)}</bdi>` : ''}</td><td><code>${esc(c.slug)}</code></td><td class="num">${esc(count(s, c.product_count))}</td>
 <td><form method="post" action="/merchant/categories/${c.id}/delete">${tokenField(s.formToken)}<button type="submit" class="danger" aria-label="${esc(`${t.deleteEndpoint} ${c.name}`)}">${esc(t.deleteEndpoint)}</button></form></td></tr>`,
     )
     .join('');

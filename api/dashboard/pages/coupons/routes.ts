@@ -8,6 +8,7 @@ import {
   updateCoupon,
   type CouponView,
 } from '../../../../shared/services/coupons/manage';
+import { localInputToUtc, utcToLocalInput } from '../../../../shared/i18n/local-time';
 import { dashboardActor, fieldErrors, formBody, guardedAnswers } from '../../forms';
 import type { AppContext } from '../../../context';
 import { defineRoute } from '../../../http/route';
@@ -28,7 +29,7 @@ const couponFields = {
   amount: Joi.string().allow('').max(40),
   max_uses: Joi.string().allow('').max(20),
   min_order: Joi.string().allow('').max(40),
-  expires_on: Joi.string().allow('').max(20),
+  expires_at: Joi.string().allow('').max(20),
   active: Joi.string().allow('').max(5),
 };
 const couponParams = Joi.object({
@@ -43,19 +44,20 @@ function formOf(ctx: AppContext): CouponForm {
     amount: formField(ctx, 'amount').trim(),
     max_uses: formField(ctx, 'max_uses').trim(),
     min_order: formField(ctx, 'min_order').trim(),
-    expires_on: formField(ctx, 'expires_on').trim(),
+    expires_at: formField(ctx, 'expires_at').trim(),
     active: formField(ctx, 'active') === '1',
   };
 }
 
-function formFromView(c: CouponView): CouponForm {
+/** The coupon as the form shows it: its end in the store's wall time (`datetime-local`). */
+function formFromView(c: CouponView, timeZone: string): CouponForm {
   return {
     code: c.code,
     type: c.type,
     amount: c.amount,
     max_uses: c.max_uses === null ? '' : String(c.max_uses),
     min_order: c.min_order ?? '',
-    expires_on: c.expires_at ? c.expires_at.slice(0, 10) : '',
+    expires_at: c.expires_at ? utcToLocalInput(c.expires_at, timeZone) : '',
     active: c.active,
   };
 }
@@ -74,11 +76,8 @@ function readForm(
     active: f.active,
     max_uses: f.max_uses === '' ? null : /^\d{1,10}$/.test(f.max_uses) ? Number(f.max_uses) : f.max_uses,
     min_order: f.min_order === '' ? null : f.min_order,
-    expires_at: /^\d{4}-\d{2}-\d{2}$/.test(f.expires_on)
-      ? `${f.expires_on}T23:59:59Z`
-      : f.expires_on === ''
-        ? null
-        : f.expires_on,
+    // The form's time is the store's wall time (its time zone); stored as the UTC instant.
+    expires_at: f.expires_at === '' ? null : (localInputToUtc(f.expires_at, shell.timeZone) ?? f.expires_at),
   };
   const { value, error } = couponSchema(mode).validate(raw, { abortEarly: false, convert: true });
   if (!error) return { ok: true, input: value as CouponInput };
@@ -184,7 +183,7 @@ export const dashboardCouponRoutes = [
         status: 200,
         html: couponFormView(shell, {
           id: coupon.id,
-          values: formFromView(coupon),
+          values: formFromView(coupon, shell.timeZone),
           errors: {},
           currency: store.currency,
         }),

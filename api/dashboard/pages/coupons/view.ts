@@ -1,3 +1,5 @@
+import { withDigits } from '../../../pay/i18n';
+import { count } from '../../view-parts';
 import type { CouponView } from '../../../../shared/services/coupons/manage';
 import { formatDate } from '../../i18n';
 import { esc, shellPage, ShellContext, tokenField } from '../../layout';
@@ -10,7 +12,8 @@ export interface CouponForm {
   amount: string;
   max_uses: string;
   min_order: string;
-  expires_on: string;
+  /** `datetime-local`, the store's wall time. */
+  expires_at: string;
   active: boolean;
 }
 
@@ -20,7 +23,7 @@ export const emptyCoupon: CouponForm = {
   amount: '',
   max_uses: '',
   min_order: '',
-  expires_on: '',
+  expires_at: '',
   active: true,
 };
 
@@ -28,12 +31,12 @@ export function couponsView(s: Shell, coupons: CouponView[], notice: string | nu
   const t = s.t;
   const rows = coupons
     .map(
-      (c) => `<tr><td><code>${esc(c.code)}</code></td>
-<td class="num">${esc(c.type === 'percentage' ? `${c.amount}%` : c.amount)}</td>
-<td class="num">${c.uses}${c.max_uses ? ` / ${c.max_uses}` : ''}</td>
-<td class="num">${c.expires_at ? esc(formatDate(c.expires_at, s.locale)) : '—'}</td>
-<td>${esc(c.active ? t.activeCoupon : t.inactive)}</td>
-<td class="actions"><a href="/merchant/coupons/${c.id}" aria-label="${esc(`${t.edit} ${c.code}`)}">${esc(t.edit)}</a>
+      (c) => `<tr><td><code class="whole" data-coupon-code>${esc(c.code)}</code></td>
+<td class="num" data-label="${esc(t.discountAmount)}">${esc(withDigits(c.type === 'percentage' ? `${c.amount}%` : c.amount, s))}</td>
+<td class="num" data-label="${esc(t.uses)}">${esc(count(s, c.uses))}${c.max_uses ? ` / ${esc(count(s, c.max_uses))}` : ''}</td>
+<td class="num" data-label="${esc(t.expires)}">${c.expires_at ? esc(formatDate(c.expires_at, s)) : '—'}</td>
+<td data-label="${esc(t.status)}">${esc(c.active ? t.activeCoupon : t.inactive)}</td>
+<td class="actions" data-coupon-actions><a href="/merchant/coupons/${c.id}" aria-label="${esc(`${t.edit} ${c.code}`)}">${esc(t.edit)}</a>
 <form method="post" action="/merchant/coupons/${c.id}/active">${tokenField(s.formToken)}<input type="hidden" name="active" value="${c.active ? '0' : '1'}"><button type="submit" class="secondary" aria-label="${esc(`${c.active ? t.disable : t.enable} ${c.code}`)}">${esc(c.active ? t.disable : t.enable)}</button></form></td></tr>`,
     )
     .join('');
@@ -44,7 +47,7 @@ export function couponsView(s: Shell, coupons: CouponView[], notice: string | nu
 <p><a class="button" href="/merchant/coupons/new">${esc(t.newCoupon)}</a></p>
 <section class="card">${
       coupons.length
-        ? `<div class="table-wrap"><table><thead><tr><th scope="col">${esc(t.couponCode)}</th><th scope="col">${esc(t.discountAmount)}</th><th scope="col">${esc(t.uses)}</th><th scope="col">${esc(t.expires)}</th><th scope="col">${esc(t.status)}</th><th scope="col"><span class="muted">${esc(t.actions)}</span></th></tr></thead><tbody>${rows}</tbody></table></div>`
+        ? `<div class="table-wrap"><table class="stack"><thead><tr><th scope="col">${esc(t.couponCode)}</th><th scope="col">${esc(t.discountAmount)}</th><th scope="col">${esc(t.uses)}</th><th scope="col">${esc(t.expires)}</th><th scope="col">${esc(t.status)}</th><th scope="col"><span class="muted">${esc(t.actions)}</span></th></tr></thead><tbody>${rows}</tbody></table></div>`
         : `<p class="muted">${esc(t.noCoupons)}</p>`
     }</section>`,
   );
@@ -87,7 +90,7 @@ ${field('code', t.couponCode, `<input id="coupon-code" name="code" dir="ltr" aut
 ${field('amount', t.discountAmount, `<input id="coupon-amount" name="amount" inputmode="decimal" dir="ltr" required value="${esc(v.amount)}">`, t.discountAmountHint(opts.currency))}
 ${field('max_uses', t.maxUses, `<input id="coupon-max_uses" name="max_uses" inputmode="numeric" dir="ltr" value="${esc(v.max_uses)}">`, t.maxUsesHint)}
 ${field('min_order', t.minOrder(opts.currency), `<input id="coupon-min_order" name="min_order" inputmode="decimal" dir="ltr" value="${esc(v.min_order)}">`)}
-${field('expires_at', t.expiresOn, `<input id="coupon-expires_at" name="expires_on" type="date" value="${esc(v.expires_on)}">`)}
+${field('expires_at', t.expiresOn, `<input id="coupon-expires_at" name="expires_at" type="datetime-local" dir="ltr" value="${esc(v.expires_at)}">`, t.inStoreTime(s.timeZone))}
 <label class="check"><input type="checkbox" name="active" value="1"${v.active ? ' checked' : ''}> ${esc(t.activeCoupon)}</label>
 <button type="submit">${esc(t.save)}</button></form>`,
   );

@@ -1,7 +1,7 @@
 import type { CustomerRow } from '../../../../shared/services/statistics/home';
 import { formatDate } from '../../i18n';
 import { esc, shellPage } from '../../layout';
-import { type Shell, money, pager, badge } from '../../view-parts';
+import { type Shell, money, pager, badge, count } from '../../view-parts';
 
 /** The customers page's content. */
 
@@ -13,7 +13,7 @@ function customerOrders(s: Shell, c: CustomerRow): string {
   const list = c.recent_orders
     .map(
       (o) =>
-        `<li><a href="/merchant/orders/${o.id}" class="num" data-order-number="${o.number}">#${o.number}</a> ${badge(s, o.status)} <span class="num">${esc(money(s, o.total_minor, o.currency))}</span> <span class="muted num">${esc(formatDate(o.created_at, s.locale))}</span></li>`,
+        `<li><a href="/merchant/orders/${o.id}" class="num" data-order-number="${o.number}">#${o.number}</a> ${badge(s, o.status)} <span class="num">${esc(money(s, o.total_minor, o.currency))}</span> <span class="muted num">${esc(formatDate(o.created_at, s))}</span></li>`,
     )
     .join('');
   const more =
@@ -36,7 +36,7 @@ export function customersView(
         c,
       ) => `<tr><td><bdi>${esc(`${c.first_name} ${c.last_name}`)}</bdi>${c.guest ? ` <span class="badge" data-guest>${esc(t.guestBuyer)}</span>` : ''}<br><span class="muted"><bdi>${esc(c.email)}</bdi></span></td>
 <td><a class="tel" href="/merchant/orders?phone=${esc(c.phone)}">+${esc(c.country_code)} ${esc(c.phone)}</a></td>
-<td class="num">${c.orders}</td><td class="num">${esc(money(s, c.spent_minor, currency))}</td><td class="num">${esc(formatDate(c.created_at, s.locale))}</td>
+<td class="num">${esc(count(s, c.orders))}</td><td class="num">${esc(money(s, c.spent_minor, currency))}</td><td class="num">${esc(formatDate(c.created_at, s))}</td>
 <td>${customerOrders(s, c)}</td></tr>`,
     )
     .join('');

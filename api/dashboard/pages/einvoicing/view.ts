@@ -163,7 +163,7 @@ ${field('e-otp', 'otp', L.otp, '', ' inputmode="numeric" maxlength="6" autocompl
     if (status === 'active') {
       parts.push(`<section class="card"><p>${esc(L.active)}</p>${
         st?.certificate_expires_at
-          ? `<p>${esc(L.expires)}: <bdi>${esc(formatDate(st.certificate_expires_at, s.locale))}</bdi></p>`
+          ? `<p>${esc(L.expires)}: <bdi>${esc(formatDate(st.certificate_expires_at, s))}</bdi></p>`
           : ''
       }</section>
 <form method="post" action="/merchant/einvoicing/renew" class="card" novalidate><h2>${esc(L.renew)}</h2>
@@ -187,7 +187,7 @@ ${field('e-renew-otp', 'otp', L.otp, '', ' inputmode="numeric" maxlength="6" aut
         .join('');
       return `<tr><td class="num">${d.counter}</td><td>${esc(L.kind[d.kind] ?? d.kind)} <bdi>${d.number ?? ''}</bdi></td>
 <td>${d.order_id ? `<a href="/merchant/orders/${d.order_id}">#${d.order_id}</a>` : ''}</td>
-<td class="num">${esc(formatDate(d.issued_at, s.locale))}</td>
+<td class="num">${esc(formatDate(d.issued_at, s))}</td>
 <td><span class="status-${esc(d.reporting_status)}">${esc(L.status[d.reporting_status] ?? d.reporting_status)}</span>${
         d.overdue ? `<br><strong class="field-error">${esc(L.overdue)}</strong>` : ''
       }${

@@ -19,7 +19,7 @@ export function fivemServersView(
   const rows = servers
     .map(
       (v) => `<tr><td><bdi>${esc(v.name)}</bdi>${v.last4 ? `<br><code>…${esc(v.last4)}</code>` : ''}</td>
-<td class="num">${v.last_seen_at ? esc(formatDate(v.last_seen_at, s.locale)) : esc(t.neverUsed)}</td>
+<td class="num">${v.last_seen_at ? esc(formatDate(v.last_seen_at, s)) : esc(t.neverUsed)}</td>
 <td>${
         v.revoked_at
           ? esc(t.revoked)

@@ -62,7 +62,7 @@ function disputesSection(s: Shell, disputes: DisputeView[]): string {
     return `<section class="card"><h2>${esc(f.disputes)}</h2><p class="muted">${esc(f.disputesEmpty)}</p></section>`;
   const rows = disputes.map(
     (d) =>
-      `<tr><td><a href="/merchant/orders/${d.order_id}">#${d.order_id}</a></td><td class="num">${esc(`${d.amount} ${d.currency}`)}</td><td>${esc(d.reason ?? '—')}</td><td class="num">${d.deadline ? `<time datetime="${d.deadline}">${esc(formatDate(d.deadline, s.locale))}</time>` : '—'}</td><td class="num">${esc(formatDate(d.created_at, s.locale))}</td></tr>`,
+      `<tr><td><a href="/merchant/orders/${d.order_id}">#${d.order_id}</a></td><td class="num">${esc(`${d.amount} ${d.currency}`)}</td><td>${esc(d.reason ?? '—')}</td><td class="num">${d.deadline ? `<time datetime="${d.deadline}">${esc(formatDate(d.deadline, s))}</time>` : '—'}</td><td class="num">${esc(formatDate(d.created_at, s))}</td></tr>`,
   );
   return `<section class="card"><h2>${esc(f.disputes)}</h2>${table([f.order, s.t.total, f.reason, f.deadline, f.date], rows)}</section>`;
 }
@@ -88,7 +88,7 @@ function refusalsSection(s: Shell, refusals: RefusalView[]): string {
     return `<section class="card"><h2>${esc(f.refusals)}</h2><p class="muted">${esc(f.refusalsEmpty)}</p></section>`;
   const rows = refusals.map(
     (r) =>
-      `<tr><td class="num">${esc(formatDate(r.created_at, s.locale))}</td><td>${esc(f.ruleNames[r.rule] ?? r.rule)}</td><td><bdi>${esc(r.matched)}</bdi></td><td><bdi>${esc(r.customer_email ?? '')}</bdi><br><span class="muted"><bdi>${esc(r.customer_phone ? `+${r.customer_phone}` : '')}</bdi> <bdi>${esc(r.client_ip ?? '')}</bdi></span></td><td>${esc(r.source)}</td></tr>`,
+      `<tr><td class="num">${esc(formatDate(r.created_at, s))}</td><td>${esc(f.ruleNames[r.rule] ?? r.rule)}</td><td><bdi>${esc(r.matched)}</bdi></td><td><bdi>${esc(r.customer_email ?? '')}</bdi><br><span class="muted"><bdi>${esc(r.customer_phone ? `+${r.customer_phone}` : '')}</bdi> <bdi>${esc(r.client_ip ?? '')}</bdi></span></td><td>${esc(r.source)}</td></tr>`,
   );
   return `<section class="card"><h2>${esc(f.refusals)}</h2>${table([f.date, f.rule, f.matched, f.buyer, 'API'], rows)}</section>`;
 }
@@ -121,7 +121,7 @@ export function orderFraudSection(s: Shell, v: OrderFraudView): string {
     .map((r) => `<li>${esc(f.reasonNames[r.code] ?? r.code)} <span class="muted">(+${r.points})</span></li>`)
     .join('');
   const dispute = v.dispute
-    ? `<p class="error">${esc(f.disputed)}</p><dl><dt>${esc(f.reason)}</dt><dd>${esc(v.dispute.reason ?? '—')}</dd><dt>${esc(f.deadline)}</dt><dd>${v.dispute.deadline ? esc(formatDate(v.dispute.deadline, s.locale)) : '—'}</dd></dl>`
+    ? `<p class="error">${esc(f.disputed)}</p><dl><dt>${esc(f.reason)}</dt><dd>${esc(v.dispute.reason ?? '—')}</dd><dt>${esc(f.deadline)}</dt><dd>${v.dispute.deadline ? esc(formatDate(v.dispute.deadline, s)) : '—'}</dd></dl>`
     : '';
   return `<section class="card" aria-labelledby="risk-h"><h2 id="risk-h">${esc(f.riskTitle)}${v.risk ? ` <span class="num" data-risk-score="${v.risk.score}">${v.risk.score}/100</span>` : ''}</h2>${reasons ? `<ul>${reasons}</ul>` : ''}${dispute}</section>`;
 }

@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import { localInputToUtc } from '../../../../shared/i18n/local-time';
 import { NotFoundError, ValidationError } from '../../../../shared/errors';
 import { reminderFigures } from '../../../../shared/services/growth/abandoned';
 import { storeSettings, updateStoreSettings } from '../../../../shared/services/stores/settings';
@@ -73,9 +74,9 @@ function saleFormOf(ctx: AppContext): SaleForm {
   };
 }
 
-/** A `datetime-local` value is read as UTC (the form says so). */
-const utc = (value: string): string =>
-  /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/.test(value) ? `${value}:00Z` : value;
+/** A `datetime-local` value is the store's wall time (its time zone, as the form says). */
+const instant = (value: string, timeZone: string): Date =>
+  new Date(localInputToUtc(value, timeZone) ?? Number.NaN);
 
 async function render(
   ctx: AppContext,
@@ -137,7 +138,7 @@ export const dashboardGrowthRoutes = [
     operationId: 'dashboardSaleCreate',
     summary: 'Merchant dashboard: schedule a timed sale',
     description:
-      'The sale form (times in UTC); the Merchant API’s rules. 303 to the page, or the page again (422).',
+      'The sale form (times in the store’s time zone); the Merchant API’s rules. 303 to the page, or the page again (422).',
     guards: signedIn('products.edit'),
     request: formBody(saleFields),
     responses: {
@@ -150,8 +151,8 @@ export const dashboardGrowthRoutes = [
       const values = saleFormOf(ctx);
       const errors: Record<string, string[]> = {};
       if (!values.name) errors.name = ['is required'];
-      const starts = new Date(utc(values.starts_at));
-      const ends = new Date(utc(values.ends_at));
+      const starts = instant(values.starts_at, shell.timeZone);
+      const ends = instant(values.ends_at, shell.timeZone);
       if (Number.isNaN(starts.getTime())) errors.starts_at = ['must be a date and time'];
       if (Number.isNaN(ends.getTime())) errors.ends_at = ['must be a date and time'];
       const again = (e: Record<string, string[]>) =>

@@ -3,6 +3,7 @@ import type { CreatorView } from '../../../../shared/services/growth/creators';
 import type { SaleView } from '../../../../shared/services/growth/sales-admin';
 import { formatDate } from '../../i18n';
 import { esc, shellPage, ShellContext, tokenField } from '../../layout';
+import { count } from '../../view-parts';
 
 type Shell = Omit<ShellContext, 'current'>;
 
@@ -25,8 +26,8 @@ const T = {
     amountHint: 'Give a percent or an amount, not both.',
     products: 'Products',
     categories: 'Categories',
-    starts: 'Starts (UTC)',
-    ends: 'Ends (UTC)',
+    starts: 'Starts (the store’s time)',
+    ends: 'Ends (the store’s time)',
     stackable: 'Adds to other sales (stackable)',
     state: 'State',
     states: { scheduled: 'Scheduled', running: 'Running', ended: 'Ended' },
@@ -62,8 +63,8 @@ const T = {
     amountHint: 'أدخل نسبة أو مبلغاً، وليس كليهما.',
     products: 'المنتجات',
     categories: 'التصنيفات',
-    starts: 'يبدأ (UTC)',
-    ends: 'ينتهي (UTC)',
+    starts: 'يبدأ (بتوقيت المتجر)',
+    ends: 'ينتهي (بتوقيت المتجر)',
     stackable: 'يُضاف إلى التخفيضات الأخرى',
     state: 'الحالة',
     states: { scheduled: 'مجدول', running: 'جارٍ', ended: 'منتهٍ' },
@@ -150,7 +151,7 @@ function field(
 
 export function growthView(s: Shell, p: GrowthPage): string {
   const t = T[s.locale];
-  const when = (iso: string) => `<bdi dir="ltr">${esc(iso.slice(0, 16).replace('T', ' '))}</bdi>`;
+  const when = (iso: string) => `<span class="num">${esc(formatDate(iso, s))}</span>`;
   const saleRows = p.sales
     .map(
       (sale) => `<tr><td>${esc(sale.name)}</td>
@@ -163,7 +164,7 @@ export function growthView(s: Shell, p: GrowthPage): string {
   const creatorRows = p.creators
     .map(
       (c) => `<tr><td>${esc(c.name)}</td><td><code>${esc(c.code)}</code></td>
-<td class="num">${esc(c.commission_percent)}%</td><td class="num">${c.orders}</td>
+<td class="num">${esc(c.commission_percent)}%</td><td class="num">${esc(count(s, c.orders))}</td>
 <td class="num"><bdi>${esc(c.revenue)} ${esc(c.currency)}</bdi></td><td class="num"><bdi>${esc(c.commission)} ${esc(c.currency)}</bdi></td></tr>`,
     )
     .join('');

@@ -1,6 +1,7 @@
 import type { HomeFigures } from '../../../../shared/services/statistics/home';
 import { esc, shellPage, tokenField } from '../../layout';
 import { type Shell, money } from '../../view-parts';
+import { intlTag } from '../../../pay/i18n';
 
 /** The home page's content (docs/dashboard.md). */
 
@@ -72,7 +73,7 @@ ${conversion ? conversionBlock(s, conversion) : ''}
 
 function conversionBlock(s: Shell, c: Conversion): string {
   const t = s.t;
-  const tag = s.locale === 'ar' ? 'ar-SA-u-nu-latn' : 'en-GB';
+  const tag = intlTag(s);
   const rate =
     c.visitors > 0
       ? new Intl.NumberFormat(tag, { style: 'percent', maximumFractionDigits: 1 }).format(

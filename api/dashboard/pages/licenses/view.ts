@@ -1,3 +1,4 @@
+import { count } from '../../view-parts';
 import type { LicenseRow } from '../../../../shared/services/licenses/list';
 import { LICENSE_STATUSES } from '../../../../shared/services/licenses/list';
 import type { MerchantActivation, MerchantLicense } from '../../../../shared/services/licenses/merchant';
@@ -22,9 +23,9 @@ export function licensesView(
     .map(
       (l) => `<tr><td><a href="/merchant/licenses/${l.id}"><code>${esc(maskKey(l.key))}</code></a></td>
 <td><bdi>${esc(l.product_name)}</bdi></td><td>${esc(t.licenseState[l.status] ?? l.status)}</td>
-<td class="num">${l.activations_count} / ${l.max_activations}</td>
+<td class="num">${esc(`${count(s, l.activations_count)} / ${count(s, l.max_activations)}`)}</td>
 <td>${l.order_id ? `<a class="num" href="/merchant/orders/${l.order_id}">#${l.order_id}</a>` : '—'}</td>
-<td class="num">${l.expires_at ? esc(formatDate(l.expires_at, s.locale)) : esc(t.never)}</td></tr>`,
+<td class="num">${l.expires_at ? esc(formatDate(l.expires_at, s)) : esc(t.never)}</td></tr>`,
     )
     .join('');
   const query = new URLSearchParams();
@@ -64,7 +65,7 @@ export function licenseView(
     ? `<div class="table-wrap"><table><thead><tr><th scope="col">${esc(t.device)}</th><th scope="col">${esc(t.firstSeen)}</th><th scope="col">${esc(t.lastSeen)}</th><th scope="col"><span class="muted">${esc(t.actions)}</span></th></tr></thead><tbody>${l.activations
         .map(
           (a) =>
-            `<tr><td><code>${esc(a.hint ? `…${a.hint}` : '—')}</code></td><td class="num">${esc(formatDate(a.created_at, s.locale))}</td><td class="num">${esc(formatDate(a.last_seen_at, s.locale))}</td><td>${post('reset', t.resetOne, `<input type="hidden" name="activation_id" value="${a.id}">`)}</td></tr>`,
+            `<tr><td><code>${esc(a.hint ? `…${a.hint}` : '—')}</code></td><td class="num">${esc(formatDate(a.created_at, s))}</td><td class="num">${esc(formatDate(a.last_seen_at, s))}</td><td>${post('reset', t.resetOne, `<input type="hidden" name="activation_id" value="${a.id}">`)}</td></tr>`,
         )
         .join('')}</tbody></table></div>`
     : `<p class="muted">${esc(t.noActivations)}</p>`;
@@ -78,8 +79,8 @@ ${notice(message)}${error ? `<p class="alert" role="alert">${esc(error)}</p>` : 
 <dt>${esc(t.status)}</dt><dd data-license-status>${esc(t.licenseState[l.status] ?? l.status)}</dd>
 <dt>${esc(t.product)}</dt><dd><bdi>${esc(l.product_name)}</bdi></dd>
 <dt>${esc(t.order)}</dt><dd>${l.order_id ? `<a class="num" href="/merchant/orders/${l.order_id}">#${l.order_id}</a>` : '—'}</dd>
-<dt>${esc(t.activations)}</dt><dd class="num">${l.activations_count} / ${l.max_activations}</dd>
-<dt>${esc(t.expires)}</dt><dd class="num">${l.expires_at ? esc(formatDate(l.expires_at, s.locale)) : esc(t.never)}</dd>
+<dt>${esc(t.activations)}</dt><dd class="num">${esc(`${count(s, l.activations_count)} / ${count(s, l.max_activations)}`)}</dd>
+<dt>${esc(t.expires)}</dt><dd class="num">${l.expires_at ? esc(formatDate(l.expires_at, s)) : esc(t.never)}</dd>
 </dl></section>
 <section class="card actions"><h2>${esc(t.actions)}</h2>${moves || `<p class="muted">${esc(t.noActions)}</p>`}</section>
 <section class="card"><h2>${esc(t.activations)}</h2>${activations}</section>`,

@@ -18,7 +18,7 @@ import { listAudit } from '../../../../shared/services/audit';
 import { subscriptionAuditOfOrder } from '../../../../shared/services/account/subscriptions';
 import type { AppContext } from '../../../context';
 import { defineRoute } from '../../../http/route';
-import { htmlResponse } from '../../../openapi/components';
+import { htmlResponse, redirectResponse } from '../../../openapi/components';
 import { sendPage } from '../../layout';
 import { dashboardOf, formField, messagePage, signedIn } from '../../session';
 import {
@@ -46,6 +46,8 @@ async function renderOrder(
   notice: string | null,
   status = 200,
   refundForm: OrderExtras['refundForm'] = null,
+  /** The refund just made (the form's 303 names it): its amount is the page's notice. */
+  refundedId: number | null = null,
 ) {
   const { store, shell } = dashboardOf(ctx);
   let detail: OrderDetailView;
@@ -71,6 +73,8 @@ async function renderOrder(
     // The buyer's own changes to the subscriptions this order started (docs/account.md).
     subscriptionAuditOfOrder(knex, store.id, orderId),
   ]);
+  const made = refundedId === null ? undefined : refunds?.refunds.find((r) => r.id === refundedId);
+  if (made && refunds) notice = shell.t.refundDone(formatAmount(made.amountMinor, refunds.currency, shell));
   sendPage(ctx, {
     status,
     html: orderView(shell, detail, TRANSITIONS[detail.status as OrderStatus] ?? [], notice, attempts, {
@@ -179,14 +183,18 @@ export const dashboardOrderRoutes = [
     guards: signedIn('orders.view'),
     request: {
       params: idParam('orderId') as Joi.ObjectSchema<{ orderId: number }>,
-      query: Joi.object({ lang: Joi.string().valid('ar', 'en') }),
+      query: Joi.object<{ lang?: string; refunded?: number }, true>({
+        lang: Joi.string().valid('ar', 'en'),
+        refunded: Joi.number().integer().min(1).max(2_147_483_647),
+      }),
     },
     responses: {
-      200: htmlResponse('The order.'),
+      200: htmlResponse('The order; with `refunded` (a refund of this order) its amount as the notice.'),
       404: htmlResponse('No such order in this store.'),
       ...guardedAnswers,
     },
-    handler: (ctx, { params }) => renderOrder(ctx, params.orderId, null),
+    handler: (ctx, { params, query }) =>
+      renderOrder(ctx, params.orderId, null, 200, null, query.refunded ?? null),
   }),
   defineRoute({
     method: 'post',
@@ -253,7 +261,8 @@ export const dashboardOrderRoutes = [
       'Form fields `amount` (a decimal in the order’s currency, at most what is left to refund: 3 decimals ' +
       'for KWD, BHD, OMR), `reason` (optional) and `_csrf`. First answers a confirmation page; the ' +
       'confirmed form adds `confirm=1` and the refund is made as `POST /shawarma/orders/{id}/refunds` makes ' +
-      'it (all that is left: the order becomes Refunded; less: it keeps its status). Owners and managers.',
+      'it (all that is left: the order becomes Refunded; less: it keeps its status), then 303 to the ' +
+      'order’s page, which names the refund in its notice. Owners and managers.',
     guards: signedIn('orders.refund'),
     request: {
       params: idParam('orderId') as Joi.ObjectSchema<{ orderId: number }>,
@@ -264,7 +273,8 @@ export const dashboardOrderRoutes = [
       }),
     },
     responses: {
-      200: htmlResponse('The confirmation page, or the order with the refund.'),
+      200: htmlResponse('The confirmation page.'),
+      303: redirectResponse('Refunded: to the order’s page, naming the refund (`?refunded=`).'),
       404: htmlResponse('No such order in this store.'),
       422: htmlResponse('The order page, naming a bad amount.'),
       ...postAnswers,
@@ -290,8 +300,9 @@ export const dashboardOrderRoutes = [
           html: confirmRefundView(shell, params.orderId, money, amountMinor, reason),
         });
       }
+      let made: Awaited<ReturnType<typeof requestRefund>>;
       try {
-        await requestRefund(
+        made = await requestRefund(
           ctx.deps,
           store.id,
           params.orderId,
@@ -309,11 +320,11 @@ export const dashboardOrderRoutes = [
         }
         throw err;
       }
-      return renderOrder(
-        ctx,
-        params.orderId,
-        shell.t.refundDone(formatAmount(amountMinor, money.currency, shell.locale)),
-      );
+      // Post, redirect, get: a reload shows the order, never the form's answer again.
+      return sendPage(ctx, {
+        status: 303,
+        location: `/merchant/orders/${params.orderId}?refunded=${made.refund.id}`,
+      });
     },
   }),
   // Sending the delivery again (shared/services/fulfilment/resend.ts; docs/email.md "Sending again").

@@ -12,8 +12,9 @@ import { LAUNCH_TEXT } from '../launch/strings';
 import { PAYMENT_METHOD_NAMES } from '../../../../shared/services/payment-methods';
 import type { PaymentMethodId } from '../../../../db/models';
 import { esc, shellPage, tokenField } from '../../layout';
-import { type Shell, money, decimalMoney, pager, badge } from '../../view-parts';
+import { type Shell, money, decimalMoney, pager, badge, count } from '../../view-parts';
 import { emailPurpose, resendSection } from './resend';
+import { labelOf, ORDER_LABELS } from './labels';
 
 /** The orders pages' content: the list, an order, its refunds, the confirmations. */
 
@@ -48,7 +49,7 @@ export function ordersView(
 <td>${badge(s, o.status)}</td>
 <td class="num">${esc(decimalMoney(s, o.total, o.currency))}</td>
 <td class="wide-only"><bdi>${esc(`${o.customer.first_name} ${o.customer.last_name}`.trim())}</bdi><br><span class="muted tel">+${esc(o.customer.country_code)} ${esc(o.customer.phone)}</span></td>
-<td class="num wide-only">${o.created_at ? esc(formatDate(o.created_at, s.locale)) : ''}</td>
+<td class="num wide-only">${o.created_at ? esc(formatDate(o.created_at, s)) : ''}</td>
 </tr>`,
     )
     .join('');
@@ -114,6 +115,15 @@ export interface OrderDetailView {
 /** Keys show their last four characters: the whole key is the buyer's, sent to them already. */
 const maskKey = (key: string): string => (key.length <= 4 ? '••••' : `••••${key.slice(-4)}`);
 
+/** Subtotal and discount above the total, when a coupon took something off. */
+function discountLines(s: Shell, o: OrderDetailView): string {
+  const L = ORDER_LABELS[s.locale];
+  if (!o.discount || Number(o.discount) === 0) return '';
+  return `<dt>${esc(L.subtotal)}</dt><dd class="num">${esc(decimalMoney(s, o.subtotal, o.currency))}</dd>
+<dt>${esc(L.discount)}</dt><dd class="num" data-discount>−${esc(decimalMoney(s, o.discount, o.currency))}</dd>
+`;
+}
+
 export function orderView(
   s: Shell,
   o: OrderDetailView,
@@ -123,11 +133,12 @@ export function orderView(
   extra: OrderExtras = { refunds: null, document: null, refundForm: null },
 ): string {
   const t = s.t;
+  const L = ORDER_LABELS[s.locale];
   const payments = attempts.length
     ? `<section class="card"><h2>${esc(t.payments)}</h2><div class="table-wrap"><table><thead><tr><th scope="col">${esc(t.method)}</th><th scope="col">${esc(t.status)}</th><th scope="col">${esc(t.total)}</th><th scope="col">${esc(t.date)}</th></tr></thead><tbody>${attempts
         .map(
           (a) =>
-            `<tr><td>${esc(a.method)} <span class="muted">(${esc(a.provider)})</span></td><td>${esc(a.status)}${a.error_message ? `<br><span class="muted">${esc(a.error_message)}</span>` : ''}</td><td class="num">${esc(money(s, a.amount_minor, a.currency))}</td><td class="num">${esc(formatDate(a.created_at, s.locale))}</td></tr>`,
+            `<tr><td data-method="${esc(a.method)}">${esc(methodWords(s, a.method))} <span class="muted">(${esc(labelOf(L.provider, a.provider))})</span></td><td data-payment-status="${esc(a.status)}">${esc(LAUNCH_TEXT[s.locale].paymentStatus[a.status] ?? '—')}${a.error_message ? `<br><span class="muted">${esc(a.error_message)}</span>` : ''}</td><td class="num">${esc(money(s, a.amount_minor, a.currency))}</td><td class="num">${esc(formatDate(a.created_at, s))}</td></tr>`,
         )
         .join('')}</tbody></table></div></section>`
     : '';
@@ -139,7 +150,7 @@ export function orderView(
             `<br><span class="muted"><bdi>${esc(f.label ?? '')}</bdi>: <bdi>${esc(f.file ? f.file.name : String(f.value ?? ''))}</bdi></span>`,
         )
         .join('')}${i.codes.map((c) => `<br><code>${esc(maskKey(c))}</code>`).join('')}</td>
-<td class="num">${i.quantity}</td><td class="num">${esc(decimalMoney(s, i.total, o.currency))}</td><td>${i.delivered_at ? esc(t.delivered) : ''}</td></tr>`,
+<td class="num">${esc(count(s, i.quantity))}</td><td class="num">${esc(decimalMoney(s, i.total, o.currency))}</td><td>${i.delivered_at ? esc(t.delivered) : ''}</td></tr>`,
     )
     .join('');
   const money_ = extra.refunds;
@@ -156,14 +167,14 @@ export function orderView(
   const history = o.history
     .map(
       (h) =>
-        `<li><span class="num">${h.at ? esc(formatDate(h.at, s.locale)) : ''}</span> · ${h.from ? `${esc(t.statusName[h.from] ?? '')} ${t.dir === 'rtl' ? '←' : '→'} ` : ''}${esc(t.statusName[h.to] ?? '')} <span class="muted">(${esc(h.source)})</span></li>`,
+        `<li><span class="num">${h.at ? esc(formatDate(h.at, s)) : ''}</span> · ${h.from ? `${esc(t.statusName[h.from] ?? '')} ${t.dir === 'rtl' ? '←' : '→'} ` : ''}${esc(t.statusName[h.to] ?? '')} <span class="muted" data-source="${esc(h.source)}">(${esc(labelOf(L.source, h.source))})</span></li>`,
     )
     .join('');
   const fivem = o.fivem_commands.length
     ? `<section class="card"><h2>${esc(t.fivem)}</h2><ul>${o.fivem_commands
         .map(
           (c) =>
-            `<li><code>${esc(c.command)}</code> · ${esc(t.fivemState[c.status] ?? c.status)}${c.executed_at ? ` <span class="num muted">${esc(formatDate(c.executed_at, s.locale))}</span>` : ''}</li>`,
+            `<li><code>${esc(c.command)}</code> · ${esc(t.fivemState[c.status] ?? c.status)}${c.executed_at ? ` <span class="num muted">${esc(formatDate(c.executed_at, s))}</span>` : ''}</li>`,
         )
         .join('')}</ul></section>`
     : '';
@@ -171,7 +182,7 @@ export function orderView(
     ? `<section class="card"><h2>${esc(t.emails)}</h2><ul>${extra.emails
         .map(
           (e) =>
-            `<li data-email-status="${esc(e.status)}" data-email-purpose="${esc(e.purpose)}"><strong>${esc(emailPurpose(s, e))}</strong> · <bdi>${esc(e.to)}</bdi> · ${esc(t.emailState[e.status] ?? e.status)}${e.error ? `<br><span class="muted" dir="ltr">${esc(e.error)}</span>` : ''} <span class="num muted">${esc(formatDate(e.sent_at ?? e.created_at, s.locale))}</span></li>`,
+            `<li data-email-status="${esc(e.status)}" data-email-purpose="${esc(e.purpose)}"><strong>${esc(emailPurpose(s, e))}</strong> · <bdi>${esc(e.to)}</bdi> · ${esc(t.emailState[e.status] ?? e.status)}${e.error ? `<br><span class="muted" dir="ltr">${esc(e.error)}</span>` : ''} <span class="num muted">${esc(formatDate(e.sent_at ?? e.created_at, s))}</span></li>`,
         )
         .join('')}</ul></section>`
     : '';
@@ -186,10 +197,10 @@ export function orderView(
 <p class="muted">${esc(LAUNCH_TEXT[s.locale].orderId)} <span class="num" data-order-id="${o.id}">${o.id}</span></p>
 ${notice ? `<p class="notice" role="status">${esc(notice)}</p>` : ''}
 <section class="card"><dl>
-<dt>${esc(t.total)}</dt><dd class="num">${esc(decimalMoney(s, o.total, o.currency))}</dd>
+${discountLines(s, o)}<dt>${esc(t.total)}</dt><dd class="num">${esc(decimalMoney(s, o.total, o.currency))}</dd>
 <dt>${esc(t.customer)}</dt><dd><bdi>${esc(`${o.customer.first_name} ${o.customer.last_name}`)}</bdi> · <span class="tel">+${esc(o.customer.country_code)} ${esc(o.customer.phone)}</span> · <bdi>${esc(o.customer.email)}</bdi></dd>
 <dt>${esc(t.method)}</dt><dd data-payment-method="${esc(o.payment?.method ?? '')}">${esc(methodWords(s, o.payment?.method))}${o.payment?.status ? ` (${esc(LAUNCH_TEXT[s.locale].paymentStatus[o.payment.status] ?? o.payment.status)})` : ''}</dd>
-<dt>${esc(t.date)}</dt><dd class="num">${o.created_at ? esc(formatDate(o.created_at, s.locale)) : ''}</dd>
+<dt>${esc(t.date)}</dt><dd class="num">${o.created_at ? esc(formatDate(o.created_at, s)) : ''}</dd>
 ${o.customer_note ? `<dt>${esc(t.note)}</dt><dd><bdi>${esc(o.customer_note)}</bdi></dd>` : ''}
 </dl></section>
 <section class="card"><h2>${esc(t.items)}</h2><div class="table-wrap"><table><thead><tr><th scope="col">${esc(t.name)}</th><th scope="col">${esc(t.quantity)}</th><th scope="col">${esc(t.total)}</th><th scope="col"><span class="muted">${esc(t.status)}</span></th></tr></thead><tbody>${items}</tbody></table></div></section>
@@ -214,7 +225,7 @@ function auditSection(s: Shell, events: AuditEventView[]): string {
   const rows = events
     .map(
       (e) =>
-        `<tr><td class="num">${esc(formatDate(e.created_at, s.locale))}</td><td><bdi>${esc(e.token ? `${e.token.name}${e.token.last4 ? ` ••••${e.token.last4}` : ''}` : e.actor)}</bdi></td><td><code>${esc(e.action)}</code></td><td><code>${esc(JSON.stringify(e.changes).slice(0, 300))}</code></td></tr>`,
+        `<tr><td class="num">${esc(formatDate(e.created_at, s))}</td><td><bdi>${esc(e.token ? `${e.token.name}${e.token.last4 ? ` ••••${e.token.last4}` : ''}` : e.actor)}</bdi></td><td><code>${esc(e.action)}</code></td><td><code>${esc(JSON.stringify(e.changes).slice(0, 300))}</code></td></tr>`,
     )
     .join('');
   return `<section class="card" data-audit><h2>${esc(t.auditTitle)}</h2>${
@@ -264,7 +275,7 @@ function refundsSection(s: Shell, m: OrderRefunds): string {
   return `<section class="card"><h2>${esc(t.refunds)}</h2><div class="table-wrap"><table><thead><tr><th scope="col">${esc(t.total)}</th><th scope="col">${esc(t.status)}</th><th scope="col">${esc(t.method)}</th><th scope="col">${esc(t.date)}</th></tr></thead><tbody>${m.refunds
     .map(
       (r) =>
-        `<tr><td class="num">${esc(money(s, r.amountMinor, m.currency))}</td><td>${esc(t.refundState[r.status] ?? r.status)}${r.reason ? `<br><span class="muted"><bdi>${esc(r.reason)}</bdi></span>` : ''}${r.status === 'failed' ? `<br><span class="field-error">${esc(t.refundDeclined)}</span>` : ''}</td><td>${esc(t.refundKind[r.kind] ?? r.kind)}</td><td class="num">${esc(formatDate(r.createdAt, s.locale))}</td></tr>`,
+        `<tr><td class="num">${esc(money(s, r.amountMinor, m.currency))}</td><td>${esc(t.refundState[r.status] ?? r.status)}${r.reason ? `<br><span class="muted"><bdi>${esc(r.reason)}</bdi></span>` : ''}${r.status === 'failed' ? `<br><span class="field-error">${esc(t.refundDeclined)}</span>` : ''}</td><td>${esc(t.refundKind[r.kind] ?? r.kind)}</td><td class="num">${esc(formatDate(r.createdAt, s))}</td></tr>`,
     )
     .join('')}</tbody></table></div></section>`;
 }

@@ -16,7 +16,7 @@ export const dashboardPreferencesRoutes = [
     interface: 'platform',
     operationId: 'dashboardPreferences',
     summary: 'Merchant dashboard: preferences',
-    description: 'The new-order notice switches (message, e-mail) and the store’s time zone.',
+    description: 'The new-order notice switches (message, e-mail), the store’s time zone and its digits.',
     guards: signedIn('settings.edit'),
     request: {
       query: Joi.object<{ saved?: string; lang?: string }, true>({
@@ -42,13 +42,15 @@ export const dashboardPreferencesRoutes = [
     summary: 'Merchant dashboard: save preferences',
     description:
       'Form fields `notify_order_message` and `notify_order_email` (checkboxes: `1` on, left out off) and ' +
-      '`time_zone` (an IANA zone such as Asia/Riyadh). Audited as `store.updated`. 303 to the page; 422 ' +
+      '`time_zone` (an IANA zone such as Asia/Riyadh), `digits` (`western`, the default, or `arabic_indic`: the ' +
+      'digits of the store’s Arabic pages, widget and dashboard). Audited as `store.updated`. 303 to the page; 422 ' +
       'with the form naming a zone the platform does not know.',
     guards: signedIn('settings.edit'),
     request: formBody({
       notify_order_message: Joi.string().valid('1'),
       notify_order_email: Joi.string().valid('1'),
       time_zone: Joi.string().allow('').max(200),
+      digits: Joi.string().valid('western', 'arabic_indic'),
     }),
     responses: {
       303: redirectResponse('Saved.'),
@@ -61,9 +63,11 @@ export const dashboardPreferencesRoutes = [
         time_zone: formField(ctx, 'time_zone').trim(),
         notify_order_message: formField(ctx, 'notify_order_message') === '1',
         notify_order_email: formField(ctx, 'notify_order_email') === '1',
+        digits:
+          formField(ctx, 'digits') === 'arabic_indic' ? ('arabic_indic' as const) : ('western' as const),
       };
       try {
-        await writeStorePreferences(ctx.deps.knex, dashboardActor(store.id, s.user), store.id, values);
+        await writeStorePreferences(ctx.deps, dashboardActor(store.id, s.user), store.id, values);
       } catch (err) {
         if (!(err instanceof ValidationError)) throw err;
         return sendPage(ctx, {

@@ -26,7 +26,7 @@ export function reviewsView(
       (
         r,
       ) => `<tr><td class="num" aria-label="${esc(t.stars(r.rating))}">${'★'.repeat(r.rating)}${'☆'.repeat(5 - r.rating)}</td>
-<td>${r.comment ? `<bdi>${esc(r.comment)}</bdi>` : '—'}<br><span class="muted"><bdi>${esc(r.customer_name)}</bdi>${r.product_name ? ` · <bdi>${esc(r.product_name)}</bdi>` : ''} · <span class="num">${esc(formatDate(r.created_at, s.locale))}</span></span></td>
+<td>${r.comment ? `<bdi>${esc(r.comment)}</bdi>` : '—'}<br><span class="muted"><bdi>${esc(r.customer_name)}</bdi>${r.product_name ? ` · <bdi>${esc(r.product_name)}</bdi>` : ''} · <span class="num">${esc(formatDate(r.created_at, s))}</span></span></td>
 <td>${esc(r.published ? t.published : t.waiting)}${r.verified ? `<br><span class="badge">${esc(t.reviewVerified)}</span>` : ''}</td>
 <td><form method="post" action="/merchant/reviews/${r.id}">${tokenField(s.formToken)}<input type="hidden" name="published" value="${r.published ? '0' : '1'}"><input type="hidden" name="show" value="${esc(filter)}"><button type="submit" class="${r.published ? 'secondary' : ''}" aria-label="${esc(`${r.published ? t.hide : t.publish} #${r.id}`)}">${esc(r.published ? t.hide : t.publish)}</button></form>
 <form method="post" action="/merchant/reviews/${r.id}/reply">${tokenField(s.formToken)}<input type="hidden" name="show" value="${esc(filter)}"><label for="reply-${r.id}">${esc(t.reviewReply)} #${r.id}</label><textarea id="reply-${r.id}" name="reply" rows="2" maxlength="2000">${esc(r.reply ?? '')}</textarea><button type="submit" class="secondary">${esc(t.reviewReplySave)}</button></form></td></tr>`,

@@ -17,8 +17,8 @@ export function tokensView(
     .map(
       (k) => `<tr><td><bdi>${esc(k.name)}</bdi><br><code>${esc(k.last4 ? `…${k.last4}` : '')}</code></td>
 <td>${esc(t.scopeName[k.scope] ?? k.scope)}</td>
-<td class="num">${esc(formatDate(k.created_at, s.locale))}</td>
-<td class="num">${k.last_used_at ? esc(formatDate(k.last_used_at, s.locale)) : esc(t.neverUsed)}</td>
+<td class="num">${esc(formatDate(k.created_at, s))}</td>
+<td class="num">${k.last_used_at ? esc(formatDate(k.last_used_at, s)) : esc(t.neverUsed)}</td>
 <td>${
         k.revoked_at
           ? esc(t.revoked)

@@ -3,7 +3,7 @@ import type { EndpointView } from '../../../../shared/services/webhooks/endpoint
 import { MERCHANT_EVENT_TYPES, SUBSCRIBABLE_EVENTS } from '../../../../shared/services/webhooks/events';
 import { formatDate } from '../../i18n';
 import { esc, shellPage, tokenField } from '../../layout';
-import { type Shell } from '../../view-parts';
+import { type Shell, count } from '../../view-parts';
 
 /** The webhooks page's content. */
 
@@ -32,7 +32,7 @@ export function webhooksView(
         d,
       ) => `<tr><td><code>${esc(d.event_type)}</code><br><span class="muted"><code>${esc(d.endpoint_url)}</code></span></td>
 <td>${esc(t.deliveryState[d.status] ?? d.status)}${d.response_status ? ` <span class="num">(${d.response_status})</span>` : ''}${d.last_error ? `<br><span class="muted">${esc(d.last_error)}</span>` : ''}</td>
-<td class="num">${d.attempts}</td><td class="num">${esc(formatDate(d.created_at, s.locale))}</td>
+<td class="num">${esc(count(s, d.attempts))}</td><td class="num">${esc(formatDate(d.created_at, s))}</td>
 <td><form method="post" action="/merchant/webhooks/deliveries/${d.id}/replay">${tokenField(s.formToken)}<button type="submit" class="secondary" aria-label="${esc(`${t.replay} #${d.id}`)}">${esc(t.replay)}</button></form></td></tr>`,
     )
     .join('');
