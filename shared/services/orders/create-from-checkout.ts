@@ -87,7 +87,7 @@ export async function createOrderFromCheckout(
   const warn = (msg: string, extra: Record<string, unknown>) =>
     opts.logger?.warn({ checkoutId: checkout.id, ...extra }, msg);
   if (opts.onSoldOut === 'cancel' && !(await goodsStillThere(trx, checkout, lines))) {
-    return { order: await placeSoldOut(uow, checkout, lines, opts, now), created: true, soldOut: true };
+    return { order: await placeSoldOut(uow, checkout, lines, opts), created: true, soldOut: true };
   }
 
   const order = await Order.query(trx).insertAndFetch({
@@ -217,7 +217,6 @@ async function placeSoldOut(
   checkout: Checkout,
   lines: readonly CheckoutLine[],
   opts: CreateOrderOptions,
-  now: Date,
 ): Promise<Order> {
   const { trx } = uow;
   const order = await Order.query(trx).insertAndFetch({
