@@ -19,6 +19,9 @@ const TEXT = {
     cancelledTitle: 'This order was cancelled',
     refunded: 'The payment was returned. What was bought is no longer available.',
     cancelled: 'The order was cancelled. What was bought is no longer available.',
+    soldOutTitle: 'Sold out while you were paying',
+    soldOut:
+      'The last one was sold before your payment arrived, so nothing was delivered. Your payment is being refunded in full; you will get a message once it is back.',
   },
   ar: {
     yourGoods: 'مشترياتك',
@@ -30,6 +33,9 @@ const TEXT = {
     cancelledTitle: 'تم إلغاء هذا الطلب',
     refunded: 'أُعيد المبلغ المدفوع، ولم تعد المشتريات متاحة.',
     cancelled: 'أُلغي الطلب، ولم تعد المشتريات متاحة.',
+    soldOutTitle: 'نفدت الكمية أثناء الدفع',
+    soldOut:
+      'بيعت آخر قطعة قبل وصول دفعتك، فلم يُسلَّم شيء. يجري استرداد المبلغ كاملًا، وستصلك رسالة عند إعادته.',
   },
 } satisfies Record<Locale, unknown>;
 
@@ -54,8 +60,13 @@ ${where.length ? `<p class="muted">${escapeHtml(t.alsoSent)} ${where.map((w) => 
 }
 
 /** A refunded (6) or cancelled (5) order's page: no "payment received", no goods. */
-export function withdrawnText(status: 5 | 6, locale: Locale): { title: string; message: string } {
+export function withdrawnText(
+  status: 5 | 6,
+  locale: Locale,
+  soldOut = false,
+): { title: string; message: string } {
   const t = TEXT[locale];
+  if (soldOut) return { title: t.soldOutTitle, message: t.soldOut };
   return status === 6
     ? { title: t.refundedTitle, message: t.refunded }
     : { title: t.cancelledTitle, message: t.cancelled };

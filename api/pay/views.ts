@@ -219,14 +219,14 @@ export function sandboxButtons(view: View, action: string): string {
 
 /** A refunded or cancelled order's page: says so, never "payment received". */
 function withdrawnPage(view: View, w: Withdrawn): HtmlAnswer {
-  const words = withdrawnText(w.status, view.locale);
+  const words = withdrawnText(w.status, view.locale, w.soldOut);
   return {
     status: 200,
     html: page(
       view,
       words.title,
       `<p class="muted"><bdi>${escapeHtml(w.summary.storeName)}</bdi></p>
-<h1 data-order-state="${w.status === 6 ? 'refunded' : 'cancelled'}">${escapeHtml(words.title)}</h1>
+<h1 data-order-state="${w.soldOut ? 'sold-out' : w.status === 6 ? 'refunded' : 'cancelled'}">${escapeHtml(words.title)}</h1>
 <p><span class="order" data-order-id="${w.orderId}">#${w.orderNumber}</span> · <bdi>${escapeHtml(w.summary.productName)}</bdi></p>
 <p>${escapeHtml(words.message)}</p>`,
     ),

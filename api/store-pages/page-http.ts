@@ -16,6 +16,7 @@ import { htmlResponse } from '../openapi/components';
 import { pageLocale } from './i18n';
 import type { PageContext } from './layout';
 import { homeView, notFoundView } from './views';
+import { serverTiming } from '../dashboard/server-timing';
 
 /** What every store page route shares: limits, caching headers, the store and language of a request. */
 
@@ -38,7 +39,8 @@ export const PAGE_CSP = [
 ].join('; ');
 
 export function storePageGuards(): AppMiddleware[] {
-  return [rateLimit([{ def: LIMITS.storePagesPerIp, key: byClientIp }])];
+  // Server-Timing `app` (as the dashboard's pages): the bench reads the pages' server time from it.
+  return [serverTiming(), rateLimit([{ def: LIMITS.storePagesPerIp, key: byClientIp }])];
 }
 
 export const limited: Record<number, ResponseDoc> = {

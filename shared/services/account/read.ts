@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import { downloadLinksFor, type DownloadLink } from '../files/entitlement';
-import { documentLink, type DocumentLink } from '../invoices/read';
+import { downloadLinksForItems, type DownloadLink } from '../files/entitlement';
+import { documentLinks, type DocumentLink } from '../invoices/read';
 import { accountKeys, type AccountKey } from './claims';
 import { ACCOUNT_STATUSES, whereBuyerOwns } from './identity';
 import type { BuyerIdentity } from './sessions';
@@ -166,6 +166,12 @@ export async function accountOrders(
     comment: string | null;
     published: boolean;
   }[];
+  // One statement each for every order's invoice or receipt and every paid item's files (not one per
+  // order and per item: docs/performance.md, "The buyer's account").
+  const [documents, downloads] = await Promise.all([
+    documentLinks(knex, { appSecret: deps.appSecret, publicBaseUrl: deps.config.publicBaseUrl }, orderIds),
+    downloadLinksForItems(deps, paidItemIds),
+  ]);
   const out: AccountOrder[] = [];
   for (const r of rows) {
     const paid = paidOrders.has(r.id);
@@ -178,35 +184,29 @@ export async function accountOrders(
       currency: r.currency,
       created_at: r.created_at,
       store: { id: r.store_id, name: r.store_name, slug: r.store_slug, support_email: r.support_email },
-      document: await documentLink(
-        knex,
-        { appSecret: deps.appSecret, publicBaseUrl: deps.config.publicBaseUrl },
-        r.id,
-      ),
-      items: await Promise.all(
-        own.map(async (i) => {
-          const review = reviews.find((v) => v.product_id === i.product_id);
-          return {
-            id: i.id,
-            product_id: i.product_id,
-            name: i.name,
-            quantity: Number(i.quantity),
-            total_minor: Number(i.total_minor),
-            codes: paid ? codes.filter((c) => c.order_item_id === i.id).map((c) => c.code) : [],
-            keys: paid ? (keys.get(i.id) ?? []) : [],
-            licenses: paid ? licenses.filter((l) => l.order_item_id === i.id) : [],
-            downloads: paid ? await downloadLinksFor(deps, i.id) : [],
-            reviewable: paid && i.product_id !== null,
-            review: review
-              ? {
-                  rating: Number(review.rating),
-                  comment: review.comment,
-                  published: Boolean(review.published),
-                }
-              : null,
-          };
-        }),
-      ),
+      document: documents.get(r.id) ?? null,
+      items: own.map((i) => {
+        const review = reviews.find((v) => v.product_id === i.product_id);
+        return {
+          id: i.id,
+          product_id: i.product_id,
+          name: i.name,
+          quantity: Number(i.quantity),
+          total_minor: Number(i.total_minor),
+          codes: paid ? codes.filter((c) => c.order_item_id === i.id).map((c) => c.code) : [],
+          keys: paid ? (keys.get(i.id) ?? []) : [],
+          licenses: paid ? licenses.filter((l) => l.order_item_id === i.id) : [],
+          downloads: paid ? (downloads.get(i.id) ?? []) : [],
+          reviewable: paid && i.product_id !== null,
+          review: review
+            ? {
+                rating: Number(review.rating),
+                comment: review.comment,
+                published: Boolean(review.published),
+              }
+            : null,
+        };
+      }),
     });
   }
   return out;

@@ -60,3 +60,43 @@ export async function downloadLinksFor(
     url: `${deps.config.publicBaseUrl}/downloads/${downloadToken(deps.appSecret, item.id, f.id)}`,
   }));
 }
+
+/**
+ * downloadLinksFor of many order items in one statement (the buyer's account page): the same rule, each
+ * item's files judged against its own order's placing time. Items without files are absent.
+ */
+export async function downloadLinksForItems(
+  deps: { knex: Knex; appSecret: string; config: { publicBaseUrl: string } },
+  orderItemIds: readonly number[],
+): Promise<Map<number, DownloadLink[]>> {
+  const out = new Map<number, DownloadLink[]>();
+  if (orderItemIds.length === 0) return out;
+  const rows = (await entitledFiles(
+    deps
+      .knex('order_items as oi')
+      .join('orders as o', 'o.id', 'oi.order_id')
+      .join('product_files as pf', 'pf.product_id', 'oi.product_id')
+      .whereIn('oi.id', orderItemIds)
+      .whereIn('o.status', DOWNLOADABLE_STATUSES),
+    deps.knex.raw('o.created_at'),
+  )
+    .orderBy([{ column: 'oi.id' }, { column: 'pf.id' }])
+    .select('oi.id as item_id', 'pf.id', 'pf.name', 'pf.size')) as {
+    item_id: number;
+    id: number;
+    name: string;
+    size: string;
+  }[];
+  for (const f of rows) {
+    const itemId = Number(f.item_id);
+    const links = out.get(itemId) ?? [];
+    links.push({
+      file_id: f.id,
+      name: f.name,
+      size: Number(f.size),
+      url: `${deps.config.publicBaseUrl}/downloads/${downloadToken(deps.appSecret, itemId, f.id)}`,
+    });
+    out.set(itemId, links);
+  }
+  return out;
+}

@@ -1,7 +1,7 @@
 import net from 'node:net';
 import type { Knex } from 'knex';
 import { ForbiddenError } from '../../errors';
-import { FraudSettings, fraudSettingsOf } from './settings';
+import { FraudSettings, fraudSettingsOfRow, type FraudSettingsRow } from './settings';
 
 /**
  * The checkout controls of docs/fraud.md, run by the one checkout service (shared/services/checkout,
@@ -113,18 +113,29 @@ export function matchEmailRule(rules: readonly string[], email: string): Refusal
   return null;
 }
 
-/** The block lists, read before anything is written; throws CheckoutBlockedError (not yet recorded). */
+/**
+ * The block lists, read before anything is written; throws CheckoutBlockedError (not yet recorded). One
+ * statement: the store's fraud settings, its allowed calling codes and whether the buyer's phone is
+ * blocked (a checkout's first round trip; docs/performance.md, "Checkout throughput").
+ */
 export async function screenBuyer(knex: Knex, ctx: ScreenContext): Promise<FraudSettings> {
-  const [settings, store, phone] = await Promise.all([
-    fraudSettingsOf(knex, ctx.storeId),
-    knex('stores')
-      .where('id', ctx.storeId)
-      .first<{ allowed_country_codes: string[] | null } | undefined>('allowed_country_codes'),
-    knex('blocked_phones')
-      .where('e164', ctx.buyer.countryCode + ctx.buyer.phone)
-      .where((q) => q.where('store_id', ctx.storeId).orWhereNull('store_id'))
-      .first<{ e164: string } | undefined>('e164'),
-  ]);
+  const e164 = ctx.buyer.countryCode + ctx.buyer.phone;
+  const { rows } = await knex.raw<{
+    rows: {
+      settings: FraudSettingsRow | null;
+      allowed_country_codes: string[] | null;
+      blocked_phone: boolean;
+    }[];
+  }>(
+    `select (select to_jsonb(f) from store_fraud_settings f where f.store_id = :store) as settings,
+            (select s.allowed_country_codes from stores s where s.id = :store) as allowed_country_codes,
+            exists (select 1 from blocked_phones b
+                     where b.e164 = :e164 and (b.store_id = :store or b.store_id is null)) as blocked_phone`,
+    { store: ctx.storeId, e164 },
+  );
+  const settings = fraudSettingsOfRow(rows[0]?.settings);
+  const store = rows[0];
+  const phone = rows[0]?.blocked_phone ? { e164 } : null;
   const email = matchEmailRule(settings.blocked_emails, ctx.buyer.email);
   if (email) throw new CheckoutBlockedError(email);
   const ip = matchIpRule(settings.blocked_ips, ctx.clientIp);

@@ -93,7 +93,7 @@ export const fraudSettingsKeys = {
 /** One schema for the API, the dashboard and the fixture. */
 export const fraudSettingsSchema = Joi.object<FraudSettingsPatch, true>(fraudSettingsKeys);
 
-type Row = {
+export type FraudSettingsRow = {
   blocked_emails: string[];
   blocked_ips: string[];
   max_orders_per_buyer_per_day: number | null;
@@ -106,7 +106,13 @@ type Row = {
 const num = (v: string | number | null): number | null => (v === null ? null : Number(v));
 
 export async function fraudSettingsOf(knex: Knex, storeId: number): Promise<FraudSettings> {
-  const row = await knex('store_fraud_settings').where('store_id', storeId).first<Row | undefined>();
+  return fraudSettingsOfRow(
+    await knex('store_fraud_settings').where('store_id', storeId).first<FraudSettingsRow | undefined>(),
+  );
+}
+
+/** The settings of a `store_fraud_settings` row (as read, or as `to_jsonb` of it), or none. */
+export function fraudSettingsOfRow(row: FraudSettingsRow | null | undefined): FraudSettings {
   if (!row) return NO_FRAUD_SETTINGS;
   return {
     blocked_emails: row.blocked_emails ?? [],

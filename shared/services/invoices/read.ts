@@ -163,6 +163,36 @@ export async function documentLink(knex: Knex, deps: UrlDeps, orderId: number): 
   };
 }
 
+/** documentLink for many orders in one statement (the buyer's account lists up to its limit at once). */
+export async function documentLinks(
+  knex: Knex,
+  deps: UrlDeps,
+  orderIds: readonly number[],
+): Promise<Map<number, DocumentLink | null>> {
+  const out = new Map<number, DocumentLink | null>();
+  if (orderIds.length === 0) return out;
+  const rows = (await knex('orders as o')
+    .leftJoin('payments as p', 'p.id', 'o.payment_id')
+    .leftJoin('invoices as i', 'i.order_id', 'o.id')
+    .whereIn('o.id', orderIds)
+    .select('o.id', 'o.status', 'p.status as payment_status', 'i.id as invoice_id')) as (Row & {
+    id: number;
+  })[];
+  const refs = new InvoicePageRefs(deps.appSecret);
+  for (const order of rows) {
+    out.set(
+      Number(order.id),
+      wasPaid(order)
+        ? {
+            url: refs.url(deps.publicBaseUrl, Number(order.id)),
+            kind: order.invoice_id === null ? 'receipt' : 'invoice',
+          }
+        : null,
+    );
+  }
+  return out;
+}
+
 function wasPaid(order: Row): boolean {
   return (
     PAID_STATUSES.includes(Number(order.status)) ||

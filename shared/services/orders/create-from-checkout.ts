@@ -24,6 +24,20 @@ export interface CreateOrderOptions {
   status: OrderStatus;
   /** Where the warnings of a paid checkout's shortfalls go (see below); silent when absent. A pino logger fits. */
   logger?: WarningSink;
+  /**
+   * What a checkout whose hold lapsed does when its keys or stock are gone by the time its payment is
+   * confirmed: `warn` (the default) places the order anyway and logs the shortfall; `cancel` places the
+   * order Cancelled with nothing taken (`soldOut: true` in the answer), for the caller to refund the
+   * payment (payment reconciliation does: shared/services/payments/reconcile.ts).
+   */
+  onSoldOut?: 'warn' | 'cancel';
+}
+
+export interface CreatedOrder {
+  order: Order;
+  created: boolean;
+  /** The checkout's keys or stock were gone: the order was placed Cancelled with nothing taken. */
+  soldOut?: boolean;
 }
 
 export interface WarningSink {
@@ -60,7 +74,7 @@ export async function createOrderFromCheckout(
   uow: UnitOfWork,
   checkoutId: number,
   opts: CreateOrderOptions,
-): Promise<{ order: Order; created: boolean }> {
+): Promise<CreatedOrder> {
   const { trx } = uow;
   const checkout = await Checkout.query(trx).findById(checkoutId).forUpdate();
   if (!checkout) throw new NotFoundError('Checkout not found');
@@ -72,6 +86,9 @@ export async function createOrderFromCheckout(
   const now = new Date();
   const warn = (msg: string, extra: Record<string, unknown>) =>
     opts.logger?.warn({ checkoutId: checkout.id, ...extra }, msg);
+  if (opts.onSoldOut === 'cancel' && !(await goodsStillThere(trx, checkout, lines))) {
+    return { order: await placeSoldOut(uow, checkout, lines, opts), created: true, soldOut: true };
+  }
 
   const order = await Order.query(trx).insertAndFetch({
     store_id: checkout.store_id,
@@ -147,6 +164,128 @@ export async function createOrderFromCheckout(
   // Creator commission and reminder recovery (docs/growth.md), for an order that is paid.
   if (opts.status !== ORDER_STATUS.AWAITING_PAYMENT) await recordPaidOrderGrowth(uow, order.id, now);
   return { order, created: true };
+}
+
+/**
+ * Whether every line of a checkout can still be covered: a live hold always can; a lapsed one needs keys
+ * available (locked here, FOR UPDATE SKIP LOCKED, so that createOrderItem sells exactly these in this
+ * transaction: rows a transaction has locked are not skipped by its own later reads) or stock left (the
+ * product row locked until the commit).
+ */
+async function goodsStillThere(
+  trx: Knex.Transaction,
+  checkout: Checkout,
+  lines: readonly CheckoutLine[],
+): Promise<boolean> {
+  for (const line of lines) {
+    const product = await trx('products')
+      .where('id', line.product_id)
+      .first<{ type: string; stock: number | null } | undefined>('type', 'stock');
+    if (!product) return false;
+    if (product.type === 'code') {
+      const reserved = await trx('product_codes')
+        .where({ checkout_id: checkout.id, product_id: line.product_id, status: 'reserved' })
+        .count<{ n: string }[]>('id as n');
+      const missing = line.quantity - Number(reserved[0]?.n ?? 0);
+      if (missing <= 0) continue;
+      const free = await trx('product_codes')
+        .where({ product_id: line.product_id, status: 'available' })
+        .orderBy('id')
+        .limit(missing)
+        .forUpdate()
+        .skipLocked()
+        .select('id');
+      if (free.length < missing) return false;
+    } else if (product.stock !== null && !(checkout.reserved && line.reserved)) {
+      const locked = await trx('products')
+        .where('id', line.product_id)
+        .forUpdate()
+        .first<{ stock: number | null }>('stock');
+      if (locked?.stock !== null && Number(locked?.stock) < line.quantity) return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * The order of a paid checkout whose keys or stock were sold to others after its hold lapsed: placed
+ * Cancelled, one item per line for the record, nothing taken (what the checkout still held goes back on
+ * sale), no coupon use counted. The caller refunds its payment.
+ */
+async function placeSoldOut(
+  uow: UnitOfWork,
+  checkout: Checkout,
+  lines: readonly CheckoutLine[],
+  opts: CreateOrderOptions,
+): Promise<Order> {
+  const { trx } = uow;
+  const order = await Order.query(trx).insertAndFetch({
+    store_id: checkout.store_id,
+    checkout_id: checkout.id,
+    customer_id: checkout.customer_id,
+    status: ORDER_STATUS.CANCELLED,
+    customer_first_name: checkout.customer_first_name,
+    customer_last_name: checkout.customer_last_name,
+    customer_email: checkout.customer_email,
+    customer_country_code: checkout.customer_country_code,
+    customer_phone: checkout.customer_phone,
+    subtotal_minor: checkout.subtotal_minor,
+    discount_minor: checkout.discount_minor,
+    tax_minor: checkout.tax_minor,
+    tax_rate_bp: checkout.tax_rate_bp,
+    total_minor: checkout.total_minor,
+    currency: checkout.currency,
+    coupon_id: checkout.coupon_id,
+    payment_method: opts.paymentMethod ?? null,
+    payment_id: opts.paymentId ?? null,
+    customer_note: checkout.customer_note,
+    source: checkout.source,
+    completed_at: null,
+  });
+  for (const line of lines) {
+    const product = await Product.query(trx).findById(line.product_id);
+    const plan = line.plan_id ? await ProductPlan.query(trx).findById(line.plan_id) : undefined;
+    await OrderItem.query(trx).insert({
+      order_id: order.id,
+      product_id: line.product_id,
+      plan_id: line.plan_id,
+      name: plan ? `${product?.name ?? ''} (${plan.name})` : (product?.name ?? ''),
+      type: product?.type ?? 'product',
+      quantity: line.quantity,
+      unit_price_minor: line.unit_price_minor + line.addons_minor,
+      total_minor: line.subtotal_minor,
+      fields: line.fields,
+    });
+  }
+  await trx('product_codes')
+    .where({ checkout_id: checkout.id, status: 'reserved' })
+    .update({ status: 'available', checkout_id: null });
+  for (const line of lines) {
+    if (!(checkout.reserved && line.reserved)) continue;
+    await trx('products')
+      .where('id', line.product_id)
+      .whereNotNull('stock')
+      .whereNot('type', 'code')
+      .increment('stock', line.quantity);
+  }
+  if (checkout.coupon_id !== null && checkout.coupon_reserved) {
+    await trx('coupons')
+      .where('id', checkout.coupon_id)
+      .update({ reserved_uses: trx.raw('greatest(reserved_uses - 1, 0)') });
+  }
+  await Checkout.query(trx)
+    .patch({ status: 'paid', reserved: false, coupon_reserved: false })
+    .where('id', checkout.id);
+  opts.logger?.warn(
+    { checkoutId: checkout.id, orderId: order.id },
+    'a paid checkout found its keys or stock sold after its hold lapsed: order cancelled, payment to refund',
+  );
+  notePaymentStatusChanged(uow, [checkout.id]);
+  noteStockChangedOn(
+    uow,
+    lines.map((l) => l.product_id),
+  );
+  return order;
 }
 
 /**

@@ -10,7 +10,9 @@ import {
   Store,
   StorePaymentMethod,
 } from '../../../db/models';
+import type { Knex } from 'knex';
 import { DomainError } from '../../errors';
+import { SOLD_OUT_REASON } from '../refunds/create';
 import { BankDetails, bankDetails } from '../../providers/bank';
 import { paypalSettings } from '../../providers/paypal';
 import { enqueue } from '../../queues';
@@ -97,12 +99,24 @@ export interface Withdrawn {
   orderId: number;
   orderNumber: number;
   status: 5 | 6;
+  /** Sold out while the buyer was paying: the payment is refunded (reconcile.ts, `sold_out`). */
+  soldOut: boolean;
 }
 
-const withdrawnOf = (summary: Summary, order: Order): Withdrawn | null =>
-  order.status === 5 || order.status === 6
-    ? { kind: 'withdrawn', summary, orderId: order.id, orderNumber: order.number, status: order.status }
-    : null;
+async function withdrawnOf(knex: Knex, summary: Summary, order: Order): Promise<Withdrawn | null> {
+  if (order.status !== 5 && order.status !== 6) return null;
+  const soldOut = await knex('refunds')
+    .where({ order_id: order.id, reason: SOLD_OUT_REASON })
+    .first<{ id: number } | undefined>('id');
+  return {
+    kind: 'withdrawn',
+    summary,
+    orderId: order.id,
+    orderNumber: order.number,
+    status: order.status,
+    soldOut: soldOut !== undefined,
+  };
+}
 
 export type PaymentPage =
   | { kind: 'not_found' }
@@ -248,7 +262,7 @@ export async function checkoutPage(
     const payment = order.payment_id ? await Payment.query(deps.knex).findById(order.payment_id) : undefined;
     if (!payment || payment.status === 'paid' || payment.status === 'refunded') {
       // A paid order refunded or cancelled since: said so, never "payment received".
-      const withdrawn = withdrawnOf(summary, order);
+      const withdrawn = await withdrawnOf(deps.knex, summary, order);
       if (withdrawn) return withdrawn;
       return {
         kind: 'paid',
@@ -350,7 +364,7 @@ export async function paymentPage(
   // A paid order refunded or cancelled since: said so, never "payment received".
   const withdrawn =
     order && (payment.status === 'paid' || payment.status === 'refunded')
-      ? withdrawnOf(summary, order)
+      ? await withdrawnOf(deps.knex, summary, order)
       : null;
   if (withdrawn) return withdrawn;
 

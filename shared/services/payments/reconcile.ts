@@ -10,9 +10,11 @@ import { createOrderFromCheckout } from '../orders/create-from-checkout';
 import { assessPaidOrder } from '../fraud/risk';
 import { PaymentSource, transitionPayment } from './audit';
 import { credentialsFor, PaymentsContext } from './context';
+import { addRefund, SOLD_OUT_REASON } from '../refunds/create';
 
 export type ReconcileOutcome =
   | { outcome: 'paid'; orderId: number; orderCreated: boolean }
+  | { outcome: 'sold-out'; orderId: number; refundId: number | null }
   | { outcome: 'already-paid'; orderId: number | null }
   | { outcome: 'failed' | 'pending' | 'amount-mismatch' | 'no-session' | 'manual' };
 
@@ -31,6 +33,11 @@ const PAYABLE_FROM = ['pending', 'initiated', 'failed', 'expired'] as const;
  *   dies in between only delays it: the retry finds the payment paid and enqueues it again.
  * - failed (declined, expired, cancelled): the payment is marked failed; the checkout stays payable and the
  *   customer may start another payment.
+ * - paid, but the checkout's hold had lapsed and its keys or stock were sold to others meanwhile: nobody
+ *   pays for goods that are not there. The payment is paid and its order is placed Cancelled with
+ *   nothing taken (createOrderFromCheckout, `onSoldOut: 'cancel'`), and a refund of the whole payment is
+ *   added in the same transaction (reason `sold_out`): the provider is asked by the refund job, and once it
+ *   has succeeded the buyer is told (shared/services/refunds/notify.ts), naming why.
  * - pending: nothing changes; a webhook or the sweep will ask again.
  */
 export async function reconcilePayment(
@@ -91,7 +98,7 @@ export async function reconcilePayment(
     return { outcome: 'amount-mismatch' };
   }
 
-  const { orderId, orderCreated } = await ctx.tx(async (uow) => {
+  const { orderId, orderCreated, soldOut, refundId } = await ctx.tx(async (uow) => {
     const { trx } = uow;
     await transitionPayment(uow, payment.id, {
       from: PAYABLE_FROM,
@@ -110,18 +117,32 @@ export async function reconcilePayment(
     // The order is placed Awaiting payment and moved to In progress by the order lifecycle, as the
     // provider's word: its status event (source `provider`), order.paid and order.status_changed, the tax
     // invoice and the fulfilment job staged with the change.
-    const { order, created } = await createOrderFromCheckout(uow, payment.checkout_id, {
+    const { order, created, soldOut } = await createOrderFromCheckout(uow, payment.checkout_id, {
       paymentId: payment.id,
       paymentMethod: payment.method,
       status: ORDER_STATUS.AWAITING_PAYMENT,
       logger: ctx.logger,
+      onSoldOut: 'cancel',
     });
+    if (soldOut) {
+      const refund = await addRefund(
+        ctx,
+        uow,
+        order,
+        { reason: SOLD_OUT_REASON, withdrawGoods: false },
+        { merchantTokenId: null },
+        new Date(),
+        { whole: true },
+      );
+      return { orderId: order.id, orderCreated: true, soldOut: true, refundId: refund?.id ?? null };
+    }
     if (created) await providerConfirmed(ctx, uow, order, await assessPaidOrder(uow.trx, order));
     if (!created && order.payment_id !== payment.id) await settleSecondPayment(ctx, uow, order, payment);
     if (created) await startOrderSubscriptions(trx, order);
     await ctx.hooks?.afterOrder?.(order, trx);
-    return { orderId: order.id, orderCreated: created };
+    return { orderId: order.id, orderCreated: created, soldOut: false, refundId: null };
   });
+  if (soldOut) return { outcome: 'sold-out', orderId, refundId };
   // A new order's fulfilment job was staged with its status change; an order found already there (another
   // reconciliation made it) gets its job again, harmlessly, in case that one's was lost.
   if (!orderCreated) await enqueueFulfilment(ctx.queues, orderId);

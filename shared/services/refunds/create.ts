@@ -19,6 +19,12 @@ export interface RefundDeps {
   config: { merchantWebhookRetryDelayMs: number; refundRetryDelayMs: number };
 }
 
+/**
+ * The reason of the refund the platform adds itself for a payment whose keys or stock were sold while it
+ * was being paid (shared/services/payments/reconcile.ts); the buyer's message and page name it.
+ */
+export const SOLD_OUT_REASON = 'sold_out';
+
 /** A refund as the merchant asks for it. */
 export interface RefundInput {
   /** Minor units; omitted: what is left of the payment. */

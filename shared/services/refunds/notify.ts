@@ -6,16 +6,26 @@ import { formatMoney } from '../../money';
 import { sendEmail, type SendEmailDeps } from '../emails';
 import { recipientOf } from '../fulfilment/delivery';
 import { orderBuyerLocale } from '../../i18n/buyer-locale';
+import { SOLD_OUT_REASON } from './create';
 
 export type RefundMessageOutcome = 'sent' | 'already-sent' | 'not-succeeded';
 
 /** The buyer's message for a refund that succeeded, in English and Arabic, naming the store's order number. */
 export function refundMessage(
-  refund: Pick<Refund, 'amount_minor' | 'currency' | 'kind'>,
+  refund: Pick<Refund, 'amount_minor' | 'currency' | 'kind'> & { reason?: string | null },
   orderNumber: number,
   storeName: string,
 ): string {
   const amount = `${formatMoney(Number(refund.amount_minor), refund.currency)} ${refund.currency}`;
+  if (refund.reason === SOLD_OUT_REASON) {
+    // The payment of a checkout whose keys or stock were sold while it was being paid (payments/reconcile.ts).
+    return (
+      `${storeName}: it sold out before your payment for order #${orderNumber} arrived, so nothing was delivered. ` +
+      `A refund of ${amount} was sent back to your payment method. It may take a few days to appear.\n\n` +
+      `${storeName}: نفدت الكمية قبل وصول دفعتك للطلب رقم ${orderNumber}، فلم يُسلَّم شيء. ` +
+      `تم استرداد ${amount} إلى وسيلة الدفع الخاصة بك، وقد يستغرق ظهوره بضعة أيام.`
+    );
+  }
   const en =
     refund.kind === 'provider'
       ? `${storeName}: a refund of ${amount} for your order #${orderNumber} was sent back to your payment method. It may take a few days to appear.`
