@@ -10,8 +10,6 @@ import {
   readProductForm,
   updateProduct,
 } from '../../../../shared/services/catalogue/product-form';
-import { categoryChoices as storeCategoryChoices } from '../../../../shared/services/catalogue/choices';
-import { formatMoney } from '../../../../shared/money';
 import { deleteUnsoldKey, KeyNotDeletableError } from '../../../../shared/services/catalogue/product-keys';
 import type { AppContext } from '../../../context';
 import { defineRoute } from '../../../http/route';
