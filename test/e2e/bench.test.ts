@@ -19,6 +19,13 @@ const SCENARIOS = [
   'analytics/collect/batch',
   'guest checkout',
   'auth/start',
+  'store page',
+  'product page',
+  'store search',
+  'store page (max)',
+  'product page (max)',
+  'account orders',
+  'download',
   'merchant statistics',
   'merchant orders',
   'dashboard pages',
@@ -89,6 +96,19 @@ describe('npm run bench (BENCH_QUICK=1)', function () {
         ),
       );
     }
+    // The flash sale, scaled down: exactly its keys sold, each once, no 5xx (the bench exits 1 otherwise),
+    // each step's latencies; and what one checkout asks of Postgres beside the raw ceiling.
+    expect(output).to.match(
+      /\| flash sale: 10 keys, 100 buyers over 2 s .* \| 10 paid, 10 keys sold \(0 twice\), 90 told sold out .* 0 5xx \| .*: met \|/,
+    );
+    for (const step of ['checkout', 'initiate', 'payment page', 'pay', 'paid \\(status poll\\)']) {
+      expect(output, step).to.match(
+        new RegExp(`\\| flash sale step ${step}: p50 / p99 \\(\\d+ buyers\\) \\| \\d+ / \\d+ ms \\|`),
+      );
+    }
+    expect(output).to.match(/\| flash sale: first payment to the 10th delivery \| [\d.]+ s \|/);
+    expect(output).to.match(/\| checkout statements: per guest checkout .* \| [\d.]+ statements, /);
+    expect(output).to.match(/\| raw ceiling: a checkout's \d+ writes .* \| \d+ checkouts\/s \|/);
     // The scale curves: payment status on 1 and 2 web processes, ingest with 1 and 2 workers.
     expect(output).to.match(/\| payment\/status \| \d+ \| \d+ \|/);
     expect(output).to.match(/\| analytics ingest, 1 \/ 2 workers \(events\/s\) \| \d+ \| \d+ \|/);
