@@ -1685,6 +1685,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/merchant/assets/product-form.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Merchant dashboard: the product form’s script
+         * @description Shows the sections of the type the select names and hides (and disables) the others. The form works without it.
+         */
+        get: operations["dashboardProductFormScript"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/merchant/categories": {
         parameters: {
             query?: never;
@@ -2546,13 +2566,13 @@ export interface paths {
         };
         /**
          * Merchant dashboard: products
-         * @description Newest first, 20 a page.
+         * @description Newest first, 20 a page. A code product’s stock is its keys left.
          */
         get: operations["dashboardProducts"];
         put?: never;
         /**
          * Merchant dashboard: create a product
-         * @description The product form. Valid: the product is on sale at once through every interface (when "On sale" is ticked) and the answer is 303 to its page. Invalid: the form again (422) naming each bad field.
+         * @description The product form. Valid: the product is on sale at once through every interface (when "On sale" is ticked) and the answer is 303 to its page. Invalid: the form again (422) naming each bad field. Only the chosen type’s sections are read: another type’s fields are ignored, never saved.
          */
         post: operations["dashboardProductCreate"];
         delete?: never;
@@ -2569,14 +2589,14 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Merchant dashboard: edit a product
-         * @description The product form filled with the product; `saved=1` shows the saved notice.
+         * Merchant dashboard: a product’s page
+         * @description The product form filled with the product (its type’s sections), a code product’s keys (counts and a page of keys masked to their last four characters, `keys_page`), and the share card. `saved=1` shows the saved notice, `key_deleted=1` that a key was deleted.
          */
         get: operations["dashboardProduct"];
         put?: never;
         /**
          * Merchant dashboard: save a product
-         * @description The product form; keys in "Add keys" are added (ones the product has are skipped). 303 to the product.
+         * @description The product form; keys in "Add keys" are added (ones the product has are skipped). Only the type’s sections are read: another type’s fields are ignored and what they set is left as it is. 303 to the product.
          */
         post: operations["dashboardProductUpdate"];
         delete?: never;
@@ -2653,6 +2673,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/merchant/products/{productId}/keys/{keyId}/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Merchant dashboard: delete an unsold key
+         * @description Deletes one key of a code product that is on sale (audited as `product.codes_withdrawn`). A sold key, or one a checkout in progress holds, is refused (409, the product page saying why). Under a concurrent sale the key is either sold or deleted, never both.
+         */
+        post: operations["dashboardProductKeyDelete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/merchant/products/{productId}/snippet-copied": {
         parameters: {
             query?: never;
@@ -2682,7 +2722,7 @@ export interface paths {
         };
         /**
          * Merchant dashboard: new product form
-         * @description Inputs labelled "Name", "Type", "Price", "Sale price", "Stock", "Description", "Add keys", "On sale"; button "Save".
+         * @description Inputs labelled "Name", "Type", "Price", "Sale price", "Stock", "Description", "Add keys", "On sale"; button "Save". `type` (product, code, service, subscription) shows only that type’s sections; without it every section is shown and the page’s script hides those the selected type has not.
          */
         get: operations["dashboardProductNew"];
         put?: never;
@@ -12570,6 +12610,35 @@ export interface operations {
             503: components["responses"]["PlatformDependencyUnavailable"];
         };
     };
+    dashboardProductFormScript: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The script. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/javascript": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
     dashboardCategories: {
         parameters: {
             query?: {
@@ -15713,7 +15782,9 @@ export interface operations {
                     description?: string;
                     description_ar?: string;
                     field_label?: string | string[];
+                    field_label_ar?: string | string[];
                     field_options?: string | string[];
+                    field_options_ar?: string | string[];
                     field_remove?: string | string[];
                     field_required?: string | string[];
                     field_type?: string | string[];
@@ -15777,6 +15848,8 @@ export interface operations {
     dashboardProduct: {
         parameters: {
             query?: {
+                key_deleted?: string;
+                keys_page?: number;
                 lang?: "ar" | "en";
                 saved?: string;
             };
@@ -15793,7 +15866,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The form. */
+            /** @description The product’s page. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15862,7 +15935,9 @@ export interface operations {
                     description?: string;
                     description_ar?: string;
                     field_label?: string | string[];
+                    field_label_ar?: string | string[];
                     field_options?: string | string[];
+                    field_options_ar?: string | string[];
                     field_remove?: string | string[];
                     field_required?: string | string[];
                     field_type?: string | string[];
@@ -16295,6 +16370,76 @@ export interface operations {
             503: components["responses"]["PlatformDependencyUnavailable"];
         };
     };
+    dashboardProductKeyDelete: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description Your id for this request, echoed in the answer’s `X-Request-Id` and the logs: kept when it is 8 to 100 of `A-Z a-z 0-9 . _ : -`, else replaced by a new one (never refused). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                keyId: number;
+                productId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    _csrf?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Deleted: to the product’s keys. */
+            303: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not allowed for this role, a missing or wrong form token, or a form from another site. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No such key on this store’s product. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The key is sold or held by a checkout (the product page, saying so). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            422: components["responses"]["PlatformError"];
+            500: components["responses"]["PlatformInternalError"];
+            503: components["responses"]["PlatformDependencyUnavailable"];
+        };
+    };
     dashboardSnippetCopied: {
         parameters: {
             query?: never;
@@ -16358,6 +16503,7 @@ export interface operations {
         parameters: {
             query?: {
                 lang?: "ar" | "en";
+                type?: "product" | "code" | "service" | "subscription";
             };
             header?: {
                 /** @description Language of messages meant for people: Arabic (`ar`) or English (`en`, the default). */
