@@ -90,29 +90,9 @@ export async function createOrderFromCheckout(
     return { order: await placeSoldOut(uow, checkout, lines, opts), created: true, soldOut: true };
   }
 
-  const order = await Order.query(trx).insertAndFetch({
-    store_id: checkout.store_id,
-    checkout_id: checkout.id,
-    customer_id: checkout.customer_id,
-    status: opts.status,
-    customer_first_name: checkout.customer_first_name,
-    customer_last_name: checkout.customer_last_name,
-    customer_email: checkout.customer_email,
-    customer_country_code: checkout.customer_country_code,
-    customer_phone: checkout.customer_phone,
-    subtotal_minor: checkout.subtotal_minor,
-    discount_minor: checkout.discount_minor,
-    tax_minor: checkout.tax_minor,
-    tax_rate_bp: checkout.tax_rate_bp,
-    total_minor: checkout.total_minor,
-    currency: checkout.currency,
-    coupon_id: checkout.coupon_id,
-    payment_method: opts.paymentMethod ?? null,
-    payment_id: opts.paymentId ?? null,
-    customer_note: checkout.customer_note,
-    source: checkout.source,
-    completed_at: opts.status === ORDER_STATUS.COMPLETED ? now : null,
-  });
+  const order = await Order.query(trx).insertAndFetch(
+    orderRowOf(checkout, opts, opts.status, opts.status === ORDER_STATUS.COMPLETED ? now : null),
+  );
 
   for (const line of lines) {
     await createOrderItem(trx, checkout, order, line, now, warn);
@@ -219,29 +199,9 @@ async function placeSoldOut(
   opts: CreateOrderOptions,
 ): Promise<Order> {
   const { trx } = uow;
-  const order = await Order.query(trx).insertAndFetch({
-    store_id: checkout.store_id,
-    checkout_id: checkout.id,
-    customer_id: checkout.customer_id,
-    status: ORDER_STATUS.CANCELLED,
-    customer_first_name: checkout.customer_first_name,
-    customer_last_name: checkout.customer_last_name,
-    customer_email: checkout.customer_email,
-    customer_country_code: checkout.customer_country_code,
-    customer_phone: checkout.customer_phone,
-    subtotal_minor: checkout.subtotal_minor,
-    discount_minor: checkout.discount_minor,
-    tax_minor: checkout.tax_minor,
-    tax_rate_bp: checkout.tax_rate_bp,
-    total_minor: checkout.total_minor,
-    currency: checkout.currency,
-    coupon_id: checkout.coupon_id,
-    payment_method: opts.paymentMethod ?? null,
-    payment_id: opts.paymentId ?? null,
-    customer_note: checkout.customer_note,
-    source: checkout.source,
-    completed_at: null,
-  });
+  const order = await Order.query(trx).insertAndFetch(
+    orderRowOf(checkout, opts, ORDER_STATUS.CANCELLED, null),
+  );
   for (const line of lines) {
     const product = await Product.query(trx).findById(line.product_id);
     const plan = line.plan_id ? await ProductPlan.query(trx).findById(line.plan_id) : undefined;
@@ -353,4 +313,36 @@ async function createOrderItem(
     if (taken === 0) warn('stock oversold by a paid order', { orderId: order.id, productId: product.id });
   }
   return item;
+}
+
+/** The order row a checkout becomes: its buyer, amounts and source, with the status it starts in. */
+function orderRowOf(
+  checkout: Checkout,
+  opts: CreateOrderOptions,
+  status: OrderStatus,
+  completedAt: Date | null,
+): Partial<Order> {
+  return {
+    store_id: checkout.store_id,
+    checkout_id: checkout.id,
+    customer_id: checkout.customer_id,
+    status,
+    customer_first_name: checkout.customer_first_name,
+    customer_last_name: checkout.customer_last_name,
+    customer_email: checkout.customer_email,
+    customer_country_code: checkout.customer_country_code,
+    customer_phone: checkout.customer_phone,
+    subtotal_minor: checkout.subtotal_minor,
+    discount_minor: checkout.discount_minor,
+    tax_minor: checkout.tax_minor,
+    tax_rate_bp: checkout.tax_rate_bp,
+    total_minor: checkout.total_minor,
+    currency: checkout.currency,
+    coupon_id: checkout.coupon_id,
+    payment_method: opts.paymentMethod ?? null,
+    payment_id: opts.paymentId ?? null,
+    customer_note: checkout.customer_note,
+    source: checkout.source,
+    completed_at: completedAt,
+  };
 }
