@@ -1,6 +1,6 @@
 import type { UnitOfWork } from '../../unit-of-work';
 import { noteStockChangedOn } from '../catalogue/cache';
-import { notePaymentStatusChanged } from '../payments/status';
+import { notePaymentStatusChanged } from '../payment-records/status';
 import type { Knex } from 'knex';
 import {
   Checkout,

@@ -13,7 +13,8 @@ import {
 } from '../../providers/types';
 import { isTransientDependencyError } from '../../dependency-errors';
 import { enqueue, Queues } from '../../queues';
-import { credentialsFor, PaymentsContext } from './context';
+import { credentialsFor } from '../payment-records/credentials';
+import type { PaymentsContext } from './context';
 import { reconcilePayment, ReconcileOutcome } from './reconcile';
 import { type DisputeOutcome, recordDispute } from '../fraud/disputes';
 import {
