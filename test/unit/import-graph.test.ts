@@ -56,7 +56,6 @@ export const KNOWN_BACK_EDGES: Record<string, string> = {
     'orders/create-from-checkout.ts reads checkout lines; orders/create-order.ts (merchant-created orders) starts a checkout',
   'orders -> subscriptions':
     'orders/withdraw.ts ends the subscription of a withdrawn order (subscriptions/lifecycle.ts)',
-  'fraud -> payments': 'fraud/disputes.ts reconciles a disputed payment (payments/context.ts, reconcile.ts)',
 };
 
 function* walk(dir: string): Generator<string> {
