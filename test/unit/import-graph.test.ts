@@ -51,9 +51,7 @@ export const KNOWN_BACK_EDGES: Record<string, string> = {
   'fulfilment -> fraud': 'fulfilment/delivery.ts shows a claim link (fraud/claims.ts)',
   'fulfilment -> subscriptions':
     'fulfilment/subscriptions.ts starts and renews subscriptions (subscriptions/lifecycle.ts)',
-  'growth -> checkout': 'growth/abandoned.ts reads an abandoned checkout (checkout/index.ts, lines.ts)',
-  'orders -> checkout':
-    'orders/create-from-checkout.ts reads checkout lines; orders/create-order.ts (merchant-created orders) starts a checkout',
+  'growth -> checkout': 'growth/abandoned.ts reads an abandoned checkout (checkout/index.ts)',
   'orders -> subscriptions':
     'orders/withdraw.ts ends the subscription of a withdrawn order (subscriptions/lifecycle.ts)',
 };

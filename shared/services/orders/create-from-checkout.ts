@@ -14,7 +14,7 @@ import {
   ProductPlan,
 } from '../../../db/models';
 import { InvalidError, NotFoundError } from '../../errors';
-import { CheckoutLine, checkoutLines } from '../checkout/lines';
+import { CheckoutLine, checkoutLines } from '../checkout-records/lines';
 import { issueInvoiceForOrder } from '../invoices/issue';
 import { recordPaidOrderGrowth } from '../growth/paid';
 

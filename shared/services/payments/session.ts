@@ -5,7 +5,7 @@ import { transitionPayment } from '../payment-records/audit';
 import { credentialsFor } from '../payment-records/credentials';
 import type { PaymentsContext } from './context';
 import { PaymentPageRefs } from './page-ref';
-import { checkoutTitle } from '../checkout/lines';
+import { checkoutTitle } from '../checkout-records/lines';
 import { isCardMethod, recurringPlanOf } from '../subscriptions/plans';
 
 /** What the customer reads on the payment page when the provider session could not be created. */
