@@ -48,11 +48,7 @@ export const KNOWN_BACK_EDGES: Record<string, string> = {
   'invoices -> einvoicing':
     'invoices/issue.ts, credit-notes.ts and read.ts sign and read the ZATCA chain (einvoicing/chain.ts, views.ts), which reads invoice amounts back',
   'fulfilment -> orders': 'fulfilment/fulfil.ts moves the order status (orders/change-status.ts)',
-  'fulfilment -> subscriptions':
-    'fulfilment/subscriptions.ts starts and renews subscriptions (subscriptions/lifecycle.ts)',
   'growth -> checkout': 'growth/abandoned.ts reads an abandoned checkout (checkout/index.ts)',
-  'orders -> subscriptions':
-    'orders/withdraw.ts ends the subscription of a withdrawn order (subscriptions/lifecycle.ts)',
 };
 
 function* walk(dir: string): Generator<string> {

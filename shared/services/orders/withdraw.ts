@@ -5,7 +5,7 @@ import { withdrawOrderCommands } from '../fivem/lifecycle';
 import { revokeOrderLicenses } from '../licenses';
 import type { MerchantEvent } from '../webhooks/events';
 import { transitionPayment } from '../payment-records/audit';
-import { voidRenewalLinks } from '../subscriptions/lifecycle';
+import { voidRenewalLinks } from '../fulfilment/subscription-lifecycle';
 
 export type CancelOutcome = 'cancelled' | 'refunded';
 

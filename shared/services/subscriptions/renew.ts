@@ -28,7 +28,12 @@ import { createOrderFromCheckout } from '../orders/create-from-checkout';
 import { applyTax } from '../pricing';
 import { recordCreation, transitionPayment } from '../payment-records/audit';
 import { credentialsFor } from '../payment-records/credentials';
-import { applyPaidRenewal, endSubscription, lockSubscription, subscriptionEvent } from './lifecycle';
+import {
+  applyPaidRenewal,
+  endSubscription,
+  lockSubscription,
+  subscriptionEvent,
+} from '../fulfilment/subscription-lifecycle';
 import { SubscriptionLinks } from './links';
 import { termsFor } from './terms';
 
