@@ -39,7 +39,7 @@ export function inUnit<T>(db: UnitOrDeps, work: (uow: UnitOfWork) => Promise<T>)
   return 'uow' in db ? work(db.uow) : db.tx(work);
 }
 
-/** The part of a unit of work that cache invalidation uses (catalogue/cache.ts, payments/status.ts...). */
+/** The part of a unit of work that cache invalidation uses (catalogue/cache.ts, payment-records/status.ts...). */
 export type Bumps = Pick<UnitOfWork, 'bump'>;
 
 /** Runs `work` in one transaction of `deps.knex`, then its effects (after the outermost commit). */

@@ -1,6 +1,7 @@
 import Joi from 'joi';
 import { ConflictError, ForbiddenError, InvalidError } from '../../shared/errors';
-import { claimableKey, codeOfToken, openClaim } from '../../shared/services/fraud/claims';
+import { claimableKey, openClaim } from '../../shared/services/fraud/claims';
+import { codeOfToken } from '../../shared/services/fulfilment/claim-links';
 import { CROSS_SITE_MESSAGE } from '../admin/same-origin';
 import type { AppContext, AppMiddleware } from '../context';
 import { paymentStatusGuards } from '../guards';

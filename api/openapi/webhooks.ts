@@ -36,7 +36,7 @@ const orderSummary = object({
   source: { type: 'string', enum: ['embed', 'storefront', 'merchant', 'renewal'] },
 });
 
-/** What subscriptionEvent() writes (shared/services/subscriptions/lifecycle.ts), then the event's own fields. */
+/** What subscriptionEvent() writes (shared/services/fulfilment/subscription-lifecycle.ts), then the event's own fields. */
 const subscription = (
   extra: Record<string, SchemaObject> = {},
   optional: readonly string[] = [],

@@ -117,7 +117,7 @@ export interface PaymentProvider {
   ): WebhookReference;
   /**
    * The dispute (chargeback) a verified webhook body announces, or null when it announces none. Providers
-   * that send no dispute events leave it out (shared/services/fraud/disputes.ts).
+   * that send no dispute events leave it out (shared/services/payments/disputes.ts).
    */
   disputeOf?(body: unknown): ProviderDispute | null;
 }

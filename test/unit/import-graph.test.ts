@@ -48,22 +48,7 @@ export const KNOWN_BACK_EDGES: Record<string, string> = {
   'invoices -> einvoicing':
     'invoices/issue.ts, credit-notes.ts and read.ts sign and read the ZATCA chain (einvoicing/chain.ts, views.ts), which reads invoice amounts back',
   'fulfilment -> orders': 'fulfilment/fulfil.ts moves the order status (orders/change-status.ts)',
-  'fulfilment -> fraud': 'fulfilment/delivery.ts shows a claim link (fraud/claims.ts)',
-  'fulfilment -> subscriptions':
-    'fulfilment/subscriptions.ts starts and renews subscriptions (subscriptions/lifecycle.ts)',
-  'growth -> checkout': 'growth/abandoned.ts reads an abandoned checkout (checkout/index.ts, lines.ts)',
-  'refunds -> payments':
-    'refunds/send.ts and settle.ts use the payment context and audit (payments/context.ts, audit.ts); payments confirms orders, orders ask for refunds',
-  'orders -> checkout':
-    'orders/create-from-checkout.ts reads checkout lines; orders/create-order.ts (merchant-created orders) starts a checkout',
-  'orders -> subscriptions':
-    'orders/withdraw.ts ends the subscription of a withdrawn order (subscriptions/lifecycle.ts)',
-  'orders -> payments':
-    'orders/steps.ts, withdraw.ts and create-from-checkout.ts move the payment status (payments/audit.ts, manual.ts, status.ts)',
-  'fraud -> payments': 'fraud/disputes.ts reconciles a disputed payment (payments/context.ts, reconcile.ts)',
-  'subscriptions -> payments':
-    'subscriptions/renew.ts records the renewal payment (payments/audit.ts, context.ts)',
-  'account -> payments': 'account/subscriptions.ts reads the payment context (payments/context.ts)',
+  'growth -> checkout': 'growth/abandoned.ts reads an abandoned checkout (checkout/index.ts)',
 };
 
 function* walk(dir: string): Generator<string> {

@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { revealGoods } from '../../../shared/services/reveal/reveal';
 import { NotFoundError } from '../../../shared/errors';
-import { CHECKOUT_STATUS_NOT_FOUND } from '../../../shared/services/payments/status';
+import { CHECKOUT_STATUS_NOT_FOUND } from '../../../shared/services/payment-records/status';
 import { embedOk, schemaRef } from '../../openapi/components';
 import { opaque } from '../../http/fields';
 import { defineRoute } from '../../http/route';

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { orderFraud } from '../../../shared/services/fraud/order-view';
 import { emailsForOrder } from '../../../shared/services/emails';
 import { requestDeps } from '../../request-deps';
-import { createMerchantOrder } from '../../../shared/services/orders/create-order';
+import { createMerchantOrder } from '../../../shared/services/checkout/create-order';
 import { listOrders, orderDetail, orderUpload } from '../../../shared/services/orders/read';
 import { updateOrderStatus } from '../../../shared/services/orders/transitions';
 import { documentUrl } from '../../../shared/services/invoices/read';

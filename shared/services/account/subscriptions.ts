@@ -7,7 +7,7 @@ import { isCardSavingProvider, isHostedProvider } from '../../providers/types';
 import type { LimitDefinition } from '../../rate-limits';
 import type { TxDeps } from '../../unit-of-work';
 import { listAudit, recordAudit, type Actor, type AuditEventView } from '../audit';
-import { credentialsFor } from '../payments/context';
+import { credentialsFor } from '../payment-records/credentials';
 import { providerOffered, type MethodOffer } from '../payment-methods';
 import { whereBuyerOwns } from './identity';
 import { identityKey, type BuyerIdentity } from './sessions';

@@ -8,7 +8,7 @@ import { BuyerLocale, deliveryHeadline } from '../../i18n/buyer-messages';
 import { downloadLinksFor, type DownloadLink } from '../files/entitlement';
 import { sendEmail, type SendEmailDeps } from '../emails';
 import { orderBuyerLocale } from '../../i18n/buyer-locale';
-import { claimLink } from '../fraud/claims';
+import { claimLink } from './claim-links';
 
 export type DeliveryOutcome = 'sent' | 'nothing-to-send' | 'already-sent' | 'not-fulfillable';
 

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { OrderItem, ProductPlan } from '../../../db/models';
 import type { Order } from '../../../db/models';
 import { periodEnd } from '../licenses/periods';
-import { applyPaidRenewal } from '../subscriptions/lifecycle';
+import { applyPaidRenewal } from './subscription-lifecycle';
 import { unitOfWork, type UnitOfWorkDeps } from '../../unit-of-work';
 
 /**

@@ -8,7 +8,7 @@ import { parsePhone } from '../../phone';
 import { stageJob } from '../../queues/outbox';
 import type { TxDeps } from '../../unit-of-work';
 import { buyerFromGuest, type CheckoutDeps, openCheckout, paymentUrl } from '../checkout';
-import { checkoutLines } from '../checkout/lines';
+import { checkoutLines } from '../checkout-records/lines';
 import { sendEmail, type SendEmailDeps } from '../emails';
 import { recipientOf } from '../fulfilment/delivery';
 import { ReminderRefs } from './reminder-refs';

@@ -1,6 +1,6 @@
 import type { UnitOfWork } from '../../unit-of-work';
 import { noteStockChangedOn } from '../catalogue/cache';
-import { notePaymentStatusChanged } from '../payments/status';
+import { notePaymentStatusChanged } from '../payment-records/status';
 import type { Knex } from 'knex';
 import {
   Checkout,
@@ -14,7 +14,7 @@ import {
   ProductPlan,
 } from '../../../db/models';
 import { InvalidError, NotFoundError } from '../../errors';
-import { CheckoutLine, checkoutLines } from '../checkout/lines';
+import { CheckoutLine, checkoutLines } from '../checkout-records/lines';
 import { issueInvoiceForOrder } from '../invoices/issue';
 import { recordPaidOrderGrowth } from '../growth/paid';
 

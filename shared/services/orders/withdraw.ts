@@ -4,8 +4,8 @@ import { ORDER_STATUS, Order } from '../../../db/models';
 import { withdrawOrderCommands } from '../fivem/lifecycle';
 import { revokeOrderLicenses } from '../licenses';
 import type { MerchantEvent } from '../webhooks/events';
-import { transitionPayment } from '../payments/audit';
-import { voidRenewalLinks } from '../subscriptions/lifecycle';
+import { transitionPayment } from '../payment-records/audit';
+import { voidRenewalLinks } from '../fulfilment/subscription-lifecycle';
 
 export type CancelOutcome = 'cancelled' | 'refunded';
 

@@ -1,11 +1,10 @@
 import type { Knex } from 'knex';
 import type { TxDeps } from '../../unit-of-work';
-import type { Order, Payment } from '../../../db/models';
+import type { Order } from '../../../db/models';
 import type { Config } from '../../config';
 import type { Cipher } from '../../crypto';
 import type { Logger } from '../../logger';
-import { decryptCredentials } from '../../providers/credentials';
-import type { PaymentProviders, ProviderCredentials } from '../../providers/types';
+import type { PaymentProviders } from '../../providers/types';
 import type { Queues } from '../../queues';
 import type { ChangeStatusDeps } from '../orders/change-status';
 
@@ -32,19 +31,4 @@ export interface PaymentsContext extends TxDeps, ChangeStatusDeps {
   appSecret: string;
   providers: PaymentProviders;
   hooks?: ReconcileHooks;
-}
-
-/**
- * The store's credentials for the method and provider a payment was made with. Decrypted here, used for
- * the one provider call or signature check at hand, never stored or logged.
- */
-export async function credentialsFor(
-  ctx: Pick<PaymentsContext, 'knex' | 'cipher'>,
-  payment: Pick<Payment, 'store_id' | 'method' | 'provider'>,
-): Promise<ProviderCredentials> {
-  const row = await ctx
-    .knex('store_payment_methods')
-    .where({ store_id: payment.store_id, method: payment.method, provider: payment.provider })
-    .first<{ credentials_encrypted: string | null } | undefined>('credentials_encrypted');
-  return decryptCredentials(ctx.cipher, row?.credentials_encrypted ?? null);
 }

@@ -20,7 +20,7 @@ import { activeMethods, methodAccepts, providerOffered } from '../payment-method
 import { findLiveCheckout } from '../checkout';
 import { resolvePlayer } from '../fulfilment/fivem';
 import { CHECKOUT_NOT_FOUND, initiatePayment, Initiation, methodName, PaymentsDeps } from './initiate';
-import { checkoutTitle } from '../checkout/lines';
+import { checkoutTitle } from '../checkout-records/lines';
 import { manualPaymentDeadline } from './manual-expiry';
 import { PaymentPageRefs } from './page-ref';
 import { recurringPlanOf } from '../subscriptions/plans';

@@ -23,7 +23,7 @@ import type { TxDeps, UnitOfWork } from '../../unit-of-work';
 import { assertMayStartWork, RequestBudget } from '../../request-deadline';
 import { methodAccepts, PAYMENT_METHOD_NAMES, providerOffered, type MethodOffer } from '../payment-methods';
 import { createOrderFromCheckout } from '../orders/create-from-checkout';
-import { recordCreation } from './audit';
+import { recordCreation } from '../payment-records/audit';
 import { manualPaymentDeadline } from './manual-expiry';
 import { PaymentPageRefs } from './page-ref';
 

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { ORDER_STATUS } from '../../../db/models';
 import type { TxDeps, UnitOfWork } from '../../unit-of-work';
 import { changeOrderStatus, type ChangeStatusDeps } from '../orders/change-status';
-import { transitionPayment } from './audit';
+import { transitionPayment } from '../payment-records/audit';
 
 /**
  * Manual-payment orders (bank transfer, PayPal manual or pay-link) are created "under review" when the

@@ -1,34 +1,8 @@
 import { ORDER_STATUS, Order } from '../../../db/models';
 import { InvalidError, NotFoundError } from '../../errors';
-import type { UnitOfWork } from '../../unit-of-work';
-import { issueInvoiceForOrder } from '../invoices/issue';
 import { changeOrderStatus, type ChangeStatusDeps } from '../orders/change-status';
-import { transitionPayment } from './audit';
 
 export const NOT_UNDER_REVIEW = 'Only an order under review can be confirmed';
-
-/**
- * The money of a manual payment arrived, on an order row the order lifecycle has locked (it is Under
- * review): the payment becomes paid with its audit row, and the order's tax invoice is issued. The
- * `confirm-manual-payment` step of shared/services/orders/steps.ts, which moves the status itself and
- * stages the fulfilment job with the change.
- */
-export async function confirmLockedManualPayment(
-  uow: UnitOfWork,
-  order: { id: number; payment_id: number | null },
-  now: Date = new Date(),
-): Promise<void> {
-  const { trx } = uow;
-  if (order.payment_id !== null) {
-    await transitionPayment(uow, Number(order.payment_id), {
-      from: ['pending', 'initiated', 'failed', 'expired'],
-      to: 'paid',
-      source: 'merchant',
-      patch: { paid_at: now, error_message: null },
-    });
-  }
-  await issueInvoiceForOrder(trx, order.id, now);
-}
 
 /**
  * The merchant confirms that a bank transfer or PayPal payment arrived: Under review -> In progress through

@@ -8,8 +8,9 @@ import { startOrderSubscriptions } from '../fulfilment/subscriptions';
 import { changeOrderStatus } from '../orders/change-status';
 import { createOrderFromCheckout } from '../orders/create-from-checkout';
 import { assessPaidOrder } from '../fraud/risk';
-import { PaymentSource, transitionPayment } from './audit';
-import { credentialsFor, PaymentsContext } from './context';
+import { PaymentSource, transitionPayment } from '../payment-records/audit';
+import { credentialsFor } from '../payment-records/credentials';
+import type { PaymentsContext } from './context';
 import { addRefund, SOLD_OUT_REASON } from '../refunds/create';
 
 export type ReconcileOutcome =

@@ -1,10 +1,11 @@
 import { Checkout, Order, Payment, PaymentStatus, Store } from '../../../db/models';
 import { NotFoundError } from '../../errors';
 import { isHostedProvider, ProviderRejectedError, ProviderUnavailableError } from '../../providers/types';
-import { transitionPayment } from './audit';
-import { credentialsFor, PaymentsContext } from './context';
+import { transitionPayment } from '../payment-records/audit';
+import { credentialsFor } from '../payment-records/credentials';
+import type { PaymentsContext } from './context';
 import { PaymentPageRefs } from './page-ref';
-import { checkoutTitle } from '../checkout/lines';
+import { checkoutTitle } from '../checkout-records/lines';
 import { isCardMethod, recurringPlanOf } from '../subscriptions/plans';
 
 /** What the customer reads on the payment page when the provider session could not be created. */

@@ -13,9 +13,10 @@ import {
 } from '../../providers/types';
 import { isTransientDependencyError } from '../../dependency-errors';
 import { enqueue, Queues } from '../../queues';
-import { credentialsFor, PaymentsContext } from './context';
+import { credentialsFor } from '../payment-records/credentials';
+import type { PaymentsContext } from './context';
 import { reconcilePayment, ReconcileOutcome } from './reconcile';
-import { type DisputeOutcome, recordDispute } from '../fraud/disputes';
+import { type DisputeOutcome, recordDispute } from './disputes';
 import {
   cardUpdateOf,
   cardUpdateTarget,
@@ -182,7 +183,7 @@ export async function processWebhookEvent(
   // The receiver found the payment to verify the event; rows stored before it kept that are read again.
   const paymentId = event.payment_id ?? (await paymentOfPayload(ctx, event));
   // A dispute event (verified at receipt) is the provider's word on a paid payment: recorded once per order
-  // (shared/services/fraud/disputes.ts); every other event reconciles the payment by asking the provider.
+  // (shared/services/payments/disputes.ts); every other event reconciles the payment by asking the provider.
   const dispute = isHostedProvider(event.provider)
     ? ctx.providers[event.provider].disputeOf?.(event.payload)
     : null;

@@ -3,7 +3,7 @@ import type { TxDeps, UnitOfWork } from '../../unit-of-work';
 import type { Cipher } from '../../crypto';
 import { NotFoundError } from '../../errors';
 import { isRefundingProvider, ProviderRejectedError } from '../../providers/types';
-import { credentialsFor } from '../payments/context';
+import { credentialsFor } from '../payment-records/credentials';
 import type { RefundDeps } from './create';
 import { settleRefund } from './settle';
 

@@ -1,7 +1,7 @@
 import type { UnitOfWork } from '../../unit-of-work';
 import { OPEN_REFUND_STATES, Refund } from '../../../db/models';
 import { NotFoundError } from '../../errors';
-import { PaymentSource, transitionPayment } from '../payments/audit';
+import { PaymentSource, transitionPayment } from '../payment-records/audit';
 import { REFUND_SUCCEEDED_HOOKS } from './succeeded';
 import { commissionEvent, reverseCommissionForRefund } from '../growth/creator-ledger';
 import { refundView } from './view';

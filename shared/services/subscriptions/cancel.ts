@@ -1,7 +1,12 @@
 import { ProductPlan, Subscription } from '../../../db/models';
 import { InvalidError, NotFoundError, ValidationError } from '../../errors';
 import type { TxDeps } from '../../unit-of-work';
-import { endSubscription, lockSubscription, subscriptionEvent, voidRenewalLinks } from './lifecycle';
+import {
+  endSubscription,
+  lockSubscription,
+  subscriptionEvent,
+  voidRenewalLinks,
+} from '../fulfilment/subscription-lifecycle';
 import { isRecurring } from './plans';
 import { proposeTerms } from './terms';
 

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { Subscription } from '../../../db/models';
 import { enqueue, Queues } from '../../queues';
-import { endSubscription, lockSubscription } from './lifecycle';
+import { endSubscription, lockSubscription } from '../fulfilment/subscription-lifecycle';
 import type { TxDeps } from '../../unit-of-work';
 import { CARD_RENEWAL_WINDOW_MS, DUNNING_DAYS, LINK_RENEWAL_WINDOW_MS } from './renew';
 

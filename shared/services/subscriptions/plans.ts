@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Checkout, PaymentMethodId, PlanDuration } from '../../../db/models';
-import { checkoutLines } from '../checkout/lines';
+import { checkoutLines } from '../checkout-records/lines';
 
 /** Methods paid with a card a provider can save and charge again without the buyer. */
 export const CARD_METHODS: readonly PaymentMethodId[] = ['card', 'mada', 'applepay'];

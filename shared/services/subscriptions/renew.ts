@@ -26,9 +26,14 @@ import type { Queues } from '../../queues';
 import { stageFulfilment } from '../fulfilment/enqueue';
 import { createOrderFromCheckout } from '../orders/create-from-checkout';
 import { applyTax } from '../pricing';
-import { recordCreation, transitionPayment } from '../payments/audit';
-import { credentialsFor } from '../payments/context';
-import { applyPaidRenewal, endSubscription, lockSubscription, subscriptionEvent } from './lifecycle';
+import { recordCreation, transitionPayment } from '../payment-records/audit';
+import { credentialsFor } from '../payment-records/credentials';
+import {
+  applyPaidRenewal,
+  endSubscription,
+  lockSubscription,
+  subscriptionEvent,
+} from '../fulfilment/subscription-lifecycle';
 import { SubscriptionLinks } from './links';
 import { termsFor } from './terms';
 

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Subscription } from '../../../db/models';
 import { stageJob } from '../../queues/outbox';
 import type { UnitOfWork } from '../../unit-of-work';
-import { lockSubscription } from './lifecycle';
+import { lockSubscription } from '../fulfilment/subscription-lifecycle';
 import { messageJob } from './messages';
 
 /**

@@ -10,7 +10,7 @@ import { Cipher } from '../../../shared/crypto';
 import { createDeps, Deps, StartupError } from '../../../shared/deps';
 import { encryptCredentials } from '../../../shared/providers/credentials';
 import { deleteKeysWithPrefix } from '../../../shared/redis';
-import { credentialsFor } from '../../../shared/services/payments/context';
+import { credentialsFor } from '../../../shared/services/payment-records/credentials';
 import { createEndpoint } from '../../../shared/services/webhooks/endpoints';
 import { resealAll } from '../../../shared/services/secrets/sealed-data';
 import { SEALED_COLUMNS } from '../../../shared/sealed-columns';

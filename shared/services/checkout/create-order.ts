@@ -3,7 +3,7 @@ import type { Store } from '../../../db/models';
 import type { Cipher } from '../../crypto';
 import { sha256 } from '../../crypto';
 import { ConflictError } from '../../errors';
-import { CheckoutDeps, CheckoutInput, createCheckout, type GuestDetails } from '../checkout';
+import { CheckoutDeps, CheckoutInput, createCheckout, type GuestDetails } from './index';
 
 /**
  * POST /shawarma/orders: the merchant makes an order for a customer (the guest checkout's fields).

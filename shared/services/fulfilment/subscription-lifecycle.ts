@@ -8,7 +8,7 @@ import {
   SubscriptionRenewal,
   SubscriptionStatus,
 } from '../../../db/models';
-import { productTemplates, queueItemCommands } from '../fulfilment/fivem';
+import { productTemplates, queueItemCommands } from './fivem';
 import { periodEnd } from '../licenses/periods';
 import type { SubscriptionEventType, SubscriptionFacts } from '../../events/types';
 import type { UnitOfWork } from '../../unit-of-work';
