@@ -24,7 +24,7 @@ import {
  * outbox) with a coupon that restricts the methods, a free order, and the saved token restored.
  */
 describe('checkout widget: purchases in a real browser', function () {
-  this.timeout(60_000);
+  this.timeout(120_000);
   let world: WidgetWorld;
 
   before(async () => {
@@ -149,11 +149,15 @@ describe('checkout widget: purchases in a real browser', function () {
       await dialog.getByText(/We sent a 4-digit code to/).waitFor();
       expect(await dialog.getByRole('button', { name: /Resend code in \d+ s/ }).isDisabled()).to.equal(true);
 
-      const code = await waitFor('the OTP in the dev outbox', async () => {
-        const res = await fetch(`${world.api}/__dev/outbox?to=966${customer.phone}`);
-        const body = (await res.json()) as { messages: { body: string }[] };
-        return /\b(\d{4})\b/.exec(body.messages[0]?.body ?? '')?.[1];
-      });
+      const code = await waitFor(
+        'the OTP in the dev outbox',
+        async () => {
+          const res = await fetch(`${world.api}/__dev/outbox?to=966${customer.phone}`);
+          const body = (await res.json()) as { messages: { body: string }[] };
+          return /\b(\d{4})\b/.exec(body.messages[0]?.body ?? '')?.[1];
+        },
+        30_000,
+      );
       // A wrong code first: the remaining attempts are announced.
       const wrong = code === '0000' ? '1111' : '0000';
       await dialog.locator('[autocomplete=one-time-code]').fill(wrong);
@@ -221,11 +225,15 @@ describe('checkout widget: purchases in a real browser', function () {
       await dialog.locator('[autocomplete=tel-national]').fill('500009556');
       await dialog.locator('[autocomplete=tel-national]').press('Enter');
       await dialog.locator('[autocomplete=one-time-code]').waitFor();
-      const code = await waitFor('the OTP in the dev outbox', async () => {
-        const res = await fetch(`${world.api}/__dev/outbox?to=966500009556`);
-        const body = (await res.json()) as { messages: { body: string }[] };
-        return /\b(\d{4})\b/.exec(body.messages[0]?.body ?? '')?.[1];
-      });
+      const code = await waitFor(
+        'the OTP in the dev outbox',
+        async () => {
+          const res = await fetch(`${world.api}/__dev/outbox?to=966500009556`);
+          const body = (await res.json()) as { messages: { body: string }[] };
+          return /\b(\d{4})\b/.exec(body.messages[0]?.body ?? '')?.[1];
+        },
+        30_000,
+      );
       await dialog.locator('[autocomplete=one-time-code]').fill(code);
       await dialog.getByText('Welcome! Tell us who you are to finish signing up.').waitFor();
       await dialog.locator('[autocomplete=given-name]').fill('Layla');

@@ -157,7 +157,7 @@ export async function payInPopup(popup: Page): Promise<void> {
 
 /** The order id the dialog shows after payment. */
 export async function shownOrderId(page: Page): Promise<number> {
-  const text = await page.locator('[data-order-id]').textContent({ timeout: 25_000 });
+  const text = await page.locator('[data-order-id]').textContent({ timeout: 45_000 });
   return Number(text);
 }
 
