@@ -11,7 +11,7 @@ import type { DocumentLink } from '../../shared/services/invoices/read';
 import { PAYMENT_METHOD_NAMES } from '../../shared/services/payment-methods';
 import type { PaymentMethodId } from '../../db/models';
 import { escapeHtml, HtmlAnswer, layout } from './html';
-import { formatAmount, formatDeadline, Locale, Strings, STRINGS } from './i18n';
+import { formatAmount, formatDeadline, Locale, type Reading, Strings, STRINGS } from './i18n';
 import { methodMark } from './marks';
 import type { RevealAnswer } from '../../shared/services/reveal/reveal';
 import { goodsHtml, withdrawnText } from './reveal-view';
@@ -62,6 +62,12 @@ function page(
   });
 }
 
+/** How the summary's numbers are written: the page's language with the store's digits. */
+const readingOf = (s: Summary, view: View): Reading => ({
+  locale: view.locale,
+  ...(s.digits ? { digits: s.digits } : {}),
+});
+
 /** The product's name in the page's language (docs/store-pages.md: name_ar for Arabic readers). */
 const productNameOf = (s: Summary, view: View): string =>
   view.locale === 'ar' && s.productNameAr ? s.productNameAr : s.productName;
@@ -70,7 +76,7 @@ function summary(s: Summary, view: View): string {
   const renews = s.renews ? `\n<p class="renews">${escapeHtml(strings(view).renews(s.renews))}</p>` : '';
   return `<p class="muted"><bdi>${escapeHtml(s.storeName)}</bdi></p>
 <h1><bdi>${escapeHtml(productNameOf(s, view))}</bdi>${s.quantity > 1 ? ` &times; ${s.quantity}` : ''}</h1>
-<p class="amount">${escapeHtml(formatAmount(s.amountMinor, s.currency, view.locale))}</p>${renews}`;
+<p class="amount">${escapeHtml(formatAmount(s.amountMinor, s.currency, readingOf(s, view)))}</p>${renews}`;
 }
 
 function notFound(view: View): HtmlAnswer {
@@ -145,7 +151,7 @@ function successPage(
 <h1 class="ok">${escapeHtml(t.paidTitle)}</h1>
 ${order}
 ${/* The goods revealed to the browser that paid (keys, downloads) belong here, under the order. */ ''}<h2>${escapeHtml(t.youBought)}</h2>
-<p><bdi>${escapeHtml(productNameOf(s, view))}</bdi>${s.quantity > 1 ? ` &times; ${s.quantity}` : ''} &middot; <span class="ltr">${escapeHtml(formatAmount(s.amountMinor, s.currency, view.locale))}</span></p>
+<p><bdi>${escapeHtml(productNameOf(s, view))}</bdi>${s.quantity > 1 ? ` &times; ${s.quantity}` : ''} &middot; <span class="ltr">${escapeHtml(formatAmount(s.amountMinor, s.currency, readingOf(s, view)))}</span></p>
 ${goodsHtml(goods, view.locale)}
 <h2>${escapeHtml(t.deliveryTitle)}</h2>
 ${lines.map((l) => `<p>${escapeHtml(l)}</p>`).join('\n')}
@@ -196,7 +202,7 @@ export function checkoutPageView(result: CheckoutPage, view: View): HtmlAnswer {
             `<label class="method"><input type="radio" name="payment_method" value="${escapeHtml(m.id)}"${i === 0 ? ' checked' : ''} required>${methodMark(m.id)}<span>${escapeHtml(methodLabel(m.id, view.locale))}</span></label>`,
         )
         .join('\n');
-      const amount = formatAmount(result.summary.amountMinor, result.summary.currency, view.locale);
+      const amount = formatAmount(result.summary.amountMinor, result.summary.currency, readingOf(result.summary, view));
       const body = `${summary(result.summary, view)}
 <form method="post" action="${escapeHtml(view.path)}">
 <fieldset><legend>${escapeHtml(t.payMethod)}</legend>

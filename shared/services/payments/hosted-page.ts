@@ -42,6 +42,8 @@ export interface Summary {
   currency: string;
   /** A recurring subscription: the page states how it renews (the buyer's consent). */
   renews?: 'monthly' | 'quarterly' | 'yearly';
+  /** The digits the store's Arabic pages are written with (its preferences); Western when not given. */
+  digits?: 'western' | 'arabic_indic';
 }
 
 /** How the goods of a paid checkout reach the buyer, for the success page. */
@@ -179,6 +181,7 @@ async function summaryOf(deps: PaymentsDeps, checkout: Checkout): Promise<Summar
     amountMinor: checkout.total_minor,
     currency: checkout.currency,
     ...(recurring ? { renews: recurring.duration as 'monthly' | 'quarterly' | 'yearly' } : {}),
+    ...(store?.digits ? { digits: store.digits } : {}),
   };
 }
 

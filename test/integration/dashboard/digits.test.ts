@@ -1,7 +1,14 @@
 import { expect } from 'chai';
 import type { Store } from '../../../db/models';
 import { createProduct, createStore } from '../../helpers/builders';
-import { usePaymentsSuite } from '../payments/support';
+import {
+  embedPost,
+  guestInitiate,
+  hostedMethod,
+  paymentIdOf,
+  sessionOf,
+  usePaymentsSuite,
+} from '../payments/support';
 import { dashboardForm, dashboardLogin, type DashboardLogin } from './support';
 
 const ARABIC_INDIC = /[\u0660-\u0669]/g;
@@ -109,5 +116,43 @@ describe('the store’s digits on Arabic pages', function () {
     expect((await suite.deps.knex('stores').where({ id: store.id }).first('digits')).digits).to.equal(
       'arabic_indic',
     );
+  });
+
+  it('writes the hosted payment page’s amount with the store’s digits in Arabic, and 0-9 in English', async () => {
+    const payStore = await createStore({ name: 'Digits Pay Store', slug: `${slug}-pay` });
+    await hostedMethod(suite.deps, payStore, 'card', 'sandbox');
+    const product = await createProduct(payStore, { name: 'Digits key', price_minor: 12_345 });
+    const payPage = async (): Promise<string> => {
+      const opened = await embedPost(suite.server, payStore, '/api/embed/guest/checkout', {
+        product_id: product.id,
+        quantity: 1,
+        customer_first_name: 'Sara',
+        customer_last_name: 'Ali',
+        customer_email: 'digits@example.com',
+        customer_phone: `5962${String(Date.now()).slice(-5)}`,
+        customer_country_code: '966',
+      });
+      expect(opened.status, opened.text).to.equal(200);
+      const initiated = await guestInitiate(
+        suite.server,
+        payStore,
+        (opened.body.data as { checkout_url: string }).checkout_url,
+        'card',
+      );
+      expect(initiated.status, initiated.text).to.equal(200);
+      const redirectUrl = (initiated.body.data as { redirect_url: string }).redirect_url;
+      await sessionOf(paymentIdOf(redirectUrl), 30_000);
+      return new URL(redirectUrl).pathname;
+    };
+    const western = await payPage();
+    const ar = await suite.server.request(`${western}?lang=ar`);
+    expect(ar.status).to.equal(200);
+    expect(visible(ar.text)).to.contain('123.45').and.not.match(ARABIC_INDIC);
+
+    await suite.deps.knex('stores').where({ id: payStore.id }).update({ digits: 'arabic_indic' });
+    const indic = await payPage();
+    expect(visible((await suite.server.request(`${indic}?lang=ar`)).text)).to.contain('١٢٣٫٤٥');
+    const en = visible((await suite.server.request(`${indic}?lang=en`)).text);
+    expect(en).to.contain('123.45').and.not.match(ARABIC_INDIC);
   });
 });
