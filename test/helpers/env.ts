@@ -102,6 +102,44 @@ export function createTestDatabase(): Promise<void> {
   return created;
 }
 
+/** The tables the template left rows in (the sealed-data check value...): kept as they are. */
+let seededTables: string[] | null = null;
+
+/**
+ * A parallel worker runs many files on its one database: before each file after the first, every table the
+ * template left empty is emptied again and its ids restarted, and the process's Redis keys (queues, stamps)
+ * are deleted, so each file starts from what a fresh clone gives, whatever the files before it wrote.
+ * The first call only notes which tables the template filled.
+ */
+export async function resetTestDatabase(): Promise<void> {
+  const knex = knexFactory({ client: 'pg', connection: testDatabaseUrl, pool: { min: 0, max: 1 } });
+  try {
+    const { rows } = await knex.raw<{ rows: { tablename: string }[] }>(
+      "select tablename from pg_tables where schemaname = 'public' and tablename not like 'knex_migrations%'",
+    );
+    const tables = rows.map((r) => r.tablename);
+    if (seededTables === null) {
+      const filled: string[] = [];
+      for (const table of tables) {
+        const { rows: any } = await knex.raw<{ rows: unknown[] }>(`select 1 from "${table}" limit 1`);
+        if (any.length > 0) filled.push(table);
+      }
+      seededTables = filled;
+      return;
+    }
+    const emptied = tables.filter((t) => !seededTables!.includes(t));
+    await knex.transaction(async (trx) => {
+      await trx.raw("set local lock_timeout = '20s'");
+      await trx.raw(`truncate table ${emptied.map((t) => `"${t}"`).join(', ')} restart identity`);
+    });
+    // This process's keys only: `<prefix>:...` (shared deps) and `<prefix>_<random>:...` (isolated deps).
+    await deleteRedisKeys(`${TEST_QUEUE_PREFIX}:`);
+    await deleteRedisKeys(`${TEST_QUEUE_PREFIX}_`);
+  } finally {
+    await knex.destroy();
+  }
+}
+
 /** Drops every database of this run (the template and each process's clone). */
 export async function dropRunDatabases(): Promise<void> {
   await withAdmin(async (admin) => {

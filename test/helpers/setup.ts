@@ -5,6 +5,7 @@ import {
   createTestDatabase,
   deleteRedisKeys,
   dropRunDatabases,
+  resetTestDatabase,
   TEST_RUN_QUEUE_PREFIX,
 } from './env';
 
@@ -32,6 +33,8 @@ export const mochaHooks = {
   async beforeAll(this: Mocha.Context): Promise<void> {
     this.timeout(60_000);
     await createTestDatabase();
+    // In parallel mode a worker's files share its database: each starts from the template's state.
+    await resetTestDatabase();
     // Binds the models of the data builders (test/helpers/builders.ts) to this process's database, for
     // files that build rows before (or without) asking for deps themselves; in parallel mode the previous
     // file's afterAll closed the connections they were bound to.
