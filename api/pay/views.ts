@@ -202,7 +202,11 @@ export function checkoutPageView(result: CheckoutPage, view: View): HtmlAnswer {
             `<label class="method"><input type="radio" name="payment_method" value="${escapeHtml(m.id)}"${i === 0 ? ' checked' : ''} required>${methodMark(m.id)}<span>${escapeHtml(methodLabel(m.id, view.locale))}</span></label>`,
         )
         .join('\n');
-      const amount = formatAmount(result.summary.amountMinor, result.summary.currency, readingOf(result.summary, view));
+      const amount = formatAmount(
+        result.summary.amountMinor,
+        result.summary.currency,
+        readingOf(result.summary, view),
+      );
       const body = `${summary(result.summary, view)}
 <form method="post" action="${escapeHtml(view.path)}">
 <fieldset><legend>${escapeHtml(t.payMethod)}</legend>

@@ -36,5 +36,25 @@ export function splitLanes(root: string): Lanes {
     if (DRIVES_A_BROWSER.test(fs.readFileSync(file, 'utf8'))) lanes.browser.push(relative);
     else lanes.parallel.push(relative);
   }
+  lanes.parallel = spreadOut(lanes.parallel);
   return lanes;
+}
+
+/**
+ * The parallel lane's order: the files that start processes of their own (test/e2e/: the bench, crashes,
+ * clusters, replicas) spread evenly among the others, so the lane's workers seldom run two of them at once
+ * beside the browser lane (in name order they all came first, and two cores starved their processes).
+ */
+export function spreadOut(files: string[]): string[] {
+  const heavy = files.filter((f) => f.startsWith(`test${path.sep}e2e${path.sep}`));
+  const light = files.filter((f) => !heavy.includes(f));
+  if (heavy.length === 0) return files;
+  const every = Math.max(1, Math.floor(light.length / heavy.length));
+  const out: string[] = [];
+  for (let i = 0, h = 0; i < light.length || h < heavy.length; i += every) {
+    if (h < heavy.length) out.push(heavy[h++]!);
+    out.push(...light.slice(i, i + every));
+    if (i >= light.length) out.push(...heavy.splice(h));
+  }
+  return out;
 }
