@@ -143,8 +143,9 @@ async function codeProduct(): Promise<{ id: number; name: string; price: unknown
 
 export async function main(): Promise<number> {
   const started = Date.now();
-  // A new buyer every run: a fresh phone in the reserved demo range, so the outbox lines are this run's.
-  const phone = `5${String(Date.now() % 100_000_000).padStart(8, '0')}`;
+  // A new buyer every run: a fresh phone, so the outbox lines are this run's. `55` and 7 digits is always a
+  // valid Saudi mobile number (a `5` and any 8 digits is not: 51, 52 and some 57 numbers are refused).
+  const phone = `55${String(Date.now() % 10_000_000).padStart(7, '0')}`;
   const to = `${COUNTRY}${phone}`;
   say(`Demo purchase against ${BASE} (buyer +${COUNTRY} ${phone})`);
 
