@@ -147,11 +147,16 @@ async function runLanes(env: NodeJS.ProcessEnv, summaryFile: string): Promise<Ch
       failed: a.failed + b.failed,
       skipped: a.skipped + b.skipped,
       durationMs: Math.max(a.durationMs, b.durationMs),
+      failures: [...(a.failures ?? []), ...(b.failures ?? [])],
+      files: [...(a.files ?? []), ...(b.files ?? [])].sort((x, y) => y.ms - x.ms),
     }));
     fs.writeFileSync(summaryFile, JSON.stringify(total));
   }
   return { name: 'mocha', ok: parallel.ok && browser.ok, seconds: (Date.now() - started) / 1000 };
 }
+
+/** How many of the slowest test files the end of the run names. */
+const SLOWEST_SHOWN = 8;
 
 /** `startedAt`: when run.mjs began, so the total includes installing the dependencies. */
 export async function main(args: string[], startedAt = Date.now()): Promise<number> {
@@ -298,6 +303,19 @@ export async function main(args: string[], startedAt = Date.now()): Promise<numb
   const failed = (mocha?.failed ?? 0) + failedChecks + mochaCrashed;
   const skipped = mocha?.skipped ?? 0;
 
+  if (mocha?.files?.length) {
+    say("\n── slowest files (their tests' time added up)");
+    for (const f of mocha.files.slice(0, SLOWEST_SHOWN))
+      say(`${(f.ms / 1000).toFixed(1).padStart(7)} s  ${f.file}`);
+  }
+  if (mocha?.failures?.length) {
+    // Said again here, after both lanes' output, where a log cut to its last lines still shows them.
+    say(`\n── failures (${mocha.failures.length})`);
+    mocha.failures.forEach((f, i) => {
+      say(`${i + 1}) ${f.title}${f.file ? `\n   ${f.file}` : ''}`);
+      say(f.message.replace(/^/gm, '   '));
+    });
+  }
   say('\n── summary');
   for (const r of results) {
     const outcome =
