@@ -51,10 +51,12 @@ export function spreadOut(files: string[]): string[] {
   if (heavy.length === 0) return files;
   const every = Math.max(1, Math.floor(light.length / heavy.length));
   const out: string[] = [];
-  for (let i = 0, h = 0; i < light.length || h < heavy.length; i += every) {
-    if (h < heavy.length) out.push(heavy[h++]!);
+  let h = 0;
+  // A few light files first: the lanes start their first files, and Chromium, all at the same moment.
+  for (let i = 0; i < light.length; i += every) {
     out.push(...light.slice(i, i + every));
-    if (i >= light.length) out.push(...heavy.splice(h));
+    if (h < heavy.length) out.push(heavy[h++]!);
   }
+  out.push(...heavy.slice(h));
   return out;
 }
