@@ -54,6 +54,9 @@ export const TEST_ENV: NodeJS.ProcessEnv = {
   APP_SECRET: 'test-secret-test-secret-test-secret-0001',
   MESSAGING_DRIVER: 'outbox',
   PUBLIC_BASE_URL: 'http://localhost:3999',
+  // The suite runs two lanes and the processes they start on two cores: a query or a pooled connection can
+  // wait longer than production's 1.5 s there without anything being down. The outage tests set their own.
+  DEPENDENCY_TIMEOUT_MS: '5000',
 };
 
 async function withAdmin<T>(fn: (k: ReturnType<typeof knexFactory>) => Promise<T>): Promise<T> {

@@ -81,6 +81,11 @@ export abstract class FakeServer {
     for (let i = 0; i < count; i += 1) this.faults.push(fault);
   }
 
+  /** The outage is over: faults queued by `failNext` and not met yet are dropped. */
+  clearFaults(): void {
+    this.faults = [];
+  }
+
   /** The next request that `match` accepts gets `fault` (others are answered as usual). */
   failWhen(fault: FakeFault, match: (req: FakeRequest) => boolean): void {
     this.targeted.push({ fault, match });
