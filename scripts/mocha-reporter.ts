@@ -24,8 +24,8 @@ export function summaryLine(s: Pick<MochaSummary, 'passed' | 'failed' | 'skipped
   return `${s.passed} passed, ${s.failed} failed${s.skipped > 0 ? `, ${s.skipped} skipped` : ''}`;
 }
 
-/** The error's message and the first frames from our own code, at most `lines` lines. */
-function describeError(err: unknown, lines = 8): string {
+/** The error's message (at most `lines` lines of it) and the first two frames from our own code. */
+function describeError(err: unknown, lines = 12): string {
   const e = err as { message?: unknown; stack?: unknown } | undefined;
   const message = String(e?.message ?? err).trim();
   const ours = String(e?.stack ?? '')
@@ -33,7 +33,10 @@ function describeError(err: unknown, lines = 8): string {
     .filter((l) => /^\s+at /.test(l) && !l.includes('node_modules') && !l.includes('node:internal'))
     .slice(0, 2)
     .map((l) => l.trim().replace(`${process.cwd()}${path.sep}`, ''));
-  return [...message.split('\n'), ...ours].slice(0, lines).join('\n');
+  // A long message (a script's whole output) keeps its first lines and its last, where the reason is.
+  const said = message.split('\n');
+  const kept = said.length <= lines ? said : [...said.slice(0, 2), '…', ...said.slice(-(lines - 3))];
+  return [...kept, ...ours].join('\n');
 }
 
 /**
