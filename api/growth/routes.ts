@@ -1,6 +1,7 @@
 import Joi from 'joi';
 import { requestDeps } from '../request-deps';
-import { optOutOfReminders, reminderStoreName, resumeReminder } from '../../shared/services/growth/abandoned';
+import { resumeReminder } from '../../shared/services/checkout/resume-reminder';
+import { optOutOfReminders, reminderStoreName } from '../../shared/services/growth/abandoned';
 import { creatorDetail } from '../../shared/services/growth/creators';
 import { creatorBySecret, creatorMonths } from '../../shared/services/growth/creator-reports';
 import type { AppContext } from '../context';

@@ -48,7 +48,6 @@ export const KNOWN_BACK_EDGES: Record<string, string> = {
   'invoices -> einvoicing':
     'invoices/issue.ts, credit-notes.ts and read.ts sign and read the ZATCA chain (einvoicing/chain.ts, views.ts), which reads invoice amounts back',
   'fulfilment -> orders': 'fulfilment/fulfil.ts moves the order status (orders/change-status.ts)',
-  'growth -> checkout': 'growth/abandoned.ts reads an abandoned checkout (checkout/index.ts)',
 };
 
 function* walk(dir: string): Generator<string> {
