@@ -133,6 +133,7 @@ const en = {
   noMethod: 'No payment method is available for this order.',
   paidTitle: 'Thank you, your payment was received',
   orderNumber: 'Order number',
+  orderReference: (id: number) => `Platform reference: ${id}`,
   youBought: 'You bought',
   deliveryTitle: 'Delivery',
   keysBy: (phone: string) =>
@@ -226,7 +227,8 @@ const ar: Strings = {
   noMethod: 'لا تتوفر طريقة دفع لهذا الطلب.',
   paidTitle: 'شكراً لك، تم استلام دفعتك',
   orderNumber: 'رقم الطلب',
-  youBought: 'مشترياتك',
+  orderReference: (id) => `المرجع في المنصة: ${id}`,
+  youBought: 'ما اشتريته',
   deliveryTitle: 'التسليم',
   keysBy: (phone) => `يُرسل مفتاحك عبر واتساب (أو رسالة نصية إذا تعذّر واتساب) إلى الرقم ${phone} خلال دقيقة.`,
   licenseBy: (phone) => `يُرسل مفتاح الترخيص عبر واتساب (أو رسالة نصية إذا تعذّر واتساب) إلى الرقم ${phone}.`,

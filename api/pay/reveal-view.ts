@@ -14,7 +14,6 @@ const TEXT = {
     shownUntil: 'Shown here for 30 minutes after payment, on this browser only.',
     alsoSent: 'Also sent to:',
     download: 'Download',
-    storeNumber: (n: number) => `Order #${n} at this store`,
     refundedTitle: 'This order was refunded',
     cancelledTitle: 'This order was cancelled',
     refunded: 'The payment was returned. What was bought is no longer available.',
@@ -28,7 +27,6 @@ const TEXT = {
     shownUntil: 'تظهر هنا لمدة 30 دقيقة بعد الدفع، وعلى هذا المتصفح فقط.',
     alsoSent: 'أرسلناها أيضًا إلى:',
     download: 'تنزيل',
-    storeNumber: (n: number) => `الطلب رقم #${n} في المتجر`,
     refundedTitle: 'تم استرداد مبلغ هذا الطلب',
     cancelledTitle: 'تم إلغاء هذا الطلب',
     refunded: 'أُعيد المبلغ المدفوع، ولم تعد المشتريات متاحة.',
@@ -52,7 +50,6 @@ ${item.downloads.map((d) => `<p><a class="button secondary" href="${escapeHtml(d
     .join('\n');
   const where = [answer.sent_to.phone, answer.sent_to.email].filter((x): x is string => !!x);
   return `<div data-goods data-order-number="${answer.order_number}">
-<p>${escapeHtml(t.storeNumber(answer.order_number))}</p>
 <h2>${escapeHtml(t.yourGoods)}</h2>
 ${items}
 ${where.length ? `<p class="muted">${escapeHtml(t.alsoSent)} ${where.map((w) => `<span dir="ltr" class="ltr" data-sent-to>${escapeHtml(w)}</span>`).join(' · ')}</p>` : ''}

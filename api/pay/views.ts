@@ -129,7 +129,7 @@ function instructions(i: ManualInstructions, view: View): string {
 function successPage(
   view: View,
   s: Summary,
-  orderId: number | null,
+  order: { id: number; number: number } | null,
   delivery: Delivery,
   document: DocumentLink | null,
   goods: RevealAnswer | null = null,
@@ -143,13 +143,16 @@ function successPage(
   if (delivery.service) lines.push(t.service);
   if (delivery.subscription) lines.push(t.subscription);
   if (lines.length === 0) lines.push(t.confirmationBy(phone));
-  const order =
-    orderId !== null
-      ? `<p>${escapeHtml(t.orderNumber)}: <span class="order" data-order-id="${orderId}">#${orderId}</span></p>`
+  // The store's own number leads (the one its merchant and messages use); the platform's id is the
+  // reference beneath it (docs/dashboard.md, "Order numbers").
+  const orderLine =
+    order !== null
+      ? `<p>${escapeHtml(t.orderNumber)}: <span class="order" data-order-id="${order.id}" data-order-number="${order.number}">#${order.number}</span></p>
+<p class="muted">${escapeHtml(t.orderReference(order.id))}</p>`
       : '';
   const body = `<p class="muted"><bdi>${escapeHtml(s.storeName)}</bdi></p>
 <h1 class="ok">${escapeHtml(t.paidTitle)}</h1>
-${order}
+${orderLine}
 ${/* The goods revealed to the browser that paid (keys, downloads) belong here, under the order. */ ''}<h2>${escapeHtml(t.youBought)}</h2>
 <p><bdi>${escapeHtml(productNameOf(s, view))}</bdi>${s.quantity > 1 ? ` &times; ${s.quantity}` : ''} &middot; <span class="ltr">${escapeHtml(formatAmount(s.amountMinor, s.currency, readingOf(s, view)))}</span></p>
 ${goodsHtml(goods, view.locale)}
@@ -172,7 +175,13 @@ export function checkoutPageView(result: CheckoutPage, view: View): HtmlAnswer {
     case 'subscription_cancelled':
       return subscriptionCancelled(view);
     case 'paid':
-      return successPage(view, result.summary, result.orderId, result.delivery, result.document);
+      return successPage(
+        view,
+        result.summary,
+        { id: result.orderId, number: result.orderNumber },
+        result.delivery,
+        result.document,
+      );
     case 'withdrawn':
       return withdrawnPage(view, result);
     case 'under_review':
@@ -280,7 +289,16 @@ export function paymentPageView(
       };
     }
     case 'paid':
-      return successPage(view, result.summary, result.orderId, result.delivery, result.document, goods);
+      return successPage(
+        view,
+        result.summary,
+        result.orderId !== null && result.orderNumber !== null
+          ? { id: result.orderId, number: result.orderNumber }
+          : null,
+        result.delivery,
+        result.document,
+        goods,
+      );
     case 'withdrawn':
       return withdrawnPage(view, result);
     case 'closed':

@@ -141,7 +141,7 @@ describe('store pages in a browser', function () {
     const order = await deps.knex('orders').where('id', Number(result.orderId)).first();
     expect(order.customer_phone).to.equal('594200301');
     expect(order.payment_method).to.equal('mada');
-    expect(result.text).to.contain(`#${order.id}`);
+    expect(result.text).to.contain(`#${order.number}`);
     expect(result.text).to.contain('بطاقة لعبة').and.to.contain('واتساب');
     expect(result.account).to.equal('/account?lang=ar');
     expect(outside).to.deep.equal([]);

@@ -90,7 +90,15 @@ export type CheckoutPage =
   /** A renewal's payment link whose subscription was cancelled: it cannot be paid. */
   | { kind: 'subscription_cancelled' }
   | { kind: 'choose'; summary: Summary; methods: { id: PaymentMethodId; name: string }[] }
-  | { kind: 'paid'; summary: Summary; orderId: number; delivery: Delivery; document: DocumentLink | null }
+  | {
+      kind: 'paid';
+      summary: Summary;
+      orderId: number;
+      /** The store's own number of the order (`orders.number`), the one its buyer and merchant read. */
+      orderNumber: number;
+      delivery: Delivery;
+      document: DocumentLink | null;
+    }
   | { kind: 'under_review'; summary: Summary; orderId: number; instructions: ManualInstructions | null }
   | Withdrawn;
 
@@ -136,6 +144,7 @@ export type PaymentPage =
       kind: 'paid';
       summary: Summary;
       orderId: number | null;
+      orderNumber: number | null;
       delivery: Delivery;
       document: DocumentLink | null;
       /** The checkout, whose reveal cookie shows the goods to the browser that paid (shared/services/reveal). */
@@ -271,6 +280,7 @@ export async function checkoutPage(
         kind: 'paid',
         summary,
         orderId: order.id,
+        orderNumber: order.number,
         delivery: await deliveryOf(deps, checkout),
         document: await documentLink(deps.knex, urlDepsOf(deps), order.id),
       };
@@ -377,6 +387,7 @@ export async function paymentPage(
       summary,
       checkoutId: checkout.id,
       orderId: order?.id ?? null,
+      orderNumber: order?.number ?? null,
       delivery: await deliveryOf(deps, checkout),
       document: order ? await documentLink(deps.knex, urlDepsOf(deps), order.id) : null,
     };

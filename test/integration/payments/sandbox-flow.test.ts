@@ -116,7 +116,7 @@ describe('sandbox provider: checkout to fulfilled order', function () {
     // Back on the store's page: the outcome, not another trip to the provider.
     const back = await browse(suite.server, `${redirectUrl}?return=1`);
     expect(back.status).to.equal(200);
-    expect(back.text).to.contain('your payment was received').and.to.contain(`#${order.id}`);
+    expect(back.text).to.contain('your payment was received').and.to.contain(`#${order.number}`);
     expect(back.text).to.contain('Your key is sent by WhatsApp').and.to.contain('+966 ••••••101');
   });
 
