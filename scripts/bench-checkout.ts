@@ -5,6 +5,7 @@ import type { Knex } from 'knex';
 import pg from 'pg';
 import { createApp } from '../api/app';
 import type { Deps } from '../shared/deps';
+import { paidOrdersOf, waitForDeliveries } from './lib/deliveries';
 
 /**
  * The checkout half of `npm run bench` (docs/performance.md):
@@ -290,29 +291,10 @@ export async function runFlashSale(opts: {
   agent.destroy();
 
   const { knex } = opts;
-  // A buyer's status says paid before the fulfilment job has delivered: wait for the deliveries (a minute
-  // at most) before counting them.
-  const paidOf = () =>
-    knex('orders as o')
-      .join('order_items as i', 'i.order_id', 'o.id')
-      .join('payments as p', 'p.id', 'o.payment_id')
-      .where('i.product_id', opts.productId)
-      .where('p.status', 'paid');
-  const deliveriesDue = Date.now() + DELIVERY_WAIT_MS;
-  while (Date.now() < deliveriesDue) {
-    const counts = await paidOf().first<{ paid: number; completed: number } | undefined>(
-      knex.raw('count(*)::int as paid'),
-      knex.raw('count(o.completed_at)::int as completed'),
-    );
-    const { paid, completed } = counts ?? { paid: 0, completed: 0 };
-    if (completed >= paid) break;
-    await sleep(200);
-  }
-  const orders = await paidOf().select<{ status: number; completed_at: Date | null; paid_at: Date }[]>(
-    'o.status',
-    'o.completed_at',
-    'p.paid_at',
-  );
+  await waitForDeliveries(knex, opts.productId);
+  const orders = await paidOrdersOf(knex, opts.productId).select<
+    { status: number; completed_at: Date | null; paid_at: Date }[]
+  >('o.status', 'o.completed_at', 'p.paid_at');
   const codes = await knex('product_codes')
     .where('product_id', opts.productId)
     .where('status', 'sold')
@@ -343,9 +325,6 @@ export async function runFlashSale(opts: {
 }
 
 /** The faults of a flash sale, as lines (none: it sold exactly its keys, once each, and told the rest). */
-/** How long the flash sale waits, after its last buyer, for the paid orders' deliveries. */
-const DELIVERY_WAIT_MS = 60_000;
-
 export function flashSaleFaults(r: FlashSaleResult): string[] {
   const faults: string[] = [];
   if (r.paidOrders !== r.keys) faults.push(`${r.paidOrders} paid orders for ${r.keys} keys`);

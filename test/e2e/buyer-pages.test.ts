@@ -112,10 +112,12 @@ describe('buyer pages in a browser', function () {
     expect(data.is_paid).to.equal(true);
     expect(success.orderId).to.equal(String(data.order_id));
     expect(success.dir).to.equal('rtl');
-    expect(success.text).to.contain(`#${data.order_id}`);
+    const order = await deps.knex('orders').where('id', data.order_id).first();
+    // The store's own number leads; the platform id is the reference beneath it.
+    expect(success.text).to.contain(`#${order.number}`).and.to.contain(`المرجع في المنصة: ${order.id}`);
     expect(success.text).to.contain('بطاقة لعبة');
     expect(success.text).to.contain('واتساب').and.to.contain('+966 ••••••301');
-    expect((await deps.knex('orders').where('id', data.order_id).first()).payment_method).to.equal('mada');
+    expect(order.payment_method).to.equal('mada');
     expect(outside).to.deep.equal([]);
   });
 

@@ -173,7 +173,7 @@ describe('store pages: the hosted checkout', function () {
     const order = await orderOf(checkout!.id);
     const page = await waitFor('the paid page', async () => {
       const again = await browse(suite.server, `${location.replace(/\?.*$/, '')}?lang=ar`);
-      return again.text.includes(`#${order.id}`) ? again : undefined;
+      return again.text.includes(`#${order.number}`) ? again : undefined;
     });
     expect(page.text).to.contain(`data-order-id="${order.id}"`);
     expect(page.text).to.contain('href="/account?lang=ar"');
