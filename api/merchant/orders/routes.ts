@@ -30,8 +30,9 @@ const notFound = merchantRefused(
 );
 
 /**
- * The order detail's schema, read without its type: orderDetail() (shared/services/orders/read.ts)
- * returns an untyped record, so this answer is held to its schema by the contract tests alone.
+ * The order detail's schema, read without its type: orderDetail() (shared/services/orders/read.ts) has the
+ * type of what it builds (the dashboard's order page reads it without a cast), not one derived from this
+ * schema, so this answer is held to its schema by the contract tests.
  */
 const orderDetailAnswer: SchemaObject = OrderDetail;
 

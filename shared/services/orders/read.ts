@@ -187,12 +187,7 @@ export function uploadUrl(publicBaseUrl: string, orderId: number, fieldIndex: nu
 }
 
 /** GET /shawarma/orders/{id}: everything the merchant needs to act on the order. */
-export async function orderDetail(
-  knex: Knex,
-  storeId: number,
-  orderId: number,
-  publicBaseUrl: string,
-): Promise<Record<string, unknown>> {
+export async function orderDetail(knex: Knex, storeId: number, orderId: number, publicBaseUrl: string) {
   const order = await findStoreOrder(knex, storeId, orderId);
   const [items, payment, coupon, licenses, subscriptions, fivem, history, uploads] = await Promise.all([
     knex<ItemRow>('order_items').where('order_id', order.id).orderBy('id'),

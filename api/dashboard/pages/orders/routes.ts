@@ -52,12 +52,7 @@ async function renderOrder(
   const { store, shell } = dashboardOf(ctx);
   let detail: OrderDetailView;
   try {
-    detail = (await orderDetail(
-      ctx.deps.knex,
-      store.id,
-      orderId,
-      ctx.deps.config.publicBaseUrl,
-    )) as unknown as OrderDetailView;
+    detail = await orderDetail(ctx.deps.knex, store.id, orderId, ctx.deps.config.publicBaseUrl);
   } catch (err) {
     if (err instanceof NotFoundError) return notFound(ctx);
     throw err;
