@@ -3,11 +3,9 @@ import { recordPaidOrderGrowth } from '../growth/paid';
 import { productCounter } from '../catalogue/cache';
 import { formatMoney } from '../../money';
 import type { UnitOfWork } from '../../unit-of-work';
-import { issueInvoiceForOrder } from '../invoices/issue';
 import { activateOrderLicenses, noteOrderLicensesChangedOn } from '../licenses';
 import type { LicenseCacheDeps } from '../licenses/cache';
 import type { MerchantEvent } from '../webhooks/events';
-import { transitionPayment } from '../payment-records/audit';
 import { confirmLockedManualPayment } from '../payment-records/manual';
 import { addRefund, RefundDeps } from '../refunds/create';
 import type { OrderActor } from './change-status';
@@ -60,6 +58,17 @@ const paidEvent = (ctx: StepContext): MerchantEvent => ({
   },
 });
 
+/** The order's payment is paid (a manual confirmation or the merchant's mark-paid): In progress, invoiced. */
+async function confirmPayment(ctx: StepContext): Promise<StepEffects> {
+  await confirmLockedManualPayment(ctx.uow, ctx.order, ctx.now);
+  await ctx.uow
+    .trx('orders')
+    .where('id', ctx.order.id)
+    .update({ status: ORDER_STATUS.IN_PROGRESS, updated_at: ctx.now });
+  await recordPaidOrderGrowth(ctx.uow, ctx.order.id, ctx.now);
+  return { data: { payment_confirmed: true }, events: [paidEvent(ctx)] };
+}
+
 /** One function per step of the lifecycle table (lifecycle.ts). */
 export const STEPS: Readonly<Record<OrderStep, (ctx: StepContext) => Promise<StepEffects>>> = {
   async review({ uow, order, target, now }) {
@@ -67,34 +76,9 @@ export const STEPS: Readonly<Record<OrderStep, (ctx: StepContext) => Promise<Ste
     return {};
   },
 
-  async 'confirm-manual-payment'(ctx) {
-    await confirmLockedManualPayment(ctx.uow, ctx.order, ctx.now);
-    await ctx.uow
-      .trx('orders')
-      .where('id', ctx.order.id)
-      .update({ status: ORDER_STATUS.IN_PROGRESS, updated_at: ctx.now });
-    await recordPaidOrderGrowth(ctx.uow, ctx.order.id, ctx.now);
-    return { data: { payment_confirmed: true }, events: [paidEvent(ctx)] };
-  },
-
-  async 'mark-paid'(ctx) {
-    const { uow, order, now } = ctx;
-    if (order.payment_id !== null) {
-      await transitionPayment(uow, Number(order.payment_id), {
-        from: ['pending', 'initiated', 'failed', 'expired'],
-        to: 'paid',
-        source: 'merchant',
-        patch: { paid_at: now, error_message: null },
-      });
-    }
-    await uow
-      .trx('orders')
-      .where('id', order.id)
-      .update({ status: ORDER_STATUS.IN_PROGRESS, updated_at: now });
-    await issueInvoiceForOrder(uow.trx, order.id, now);
-    await recordPaidOrderGrowth(ctx.uow, ctx.order.id, ctx.now);
-    return { data: { payment_confirmed: true }, events: [paidEvent(ctx)] };
-  },
+  'confirm-manual-payment': confirmPayment,
+  // The merchant's "mark as paid" confirms the payment the same way a manual payment's confirmation does.
+  'mark-paid': confirmPayment,
 
   async complete({ uow, order, now }) {
     await uow
