@@ -50,6 +50,12 @@ const TRANSIENT_MESSAGES = [
   /Reached the max retries per request limit/i, // ioredis: MaxRetriesPerRequestError
   /the database system is (starting up|shutting down|in recovery mode)/i,
   /LOADING Redis is loading/i,
+  // ioredis in Cluster mode while a master fails over, once its own redirections and retries are spent.
+  /CLUSTERDOWN/,
+  /TRYAGAIN/,
+  /Too many Cluster redirections/i,
+  /Failed to refresh slots cache/i,
+  /None of startup nodes is available/i,
 ];
 
 /** Errors of outside services (payment providers, messaging), whatever connection error caused them. */

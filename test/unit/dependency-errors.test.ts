@@ -28,6 +28,10 @@ describe('dependency errors', () => {
       new Error('Command timed out'),
       new Error("Stream isn't writeable and enableOfflineQueue options is false"),
       new Error('Connection is closed.'),
+      new Error('CLUSTERDOWN The cluster is down'),
+      new Error('TRYAGAIN Multiple keys request during rehashing of slot'),
+      new Error('Too many Cluster redirections. Last error: Error: Connection is closed.'),
+      new Error('Failed to refresh slots cache.'),
       new Error('wrapped', { cause: withCode('read ECONNRESET', 'ECONNRESET') }),
       new DependencyUnavailableError('redis'),
     ];
