@@ -207,7 +207,10 @@ describe('maintenance tasks', () => {
 
       const done = await waitFor('the license job to complete', async () => {
         const job = await deps.queues.maintenance.getJob('lic-run');
-        return (await job?.getState()) === 'completed' ? job : undefined;
+        // Read again once completed: the copy fetched while it ran has no return value yet.
+        return (await job?.getState()) === 'completed'
+          ? deps.queues.maintenance.getJob('lic-run')
+          : undefined;
       });
       expect(done?.returnvalue).to.deep.equal({ expired: 1 });
       expect(await deps.knex('licenses').where({ id: row.id }).first('status')).to.deep.equal({
